@@ -1,0 +1,117 @@
+"""compute_aggregates(): per-template, micro and macro statistics of results.
+
+Every numeric result key of the successful questions is aggregated, so a
+metric a new scorer adds is summarised (and can be gated) without changes here.
+Booleans, ids and texts are not metrics; `*_error` keys are texts.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+STAT_NAMES = ("sum", "mean", "median", "min", "max")
+_NOT_METRICS = frozenset({"template_id", "question_id", "question_text"})
+
+
+def is_metric_value(key: str, value: Any) -> bool:
+    """True for result values that are aggregated: real numbers that are not flags."""
+    return key not in _NOT_METRICS and isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def compute_aggregates(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Aggregate results as the seed does: `per_template`, `micro` and `macro`."""
+    by_template: dict[str, list[Mapping[str, Any]]] = {}
+    for result in results:
+        by_template.setdefault(str(result["template_id"]), []).append(result)
+    per_template = {template_id: _group_stats(group, with_steps=True) for template_id, group in by_template.items()}
+    return {
+        "per_template": per_template,
+        "micro": _group_stats(results, with_steps=False),
+        "macro": _macro(per_template.values()),
+    }
+
+
+def _group_stats(results: Sequence[Mapping[str, Any]], *, with_steps: bool) -> dict[str, Any]:
+    successes = [result for result in results if result.get("status") == "success"]
+    stats: dict[str, Any] = {
+        "number_of_error_samples": len(results) - len(successes),
+        "number_of_success_samples": len(successes),
+    }
+    for metric, values in _metric_values(successes).items():
+        stats[metric] = describe(values)
+    if with_steps:
+        summary = steps_summary(successes)
+        if summary:
+            stats["steps"] = summary
+    return stats
+
+
+def _metric_values(results: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:
+    values: dict[str, list[float]] = {}
+    for result in results:
+        for key, value in result.items():
+            if is_metric_value(key, value):
+                values.setdefault(key, []).append(value)
+    return values
+
+
+def describe(values: Sequence[float]) -> dict[str, float]:
+    """sum, mean, median, min and max of a non-empty list of numbers."""
+    return {
+        "sum": sum(values),
+        "mean": statistics.fmean(values),
+        "median": statistics.median(values),
+        "min": min(values),
+        "max": max(values),
+    }
+
+
+def _macro(template_stats: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    means: dict[str, list[float]] = {}
+    for stats in template_stats:
+        for key, value in stats.items():
+            if isinstance(value, Mapping) and "mean" in value:
+                means.setdefault(key, []).append(value["mean"])
+    return {key: {"mean": statistics.fmean(values)} for key, values in means.items()}
+
+
+def steps_summary(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """How often each step name ran, once per question, with empty results, with errors."""
+    total: Counter[str] = Counter()
+    once: Counter[str] = Counter()
+    empty: Counter[str] = Counter()
+    errors: Counter[str] = Counter()
+    for result in results:
+        steps = result.get("actual_steps") or []
+        names = [str(step.get("name")) for step in steps]
+        total.update(names)
+        once.update(set(names))
+        for step in steps:
+            if step.get("status") == "error":
+                errors[str(step.get("name"))] += 1
+            elif is_empty_output(step.get("output")):
+                empty[str(step.get("name"))] += 1
+    summary = {"total": dict(total), "once_per_sample": dict(once), "empty_results": dict(empty), "errors": dict(errors)}
+    return {key: value for key, value in summary.items() if value}
+
+
+def is_empty_output(output: Any) -> bool:
+    """A step output with nothing in it: blank, `[]`/`{}`, or SPARQL JSON with no bindings."""
+    if output is None:
+        return True
+    if not isinstance(output, str):
+        return not output
+    text = output.strip()
+    if not text:
+        return True
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    if isinstance(data, Mapping) and isinstance(data.get("results"), Mapping):
+        return not data["results"].get("bindings")
+    return data in ([], {}, None, "")

@@ -1,0 +1,59 @@
+"""Exception types a user can act on.
+
+Every error raised for bad input says where the input came from (file, line,
+template id, question id, field) so the plugin can show it as a usage error or
+an item failure instead of a traceback from our internals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where a record was read from; any part may be unknown (in-memory input)."""
+
+    file: str | None = None
+    line: int | None = None
+    template_id: str | None = None
+    question_id: str | None = None
+
+    def describe(self, field: str | None = None) -> str:
+        """Render as `file:line template=… question=… field=…`, skipping unknown parts."""
+        parts: list[str] = []
+        if self.file:
+            parts.append(f"{self.file}:{self.line}" if self.line else self.file)
+        if self.template_id is not None:
+            parts.append(f"template {self.template_id!r}")
+        if self.question_id is not None:
+            parts.append(f"question {self.question_id!r}")
+        if field:
+            parts.append(f"field {field!r}")
+        return ", ".join(parts) if parts else "<input>"
+
+
+class GraphragEvalError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class InputError(GraphragEvalError):
+    """Bad corpus, response or configuration input, with its location."""
+
+    def __init__(self, message: str, location: SourceLocation | None = None, field: str | None = None):
+        self.location = location or SourceLocation()
+        self.field = field
+        self.detail = message
+        super().__init__(f"{self.location.describe(field)}: {message}")
+
+
+class CorpusError(InputError):
+    """The reference corpus is malformed."""
+
+
+class ResponseError(InputError):
+    """A response file or a single response is malformed."""
+
+
+class ConfigurationError(GraphragEvalError):
+    """An option, threshold, gate or prompt template is invalid."""

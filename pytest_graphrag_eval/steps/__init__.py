@@ -1,0 +1,1 @@
+"""Rule-based step scoring: matching actual steps to reference steps."""
