@@ -1,0 +1,105 @@
+"""Answer correctness judged by an LLM: claims of both answers, counted in one call.
+
+The user message comes from a template (the packaged default or the user's
+file); the system message, which fixes the data rule and the reply format, is
+not replaceable, so a custom prompt cannot weaken either. A reference given as
+a list of alternatives is judged once per alternative and the best F1 is kept,
+as the deterministic metrics take the best match over references.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from .claims import ClaimCounts, parse_claim_counts
+from .conversation import JudgeFailure, ask_json, response_format
+from .metric import AnswerInputs, Outcome, blank_input_error
+from .prompts import DATA_RULE, PromptTemplate
+from .usage import Usage
+
+PLACEHOLDERS = ("question", "reference_answer", "actual_answer")
+
+SYSTEM_MESSAGE = (
+    DATA_RULE
+    + "\n\nReply with one JSON object and nothing else. Its fields:\n"
+    "- reference_claims_count: integer >= 1, the number of claims in the reference answer\n"
+    "- actual_claims_count: integer >= 1, the number of claims in the actual answer\n"
+    "- matching_claims_count: integer from 0 to the smaller of the two counts, the number of claims "
+    "of the actual answer that match a reference claim\n"
+    "- reason: one or two sentences explaining the counts"
+)
+
+REPLY_PROPERTIES = {
+    "reference_claims_count": {"type": "integer"},
+    "actual_claims_count": {"type": "integer"},
+    "matching_claims_count": {"type": "integer"},
+    "reason": {"type": "string"},
+}
+
+
+def correctness_template(path: Path | None) -> PromptTemplate:
+    """The user's prompt file if given, else the packaged default; checked for placeholders."""
+    if path is None:
+        return PromptTemplate.packaged("correctness.txt", PLACEHOLDERS, PLACEHOLDERS)
+    return PromptTemplate.from_file(path, PLACEHOLDERS, PLACEHOLDERS)
+
+
+def repeat_cache_extra(repeat: int) -> str:
+    """Cache discriminator of the `repeat`-th judgment; the first one shares the plain entry."""
+    return f"repeat:{repeat}" if repeat else ""
+
+
+class LLMCorrectness:
+    """Claims-based correctness with an LLM judge (`answer_judge` = `llm:<model>`)."""
+
+    error_key = "answer_eval_error"
+    spread_keys = ("answer_recall", "answer_precision", "answer_f1")
+    cost_key = None
+    uses_llm = True
+
+    def __init__(self, client: Any, template: PromptTemplate, model: str, output_mode: str = "json_schema"):
+        self.client = client
+        self.template = template
+        self.model = model
+        self.response_format = response_format("answer_correctness", REPLY_PROPERTIES, output_mode)
+        self.label = f"llm:{model}"
+
+    def applies(self, inputs: AnswerInputs) -> bool:
+        return inputs.reference_answer is not None and inputs.actual_answer is not None
+
+    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> Outcome:
+        usage = Usage()
+        problem = blank_input_error(inputs, reference=True)
+        if problem:
+            return Outcome({"answer_judge": self.label, self.error_key: problem}, usage)
+        assert inputs.actual_answer is not None
+        references = [text for text in inputs.references() if text.strip()]
+        verdicts = await asyncio.gather(
+            *(self._judge(inputs.question, reference, inputs.actual_answer, repeat, usage) for reference in references),
+            return_exceptions=True,
+        )
+        keys: dict[str, Any] = {"answer_judge": self.label}
+        for verdict in verdicts:
+            if isinstance(verdict, JudgeFailure):
+                keys[self.error_key] = str(verdict)
+                return Outcome(keys, usage)
+            if isinstance(verdict, BaseException):
+                raise verdict
+        best = max(verdicts, key=lambda counts: counts.f1)  # max keeps the first of equals
+        keys.update(best.as_keys())
+        return Outcome(keys, usage)
+
+    async def _judge(self, question: str, reference: str, actual: str, repeat: int, usage: Usage) -> ClaimCounts:
+        prompt = self.template.render({"question": question, "reference_answer": reference, "actual_answer": actual})
+        messages = [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": prompt}]
+        return await ask_json(
+            self.client,
+            messages,
+            parse_claim_counts,
+            usage=usage,
+            model=self.model,
+            response_format=self.response_format,
+            cache_key_extra=repeat_cache_extra(repeat),
+        )

@@ -1,0 +1,79 @@
+"""What every answer metric looks like to the answer scorer and to the CLI.
+
+A metric gets the plain texts it judges (`AnswerInputs`, built from a corpus
+question and its response, or from a TSV row) and returns an `Outcome`: its
+result keys plus the judge usage it caused. Metrics never raise for a bad
+agent answer or a bad judge reply; they put the reason in `error_key`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .usage import Usage
+
+if TYPE_CHECKING:
+    from ..corpus import Question
+
+
+@dataclass(frozen=True)
+class AnswerInputs:
+    """The texts an answer metric may look at; None when the input does not have them."""
+
+    question: str
+    reference_answer: str | list[str] | None = None
+    actual_answer: str | None = None
+    steps: list[dict[str, Any]] | None = None
+
+    @classmethod
+    def from_question(cls, question: Question, response: Mapping[str, Any]) -> AnswerInputs:
+        return cls(
+            question=question.question_text,
+            reference_answer=question.reference_answer,
+            actual_answer=response.get("actual_answer"),
+            steps=response.get("actual_steps"),
+        )
+
+    def references(self) -> list[str]:
+        """The reference answer as a list of alternatives (empty when there is none)."""
+        if self.reference_answer is None:
+            return []
+        if isinstance(self.reference_answer, str):
+            return [self.reference_answer]
+        return list(self.reference_answer)
+
+
+@dataclass
+class Outcome:
+    """A metric's result keys for one question and the judge usage spent on them."""
+
+    keys: dict[str, Any]
+    usage: Usage = field(default_factory=Usage)
+
+
+class AnswerMetric(Protocol):
+    """One answer metric; `spread_keys` are the numbers averaged over repeated judgments."""
+
+    error_key: str
+    spread_keys: tuple[str, ...]
+    cost_key: str | None
+    uses_llm: bool
+
+    def applies(self, inputs: AnswerInputs) -> bool:
+        """False when the inputs lack what the metric needs: it is then skipped, not failed."""
+        ...
+
+    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> Outcome:
+        """Judge once; `repeat` numbers repeated judgments so each has its own cache entry."""
+        ...
+
+
+def blank_input_error(inputs: AnswerInputs, *, reference: bool) -> str | None:
+    """Why a present but empty answer (or reference) cannot be judged; None when both have text."""
+    if inputs.actual_answer is not None and not inputs.actual_answer.strip():
+        return "the actual answer is empty"
+    if reference and not any(text.strip() for text in inputs.references()):
+        return "the reference answer is empty"
+    return None

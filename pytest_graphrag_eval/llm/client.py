@@ -1,0 +1,362 @@
+"""The judge client: one async client for OpenAI-compatible chat and embeddings endpoints.
+
+It owns what every LLM-backed scorer needs and none should re-implement:
+bounded concurrency, retries with backoff, a per-call timeout, the on-disk cache,
+token and cost accounting, and keeping the API key out of every message.
+
+Event loops: the SDK client and the semaphore are bound to an event loop, so
+they are created lazily per running loop. The same JudgeClient can therefore
+serve several `asyncio.run(...)` batches in sequence; call `aclose()` at the end
+of each loop to release its connections (the client stays usable afterwards).
+Using one JudgeClient from several threads at once is not supported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, TypeVar
+
+import openai
+from openai.types import CreateEmbeddingResponse
+from openai.types.chat import ChatCompletion
+
+from ..errors import ConfigurationError
+from .cache import ResponseCache, cache_key
+from .errors import LLMError
+from .pricing import price_for
+from .redact import redact, safe_url
+from .retry import Failure, MalformedResponse, classify, retry_delay
+from .settings import LLMSettings
+
+log = logging.getLogger("pytest_graphrag_eval.llm")
+
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """One chat reply. Tokens and cost are those of the original call, also when `cached`,
+    so per-question costs are stable across runs; `price_known` is False for models
+    missing from the price table (cost then 0.0)."""
+
+    text: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    cached: bool
+    model: str = ""
+    price_known: bool = True
+
+
+@dataclass(frozen=True)
+class EmbeddingResult:
+    """One vector per input text, in input order; cost semantics as ChatResult."""
+
+    vectors: list[list[float]]
+    input_tokens: int
+    cost_usd: float
+    cached: bool
+    model: str = ""
+    price_known: bool = True
+
+
+@dataclass
+class ClientStats:
+    """What this client spent in this process. Cache hits add no tokens or cost here.
+
+    `calls_made` counts HTTP requests that reached the server, retries included.
+    """
+
+    calls_made: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    failures: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_models: set[str] = field(default_factory=set)
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["unpriced_models"] = sorted(self.unpriced_models)
+        return data
+
+
+def make_sdk_client(settings: LLMSettings) -> openai.AsyncOpenAI:
+    """Build the official async SDK client for `settings`, with the SDK's own retries off.
+
+    Every value is passed explicitly so the SDK never reads the environment behind
+    the settings' back.
+    """
+    if not settings.api_key:
+        raise ConfigurationError(
+            "no API key for the LLM judge: set OPENAI_API_KEY (or AZURE_OPENAI_API_KEY for Azure); "
+            "local servers accept any non-empty value"
+        )
+    common: dict[str, Any] = {"api_key": settings.api_key, "max_retries": 0, "timeout": settings.timeout}
+    if settings.is_azure:
+        if not settings.api_version:
+            raise ConfigurationError("Azure OpenAI needs an API version: set OPENAI_API_VERSION")
+        return openai.AsyncAzureOpenAI(
+            azure_endpoint=settings.azure_endpoint, api_version=settings.api_version, **common
+        )
+    return openai.AsyncOpenAI(base_url=settings.base_url or OPENAI_DEFAULT_BASE_URL, **common)
+
+
+@dataclass
+class _LoopState:
+    sdk: openai.AsyncOpenAI
+    semaphore: asyncio.Semaphore
+
+
+class JudgeClient:
+    """Chat and embeddings calls with concurrency bound, retries, cache and cost accounting."""
+
+    def __init__(self, settings: LLMSettings, *, rng: random.Random | None = None) -> None:
+        make_sdk_client(settings)  # fail at start-up, not at the first question, on bad configuration
+        self.settings = settings
+        self.stats = ClientStats()
+        self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir and settings.use_cache else None
+        self._rng = rng or random.Random()
+        self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:
+        return f"JudgeClient({self.settings!r})"
+
+    async def __aenter__(self) -> JudgeClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        model: str | None = None,
+        response_format: dict[str, Any] | None = None,
+        temperature: float | None = 0.0,
+        cache_key_extra: str = "",
+    ) -> ChatResult:
+        """One chat completion; `temperature=None` omits it (for models that reject it).
+
+        Identical requests share a cache entry: pass a distinct `cache_key_extra`
+        (e.g. `"sample-2"`) to get independent samples of the same prompt.
+        """
+        model = model or self.settings.model
+        key = cache_key(
+            {
+                "kind": "chat",
+                "model": model,
+                "messages": messages,
+                "response_format": response_format,
+                "temperature": temperature,
+                "extra": cache_key_extra,
+            }
+        )
+        entry = self._cache_get(key, "chat", model)
+        if entry is not None:
+            try:
+                return ChatResult(**entry, cached=True, model=model)
+            except TypeError:
+                log.warning("ignoring LLM cache entry %s with unexpected fields", key)
+        request: dict[str, Any] = {"model": model, "messages": messages}
+        if temperature is not None:
+            request["temperature"] = temperature
+        if response_format is not None:
+            request["response_format"] = response_format
+        text, input_tokens, output_tokens = await self._request(
+            "chat", model, lambda sdk: sdk.chat.completions.create(**request), _parse_chat
+        )
+        cost, known = self._cost(model, input_tokens, output_tokens)
+        result = ChatResult(text, input_tokens, output_tokens, cost, False, model, known)
+        self._cache_put(
+            key,
+            "chat",
+            model,
+            {
+                "text": text,
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "cost_usd": cost,
+                "price_known": known,
+            },
+        )
+        return result
+
+    async def embed(self, texts: list[str], *, model: str | None = None) -> EmbeddingResult:
+        """Embed `texts` in one request (vectors in input order)."""
+        model = model or self.settings.embedding_model
+        if not texts:
+            return EmbeddingResult([], 0, 0.0, False, model)
+        key = cache_key({"kind": "embeddings", "model": model, "texts": texts})
+        entry = self._cache_get(key, "embeddings", model)
+        if entry is not None:
+            try:
+                if len(entry["vectors"]) == len(texts):
+                    return EmbeddingResult(**entry, cached=True, model=model)
+            except (TypeError, KeyError):
+                pass
+            log.warning("ignoring LLM cache entry %s with unexpected fields", key)
+        vectors, input_tokens = await self._request(
+            "embeddings",
+            model,
+            lambda sdk: sdk.embeddings.create(model=model, input=texts),
+            lambda response: _parse_embeddings(response, len(texts)),
+        )
+        cost, known = self._cost(model, input_tokens, 0)
+        self._cache_put(
+            key,
+            "embeddings",
+            model,
+            {"vectors": vectors, "input_tokens": input_tokens, "cost_usd": cost, "price_known": known},
+        )
+        return EmbeddingResult(vectors, input_tokens, cost, False, model, known)
+
+    async def aclose(self) -> None:
+        """Release the current loop's connections (and forget states of closed loops)."""
+        loop = asyncio.get_running_loop()
+        state = self._states.pop(loop, None)
+        self._forget_closed_loops()
+        if state is not None:
+            await state.sdk.close()
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _state(self) -> _LoopState:
+        loop = asyncio.get_running_loop()
+        state = self._states.get(loop)
+        if state is None:
+            self._forget_closed_loops()
+            state = _LoopState(make_sdk_client(self.settings), asyncio.Semaphore(self.settings.concurrency))
+            self._states[loop] = state
+        return state
+
+    def _forget_closed_loops(self) -> None:
+        for loop in [loop for loop in self._states if loop.is_closed()]:
+            del self._states[loop]
+
+    async def _request(
+        self,
+        kind: str,
+        model: str,
+        send: Callable[[openai.AsyncOpenAI], Awaitable[Any]],
+        parse: Callable[[Any], T],
+    ) -> T:
+        """Send with the concurrency bound, timeout and retries; raise LLMError when it finally fails."""
+        settings = self.settings
+        attempt = 0
+        while True:
+            attempt += 1
+            state = self._state()
+            try:
+                async with state.semaphore:
+                    async with asyncio.timeout(settings.timeout):
+                        response = await send(state.sdk)
+            except Exception as exc:
+                failure = classify(exc, settings.timeout)
+                if failure is None:
+                    raise
+                if not _never_reached_server(exc):
+                    self.stats.calls_made += 1
+            else:
+                self.stats.calls_made += 1
+                try:
+                    return parse(response)
+                except MalformedResponse as exc:
+                    failure = Failure(f"unusable response: {exc}", retryable=exc.retryable)
+            where = f"{kind} call to model {model!r} at {safe_url(settings.endpoint)}"
+            if not failure.retryable or attempt > settings.max_retries:
+                self.stats.failures += 1
+                outcome = (
+                    "failed (not retryable)" if not failure.retryable else f"failed after {attempt} attempts"
+                )
+                raise LLMError(
+                    redact(f"{where} {outcome}: {failure.description}", settings),
+                    kind=kind,
+                    model=model,
+                    status=failure.status,
+                    attempts=attempt,
+                    retryable=failure.retryable,
+                ) from None
+            delay = retry_delay(failure, attempt - 1, settings.backoff_base, settings.backoff_max, self._rng)
+            self.stats.retries += 1
+            log.info(redact(f"{where}: {failure.description}; retry {attempt} in {delay:.2f} s", settings))
+            await asyncio.sleep(delay)
+
+    def _cost(self, model: str, input_tokens: int, output_tokens: int) -> tuple[float, bool]:
+        price = price_for(model, self.settings.prices)
+        if price is None:
+            if model not in self.stats.unpriced_models:
+                log.warning("no price known for model %r; its cost is reported as 0.0", model)
+            self.stats.unpriced_models.add(model)
+            cost = 0.0
+        else:
+            cost = price.cost(input_tokens, output_tokens)
+        self.stats.input_tokens += input_tokens
+        self.stats.output_tokens += output_tokens
+        self.stats.cost_usd += cost
+        return cost, price is not None
+
+    def _cache_get(self, key: str, kind: str, model: str) -> dict[str, Any] | None:
+        if self._cache is None:
+            return None
+        entry = self._cache.get(key)
+        if entry is None or entry.get("kind") != kind or entry.get("model") != model:
+            return None
+        result = entry.get("result")
+        if not isinstance(result, dict):
+            return None
+        self.stats.cache_hits += 1
+        return result
+
+    def _cache_put(self, key: str, kind: str, model: str, result: dict[str, Any]) -> None:
+        if self._cache is not None:
+            self._cache.put(key, {"kind": kind, "model": model, "result": result})
+
+
+def _parse_chat(response: Any) -> tuple[str, int, int]:
+    """Text and token counts of a chat completion; MalformedResponse when unusable."""
+    if not isinstance(response, ChatCompletion) or not response.choices:
+        raise MalformedResponse("expected a chat completion with at least one choice")
+    message = getattr(response.choices[0], "message", None)
+    content = getattr(message, "content", None)
+    if not isinstance(content, str):
+        refusal = getattr(message, "refusal", None)
+        if refusal:
+            raise MalformedResponse(f"the model refused: {str(refusal)[:200]}", retryable=False)
+        raise MalformedResponse("the reply has no text content")
+    usage = response.usage
+    return content, _tokens(usage, "prompt_tokens"), _tokens(usage, "completion_tokens")
+
+
+def _parse_embeddings(response: Any, expected: int) -> tuple[list[list[float]], int]:
+    """Vectors in input order and prompt tokens; MalformedResponse when unusable."""
+    if not isinstance(response, CreateEmbeddingResponse) or not isinstance(response.data, list):
+        raise MalformedResponse("expected an embeddings list")
+    try:
+        items = sorted(response.data, key=lambda item: item.index)
+        vectors = [[float(x) for x in item.embedding] for item in items]
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise MalformedResponse(f"bad embedding item ({exc})") from None
+    if len(vectors) != expected or len({len(v) for v in vectors}) > 1:
+        raise MalformedResponse(f"expected {expected} vectors of one dimension, got {len(vectors)}")
+    return vectors, _tokens(response.usage, "prompt_tokens")
+
+
+def _never_reached_server(exc: Exception) -> bool:
+    """Connection failures (refused, reset before a reply) never got an HTTP answer; timeouts did reach."""
+    return isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError)
+
+
+def _tokens(usage: Any, name: str) -> int:
+    value = getattr(usage, name, 0) if usage is not None else 0
+    return value if isinstance(value, int) and value >= 0 else 0

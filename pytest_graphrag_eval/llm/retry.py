@@ -1,0 +1,128 @@
+"""When to retry a failed call and how long to wait.
+
+Retried: 408, 409, 429 and 5xx answers, timeouts, connection failures and
+malformed response bodies (typically a truncating proxy). Everything else (400,
+401, 403, 404, 422 …) fails at once: retrying cannot fix the request. Waits grow
+exponentially with jitter, follow a server's `retry-after-ms` / `Retry-After`
+(seconds or HTTP date), and are capped.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+
+import openai
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+_STATUS_HINTS = {
+    400: "bad request",
+    401: "authentication failed, check the API key environment variable",
+    403: "permission denied",
+    404: "not found, check the model or deployment name and the base URL",
+    408: "request timeout",
+    409: "conflict",
+    422: "unprocessable request",
+    429: "rate limited",
+}
+_DETAIL_LIMIT = 300
+
+
+class MalformedResponse(Exception):
+    """The server answered 200 with a body that is not a usable API response.
+
+    `retryable=False` marks a well-formed answer that cannot be used and will not
+    change on retry (e.g. a refusal instead of content).
+    """
+
+    def __init__(self, message: str, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed attempt, described for retry decisions and error messages."""
+
+    description: str
+    retryable: bool
+    status: int | None = None
+    retry_after: float | None = None
+
+
+def classify(exc: BaseException, timeout: float) -> Failure | None:
+    """Describe a failed attempt; None when `exc` is not a transport/API failure (a bug to propagate)."""
+    if isinstance(exc, openai.APITimeoutError | TimeoutError):
+        return Failure(f"no complete reply within the {timeout:g} s timeout", retryable=True)
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc
+        return Failure(f"connection failed ({type(cause).__name__}: {cause})", retryable=True)
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        hint = _STATUS_HINTS.get(status, "server error" if status >= 500 else "error")
+        detail = _error_detail(exc.body) or exc.response.reason_phrase
+        return Failure(
+            f"HTTP {status} ({hint}): {detail}",
+            retryable=status in RETRYABLE_STATUS or status >= 500,
+            status=status,
+            retry_after=parse_retry_after(exc.response.headers),
+        )
+    if isinstance(exc, json.JSONDecodeError | openai.APIResponseValidationError):
+        return Failure(f"malformed response body ({exc})", retryable=True)
+    if isinstance(exc, openai.OpenAIError):
+        return Failure(f"{type(exc).__name__}: {exc}", retryable=False)
+    return None
+
+
+def _error_detail(body: object) -> str:
+    if isinstance(body, Mapping):
+        body = body.get("message", body)
+    text = body if isinstance(body, str) else json.dumps(body, default=str) if body is not None else ""
+    return text[:_DETAIL_LIMIT]
+
+
+def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """Seconds a server asked us to wait, from `retry-after-ms` or `Retry-After`; None if absent/invalid."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            value = float(millis) / 1000
+            if value >= 0:
+                return value
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+        return value if value >= 0 else None
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def retry_delay(
+    failure: Failure, attempt: int, base: float, cap: float, rng: random.Random | None = None
+) -> float:
+    """Seconds to wait before retry number `attempt` (0-based).
+
+    With a server-given Retry-After we wait that long (plus up to 10 % jitter so a
+    burst of clients does not return in lockstep); otherwise half of the
+    exponential step is fixed and half random. Both are capped at `cap`.
+    """
+    rng = rng or random
+    if failure.retry_after is not None:
+        return min(cap, failure.retry_after * (1 + 0.1 * rng.random()))
+    step = min(cap, base * 2**attempt)
+    return step / 2 + rng.uniform(0, step / 2)

@@ -1,0 +1,90 @@
+"""Settings of the judge client: one typed object, built from the environment plus overrides.
+
+The API key and endpoint come from the environment (never from ini files or the
+command line, where they would end up in shell history and CI logs); model names,
+concurrency and cache options come from the plugin's options as overrides.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigurationError
+from .pricing import ModelPrice
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """Everything the judge client needs; `api_key` is excluded from repr and never printed.
+
+    `azure_endpoint` switches to Azure OpenAI (`AsyncAzureOpenAI`); then `model` and
+    `embedding_model` are deployment names and `api_version` is required.
+    `backoff_base`/`backoff_max` shape the retry delays (seconds), `backoff_max`
+    also caps a server's Retry-After.
+    """
+
+    model: str = "gpt-4o-mini"
+    embedding_model: str = "text-embedding-3-small"
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    concurrency: int = 8
+    timeout: float = 60.0
+    max_retries: int = 4
+    cache_dir: Path | None = Path(".graphrag-cache")
+    use_cache: bool = True
+    prices: Mapping[str, ModelPrice] | None = None
+    azure_endpoint: str | None = None
+    api_version: str | None = None
+    backoff_base: float = 0.5
+    backoff_max: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.concurrency, int) or self.concurrency < 1:
+            raise ConfigurationError(f"LLM concurrency must be an integer >= 1, got {self.concurrency!r}")
+        if not self.timeout > 0:
+            raise ConfigurationError(f"LLM timeout must be > 0 seconds, got {self.timeout!r}")
+        if not isinstance(self.max_retries, int) or self.max_retries < 0:
+            raise ConfigurationError(f"LLM max_retries must be an integer >= 0, got {self.max_retries!r}")
+        if self.backoff_base < 0 or self.backoff_max < 0:
+            raise ConfigurationError("LLM backoff_base and backoff_max must be >= 0")
+        if not self.model or not self.embedding_model:
+            raise ConfigurationError("LLM model and embedding_model must be non-empty")
+        if self.cache_dir is not None and not isinstance(self.cache_dir, Path):
+            object.__setattr__(self, "cache_dir", Path(self.cache_dir))
+
+    @property
+    def is_azure(self) -> bool:
+        return self.azure_endpoint is not None
+
+    @property
+    def endpoint(self) -> str:
+        """The endpoint calls go to, for messages (the SDK default when unset)."""
+        return self.azure_endpoint or self.base_url or "https://api.openai.com/v1"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> LLMSettings:
+        """Build settings from `OPENAI_*` / `AZURE_OPENAI_*` variables, then apply `overrides`.
+
+        `OPENAI_API_KEY` and `OPENAI_BASE_URL` select any OpenAI-compatible endpoint.
+        When `AZURE_OPENAI_ENDPOINT` is set, Azure is used with `AZURE_OPENAI_API_KEY`
+        (falling back to `OPENAI_API_KEY`) and `OPENAI_API_VERSION`. Empty variables
+        count as unset. Overrides are field names and win over the environment.
+        """
+        env = {name: value for name, value in environ.items() if value}
+        values: dict[str, Any] = {}
+        if "AZURE_OPENAI_ENDPOINT" in env:
+            values["azure_endpoint"] = env["AZURE_OPENAI_ENDPOINT"]
+            values["api_key"] = env.get("AZURE_OPENAI_API_KEY") or env.get("OPENAI_API_KEY")
+            values["api_version"] = env.get("OPENAI_API_VERSION")
+        else:
+            values["api_key"] = env.get("OPENAI_API_KEY")
+            values["base_url"] = env.get("OPENAI_BASE_URL")
+        unknown = set(overrides) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ConfigurationError(f"unknown LLM settings: {', '.join(sorted(unknown))}")
+        values.update(overrides)
+        return cls(**values)

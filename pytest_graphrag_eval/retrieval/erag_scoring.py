@@ -1,0 +1,93 @@
+"""From eRAG's per-document labels to retrieval metrics per question, and their means.
+
+Each retrieved document's label is the downstream score its generated output
+earned, in [0, 1]. When every label of the evaluation is 0 or 1 they are binary
+relevance judgements of the ranked list and every measure of measures.py
+applies, with trec_eval's values. Otherwise only precision (`P`: mean label in
+the top k) and `success` (best label in the top k) are defined.
+
+Differences from the published `erag` package, which crashes in these cases:
+a measure named without a cut-off (`P`, `success`, `recall`, ...) is taken over
+the question's whole list and keyed by its plain name, for binary and
+continuous labels alike; precision at a k beyond the list counts the missing
+ranks as 0 (trec_eval's convention: `P_10` of 3 documents divides by 10);
+a question that retrieved nothing scores 0 instead of being dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..errors import ConfigurationError, GraphragEvalError
+from .measures import MeasurePlan, parse_measures
+from .metrics import score_ranking
+
+CONTINUOUS_MEASURES = ("P", "success")
+
+
+class ERagError(GraphragEvalError):
+    """eRAG could not run: bad inputs, or a generator or downstream metric broke its contract."""
+
+
+def check_label(value: Any, question: str, position: int) -> float | int:
+    """A downstream score as a label: a number in [0, 1]; 0/1 become integers as in eRAG."""
+    if isinstance(value, bool):
+        return int(value)
+    if not isinstance(value, (int, float)) or math.isnan(value) or not 0 <= value <= 1:
+        raise ERagError(
+            f"the downstream metric must return a number in [0, 1], got {value!r} "
+            f"for document #{position + 1} of question {question!r}"
+        )
+    return int(value) if value in (0, 1) else value
+
+
+def score_labels(labels: Mapping[str, Sequence[float]], metrics: str | Iterable[str]) -> dict[str, Any]:
+    """eRAG's result: `{"per_input": {question: {metric: value}}, "aggregated": {metric: mean}}`."""
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    parse_measures(names)  # reject unknown names before looking at labels
+    binary = all(label in (0, 1) for values in labels.values() for label in values)
+    per_input: dict[str, dict[str, float]] = {}
+    plans: dict[int, MeasurePlan] = {}
+    for question, values in labels.items():
+        plan = plans.get(len(values))
+        if plan is None:
+            plan = plans[len(values)] = parse_measures(names, full_length=len(values))
+            if not binary:
+                _check_continuous(plan, names)
+        if binary:
+            per_input[question] = score_ranking(plan, values, values)
+        else:
+            per_input[question] = _continuous(plan, values)
+    return {"per_input": per_input, "aggregated": _means(per_input)}
+
+
+def _check_continuous(plan: MeasurePlan, names: list[str]) -> None:
+    if plan.recall or plan.ndcg_cut or plan.map_cut or plan.map or plan.recip_rank or plan.ndcg:
+        unsupported = sorted(name for name in names if not name.startswith(CONTINUOUS_MEASURES))
+        raise ConfigurationError(
+            "the downstream metric returned labels between 0 and 1 (not only 0 and 1); with such "
+            f"labels eRAG defines only P and success, so {', '.join(unsupported)} cannot be computed "
+            "(use a binary downstream metric such as exact_match, or drop those metrics)"
+        )
+
+
+def _continuous(plan: MeasurePlan, labels: Sequence[float]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for cutoff, key in plan.precision:
+        total = 0
+        for label in labels[:cutoff]:
+            total += label
+        out[key] = total / cutoff
+    for cutoff, key in plan.success:
+        out[key] = max(labels[:cutoff], default=0)
+    return out
+
+
+def _means(per_input: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    if not per_input:
+        return {}
+    keys = next(iter(per_input.values())).keys()
+    # The builtin sum, as the published package uses, so means agree with it to the last bit.
+    return {key: sum(result[key] for result in per_input.values()) / len(per_input) for key in keys}

@@ -1,0 +1,52 @@
+"""evaluate_run(): pytrec_eval's RelevanceEvaluator(qrels, metrics).evaluate(run), in pure Python.
+
+Same inputs, same output shape, same values. As trec_eval does: documents are
+ranked by score descending with ties broken by document id descending;
+documents missing from the judgements are not relevant; only queries present
+in both the run and (non-empty) judgements are evaluated, an empty ranking
+scoring 0 on every measure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from operator import itemgetter
+
+from ..errors import ConfigurationError
+from .measures import parse_measures
+from .metrics import NOT_JUDGED, score_ranking
+
+_BY_SCORE_THEN_ID = itemgetter(1, 0)
+
+
+def evaluate_run(
+    qrels: Mapping[str, Mapping[str, int]],
+    run: Mapping[str, Mapping[str, float]],
+    metrics: str | Iterable[str],
+    *,
+    relevance_level: int = 1,
+) -> dict[str, dict[str, float]]:
+    """Per-query metric values `{qid: {metric: value}}` as pytrec_eval computes them.
+
+    `qrels` maps query ids to `{doc_id: relevance}` (integers, graded allowed),
+    `run` maps query ids to `{doc_id: score}`; `metrics` are pytrec_eval names
+    (see measures.py). A judgement of at least `relevance_level` is relevant.
+    """
+    plan = parse_measures(metrics)
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, int) or relevance_level < 0:
+        raise ConfigurationError(f"relevance_level must be a non-negative integer, got {relevance_level!r}")
+    results: dict[str, dict[str, float]] = {}
+    for query_id, scores in run.items():
+        judgements = qrels.get(query_id)
+        if not judgements:
+            continue
+        try:
+            ranked = sorted(scores.items(), key=_BY_SCORE_THEN_ID, reverse=True)
+        except TypeError:
+            raise ValueError(
+                f"run for query {query_id!r}: document ids must be texts and scores numbers"
+            ) from None
+        get = judgements.get
+        rels = [get(doc_id, NOT_JUDGED) for doc_id, _ in ranked]
+        results[query_id] = score_ranking(plan, rels, judgements.values(), relevance_level)
+    return results

@@ -1,0 +1,128 @@
+"""Matching reference step groups to the actual steps, and the steps score.
+
+Within a group the steps may run in any order, so a group is matched as a
+whole: the one-to-one assignment of its steps to actual steps with the
+largest summed match score wins; among equally good assignments the one using
+later actual steps is preferred (the agent's final steps are what it based its
+answer on).
+
+- `last_group` (default, as graphrag-eval): only the last group is matched,
+  against all actual steps; steps_score = summed scores / group size.
+- `all_groups`: groups are matched from last to first; each earlier group may
+  only use actual steps executed before the earliest step matched by the group
+  after it. Matching stops after the first group that is not fully matched
+  (it keeps its partial score); groups never reached score 0. steps_score is
+  the mean over all groups of summed scores / group size.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .assignment import max_weight_assignment
+from .match import step_match_score
+
+SCOPES = ("last_group", "all_groups")
+_SCORE_RESOLUTION = 10**9  # scores are compared to 1e-9 so the assignment works on exact integers
+
+
+@dataclass(frozen=True)
+class StepMatch:
+    """Reference step `reference_index` of group `group_index` matched actual step `actual_index`."""
+
+    group_index: int
+    reference_index: int
+    actual_index: int
+    score: float
+
+
+@dataclass(frozen=True)
+class StepsOutcome:
+    score: float
+    matches: tuple[StepMatch, ...]
+
+
+def score_steps(
+    reference_steps: Sequence[Sequence[Mapping[str, Any]]],
+    actual_steps: Sequence[Mapping[str, Any]],
+    scope: str = "last_group",
+) -> StepsOutcome:
+    """Match the reference groups to the actual steps and compute the steps score."""
+    if scope not in SCOPES:
+        raise ValueError(f"steps scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+    if not reference_steps:
+        raise ValueError("there are no reference step groups to score")
+    steps = [step if isinstance(step, Mapping) else {} for step in actual_steps]
+    last = len(reference_steps) - 1
+    if scope == "last_group":
+        matches = match_group(reference_steps[last], last, steps, len(steps))
+        return StepsOutcome(_group_score(matches, reference_steps[last]), tuple(matches))
+    found: list[StepMatch] = []
+    total = 0.0
+    before = len(steps)
+    for group_index in range(last, -1, -1):
+        group = reference_steps[group_index]
+        matches = match_group(group, group_index, steps, before)
+        found.extend(matches)
+        total += _group_score(matches, group)
+        if len(matches) < len(group):
+            break
+        before = min(match.actual_index for match in matches)
+    return StepsOutcome(total / len(reference_steps), tuple(found))
+
+
+def match_group(
+    group: Sequence[Mapping[str, Any]],
+    group_index: int,
+    actual_steps: Sequence[Mapping[str, Any]],
+    before: int,
+) -> list[StepMatch]:
+    """The best one-to-one matching of a group's steps among `actual_steps[:before]`."""
+    candidates = list(range(before))
+    scores = [
+        [step_match_score(reference, actual_steps[index]) for index in candidates] for reference in group
+    ]
+    spread = len(group) * (before + 1) + 1
+    weights = [
+        [
+            round(score * _SCORE_RESOLUTION) * spread + index + 1 if score > 0 else 0
+            for index, score in enumerate(row)
+        ]
+        for row in scores
+    ]
+    assignment = max_weight_assignment(weights)
+    return [
+        StepMatch(group_index, reference_index, candidates[column], scores[reference_index][column])
+        for reference_index, column in sorted(assignment.items())
+    ]
+
+
+def mark_matches(
+    reference_steps: Sequence[Sequence[Mapping[str, Any]]],
+    actual_steps: Sequence[Mapping[str, Any]],
+    matches: Sequence[StepMatch],
+) -> list[list[dict[str, Any]]]:
+    """A deep copy of the reference groups with `matches: <actual step id>` on matched steps.
+
+    An actual step without an `id` is named by its position, `actual_steps[i]`.
+    A stale `matches` key in the input (e.g. a previous result used as corpus) is dropped.
+    """
+    marked = [[_without_matches(step) for step in group] for group in reference_steps]
+    for match in matches:
+        actual = actual_steps[match.actual_index]
+        step_id = actual.get("id") if isinstance(actual, Mapping) else None
+        marked[match.group_index][match.reference_index]["matches"] = (
+            step_id if step_id is not None else f"actual_steps[{match.actual_index}]"
+        )
+    return marked
+
+
+def _without_matches(step: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: copy.deepcopy(value) for key, value in step.items() if key != "matches"}
+
+
+def _group_score(matches: Sequence[StepMatch], group: Sequence[Mapping[str, Any]]) -> float:
+    return sum(match.score for match in matches) / len(group)

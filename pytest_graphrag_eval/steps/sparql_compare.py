@@ -1,0 +1,186 @@
+"""Does an actual SPARQL result carry the reference result's required columns?
+
+A SELECT result matches when some one-to-one mapping from the required
+columns to the actual variables makes the projected rows agree: as sequences
+(`ordered`), as sets (default), or as multisets (`ignore_duplicates: false`).
+Variable names never matter; extra actual variables never hurt.
+
+Search: every mode implies that each mapped column pair holds the same values
+(same set, same multiset, or same sequence), so a column's *signature* - that
+value collection - is computed once per column and a required column may only
+map to actual columns with an equal signature. The remaining, usually tiny,
+candidate space is searched depth-first; each partial mapping is checked by
+comparing projected rows, identical actual columns are tried once, and a
+complete mapping is confirmed by comparing whole projected rows (tuples, never
+joined strings). Cost is about linear in rows for realistic results.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
+
+from .sparql_results import SparqlTable
+from .terms import Term
+
+Column = tuple[Term, ...]
+
+
+class RowMode(enum.Enum):
+    """How the projected rows of two results are compared."""
+
+    SEQUENCE = "ordered"
+    SET = "unordered"
+    MULTISET = "unordered, duplicates count"
+
+
+def row_mode(ordered: bool, ignore_duplicates: bool) -> RowMode:
+    if ordered:
+        return RowMode.SEQUENCE
+    return RowMode.SET if ignore_duplicates else RowMode.MULTISET
+
+
+def rows_collection(columns: Sequence[Column], row_count: int, mode: RowMode) -> Any:
+    """The projected rows as the collection the mode compares (list, set or Counter)."""
+    rows: Iterable[tuple[Term, ...]] = zip(*columns, strict=True) if columns else [()] * row_count
+    if mode is RowMode.SEQUENCE:
+        return list(rows)
+    if mode is RowMode.SET:
+        return set(rows)
+    return Counter(rows)
+
+
+def column_signature(column: Column, mode: RowMode) -> Hashable:
+    """The value collection a mapped column pair must share in this mode."""
+    if mode is RowMode.SEQUENCE:
+        return column
+    if mode is RowMode.SET:
+        return frozenset(column)
+    return frozenset(Counter(column).items())
+
+
+def results_match(
+    reference: SparqlTable,
+    actual: SparqlTable,
+    required_columns: Sequence[str],
+    *,
+    ordered: bool = False,
+    ignore_duplicates: bool = True,
+) -> bool:
+    """True when `actual` matches `reference` on `required_columns` (see the module docstring).
+
+    ASK results compare their booleans. When either result has no rows, they
+    match only if both are empty and `actual` has at least as many variables
+    as there are required columns.
+    """
+    if reference.is_ask or actual.is_ask:
+        return reference.boolean == actual.boolean
+    if len(required_columns) > len(actual.variables):
+        return False
+    if reference.row_count == 0 or actual.row_count == 0:
+        return reference.row_count == actual.row_count
+    mode = row_mode(ordered, ignore_duplicates)
+    return find_column_mapping(reference, actual, required_columns, mode) is not None
+
+
+def find_column_mapping(
+    reference: SparqlTable, actual: SparqlTable, required_columns: Sequence[str], mode: RowMode
+) -> dict[str, str] | None:
+    """A mapping {required column: actual variable} under which the rows agree, or None.
+
+    Both results must be SELECT results with at least one row.
+    """
+    if len(required_columns) > len(actual.variables):
+        return None
+    if mode is not RowMode.SET and reference.row_count != actual.row_count:
+        return None
+    reference_columns = [reference.column(name) for name in required_columns]
+    candidates = signature_candidates(reference_columns, actual.columns, mode)
+    if any(not options for options in candidates):
+        return None
+    order = sorted(range(len(required_columns)), key=lambda index: len(candidates[index]))
+    search = _MappingSearch(
+        [reference_columns[index] for index in order],
+        [candidates[index] for index in order],
+        actual,
+        reference.row_count,
+        mode,
+    )
+    found = search.run()
+    if found is None:
+        return None
+    return {required_columns[order[depth]]: actual.variables[column] for depth, column in enumerate(found)}
+
+
+def signature_candidates(
+    reference_columns: Sequence[Column], actual_columns: Sequence[Column], mode: RowMode
+) -> list[list[int]]:
+    """For each reference column, the indices of actual columns with an equal signature."""
+    by_signature: dict[Hashable, list[int]] = {}
+    for index, column in enumerate(actual_columns):
+        by_signature.setdefault(column_signature(column, mode), []).append(index)
+    return [list(by_signature.get(column_signature(column, mode), ())) for column in reference_columns]
+
+
+class _MappingSearch:
+    """Depth-first search for an injective column mapping, pruned by projected-row checks."""
+
+    def __init__(
+        self,
+        reference_columns: list[Column],
+        candidates: list[list[int]],
+        actual: SparqlTable,
+        row_count: int,
+        mode: RowMode,
+    ):
+        self.reference_columns = reference_columns
+        self.candidates = candidates
+        self.actual = actual
+        self.mode = mode
+        self.row_count = row_count
+        self.column_class = _identical_column_classes(actual.columns)
+        self.reference_prefixes: dict[int, Any] = {}
+        # Checking a prefix only pays off once some column had a choice.
+        self.first_choice = next(
+            (depth for depth, options in enumerate(candidates) if len(options) > 1), len(candidates)
+        )
+
+    def run(self) -> list[int] | None:
+        return self._extend([])
+
+    def _extend(self, chosen: list[int]) -> list[int] | None:
+        depth = len(chosen)
+        if depth == len(self.reference_columns):
+            return chosen if self._prefix_agrees(chosen) else None
+        tried: set[int] = set()
+        for column in self.candidates[depth]:
+            column_class = self.column_class[column]
+            if column in chosen or column_class in tried:
+                continue
+            tried.add(column_class)
+            attempt = [*chosen, column]
+            if self.first_choice <= depth < len(self.reference_columns) - 1 and not self._prefix_agrees(
+                attempt
+            ):
+                continue
+            found = self._extend(attempt)
+            if found is not None:
+                return found
+        return None
+
+    def _prefix_agrees(self, chosen: list[int]) -> bool:
+        depth = len(chosen)
+        if depth not in self.reference_prefixes:
+            self.reference_prefixes[depth] = rows_collection(
+                self.reference_columns[:depth], self.row_count, self.mode
+            )
+        actual = rows_collection([self.actual.columns[index] for index in chosen], self.row_count, self.mode)
+        return self.reference_prefixes[depth] == actual
+
+
+def _identical_column_classes(columns: Sequence[Column]) -> list[int]:
+    """Per column, the index of the first column with identical content (they are interchangeable)."""
+    first: dict[Column, int] = {}
+    return [first.setdefault(column, index) for index, column in enumerate(columns)]

@@ -1,0 +1,205 @@
+"""Why an actual SPARQL result does not match a reference step: data for failure reports."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .reference import sparql_expectation
+from .sparql_compare import RowMode, find_column_mapping, row_mode, signature_candidates
+from .sparql_results import SparqlResultsError, SparqlTable, parse_sparql_results
+from .terms import Term, display_term
+
+DEFAULT_LIMIT = 10
+
+
+def explain_sparql_mismatch(
+    reference_step: Mapping[str, Any], actual_output: Any, *, limit: int = DEFAULT_LIMIT
+) -> dict[str, Any]:
+    """Compare one actual output with a SPARQL reference step and say what differs.
+
+    Never raises for a bad actual output. Returns a JSON-friendly dict:
+
+    - `matched` (bool) and `reason` (one sentence);
+    - `mode`: "ordered", "unordered" or "unordered, duplicates count";
+    - `required_columns` (reference names) and `actual_variables`;
+    - `column_mapping`: {required column: actual variable} - the mapping that
+      matched, else the best partial one (columns sharing the most values);
+      `unmapped_columns`: required columns with no partner;
+    - `reference_row_count`, `actual_row_count`;
+    - `missing_rows`: reference rows (dicts over the required columns) absent
+      from the actual result when compared on the mapped columns; `extra_rows`:
+      actual rows (dicts over the mapped actual variables, or all variables when
+      none mapped) absent from the reference; each list holds at most `limit`
+      rows, `missing_rows_total` / `extra_rows_total` give the full counts
+      (with multiplicity when duplicates count);
+    - `first_differing_row` (ordered mode, 0-based) when the rows are the same
+      but their order is not;
+    - for ASK results: `reference_boolean`, `actual_boolean`.
+
+    A reference step that is itself invalid, or an unparseable actual output,
+    yields only `matched: false` and `reason`.
+    """
+    try:
+        expected = sparql_expectation(reference_step)
+    except ValueError as error:
+        return {"matched": False, "reason": f"the reference step is invalid: {error}"}
+    try:
+        actual = parse_sparql_results(actual_output)
+    except SparqlResultsError as error:
+        return {"matched": False, "reason": f"the actual output is not SPARQL results JSON: {error}"}
+    if expected.table.is_ask or actual.is_ask:
+        return _explain_ask(expected.table, actual)
+    mode = row_mode(expected.ordered, expected.ignore_duplicates)
+    return _Explanation(expected.table, actual, expected.required_columns, mode, limit).build()
+
+
+def _explain_ask(reference: SparqlTable, actual: SparqlTable) -> dict[str, Any]:
+    matched = reference.boolean == actual.boolean
+    if matched:
+        reason = "the ASK results agree"
+    elif reference.is_ask and actual.is_ask:
+        reason = f"expected ASK result {_bool_text(reference.boolean)}, got {_bool_text(actual.boolean)}"
+    elif reference.is_ask:
+        reason = "expected an ASK result (a boolean), got a SELECT result"
+    else:
+        reason = "expected a SELECT result, got an ASK result (a boolean)"
+    return {
+        "matched": matched,
+        "reason": reason,
+        "reference_boolean": reference.boolean,
+        "actual_boolean": actual.boolean,
+    }
+
+
+def _bool_text(value: bool | None) -> str:
+    return "true" if value else "false"
+
+
+class _Explanation:
+    def __init__(
+        self, reference: SparqlTable, actual: SparqlTable, required: Sequence[str], mode: RowMode, limit: int
+    ):
+        self.reference = reference
+        self.actual = actual
+        self.required = list(required)
+        self.mode = mode
+        self.limit = limit
+        self.reference_columns = [reference.column(name) for name in required]
+
+    def build(self) -> dict[str, Any]:
+        mapping, reason = self._mapping_and_reason()
+        result: dict[str, Any] = {
+            "matched": reason is None,
+            "reason": reason or "the rows agree",
+            "mode": self.mode.value,
+            "required_columns": self.required,
+            "actual_variables": list(self.actual.variables),
+            "column_mapping": {
+                self.required[ref]: self.actual.variables[act] for ref, act in mapping.items()
+            },
+            "unmapped_columns": [name for index, name in enumerate(self.required) if index not in mapping],
+            "reference_row_count": self.reference.row_count,
+            "actual_row_count": self.actual.row_count,
+        }
+        result.update(self._row_differences(mapping) if reason else self._row_lists([], [], []))
+        return result
+
+    def _mapping_and_reason(self) -> tuple[dict[int, int], str | None]:
+        reference, actual, required = self.reference, self.actual, self.required
+        if len(required) > len(actual.variables):
+            return self._best_mapping(), (
+                f"{len(required)} required columns need distinct variables, "
+                f"but the actual result has only {len(actual.variables)}"
+            )
+        if reference.row_count == 0 or actual.row_count == 0:
+            if reference.row_count == actual.row_count:
+                return {}, None
+            empty = "reference" if reference.row_count == 0 else "actual"
+            return self._best_mapping(), f"the {empty} result is empty and the other is not"
+        found = find_column_mapping(reference, actual, required, self.mode)
+        if found is not None:
+            by_name = {name: index for index, name in enumerate(actual.variables)}
+            return {index: by_name[found[name]] for index, name in enumerate(required)}, None
+        return self._best_mapping(), self._failure_reason()
+
+    def _failure_reason(self) -> str:
+        candidates = signature_candidates(self.reference_columns, self.actual.columns, self.mode)
+        lonely = [name for name, options in zip(self.required, candidates, strict=True) if not options]
+        if lonely:
+            values = {RowMode.SEQUENCE: "values in order", RowMode.SET: "values"}.get(
+                self.mode, "values with the same counts"
+            )
+            return f"no actual variable has the same {values} as required column(s) {', '.join(lonely)}"
+        if self.mode is not RowMode.SET and self.reference.row_count != self.actual.row_count:
+            return f"expected {self.reference.row_count} rows, got {self.actual.row_count}"
+        return "every required column has a matching variable, but no one-to-one mapping makes the rows agree"
+
+    def _best_mapping(self) -> dict[int, int]:
+        """Pair columns with equal signatures first, then by Jaccard overlap of their value sets."""
+        exact = signature_candidates(self.reference_columns, self.actual.columns, self.mode)
+        actual_sets = [set(column) for column in self.actual.columns]
+        ranked: list[tuple[bool, float, int, int]] = []
+        for ref_index, column in enumerate(self.reference_columns):
+            values = set(column)
+            for act_index, other in enumerate(actual_sets):
+                shared = len(values & other)
+                if shared:
+                    overlap = shared / len(values | other)
+                    ranked.append((act_index in exact[ref_index], overlap, -ref_index, -act_index))
+        pairs: dict[int, int] = {}
+        for _, _, ref_key, act_key in sorted(ranked, reverse=True):
+            if -ref_key not in pairs and -act_key not in pairs.values():
+                pairs[-ref_key] = -act_key
+        return pairs
+
+    def _row_differences(self, mapping: dict[int, int]) -> dict[str, Any]:
+        reference_rows = list(zip(*self.reference_columns, strict=True))
+        if not mapping:
+            return self._row_lists(reference_rows, list(self.actual.variables), self.actual.rows)
+        ref_indices = sorted(mapping)
+        act_indices = [mapping[index] for index in ref_indices]
+        reference_keys = [tuple(row[index] for index in ref_indices) for row in reference_rows]
+        actual_keys = list(zip(*(self.actual.columns[index] for index in act_indices), strict=True))
+        multiset = self.mode is not RowMode.SET
+        missing = _unmatched(reference_rows, reference_keys, actual_keys, multiset)
+        extra = _unmatched(actual_keys, actual_keys, reference_keys, multiset)
+        names = [self.actual.variables[index] for index in act_indices]
+        result = self._row_lists(missing, names, extra)
+        if self.mode is RowMode.SEQUENCE and not missing and not extra:
+            pairs = zip(reference_keys, actual_keys, strict=True)
+            result["first_differing_row"] = next((i for i, (a, b) in enumerate(pairs) if a != b), None)
+        return result
+
+    def _row_lists(
+        self,
+        missing: Sequence[tuple[Term, ...]],
+        actual_names: list[str],
+        extra: Sequence[tuple[Term, ...]],
+    ) -> dict[str, Any]:
+        return {
+            "missing_rows": [_row_dict(self.required, row) for row in missing[: self.limit]],
+            "missing_rows_total": len(missing),
+            "extra_rows": [_row_dict(actual_names, row) for row in extra[: self.limit]],
+            "extra_rows_total": len(extra),
+        }
+
+
+def _unmatched(
+    rows: Sequence[tuple[Term, ...]], keys: Sequence[Any], other_keys: Sequence[Any], multiset: bool
+) -> list[tuple[Term, ...]]:
+    """Rows whose key the other side lacks (each other-side row used once when `multiset`)."""
+    available: Counter[Any] = Counter(other_keys)
+    unmatched: list[tuple[Term, ...]] = []
+    for row, key in zip(rows, keys, strict=True):
+        if available[key] > 0:
+            if multiset:
+                available[key] -= 1
+        else:
+            unmatched.append(row)
+    return unmatched
+
+
+def _row_dict(names: Sequence[str], row: Sequence[Term]) -> dict[str, Any]:
+    return {name: display_term(term) for name, term in zip(names, row, strict=True)}

@@ -1,0 +1,33 @@
+"""Shared fixtures: a loopback OpenAI-compatible server and judge settings pointing at it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_graphrag_eval.llm import LLMSettings
+from pytest_graphrag_eval.testing import FakeOpenAIServer
+
+TEST_API_KEY = "sk-test-SECRET-7f3a9c1e5b2d4086"
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAIServer]:
+    """A started server that answers 401 unless the test API key is presented."""
+    with FakeOpenAIServer(expected_api_key=TEST_API_KEY) as server:
+        yield server
+
+
+@pytest.fixture
+def llm_settings(fake_openai: FakeOpenAIServer, tmp_path: Path) -> LLMSettings:
+    """Judge settings for `fake_openai`: short timeout and backoff, a per-test cache directory."""
+    return LLMSettings(
+        base_url=fake_openai.base_url,
+        api_key=TEST_API_KEY,
+        cache_dir=tmp_path / "llm-cache",
+        timeout=2.0,
+        backoff_base=0.01,
+        backoff_max=0.5,
+    )

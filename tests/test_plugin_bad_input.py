@@ -1,0 +1,83 @@
+"""Bad corpus and response files give clear errors, never tracebacks from our internals."""
+
+from __future__ import annotations
+
+import pytest
+
+from plugin_support import corpus, good_responses, write_corpus, write_responses
+
+REPLAY = ["--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl"]
+
+
+def _run(pytester: pytest.Pytester) -> pytest.RunResult:
+    result = pytester.runpytest(*REPLAY)
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    return result
+
+
+@pytest.mark.parametrize(
+    ("mutate", "expected"),
+    [
+        (lambda data: data[0]["questions"][0].pop("question_text"), "*template 'names', question 'q1', field 'question_text': is missing*"),
+        (lambda data: data[1]["questions"][0].update(id="q1"), "*question 'q1', field 'id': duplicate question id*"),
+        (lambda data: data[0]["questions"][1].update(reference_steps=[{"name": "x"}]), "*question 'q2', field 'reference_steps'*list of lists*"),
+    ],
+)
+def test_structural_corpus_errors_are_collection_errors(pytester: pytest.Pytester, mutate, expected: str) -> None:
+    data = corpus()
+    mutate(data)
+    write_corpus(pytester, data)
+    write_responses(pytester, good_responses())
+    result = _run(pytester)
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # collection errors stop the run, as in pytest
+    result.stdout.fnmatch_lines(["*ERROR collecting corpus.yaml*", "*corpus.yaml:*" + expected.lstrip("*")])
+
+
+def test_invalid_yaml_names_file_and_line(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("corpus.yaml").write_text("- template_id: a\n  questions: [\n", encoding="utf-8")
+    write_responses(pytester, good_responses())
+    result = _run(pytester)
+    result.stdout.fnmatch_lines(["*corpus.yaml:*invalid YAML*"])
+
+
+def test_reference_step_problem_fails_only_that_question(pytester: pytest.Pytester) -> None:
+    data = corpus()
+    data[0]["questions"][0]["reference_steps"][0][0]["required_columns"] = ["s", "nope"]
+    write_corpus(pytester, data)
+    write_responses(pytester, good_responses())
+    result = pytester.runpytest(*REPLAY, "--graphrag-threshold", "steps_score>=1")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*steps_score_error*nope*"])
+
+
+def test_malformed_response_file_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    write_corpus(pytester, corpus())
+    pytester.path.joinpath("responses.jsonl").write_text('{"question_id": "q1"}\n{broken\n', encoding="utf-8")
+    result = _run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*responses.jsonl:2*invalid JSON*"])
+
+
+def test_response_for_unknown_question_is_reported(pytester: pytest.Pytester) -> None:
+    write_corpus(pytester, corpus())
+    responses = good_responses()
+    responses.append({"question_id": "zz", "actual_answer": "?"})
+    write_responses(pytester, responses)
+    result = _run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*responses.jsonl*responses for questions the corpus does not have: 'zz'*"])
+
+
+def test_missing_corpus_path_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--graphrag-corpus", "nowhere.yaml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*corpus path not found*nowhere.yaml*"])
+
+
+def test_user_files_are_never_modified(pytester: pytest.Pytester) -> None:
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
+    before = {p.name: p.read_bytes() for p in pytester.path.iterdir() if p.is_file()}
+    pytester.runpytest(*REPLAY, "--graphrag-report", "report.json")
+    after = {p.name: p.read_bytes() for p in pytester.path.iterdir() if p.is_file() and p.name in before}
+    assert before == after
