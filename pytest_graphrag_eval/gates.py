@@ -19,7 +19,6 @@ fails and says why; it never passes.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -46,6 +45,7 @@ ALL_TEMPLATES = "*"
 _PLAIN_TARGETS = (*SAMPLE_COUNTS, ERROR_RATE)
 _SCOPES_HELP = "micro:, macro:, template[ID]: or template[*]:"
 _YAML_FIELD = "gates"
+_SHOWN_TEMPLATES = 10
 
 
 @dataclass(frozen=True)
@@ -178,9 +178,7 @@ def evaluate_gates(gates: Iterable[Gate], aggregates: Mapping[str, Any]) -> list
             continue
         template_ids = sorted(str(template_id) for template_id in per_template)
         if not template_ids:
-            results.append(
-                GateResult(gate, None, False, f"{gate.expression}: no template has results", gate.expression)
-            )
+            results.append(_evaluate(gate, aggregates, gate.expression))
         results.extend(
             _evaluate(replace(gate, template=template_id), aggregates, gate.expression)
             for template_id in template_ids
@@ -190,25 +188,18 @@ def evaluate_gates(gates: Iterable[Gate], aggregates: Mapping[str, Any]) -> list
 
 def _evaluate(gate: Gate, aggregates: Mapping[str, Any], pattern: str) -> GateResult:
     label = f"{gate.scope_text}:{gate.target}"
-    required = f"required {gate.op} {format_number(gate.limit)}, {gate.source} gate"
+    condition = f"{gate.op} {format_number(gate.limit)}"
     stats = _scope_stats(gate, aggregates)
-    if stats is None:
-        return GateResult(
-            gate,
-            None,
-            False,
-            f"{label} was not computed: {_missing_scope(gate, aggregates)} ({required})",
-            pattern,
-        )
-    actual, reason = _value(gate, stats)
+    actual, reason = (None, _missing_scope(gate, aggregates)) if stats is None else _value(gate, stats)
     if actual is None:
-        return GateResult(gate, None, False, f"{label} was not computed: {reason} ({required})", pattern)
+        message = f"{label} was not computed: {reason} (required {condition}, {gate.source} gate)"
+        return GateResult(gate, None, False, message, pattern)
     passed = compare(actual, gate.op, gate.limit)
     shown = format_number(actual)
     message = (
-        f"{label} = {shown} {gate.op} {format_number(gate.limit)} ({gate.source} gate)"
+        f"{label} = {shown} {condition} ({gate.source} gate)"
         if passed
-        else f"{label} = {shown}, {required}"
+        else f"{label} = {shown}, required {condition}, {gate.source} gate"
     )
     return GateResult(gate, actual, passed, message, pattern)
 
@@ -226,9 +217,11 @@ def _missing_scope(gate: Gate, aggregates: Mapping[str, Any]) -> str:
     if gate.scope != "template":
         return f"the aggregates have no {gate.scope!r} section"
     known = sorted(str(template_id) for template_id in aggregates.get("per_template") or {})
-    close = difflib.get_close_matches(str(gate.template), known, n=1, cutoff=0.75)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"template {gate.template!r} has no results in this run{hint}"
+    if not known:
+        return "no template has results in this run"
+    shown = ", ".join(repr(template_id) for template_id in known[:_SHOWN_TEMPLATES])
+    more = f" and {len(known) - _SHOWN_TEMPLATES} more" if len(known) > _SHOWN_TEMPLATES else ""
+    return f"template {gate.template!r} has no results in this run; templates with results: {shown}{more}"
 
 
 def _value(gate: Gate, stats: Mapping[str, Any]) -> tuple[float | None, str]:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .corpus import Corpus, Question, Template, load_corpus
-from .errors import GraphragEvalError
+from .errors import GraphragEvalError, SourceLocation
+from .gates import gates_from_yaml
 from .failure_report import format_failure
 from .thresholds import ThresholdCheck, check_thresholds, resolve_thresholds
 
@@ -31,6 +32,7 @@ class CorpusFile(pytest.File):
 
     def collect(self) -> Iterator[TemplateCollector]:
         self.corpus = load_corpus(self.path)
+        gates_from_yaml(self.corpus.settings.get("gates"), SourceLocation(file=self.corpus.file))
         self.graphrag.register_corpus(self.corpus)
         for template in self.corpus.templates:
             yield TemplateCollector.from_parent(self, name=template.template_id, template=template)

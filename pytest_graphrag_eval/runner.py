@@ -87,12 +87,12 @@ class QuestionRunner:
         self,
         source: ReplaySource | LiveSource,
         scorers: Sequence[Scorer],
-        context: ScoringContext,
+        context_for: Callable[[Question], ScoringContext],
         on_close: Callable[[], Awaitable[None]] | None = None,
     ):
         self._source = source
         self._scorers = list(scorers)
-        self._context = context
+        self._context_for = context_for
         self._on_close = on_close
         self._futures: dict[str, concurrent.futures.Future[QuestionOutcome]] = {}
         self._lock = threading.Lock()
@@ -126,7 +126,7 @@ class QuestionRunner:
             except InputError as error:
                 return QuestionOutcome(None, None, f"the agent returned a malformed response: {error}")
         try:
-            result = await evaluate_question(question, response, self._scorers, self._context)
+            result = await evaluate_question(question, response, self._scorers, self._context_for(question))
         except GraphragEvalError as error:
             return QuestionOutcome(None, response, str(error))
         return QuestionOutcome(result, response)

@@ -8,6 +8,7 @@ run) alone aggregates, gates, writes the report and prints the summary.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,12 @@ class GraphragSession:
             scorers, context, on_close = build_scorers(settings)
         except GraphragEvalError as error:
             raise pytest.UsageError(str(error)) from None
-        return QuestionRunner(source, scorers, context, on_close)
+        contexts = {
+            question.question_id: dataclasses.replace(context, options={**context.options, **corpus.settings})
+            for corpus in self.corpora.values()
+            for question in corpus.questions()
+        }
+        return QuestionRunner(source, scorers, lambda question: contexts[question.question_id], on_close)
 
     # running ---------------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)

@@ -1,6 +1,7 @@
 """Deterministic answer metrics on normalized text (SQuAD conventions).
 
-Answers are compared after normalization: lowercase, punctuation removed, the
+Answers are compared after normalization (except ROUGE-L, which tokenizes and
+stems as the rouge-score package does): lowercase, punctuation removed, the
 English articles a/an/the removed, whitespace collapsed. Every metric takes one
 prediction and one or more reference texts and returns the best score over the
 references as a float in [0, 1], so it can serve as an eRAG downstream metric.
@@ -12,6 +13,10 @@ import re
 import string
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from .errors import ConfigurationError
 
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -72,3 +77,20 @@ def contains_any(prediction: str, references: str | Sequence[str]) -> float:
             for normalized in (normalize_answer(ref) for ref in _references(references))
         )
     )
+
+
+def rouge_l(prediction: str, references: str | Sequence[str]) -> float:
+    """ROUGE-L F-measure (rouge-score, with stemming), best over the references."""
+    scorer = _rouge_scorer()
+    return max(scorer.score(ref, prediction)["rougeL"].fmeasure for ref in _references(references))
+
+
+@lru_cache(maxsize=1)
+def _rouge_scorer() -> Any:
+    try:
+        from rouge_score import rouge_scorer
+    except ImportError:
+        raise ConfigurationError(
+            "ROUGE-L needs the rouge-score package: pip install 'pytest-graphrag-eval[rouge]'"
+        ) from None
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)

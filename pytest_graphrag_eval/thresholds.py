@@ -165,8 +165,12 @@ def _check(result: Mapping[str, Any], threshold: Threshold) -> ThresholdCheck:
     actual = numeric_value(raw)
     if actual is not None:
         passed = compare(actual, threshold.op, threshold.limit)
-        verdict = condition if passed else f"required {condition}"
-        message = f"{metric} = {format_number(actual)}, {verdict} ({threshold.source} threshold)"
+        shown = format_number(actual)
+        message = (
+            f"{metric} = {shown} {condition} ({threshold.source} threshold)"
+            if passed
+            else f"{metric} = {shown}, required {condition}, {threshold.source} threshold"
+        )
         return _outcome(threshold, actual, passed, message)
     if raw is not None:
         reason = f"{metric} is not a number: {raw!r}"

@@ -350,12 +350,12 @@ def test_pass_and_fail_messages() -> None:
     assert (passed.passed, passed.actual, passed.message) == (
         True,
         12.25,
-        "elapsed_sec = 12.25, <= 30 (ini threshold)",
+        "elapsed_sec = 12.25 <= 30 (ini threshold)",
     )
     assert (failed.passed, failed.actual, failed.message) == (
         False,
         0.5,
-        "steps_score = 0.5, required >= 0.8 (question threshold)",
+        "steps_score = 0.5, required >= 0.8, question threshold",
     )
 
 
@@ -427,7 +427,9 @@ def test_absent_metric_fails_with_hint(metric: str, hint: str) -> None:
 
 
 def test_checks_follow_resolved_order_and_serialise() -> None:
-    thresholds = resolve_thresholds(["steps_score>=0.8", "answer_f1>=0.5"], ["elapsed_sec<=30"], None, None, None)
+    thresholds = resolve_thresholds(
+        ["steps_score>=0.8", "answer_f1>=0.5"], ["elapsed_sec<=30"], None, None, None
+    )
     checks = check_thresholds({"status": "success", "steps_score": 1.0, "elapsed_sec": 40.0}, thresholds)
     assert [check.metric for check in checks] == ["answer_f1", "elapsed_sec", "steps_score"]
     assert [check.passed for check in checks] == [False, False, True]
@@ -440,5 +442,5 @@ def test_checks_follow_resolved_order_and_serialise() -> None:
         "actual": 40.0,
         "passed": False,
         "source": "cli",
-        "message": "elapsed_sec = 40, required <= 30 (cli threshold)",
+        "message": "elapsed_sec = 40, required <= 30, cli threshold",
     }

@@ -61,9 +61,7 @@ def select(store: pyoxigraph.Store, query: str, *, indent: int | None = 2) -> st
 def bindings(output: str) -> list[dict[str, str]]:
     """The rows of a SPARQL JSON result as `{variable: value}`, unbound variables left out."""
     document: dict[str, Any] = json.loads(output)
-    return [
-        {name: term["value"] for name, term in row.items()} for row in document["results"]["bindings"]
-    ]
+    return [{name: term["value"] for name, term in row.items()} for row in document["results"]["bindings"]]
 
 
 def literal(text: str) -> str:

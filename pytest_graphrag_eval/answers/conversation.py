@@ -18,7 +18,6 @@ from .usage import Usage
 
 T = TypeVar("T")
 
-OUTPUT_MODES = ("json_schema", "json_object")
 RETRY_MESSAGE = (
     "Your previous reply could not be used: {problem}. "
     "Reply again with only the JSON object described in the instructions."

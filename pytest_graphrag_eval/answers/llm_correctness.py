@@ -10,7 +10,6 @@ as the deterministic metrics take the best match over references.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 from .claims import ClaimCounts, parse_claim_counts
@@ -19,11 +18,8 @@ from .metric import AnswerInputs, Outcome, blank_input_error
 from .prompts import DATA_RULE, PromptTemplate
 from .usage import Usage
 
-PLACEHOLDERS = ("question", "reference_answer", "actual_answer")
-
 SYSTEM_MESSAGE = (
-    DATA_RULE
-    + "\n\nReply with one JSON object and nothing else. Its fields:\n"
+    DATA_RULE + "\n\nReply with one JSON object and nothing else. Its fields:\n"
     "- reference_claims_count: integer >= 1, the number of claims in the reference answer\n"
     "- actual_claims_count: integer >= 1, the number of claims in the actual answer\n"
     "- matching_claims_count: integer from 0 to the smaller of the two counts, the number of claims "
@@ -37,13 +33,6 @@ REPLY_PROPERTIES = {
     "matching_claims_count": {"type": "integer"},
     "reason": {"type": "string"},
 }
-
-
-def correctness_template(path: Path | None) -> PromptTemplate:
-    """The user's prompt file if given, else the packaged default; checked for placeholders."""
-    if path is None:
-        return PromptTemplate.packaged("correctness.txt", PLACEHOLDERS, PLACEHOLDERS)
-    return PromptTemplate.from_file(path, PLACEHOLDERS, PLACEHOLDERS)
 
 
 def repeat_cache_extra(repeat: int) -> str:
@@ -77,7 +66,10 @@ class LLMCorrectness:
         assert inputs.actual_answer is not None
         references = [text for text in inputs.references() if text.strip()]
         verdicts = await asyncio.gather(
-            *(self._judge(inputs.question, reference, inputs.actual_answer, repeat, usage) for reference in references),
+            *(
+                self._judge(inputs.question, reference, inputs.actual_answer, repeat, usage)
+                for reference in references
+            ),
             return_exceptions=True,
         )
         keys: dict[str, Any] = {"answer_judge": self.label}
@@ -91,8 +83,12 @@ class LLMCorrectness:
         keys.update(best.as_keys())
         return Outcome(keys, usage)
 
-    async def _judge(self, question: str, reference: str, actual: str, repeat: int, usage: Usage) -> ClaimCounts:
-        prompt = self.template.render({"question": question, "reference_answer": reference, "actual_answer": actual})
+    async def _judge(
+        self, question: str, reference: str, actual: str, repeat: int, usage: Usage
+    ) -> ClaimCounts:
+        prompt = self.template.render(
+            {"question": question, "reference_answer": reference, "actual_answer": actual}
+        )
         messages = [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": prompt}]
         return await ask_json(
             self.client,

@@ -19,6 +19,7 @@ from pathlib import Path
 from ..errors import ConfigurationError
 
 BLOCK_NAMES = ("question", "reference_answer", "actual_answer", "steps")
+CORRECTNESS_PLACEHOLDERS = ("question", "reference_answer", "actual_answer")
 _OUR_TAGS = re.compile(r"<(\s*/?\s*(?:" + "|".join(BLOCK_NAMES) + r")\b)", re.IGNORECASE)
 
 DATA_RULE = (
@@ -109,3 +110,10 @@ def _placeholders(text: str, source: str, allowed: frozenset[str]) -> frozenset[
             )
         found.add(name)
     return frozenset(found)
+
+
+def correctness_template(path: Path | None) -> PromptTemplate:
+    """The user's correctness prompt file if given, else the packaged default, both checked."""
+    if path is None:
+        return PromptTemplate.packaged("correctness.txt", CORRECTNESS_PLACEHOLDERS, CORRECTNESS_PLACEHOLDERS)
+    return PromptTemplate.from_file(path, CORRECTNESS_PLACEHOLDERS, CORRECTNESS_PLACEHOLDERS)

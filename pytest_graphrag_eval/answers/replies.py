@@ -43,7 +43,9 @@ def require(data: dict[str, Any], key: str) -> Any:
     return data[key]
 
 
-def integer_field(data: dict[str, Any], key: str, minimum: int | None = None, maximum: int | None = None) -> int:
+def integer_field(
+    data: dict[str, Any], key: str, minimum: int | None = None, maximum: int | None = None
+) -> int:
     """An integer field within [minimum, maximum]; 3.0 is accepted as 3, 2.5 and true are not."""
     value = require(data, key)
     if isinstance(value, float) and value.is_integer():

@@ -88,21 +88,26 @@ class ClientStats:
         return data
 
 
+def check_connection_settings(settings: LLMSettings) -> None:
+    """Raise ConfigurationError when no client could be built from `settings`."""
+    if not settings.api_key:
+        raise ConfigurationError(
+            "no API key for the LLM judge: set OPENAI_API_KEY (or AZURE_OPENAI_API_KEY for Azure); "
+            "local servers accept any non-empty value"
+        )
+    if settings.is_azure and not settings.api_version:
+        raise ConfigurationError("Azure OpenAI needs an API version: set OPENAI_API_VERSION")
+
+
 def make_sdk_client(settings: LLMSettings) -> openai.AsyncOpenAI:
     """Build the official async SDK client for `settings`, with the SDK's own retries off.
 
     Every value is passed explicitly so the SDK never reads the environment behind
     the settings' back.
     """
-    if not settings.api_key:
-        raise ConfigurationError(
-            "no API key for the LLM judge: set OPENAI_API_KEY (or AZURE_OPENAI_API_KEY for Azure); "
-            "local servers accept any non-empty value"
-        )
+    check_connection_settings(settings)
     common: dict[str, Any] = {"api_key": settings.api_key, "max_retries": 0, "timeout": settings.timeout}
     if settings.is_azure:
-        if not settings.api_version:
-            raise ConfigurationError("Azure OpenAI needs an API version: set OPENAI_API_VERSION")
         return openai.AsyncAzureOpenAI(
             azure_endpoint=settings.azure_endpoint, api_version=settings.api_version, **common
         )
@@ -119,7 +124,7 @@ class JudgeClient:
     """Chat and embeddings calls with concurrency bound, retries, cache and cost accounting."""
 
     def __init__(self, settings: LLMSettings, *, rng: random.Random | None = None) -> None:
-        make_sdk_client(settings)  # fail at start-up, not at the first question, on bad configuration
+        check_connection_settings(settings)  # fail at start-up, not at the first question, on bad configuration
         self.settings = settings
         self.stats = ClientStats()
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir and settings.use_cache else None

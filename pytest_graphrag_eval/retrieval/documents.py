@@ -96,4 +96,6 @@ def _document(item: Any, index: int) -> Document:
 
 
 def _is_id(value: Any) -> bool:
-    return (isinstance(value, str) and value != "") or (isinstance(value, int) and not isinstance(value, bool))
+    return (isinstance(value, str) and value != "") or (
+        isinstance(value, int) and not isinstance(value, bool)
+    )

@@ -1,18 +1,75 @@
-"""RetrievalScorer: the agent's retrieval step against the reference one."""
+"""RetrievalScorer: the agent's retrieved document ids against the reference judgements.
+
+Applies to questions whose reference steps include a `retrieval` step (output:
+documents with `id` and optionally a graded `relevance`, default 1). The
+ranking is the actual retrieval step's document order (steps.py says which
+step). Keys, with k from the reference step's `args.k`, else the
+`retrieval_k` option, else 10:
+
+  retrieval_recall@k, retrieval_precision@k, retrieval_ndcg@k (graded),
+  retrieval_ap, retrieval_mrr
+
+with trec_eval's definitions (metrics.py); precision@k divides by k even when
+fewer documents were retrieved. Unusable reference or actual output gives
+`retrieval_error` instead.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..corpus import Question
+from ..errors import ConfigurationError
 from ..scoring import ScoringContext
+from ..steps.reference import cutoff, relevant_ids
+from .documents import parse_relevance, parse_retrieved_ids
+from .measures import MeasurePlan
+from .metrics import ranked_judgements, score_ranking
+from .steps import actual_retrieval_step, reference_retrieval_step
+
+if TYPE_CHECKING:
+    from ..corpus import Question
+
+DEFAULT_K = 10
 
 
 class RetrievalScorer:
-    """Scores the `retrieval` step of a question against its reference retrieval step."""
+    """Scores the `retrieval` step of a response against the question's reference retrieval step."""
 
     name = "retrieval"
 
-    async def score(self, question: Question, response: dict[str, Any], context: ScoringContext) -> dict[str, Any]:
-        """Return retrieval metric keys; nothing when the question has no reference retrieval step."""
-        return {}
+    async def score(
+        self, question: Question, response: dict[str, Any], context: ScoringContext
+    ) -> dict[str, Any]:
+        """Retrieval metric keys; nothing when the question has no reference retrieval step."""
+        reference = reference_retrieval_step(question.reference_steps)
+        if reference is None:
+            return {}
+        default_k = _option_k(context.options.get("retrieval_k", DEFAULT_K))
+        try:
+            relevant_ids(reference)
+            judgements = parse_relevance(reference["output"])
+            k = cutoff(reference) or default_k
+        except ValueError as error:
+            return {"retrieval_error": f"reference retrieval step: {error}"}
+        step = actual_retrieval_step(response)
+        try:
+            retrieved = parse_retrieved_ids(step.get("output")) if step is not None else []
+        except ValueError as error:
+            return {"retrieval_error": f"actual retrieval step: {error}"}
+        plan = MeasurePlan(
+            recall=((k, f"retrieval_recall@{k}"),),
+            precision=((k, f"retrieval_precision@{k}"),),
+            ndcg_cut=((k, f"retrieval_ndcg@{k}"),),
+            map=True,
+            recip_rank=True,
+        )
+        values = score_ranking(plan, ranked_judgements(judgements, retrieved), judgements.values())
+        values["retrieval_ap"] = values.pop("map")
+        values["retrieval_mrr"] = values.pop("recip_rank")
+        return values
+
+
+def _option_k(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(f"the retrieval_k option must be a positive integer, got {value!r}")
+    return value

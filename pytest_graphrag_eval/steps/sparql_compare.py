@@ -25,7 +25,8 @@ from typing import Any
 from .sparql_results import SparqlTable
 from .terms import Term
 
-Column = tuple[Term, ...]
+Column = tuple[Hashable, ...]
+"""A column of terms, or of their integer codes (see `encode_column`)."""
 
 
 class RowMode(enum.Enum):
@@ -44,7 +45,7 @@ def row_mode(ordered: bool, ignore_duplicates: bool) -> RowMode:
 
 def rows_collection(columns: Sequence[Column], row_count: int, mode: RowMode) -> Any:
     """The projected rows as the collection the mode compares (list, set or Counter)."""
-    rows: Iterable[tuple[Term, ...]] = zip(*columns, strict=True) if columns else [()] * row_count
+    rows: Iterable[tuple[Hashable, ...]] = zip(*columns, strict=True) if columns else [()] * row_count
     if mode is RowMode.SEQUENCE:
         return list(rows)
     if mode is RowMode.SET:
@@ -96,15 +97,17 @@ def find_column_mapping(
         return None
     if mode is not RowMode.SET and reference.row_count != actual.row_count:
         return None
-    reference_columns = [reference.column(name) for name in required_columns]
-    candidates = signature_candidates(reference_columns, actual.columns, mode)
+    codes: dict[Term, int] = {}
+    reference_columns = [encode_column(reference.column(name), codes) for name in required_columns]
+    actual_columns = [encode_column(column, codes) for column in actual.columns]
+    candidates = signature_candidates(reference_columns, actual_columns, mode)
     if any(not options for options in candidates):
         return None
     order = sorted(range(len(required_columns)), key=lambda index: len(candidates[index]))
     search = _MappingSearch(
         [reference_columns[index] for index in order],
         [candidates[index] for index in order],
-        actual,
+        actual_columns,
         reference.row_count,
         mode,
     )
@@ -112,6 +115,14 @@ def find_column_mapping(
     if found is None:
         return None
     return {required_columns[order[depth]]: actual.variables[column] for depth, column in enumerate(found)}
+
+
+def encode_column(column: Sequence[Term], codes: dict[Term, int]) -> tuple[int, ...]:
+    """The column with each term replaced by its number in `codes` (equal terms, equal numbers).
+
+    Decimal terms hash slowly and every projection rehashes them; small ints hash at once.
+    """
+    return tuple([codes.setdefault(term, len(codes)) for term in column])
 
 
 def signature_candidates(
@@ -129,18 +140,18 @@ class _MappingSearch:
 
     def __init__(
         self,
-        reference_columns: list[Column],
+        reference_columns: Sequence[Column],
         candidates: list[list[int]],
-        actual: SparqlTable,
+        actual_columns: Sequence[Column],
         row_count: int,
         mode: RowMode,
     ):
         self.reference_columns = reference_columns
         self.candidates = candidates
-        self.actual = actual
+        self.actual_columns = actual_columns
         self.mode = mode
         self.row_count = row_count
-        self.column_class = _identical_column_classes(actual.columns)
+        self.column_class = _identical_column_classes(actual_columns)
         self.reference_prefixes: dict[int, Any] = {}
         # Checking a prefix only pays off once some column had a choice.
         self.first_choice = next(
@@ -176,7 +187,7 @@ class _MappingSearch:
             self.reference_prefixes[depth] = rows_collection(
                 self.reference_columns[:depth], self.row_count, self.mode
             )
-        actual = rows_collection([self.actual.columns[index] for index in chosen], self.row_count, self.mode)
+        actual = rows_collection([self.actual_columns[index] for index in chosen], self.row_count, self.mode)
         return self.reference_prefixes[depth] == actual
 
 

@@ -9,7 +9,6 @@ unbound variable is `None` and equals only another unbound one.
 
 from __future__ import annotations
 
-import enum
 import json
 import re
 from collections.abc import Callable
@@ -43,11 +42,26 @@ _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 _QUANTUM = Decimal(1).scaleb(-DECIMAL_PLACES)
 
 
-class BoolTerm(enum.Enum):
-    """An xsd:boolean value; a distinct type so it never equals the integer 1 or 0."""
+class BoolTerm:
+    """An xsd:boolean value: one of the two singletons below, so it never equals 1, 0 or "true".
 
-    FALSE = False
-    TRUE = True
+    Equality and hashing are by identity (fast, C-level), which is right for singletons.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"BoolTerm({self.value})"
+
+    def __reduce__(self) -> str:
+        return "TRUE_TERM" if self.value else "FALSE_TERM"
+
+
+TRUE_TERM = BoolTerm(True)
+FALSE_TERM = BoolTerm(False)
 
 
 Term = str | int | Decimal | BoolTerm | None
@@ -83,9 +97,9 @@ def boolean_term(text: str) -> Term:
     """xsd:boolean's lexical forms `true`/`1` and `false`/`0`; anything else stays text."""
     stripped = text.strip()
     if stripped in ("true", "1"):
-        return BoolTerm.TRUE
+        return TRUE_TERM
     if stripped in ("false", "0"):
-        return BoolTerm.FALSE
+        return FALSE_TERM
     return text
 
 

@@ -1,0 +1,129 @@
+"""Custom LLM metrics declared in configuration (as graphrag-eval 6 offers).
+
+Each declared metric is one judge call: its instructions, then its inputs as
+data blocks, and a reply holding the declared output fields. Field values are
+checked against their types and ranges like every other judge reply, and are
+reported as `<name>_<field>`; a failure is `<name>_error`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .conversation import JudgeFailure, ask_json, response_format
+from .llm_correctness import repeat_cache_extra
+from .metric import AnswerInputs, Outcome
+from .prompts import DATA_RULE, data_block, render_alternatives
+from .replies import flag_field, integer_field, number_field, parse_object, text_field
+from .settings import CustomMetric, OutputField
+from .usage import Usage
+
+_SCHEMA_TYPES = {"number": "number", "integer": "integer", "boolean": "boolean", "text": "string"}
+
+
+def describe_field(spec: OutputField) -> str:
+    """One line of the reply contract, e.g. `- score: number from 0 to 1, how polite`."""
+    kind = {"boolean": "0 or 1", "text": "text"}.get(spec.type, spec.type)
+    if spec.minimum is not None and spec.maximum is not None:
+        kind += f" from {spec.minimum:g} to {spec.maximum:g}"
+    elif spec.minimum is not None:
+        kind += f" >= {spec.minimum:g}"
+    elif spec.maximum is not None:
+        kind += f" <= {spec.maximum:g}"
+    return f"- {spec.name}: {kind}" + (f", {spec.description}" if spec.description else "")
+
+
+def parse_fields(fields: tuple[OutputField, ...], text: str) -> dict[str, Any]:
+    """Check a custom metric reply field by field; out-of-range values are rejected."""
+    data = parse_object(text)
+    values: dict[str, Any] = {}
+    for spec in fields:
+        if spec.type == "number":
+            values[spec.name] = number_field(data, spec.name, spec.minimum, spec.maximum)
+        elif spec.type == "integer":
+            minimum = None if spec.minimum is None else int(spec.minimum)
+            maximum = None if spec.maximum is None else int(spec.maximum)
+            values[spec.name] = integer_field(data, spec.name, minimum, maximum)
+        elif spec.type == "boolean":
+            values[spec.name] = flag_field(data, spec.name)
+        else:
+            values[spec.name] = text_field(data, spec.name)
+    return values
+
+
+def render_steps(steps: list[dict[str, Any]], steps_name: str | None) -> str:
+    """The agent's steps (name, args, output) as JSON, optionally only those named `steps_name`."""
+    kept = [
+        {key: step[key] for key in ("name", "args", "output") if key in step}
+        for step in steps
+        if steps_name is None or step.get("name") == steps_name
+    ]
+    return json.dumps(kept, ensure_ascii=False, indent=1, default=str)
+
+
+class CustomLLMMetric:
+    """A configured metric judged by the LLM (`<name>_judge` = `llm:<model>`)."""
+
+    cost_key = None
+    uses_llm = True
+
+    def __init__(self, client: Any, spec: CustomMetric, model: str, output_mode: str = "json_schema"):
+        self.client = client
+        self.spec = spec
+        self.model = model
+        self.error_key = f"{spec.name}_error"
+        self.spread_keys = tuple(
+            f"{spec.name}_{field.name}" for field in spec.outputs if field.type in ("number", "integer")
+        )
+        properties = {field.name: {"type": _SCHEMA_TYPES[field.type]} for field in spec.outputs}
+        self.response_format = response_format(spec.name, properties, output_mode)
+        self.system_message = (
+            DATA_RULE
+            + "\n\nReply with one JSON object and nothing else. Its fields:\n"
+            + "\n".join(describe_field(field) for field in spec.outputs)
+        )
+        self.label = f"llm:{model}"
+
+    def applies(self, inputs: AnswerInputs) -> bool:
+        present = {
+            "question": True,
+            "reference_answer": inputs.reference_answer is not None,
+            "actual_answer": inputs.actual_answer is not None,
+            "steps": inputs.steps is not None,
+        }
+        return all(present[name] for name in self.spec.inputs)
+
+    def prompt(self, inputs: AnswerInputs) -> str:
+        """The instructions followed by each declared input as a data block."""
+        texts = {
+            "question": inputs.question,
+            "reference_answer": render_alternatives(inputs.reference_answer or ""),
+            "actual_answer": inputs.actual_answer or "",
+            "steps": render_steps(inputs.steps or [], self.spec.steps_name),
+        }
+        blocks = [data_block(name, texts[name]) for name in self.spec.inputs]
+        return "\n\n".join([self.spec.instructions.strip(), *blocks])
+
+    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> Outcome:
+        usage = Usage()
+        keys: dict[str, Any] = {f"{self.spec.name}_judge": self.label}
+        messages = [
+            {"role": "system", "content": self.system_message},
+            {"role": "user", "content": self.prompt(inputs)},
+        ]
+        try:
+            values = await ask_json(
+                self.client,
+                messages,
+                lambda text: parse_fields(self.spec.outputs, text),
+                usage=usage,
+                model=self.model,
+                response_format=self.response_format,
+                cache_key_extra=repeat_cache_extra(repeat),
+            )
+        except JudgeFailure as failure:
+            keys[self.error_key] = str(failure)
+            return Outcome(keys, usage)
+        keys.update({f"{self.spec.name}_{name}": value for name, value in values.items()})
+        return Outcome(keys, usage)

@@ -1,0 +1,123 @@
+"""Answer relevance delegated to ragas' own AnswerRelevancy (the `[ragas]` extra).
+
+For users who want ragas' exact prompts and code path. ragas talks to the
+endpoint through its own wrappers around an SDK client we build from the judge
+settings, so our cache does not apply here; concurrency is still bounded by the
+judge settings, transport retries are left to the SDK, and tokens and cost are
+read from each HTTP response so the cost keys stay filled.
+
+ragas sends usage telemetry unless `RAGAS_DO_NOT_TRACK` is true; it is set
+(if the user has not set it) before ragas is imported: a test run must not
+call the internet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import os
+from typing import Any
+
+import httpx
+
+from ..errors import ConfigurationError
+from ..llm import LLMSettings, make_sdk_client, price_for
+from .metric import AnswerInputs, Outcome, blank_input_error
+from .usage import Usage
+
+_CALL_USAGE: contextvars.ContextVar[Usage | None] = contextvars.ContextVar("ragas_call_usage", default=None)
+
+
+def load_answer_relevancy() -> Any:
+    """ragas' AnswerRelevancy class and factories; ConfigurationError when ragas is unusable."""
+    os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+    try:
+        from ragas.embeddings.base import embedding_factory
+        from ragas.llms.base import llm_factory
+        from ragas.metrics.collections import AnswerRelevancy
+    except Exception as error:  # ImportError, or ragas failing against its own dependencies
+        raise ConfigurationError(
+            "relevance_backend = ragas needs a working ragas: "
+            f"pip install 'pytest-graphrag-eval[ragas]' ({type(error).__name__}: {error})"
+        ) from None
+    return AnswerRelevancy, llm_factory, embedding_factory
+
+
+class RagasRelevance:
+    """`answer_relevance` computed by ragas (`answer_relevance_judge` = `ragas:<model>+<embedding>`)."""
+
+    error_key = "answer_relevance_error"
+    spread_keys = ("answer_relevance",)
+    cost_key = "answer_relevance_cost"
+    uses_llm = True
+
+    def __init__(self, settings: LLMSettings, model: str, embedding_model: str, questions: int = 3):
+        self.settings = settings
+        self.model = model
+        self.embedding_model = embedding_model
+        self.questions = questions
+        self.label = f"ragas:{model}+{embedding_model}"
+        self._classes = load_answer_relevancy()
+        self._loops: dict[asyncio.AbstractEventLoop, tuple[Any, asyncio.Semaphore]] = {}
+
+    def applies(self, inputs: AnswerInputs) -> bool:
+        return inputs.actual_answer is not None
+
+    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> Outcome:
+        usage = Usage()
+        keys: dict[str, Any] = {"answer_relevance_judge": self.label}
+        problem = blank_input_error(inputs, reference=False)
+        if problem:
+            keys[self.error_key] = problem
+            return Outcome(keys, usage)
+        metric, semaphore = self._metric()
+        token = _CALL_USAGE.set(usage)
+        try:
+            async with semaphore:
+                result = await metric.ascore(user_input=inputs.question, response=inputs.actual_answer)
+            keys["answer_relevance"] = float(result.value)
+        except Exception as error:  # ragas raises many types (SDK, instructor, validation)
+            keys[self.error_key] = f"ragas AnswerRelevancy failed: {type(error).__name__}: {error}"
+        finally:
+            _CALL_USAGE.reset(token)
+        return Outcome(keys, usage)
+
+    def _metric(self) -> tuple[Any, asyncio.Semaphore]:
+        """One ragas metric and semaphore per event loop (SDK clients are bound to their loop)."""
+        loop = asyncio.get_running_loop()
+        if loop not in self._loops:
+            for closed in [other for other in self._loops if other.is_closed()]:
+                del self._loops[closed]
+            answer_relevancy, llm_factory, embedding_factory = self._classes
+            sdk = make_sdk_client(self.settings).with_options(
+                max_retries=self.settings.max_retries,
+                http_client=httpx.AsyncClient(
+                    timeout=self.settings.timeout, event_hooks={"response": [self._record_usage]}
+                ),
+            )
+            metric = answer_relevancy(
+                llm=llm_factory(self.model, client=sdk),
+                embeddings=embedding_factory("openai", model=self.embedding_model, client=sdk),
+                strictness=self.questions,
+            )
+            self._loops[loop] = (metric, asyncio.Semaphore(self.settings.concurrency))
+        return self._loops[loop]
+
+    async def _record_usage(self, response: httpx.Response) -> None:
+        """Add the tokens and cost of one ragas request to the current question's usage."""
+        usage = _CALL_USAGE.get()
+        if usage is None or response.status_code != 200:
+            return
+        await response.aread()
+        try:
+            request = json.loads(response.request.content or b"{}")
+            counted = response.json().get("usage") or {}
+        except (ValueError, AttributeError):
+            return
+        input_tokens = int(counted.get("prompt_tokens") or 0)
+        output_tokens = int(counted.get("completion_tokens") or 0)
+        price = price_for(str(request.get("model", "")), self.settings.prices)
+        usage.input_tokens += input_tokens
+        usage.output_tokens += output_tokens
+        usage.cost_usd += price.cost(input_tokens, output_tokens) if price else 0.0

@@ -1,0 +1,149 @@
+"""Answer relevance as RAGAS defines it, on our judge client.
+
+The judge writes N questions that the actual answer would answer (N calls,
+concurrently), each with a noncommittal flag. The score is the mean cosine
+similarity between the embedding of the original question and those of the
+generated ones, and 0 when every generation flagged the answer noncommittal.
+That is ragas' AnswerRelevancy rule (0.2 and later): one evasive flag among
+several does not zero the score; all of them do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..llm import LLMError
+from .conversation import JudgeFailure, ask_json, response_format
+from .metric import AnswerInputs, Outcome, blank_input_error
+from .prompts import DATA_RULE, data_block
+from .replies import flag_field, parse_object, text_field
+from .usage import Usage
+
+# Several generations at temperature 0 would mostly repeat one question; ragas
+# samples its N questions at 0.3 for the same reason.
+GENERATION_TEMPERATURE = 0.3
+
+SYSTEM_MESSAGE = (
+    DATA_RULE + "\n\nWrite one question that the actual answer answers, as a user would have asked it. "
+    "Also say whether the answer is noncommittal: evasive, vague or ambiguous, such as "
+    '"I don\'t know" or "it depends". Reply with one JSON object and nothing else, with the fields '
+    "question (text) and noncommittal (1 if the answer is noncommittal, 0 if it is substantive)."
+)
+REPLY_PROPERTIES = {"question": {"type": "string"}, "noncommittal": {"type": "integer"}}
+
+
+@dataclass(frozen=True)
+class GeneratedQuestion:
+    text: str
+    noncommittal: bool
+
+
+def parse_generated_question(text: str) -> GeneratedQuestion:
+    data = parse_object(text)
+    return GeneratedQuestion(text_field(data, "question"), flag_field(data, "noncommittal"))
+
+
+def cosine(first: Sequence[float], second: Sequence[float]) -> float:
+    """Cosine similarity; vectors of different length or zero norm are an error."""
+    if len(first) != len(second) or not first:
+        raise ValueError(f"embeddings of different sizes ({len(first)} and {len(second)})")
+    norms = math.sqrt(math.fsum(x * x for x in first)) * math.sqrt(math.fsum(y * y for y in second))
+    if norms == 0:
+        raise ValueError("an embedding has zero length")
+    return math.fsum(x * y for x, y in zip(first, second, strict=True)) / norms
+
+
+def relevance_score(
+    original: Sequence[float], generated: Sequence[Sequence[float]], noncommittal: Sequence[bool]
+) -> float:
+    """Mean cosine of the generated questions to the original; 0 when all are noncommittal."""
+    if all(noncommittal):
+        return 0.0
+    return statistics.fmean(cosine(original, vector) for vector in generated)
+
+
+class NativeRelevance:
+    """RAGAS answer relevance through JudgeClient (cached, retried, cost counted)."""
+
+    error_key = "answer_relevance_error"
+    spread_keys = ("answer_relevance",)
+    cost_key = "answer_relevance_cost"
+    uses_llm = True
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        embedding_model: str,
+        questions: int = 3,
+        output_mode: str = "json_schema",
+    ):
+        self.client = client
+        self.model = model
+        self.embedding_model = embedding_model
+        self.questions = questions
+        self.response_format = response_format("answer_relevance_question", REPLY_PROPERTIES, output_mode)
+        self.label = f"llm:{model}+{embedding_model}"
+
+    def applies(self, inputs: AnswerInputs) -> bool:
+        return inputs.actual_answer is not None
+
+    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> Outcome:
+        usage = Usage()
+        keys: dict[str, Any] = {"answer_relevance_judge": self.label}
+        try:
+            keys["answer_relevance"] = await self._score(inputs, repeat, usage)
+        except JudgeFailure as failure:
+            keys[self.error_key] = str(failure)
+        return Outcome(keys, usage)
+
+    async def _score(self, inputs: AnswerInputs, repeat: int, usage: Usage) -> float:
+        problem = blank_input_error(inputs, reference=False)
+        if problem:
+            raise JudgeFailure(problem)
+        assert inputs.actual_answer is not None
+        messages = [
+            {"role": "system", "content": SYSTEM_MESSAGE},
+            {"role": "user", "content": data_block("actual_answer", inputs.actual_answer)},
+        ]
+        generations = await asyncio.gather(
+            *(
+                ask_json(
+                    self.client,
+                    messages,
+                    parse_generated_question,
+                    usage=usage,
+                    model=self.model,
+                    response_format=self.response_format,
+                    temperature=GENERATION_TEMPERATURE,
+                    cache_key_extra=f"relevance:{repeat}:{index}",
+                )
+                for index in range(self.questions)
+            ),
+            return_exceptions=True,
+        )
+        generated: list[GeneratedQuestion] = []
+        for generation in generations:
+            if isinstance(generation, BaseException):
+                raise generation
+            generated.append(generation)
+        try:
+            embedded = await self.client.embed(
+                [inputs.question, *(item.text for item in generated)], model=self.embedding_model
+            )
+        except LLMError as error:
+            raise JudgeFailure(f"embedding call failed: {error}") from None
+        usage.add_result(embedded)
+        if len(embedded.vectors) != len(generated) + 1:
+            raise JudgeFailure(f"expected {len(generated) + 1} embeddings, got {len(embedded.vectors)}")
+        try:
+            return relevance_score(
+                embedded.vectors[0], embedded.vectors[1:], [item.noncommittal for item in generated]
+            )
+        except ValueError as error:
+            raise JudgeFailure(f"cannot compare the embeddings: {error}") from None

@@ -1,0 +1,123 @@
+"""The answer scorers the evaluation loop runs, and the one factory that builds them.
+
+`build_answer_scorers(settings, client)` is what the plugin and library call.
+It returns the deterministic scorer (exact match and token F1, always on) and,
+when any judged metric is configured, one scorer that runs the question's
+judged metrics concurrently and adds up their judge tokens and cost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigurationError
+from ..scoring import Scorer, ScoringContext
+from ..text_metrics import exact_match, token_f1
+from .custom import CustomLLMMetric
+from .lexical import LexicalCorrectness
+from .llm_correctness import LLMCorrectness
+from .metric import AnswerInputs, AnswerMetric
+from .relevance import NativeRelevance
+from .settings import AnswerSettings
+from .stability import evaluate_repeated
+from .usage import Usage
+
+if TYPE_CHECKING:
+    from ..corpus import Question
+
+
+class DeterministicAnswerScorer:
+    """`answer_exact_match` and `answer_token_f1` (SQuAD normalization, best over references)."""
+
+    name = "answer_match"
+
+    async def score(
+        self, question: Question, response: dict[str, Any], context: ScoringContext
+    ) -> dict[str, Any]:
+        actual = response.get("actual_answer")
+        references = AnswerInputs(question.question_text, question.reference_answer).references()
+        if actual is None or not references:
+            return {}
+        return {
+            "answer_exact_match": exact_match(actual, references),
+            "answer_token_f1": token_f1(actual, references),
+        }
+
+
+class AnswerJudgeScorer:
+    """Runs the judged answer metrics of a question concurrently and merges their keys.
+
+    Adds `answer_eval_input_tokens`, `answer_eval_output_tokens` and
+    `answer_eval_cost`: the totals over every judge call made for the question
+    (correctness, relevance and custom metrics), whenever an LLM metric ran.
+    """
+
+    name = "answer_eval"
+
+    def __init__(self, metrics: Sequence[AnswerMetric], repeats: int = 1):
+        self.metrics = list(metrics)
+        self.repeats = repeats
+
+    async def score(
+        self, question: Question, response: dict[str, Any], context: ScoringContext
+    ) -> dict[str, Any]:
+        inputs = AnswerInputs.from_question(question, response)
+        return await self.score_inputs(inputs)
+
+    async def score_inputs(self, inputs: AnswerInputs) -> dict[str, Any]:
+        """The merged keys of every metric that applies to `inputs` (the CLI calls this directly)."""
+        active = [metric for metric in self.metrics if metric.applies(inputs)]
+        outcomes = await asyncio.gather(
+            *(evaluate_repeated(metric, inputs, self.repeats) for metric in active)
+        )
+        keys: dict[str, Any] = {}
+        usage = Usage()
+        for outcome in outcomes:
+            keys.update(outcome.keys)
+            usage.add(outcome.usage)
+        if any(metric.uses_llm for metric in active):
+            keys.update(usage.as_keys())
+        return keys
+
+
+def build_answer_scorers(settings: AnswerSettings, client: Any | None) -> list[Scorer]:
+    """The answer scorers for `settings`; `client` (a JudgeClient) is needed by LLM metrics."""
+    scorers: list[Scorer] = [DeterministicAnswerScorer()]
+    metrics = build_answer_metrics(settings, client)
+    if metrics:
+        scorers.append(AnswerJudgeScorer(metrics, settings.repeats))
+    return scorers
+
+
+def build_answer_metrics(settings: AnswerSettings, client: Any | None) -> list[AnswerMetric]:
+    """The judged metrics `settings` asks for, in report order."""
+    if settings.uses_llm and client is None:
+        raise ConfigurationError(
+            "the configured answer metrics need an LLM judge: set OPENAI_API_KEY (and OPENAI_BASE_URL for "
+            "a local or proxy endpoint), or use judge = lexical with relevance off and no custom metrics"
+        )
+    metrics: list[AnswerMetric] = []
+    model = settings.judge_model or (client.settings.model if client is not None else "")
+    embedding_model = settings.embedding_model or (
+        client.settings.embedding_model if client is not None else ""
+    )
+    if settings.judge == "llm":
+        metrics.append(LLMCorrectness(client, settings.correctness_template, model, settings.output_mode))
+    elif settings.judge == "lexical":
+        metrics.append(LexicalCorrectness())
+    if settings.relevance and settings.relevance_backend == "ragas":
+        from .ragas_relevance import RagasRelevance  # imports httpx hooks and, lazily, ragas
+
+        metrics.append(RagasRelevance(client.settings, model, embedding_model, settings.relevance_questions))
+    elif settings.relevance:
+        metrics.append(
+            NativeRelevance(
+                client, model, embedding_model, settings.relevance_questions, settings.output_mode
+            )
+        )
+    metrics.extend(
+        CustomLLMMetric(client, spec, model, settings.output_mode) for spec in settings.custom_metrics
+    )
+    return metrics

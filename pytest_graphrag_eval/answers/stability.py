@@ -1,0 +1,52 @@
+"""Repeated judgments: the mean as the metric, and its spread next to it.
+
+LLM judges flip across thresholds between runs; with `repeats = k` every
+LLM metric is judged k times (each with its own cache entry) and each of its
+`spread_keys` becomes the mean, with `<key>_stdev` (sample standard
+deviation), `<key>_min` and `<key>_max` beside it. Other keys (claim counts,
+reason) are those of the first judgment. If any repeat fails, the metric is
+an error: a mean over the judgments that happened to succeed would hide the
+instability the repeats are there to show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+from typing import Any
+
+from .metric import AnswerInputs, AnswerMetric, Outcome
+from .usage import Usage
+
+SPREAD_SUFFIXES = ("_stdev", "_min", "_max")
+
+
+def combine_repeats(outcomes: list[Outcome], spread_keys: tuple[str, ...], error_key: str) -> Outcome:
+    """Merge k outcomes of one metric into one (see the module docstring)."""
+    usage = Usage()
+    for outcome in outcomes:
+        usage.add(outcome.usage)
+    for index, outcome in enumerate(outcomes, start=1):
+        if error_key in outcome.keys:
+            keys = dict(outcome.keys)
+            keys[error_key] = f"judgment {index} of {len(outcomes)}: {keys[error_key]}"
+            return Outcome(keys, usage)
+    keys: dict[str, Any] = dict(outcomes[0].keys)
+    if len(outcomes) > 1:
+        for key in spread_keys:
+            values = [float(outcome.keys[key]) for outcome in outcomes]
+            keys[key] = statistics.fmean(values)
+            keys[f"{key}_stdev"] = statistics.stdev(values)
+            keys[f"{key}_min"] = min(values)
+            keys[f"{key}_max"] = max(values)
+    return Outcome(keys, usage)
+
+
+async def evaluate_repeated(metric: AnswerMetric, inputs: AnswerInputs, repeats: int) -> Outcome:
+    """Judge `repeats` times concurrently (once for deterministic metrics) and combine."""
+    count = repeats if metric.uses_llm else 1
+    outcomes = await asyncio.gather(*(metric.evaluate(inputs, repeat) for repeat in range(count)))
+    outcome = combine_repeats(list(outcomes), metric.spread_keys, metric.error_key)
+    if metric.cost_key:
+        outcome.keys[metric.cost_key] = outcome.usage.cost_usd
+    return outcome

@@ -1,0 +1,283 @@
+"""erag_eval(): the eRAG score (Salemi & Zamani, SIGIR 2024) with the published `erag.eval` API.
+
+Each retrieved document goes alone, with its question, to a text generator;
+the output is scored against the question's expected outputs by a downstream
+metric in [0, 1]; those scores label the documents, and the ranked list is
+evaluated with retrieval metrics (erag_scoring.py). Arguments, return shape and
+numbers are those of `erag.eval`; unlike it, calls run concurrently: every
+(question, document) pair at once, bounded by `concurrency` for callables and
+by the judge client for model-backed parts. Synchronous callables run one at
+a time in the event loop; make a slow generator async to overlap its calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from ..errors import ConfigurationError, GraphragEvalError
+from .erag_components import SingleInput, named_metric
+from .erag_scoring import ERagError, check_label, score_labels
+from .measures import parse_measures
+
+DEFAULT_CONCURRENCY = 16
+T = TypeVar("T")
+Item = tuple[str, int]  # (question, 0-based position of the document in its list)
+Where = tuple[str | None, int]  # an item, or (None, position) for a batch of one position
+
+
+def erag_eval(
+    retrieval_results: Mapping[str, Sequence[str]],
+    expected_outputs: Mapping[str, Sequence[str] | str],
+    text_generator: Any,
+    downstream_metric: Any,
+    retrieval_metrics: str | Iterable[str],
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> dict[str, Any]:
+    """eRAG scores: `{"per_input": {question: {metric: value}}, "aggregated": {metric: mean}}`.
+
+    Synchronous wrapper over `aerag_eval`; inside a running event loop await that one.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(
+            _run_and_close(
+                retrieval_results,
+                expected_outputs,
+                text_generator,
+                downstream_metric,
+                retrieval_metrics,
+                concurrency,
+            )
+        )
+    raise ERagError("erag_eval() cannot run inside an event loop; use `await aerag_eval(...)` there")
+
+
+async def _run_and_close(*args: Any) -> dict[str, Any]:
+    """Run eRAG in a loop of our own, then release the judge client's connections bound to it."""
+    try:
+        return await aerag_eval(*args[:5], concurrency=args[5])
+    finally:
+        for part in (args[2], args[3]):
+            client = getattr(part, "client", None)
+            if getattr(part, "self_limited", False) and hasattr(client, "aclose"):
+                await client.aclose()
+
+
+async def aerag_eval(
+    retrieval_results: Mapping[str, Sequence[str]],
+    expected_outputs: Mapping[str, Sequence[str] | str],
+    text_generator: Any,
+    downstream_metric: Any,
+    retrieval_metrics: str | Iterable[str],
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> dict[str, Any]:
+    """Async form of `erag_eval`."""
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigurationError(f"eRAG concurrency must be an integer >= 1, got {concurrency!r}")
+    documents = _documents(retrieval_results)
+    expected = _expected(expected_outputs, documents)
+    metrics = [retrieval_metrics] if isinstance(retrieval_metrics, str) else list(retrieval_metrics)
+    parse_measures(metrics)
+    if isinstance(downstream_metric, str):
+        downstream_metric = named_metric(downstream_metric)
+    semaphore = asyncio.Semaphore(concurrency)
+    items = [(question, position) for question, docs in documents.items() for position in range(len(docs))]
+    outputs = await _generate(text_generator, items, documents, semaphore)
+    scores = await _score(downstream_metric, items, outputs, expected, semaphore)
+    labels = {
+        question: [check_label(scores[(question, i)], question, i) for i in range(len(docs))]
+        for question, docs in documents.items()
+    }
+    return score_labels(labels, metrics)
+
+
+def _documents(retrieval_results: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    if not isinstance(retrieval_results, Mapping):
+        raise ERagError("retrieval_results must map each question to its list of retrieved document texts")
+    documents: dict[str, list[str]] = {}
+    for question, docs in retrieval_results.items():
+        if isinstance(docs, str) or not isinstance(docs, Sequence):
+            raise ERagError(f"retrieval_results[{question!r}] must be a list of document texts")
+        for position, doc in enumerate(docs):
+            if not isinstance(doc, str):
+                raise ERagError(
+                    f"retrieval_results[{question!r}]: document #{position + 1} must be text, "
+                    f"got {type(doc).__name__}"
+                )
+        documents[question] = list(docs)
+    return documents
+
+
+def _expected(
+    expected_outputs: Mapping[str, Sequence[str] | str], documents: Mapping[str, list[str]]
+) -> dict[str, list[str]]:
+    if not isinstance(expected_outputs, Mapping):
+        raise ERagError("expected_outputs must map each question to its list of expected outputs")
+    missing = [question for question in documents if question not in expected_outputs]
+    extra = [question for question in expected_outputs if question not in documents]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"no expected outputs for {_some(missing)}")
+        if extra:
+            parts.append(f"expected outputs for questions without retrieval results: {_some(extra)}")
+        raise ERagError("the questions of retrieval_results and expected_outputs differ: " + "; ".join(parts))
+    expected: dict[str, list[str]] = {}
+    for question in documents:
+        value = expected_outputs[question]
+        refs = [value] if isinstance(value, str) else value
+        if not isinstance(refs, Sequence) or not all(isinstance(ref, str) for ref in refs):
+            raise ERagError(f"expected_outputs[{question!r}] must be a text or a list of texts")
+        expected[question] = list(refs)
+    return expected
+
+
+def _some(names: list[str]) -> str:
+    shown = ", ".join(repr(name) for name in names[:5])
+    return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+async def _generate(
+    generator: Any, items: list[Item], documents: Mapping[str, list[str]], semaphore: asyncio.Semaphore
+) -> dict[Item, str]:
+    if not callable(generator) and not isinstance(generator, SingleInput):
+        raise ConfigurationError("text_generator must be a callable, SingleInput(callable) or ModelGenerator")
+    if isinstance(generator, SingleInput) or getattr(generator, "self_limited", False):
+        function = generator.function if isinstance(generator, SingleInput) else generator
+        limit = None if getattr(generator, "self_limited", False) else semaphore
+
+        async def one(item: Item) -> str:
+            question, position = item
+            output = await _call(
+                limit, "text generator", item, function, question, [documents[question][position]]
+            )
+            return _text(output, item)
+
+        return dict(zip(items, await _gather(one(item) for item in items), strict=True))
+
+    async def batch(position: int) -> dict[Item, str]:
+        inputs = {question: [docs[position]] for question, docs in documents.items() if position < len(docs)}
+        outputs = await _call(semaphore, "text generator", (None, position), generator, inputs)
+        _check_batch(outputs, inputs, "text_generator", "outputs")
+        return {(question, position): _text(outputs[question], (question, position)) for question in inputs}
+
+    return _merge(await _gather(batch(position) for position in _positions(documents)))
+
+
+async def _score(
+    metric: Any,
+    items: list[Item],
+    outputs: Mapping[Item, str],
+    expected: Mapping[str, list[str]],
+    semaphore: asyncio.Semaphore,
+) -> dict[Item, Any]:
+    if not callable(metric) and not isinstance(metric, SingleInput):
+        raise ConfigurationError(
+            "downstream_metric must be a callable, SingleInput(callable), LLMJudgeMetric or a metric name"
+        )
+    if isinstance(metric, SingleInput) or getattr(metric, "self_limited", False):
+        self_limited = getattr(metric, "self_limited", False)
+        limit = None if self_limited else semaphore
+
+        async def one(item: Item) -> Any:
+            question = item[0]
+            if isinstance(metric, SingleInput):
+                return await _call(
+                    limit, "downstream metric", item, metric.function, outputs[item], expected[question]
+                )
+            return await _call(
+                limit, "downstream metric", item, metric, outputs[item], expected[question], question
+            )
+
+        return dict(zip(items, await _gather(one(item) for item in items), strict=True))
+
+    positions = sorted({position for _, position in items})
+
+    async def batch(position: int) -> dict[Item, Any]:
+        generated = {question: text for (question, at), text in outputs.items() if at == position}
+        wanted = {question: expected[question] for question in generated}
+        scores = await _call(semaphore, "downstream metric", (None, position), metric, generated, wanted)
+        _check_batch(scores, generated, "downstream_metric", "scores")
+        return {(question, position): scores[question] for question in generated}
+
+    return _merge(await _gather(batch(position) for position in positions))
+
+
+def _positions(documents: Mapping[str, list[str]]) -> range:
+    return range(max((len(docs) for docs in documents.values()), default=0))
+
+
+async def _call(
+    limit: asyncio.Semaphore | None, role: str, item: Where, function: Callable[..., Any], *args: Any
+) -> Any:
+    """Call a sync or async user function; its failure becomes an ERagError saying which item failed."""
+    question, position = item
+    where = (
+        f"document #{position + 1} of question {question!r}"
+        if question is not None
+        else f"the documents at rank {position + 1}"
+    )
+    try:
+        if limit is None:
+            return await _await(function(*args))
+        async with limit:
+            return await _await(function(*args))
+    except GraphragEvalError as error:
+        if isinstance(error, (ConfigurationError, ERagError)):
+            raise
+        raise ERagError(f"the {role} failed for {where}: {error}") from error
+    except Exception as error:
+        raise ERagError(f"the {role} failed for {where}: {type(error).__name__}: {error}") from error
+
+
+async def _await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+async def _gather(coroutines: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
+    """Run all at once; on the first failure cancel the rest and raise that failure."""
+    failure: BaseException | None = None
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(coroutine) for coroutine in coroutines]
+    except BaseExceptionGroup as failures:
+        failure = failures.exceptions[0]
+    if failure is not None:
+        raise failure
+    return [task.result() for task in tasks]
+
+
+def _check_batch(result: Any, inputs: Mapping[str, Any], role: str, what: str) -> None:
+    if not isinstance(result, Mapping):
+        raise ERagError(f"{role} must return a dict of {what} keyed by question, got {type(result).__name__}")
+    missing = [question for question in inputs if question not in result]
+    extra = [question for question in result if question not in inputs]
+    if missing or extra:
+        problems = [f"missing {_some(missing)}"] if missing else []
+        problems += [f"unexpected {_some(extra)}"] if extra else []
+        raise ERagError(
+            f"{role} must return {what} for exactly the questions it was given: {'; '.join(problems)}"
+        )
+
+
+def _text(output: Any, item: Item) -> str:
+    if not isinstance(output, str):
+        question, position = item
+        raise ERagError(
+            f"the text generator must return text, got {type(output).__name__} "
+            f"for document #{position + 1} of question {question!r}"
+        )
+    return output
+
+
+def _merge(parts: Iterable[Mapping[Item, T]]) -> dict[Item, T]:
+    merged: dict[Item, T] = {}
+    for part in parts:
+        merged.update(part)
+    return merged

@@ -1,0 +1,171 @@
+"""eRAG's pluggable parts: generators and downstream metrics.
+
+A plain callable is taken as eRAG's batched form (a dict of questions in, a
+dict out), so code written for the published package works unchanged. Wrap a
+callable in `SingleInput` to pass the one-item form instead:
+`(question, documents) -> str` for a generator, `(prediction, references) ->
+float` for a metric. Either form may be async. `ModelGenerator` and
+`LLMJudgeMetric` call an OpenAI-compatible model through the judge client;
+downstream metrics may also be named: exact_match, token_f1, contains_any,
+rouge_l.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..answers.replies import InvalidReply, number_field, parse_object
+from ..errors import ConfigurationError
+from ..text_metrics import contains_any, exact_match, rouge_l, token_f1
+from .erag_prompts import GENERATOR_SYSTEM, GENERATOR_TEMPLATE, JUDGE_SYSTEM, JUDGE_TEMPLATE, Template
+
+NAMED_METRICS: dict[str, Callable[[str, Sequence[str]], float]] = {
+    "exact_match": exact_match,
+    "token_f1": token_f1,
+    "contains_any": contains_any,
+    "rouge_l": rouge_l,
+}
+
+# Costs of model calls made on behalf of the current eRAG run (a list per run, shared by its tasks).
+_COSTS: ContextVar[list[float] | None] = ContextVar("erag_costs", default=None)
+
+
+@dataclass(frozen=True)
+class SingleInput:
+    """Marks a callable that handles one item instead of eRAG's dict of items."""
+
+    function: Callable[..., Any]
+
+
+@contextmanager
+def tracked_costs() -> Iterator[list[float]]:
+    """Collect the cost of every model call made inside the block, in this task and tasks it starts."""
+    costs: list[float] = []
+    token = _COSTS.set(costs)
+    try:
+        yield costs
+    finally:
+        _COSTS.reset(token)
+
+
+def _record_cost(cost: float) -> None:
+    costs = _COSTS.get()
+    if costs is not None:
+        costs.append(cost)
+
+
+class ModelGenerator:
+    """Generates each document's answer with a chat model through the judge client.
+
+    `prompt` is a user-message template with `{document}` and `{question}`
+    (given as text, or read from `prompt_file`); the default asks for a short answer.
+    """
+
+    self_limited = True  # the judge client bounds concurrency itself
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        model: str | None = None,
+        prompt: str | None = None,
+        prompt_file: str | Path | None = None,
+        system: str = GENERATOR_SYSTEM,
+        temperature: float | None = 0.0,
+    ) -> None:
+        self.client = client
+        self.model = model
+        self.system = system
+        self.temperature = temperature
+        self.template = _template(
+            prompt, prompt_file, GENERATOR_TEMPLATE, ("document", "question"), "generator"
+        )
+
+    async def __call__(self, question: str, documents: Sequence[str]) -> str:
+        user = self.template.render({"question": question, "document": "\n\n".join(documents)})
+        messages = [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+        result = await self.client.chat(messages, model=self.model, temperature=self.temperature)
+        _record_cost(result.cost_usd)
+        return result.text.strip()
+
+
+class LLMJudgeMetric:
+    """Scores a generated answer against the references with a chat model: a number in [0, 1].
+
+    The reply must be `{"score": x}` with 0 <= x <= 1; an invalid reply is sent
+    back once with what was wrong, and a second invalid reply is an error
+    (never a score).
+    """
+
+    self_limited = True
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        model: str | None = None,
+        prompt: str | None = None,
+        prompt_file: str | Path | None = None,
+        system: str = JUDGE_SYSTEM,
+    ) -> None:
+        self.client = client
+        self.model = model
+        self.system = system
+        self.template = _template(
+            prompt, prompt_file, JUDGE_TEMPLATE, ("generated_answer", "reference_answer"), "judge"
+        )
+
+    async def __call__(self, prediction: str, references: Sequence[str], question: str = "") -> float:
+        reference_text = (
+            references[0] if len(references) == 1 else "\n".join(f"- {ref}" for ref in references)
+        )
+        user = self.template.render(
+            {"question": question, "reference_answer": reference_text, "generated_answer": prediction}
+        )
+        messages = [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+        reply = await self._ask(messages)
+        try:
+            return _score(reply)
+        except InvalidReply as error:
+            complaint = f'Invalid reply: {error}. Reply with only the JSON object {{"score": x}}.'
+            messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": complaint}]
+        reply = await self._ask(messages)
+        try:
+            return _score(reply)
+        except InvalidReply as error:
+            raise ValueError(f"the LLM judge replied twice without a valid score: {error}") from None
+
+    async def _ask(self, messages: list[dict[str, str]]) -> str:
+        result = await self.client.chat(
+            messages, model=self.model, response_format={"type": "json_object"}, temperature=0.0
+        )
+        _record_cost(result.cost_usd)
+        return result.text
+
+
+def _score(reply: str) -> float:
+    return number_field(parse_object(reply), "score", 0.0, 1.0)
+
+
+def _template(
+    prompt: str | None, prompt_file: str | Path | None, default: str, required: tuple[str, ...], role: str
+) -> Template:
+    if prompt is not None and prompt_file is not None:
+        raise ConfigurationError(f"eRAG {role}: give either a prompt or a prompt file, not both")
+    if prompt_file is not None:
+        return Template.from_file(prompt_file, required)
+    return Template(prompt if prompt is not None else default, f"<eRAG {role} prompt>", required)
+
+
+def named_metric(name: str) -> SingleInput:
+    """A downstream metric by name; the LLM judge needs a client and is built as LLMJudgeMetric."""
+    if name not in NAMED_METRICS:
+        known = ", ".join([*NAMED_METRICS, "llm_judge"])
+        hint = " (build it with LLMJudgeMetric(client))" if name == "llm_judge" else ""
+        raise ConfigurationError(f"unknown eRAG downstream metric {name!r}{hint}; known: {known}")
+    return SingleInput(NAMED_METRICS[name])

@@ -1,0 +1,158 @@
+"""The `erag` settings of a corpus, validated and built into a generator and a metric.
+
+    erag:
+      generator: {model: gpt-4o-mini, prompt_file: prompts/erag.txt}   # via the judge client
+      # or generator: "my_agent.erag:generate"   (question, documents) -> str, sync or async
+      # or generator: {callable: "my_agent.erag:generate_batch", batched: true}
+      metric: token_f1        # exact_match, token_f1, contains_any, rouge_l, llm_judge, "module:function"
+      judge: {model: gpt-4o, prompt_file: prompts/judge.txt}            # only for metric: llm_judge
+      metrics: [P_5, success] # pytrec_eval names; default [P, success]
+      concurrency: 16         # bound on concurrent calls of Python callables
+
+A Python metric callable takes `(prediction, references)` and returns a number
+in [0, 1]. Paths are relative to the working directory.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigurationError
+from .erag import DEFAULT_CONCURRENCY
+from .erag_components import NAMED_METRICS, LLMJudgeMetric, ModelGenerator, SingleInput
+from .erag_scoring import CONTINUOUS_MEASURES
+from .measures import parse_measures
+
+DEFAULT_METRICS = ("P", "success")
+CONTINUOUS_NAMED = ("token_f1", "rouge_l", "llm_judge")
+_KEYS = frozenset({"generator", "metric", "judge", "metrics", "concurrency"})
+_MODEL_KEYS = frozenset({"model", "prompt", "prompt_file", "temperature"})
+
+
+@dataclass(frozen=True)
+class ERagSetup:
+    """What one eRAG run per question needs, built once per configuration."""
+
+    generator: Any
+    metric: Any
+    metrics: tuple[str, ...]
+    concurrency: int
+    uses_llm: bool
+
+
+def build_erag(config: Any, judge: Any) -> ERagSetup:
+    """Validate the `erag` settings; `judge` is the JudgeClient (None when no LLM is configured)."""
+    if not isinstance(config, Mapping):
+        raise ConfigurationError("erag settings must be a mapping (generator, metric, metrics, ...)")
+    unknown = sorted(set(config) - _KEYS)
+    if unknown:
+        raise ConfigurationError(
+            f"erag settings: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}"
+        )
+    if "generator" not in config:
+        raise ConfigurationError("erag settings: 'generator' is missing (a model or a Python callable)")
+    metrics = _metrics(config.get("metrics", list(DEFAULT_METRICS)))
+    metric_name = config.get("metric", "token_f1")
+    generator, generator_llm = _generator(config["generator"], judge)
+    metric, metric_llm = _metric(metric_name, config.get("judge"), judge)
+    if metric_name in CONTINUOUS_NAMED:
+        unsupported = [name for name in metrics if not name.startswith(CONTINUOUS_MEASURES)]
+        if unsupported:
+            raise ConfigurationError(
+                f"erag settings: metric {metric_name} gives labels between 0 and 1, for which eRAG "
+                f"defines only P and success; not {', '.join(unsupported)} "
+                "(use exact_match or contains_any for those)"
+            )
+    concurrency = config.get("concurrency", DEFAULT_CONCURRENCY)
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigurationError(f"erag settings: 'concurrency' must be an integer >= 1, got {concurrency!r}")
+    return ERagSetup(generator, metric, metrics, concurrency, generator_llm or metric_llm)
+
+
+def _metrics(value: Any) -> tuple[str, ...]:
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names):
+        raise ConfigurationError("erag settings: 'metrics' must be a non-empty list of metric names")
+    parse_measures(names)
+    return tuple(names)
+
+
+def _generator(spec: Any, judge: Any) -> tuple[Any, bool]:
+    if isinstance(spec, str):
+        return SingleInput(load_callable(spec, "generator")), False
+    if isinstance(spec, Mapping) and "callable" in spec:
+        extra = sorted(set(spec) - {"callable", "batched"})
+        batched = spec.get("batched", False)
+        if extra or not isinstance(batched, bool):
+            raise ConfigurationError(
+                "erag settings: a callable generator takes only 'callable' and 'batched: true/false'"
+            )
+        function = load_callable(spec["callable"], "generator")
+        return (function if batched else SingleInput(function)), False
+    if isinstance(spec, Mapping):
+        return ModelGenerator(_client(judge, "generator"), **_model_options(spec, "generator")), True
+    raise ConfigurationError(
+        "erag settings: 'generator' must be 'module:function' or a mapping with 'model' "
+        "(and optionally 'prompt' or 'prompt_file')"
+    )
+
+
+def _metric(name: Any, judge_spec: Any, judge: Any) -> tuple[Any, bool]:
+    if not isinstance(name, str):
+        raise ConfigurationError("erag settings: 'metric' must be a metric name or 'module:function'")
+    if judge_spec is not None and name != "llm_judge":
+        raise ConfigurationError("erag settings: 'judge' only applies with metric: llm_judge")
+    if name == "llm_judge":
+        spec = judge_spec if judge_spec is not None else {}
+        if not isinstance(spec, Mapping):
+            raise ConfigurationError("erag settings: 'judge' must be a mapping (model, prompt, prompt_file)")
+        options = _model_options(spec, "judge")
+        options.pop("temperature", None)
+        return LLMJudgeMetric(_client(judge, "llm_judge metric"), **options), True
+    if name in NAMED_METRICS:
+        return SingleInput(NAMED_METRICS[name]), False
+    if ":" in name:
+        return SingleInput(load_callable(name, "metric")), False
+    known = ", ".join([*NAMED_METRICS, "llm_judge"])
+    raise ConfigurationError(f"erag settings: unknown metric {name!r}; known: {known}, or 'module:function'")
+
+
+def _model_options(spec: Mapping[str, Any], role: str) -> dict[str, Any]:
+    unknown = sorted(set(spec) - _MODEL_KEYS)
+    if unknown:
+        raise ConfigurationError(f"erag settings: {role}: unknown key(s) {', '.join(unknown)}")
+    for key in ("model", "prompt", "prompt_file"):
+        if key in spec and not isinstance(spec[key], str):
+            raise ConfigurationError(f"erag settings: {role}: '{key}' must be text")
+    return {key: spec[key] for key in ("model", "prompt", "prompt_file", "temperature") if key in spec}
+
+
+def _client(judge: Any, role: str) -> Any:
+    if judge is None:
+        raise ConfigurationError(
+            f"erag settings: the {role} needs an LLM, but no judge client is configured "
+            "(set OPENAI_API_KEY and, for other endpoints, OPENAI_BASE_URL)"
+        )
+    return judge
+
+
+def load_callable(spec: Any, role: str) -> Any:
+    """Import `package.module:attribute`; a bad path is a configuration error naming it."""
+    if not isinstance(spec, str) or spec.count(":") != 1:
+        raise ConfigurationError(f"erag settings: {role} {spec!r} must be written 'package.module:function'")
+    module_name, attribute = spec.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ConfigurationError(
+            f"erag settings: {role} {spec!r}: cannot import {module_name}: {error}"
+        ) from None
+    function = getattr(module, attribute, None)
+    if not callable(function):
+        raise ConfigurationError(
+            f"erag settings: {role} {spec!r}: {module_name} has no callable {attribute!r}"
+        )
+    return function

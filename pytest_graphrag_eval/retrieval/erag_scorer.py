@@ -1,0 +1,78 @@
+"""ERagScorer: eRAG per question, configured by the corpus's `erag` settings.
+
+Reads `context.options["erag"]` (format in erag_config.py) and does nothing
+without it. For each question that uses retrieval (the response has a
+`retrieval` step, or the reference steps have one), every retrieved document
+(with its `text`) is judged by the configured generator and metric against the
+question's reference answer(s), giving `erag_<metric>` keys (`erag_P`,
+`erag_success`, `erag_P_5`, ...) and `erag_cost` when a model is involved.
+A question that retrieved nothing scores 0; what cannot be computed is
+`erag_error`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..errors import GraphragEvalError
+from ..scoring import ScoringContext
+from .documents import parse_retrieved_documents
+from .erag import aerag_eval
+from .erag_components import tracked_costs
+from .erag_config import ERagSetup, build_erag
+from .steps import actual_retrieval_step, reference_retrieval_step
+
+if TYPE_CHECKING:
+    from ..corpus import Question
+
+
+class ERagScorer:
+    """eRAG scores of a question's retrieved documents."""
+
+    name = "erag"
+
+    def __init__(self) -> None:
+        self._setups: dict[tuple[str, int], ERagSetup] = {}
+
+    async def score(
+        self, question: Question, response: dict[str, Any], context: ScoringContext
+    ) -> dict[str, Any]:
+        """`erag_<metric>` keys, `erag_cost`, or `erag_error`; nothing when eRAG is not configured."""
+        config = context.options.get("erag")
+        if config is None:
+            return {}
+        step = actual_retrieval_step(response)
+        if step is None and reference_retrieval_step(question.reference_steps) is None:
+            return {}
+        setup = self._setup(config, context.judge)
+        if not question.reference_answer:
+            return {"erag_error": "the question has no reference_answer to judge generated answers against"}
+        try:
+            documents = parse_retrieved_documents(step.get("output")) if step is not None else []
+        except ValueError as error:
+            return {"erag_error": f"actual retrieval step: {error}"}
+        with tracked_costs() as costs:
+            try:
+                result = await aerag_eval(
+                    {question.question_text: [document.text or "" for document in documents]},
+                    {question.question_text: question.reference_answer},
+                    setup.generator,
+                    setup.metric,
+                    setup.metrics,
+                    concurrency=setup.concurrency,
+                )
+            except GraphragEvalError as error:
+                return {"erag_error": str(error)}
+        values: dict[str, Any] = {
+            f"erag_{key}": value for key, value in result["per_input"][question.question_text].items()
+        }
+        if setup.uses_llm:
+            values["erag_cost"] = sum(costs)
+        return values
+
+    def _setup(self, config: Any, judge: Any) -> ERagSetup:
+        key = (json.dumps(config, sort_keys=True, default=str), id(judge))
+        if key not in self._setups:
+            self._setups[key] = build_erag(config, judge)
+        return self._setups[key]

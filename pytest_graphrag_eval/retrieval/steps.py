@@ -1,0 +1,34 @@
+"""Finding the retrieval steps of a question and of a response.
+
+The reference is the last step named `retrieval` in the question's reference
+steps. The actual one is the response's last `retrieval` step that did not
+fail: an agent that retries retrieval is judged on the documents it finally
+got. An agent with no successful retrieval step retrieved nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..steps.reference import RETRIEVAL_STEP
+
+
+def reference_retrieval_step(
+    reference_steps: Sequence[Sequence[Mapping[str, Any]]] | None,
+) -> Mapping[str, Any] | None:
+    """The last reference step named `retrieval`, or None when the question has none."""
+    found = None
+    for group in reference_steps or []:
+        for step in group:
+            if step.get("name") == RETRIEVAL_STEP:
+                found = step
+    return found
+
+
+def actual_retrieval_step(response: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The response's last `retrieval` step whose status is not `error`, or None."""
+    for step in reversed(response.get("actual_steps") or []):
+        if step.get("name") == RETRIEVAL_STEP and step.get("status") != "error":
+            return step
+    return None
