@@ -25,7 +25,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pytest_graphrag_eval.steps import reference as reference_module
 from pytest_graphrag_eval.steps.match import sparql_output_score
 from pytest_graphrag_eval.steps.sparql_compare import results_match
 from pytest_graphrag_eval.steps.sparql_results import parse_sparql_results
@@ -114,7 +113,6 @@ def measure(rows: int, runs: int) -> tuple[float, float]:
     step, actual_output = make_case(rows, seed=rows)
 
     def full() -> None:
-        reference_module._parse_reference.cache_clear()
         if sparql_output_score(step, actual_output) != 1.0:
             raise SystemExit(f"benchmark data did not match at {rows} rows")
 

@@ -27,7 +27,9 @@ def compute_aggregates(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     by_template: dict[str, list[Mapping[str, Any]]] = {}
     for result in results:
         by_template.setdefault(str(result["template_id"]), []).append(result)
-    per_template = {template_id: _group_stats(group, with_steps=True) for template_id, group in by_template.items()}
+    per_template = {
+        template_id: _group_stats(group, with_steps=True) for template_id, group in by_template.items()
+    }
     return {
         "per_template": per_template,
         "micro": _group_stats(results, with_steps=False),
@@ -95,7 +97,12 @@ def steps_summary(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, i
                 errors[str(step.get("name"))] += 1
             elif is_empty_output(step.get("output")):
                 empty[str(step.get("name"))] += 1
-    summary = {"total": dict(total), "once_per_sample": dict(once), "empty_results": dict(empty), "errors": dict(errors)}
+    summary = {
+        "total": dict(total),
+        "once_per_sample": dict(once),
+        "empty_results": dict(empty),
+        "errors": dict(errors),
+    }
     return {key: value for key, value in summary.items() if value}
 
 

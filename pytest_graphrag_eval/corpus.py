@@ -76,10 +76,11 @@ class Corpus:
         return [question.question_id for question in self.questions()]
 
 
-def load_corpus(path: str | Path) -> Corpus:
-    """Read and validate a reference-corpus YAML file."""
+def load_corpus(path: str | Path, *, display_name: str | None = None) -> Corpus:
+    """Read and validate a reference-corpus YAML file; errors name it as `display_name` if given."""
     path = Path(path)
-    location = SourceLocation(file=str(path))
+    shown = display_name or str(path)
+    location = SourceLocation(file=shown)
     try:
         data = load_yaml_with_lines(path)
     except OSError as error:
@@ -88,8 +89,8 @@ def load_corpus(path: str | Path) -> Corpus:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(error, "problem", None) or str(error)
-        raise CorpusError(f"invalid YAML: {problem}", SourceLocation(str(path), line)) from None
-    return corpus_from_data(data, file=str(path))
+        raise CorpusError(f"invalid YAML: {problem}", SourceLocation(shown, line)) from None
+    return corpus_from_data(data, file=shown)
 
 
 def corpus_from_data(data: Any, file: str | None = None) -> Corpus:
@@ -110,9 +111,7 @@ def corpus_from_data(data: Any, file: str | None = None) -> Corpus:
     return Corpus(templates=templates, file=file, settings=settings)
 
 
-def _template_from_data(
-    raw: Any, index: int, file: str | None, seen: dict[str, SourceLocation]
-) -> Template:
+def _template_from_data(raw: Any, index: int, file: str | None, seen: dict[str, SourceLocation]) -> Template:
     location = SourceLocation(file, line_of(raw))
     if not isinstance(raw, Mapping):
         raise CorpusError(f"template #{index + 1} must be a mapping", location)

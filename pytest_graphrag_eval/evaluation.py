@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .corpus import Corpus, Question, corpus_from_data
-from .responses import NUMERIC_RESPONSE_KEYS, validate_response
 from .errors import ResponseError, SourceLocation
+from .responses import NUMERIC_RESPONSE_KEYS, validate_response
 from .scoring import Scorer, ScoringContext
 
 STEPS_SCOPES = ("last_group", "all_groups")
@@ -79,7 +79,9 @@ async def arun_evaluation(
     )
 
 
-def make_context(steps_scope: str, judge: Any = None, options: Mapping[str, Any] | None = None) -> ScoringContext:
+def make_context(
+    steps_scope: str, judge: Any = None, options: Mapping[str, Any] | None = None
+) -> ScoringContext:
     """Build a scoring context, rejecting an unknown steps scope early."""
     if steps_scope not in STEPS_SCOPES:
         raise ValueError(f"steps_scope must be one of {', '.join(STEPS_SCOPES)}, got {steps_scope!r}")
@@ -113,7 +115,7 @@ async def evaluate_question(
     for scorer in scorers:
         try:
             result.update(await scorer.score(question, dict(response), context))
-        except Exception as error:  # noqa: BLE001 - a scorer bug must not hide other metrics
+        except Exception as error:
             result[f"{scorer.name}_error"] = f"{scorer.name} scorer failed: {type(error).__name__}: {error}"
     return result
 

@@ -104,6 +104,13 @@ def format_number(number: float) -> str:
     return repr(number)
 
 
+def display_number(number: float) -> str:
+    """A measured value for messages: six significant digits, whole numbers without `.0`."""
+    if number.is_integer() and abs(number) < 2**53:
+        return str(int(number))
+    return f"{number:.6g}"
+
+
 def numeric_value(value: Any) -> float | None:
     """The value as a float when it is a real number (not a flag), else None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):

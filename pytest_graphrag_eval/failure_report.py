@@ -18,9 +18,17 @@ TEXT_LIMIT = 800
 ROW_LIMIT = 5
 
 
-def format_failure(question: Question, result: Mapping[str, Any], checks: Sequence[ThresholdCheck]) -> str:
+def format_failure(
+    question: Question,
+    result: Mapping[str, Any],
+    checks: Sequence[ThresholdCheck],
+    steps_scope: str = "last_group",
+) -> str:
     """The whole failure report of one question."""
-    lines = [f"{question.template_id} :: {question.question_id}", f"  question: {_clip(question.question_text)}"]
+    lines = [
+        f"{question.template_id} :: {question.question_id}",
+        f"  question: {_clip(question.question_text)}",
+    ]
     if question.location.file:
         lines.append(f"  defined at: {question.location.describe()}")
     if result.get("status") != "success":
@@ -33,7 +41,7 @@ def format_failure(question: Question, result: Mapping[str, Any], checks: Sequen
         lines += ["", "metrics that could not be computed:"]
         lines += [f"  {key}: {_clip(str(value))}" for key, value in errors]
     if result.get("reference_steps"):
-        lines += ["", "reference steps:", *_step_lines(result)]
+        lines += ["", *_step_lines(result, steps_scope)]
     if "reference_answer" in result or "actual_answer" in result:
         lines += ["", "answer:", *_answer_lines(result)]
     return "\n".join(lines)
@@ -41,13 +49,22 @@ def format_failure(question: Question, result: Mapping[str, Any], checks: Sequen
 
 def _threshold_lines(checks: Sequence[ThresholdCheck]) -> list[str]:
     width = max(len(check.metric) for check in checks)
-    return [f"  {'ok  ' if check.passed else 'FAIL'}  {check.metric:<{width}}  {check.message}" for check in checks]
+    return [
+        f"  {'ok  ' if check.passed else 'FAIL'}  {check.metric:<{width}}  {check.message}"
+        for check in checks
+    ]
 
 
-def _step_lines(result: Mapping[str, Any]) -> list[str]:
+def _step_lines(result: Mapping[str, Any], steps_scope: str) -> list[str]:
+    """Match status of the scored reference groups (only the last one under `last_group`)."""
     actual_steps = result.get("actual_steps") or []
-    lines: list[str] = []
-    for group_index, group in enumerate(result["reference_steps"]):
+    groups = list(enumerate(result["reference_steps"]))
+    if steps_scope == "last_group":
+        groups = groups[-1:]
+        lines = ["reference steps (last group, the one steps_score covers):"]
+    else:
+        lines = ["reference steps:"]
+    for group_index, group in groups:
         for step_index, step in enumerate(group):
             label = f"  [{group_index}][{step_index}] {step.get('name')}"
             if step.get("matches") is not None:
@@ -72,7 +89,9 @@ def _answer_lines(result: Mapping[str, Any]) -> list[str]:
         if isinstance(result.get(key), (int, float))
     ]
     if judged:
-        lines.append(f"  judge {result.get('answer_judge', '')}: {', '.join(judged)}".replace("judge :", "judge:"))
+        lines.append(
+            f"  judge {result.get('answer_judge', '')}: {', '.join(judged)}".replace("judge :", "judge:")
+        )
     if result.get("answer_correctness_reason"):
         lines.append(f"  reason: {_clip(str(result['answer_correctness_reason']))}")
     return lines

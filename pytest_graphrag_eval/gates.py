@@ -30,6 +30,7 @@ from .expressions import (
     ExpressionError,
     check_metric_name,
     compare,
+    display_number,
     format_number,
     numeric_value,
     parse_limit,
@@ -195,7 +196,7 @@ def _evaluate(gate: Gate, aggregates: Mapping[str, Any], pattern: str) -> GateRe
         message = f"{label} was not computed: {reason} (required {condition}, {gate.source} gate)"
         return GateResult(gate, None, False, message, pattern)
     passed = compare(actual, gate.op, gate.limit)
-    shown = format_number(actual)
+    shown = display_number(actual)
     message = (
         f"{label} = {shown} {condition} ({gate.source} gate)"
         if passed

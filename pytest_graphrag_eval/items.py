@@ -13,8 +13,8 @@ import pytest
 
 from .corpus import Corpus, Question, Template, load_corpus
 from .errors import GraphragEvalError, SourceLocation
-from .gates import gates_from_yaml
 from .failure_report import format_failure
+from .gates import gates_from_yaml
 from .thresholds import ThresholdCheck, check_thresholds, resolve_thresholds
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ class CorpusFile(pytest.File):
     corpus: Corpus
 
     def collect(self) -> Iterator[TemplateCollector]:
-        self.corpus = load_corpus(self.path)
+        self.corpus = load_corpus(self.path, display_name=_display_path(self))
         gates_from_yaml(self.corpus.settings.get("gates"), SourceLocation(file=self.corpus.file))
         self.graphrag.register_corpus(self.corpus)
         for template in self.corpus.templates:
@@ -98,9 +98,13 @@ class QuestionItem(pytest.Item):
             self.question,
             corpus_file=self.corpus.file,
         )
-        self.checks = check_thresholds(outcome.result, thresholds) if outcome.result["status"] == "success" else []
+        self.checks = (
+            check_thresholds(outcome.result, thresholds) if outcome.result["status"] == "success" else []
+        )
         if outcome.result["status"] != "success" or not all(check.passed for check in self.checks):
-            raise QuestionFailed(format_failure(self.question, outcome.result, self.checks))
+            raise QuestionFailed(
+                format_failure(self.question, outcome.result, self.checks, session.settings.steps_scope)
+            )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, (QuestionFailed, GraphragEvalError)):
@@ -109,7 +113,19 @@ class QuestionItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         line = self.question.location.line
-        return self.path, (line - 1 if line else None), f"{self.question.template_id}::{self.question.question_id}"
+        return (
+            self.path,
+            (line - 1 if line else None),
+            f"{self.question.template_id}::{self.question.question_id}",
+        )
+
+
+def _display_path(node: pytest.Node) -> str:
+    """The corpus path as the user sees it: relative to the rootdir when inside it."""
+    try:
+        return str(node.path.relative_to(node.config.rootpath))
+    except ValueError:
+        return str(node.path)
 
 
 def _record_properties(item: QuestionItem, result: dict[str, Any]) -> None:

@@ -82,7 +82,9 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 def write_recording(path: Path, responses: Sequence[Mapping[str, Any]]) -> None:
     """Live responses in the replay format: one JSON object per line (JSONL)."""
-    write_text_atomic(path, "".join(json.dumps(response, ensure_ascii=False) + "\n" for response in responses))
+    write_text_atomic(
+        path, "".join(json.dumps(response, ensure_ascii=False) + "\n" for response in responses)
+    )
 
 
 def write_text_atomic(path: Path, text: str) -> None:

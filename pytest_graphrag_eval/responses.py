@@ -38,7 +38,9 @@ def load_responses(path: str | Path) -> dict[str, dict[str, Any]]:
         question_id = _question_id(raw, key, location)
         if question_id in responses:
             raise ResponseError("duplicate response", location, "question_id")
-        responses[question_id] = validate_response(raw, SourceLocation(str(path), line, question_id=question_id))
+        responses[question_id] = validate_response(
+            raw, SourceLocation(str(path), line, question_id=question_id)
+        )
     return responses
 
 
@@ -96,9 +98,9 @@ def validate_response(raw: Any, location: SourceLocation) -> dict[str, Any]:
             raise ResponseError("must be text", location, "error")
         response["status"] = "error"
         return response
-    if "actual_answer" in response and response["actual_answer"] is not None:
-        if not isinstance(response["actual_answer"], str):
-            raise ResponseError("must be text", location, "actual_answer")
+    answer = response.get("actual_answer")
+    if answer is not None and not isinstance(answer, str):
+        raise ResponseError("must be text", location, "actual_answer")
     for key in NUMERIC_RESPONSE_KEYS:
         value = response.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):

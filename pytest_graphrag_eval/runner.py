@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import inspect
 import threading
 import time
@@ -68,7 +69,7 @@ class LiveSource:
                 response = await asyncio.to_thread(self._agent, question)
                 if inspect.isawaitable(response):
                     response = await response
-            except Exception as error:  # noqa: BLE001 - the agent's failure is a result, not our crash
+            except Exception as error:
                 return {"status": "error", "error": f"the agent hook raised {type(error).__name__}: {error}"}
             if response is None:
                 return None
@@ -137,10 +138,8 @@ class QuestionRunner:
             for future in self._futures.values():
                 future.cancel()
         if self._on_close is not None:
-            try:
+            with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):
                 asyncio.run_coroutine_threadsafe(self._on_close(), self._loop).result(timeout=10)
-            except (concurrent.futures.TimeoutError, RuntimeError):
-                pass
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
         if not self._loop.is_running():

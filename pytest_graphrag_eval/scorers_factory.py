@@ -8,9 +8,7 @@ Kept apart from the hooks so the wiring from settings to scorers can be read
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .evaluation import default_scorers, make_context
 from .scoring import Scorer, ScoringContext

@@ -16,10 +16,9 @@ from typing import Any
 import pytest
 
 from .aggregates import compute_aggregates
-from .corpus import Corpus, Question
+from .corpus import Corpus, Question, load_corpus
 from .errors import GraphragEvalError
 from .evaluation import check_responses_match
-from .corpus import load_corpus
 from .gates import GateResult, evaluate_gates, resolve_gates
 from .items import SESSION_KEY, CorpusFile, QuestionItem
 from .report import ResultCollector, build_report, write_json_atomic, write_recording
@@ -28,6 +27,7 @@ from .runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
 from .scorers_factory import build_scorers
 from .settings import PluginSettings
 from .summary import write_terminal_summary
+from .thresholds import parse_threshold_list
 
 RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
@@ -53,6 +53,8 @@ class GraphragSession:
         self.collector = ResultCollector()
         self.gate_results: list[GateResult] = []
         self.gates = resolve_gates(settings.gates_ini, settings.gates_cli)
+        parse_threshold_list(settings.thresholds_ini, "ini")
+        parse_threshold_list(settings.thresholds_cli, "cli")
         self.runner: QuestionRunner | None = None
         self.started = time.time()
         self.interrupted = False
@@ -83,7 +85,7 @@ class GraphragSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         items = [item for item in session.items if isinstance(item, QuestionItem)]
-        if not items or _is_xdist_controller(self.config):
+        if not items or self.config.option.collectonly or _is_xdist_controller(self.config):
             return
         self.runner = self._make_runner()
 
@@ -100,7 +102,9 @@ class GraphragSession:
             source: ReplaySource | LiveSource = ReplaySource(responses)
         elif self.config.hook.pytest_graphrag_respond.get_hookimpls():
             hook = self.config.hook.pytest_graphrag_respond
-            source = LiveSource(lambda question: hook(question=question, config=self.config), settings.agent_concurrency)
+            source = LiveSource(
+                lambda question: hook(question=question, config=self.config), settings.agent_concurrency
+            )
         else:
             raise pytest.UsageError(
                 "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
@@ -164,7 +168,9 @@ class GraphragSession:
 
     def _order_of(self, item: QuestionItem) -> list[Any]:
         """A sort key that is the same in every process: corpus file, then position in it."""
-        file_index = self.corpus_files.index(item.path.resolve()) if item.path.resolve() in self.corpus_files else -1
+        file_index = (
+            self.corpus_files.index(item.path.resolve()) if item.path.resolve() in self.corpus_files else -1
+        )
         position = item.corpus.question_ids().index(item.question.question_id)
         return [file_index, str(item.path), position]
 
@@ -196,14 +202,19 @@ class GraphragSession:
         interrupted = self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
         if self.settings.report_path is not None:
             report = build_report(
-                results, aggregates, self.gate_results, self.settings, started=self.started, interrupted=interrupted
+                results,
+                aggregates,
+                self.gate_results,
+                self.settings,
+                started=self.started,
+                interrupted=interrupted,
             )
             write_json_atomic(self.settings.report_path, report)
         if self.settings.record_path is not None and self.collector.responses:
             write_recording(self.settings.record_path, self.collector.ordered_responses())
 
     def _all_gates(self) -> list:
-        """CLI and ini gates plus each corpus file's own `gates:` (read here: an xdist controller collects nothing)."""
+        """CLI and ini gates plus each corpus file's `gates:` (read here: an xdist controller collects nothing)."""
         corpora = []
         for path in self.corpus_files:
             try:
@@ -226,7 +237,9 @@ def _expand_corpus_paths(paths: tuple[Path, ...]) -> list[Path]:
     for path in paths:
         resolved = Path(path).resolve()
         if resolved.is_dir():
-            files.extend(sorted(p for p in resolved.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()))
+            files.extend(
+                sorted(p for p in resolved.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+            )
         else:
             files.append(resolved)
     return list(dict.fromkeys(files))

@@ -11,10 +11,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .steps.reference import media_type
+from .steps.reference import media_type, reference_iri
 from .steps.sparql_explain import explain_sparql_mismatch
 
 SPARQL_JSON = "application/sparql-results+json"
+IRI_SOURCES = ("autocomplete_search", "sparql_query")
 
 
 def explain_step_mismatch(
@@ -22,6 +23,8 @@ def explain_step_mismatch(
 ) -> list[str]:
     """Human-readable lines; never raises on malformed actual steps."""
     name = reference_step.get("name")
+    if name == "iri_discovery":
+        return [_iri_lines(reference_step, actual_steps)]
     candidates = [step for step in actual_steps if step.get("name") == name]
     successful = [step for step in candidates if step.get("status", "success") == "success"]
     if not candidates:
@@ -30,7 +33,10 @@ def explain_step_mismatch(
         return [f"{len(candidates)} actual {name!r} step(s), none successful"]
     if media_type(reference_step) != SPARQL_JSON:
         return [f"{len(successful)} successful actual {name!r} step(s), none with a matching output"]
-    explained = [(step, explain_sparql_mismatch(reference_step, step.get("output"), limit=limit)) for step in successful]
+    explained = [
+        (step, explain_sparql_mismatch(reference_step, step.get("output"), limit=limit))
+        for step in successful
+    ]
     step, closest = min(explained, key=lambda pair: _distance(pair[1]))
     lines = [f"closest actual step: {step.get('id', '?')} — {closest.get('reason', 'no reason given')}"]
     mapping = closest.get("column_mapping")
@@ -39,7 +45,9 @@ def explain_step_mismatch(
     if closest.get("unmapped_columns"):
         lines.append("required columns with no partner: " + ", ".join(closest["unmapped_columns"]))
     if "reference_row_count" in closest:
-        lines.append(f"rows: reference {closest['reference_row_count']}, actual {closest.get('actual_row_count')}")
+        lines.append(
+            f"rows: reference {closest['reference_row_count']}, actual {closest.get('actual_row_count')}"
+        )
     for key, label in (("missing_rows", "missing rows"), ("extra_rows", "extra rows")):
         rows = closest.get(key) or []
         if rows:
@@ -51,6 +59,17 @@ def explain_step_mismatch(
     if closest.get("first_differing_row") is not None:
         lines.append(f"same rows in another order; first differing row: {closest['first_differing_row']}")
     return lines
+
+
+def _iri_lines(reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping[str, Any]]) -> str:
+    searched = sum(
+        1 for step in actual_steps if step.get("name") in IRI_SOURCES and step.get("status") == "success"
+    )
+    try:
+        iri = reference_iri(reference_step)
+    except ValueError:
+        iri = "(the reference IRI)"
+    return f"{iri} was not found in the {searched} successful autocomplete_search / sparql_query output(s)"
 
 
 def _distance(explanation: Mapping[str, Any]) -> tuple[int, int]:

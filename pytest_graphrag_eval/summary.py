@@ -16,9 +16,18 @@ from .aggregates import is_metric_value
 from .gates import GateResult
 
 MAX_METRIC_COLUMNS = 6
-PREFERRED = ("steps_score", "answer_f1", "answer_relevance", "answer_token_f1", "answer_exact_match")
+PREFERRED = ("steps_score", "answer_f1", "answer_relevance", "answer_token_f1")
 _NOT_SCORES = ("_count", "_cost", "_tokens", "_stdev", "_min", "_max", "_sec")
-_HIDDEN = frozenset({"answer_recall", "answer_precision", "input_tokens", "output_tokens", "total_tokens"})
+_HIDDEN = frozenset(
+    {
+        "answer_recall",
+        "answer_precision",
+        "answer_exact_match",
+        "input_tokens",
+        "output_tokens",
+        "total_tokens",
+    }
+)
 
 
 def score_columns(results: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -58,10 +67,12 @@ def _number(value: float) -> str:
 
 def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     widths = [max(len(str(row[index])) for row in [header, *rows]) for index in range(len(header))]
+
     def line(cells: Sequence[str]) -> str:
         first = f"{cells[0]:<{widths[0]}}"
         rest = "  ".join(f"{cell:>{width}}" for cell, width in zip(cells[1:], widths[1:], strict=True))
         return f"{first}  {rest}"
+
     return [line(header), *(line(row) for row in rows)]
 
 

@@ -23,6 +23,7 @@ from .expressions import (
     ExpressionError,
     check_metric_name,
     compare,
+    display_number,
     format_number,
     numeric_value,
     parse_limit,
@@ -165,7 +166,7 @@ def _check(result: Mapping[str, Any], threshold: Threshold) -> ThresholdCheck:
     actual = numeric_value(raw)
     if actual is not None:
         passed = compare(actual, threshold.op, threshold.limit)
-        shown = format_number(actual)
+        shown = display_number(actual)
         message = (
             f"{metric} = {shown} {condition} ({threshold.source} threshold)"
             if passed

@@ -40,7 +40,7 @@ def line_of(value: Any) -> int | None:
 def load_yaml_with_lines(path: Path) -> Any:
     """Parse one YAML document; raises yaml.YAMLError (with a mark) on bad syntax."""
     with path.open(encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+        return yaml.load(handle, Loader=_LineLoader)
 
 
 def to_plain(value: Any) -> Any:

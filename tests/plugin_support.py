@@ -39,6 +39,7 @@ ROWS = {
 
 def corpus(**question_extra: dict[str, Any]) -> list[dict[str, Any]]:
     """Two templates, three questions; keyword arguments add keys to a question by id."""
+
     def question(question_id: str, text: str) -> dict[str, Any]:
         return {
             "id": question_id,
@@ -49,17 +50,24 @@ def corpus(**question_extra: dict[str, Any]) -> list[dict[str, Any]]:
         }
 
     return [
-        {"template_id": "names", "questions": [question("q1", "Names of set one?"), question("q2", "Names of set two?")]},
+        {
+            "template_id": "names",
+            "questions": [question("q1", "Names of set one?"), question("q2", "Names of set two?")],
+        },
         {"template_id": "others", "questions": [question("q3", "Names of set three?")]},
     ]
 
 
-def response(question_id: str, rows: list[list[str]] | None = None, answer: str | None = None) -> dict[str, Any]:
+def response(
+    question_id: str, rows: list[list[str]] | None = None, answer: str | None = None
+) -> dict[str, Any]:
     """A success response whose SPARQL step returns `rows` (the reference rows by default)."""
     rows = ROWS[question_id] if rows is None else rows
     return {
         "question_id": question_id,
-        "actual_answer": answer if answer is not None else "The names are " + ", ".join(r[1] for r in rows) + ".",
+        "actual_answer": answer
+        if answer is not None
+        else "The names are " + ", ".join(r[1] for r in rows) + ".",
         "actual_steps": [
             {
                 "name": "sparql_query",
@@ -85,4 +93,6 @@ def write_corpus(pytester: Any, data: Any, name: str = "corpus.yaml") -> None:
 
 
 def write_responses(pytester: Any, responses: list[dict[str, Any]], name: str = "responses.jsonl") -> None:
-    pytester.path.joinpath(name).write_text("".join(json.dumps(r) + "\n" for r in responses), encoding="utf-8")
+    pytester.path.joinpath(name).write_text(
+        "".join(json.dumps(r) + "\n" for r in responses), encoding="utf-8"
+    )

@@ -24,14 +24,17 @@ def test_cost_arithmetic() -> None:
         ("gpt-4o-2024-08-06", "gpt-4o"),
         ("gpt-4.1-mini-2025-04-14", "gpt-4.1-mini"),
         ("gpt-4.1-nano", "gpt-4.1-nano"),
+        ("gpt-3.5-turbo-0125", "gpt-3.5-turbo"),
         ("text-embedding-3-large", "text-embedding-3-large"),
     ],
 )
-def test_snapshot_names_use_the_longest_known_prefix(model: str, expected: str) -> None:
+def test_dated_snapshots_are_priced_as_their_base_model(model: str, expected: str) -> None:
     assert price_for(model) == DEFAULT_PRICES[expected]
 
 
-@pytest.mark.parametrize("model", ["llama3", "gpt-4o-minimal", "my-azure-deployment", "gpt-4"])
+@pytest.mark.parametrize(
+    "model", ["llama3", "gpt-4o-minimal", "gpt-4o-audio-preview", "my-azure-deployment", "gpt-4"]
+)
 def test_unknown_models_have_no_price(model: str) -> None:
     assert price_for(model) is None
 
@@ -70,9 +73,9 @@ def test_invalid_price_tables_name_the_problem(data: object, message: str) -> No
 
 
 def test_unreadable_price_files(tmp_path) -> None:
-    with pytest.raises(ConfigurationError, match="missing.json"):
+    with pytest.raises(ConfigurationError, match=r"missing\.json"):
         load_prices(tmp_path / "missing.json")
     broken = tmp_path / "broken.yaml"
     broken.write_text("a: [unclosed\n")
-    with pytest.raises(ConfigurationError, match="broken.yaml"):
+    with pytest.raises(ConfigurationError, match=r"broken\.yaml"):
         load_prices(broken)

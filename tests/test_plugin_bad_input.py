@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 
 REPLAY = ["--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl"]
@@ -18,12 +17,23 @@ def _run(pytester: pytest.Pytester) -> pytest.RunResult:
 @pytest.mark.parametrize(
     ("mutate", "expected"),
     [
-        (lambda data: data[0]["questions"][0].pop("question_text"), "*template 'names', question 'q1', field 'question_text': is missing*"),
-        (lambda data: data[1]["questions"][0].update(id="q1"), "*question 'q1', field 'id': duplicate question id*"),
-        (lambda data: data[0]["questions"][1].update(reference_steps=[{"name": "x"}]), "*question 'q2', field 'reference_steps'*list of lists*"),
+        (
+            lambda data: data[0]["questions"][0].pop("question_text"),
+            "*template 'names', question 'q1', field 'question_text': is missing*",
+        ),
+        (
+            lambda data: data[1]["questions"][0].update(id="q1"),
+            "*question 'q1', field 'id': duplicate question id*",
+        ),
+        (
+            lambda data: data[0]["questions"][1].update(reference_steps=[{"name": "x"}]),
+            "*question 'q2', field 'reference_steps'*list of lists*",
+        ),
     ],
 )
-def test_structural_corpus_errors_are_collection_errors(pytester: pytest.Pytester, mutate, expected: str) -> None:
+def test_structural_corpus_errors_are_collection_errors(
+    pytester: pytest.Pytester, mutate, expected: str
+) -> None:
     data = corpus()
     mutate(data)
     write_corpus(pytester, data)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 
 
@@ -47,7 +46,14 @@ def test_last_failed_reruns_only_failed_questions(project: pytest.Pytester) -> N
     responses = good_responses()
     responses[1]["actual_steps"][0]["output"] = responses[0]["actual_steps"][0]["output"]
     write_responses(project, responses)
-    base = ["--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl"]
+    base = [
+        "--graphrag-corpus",
+        "corpus.yaml",
+        "--graphrag-responses",
+        "responses.jsonl",
+        "--graphrag-threshold",
+        "steps_score>=1",
+    ]
     project.runpytest(*base).assert_outcomes(passed=2, failed=1)
     result = project.runpytest(*base, "--lf", "-v")
     result.stdout.fnmatch_lines(["*corpus.yaml::names::q2 FAILED*"])
@@ -59,7 +65,9 @@ def test_xfail_question_from_corpus(pytester: pytest.Pytester) -> None:
     responses = good_responses()
     responses[2] = {"question_id": "q3", "status": "error", "error": "unsupported"}
     write_responses(pytester, responses)
-    result = pytester.runpytest("--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl", "-rx")
+    result = pytester.runpytest(
+        "--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl", "-rx"
+    )
     result.assert_outcomes(passed=2, xfailed=1)
     result.stdout.fnmatch_lines(["*the agent cannot list set three yet*"])
 

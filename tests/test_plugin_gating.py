@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from plugin_support import corpus, good_responses, response, write_corpus, write_responses
 
 REPLAY = ["--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl"]
@@ -72,20 +71,25 @@ def test_bad_threshold_is_a_usage_error(half_right: pytest.Pytester) -> None:
 
 
 def test_failed_gate_fails_the_run_even_when_items_pass(half_right: pytest.Pytester) -> None:
-    result = half_right.runpytest(*REPLAY, "--graphrag-gate", "steps_score.mean>=0.9", "--graphrag-report", "r.json")
+    result = half_right.runpytest(
+        *REPLAY, "--graphrag-gate", "steps_score.mean>=0.9", "--graphrag-report", "r.json"
+    )
     result.assert_outcomes(passed=3)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*graphrag-eval summary*", "*FAIL*steps_score.mean*"])
     gates = json.loads((half_right.path / "r.json").read_text())["gates"]
-    assert [(g["expression"], g["passed"]) for g in gates] == [("steps_score.mean>=0.9", False)]
+    assert [(g["expression"], g["passed"]) for g in gates] == [("micro:steps_score.mean>=0.9", False)]
 
 
 def test_passing_gates_macro_and_template_forms(half_right: pytest.Pytester) -> None:
     result = half_right.runpytest(
         *REPLAY,
-        "--graphrag-gate", "steps_score.mean>=0.6",
-        "--graphrag-gate", "macro:steps_score.mean>=0.75",
-        "--graphrag-gate", "template[others]:steps_score.min>=1",
+        "--graphrag-gate",
+        "steps_score.mean>=0.6",
+        "--graphrag-gate",
+        "macro:steps_score.mean>=0.75",
+        "--graphrag-gate",
+        "template[others]:steps_score.min>=1",
     )
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["*PASS*macro:steps_score.mean*", "*PASS*template?others?:steps_score.min*"])

@@ -6,7 +6,6 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from plugin_support import corpus, good_responses, response, write_corpus, write_responses
 
 REPLAY = ["--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl"]
@@ -26,7 +25,9 @@ def _load(path) -> dict:
 
 
 def test_report_has_results_aggregates_gates_metadata(project: pytest.Pytester) -> None:
-    project.runpytest(*REPLAY, "--graphrag-report", "out/report.json", "--graphrag-gate", "steps_score.mean>=0.5")
+    project.runpytest(
+        *REPLAY, "--graphrag-report", "out/report.json", "--graphrag-gate", "steps_score.mean>=0.5"
+    )
     report = _load(project.path / "out" / "report.json")
     assert set(report) >= {"results", "aggregates", "gates", "metadata"}
     assert [r["question_id"] for r in report["results"]] == ["q1", "q2", "q3"]
@@ -47,7 +48,10 @@ def test_junit_xml_carries_metrics(project: pytest.Pytester) -> None:
         for case in tree.iter("testcase")
         for prop in case.iter("property")
     }
-    assert properties[("q1", "graphrag.steps_score")] == "1.0" or properties[("q1", "graphrag.steps_score")] == "1"
+    assert (
+        properties[("q1", "graphrag.steps_score")] == "1.0"
+        or properties[("q1", "graphrag.steps_score")] == "1"
+    )
     assert properties[("q3", "graphrag.steps_score")] in ("0", "0.0")
     assert ("q1", "graphrag.total_tokens") in properties
 
@@ -73,7 +77,7 @@ def test_interrupted_run_still_writes_report(project: pytest.Pytester) -> None:
         "    if item.name == 'q3':\n"
         "        raise KeyboardInterrupt\n"
     )
-    result = project.runpytest(*REPLAY, "--graphrag-report", "report.json")
+    result = project.runpytest_subprocess(*REPLAY, "--graphrag-report", "report.json")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     report = _load(project.path / "report.json")
     assert report["metadata"]["interrupted"] is True
@@ -87,8 +91,14 @@ def _comparable(report: dict) -> dict:
 
 def test_xdist_report_equals_serial_report(project: pytest.Pytester) -> None:
     gate = ["--graphrag-gate", "steps_score.mean>=0.9"]
-    serial = project.runpytest_subprocess(*REPLAY, *gate, "--graphrag-report", "serial.json", "-p", "no:randomly")
+    serial = project.runpytest_subprocess(
+        *REPLAY, *gate, "--graphrag-report", "serial.json", "-p", "no:randomly"
+    )
     parallel = project.runpytest_subprocess(*REPLAY, *gate, "--graphrag-report", "parallel.json", "-n", "2")
     assert serial.ret == parallel.ret == pytest.ExitCode.TESTS_FAILED
-    assert _comparable(_load(project.path / "serial.json")) == _comparable(_load(project.path / "parallel.json"))
-    parallel.stdout.fnmatch_lines(["*graphrag-eval summary*", "overall*3*0*0.667*", "*FAIL*steps_score.mean*"])
+    assert _comparable(_load(project.path / "serial.json")) == _comparable(
+        _load(project.path / "parallel.json")
+    )
+    parallel.stdout.fnmatch_lines(
+        ["*graphrag-eval summary*", "overall*3*0*0.667*", "*FAIL*steps_score.mean*"]
+    )

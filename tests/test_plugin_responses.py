@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from plugin_support import corpus, good_responses, response, write_corpus, write_responses
 
 LIVE_CONFTEST = """
 import json, pathlib
-RESPONSES = {{r["question_id"]: r for r in map(json.loads, pathlib.Path(__file__).with_name("responses.jsonl").read_text().splitlines())}}
+LINES = pathlib.Path(__file__).with_name("responses.jsonl").read_text().splitlines()
+RESPONSES = {{r["question_id"]: r for r in map(json.loads, LINES)}}
 
 {kind}def pytest_graphrag_respond(question, config):
     response = dict(RESPONSES[question.question_id])
@@ -27,21 +27,30 @@ def test_live_hook_sync_and_async(pytester: pytest.Pytester, kind: str) -> None:
     result = pytester.runpytest("--graphrag-corpus", "corpus.yaml", "--graphrag-report", "report.json")
     result.assert_outcomes(passed=3)
     report = json.loads((pytester.path / "report.json").read_text())
-    assert all(isinstance(r["elapsed_sec"], float) for r in report["results"]), "elapsed measured by the plugin"
+    assert all(isinstance(r["elapsed_sec"], float) for r in report["results"]), (
+        "elapsed measured by the plugin"
+    )
 
 
 def test_record_then_replay_gives_the_same_results(pytester: pytest.Pytester) -> None:
     write_corpus(pytester, corpus())
     write_responses(pytester, good_responses())
     pytester.makeconftest(LIVE_CONFTEST.format(kind=""))
-    live = pytester.runpytest("--graphrag-corpus", "corpus.yaml", "--graphrag-record", "rec.jsonl",
-                              "--graphrag-report", "live.json")
+    live = pytester.runpytest(
+        "--graphrag-corpus", "corpus.yaml", "--graphrag-record", "rec.jsonl", "--graphrag-report", "live.json"
+    )
     live.assert_outcomes(passed=3)
     recorded = [json.loads(line) for line in (pytester.path / "rec.jsonl").read_text().splitlines()]
     assert [r["question_id"] for r in recorded] == ["q1", "q2", "q3"]
     (pytester.path / "conftest.py").unlink()
-    replay = pytester.runpytest("--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "rec.jsonl",
-                                "--graphrag-report", "replay.json")
+    replay = pytester.runpytest(
+        "--graphrag-corpus",
+        "corpus.yaml",
+        "--graphrag-responses",
+        "rec.jsonl",
+        "--graphrag-report",
+        "replay.json",
+    )
     replay.assert_outcomes(passed=3)
     live_results = json.loads((pytester.path / "live.json").read_text())["results"]
     replay_results = json.loads((pytester.path / "replay.json").read_text())["results"]
@@ -69,8 +78,14 @@ def test_agent_error_fails_item_and_counts_as_error_sample(pytester: pytest.Pyte
     responses = good_responses()
     responses[0] = {"question_id": "q1", "status": "error", "error": "LLM quota exceeded"}
     write_responses(pytester, responses)
-    result = pytester.runpytest("--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl",
-                                "--graphrag-report", "report.json")
+    result = pytester.runpytest(
+        "--graphrag-corpus",
+        "corpus.yaml",
+        "--graphrag-responses",
+        "responses.jsonl",
+        "--graphrag-report",
+        "report.json",
+    )
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*LLM quota exceeded*"])
     aggregates = json.loads((pytester.path / "report.json").read_text())["aggregates"]
@@ -82,8 +97,7 @@ def test_agent_hook_raising_fails_only_that_question(pytester: pytest.Pytester) 
     write_corpus(pytester, corpus())
     write_responses(pytester, good_responses())
     pytester.makeconftest(
-        LIVE_CONFTEST.format(kind="")
-        + "\n_original = pytest_graphrag_respond\n"
+        LIVE_CONFTEST.format(kind="") + "\n_original = pytest_graphrag_respond\n"
         "def pytest_graphrag_respond(question, config):\n"
         "    if question.question_id == 'q2':\n"
         "        raise RuntimeError('agent crashed')\n"
@@ -110,8 +124,14 @@ def test_wrong_rows_fail_with_sparql_diff(pytester: pytest.Pytester) -> None:
     responses = good_responses()
     responses[0] = response("q1", rows=[["s1", "Alpha"], ["s9", "Omega"]])
     write_responses(pytester, responses)
-    result = pytester.runpytest("--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl",
-                                "--graphrag-threshold", "steps_score>=1")
+    result = pytester.runpytest(
+        "--graphrag-corpus",
+        "corpus.yaml",
+        "--graphrag-responses",
+        "responses.jsonl",
+        "--graphrag-threshold",
+        "steps_score>=1",
+    )
     result.assert_outcomes(passed=2, failed=1)
     out = result.stdout.str()
     assert "Names of set one?" in out

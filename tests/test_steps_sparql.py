@@ -13,6 +13,7 @@ from pytest_graphrag_eval.steps.sparql_compare import RowMode, find_column_mappi
 from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
 from pytest_graphrag_eval.steps.sparql_results import (
     SparqlResultsError,
+    memoized_parser,
     parse_sparql_results,
     uri_values,
 )
@@ -287,16 +288,24 @@ def test_identical_actual_columns_are_interchangeable() -> None:
     assert mapping is not None and len(set(mapping.values())) == 2
 
 
-def test_search_finds_the_mapping_among_many_ambiguous_columns() -> None:
-    # Ten actual columns over the same values; only one ordering of three of them agrees on rows.
-    rows = 30
+def test_search_among_columns_signatures_cannot_separate() -> None:
+    # Column i holds row * (i + 1) mod 11; with 33 rows every column has each value 0..10 three
+    # times, so every column has the same signature and only whole rows decide.
     actual_vars = [f"c{index}" for index in range(10)]
-    actual_rows = [tuple((row * (index + 1)) % 11 for index in range(10)) for row in range(rows)]
-    reference_rows = [(row[7], row[2], row[5]) for row in actual_rows]
-    reference = parse_sparql_results(select(["x", "y", "z"], reference_rows))
+    actual_rows = [tuple((row * (index + 1)) % 11 for index in range(10)) for row in range(33)]
     actual = parse_sparql_results(select(actual_vars, actual_rows))
+    reference = parse_sparql_results(
+        select(["x", "y", "z"], [(row[7], row[2], row[5]) for row in actual_rows])
+    )
     mapping = find_column_mapping(reference, actual, ["x", "y", "z"], RowMode.MULTISET)
-    assert mapping == {"x": "c7", "y": "c2", "z": "c5"}
+    assert mapping is not None and len(set(mapping.values())) == 3
+    projected = sorted(zip(*(actual.column(mapping[name]) for name in "xyz"), strict=True))
+    assert projected == sorted(reference.rows)
+    # x and z would need the same column: no one-to-one mapping exists.
+    impossible = parse_sparql_results(
+        select(["x", "y", "z"], [(row[0], row[1], row[0]) for row in actual_rows])
+    )
+    assert find_column_mapping(impossible, actual, ["x", "y", "z"], RowMode.MULTISET) is None
 
 
 def test_results_match_requires_enough_actual_variables() -> None:
@@ -375,3 +384,26 @@ def test_explain_unreadable_output_and_ask() -> None:
 def test_explain_invalid_reference_step() -> None:
     explanation = explain_sparql_mismatch(reference_step("garbage"), select(["a"], [("x",)]))
     assert explanation["matched"] is False and "'output'" in explanation["reason"]
+
+
+def test_readme_worked_example() -> None:
+    step = reference_step(
+        select(["transformer", "transformerName"], [("urn:t2", "OSLO T2"), ("urn:t1", "OSLO T1")]),
+        ["transformer", "transformerName"],
+    )
+    agent_rows = [("OSLO T1", "PowerTransformer", "urn:t1"), ("OSLO T2", "PowerTransformer", "urn:t2")]
+    assert sparql_output_score(step, select(["name", "kind", "t"], agent_rows)) == 1.0
+    assert sparql_output_score({**step, "ordered": True}, select(["name", "kind", "t"], agent_rows)) == 0.0
+    assert sparql_output_score(step, select(["name", "kind", "t"], agent_rows[:1])) == 0.0
+    explanation = explain_sparql_mismatch(step, select(["name", "kind", "t"], agent_rows[:1]))
+    assert explanation["column_mapping"] == {"transformer": "t", "transformerName": "name"}
+    assert explanation["missing_rows"] == [{"transformer": "urn:t2", "transformerName": "OSLO T2"}]
+
+
+def test_memoized_parser_parses_each_text_once() -> None:
+    parse = memoized_parser()
+    text = select(["a"], [("x",)])
+    assert parse(text) is parse(text)
+    for _ in range(2):
+        with pytest.raises(SparqlResultsError, match="not valid JSON"):
+            parse("CONSTRUCT output")

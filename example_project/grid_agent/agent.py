@@ -145,15 +145,15 @@ ORDER BY ?name""",
 }}
 ORDER BY ?neighbourName ?lineName""",
         )
-        items = [f"{row['neighbourName']} (via {row['lineName']})" for row in rows]
-        return listing(f"The substations connected to {substation}", items)
+        neighbours = dict.fromkeys(row["neighbourName"] for row in rows)
+        return listing(f"The substations connected to {substation}", list(neighbours))
 
     def ac_lines_between_zones(self, trace: Trace, zone1: str, zone2: str) -> str:
         first = self.resolve(trace, zone1, "cim:SubGeographicalRegion")
         second = self.resolve(trace, zone2, "cim:SubGeographicalRegion")
         rows = self.query(trace, self.lines_between_zones_query(first, second))
-        items = [f"{row['name']} ({row['from']}-{row['to']})" for row in rows]
-        return listing(f"The AC lines between bidding zones {zone1} and {zone2}", items)
+        lines = dict.fromkeys(row["name"] for row in rows)
+        return listing(f"The AC lines between bidding zones {zone1} and {zone2}", list(lines))
 
     def lines_between_zones_query(self, first: str, second: str) -> str:
         return f"""{PREFIX_HEADER}SELECT DISTINCT ?line ?name ?from ?to WHERE {{
@@ -171,8 +171,8 @@ ORDER BY ?name"""
         iri = self.resolve(trace, zone, "cim:SubGeographicalRegion")
         row = self.query(trace, self.zone_capacity_query(iri))[0]
         return (
-            f"Bidding zone {zone} has {row['count']} transformers "
-            f"with a total rated power of {row['totalMVA']} MVA."
+            f"Bidding zone {zone} has {row['count']} transformers. "
+            f"Their total rated power is {row['totalMVA']} MVA."
         )
 
     def zone_capacity_query(self, zone: str) -> str:

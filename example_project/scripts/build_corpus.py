@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ class TemplateSpec:
     cases: list[dict[str, str]]
     build: Builder
     thresholds: list[str] | None = None
+    question_thresholds: dict[str, list[str]] = field(default_factory=dict)
     xfail: str | None = None
 
 
@@ -302,6 +303,10 @@ TEMPLATES = [
             {"topic": "host an HVDC converter station", "phrase": "HVDC converter"},
         ],
         substations_by_description,
+        # Every relevant description must be among the five retrieved ...
+        thresholds=["retrieval_recall@5>=1"],
+        # ... and for wind farms the keyword search is also expected to be precise.
+        question_thresholds={"described-wind-farm": ["retrieval_precision@5>=0.8"]},
     ),
     TemplateSpec(
         "bidding_zone_with_largest_transformer_capacity",
@@ -334,12 +339,15 @@ def build_corpus(store: Store) -> list[dict[str, Any]]:
         questions = []
         for case in spec.cases:
             reference_steps, reference_answer = spec.build(store, case)
+            question_id = slug(spec.question_id.format(**case))
             question: dict[str, Any] = {
-                "id": slug(spec.question_id.format(**case)),
+                "id": question_id,
                 "question_text": spec.question_text.format(**case),
                 "reference_answer": reference_answer,
                 "reference_steps": reference_steps,
             }
+            if question_id in spec.question_thresholds:
+                question["thresholds"] = spec.question_thresholds[question_id]
             if spec.xfail:
                 question["xfail"] = spec.xfail
             questions.append(question)

@@ -21,6 +21,7 @@ def write_atomically(path: Path, content: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(content)
+        os.chmod(temporary, 0o644)  # mkstemp creates 0600; these files are committed and shared
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

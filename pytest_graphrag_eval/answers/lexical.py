@@ -4,9 +4,10 @@ Claims are the list items and sentences of a text; a sentence that is only an
 enumeration of short items ("OSLO T1, OSLO T2") counts one claim per item, and
 a line that ends with ':' right before a list only introduces it. Two claims
 match when the normalized text (SQuAD normalization) of one occurs, as whole
-words, in the other. The matching count is a maximum one-to-one matching
-between reference and answer claims, so it never exceeds either count and
-recall / precision keep the LLM judge's meaning.
+words, in the other; an answer sentence that contains several reference claims
+counts as that many claims. The matching count is a maximum one-to-one
+matching between reference and answer claims, so it never exceeds either count
+and recall / precision keep the LLM judge's meaning.
 """
 
 from __future__ import annotations
@@ -87,9 +88,26 @@ def matching_pairs(reference: list[str], actual: list[str]) -> list[tuple[int, i
     return sorted((ref, act) for act, ref in partner_of_actual.items())
 
 
+def expand_claims(actual: list[str], reference: list[str]) -> list[str]:
+    """Each answer claim repeated once per reference claim it contains (at least once).
+
+    "The transformers are OSLO T1 and OSLO T2." states two reference claims in
+    one sentence; counting it twice keeps recall and precision one-to-one.
+    """
+    expanded: list[str] = []
+    for claim in actual:
+        normalized = f" {normalize_answer(claim)} "
+        contained = sum(
+            1 for ref in reference if normalize_answer(ref) and f" {normalize_answer(ref)} " in normalized
+        )
+        expanded.extend([claim] * max(1, contained))
+    return expanded
+
+
 def lexical_counts(reference: str, actual: str) -> ClaimCounts | None:
     """Claim counts of one reference alternative; None when either text has no claims."""
-    reference_claims, actual_claims = split_claims(reference), split_claims(actual)
+    reference_claims = split_claims(reference)
+    actual_claims = expand_claims(split_claims(actual), reference_claims)
     if not reference_claims or not actual_claims:
         return None
     pairs = matching_pairs(reference_claims, actual_claims)

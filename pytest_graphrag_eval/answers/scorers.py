@@ -93,7 +93,7 @@ def build_answer_scorers(settings: AnswerSettings, client: Any | None) -> list[S
 
 def build_answer_metrics(settings: AnswerSettings, client: Any | None) -> list[AnswerMetric]:
     """The judged metrics `settings` asks for, in report order."""
-    if settings.uses_llm and client is None:
+    if settings.needs_llm and client is None:
         raise ConfigurationError(
             "the configured answer metrics need an LLM judge: set OPENAI_API_KEY (and OPENAI_BASE_URL for "
             "a local or proxy endpoint), or use judge = lexical with relevance off and no custom metrics"

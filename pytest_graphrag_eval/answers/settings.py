@@ -201,7 +201,7 @@ class AnswerSettings:
                 seen[key] = metric.name
 
     @property
-    def uses_llm(self) -> bool:
+    def needs_llm(self) -> bool:
         """True when some configured metric needs the judge client."""
         return self.judge == "llm" or self.relevance or bool(self.custom_metrics)
 

@@ -26,11 +26,13 @@ def combine_repeats(outcomes: list[Outcome], spread_keys: tuple[str, ...], error
     usage = Usage()
     for outcome in outcomes:
         usage.add(outcome.usage)
-    for index, outcome in enumerate(outcomes, start=1):
-        if error_key in outcome.keys:
-            keys = dict(outcome.keys)
+    failures = [(index, outcome) for index, outcome in enumerate(outcomes, 1) if error_key in outcome.keys]
+    if failures:
+        index, failed = failures[0]
+        keys = dict(failed.keys)
+        if len(outcomes) > 1:
             keys[error_key] = f"judgment {index} of {len(outcomes)}: {keys[error_key]}"
-            return Outcome(keys, usage)
+        return Outcome(keys, usage)
     keys: dict[str, Any] = dict(outcomes[0].keys)
     if len(outcomes) > 1:
         for key in spread_keys:

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
+import httpx
 import openai
 from openai.types import CreateEmbeddingResponse
 from openai.types.chat import ChatCompletion
@@ -41,9 +42,13 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class ChatResult:
-    """One chat reply. Tokens and cost are those of the original call, also when `cached`,
-    so per-question costs are stable across runs; `price_known` is False for models
-    missing from the price table (cost then 0.0)."""
+    """One chat reply.
+
+    Tokens and cost are those of the original call, also when `cached`, so
+    per-question costs are stable across runs (ClientStats counts only what this
+    run spent). `price_known` is False for models missing from the price table
+    (cost then 0.0).
+    """
 
     text: str
     input_tokens: int
@@ -106,7 +111,16 @@ def make_sdk_client(settings: LLMSettings) -> openai.AsyncOpenAI:
     the settings' back.
     """
     check_connection_settings(settings)
-    common: dict[str, Any] = {"api_key": settings.api_key, "max_retries": 0, "timeout": settings.timeout}
+    # A plain httpx client rather than the SDK's default wrapper: the wrapper's finalizer schedules
+    # `aclose()` on whatever loop is running at garbage collection, which fails for connections of
+    # an earlier, closed loop (see JudgeClient on event loops).
+    http_client = httpx.AsyncClient(timeout=settings.timeout, follow_redirects=True)
+    common: dict[str, Any] = {
+        "api_key": settings.api_key,
+        "max_retries": 0,
+        "timeout": settings.timeout,
+        "http_client": http_client,
+    }
     if settings.is_azure:
         return openai.AsyncAzureOpenAI(
             azure_endpoint=settings.azure_endpoint, api_version=settings.api_version, **common
@@ -123,12 +137,13 @@ class _LoopState:
 class JudgeClient:
     """Chat and embeddings calls with concurrency bound, retries, cache and cost accounting."""
 
-    def __init__(self, settings: LLMSettings, *, rng: random.Random | None = None) -> None:
-        check_connection_settings(settings)  # fail at start-up, not at the first question, on bad configuration
+    def __init__(self, settings: LLMSettings) -> None:
+        # Fail at start-up, not at the first question, on a missing key or API version.
+        check_connection_settings(settings)
         self.settings = settings
         self.stats = ClientStats()
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir and settings.use_cache else None
-        self._rng = rng or random.Random()
+        self._rng = random.Random()  # jitter only; not shared with user code's global seed
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary()
         )

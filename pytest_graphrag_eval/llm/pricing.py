@@ -10,6 +10,7 @@ costs 0.0 and is flagged, so an unknown price is visible rather than silently wr
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,19 +47,21 @@ DEFAULT_PRICES: Mapping[str, ModelPrice] = {
 }
 
 
+_SNAPSHOT_SUFFIX = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{4})$")
+
+
 def price_for(model: str, prices: Mapping[str, ModelPrice] | None = None) -> ModelPrice | None:
     """The price of `model`, or None when unknown.
 
-    `prices` entries take precedence over the built-in table. A dated snapshot name
-    (`gpt-4o-mini-2024-07-18`) falls back to the longest known name it extends, so
-    `gpt-4.1-mini-…` is priced as `gpt-4.1-mini`, not `gpt-4.1`.
+    `prices` entries take precedence over the built-in table. A dated snapshot
+    (`gpt-4o-mini-2024-07-18`, `gpt-3.5-turbo-0125`) is priced as its base name;
+    other suffixes (`gpt-4o-audio-preview`) are different products and stay unknown.
     """
+    base = _SNAPSHOT_SUFFIX.sub("", model)
     for table in (prices or {}, DEFAULT_PRICES):
-        if model in table:
-            return table[model]
-        candidates = [name for name in table if model.startswith(name + "-")]
-        if candidates:
-            return table[max(candidates, key=len)]
+        for name in (model, base):
+            if name in table:
+                return table[name]
     return None
 
 

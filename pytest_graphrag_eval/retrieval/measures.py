@@ -57,10 +57,12 @@ def parse_measures(metrics: str | Iterable[str], full_length: int | None = None)
 
     With `full_length` (eRAG's convention), a cut-off measure named without a
     cut-off (`P`, `success`, ...) is taken at that length (at least 1) and keyed
-    by its plain name, instead of expanding to trec_eval's default cut-offs.
+    by its plain name, next to any cut-offs also named for it, instead of
+    expanding to trec_eval's default cut-offs.
     """
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     cutoffs: dict[str, set[int]] = {}
+    plain: set[str] = set()
     singles: set[str] = set()
     for name in names:
         if not isinstance(name, str):
@@ -69,6 +71,7 @@ def parse_measures(metrics: str | Iterable[str], full_length: int | None = None)
             singles.add(name)
         elif name in DEFAULT_CUTOFFS:
             cutoffs.setdefault(name, set())
+            plain.add(name)
         elif match := _WITH_CUTOFFS.fullmatch(name):
             values = {int(value) for value in match.group(2).split(",")}
             if 0 in values:
@@ -78,7 +81,7 @@ def parse_measures(metrics: str | Iterable[str], full_length: int | None = None)
             raise ConfigurationError(_unsupported(name))
     return MeasurePlan(
         **{
-            field: _cutoff_keys(measure, cutoffs[measure], full_length)
+            field: _cutoff_keys(measure, cutoffs[measure], measure in plain, full_length)
             for field, measure in (
                 ("precision", "P"),
                 ("recall", "recall"),
@@ -92,9 +95,10 @@ def parse_measures(metrics: str | Iterable[str], full_length: int | None = None)
     )
 
 
-def _cutoff_keys(measure: str, values: set[int], full_length: int | None) -> Cutoffs:
-    if not values and full_length is not None:
-        return ((max(full_length, 1), measure),)
+def _cutoff_keys(measure: str, values: set[int], plain: bool, full_length: int | None) -> Cutoffs:
+    if full_length is not None:
+        whole = ((max(full_length, 1), measure),) if plain else ()
+        return tuple((cutoff, f"{measure}_{cutoff}") for cutoff in sorted(values)) + whole
     chosen = sorted(values) if values else DEFAULT_CUTOFFS[measure]
     return tuple((cutoff, f"{measure}_{cutoff}") for cutoff in chosen)
 

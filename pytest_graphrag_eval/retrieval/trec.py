@@ -1,7 +1,9 @@
 """evaluate_run(): pytrec_eval's RelevanceEvaluator(qrels, metrics).evaluate(run), in pure Python.
 
 Same inputs, same output shape, same values. As trec_eval does: documents are
-ranked by score descending with ties broken by document id descending;
+ranked by score descending with ties broken by document id descending, scores
+being compared as 32-bit floats (trec_eval stores them so: 0.1 and 0.1 + 1e-9
+tie);
 documents missing from the judgements are not relevant; only queries present
 in both the run and (non-empty) judgements are evaluated, an empty ranking
 scoring 0 on every measure.
@@ -9,14 +11,12 @@ scoring 0 on every measure.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Mapping
-from operator import itemgetter
 
 from ..errors import ConfigurationError
 from .measures import parse_measures
 from .metrics import NOT_JUDGED, score_ranking
-
-_BY_SCORE_THEN_ID = itemgetter(1, 0)
 
 
 def evaluate_run(
@@ -41,12 +41,12 @@ def evaluate_run(
         if not judgements:
             continue
         try:
-            ranked = sorted(scores.items(), key=_BY_SCORE_THEN_ID, reverse=True)
+            ranked = sorted(zip(array("f", scores.values()), scores, strict=True), reverse=True)
         except TypeError:
             raise ValueError(
                 f"run for query {query_id!r}: document ids must be texts and scores numbers"
             ) from None
         get = judgements.get
-        rels = [get(doc_id, NOT_JUDGED) for doc_id, _ in ranked]
+        rels = [get(doc_id, NOT_JUDGED) for _, doc_id in ranked]
         results[query_id] = score_ranking(plan, rels, judgements.values(), relevance_level)
     return results

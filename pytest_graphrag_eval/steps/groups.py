@@ -24,6 +24,7 @@ from typing import Any
 
 from .assignment import max_weight_assignment
 from .match import step_match_score
+from .sparql_results import ResultsParser, memoized_parser
 
 SCOPES = ("last_group", "all_groups")
 _SCORE_RESOLUTION = 10**9  # scores are compared to 1e-9 so the assignment works on exact integers
@@ -56,16 +57,17 @@ def score_steps(
     if not reference_steps:
         raise ValueError("there are no reference step groups to score")
     steps = [step if isinstance(step, Mapping) else {} for step in actual_steps]
+    parse = memoized_parser()
     last = len(reference_steps) - 1
     if scope == "last_group":
-        matches = match_group(reference_steps[last], last, steps, len(steps))
+        matches = match_group(reference_steps[last], last, steps, len(steps), parse)
         return StepsOutcome(_group_score(matches, reference_steps[last]), tuple(matches))
     found: list[StepMatch] = []
     total = 0.0
     before = len(steps)
     for group_index in range(last, -1, -1):
         group = reference_steps[group_index]
-        matches = match_group(group, group_index, steps, before)
+        matches = match_group(group, group_index, steps, before, parse)
         found.extend(matches)
         total += _group_score(matches, group)
         if len(matches) < len(group):
@@ -79,12 +81,15 @@ def match_group(
     group_index: int,
     actual_steps: Sequence[Mapping[str, Any]],
     before: int,
+    parse: ResultsParser | None = None,
 ) -> list[StepMatch]:
     """The best one-to-one matching of a group's steps among `actual_steps[:before]`."""
-    candidates = list(range(before))
+    parse = parse or memoized_parser()
     scores = [
-        [step_match_score(reference, actual_steps[index]) for index in candidates] for reference in group
+        [step_match_score(reference, actual_steps[index], parse) for index in range(before)]
+        for reference in group
     ]
+    # Exact integer weights: the score first, then a preference for later actual steps.
     spread = len(group) * (before + 1) + 1
     weights = [
         [
@@ -95,8 +100,8 @@ def match_group(
     ]
     assignment = max_weight_assignment(weights)
     return [
-        StepMatch(group_index, reference_index, candidates[column], scores[reference_index][column])
-        for reference_index, column in sorted(assignment.items())
+        StepMatch(group_index, reference_index, actual_index, scores[reference_index][actual_index])
+        for reference_index, actual_index in sorted(assignment.items())
     ]
 
 

@@ -39,16 +39,21 @@ from .reference import (
     sparql_expectation,
 )
 from .sparql_compare import results_match
-from .sparql_results import SparqlResultsError, parse_sparql_results, uri_values
+from .sparql_results import ResultsParser, SparqlResultsError, parse_sparql_results, uri_values
 
 IRI_SOURCE_STEPS = ("autocomplete_search", "sparql_query")
 
 
-def step_match_score(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> float:
+def step_match_score(
+    reference_step: Mapping[str, Any],
+    actual_step: Mapping[str, Any],
+    parse: ResultsParser = parse_sparql_results,
+) -> float:
     """Score in [0, 1]; only recall@k of retrieval steps takes values between 0 and 1.
 
     The reference step must be valid (see `reference_step_problem`); an invalid
-    one raises ValueError.
+    one raises ValueError. `parse` reads SPARQL results (pass a `memoized_parser()`
+    when scoring many pairs).
     """
     if actual_step.get("status") != "success":
         return 0.0
@@ -60,7 +65,7 @@ def step_match_score(reference_step: Mapping[str, Any], actual_step: Mapping[str
         return 0.0
     output = actual_step.get("output")
     if media == SPARQL_RESULTS_MEDIA_TYPE:
-        return sparql_output_score(reference_step, output)
+        return sparql_output_score(reference_step, output, parse)
     if media == JSON_MEDIA_TYPE:
         return float(json_outputs_equal(reference_step.get("output"), output))
     if name == RETRIEVAL_STEP:
@@ -68,11 +73,13 @@ def step_match_score(reference_step: Mapping[str, Any], actual_step: Mapping[str
     return float(isinstance(output, str) and output == reference_step.get("output"))
 
 
-def sparql_output_score(reference_step: Mapping[str, Any], actual_output: Any) -> float:
+def sparql_output_score(
+    reference_step: Mapping[str, Any], actual_output: Any, parse: ResultsParser = parse_sparql_results
+) -> float:
     """1.0 when the actual output matches the SPARQL reference step, else 0.0."""
-    expected = sparql_expectation(reference_step)
+    expected = sparql_expectation(reference_step, parse)
     try:
-        actual = parse_sparql_results(actual_output)
+        actual = parse(actual_output)
     except SparqlResultsError:
         return 0.0
     matched = results_match(

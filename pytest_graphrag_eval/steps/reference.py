@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from .sparql_results import SparqlResultsError, SparqlTable, parse_sparql_results
+from .sparql_results import ResultsParser, SparqlResultsError, SparqlTable, parse_sparql_results
 
 SPARQL_RESULTS_MEDIA_TYPE = "application/sparql-results+json"
 JSON_MEDIA_TYPE = "application/json"
@@ -46,7 +45,9 @@ def media_type(step: Mapping[str, Any]) -> str | None:
     return step.get("output_media_type")
 
 
-def sparql_expectation(step: Mapping[str, Any]) -> SparqlExpectation:
+def sparql_expectation(
+    step: Mapping[str, Any], parse: ResultsParser = parse_sparql_results
+) -> SparqlExpectation:
     """Read a SPARQL reference step; raises ValueError naming the bad field.
 
     `required_columns` defaults to every variable of the reference result.
@@ -55,7 +56,7 @@ def sparql_expectation(step: Mapping[str, Any]) -> SparqlExpectation:
     if output is None:
         raise ValueError("'output' is missing (the reference SPARQL results JSON)")
     try:
-        table = _parse_reference(output) if isinstance(output, str) else parse_sparql_results(output)
+        table = parse(output)
     except SparqlResultsError as error:
         raise ValueError(f"'output' is not SPARQL results JSON: {error}") from None
     required = _required_columns(step, table)
@@ -177,9 +178,3 @@ def _required_columns(step: Mapping[str, Any], table: SparqlTable) -> tuple[str,
             f"does not have (its variables: {listed})"
         )
     return tuple(columns)
-
-
-@lru_cache(maxsize=64)
-def _parse_reference(text: str) -> SparqlTable:
-    """Reference outputs are compared against many actual steps; parse each text once."""
-    return parse_sparql_results(text)

@@ -99,7 +99,9 @@ class _Explanation:
             "column_mapping": {
                 self.required[ref]: self.actual.variables[act] for ref, act in mapping.items()
             },
-            "unmapped_columns": [name for index, name in enumerate(self.required) if index not in mapping],
+            "unmapped_columns": [
+                name for index, name in enumerate(self.required) if index not in mapping and reason
+            ],
             "reference_row_count": self.reference.row_count,
             "actual_row_count": self.actual.row_count,
         }

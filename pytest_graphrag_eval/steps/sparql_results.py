@@ -10,7 +10,7 @@ comparison works column by column.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,6 +79,33 @@ def parse_sparql_results(output: Any) -> SparqlTable:
     return SparqlTable(
         variables=variables, columns=tuple(tuple(column) for column in columns), row_count=len(bindings)
     )
+
+
+ResultsParser = Callable[[Any], SparqlTable]
+
+
+def memoized_parser() -> ResultsParser:
+    """`parse_sparql_results` that parses each output text once (errors included).
+
+    Made per scoring run: a group compares every reference step with every
+    actual step, and a large output should not be parsed once per pair.
+    """
+    seen: dict[str, SparqlTable | str] = {}
+
+    def parse(output: Any) -> SparqlTable:
+        if not isinstance(output, str):
+            return parse_sparql_results(output)
+        if output not in seen:
+            try:
+                seen[output] = parse_sparql_results(output)
+            except SparqlResultsError as error:
+                seen[output] = str(error)
+        result = seen[output]
+        if isinstance(result, str):
+            raise SparqlResultsError(result)
+        return result
+
+    return parse
 
 
 def uri_values(output: Any) -> set[str]:
