@@ -214,7 +214,7 @@ class GraphragSession:
             write_recording(self.settings.record_path, self.collector.ordered_responses())
 
     def _all_gates(self) -> list:
-        """CLI and ini gates plus each corpus file's `gates:` (read here: an xdist controller collects nothing)."""
+        """CLI and ini gates plus every corpus file's `gates:` (an xdist controller collects nothing)."""
         corpora = []
         for path in self.corpus_files:
             try:

@@ -57,15 +57,28 @@ def erag_eval(
     raise ERagError("erag_eval() cannot run inside an event loop; use `await aerag_eval(...)` there")
 
 
-async def _run_and_close(*args: Any) -> dict[str, Any]:
-    """Run eRAG in a loop of our own, then release the judge client's connections bound to it."""
+async def _run_and_close(
+    retrieval_results: Mapping[str, Sequence[str]],
+    expected_outputs: Mapping[str, Sequence[str] | str],
+    text_generator: Any,
+    downstream_metric: Any,
+    retrieval_metrics: str | Iterable[str],
+    concurrency: int,
+) -> dict[str, Any]:
+    """Run eRAG in a loop of our own, then release the judge client connections bound to that loop."""
     try:
-        return await aerag_eval(*args[:5], concurrency=args[5])
+        return await aerag_eval(
+            retrieval_results,
+            expected_outputs,
+            text_generator,
+            downstream_metric,
+            retrieval_metrics,
+            concurrency=concurrency,
+        )
     finally:
-        for part in (args[2], args[3]):
-            client = getattr(part, "client", None)
-            if getattr(part, "self_limited", False) and hasattr(client, "aclose"):
-                await client.aclose()
+        for part in (text_generator, downstream_metric):
+            if getattr(part, "self_limited", False):
+                await part.client.aclose()
 
 
 async def aerag_eval(
@@ -143,21 +156,31 @@ def _some(names: list[str]) -> str:
     return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
+def _one_item_form(part: Any, semaphore: asyncio.Semaphore) -> tuple[Callable[..., Any], Any] | None:
+    """The function of a one-item part and the bound on its concurrent calls; None for the batched form.
+
+    Model-backed parts are bounded by the judge client itself.
+    """
+    if isinstance(part, SingleInput):
+        return part.function, semaphore
+    if getattr(part, "self_limited", False):
+        return part, None
+    return None
+
+
 async def _generate(
     generator: Any, items: list[Item], documents: Mapping[str, list[str]], semaphore: asyncio.Semaphore
 ) -> dict[Item, str]:
     if not callable(generator) and not isinstance(generator, SingleInput):
         raise ConfigurationError("text_generator must be a callable, SingleInput(callable) or ModelGenerator")
-    if isinstance(generator, SingleInput) or getattr(generator, "self_limited", False):
-        function = generator.function if isinstance(generator, SingleInput) else generator
-        limit = None if getattr(generator, "self_limited", False) else semaphore
+    one_item = _one_item_form(generator, semaphore)
+    if one_item is not None:
+        function, limit = one_item
 
         async def one(item: Item) -> str:
             question, position = item
-            output = await _call(
-                limit, "text generator", item, function, question, [documents[question][position]]
-            )
-            return _text(output, item)
+            document = documents[question][position]
+            return _text(await _call(limit, "text generator", item, function, question, [document]), item)
 
         return dict(zip(items, await _gather(one(item) for item in items), strict=True))
 
@@ -181,32 +204,31 @@ async def _score(
         raise ConfigurationError(
             "downstream_metric must be a callable, SingleInput(callable), LLMJudgeMetric or a metric name"
         )
-    if isinstance(metric, SingleInput) or getattr(metric, "self_limited", False):
-        self_limited = getattr(metric, "self_limited", False)
-        limit = None if self_limited else semaphore
+    one_item = _one_item_form(metric, semaphore)
+    if one_item is not None:
+        function, limit = one_item
+        # Model-backed judges also see the question; one-item callables get (prediction, references).
+        with_question = not isinstance(metric, SingleInput)
 
         async def one(item: Item) -> Any:
             question = item[0]
-            if isinstance(metric, SingleInput):
-                return await _call(
-                    limit, "downstream metric", item, metric.function, outputs[item], expected[question]
-                )
-            return await _call(
-                limit, "downstream metric", item, metric, outputs[item], expected[question], question
-            )
+            args = (outputs[item], expected[question], *((question,) if with_question else ()))
+            return await _call(limit, "downstream metric", item, function, *args)
 
         return dict(zip(items, await _gather(one(item) for item in items), strict=True))
 
-    positions = sorted({position for _, position in items})
+    by_position: dict[int, dict[str, str]] = {}
+    for (question, position), text in outputs.items():
+        by_position.setdefault(position, {})[question] = text
 
     async def batch(position: int) -> dict[Item, Any]:
-        generated = {question: text for (question, at), text in outputs.items() if at == position}
+        generated = by_position[position]
         wanted = {question: expected[question] for question in generated}
         scores = await _call(semaphore, "downstream metric", (None, position), metric, generated, wanted)
         _check_batch(scores, generated, "downstream_metric", "scores")
         return {(question, position): scores[question] for question in generated}
 
-    return _merge(await _gather(batch(position) for position in positions))
+    return _merge(await _gather(batch(position) for position in sorted(by_position)))
 
 
 def _positions(documents: Mapping[str, list[str]]) -> range:

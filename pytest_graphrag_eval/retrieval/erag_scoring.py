@@ -17,6 +17,7 @@ a question that retrieved nothing scores 0 instead of being dropped.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -35,12 +36,12 @@ def check_label(value: Any, question: str, position: int) -> float | int:
     """A downstream score as a label: a number in [0, 1]; 0/1 become integers as in eRAG."""
     if isinstance(value, bool):
         return int(value)
-    if not isinstance(value, (int, float)) or math.isnan(value) or not 0 <= value <= 1:
+    if not isinstance(value, numbers.Real) or math.isnan(value) or not 0 <= value <= 1:
         raise ERagError(
             f"the downstream metric must return a number in [0, 1], got {value!r} "
             f"for document #{position + 1} of question {question!r}"
         )
-    return int(value) if value in (0, 1) else value
+    return int(value) if value in (0, 1) else float(value)
 
 
 def score_labels(labels: Mapping[str, Sequence[float]], metrics: str | Iterable[str]) -> dict[str, Any]:
