@@ -21,7 +21,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
-import httpx
 import openai
 from openai.types import CreateEmbeddingResponse
 from openai.types.chat import ChatCompletion
@@ -111,10 +110,11 @@ def make_sdk_client(settings: LLMSettings) -> openai.AsyncOpenAI:
     the settings' back.
     """
     check_connection_settings(settings)
-    # A plain httpx client rather than the SDK's default wrapper: the wrapper's finalizer schedules
-    # `aclose()` on whatever loop is running at garbage collection, which fails for connections of
-    # an earlier, closed loop (see JudgeClient on event loops).
-    http_client = httpx.AsyncClient(timeout=settings.timeout, follow_redirects=True)
+    # The SDK's plain HTTP client class rather than its default wrapper: the wrapper's finalizer
+    # schedules `aclose()` on whatever loop is running at garbage collection, which fails for
+    # connections of an earlier, closed loop (see JudgeClient on event loops). Taking the class from
+    # the SDK keeps us independent of which HTTP library a given openai release is built on.
+    http_client = openai.DefaultAsyncHttpxClient(timeout=settings.timeout, follow_redirects=True)
     common: dict[str, Any] = {
         "api_key": settings.api_key,
         "max_retries": 0,
