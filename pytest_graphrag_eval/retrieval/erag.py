@@ -93,13 +93,31 @@ async def aerag_eval(
     """Async form of `erag_eval`."""
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigurationError(f"eRAG concurrency must be an integer >= 1, got {concurrency!r}")
+    return await erag_within(
+        retrieval_results,
+        expected_outputs,
+        text_generator,
+        downstream_metric,
+        retrieval_metrics,
+        asyncio.Semaphore(concurrency),
+    )
+
+
+async def erag_within(
+    retrieval_results: Mapping[str, Sequence[str]],
+    expected_outputs: Mapping[str, Sequence[str] | str],
+    text_generator: Any,
+    downstream_metric: Any,
+    retrieval_metrics: str | Iterable[str],
+    semaphore: asyncio.Semaphore,
+) -> dict[str, Any]:
+    """`aerag_eval` with callables bounded by `semaphore`, which several runs may share."""
     documents = _documents(retrieval_results)
     expected = _expected(expected_outputs, documents)
     metrics = [retrieval_metrics] if isinstance(retrieval_metrics, str) else list(retrieval_metrics)
     parse_measures(metrics)
     if isinstance(downstream_metric, str):
         downstream_metric = named_metric(downstream_metric)
-    semaphore = asyncio.Semaphore(concurrency)
     items = [(question, position) for question, docs in documents.items() for position in range(len(docs))]
     outputs = await _generate(text_generator, items, documents, semaphore)
     scores = await _score(downstream_metric, items, outputs, expected, semaphore)

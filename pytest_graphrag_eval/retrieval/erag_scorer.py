@@ -12,13 +12,15 @@ A question that retrieved nothing scores 0; what cannot be computed is
 
 from __future__ import annotations
 
+import asyncio
 import json
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GraphragEvalError
 from ..scoring import ScoringContext
 from .documents import parse_retrieved_documents
-from .erag import aerag_eval
+from .erag import erag_within
 from .erag_components import tracked_costs
 from .erag_config import ERagSetup, build_erag
 from .steps import actual_retrieval_step, reference_retrieval_step
@@ -34,6 +36,10 @@ class ERagScorer:
 
     def __init__(self) -> None:
         self._setups: dict[tuple[str, int], ERagSetup] = {}
+        # One bound on Python callables across all questions of a run (per event loop).
+        self._limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
 
     async def score(
         self, question: Question, response: dict[str, Any], context: ScoringContext
@@ -54,13 +60,13 @@ class ERagScorer:
             return {"erag_error": f"actual retrieval step: {error}"}
         with tracked_costs() as costs:
             try:
-                result = await aerag_eval(
+                result = await erag_within(
                     {question.question_text: [document.text or "" for document in documents]},
                     {question.question_text: question.reference_answer},
                     setup.generator,
                     setup.metric,
                     setup.metrics,
-                    concurrency=setup.concurrency,
+                    self._limit(setup.concurrency),
                 )
             except GraphragEvalError as error:
                 return {"erag_error": str(error)}
@@ -70,6 +76,12 @@ class ERagScorer:
         if setup.uses_llm:
             values["erag_cost"] = sum(costs)
         return values
+
+    def _limit(self, concurrency: int) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if loop not in self._limits:
+            self._limits[loop] = asyncio.Semaphore(concurrency)
+        return self._limits[loop]
 
     def _setup(self, config: Any, judge: Any) -> ERagSetup:
         key = (json.dumps(config, sort_keys=True, default=str), id(judge))
