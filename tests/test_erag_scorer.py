@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import re
@@ -263,3 +264,36 @@ def test_batched_callable_generator_setting() -> None:
         {"generator": {"callable": "json:dumps", "batched": True}, "metric": "exact_match"}, None
     )
     assert setup.generator is json.dumps and setup.metrics == ("P", "success") and not setup.uses_llm
+
+
+class Tracker:
+    """An async one-item generator that records how many calls overlap."""
+
+    def __init__(self) -> None:
+        self.active = self.peak = self.calls = 0
+
+    async def __call__(self, question, documents):
+        self.active += 1
+        self.calls += 1
+        self.peak = max(self.peak, self.active)
+        await asyncio.sleep(0.01)
+        self.active -= 1
+        return documents[0].split()[0]
+
+
+tracker = Tracker()
+
+
+def test_the_concurrency_bound_holds_across_questions() -> None:
+    questions = [
+        {"id": f"q{i}", "question_text": f"Question {i}?", "reference_answer": "w0"} for i in range(6)
+    ]
+    corpus = corpus_from_data([{"template_id": "t", "questions": questions}])
+    responses = {
+        f"q{i}": {"actual_answer": "x", "actual_steps": [retrieval_step("w0 a", "w1 b", "w2 c")]}
+        for i in range(6)
+    }
+    options = {"erag": {"generator": f"{__name__}:tracker", "metric": "exact_match", "concurrency": 4}}
+    results = run_evaluation(corpus, responses, scorers=[ERagScorer()], options=options)
+    assert [result["erag_P"] for result in results] == [1 / 3] * 6
+    assert tracker.calls == 18 and tracker.peak == 4

@@ -102,3 +102,22 @@ def test_xdist_report_equals_serial_report(project: pytest.Pytester) -> None:
     parallel.stdout.fnmatch_lines(
         ["*graphrag-eval summary*", "overall*3*0*0.667*", "*FAIL*steps_score.mean*"]
     )
+
+
+def test_xdist_workers_answer_each_question_once(pytester: pytest.Pytester) -> None:
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
+    pytester.makeconftest(
+        "import json, os, pathlib\n"
+        "HERE = pathlib.Path(__file__).parent\n"
+        "LINES = (HERE / 'responses.jsonl').read_text().splitlines()\n"
+        "RESPONSES = {r['question_id']: r for r in map(json.loads, LINES)}\n"
+        "def pytest_graphrag_respond(question, config):\n"
+        "    with open(HERE / 'answered.log', 'a') as log:\n"
+        "        log.write(f'{os.getpid()} {question.question_id}\\n')\n"
+        "    return RESPONSES[question.question_id]\n"
+    )
+    result = pytester.runpytest_subprocess("--graphrag-corpus", "corpus.yaml", "-n", "2")
+    result.assert_outcomes(passed=3)
+    answered = [line.split() for line in (pytester.path / "answered.log").read_text().splitlines()]
+    assert sorted(question for _, question in answered) == ["q1", "q2", "q3"]

@@ -158,6 +158,7 @@ def test_uri_values_lists_only_iri_bindings() -> None:
         '{"head": {"vars": ["a"]}, "results": {"bindings": [1]}}',
         '{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": "x"}]}}',
         '{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": "uri"}}]}}',
+        '{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"value": "1", "datatype": [1]}}]}}',
         '{"head": {}, "boolean": "yes"}',
         "[" * 100_000,
     ],

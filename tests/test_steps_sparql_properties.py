@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import random
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from pytest_graphrag_eval.steps.match import sparql_output_score
 from pytest_graphrag_eval.steps.sparql_compare import results_match
 from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
-from pytest_graphrag_eval.steps.sparql_results import SparqlTable, parse_sparql_results
+from pytest_graphrag_eval.steps.sparql_results import SparqlResultsError, SparqlTable, parse_sparql_results
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
@@ -246,3 +247,37 @@ def test_split_text_never_equals_differently_split_text(joined: str, data: st.Da
     actual_row = (joined[:second_cut], joined[second_cut:])
     assume(actual_row[::-1] != reference_row)  # swapping the two columns would be a real match
     assert score(step(["a", "b"], [reference_row]), ["a", "b"], [actual_row]) == 0.0
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3)
+    ),
+    max_leaves=12,
+)
+cells = st.dictionaries(
+    st.sampled_from(["type", "value", "datatype", "xml:lang"]),
+    json_values
+    | st.sampled_from(["uri", "literal", XSD + "integer", XSD + "double", XSD + "boolean", "1.5"]),
+)
+well_formed_skeleton = st.fixed_dictionaries(
+    {
+        "head": st.fixed_dictionaries({"vars": st.lists(st.sampled_from(["a", "b"]), unique=True)}),
+        "results": st.fixed_dictionaries(
+            {"bindings": st.lists(st.dictionaries(st.sampled_from(["a", "b"]), cells), max_size=3)}
+        ),
+    }
+)
+anything_results_like = st.fixed_dictionaries(
+    {"head": json_values, "results": json_values}, optional={"boolean": json_values}
+)
+
+
+@settings(max_examples=300)
+@given(st.one_of(well_formed_skeleton, anything_results_like, json_values))
+def test_untrusted_output_parses_or_raises_only_our_error(data: Any) -> None:
+    text = json.dumps(data)
+    with contextlib.suppress(SparqlResultsError):
+        parse_sparql_results(text)
+    assert sparql_output_score(step(["a"], [("x",)]), text) in (0.0, 1.0)

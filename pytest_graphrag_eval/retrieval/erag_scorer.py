@@ -37,7 +37,7 @@ class ERagScorer:
     def __init__(self) -> None:
         self._setups: dict[tuple[str, int], ERagSetup] = {}
         # One bound on Python callables across all questions of a run (per event loop).
-        self._limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+        self._limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, asyncio.Semaphore]] = (
             weakref.WeakKeyDictionary()
         )
 
@@ -78,10 +78,8 @@ class ERagScorer:
         return values
 
     def _limit(self, concurrency: int) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if loop not in self._limits:
-            self._limits[loop] = asyncio.Semaphore(concurrency)
-        return self._limits[loop]
+        limits = self._limits.setdefault(asyncio.get_running_loop(), {})
+        return limits.setdefault(concurrency, asyncio.Semaphore(concurrency))
 
     def _setup(self, config: Any, judge: Any) -> ERagSetup:
         key = (json.dumps(config, sort_keys=True, default=str), id(judge))
