@@ -139,3 +139,30 @@ def test_wrong_rows_fail_with_sparql_diff(pytester: pytest.Pytester) -> None:
     assert "missing rows (1)" in out and "Beta" in out
     assert "extra rows (1)" in out and "Omega" in out
     assert "Traceback" not in out
+
+
+def test_questions_are_answered_concurrently_within_the_bound(pytester: pytest.Pytester) -> None:
+    data = corpus()
+    data[1]["questions"] += [
+        {"id": f"extra{i}", "question_text": f"Extra question {i}?", "reference_answer": "x"}
+        for i in range(6)
+    ]
+    write_corpus(pytester, data)
+    pytester.makeconftest(
+        "import threading, time\n"
+        "LOCK = threading.Lock()\n"
+        "STATE = {'now': 0, 'max': 0}\n"
+        "def pytest_graphrag_respond(question, config):\n"
+        "    with LOCK:\n"
+        "        STATE['now'] += 1\n"
+        "        STATE['max'] = max(STATE['max'], STATE['now'])\n"
+        "    time.sleep(0.2)\n"
+        "    with LOCK:\n"
+        "        STATE['now'] -= 1\n"
+        "    return {'actual_answer': 'x'}\n"
+        "def pytest_sessionfinish(session):\n"
+        "    print('MAX_IN_FLIGHT', STATE['max'])\n"
+    )
+    result = pytester.runpytest("--graphrag-corpus", "corpus.yaml", "--graphrag-agent-concurrency", "3", "-s")
+    result.assert_outcomes(passed=9)
+    result.stdout.fnmatch_lines(["*MAX_IN_FLIGHT 3*"])
