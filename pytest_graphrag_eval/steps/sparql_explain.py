@@ -106,6 +106,8 @@ class _Explanation:
             "actual_row_count": self.actual.row_count,
         }
         result.update(self._row_differences(mapping) if reason else self._row_lists([], [], []))
+        if reason and len(mapping) == len(self.required):
+            result["reason"] = _row_difference_reason(result) or reason
         return result
 
     def _mapping_and_reason(self) -> tuple[dict[int, int], str | None]:
@@ -186,6 +188,15 @@ class _Explanation:
             "extra_rows": [_row_dict(actual_names, row) for row in extra[: self.limit]],
             "extra_rows_total": len(extra),
         }
+
+
+def _row_difference_reason(result: Mapping[str, Any]) -> str | None:
+    """With every required column mapped, the rows themselves say best what differs."""
+    missing, extra = result["missing_rows_total"], result["extra_rows_total"]
+    if not missing and not extra:
+        return None
+    parts = [f"{count} {label} row(s)" for count, label in ((missing, "missing"), (extra, "extra")) if count]
+    return f"under the closest column mapping: {' and '.join(parts)}"
 
 
 def _unmatched(

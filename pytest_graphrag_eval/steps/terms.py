@@ -122,6 +122,8 @@ def normalize_cell(cell: Any) -> Term:
     datatype = cell.get("datatype")
     if datatype is None:
         return value
+    if not isinstance(datatype, str):
+        raise ValueError("a binding's 'datatype' must be an IRI (text)")
     converter = CONVERTERS.get(datatype)
     return value if converter is None else converter(value)
 
