@@ -23,11 +23,12 @@ NO_RESPONSE_ERROR = "no response for this question"
 
 
 def default_scorers() -> list[Scorer]:
-    """The deterministic scorers that need no configuration: steps and retrieval."""
+    """Scorers that need no LLM client to exist: steps, retrieval, and eRAG (a no-op unless configured)."""
+    from .retrieval.erag_scorer import ERagScorer
     from .retrieval.scorer import RetrievalScorer
     from .steps.scorer import StepsScorer
 
-    return [StepsScorer(), RetrievalScorer()]
+    return [StepsScorer(), RetrievalScorer(), ERagScorer()]
 
 
 def run_evaluation(

@@ -138,6 +138,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="PATH",
     ),
     OptionSpec(
+        "--graphrag-answers-config",
+        "graphrag_answers_config",
+        "YAML file of further answer-metric settings (relevance backend, custom metrics, ...).",
+        ini="graphrag_answers_config",
+        ini_type="paths",
+        metavar="PATH",
+    ),
+    OptionSpec(
         "--graphrag-concurrency",
         "graphrag_concurrency",
         "Maximum LLM requests in flight per process (default 8).",

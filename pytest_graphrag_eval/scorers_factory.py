@@ -2,14 +2,20 @@
 
 Kept apart from the hooks so the wiring from settings to scorers can be read
 (and tested) in one place: deterministic scorers always, answer scorers by
-`--graphrag-judge`, and one shared judge client when an LLM is involved.
+`--graphrag-judge`, eRAG by each corpus' `erag:` settings, and one shared judge
+client whenever any of them needs an LLM.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
+from .corpus import Corpus
+from .errors import ConfigurationError
 from .evaluation import default_scorers, make_context
 from .scoring import Scorer, ScoringContext
 from .settings import PluginSettings
@@ -20,50 +26,85 @@ if TYPE_CHECKING:
 
 
 def answer_settings(settings: PluginSettings) -> AnswerSettings:
-    """The answer-metric part of the plugin settings."""
+    """The answer-metric part of the plugin settings: the answers config file, then options over it."""
     from .answers import AnswerSettings
 
-    overrides: dict[str, Any] = {
-        "judge": settings.judge,
-        "relevance": settings.relevance,
-        "repeats": settings.judge_repeats,
-        "correctness_prompt_file": settings.correctness_prompt,
-    }
-    if settings.judge_model:
-        overrides["judge_model"] = settings.judge_model
-    if settings.embedding_model:
-        overrides["embedding_model"] = settings.embedding_model
-    return AnswerSettings(**overrides)
+    raw: dict[str, Any] = dict(_answers_config(settings.answers_config))
+    raw["judge"] = settings.judge or raw.get("judge", "none")
+    raw["relevance"] = settings.relevance or raw.get("relevance", False)
+    if settings.judge_repeats != 1 or "repeats" not in raw:
+        raw["repeats"] = settings.judge_repeats
+    for key, value in (
+        ("correctness_prompt_file", settings.correctness_prompt),
+        ("judge_model", settings.judge_model),
+        ("embedding_model", settings.embedding_model),
+    ):
+        if value is not None:
+            raw[key] = value
+    base_dir = settings.answers_config.parent if settings.answers_config else None
+    source = str(settings.answers_config) if settings.answers_config else "graphrag options"
+    return AnswerSettings.from_mapping(raw, base_dir=base_dir, source=source)
+
+
+def _answers_config(path: Path | None) -> Mapping[str, Any]:
+    """The YAML mapping of `--graphrag-answers-config` (relevance backend, custom metrics, ...)."""
+    if path is None:
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as error:
+        raise ConfigurationError(f"{path}: cannot read the answers config: {error}") from None
+    if not isinstance(data, Mapping):
+        raise ConfigurationError(f"{path}: the answers config must be a YAML mapping")
+    return data
 
 
 def llm_settings(settings: PluginSettings, answers: AnswerSettings) -> LLMSettings:
     """Client settings: endpoint and key from the environment, the rest from the plugin settings."""
     from .llm import LLMSettings
 
-    overrides: dict[str, Any] = {
-        "model": answers.judge_model,
-        "embedding_model": answers.embedding_model,
-        "cache_dir": settings.cache_dir,
-        "use_cache": settings.use_cache,
-    }
+    overrides: dict[str, Any] = {"cache_dir": settings.cache_dir, "use_cache": settings.use_cache}
+    if answers.judge_model:
+        overrides["model"] = answers.judge_model
+    if answers.embedding_model:
+        overrides["embedding_model"] = answers.embedding_model
     if settings.llm_concurrency:
         overrides["concurrency"] = settings.llm_concurrency
     return LLMSettings.from_env(**overrides)
 
 
+def erag_uses_llm(config: Any) -> bool:
+    """Whether a corpus' `erag:` settings name a model generator or the LLM-judge metric."""
+    if not isinstance(config, Mapping):
+        return False
+    generator = config.get("generator")
+    model_generator = isinstance(generator, Mapping) and "callable" not in generator
+    return model_generator or config.get("metric") == "llm_judge"
+
+
 def build_scorers(
-    settings: PluginSettings,
+    settings: PluginSettings, corpora: Iterable[Corpus] = ()
 ) -> tuple[list[Scorer], ScoringContext, Callable[[], Awaitable[None]] | None]:
     """Scorers, context and an async close callback for the judge client (None without one).
 
-    Answer and LLM modules are imported here, not at module level, so the plugin
-    loads quickly in runs that configure no judge.
+    Answer, eRAG and LLM modules are imported here, not at module level, so the
+    plugin loads quickly in runs that configure no judge. Every corpus' eRAG
+    settings are validated now, so a bad one is a usage error before any question runs.
     """
     from .answers import build_answer_scorers
     from .llm import JudgeClient
+    from .retrieval.erag_config import build_erag
 
+    corpora = list(corpora)
     answers = answer_settings(settings)
-    client = JudgeClient(llm_settings(settings, answers)) if answers.needs_llm else None
+    needs_client = answers.needs_llm or any(erag_uses_llm(c.settings.get("erag")) for c in corpora)
+    client = JudgeClient(llm_settings(settings, answers)) if needs_client else None
+    for corpus in corpora:
+        if corpus.settings.get("erag") is not None:
+            try:
+                build_erag(corpus.settings["erag"], client)
+            except ConfigurationError as error:
+                raise ConfigurationError(f"{corpus.file}: {error}") from None
     scorers = [*default_scorers(), *build_answer_scorers(answers, client)]
     context = make_context(settings.steps_scope, judge=client)
     return scorers, context, (client.aclose if client is not None else None)

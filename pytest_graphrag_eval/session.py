@@ -112,7 +112,7 @@ class GraphragSession:
                 "the pytest_graphrag_respond(question, config) hook in conftest.py to call your agent live."
             )
         try:
-            scorers, context, on_close = build_scorers(settings)
+            scorers, context, on_close = build_scorers(settings, self.corpora.values())
         except GraphragEvalError as error:
             raise pytest.UsageError(str(error)) from None
         contexts = {

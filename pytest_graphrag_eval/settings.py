@@ -33,12 +33,13 @@ class PluginSettings:
     gates_cli: tuple[str, ...] = ()
     steps_scope: str = "last_group"
     agent_concurrency: int = DEFAULT_AGENT_CONCURRENCY
-    judge: str = "none"
+    judge: str | None = None
     judge_model: str | None = None
     embedding_model: str | None = None
     relevance: bool = False
     judge_repeats: int = 1
     correctness_prompt: Path | None = None
+    answers_config: Path | None = None
     llm_concurrency: int | None = None
     cache_dir: Path | None = None
     use_cache: bool = True
@@ -62,12 +63,13 @@ class PluginSettings:
             gates_cli=tuple(config.getoption("graphrag_gate") or ()),
             steps_scope=_text(config, "graphrag_steps_scope") or "last_group",
             agent_concurrency=_integer(config, "graphrag_agent_concurrency", DEFAULT_AGENT_CONCURRENCY),
-            judge=_text(config, "graphrag_judge") or "none",
+            judge=_text(config, "graphrag_judge"),
             judge_model=_text(config, "graphrag_judge_model"),
             embedding_model=_text(config, "graphrag_embedding_model"),
             relevance=bool(config.getoption("graphrag_relevance") or config.getini("graphrag_relevance")),
             judge_repeats=_integer(config, "graphrag_judge_repeats", 1),
             correctness_prompt=_path(config, "graphrag_correctness_prompt", invocation_dir),
+            answers_config=_path(config, "graphrag_answers_config", invocation_dir),
             llm_concurrency=_integer(config, "graphrag_concurrency", None),
             cache_dir=_path(config, "graphrag_cache_dir", invocation_dir)
             or Path(config.rootpath) / ".graphrag-cache",
@@ -83,7 +85,7 @@ class PluginSettings:
             raise ConfigurationError(
                 f"graphrag_steps_scope must be last_group or all_groups, got {self.steps_scope!r}"
             )
-        if self.judge not in ("none", "lexical", "llm"):
+        if self.judge not in (None, "none", "lexical", "llm"):
             raise ConfigurationError(f"graphrag_judge must be none, lexical or llm, got {self.judge!r}")
         for name, value in (
             ("graphrag_agent_concurrency", self.agent_concurrency),

@@ -408,7 +408,7 @@ def test_metric_that_was_not_computed_fails_with_its_error(
     [
         ("answer_f1", "--graphrag-judge"),
         ("answer_relevance", "--graphrag-judge"),
-        ("retrieval_recall@10", "retrieval step in both the reference steps and the actual steps"),
+        ("retrieval_recall@10", "need a reference step named retrieval"),
         ("erag_P_10", "eRAG configured"),
         ("steps_score", "no reference_steps"),
         ("elapsed_sec", "did not report elapsed_sec"),

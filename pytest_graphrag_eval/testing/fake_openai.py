@@ -346,6 +346,7 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as real endpoints
     timeout = 30  # idle keep-alive connections release their thread
+    disable_nagle_algorithm = True  # small replies on kept-alive connections must not wait ~40 ms for ACKs
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
