@@ -21,7 +21,7 @@ MISSING_METRIC_HINTS: tuple[tuple[str, str], ...] = (
     ),
     (
         "retrieval_",
-        "retrieval metrics need a reference step named retrieval (an agent without a retrieval step scores 0)",
+        "retrieval metrics need a reference step named retrieval (an agent without one scores 0)",
     ),
     ("erag_", "eRAG metrics need eRAG configured for the corpus and a retrieval step in the actual steps"),
     ("input_tokens", "the agent's response did not report input_tokens"),

@@ -37,7 +37,9 @@ def load_responses(path: str | Path) -> dict[str, dict[str, Any]]:
         location = SourceLocation(str(path), line, question_id=key)
         question_id = _question_id(raw, key, location)
         if question_id in responses:
-            raise ResponseError("duplicate response", location, "question_id")
+            raise ResponseError(
+                "duplicate response", SourceLocation(str(path), line, question_id=question_id), "question_id"
+            )
         responses[question_id] = validate_response(
             raw, SourceLocation(str(path), line, question_id=question_id)
         )
@@ -57,10 +59,15 @@ def _parse_entries(text: str, file: str) -> list[tuple[int | None, str | None, A
             raise ResponseError(f"invalid JSON: {error.msg}", SourceLocation(file, error.lineno)) from None
         if isinstance(data, list):
             return [(None, None, item) for item in data]
-        if isinstance(data, Mapping) and "question_id" in data:
+        if isinstance(data, Mapping) and _is_single_response(data):
             return [(1, None, data)]
         return [(None, str(key), value) for key, value in data.items()]
     return _parse_jsonl(text, file)
+
+
+def _is_single_response(data: Mapping[str, Any]) -> bool:
+    """One response (a one-line JSONL file) rather than an object of responses keyed by id."""
+    return "question_id" in data or not all(isinstance(value, Mapping) for value in data.values())
 
 
 def _parse_jsonl(text: str, file: str) -> list[tuple[int | None, str | None, Any]]:

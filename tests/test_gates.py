@@ -296,7 +296,8 @@ def test_wildcard_with_no_templates_fails() -> None:
         ),
         (
             "macro:retrieval_recall@10.mean>=0.5",
-            "macro:retrieval_recall@10.mean was not computed: retrieval metrics need a reference step named retrieval",
+            "macro:retrieval_recall@10.mean was not computed: "
+            "retrieval metrics need a reference step named retrieval",
         ),
         (
             "template[t_b]:answer_f1.mean>=0.5",

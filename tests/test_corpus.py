@@ -1,0 +1,112 @@
+"""Corpus loading: typed records with locations, and errors naming file, line, ids and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_graphrag_eval import CorpusError, corpus_from_data, load_corpus
+
+GOOD = """\
+- template_id: zones
+  thresholds: [steps_score>=1]
+  questions:
+  - id: q1
+    question_text: Which substations are in NO1?
+    reference_answer: OSLO, ASKER
+    xfail: not supported yet
+    custom_note: kept
+    reference_steps:
+    - - name: sparql_query
+        output: '{"head": {"vars": ["s"]}, "results": {"bindings": []}}'
+        output_media_type: application/sparql-results+json
+        required_columns: [s]
+  - id: q2
+    question_text: Which substations are in NO2?
+    reference_answer: [KRISTIANSAND, "Kristiansand"]
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "corpus.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_records_keep_content_and_location(tmp_path: Path) -> None:
+    corpus = load_corpus(write(tmp_path, GOOD))
+    first, second = corpus.questions()
+    assert (first.template_id, first.question_id, first.location.line) == ("zones", "q1", 4)
+    assert first.location.file == str(tmp_path / "corpus.yaml")
+    assert first.xfail == "not supported yet" and first.extra == {"custom_note": "kept"}
+    assert first.reference_steps[0][0]["required_columns"] == ["s"]
+    assert type(first.reference_steps[0][0]) is dict, "records hold plain dicts"
+    assert second.reference_answer == ["KRISTIANSAND", "Kristiansand"]
+    assert corpus.templates[0].thresholds == ["steps_score>=1"]
+    assert corpus.question_ids() == ["q1", "q2"]
+
+
+def test_mapping_form_carries_settings(tmp_path: Path) -> None:
+    text = "gates: [steps_score.mean>=0.9]\ntemplates:\n" + "".join(
+        "  " + line + "\n" for line in GOOD.splitlines()
+    )
+    corpus = load_corpus(write(tmp_path, text))
+    assert corpus.settings == {"gates": ["steps_score.mean>=0.9"]}
+    assert len(list(corpus.questions())) == 2
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "    question_text: Which substations are in NO2?\n",
+            "",
+            "corpus.yaml:14, template 'zones', question 'q2', field 'question_text': is missing",
+        ),
+        ("  - id: q2", "  - id: q1", "question 'q1', field 'id': duplicate question id (first defined at"),
+        ("- template_id: zones", "- template: zones", "field 'template_id': is missing"),
+        (
+            "    reference_answer: [KRISTIANSAND",
+            "    reference_steps: [{name: x}]\n    reference_answer: [KRISTIANSAND",
+            "question 'q2', field 'reference_steps': must be a list of groups",
+        ),
+        ("    reference_answer: OSLO, ASKER", "    reference_answer: {a: 1}", "field 'reference_answer'"),
+        ("    xfail: not supported yet", "    xfail: [1]", "field 'xfail'"),
+    ],
+)
+def test_structural_errors_stop_loading_with_location(
+    tmp_path: Path, old: str, new: str, message: str
+) -> None:
+    assert old in GOOD
+    with pytest.raises(CorpusError) as raised:
+        load_corpus(write(tmp_path, GOOD.replace(old, new)))
+    assert str(tmp_path / "corpus.yaml") in str(raised.value)
+    assert message in str(raised.value)
+
+
+def test_invalid_yaml_names_line(tmp_path: Path) -> None:
+    with pytest.raises(CorpusError, match=r"corpus.yaml:4: invalid YAML"):
+        load_corpus(write(tmp_path, "- template_id: a\n  questions:\n  - id: [\n"))
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(CorpusError, match="cannot read corpus file"):
+        load_corpus(tmp_path / "absent.yaml")
+
+
+def test_reference_step_content_problems_stay_on_the_question(tmp_path: Path) -> None:
+    text = GOOD.replace("required_columns: [s]", "required_columns: [s, missing_var]")
+    corpus = load_corpus(write(tmp_path, text))
+    first, second = corpus.questions()
+    assert len(first.reference_problems) == 1
+    assert "reference_steps[0][0] (line 10)" in first.reference_problems[0]
+    assert "missing_var" in first.reference_problems[0]
+    assert second.reference_problems == ()
+
+
+def test_in_memory_data_has_no_file_but_still_ids() -> None:
+    with pytest.raises(CorpusError, match="template 't', question 'q', field 'question_text': is missing"):
+        corpus_from_data([{"template_id": "t", "questions": [{"id": "q"}]}])
+    with pytest.raises(CorpusError, match="a corpus must be a list of templates"):
+        corpus_from_data({"not": "a corpus"})

@@ -1,0 +1,87 @@
+"""run_evaluation: copied keys, error shapes, scorer isolation, and immutability of inputs."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from plugin_support import corpus, good_responses, response
+
+from pytest_graphrag_eval import ResponseError, run_evaluation
+from pytest_graphrag_eval.scoring import ScoringContext
+
+
+def responses_by_id() -> dict:
+    return {r["question_id"]: r for r in good_responses()}
+
+
+def test_results_follow_corpus_order_and_copy_seed_keys() -> None:
+    results = run_evaluation(corpus(), responses_by_id())
+    assert [r["question_id"] for r in results] == ["q1", "q2", "q3"]
+    first = results[0]
+    for key in (
+        "template_id",
+        "question_text",
+        "reference_answer",
+        "reference_steps",
+        "status",
+        "actual_answer",
+        "actual_steps",
+        "input_tokens",
+        "output_tokens",
+        "total_tokens",
+        "elapsed_sec",
+    ):
+        assert key in first
+    assert first["steps_score"] == 1 and first["reference_steps"][0][0]["matches"] == "call_q1"
+
+
+def test_inputs_are_never_mutated() -> None:
+    reference, answers = corpus(), responses_by_id()
+    before = copy.deepcopy((reference, answers))
+    run_evaluation(reference, answers)
+    assert (reference, answers) == before
+
+
+def test_error_and_missing_responses() -> None:
+    answers = responses_by_id()
+    answers["q1"] = {"question_id": "q1", "status": "error", "error": "quota"}
+    del answers["q2"]
+    results = run_evaluation(corpus(), answers)
+    assert (
+        results[0]["status"] == "error" and results[0]["error"] == "quota" and "steps_score" not in results[0]
+    )
+    assert results[1]["status"] == "error" and results[1]["error"] == "no response for this question"
+    assert results[2]["status"] == "success"
+
+
+def test_unknown_response_is_an_error() -> None:
+    answers = responses_by_id() | {"zz": response("q1") | {"question_id": "zz"}}
+    with pytest.raises(ResponseError, match="'zz'"):
+        run_evaluation(corpus(), answers)
+
+
+def test_all_groups_scope_and_unknown_scope() -> None:
+    assert run_evaluation(corpus(), responses_by_id(), steps_scope="all_groups")[0]["steps_score"] == 1
+    with pytest.raises(ValueError, match="steps_scope"):
+        run_evaluation(corpus(), responses_by_id(), steps_scope="first")
+
+
+class Exploding:
+    name = "exploding"
+
+    async def score(self, question, response, context: ScoringContext) -> dict:
+        raise RuntimeError("bug in a custom scorer")
+
+
+class Constant:
+    name = "constant"
+
+    async def score(self, question, response, context: ScoringContext) -> dict:
+        return {"constant_score": 0.25}
+
+
+def test_a_failing_scorer_becomes_an_error_key_and_others_still_run() -> None:
+    results = run_evaluation(corpus(), responses_by_id(), scorers=[Exploding(), Constant()])
+    assert results[0]["exploding_error"] == "exploding scorer failed: RuntimeError: bug in a custom scorer"
+    assert results[0]["constant_score"] == 0.25
