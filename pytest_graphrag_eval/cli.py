@@ -21,18 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from .answers import AnswerInputs, AnswerJudgeScorer, AnswerSettings, build_answer_metrics
+from .answers.claims import CORRECTNESS_KEYS
 from .errors import GraphragEvalError
 from .report import write_text_atomic
 
 INPUT_COLUMNS = ("Question", "Reference answer", "Actual answer")
 OUTPUT_COLUMNS = (
-    "answer_reference_claims_count",
-    "answer_actual_claims_count",
-    "answer_matching_claims_count",
-    "answer_correctness_reason",
-    "answer_recall",
-    "answer_precision",
-    "answer_f1",
+    *CORRECTNESS_KEYS,
     "answer_eval_error",
     "answer_judge",
     "answer_eval_input_tokens",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .aggregates import is_metric_value
 from .corpus import Corpus, Question, Template, load_corpus
 from .errors import GraphragEvalError, SourceLocation
 from .failure_report import format_failure
@@ -130,8 +131,6 @@ def _display_path(node: pytest.Node) -> str:
 
 def _record_properties(item: QuestionItem, result: dict[str, Any]) -> None:
     """Numeric metrics become JUnit XML properties (`--junitxml`)."""
-    from .aggregates import is_metric_value
-
     for key, value in result.items():
         if is_metric_value(key, value):
             item.user_properties.append((f"graphrag.{key}", value))

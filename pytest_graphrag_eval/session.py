@@ -19,7 +19,7 @@ from .aggregates import compute_aggregates
 from .corpus import Corpus, Question, load_corpus
 from .errors import GraphragEvalError
 from .evaluation import check_responses_match
-from .gates import GateResult, evaluate_gates, resolve_gates
+from .gates import Gate, GateResult, evaluate_gates, resolve_gates
 from .items import SESSION_KEY, CorpusFile, QuestionItem
 from .report import ResultCollector, build_report, write_json_atomic, write_recording
 from .responses import load_responses
@@ -213,7 +213,7 @@ class GraphragSession:
         if self.settings.record_path is not None and self.collector.responses:
             write_recording(self.settings.record_path, self.collector.ordered_responses())
 
-    def _all_gates(self) -> list:
+    def _all_gates(self) -> list[Gate]:
         """CLI and ini gates plus every corpus file's `gates:` (an xdist controller collects nothing)."""
         corpora = []
         for path in self.corpus_files:
