@@ -58,7 +58,6 @@ class GraphragSession:
         self.runner: QuestionRunner | None = None
         self.started = time.time()
         self.interrupted = False
-        self.usage_problem: str | None = None
         config.stash[SESSION_KEY] = self
 
     # collection ---------------------------------------------------------------------------

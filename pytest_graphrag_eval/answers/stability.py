@@ -18,8 +18,6 @@ from typing import Any
 from .metric import AnswerInputs, AnswerMetric, Outcome
 from .usage import Usage
 
-SPREAD_SUFFIXES = ("_stdev", "_min", "_max")
-
 
 def combine_repeats(outcomes: list[Outcome], spread_keys: tuple[str, ...], error_key: str) -> Outcome:
     """Merge k outcomes of one metric into one (see the module docstring)."""
