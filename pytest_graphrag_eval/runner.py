@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .corpus import Question
-from .errors import GraphragEvalError, InputError, SourceLocation
+from .errors import GraphragEvalError, InputError
 from .evaluation import evaluate_question
-from .responses import validate_response
 from .scoring import Scorer, ScoringContext
 
 AgentCall = Callable[[Question], Any]
@@ -121,13 +120,10 @@ class QuestionRunner:
 
     async def _evaluate(self, question: Question) -> QuestionOutcome:
         response = await self._source.get(question)
-        if response is not None:
-            try:
-                response = validate_response(response, SourceLocation(question_id=question.question_id))
-            except InputError as error:
-                return QuestionOutcome(None, None, f"the agent returned a malformed response: {error}")
         try:
             result = await evaluate_question(question, response, self._scorers, self._context_for(question))
+        except InputError as error:  # evaluate_question validates the response's shape
+            return QuestionOutcome(None, None, f"the agent returned a malformed response: {error}")
         except GraphragEvalError as error:
             return QuestionOutcome(None, response, str(error))
         return QuestionOutcome(result, response)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import unicodedata
 
 from .agent import GridAgent
-from .store import PREFIX_HEADER
 from .trace import Trace
 
 
@@ -30,26 +29,19 @@ class RegressedGridAgent(GridAgent):
         return super().resolve(trace, ascii_name, result_class)
 
     def lines_between_zones_query(self, first: str, second: str) -> str:
-        return f"""{PREFIX_HEADER}SELECT DISTINCT ?line ?name ?from ?to WHERE {{
-  ?line cim:IdentifiedObject.name ?name ;
-        cimex:connectedThroughPart ?a, ?b .
-  ?a cim:Substation.Region <{first}> ;
-     cim:IdentifiedObject.name ?from .
-  ?b cim:Substation.Region <{second}> ;
-     cim:IdentifiedObject.name ?to .
-}}
-ORDER BY ?name"""
+        # Bug: the `a cim:Line` pattern is gone, so HVDC links leak into the AC-lines answer.
+        return _without(super().lines_between_zones_query(first, second), "a cim:Line ;\n        ")
 
     def zone_capacity_query(self, zone: str) -> str:
-        return f"""{PREFIX_HEADER}SELECT (COUNT(DISTINCT ?transformer) AS ?count)
-       (SUM(?ratedS) AS ?totalMVA)
-WHERE {{
-  ?substation cim:Substation.Region <{zone}> .
-  ?transformer a cim:PowerTransformer ;
-               cim:Equipment.EquipmentContainer ?substation .
-  ?end cim:PowerTransformerEnd.PowerTransformer ?transformer ;
-       cim:PowerTransformerEnd.ratedS ?ratedS .
-}}"""
+        # Bug: without the end-number filter both transformer ends are summed, doubling the total.
+        return _without(super().zone_capacity_query(zone), "       cim:TransformerEnd.endNumber 1 ;\n")
 
     def lines_by_length_query(self, substation: str) -> str:
-        return super().lines_by_length_query(substation).replace("ORDER BY DESC(?length)", "ORDER BY ?length")
+        return _without(super().lines_by_length_query(substation), "DESC(?length)", "?length")
+
+
+def _without(query: str, part: str, replacement: str = "") -> str:
+    """The good agent's query with one pattern edited; fails loudly if that query changed shape."""
+    if part not in query:
+        raise ValueError(f"the regressed agent expected {part!r} in the good agent's query")
+    return query.replace(part, replacement)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from ..errors import ConfigurationError, GraphragEvalError
@@ -44,30 +44,7 @@ def erag_eval(
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(
-            _run_and_close(
-                retrieval_results,
-                expected_outputs,
-                text_generator,
-                downstream_metric,
-                retrieval_metrics,
-                concurrency,
-            )
-        )
-    raise ERagError("erag_eval() cannot run inside an event loop; use `await aerag_eval(...)` there")
-
-
-async def _run_and_close(
-    retrieval_results: Mapping[str, Sequence[str]],
-    expected_outputs: Mapping[str, Sequence[str] | str],
-    text_generator: Any,
-    downstream_metric: Any,
-    retrieval_metrics: str | Iterable[str],
-    concurrency: int,
-) -> dict[str, Any]:
-    """Run eRAG in a loop of our own, then release the judge client connections bound to that loop."""
-    try:
-        return await aerag_eval(
+        evaluation = aerag_eval(
             retrieval_results,
             expected_outputs,
             text_generator,
@@ -75,8 +52,16 @@ async def _run_and_close(
             retrieval_metrics,
             concurrency=concurrency,
         )
+        return asyncio.run(_run_and_close(evaluation, (text_generator, downstream_metric)))
+    raise ERagError("erag_eval() cannot run inside an event loop; use `await aerag_eval(...)` there")
+
+
+async def _run_and_close(evaluation: Awaitable[dict[str, Any]], parts: Sequence[Any]) -> dict[str, Any]:
+    """Run eRAG in a loop of our own, then release the judge client connections bound to that loop."""
+    try:
+        return await evaluation
     finally:
-        for part in (text_generator, downstream_metric):
+        for part in parts:
             if getattr(part, "self_limited", False):
                 await part.client.aclose()
 
