@@ -13,10 +13,10 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .corpus import Corpus, Question, corpus_from_data
-from .errors import ResponseError, SourceLocation
-from .responses import NUMERIC_RESPONSE_KEYS, validate_response
-from .scoring import Scorer, ScoringContext
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, corpus_from_data
+from pytest_graphrag_eval.corpus.responses import NUMERIC_RESPONSE_KEYS, validate_response
+from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 STEPS_SCOPES = ("last_group", "all_groups")
 NO_RESPONSE_ERROR = "no response for this question"
@@ -24,9 +24,9 @@ NO_RESPONSE_ERROR = "no response for this question"
 
 def default_scorers() -> list[Scorer]:
     """Scorers that need no LLM client to exist: steps, retrieval, and eRAG (a no-op unless configured)."""
-    from .retrieval.erag_scorer import ERagScorer
-    from .retrieval.scorer import RetrievalScorer
-    from .steps.scorer import StepsScorer
+    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
+    from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer
+    from pytest_graphrag_eval.steps.scorer import StepsScorer
 
     return [StepsScorer(), RetrievalScorer(), ERagScorer()]
 

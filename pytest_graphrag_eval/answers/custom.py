@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .conversation import JudgeFailure, ask_json, response_format
-from .llm_correctness import repeat_cache_extra
-from .metric import AnswerInputs, Outcome
-from .prompts import DATA_RULE, data_block, render_alternatives
-from .replies import flag_field, integer_field, number_field, parse_object, text_field
-from .settings import CustomMetric, OutputField
-from .usage import Usage
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.llm_correctness import repeat_cache_extra
+from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome
+from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block, render_alternatives
+from pytest_graphrag_eval.answers.settings import CustomMetric, OutputField
+from pytest_graphrag_eval.answers.usage import Usage
+from pytest_graphrag_eval.llm.replies import flag_field, integer_field, number_field, parse_object, text_field
 
 _SCHEMA_TYPES = {"number": "number", "integer": "integer", "boolean": "boolean", "text": "string"}
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .claims import ClaimCounts, parse_claim_counts
-from .conversation import JudgeFailure, ask_json, response_format
-from .metric import AnswerInputs, Outcome, blank_input_error
-from .prompts import DATA_RULE, PromptTemplate
-from .usage import Usage
+from pytest_graphrag_eval.answers.claims import ClaimCounts, parse_claim_counts
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
+from pytest_graphrag_eval.answers.prompts import DATA_RULE, PromptTemplate
+from pytest_graphrag_eval.answers.usage import Usage
 
 SYSTEM_MESSAGE = (
     DATA_RULE + "\n\nReply with one JSON object and nothing else. Its fields:\n"

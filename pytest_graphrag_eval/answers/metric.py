@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .usage import Usage
+from pytest_graphrag_eval.answers.usage import Usage
 
 if TYPE_CHECKING:
-    from ..corpus import Question
+    from pytest_graphrag_eval.corpus.reference_corpus import Question
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 
-from ..errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError
 
 BLOCK_NAMES = ("question", "reference_answer", "actual_answer", "steps")
 CORRECTNESS_PLACEHOLDERS = ("question", "reference_answer", "actual_answer")

@@ -12,20 +12,20 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError
-from ..scoring import Scorer, ScoringContext
-from ..text_metrics import exact_match, token_f1
-from .custom import CustomLLMMetric
-from .lexical import LexicalCorrectness
-from .llm_correctness import LLMCorrectness
-from .metric import AnswerInputs, AnswerMetric
-from .relevance import NativeRelevance
-from .settings import AnswerSettings
-from .stability import evaluate_repeated
-from .usage import Usage
+from pytest_graphrag_eval.answers.custom import CustomLLMMetric
+from pytest_graphrag_eval.answers.lexical import LexicalCorrectness
+from pytest_graphrag_eval.answers.llm_correctness import LLMCorrectness
+from pytest_graphrag_eval.answers.metric import AnswerInputs, AnswerMetric
+from pytest_graphrag_eval.answers.relevance import NativeRelevance
+from pytest_graphrag_eval.answers.settings import AnswerSettings
+from pytest_graphrag_eval.answers.stability import evaluate_repeated
+from pytest_graphrag_eval.answers.usage import Usage
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.metrics.text import exact_match, token_f1
+from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 if TYPE_CHECKING:
-    from ..corpus import Question
+    from pytest_graphrag_eval.corpus.reference_corpus import Question
 
 
 class DeterministicAnswerScorer:
@@ -108,7 +108,7 @@ def build_answer_metrics(settings: AnswerSettings, client: Any | None) -> list[A
     elif settings.judge == "lexical":
         metrics.append(LexicalCorrectness())
     if settings.relevance and settings.relevance_backend == "ragas":
-        from .ragas_relevance import RagasRelevance  # imports httpx hooks and, lazily, ragas
+        from pytest_graphrag_eval.answers.ragas_relevance import RagasRelevance
 
         metrics.append(RagasRelevance(client.settings, model, embedding_model, settings.relevance_questions))
     elif settings.relevance:

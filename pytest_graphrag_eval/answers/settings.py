@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
-from ..errors import ConfigurationError
-from .prompts import PromptTemplate, correctness_template
+from pytest_graphrag_eval.answers.prompts import PromptTemplate, correctness_template
+from pytest_graphrag_eval.errors import ConfigurationError
 
 JUDGES = ("llm", "lexical", "none")
 RELEVANCE_BACKENDS = ("native", "ragas")

@@ -25,13 +25,13 @@ import openai
 from openai.types import CreateEmbeddingResponse
 from openai.types.chat import ChatCompletion
 
-from ..errors import ConfigurationError
-from .cache import ResponseCache, cache_key
-from .errors import LLMError
-from .pricing import price_for
-from .redact import redact, safe_url
-from .retry import Failure, MalformedResponse, classify, retry_delay
-from .settings import LLMSettings
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm.cache import ResponseCache, cache_key
+from pytest_graphrag_eval.llm.errors import LLMError
+from pytest_graphrag_eval.llm.pricing import price_for
+from pytest_graphrag_eval.llm.redact import redact, safe_url
+from pytest_graphrag_eval.llm.retry import Failure, MalformedResponse, classify, retry_delay
+from pytest_graphrag_eval.llm.settings import LLMSettings
 
 log = logging.getLogger("pytest_graphrag_eval.llm")
 

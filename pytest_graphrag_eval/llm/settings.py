@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigurationError
-from .pricing import ModelPrice
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm.pricing import ModelPrice
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .terms import Term, normalize_cell
+from pytest_graphrag_eval.formats.terms import Term, normalize_cell
 
 
 class SparqlResultsError(ValueError):

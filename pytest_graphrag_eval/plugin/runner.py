@@ -19,10 +19,10 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .corpus import Question
-from .errors import GraphragEvalError, InputError
-from .evaluation import evaluate_question
-from .scoring import Scorer, ScoringContext
+from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.errors import GraphragEvalError, InputError
+from pytest_graphrag_eval.evaluation import evaluate_question
+from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 AgentCall = Callable[[Question], Any]
 

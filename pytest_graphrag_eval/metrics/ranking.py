@@ -18,7 +18,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from math import log2
 
-from .measures import MeasurePlan
+from pytest_graphrag_eval.metrics.measures import MeasurePlan
 
 NOT_JUDGED = -1
 

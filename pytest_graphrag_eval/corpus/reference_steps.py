@@ -13,7 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .sparql_results import ResultsParser, SparqlResultsError, SparqlTable, parse_sparql_results
+from pytest_graphrag_eval.formats.sparql_results import (
+    ResultsParser,
+    SparqlResultsError,
+    SparqlTable,
+    parse_sparql_results,
+)
 
 SPARQL_RESULTS_MEDIA_TYPE = "application/sparql-results+json"
 JSON_MEDIA_TYPE = "application/json"
@@ -71,7 +76,7 @@ def sparql_expectation(
 def relevant_ids(step: Mapping[str, Any]) -> list[str]:
     """Ids of the relevant documents listed in a reference retrieval step's output."""
     # Imported here: the retrieval package imports the corpus module, which imports this one.
-    from ..retrieval.documents import parse_relevance
+    from pytest_graphrag_eval.formats.documents import parse_relevance
 
     if step.get("output") is None:
         raise ValueError("'output' is missing (the list of relevant documents)")

@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .corpus import Question, Template
-from .errors import ConfigurationError, CorpusError, SourceLocation
-from .expressions import (
+from pytest_graphrag_eval.corpus.reference_corpus import Question, Template
+from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
+from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
     check_metric_name,
     compare,
@@ -29,7 +29,7 @@ from .expressions import (
     parse_limit,
     split_comparison,
 )
-from .metric_hints import metric_error, missing_metric_hint
+from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
 
 THRESHOLD_SOURCES = ("ini", "cli", "corpus", "template", "question")
 OPTION_NAMES = {"ini": "ini option graphrag_thresholds", "cli": "--graphrag-threshold"}

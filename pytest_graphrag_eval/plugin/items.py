@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .aggregates import is_metric_value
-from .corpus import Corpus, Question, Template, load_corpus
-from .errors import GraphragEvalError, SourceLocation
-from .failure_report import format_failure
-from .gates import gates_from_yaml
-from .thresholds import ThresholdCheck, check_thresholds, resolve_thresholds
+from pytest_graphrag_eval.aggregates import is_metric_value
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template, load_corpus
+from pytest_graphrag_eval.errors import GraphragEvalError, SourceLocation
+from pytest_graphrag_eval.gates.suite_gates import gates_from_yaml
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, check_thresholds, resolve_thresholds
+from pytest_graphrag_eval.report.failure_report import format_failure
 
 if TYPE_CHECKING:
-    from .session import GraphragSession
+    from pytest_graphrag_eval.plugin.session import GraphragSession
 
 
 class QuestionFailed(Exception):

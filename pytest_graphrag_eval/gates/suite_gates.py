@@ -23,10 +23,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .aggregates import STAT_NAMES
-from .corpus import Corpus
-from .errors import ConfigurationError, CorpusError, SourceLocation
-from .expressions import (
+from pytest_graphrag_eval.aggregates import STAT_NAMES
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
+from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
     check_metric_name,
     compare,
@@ -36,7 +36,7 @@ from .expressions import (
     parse_limit,
     split_comparison,
 )
-from .metric_hints import missing_metric_hint
+from pytest_graphrag_eval.gates.metric_hints import missing_metric_hint
 
 GATE_SOURCES = ("ini", "cli", "corpus")
 OPTION_NAMES = {"ini": "ini option graphrag_gates", "cli": "--graphrag-gate"}

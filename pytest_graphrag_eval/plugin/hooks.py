@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from . import hooks
-from .errors import GraphragEvalError
-from .items import CorpusFile
-from .options import add_options
-from .session import GraphragSession, corpus_file_for
-from .settings import PluginSettings
+from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.plugin import hookspecs
+from pytest_graphrag_eval.plugin.items import CorpusFile
+from pytest_graphrag_eval.plugin.options import add_options
+from pytest_graphrag_eval.plugin.session import GraphragSession, corpus_file_for
+from pytest_graphrag_eval.plugin.settings import PluginSettings
 
 SESSION_PLUGIN_NAME = "graphrag-eval-session"
 
@@ -26,7 +26,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    pluginmanager.add_hookspecs(hooks)
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 @pytest.hookimpl(trylast=True)
@@ -40,7 +40,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if missing:
         raise pytest.UsageError(f"graphrag corpus path not found: {', '.join(missing)}")
     if settings.clear_cache and not hasattr(config, "workerinput"):
-        from .llm import clear_cache
+        from pytest_graphrag_eval.llm import clear_cache
 
         clear_cache(settings.cache_dir)
     session.add_corpus_args()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError
 
 DEFAULT_AGENT_CONCURRENCY = 4
 
@@ -78,6 +78,16 @@ class PluginSettings:
         )
         settings.validate()
         return settings
+
+    def report_metadata(self) -> dict[str, Any]:
+        """What the run was configured with, as the JSON report's metadata records it."""
+        return {
+            "corpus": [str(path) for path in self.corpus_paths],
+            "responses": str(self.responses_path) if self.responses_path else "live",
+            "steps_scope": self.steps_scope,
+            "judge": self.judge,
+            "judge_model": self.judge_model,
+        }
 
     def validate(self) -> None:
         """Reject values argparse cannot check (ini values are plain text)."""

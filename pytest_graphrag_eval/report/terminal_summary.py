@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .aggregates import is_metric_value
-from .gates import GateResult
+from pytest_graphrag_eval.aggregates import is_metric_value
+from pytest_graphrag_eval.gates.suite_gates import GateResult
 
 MAX_METRIC_COLUMNS = 6
 PREFERRED = ("steps_score", "answer_f1", "answer_relevance", "answer_token_f1")

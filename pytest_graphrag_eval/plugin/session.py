@@ -15,19 +15,24 @@ from typing import Any
 
 import pytest
 
-from .aggregates import compute_aggregates
-from .corpus import Corpus, Question, load_corpus
-from .errors import GraphragEvalError
-from .evaluation import check_responses_match
-from .gates import Gate, GateResult, evaluate_gates, resolve_gates
-from .items import SESSION_KEY, CorpusFile, QuestionItem
-from .report import ResultCollector, build_report, write_json_atomic, write_recording
-from .responses import load_responses
-from .runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
-from .scorers_factory import build_scorers
-from .settings import PluginSettings
-from .summary import write_terminal_summary
-from .thresholds import parse_threshold_list
+from pytest_graphrag_eval.aggregates import compute_aggregates
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, load_corpus
+from pytest_graphrag_eval.corpus.responses import load_responses
+from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.evaluation import check_responses_match
+from pytest_graphrag_eval.gates.suite_gates import Gate, GateResult, evaluate_gates, resolve_gates
+from pytest_graphrag_eval.gates.thresholds import parse_threshold_list
+from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
+from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
+from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
+from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.report.json_report import (
+    ResultCollector,
+    build_report,
+    write_json_atomic,
+    write_recording,
+)
+from pytest_graphrag_eval.report.terminal_summary import write_terminal_summary
 
 RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
@@ -204,7 +209,7 @@ class GraphragSession:
                 results,
                 aggregates,
                 self.gate_results,
-                self.settings,
+                self.settings.report_metadata(),
                 started=self.started,
                 interrupted=interrupted,
             )

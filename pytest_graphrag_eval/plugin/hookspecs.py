@@ -9,7 +9,7 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Mapping
 
-    from .corpus import Question
+    from pytest_graphrag_eval.corpus.reference_corpus import Question
 
 
 @pytest.hookspec(firstresult=True)

@@ -24,9 +24,9 @@ from typing import Any
 
 import yaml
 
-from .errors import CorpusError, SourceLocation
-from .steps.reference import reference_step_problem
-from .yaml_lines import line_of, load_yaml_with_lines, to_plain
+from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem
+from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
+from pytest_graphrag_eval.errors import CorpusError, SourceLocation
 
 QUESTION_RESERVED_KEYS = frozenset(
     {"id", "question_text", "reference_steps", "reference_answer", "thresholds", "xfail"}

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import ResponseError, SourceLocation
+from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
 NUMERIC_RESPONSE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "elapsed_sec")
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,

@@ -11,8 +11,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .steps.reference import media_type, reference_iri
-from .steps.sparql_explain import explain_sparql_mismatch
+from pytest_graphrag_eval.corpus.reference_steps import media_type, reference_iri
+from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
 
 SPARQL_JSON = "application/sparql-results+json"
 IRI_SOURCES = ("autocomplete_search", "sparql_query")

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError
 
 DEFAULT_CUTOFFS: dict[str, tuple[int, ...]] = {
     "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),

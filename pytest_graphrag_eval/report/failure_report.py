@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .corpus import Question
-from .step_explanations import explain_step_mismatch
-from .thresholds import ThresholdCheck
+from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
+from pytest_graphrag_eval.report.step_explanations import explain_step_mismatch
 
 TEXT_LIMIT = 800
 ROW_LIMIT = 5

@@ -14,20 +14,20 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .corpus import Corpus
-from .errors import ConfigurationError
-from .evaluation import default_scorers, make_context
-from .scoring import Scorer, ScoringContext
-from .settings import PluginSettings
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.evaluation import default_scorers, make_context
+from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 if TYPE_CHECKING:
-    from .answers import AnswerSettings
-    from .llm import LLMSettings
+    from pytest_graphrag_eval.answers import AnswerSettings
+    from pytest_graphrag_eval.llm import LLMSettings
 
 
 def answer_settings(settings: PluginSettings) -> AnswerSettings:
     """The answer-metric part of the plugin settings: the answers config file, then options over it."""
-    from .answers import AnswerSettings
+    from pytest_graphrag_eval.answers import AnswerSettings
 
     raw: dict[str, Any] = dict(_answers_config(settings.answers_config))
     raw["judge"] = settings.judge or raw.get("judge", "none")
@@ -61,7 +61,7 @@ def _answers_config(path: Path | None) -> Mapping[str, Any]:
 
 def llm_settings(settings: PluginSettings, answers: AnswerSettings) -> LLMSettings:
     """Client settings: endpoint and key from the environment, the rest from the plugin settings."""
-    from .llm import LLMSettings
+    from pytest_graphrag_eval.llm import LLMSettings
 
     overrides: dict[str, Any] = {"cache_dir": settings.cache_dir, "use_cache": settings.use_cache}
     if answers.judge_model:
@@ -91,9 +91,9 @@ def build_scorers(
     plugin loads quickly in runs that configure no judge. Every corpus' eRAG
     settings are validated now, so a bad one is a usage error before any question runs.
     """
-    from .answers import build_answer_scorers
-    from .llm import JudgeClient
-    from .retrieval.erag_config import build_erag
+    from pytest_graphrag_eval.answers import build_answer_scorers
+    from pytest_graphrag_eval.llm import JudgeClient
+    from pytest_graphrag_eval.retrieval.erag_config import build_erag
 
     corpora = list(corpora)
     answers = answer_settings(settings)

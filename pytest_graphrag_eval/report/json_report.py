@@ -8,17 +8,15 @@ however the run was scheduled.
 from __future__ import annotations
 
 import json
-import os
 import platform
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .gates import GateResult
-from .settings import PluginSettings
+from pytest_graphrag_eval.gates.suite_gates import GateResult
+from pytest_graphrag_eval.report.atomic import write_text_atomic
 
 REPORT_FORMAT_VERSION = 1
 
@@ -47,12 +45,15 @@ def build_report(
     results: list[dict[str, Any]],
     aggregates: Mapping[str, Any],
     gates: Sequence[GateResult],
-    settings: PluginSettings,
+    run_settings: Mapping[str, Any],
     *,
     started: float,
     interrupted: bool,
 ) -> dict[str, Any]:
-    """The report document: results, aggregates, gates and run metadata."""
+    """The report document: results, aggregates, gates and run metadata.
+
+    `run_settings` is what the run was configured with (corpus, responses, judge...), as JSON values.
+    """
     return {
         "format_version": REPORT_FORMAT_VERSION,
         "results": results,
@@ -66,11 +67,7 @@ def build_report(
             "duration_sec": round(time.time() - started, 3),
             "interrupted": interrupted,
             "questions": len(results),
-            "corpus": [str(path) for path in settings.corpus_paths],
-            "responses": str(settings.responses_path) if settings.responses_path else "live",
-            "steps_scope": settings.steps_scope,
-            "judge": settings.judge,
-            "judge_model": settings.judge_model,
+            **run_settings,
         },
     }
 
@@ -85,21 +82,6 @@ def write_recording(path: Path, responses: Sequence[Mapping[str, Any]]) -> None:
     write_text_atomic(
         path, "".join(json.dumps(response, ensure_ascii=False) + "\n" for response in responses)
     )
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def _version() -> str:
