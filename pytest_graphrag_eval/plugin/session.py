@@ -21,7 +21,7 @@ from pytest_graphrag_eval.corpus.responses import load_responses
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.evaluation import check_responses_match
 from pytest_graphrag_eval.gates.suite_gates import Gate, GateResult, evaluate_gates, resolve_gates
-from pytest_graphrag_eval.gates.thresholds import parse_threshold_list
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, parse_threshold_list
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
@@ -165,7 +165,7 @@ class GraphragSession:
             return
         report = report_outcome.get_result()
         if item.result is not None:
-            setattr(report, RESULT_ATTR, item.result)
+            setattr(report, RESULT_ATTR, _with_item_outcome(item, report))
             setattr(report, ORDER_ATTR, self._order_of(item))
         if item.response is not None and self.runner is not None and self.runner.live:
             setattr(report, RESPONSE_ATTR, item.response)
@@ -233,6 +233,35 @@ class GraphragSession:
         write_terminal_summary(
             terminalreporter, self.collector.ordered_results(), self.gate_results, self.settings.report_path
         )
+
+
+def _item_outcome(report: pytest.TestReport) -> str:
+    """The pytest outcome as people say it: xfail and xpass are told apart from skip and pass."""
+    if hasattr(report, "wasxfail"):
+        return "xpassed" if report.passed else "xfailed"
+    return report.outcome
+
+
+def _with_item_outcome(item: QuestionItem, report: pytest.TestReport) -> dict[str, Any]:
+    """The question's result plus what pytest decided about it, for the report and baselines."""
+    assert item.result is not None
+    return {
+        **item.result,
+        "nodeid": item.nodeid,
+        "outcome": _item_outcome(report),
+        "thresholds": [check.to_dict() for check in item.checks],
+        "failures": _failures(item.result, item.checks),
+    }
+
+
+def _failures(result: dict[str, Any], checks: list[ThresholdCheck]) -> list[str]:
+    """Why the item failed, one line each: the agent's error, then every threshold that did not hold."""
+    error = (
+        [f"agent error: {result.get('error') or 'no error message'}"]
+        if result.get("status") != "success"
+        else []
+    )
+    return error + [check.message for check in checks if not check.passed]
 
 
 def _expand_corpus_paths(paths: tuple[Path, ...]) -> list[Path]:
