@@ -111,3 +111,28 @@ def test_quickstart_runs_as_the_readme_and_first_run_page_show(pytester: pytest.
     gate = "FAIL  micro:steps_score.mean = 0.666667, required >= 0.9, cli gate"
     assert gate in README.read_text(encoding="utf-8")
     assert any(line.strip() == gate for line in output)
+
+
+def test_example_regression_prints_what_the_docs_show(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    example = ROOT / "example_project"
+    result = pytester.runpytest(
+        str(example),
+        "--graphrag-responses",
+        str(example / "recordings" / "regression.jsonl"),
+        "--graphrag-report",
+        str(tmp_path / "report.json"),
+        "-p",
+        "no:cacheprovider",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    output = {line.rstrip() for line in result.outlines}
+    pages = (ROOT / "docs" / "running.md", ROOT / "docs" / "example-project.md", example / "README.md")
+    for page in pages:
+        blocks = _blocks(page.read_text(encoding="utf-8"), "text")
+        assert blocks, page
+        for block in blocks:
+            if "::" in block.splitlines()[0] and "qa/corpus.yaml" in block:
+                continue  # node ids of an imaginary project, not of the example
+            for line in block.splitlines():
+                if line.strip():
+                    assert line.rstrip() in output, f"{page.name}: {line}"
