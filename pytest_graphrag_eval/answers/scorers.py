@@ -104,7 +104,11 @@ def build_answer_metrics(settings: AnswerSettings, client: Any | None) -> list[A
         client.settings.embedding_model if client is not None else ""
     )
     if settings.judge == "llm":
-        metrics.append(LLMCorrectness(client, settings.correctness_template, model, settings.output_mode))
+        metrics.append(
+            LLMCorrectness(
+                client, settings.correctness_template, model, settings.output_mode, settings.temperature
+            )
+        )
     elif settings.judge == "lexical":
         metrics.append(LexicalCorrectness())
     if settings.relevance and settings.relevance_backend == "ragas":
@@ -118,6 +122,7 @@ def build_answer_metrics(settings: AnswerSettings, client: Any | None) -> list[A
             )
         )
     metrics.extend(
-        CustomLLMMetric(client, spec, model, settings.output_mode) for spec in settings.custom_metrics
+        CustomLLMMetric(client, spec, model, settings.output_mode, settings.temperature)
+        for spec in settings.custom_metrics
     )
     return metrics
