@@ -3,7 +3,8 @@
 `build_answer_scorers(settings, client)` is what the plugin and library call.
 It returns the deterministic scorer (exact match and token F1, always on) and,
 when any judged metric is configured, one scorer that runs the question's
-judged metrics concurrently and adds up their judge tokens and cost.
+judged metrics concurrently and adds up their judge tokens and cost; with
+`retrieval_judges`, also the judge of retrieval steps (retrieval_judges.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .lexical import LexicalCorrectness
 from .llm_correctness import LLMCorrectness
 from .metric import AnswerInputs, AnswerMetric
 from .relevance import NativeRelevance
+from .retrieval_judges import RetrievalJudgeScorer
 from .settings import AnswerSettings
 from .stability import evaluate_repeated
 from .usage import Usage
@@ -88,6 +90,9 @@ def build_answer_scorers(settings: AnswerSettings, client: Any | None) -> list[S
     metrics = build_answer_metrics(settings, client)
     if metrics:
         scorers.append(AnswerJudgeScorer(metrics, settings.repeats))
+    if settings.retrieval_judges:
+        model = settings.judge_model or client.settings.model
+        scorers.append(RetrievalJudgeScorer(client, model, settings.output_mode, settings.temperature))
     return scorers
 
 

@@ -10,15 +10,19 @@ It writes graphrag_eval_verdicts.json next to itself: per file, whether graphrag
 when it does, which answer metrics it switches on and which custom output keys it defines. The
 correctness prompt is checked with the same placeholder test graphrag-eval applies when it builds
 its evaluator. tests/test_graphrag_eval_config.py compares our translation with these verdicts.
+It also records the parameters of graphrag-eval's run_evaluation and compute_aggregates, which
+tests/test_api_compat.py compares with ours.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 from importlib.metadata import version
 from pathlib import Path
 
+from graphrag_eval import compute_aggregates, run_evaluation
 from graphrag_eval.answer_correctness import AnswerCorrectnessEvaluator
 from graphrag_eval.evaluation import Config
 
@@ -56,12 +60,28 @@ def verdict(path: Path) -> dict[str, object]:
     }
 
 
+def api() -> dict[str, object]:
+    """Parameter names and defaults of the two public functions, and whether each is a coroutine."""
+    described = {}
+    for function in (run_evaluation, compute_aggregates):
+        parameters = inspect.signature(function).parameters.values()
+        described[function.__name__] = {
+            "coroutine": inspect.iscoroutinefunction(function),
+            "parameters": [
+                {"name": item.name, "required": item.default is inspect.Parameter.empty}
+                for item in parameters
+            ],
+        }
+    return described
+
+
 def main() -> None:
     verdicts = {path.name: verdict(path) for path in sorted(HERE.glob("*.yaml"))}
     python = sys.version.split()[0]
     record = {
         "note": f"graphrag-eval {version('graphrag-eval')} on Python {python}, by record_verdicts.py",
         "verdicts": verdicts,
+        "api": api(),
     }
     target = HERE / "graphrag_eval_verdicts.json"
     target.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
