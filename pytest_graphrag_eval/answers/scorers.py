@@ -90,7 +90,7 @@ def build_answer_scorers(settings: AnswerSettings, client: Any | None) -> list[S
     metrics = build_answer_metrics(settings, client)
     if metrics:
         scorers.append(AnswerJudgeScorer(metrics, settings.repeats))
-    if settings.retrieval_judges:
+    if settings.retrieval_judges and client is not None:  # without a client build_answer_metrics raised
         model = settings.judge_model or client.settings.model
         scorers.append(RetrievalJudgeScorer(client, model, settings.output_mode, settings.temperature))
     return scorers
