@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .corpus import Corpus, Question, corpus_from_data
-from .errors import ResponseError, SourceLocation
+from .errors import SourceLocation
 from .responses import NUMERIC_RESPONSE_KEYS, validate_response
 from .scoring import Scorer, ScoringContext
 
@@ -67,7 +69,8 @@ async def arun_evaluation(
 ) -> list[dict[str, Any]]:
     """Async form of `run_evaluation`: all questions are scored concurrently."""
     corpus = corpus_from_data(reference_qas)
-    check_responses_match(corpus.question_ids(), chat_responses)
+    for message in check_responses_match(corpus.question_ids(), chat_responses).warnings:
+        warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
     context = make_context(steps_scope, judge, options)
     active = list(scorers) if scorers is not None else default_scorers()
     return list(
@@ -89,17 +92,36 @@ def make_context(
     return ScoringContext(steps_scope=steps_scope, judge=judge, options=dict(options or {}))
 
 
-def check_responses_match(question_ids: Iterable[str], chat_responses: Mapping[str, Any]) -> None:
-    """A response for a question the corpus does not have is a stale or wrong file: say so."""
-    unknown = sorted(set(chat_responses) - set(question_ids))
-    if unknown:
-        shown = ", ".join(repr(question_id) for question_id in unknown[:5])
-        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        raise ResponseError(
-            f"responses for questions the corpus does not have: {shown}{more}",
-            SourceLocation(),
-            "question_id",
-        )
+class UnknownResponsesWarning(UserWarning):
+    """Responses were given for questions the corpus does not have; they are not scored."""
+
+
+@dataclass(frozen=True)
+class ResponsesCheck:
+    """How a set of responses lines up with a corpus.
+
+    Answers for questions outside the corpus are ignored, as graphrag-eval
+    does (scoring a subset corpus against a full recording is everyday use),
+    but are reported so a stale or wrong responses file does not go unnoticed.
+    """
+
+    unknown_question_ids: tuple[str, ...] = ()
+
+    @property
+    def warnings(self) -> list[str]:
+        """Human-readable warnings, empty when every response belongs to the corpus."""
+        if not self.unknown_question_ids:
+            return []
+        shown = ", ".join(repr(question_id) for question_id in self.unknown_question_ids[:5])
+        extra = len(self.unknown_question_ids) - 5
+        more = f" and {extra} more" if extra > 0 else ""
+        count = len(self.unknown_question_ids)
+        return [f"{count} response(s) for questions the corpus does not have, not scored: {shown}{more}"]
+
+
+def check_responses_match(question_ids: Iterable[str], chat_responses: Mapping[str, Any]) -> ResponsesCheck:
+    """List the responses whose question the corpus does not have (sorted ids)."""
+    return ResponsesCheck(tuple(sorted(set(chat_responses) - set(question_ids))))
 
 
 async def evaluate_question(

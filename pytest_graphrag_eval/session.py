@@ -18,7 +18,7 @@ import pytest
 from .aggregates import compute_aggregates
 from .corpus import Corpus, Question, load_corpus
 from .errors import GraphragEvalError
-from .evaluation import check_responses_match
+from .evaluation import ResponsesCheck, check_responses_match
 from .gates import Gate, GateResult, evaluate_gates, resolve_gates
 from .items import SESSION_KEY, CorpusFile, QuestionItem
 from .report import ResultCollector, build_report, write_json_atomic, write_recording
@@ -56,6 +56,8 @@ class GraphragSession:
         parse_threshold_list(settings.thresholds_ini, "ini")
         parse_threshold_list(settings.thresholds_cli, "cli")
         self.runner: QuestionRunner | None = None
+        # Responses for questions outside the corpora: warnings for the terminal summary and the report.
+        self.responses_check = ResponsesCheck()
         self.started = time.time()
         self.interrupted = False
         config.stash[SESSION_KEY] = self
@@ -93,7 +95,7 @@ class GraphragSession:
         if settings.responses_path is not None:
             try:
                 responses = load_responses(settings.responses_path)
-                check_responses_match(
+                self.responses_check = check_responses_match(
                     (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), responses
                 )
             except GraphragEvalError as error:
