@@ -107,6 +107,7 @@ def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False) as handle:
         handle.write(text)
+    os.chmod(handle.name, 0o644)
     os.replace(handle.name, path)
 
 
