@@ -41,6 +41,10 @@ DOCUMENTED_DIFFERENCES: dict[tuple[str, str], tuple[frozenset[str], str]] = {
         frozenset({"outcome", "status", "steps_score", "matches"}),
         CRASH_SCORED + ": a step output that is a JSON object, not text (TypeError)",
     ),
+    ("graphrag_eval_6x", "sparql-output-json-scalar"): (
+        frozenset({"outcome", "status", "steps_score", "matches"}),
+        CRASH_SCORED + ": a SPARQL step output that is JSON but not a results object (TypeError)",
+    ),
     ("graphrag_eval_6x", "json-media-type-parsed-output"): (
         frozenset({"outcome", "status", "steps_score", "matches"}),
         CRASH_SCORED + ": a step output that is a JSON object, not text (TypeError)",
