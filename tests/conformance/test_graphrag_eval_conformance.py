@@ -111,6 +111,10 @@ DOCUMENTED_DIFFERENCES: dict[tuple[str, str], tuple[frozenset[str], str]] = {
         frozenset({"steps_score", "matches"}),
         "step names: graphrag-eval's fallback rule compares outputs without the step names",
     ),
+    ("graphrag_eval_6x", "sparql-other-step-name"): (
+        frozenset({"steps_score", "matches"}),
+        "SPARQL rule by media type: graphrag-eval applies it only to steps named sparql_query",
+    ),
     ("graphrag_eval_6x", "group-assignment"): (
         frozenset({"steps_score", "matches"}),
         "group assignment: graphrag-eval takes the first match per reference step, we take the best overall",
