@@ -10,6 +10,7 @@ import pytest
 
 from pytest_graphrag_eval.errors import SourceLocation
 from pytest_graphrag_eval.responses import validate_response
+from pytest_graphrag_eval.step_explanations import explain_step_mismatch
 from pytest_graphrag_eval.steps.match import step_match_score
 from pytest_graphrag_eval.steps.reference import reference_step_problem
 from pytest_graphrag_eval.steps.timeseries import times_agree
@@ -152,3 +153,25 @@ def test_graphrag_eval_4_steps_key_and_error_without_status() -> None:
     coded = validate_response({"question_id": "q1", "error": {"code": 503}}, location)
     assert coded["status"] == "error" and coded["error"] == '{"code": 503}'
     assert validate_response({"question_id": "q1", "error": None}, location).get("status") is None
+
+
+def test_failure_report_names_the_wrong_time_series_arguments() -> None:
+    reference = {
+        "name": "retrieve_data_points",
+        "args": {"external_id": "ts1", "granularity": "1h", "start": "1h-ago"},
+    }
+    call = data_points(external_id=["ts1"], granularity="2h", start="2025-03-01T10:59:30Z")
+    assert explain_step_mismatch(reference, [call]) == [
+        "latest actual 'retrieve_data_points' step ? differs in its arguments:",
+        "granularity: expected '1h', got '2h'",
+    ]
+    series = {"name": "retrieve_time_series", "args": {"mrid": "m1", "limit": 5}}
+    lines = explain_step_mismatch(
+        series, [ok("retrieve_time_series", args={"mrid": ["m1"], "limit": 6}, id="c1")]
+    )
+    assert lines == [
+        "latest actual 'retrieve_time_series' step c1 differs in its arguments:",
+        "limit: expected 5, got 6",
+    ]
+    no_id = ok("retrieve_data_points", args={"granularity": "1h"})
+    assert step_match_score({"name": "retrieve_data_points", "args": {"external_id": None}}, no_id) == 0.0

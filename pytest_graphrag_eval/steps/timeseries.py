@@ -63,31 +63,47 @@ def reference_args_problem(step: Mapping[str, Any]) -> str | None:
 
 def time_series_score(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> float:
     """1.0 when a `retrieve_time_series` call asked for the reference's series and limit."""
-    expected, actual = reference_step["args"], actual_step.get("args")
-    if not isinstance(actual, Mapping):
-        return 0.0
-    if not expected.get("mrid"):
-        return float(actual.get("mrid") is None and expected.get("limit") == actual.get("limit"))
-    if _id_set(expected["mrid"]) != _id_set(actual.get("mrid")):
-        return 0.0
-    return float(not expected.get("limit") or expected["limit"] == actual.get("limit"))
+    return float(not wrong_arguments(reference_step, actual_step))
 
 
 def data_points_score(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> float:
     """1.0 when a `retrieve_data_points` call has the reference's arguments (see the module docstring)."""
+    return float(not wrong_arguments(reference_step, actual_step))
+
+
+def wrong_arguments(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> list[str]:
+    """The reference arguments an actual call got wrong, as `field: expected X, got Y` lines.
+
+    The scores above are 1 exactly when this is empty, so a failure report
+    names the very fields that made the step miss.
+    """
     expected, actual = reference_step["args"], actual_step.get("args")
-    if not isinstance(actual, Mapping) or "external_id" not in actual:
-        return 0.0
-    anchor = _anchor(actual_step.get("execution_timestamp"))
-    same = (
-        _id_set(expected["external_id"]) == _id_set(actual["external_id"])
-        and _granularity(expected.get("granularity")) == _granularity(actual.get("granularity"))
-        and _id_set(expected.get("aggregates")) == _id_set(actual.get("aggregates"))
-        and times_agree(expected.get("start"), actual.get("start"), anchor)
-        and times_agree(expected.get("end"), actual.get("end"), anchor)
-        and expected.get("limit") == actual.get("limit")
-    )
-    return float(same)
+    if not isinstance(actual, Mapping):
+        return ["args: the call has none"]
+    if reference_step.get("name") == "retrieve_time_series":
+        fields = _wrong_time_series_fields(expected, actual)
+    else:
+        anchor = _anchor(actual_step.get("execution_timestamp"))
+        agree = {
+            "external_id": lambda a, b: "external_id" in actual and _id_set(a) == _id_set(b),
+            "granularity": lambda a, b: _granularity(a) == _granularity(b),
+            "aggregates": lambda a, b: _id_set(a) == _id_set(b),
+            "start": lambda a, b: times_agree(a, b, anchor),
+            "end": lambda a, b: times_agree(a, b, anchor),
+            "limit": lambda a, b: a == b,
+        }
+        fields = [name for name, same in agree.items() if not same(expected.get(name), actual.get(name))]
+    return [f"{name}: expected {expected.get(name)!r}, got {actual.get(name)!r}" for name in fields]
+
+
+def _wrong_time_series_fields(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[str]:
+    if not expected.get("mrid"):
+        wrong = ["mrid"] if actual.get("mrid") is not None else []
+        return wrong + (["limit"] if expected.get("limit") != actual.get("limit") else [])
+    wrong = ["mrid"] if _id_set(expected["mrid"]) != _id_set(actual.get("mrid")) else []
+    if expected.get("limit") and expected["limit"] != actual.get("limit"):
+        wrong.append("limit")
+    return wrong
 
 
 def times_agree(reference: Any, actual: Any, anchor: datetime | None) -> bool:

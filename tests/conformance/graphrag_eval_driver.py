@@ -42,7 +42,7 @@ def score_case(corpus: list[dict[str, Any]], responses: dict[str, Any]) -> dict[
             single = [{**template, "questions": [copy.deepcopy(question)]}]
             try:
                 results = run_evaluation(single, with_datetimes(responses))
-                if inspect.isawaitable(results):
+                if inspect.iscoroutine(results):  # graphrag-eval 6.x is async, 4.0 is not
                     results = asyncio.run(results)
                 outcomes[question["id"]] = project(results[0])
             except Exception as error:  # graphrag-eval's own failure on this input is the outcome
