@@ -210,3 +210,18 @@ def test_unknown_responses_are_reported_not_scored() -> None:
     with pytest.warns(UnknownResponsesWarning, match="'not-in-corpus'"):
         results = run_evaluation(corpus, responses, steps_scope="all_groups")
     assert "not-in-corpus" not in {result["question_id"] for result in results}
+
+
+def test_graphrag_eval_40_files_run_unchanged_under_pytest(pytester: pytest.Pytester) -> None:
+    """A 4.0 project's own corpus and recording, replayed by the plugin with a steps threshold."""
+    for name in ("corpus_40.yaml", "responses_40.jsonl"):
+        pytester.path.joinpath(name).write_text((HERE / "inputs" / name).read_text(encoding="utf-8"))
+    result = pytester.runpytest(
+        "--graphrag-corpus", "corpus_40.yaml", "--graphrag-responses", "responses_40.jsonl",
+        "--graphrag-threshold", "steps_score>=1", "--graphrag-report", "report.json",
+    )  # fmt: skip
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(passed=3, failed=4)
+    report = json.loads(pytester.path.joinpath("report.json").read_text(encoding="utf-8"))
+    scores = {entry["question_id"]: entry.get("steps_score") for entry in report["results"]}
+    assert scores["v4-last-group-sparql"] == 1.0 and scores["v4-text-group"] == 0.5
