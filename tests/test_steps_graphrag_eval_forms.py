@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_graphrag_eval.errors import SourceLocation
 from pytest_graphrag_eval.responses import validate_response
@@ -175,3 +177,41 @@ def test_failure_report_names_the_wrong_time_series_arguments() -> None:
     ]
     no_id = ok("retrieve_data_points", args={"granularity": "1h"})
     assert step_match_score({"name": "retrieve_data_points", "args": {"external_id": None}}, no_id) == 0.0
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+ARGUMENT_NAMES = st.sampled_from(
+    ["k", "mrid", "limit", "external_id", "granularity", "aggregates", "start", "end"]
+)
+TIME_TEXTS = st.sampled_from(["now", "1h-ago", "99999999999w-ago", "2025-03-01T12:00:00Z", "2025-13-01", ""])
+REFERENCES = [
+    {"name": "sparql_query", "output": '{"head": {}, "boolean": true}', "output_media_type": SPARQL_JSON},
+    {"name": "iri_discovery", "output": "urn:a", "output_media_type": "text/uri"},
+    {"name": "retrieval", "output": [{"id": "d1"}, {"id": "d2"}], "args": {"k": 2}},
+    {"name": "retrieve_time_series", "args": {"mrid": ["m1"], "limit": 5}},
+    {"name": "retrieve_data_points", "args": {"external_id": "t", "start": "1h-ago", "granularity": "1h"}},
+    {"name": "tool", "output": {"a": [1, 2]}},
+    {"name": "tool", "output": "[1]", "output_media_type": "application/json"},
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    reference_index=st.integers(0, len(REFERENCES) - 1),
+    output=JSON_VALUES,
+    args=st.dictionaries(ARGUMENT_NAMES, JSON_VALUES | TIME_TEXTS, max_size=4) | JSON_VALUES,
+    stamp=TIME_TEXTS | JSON_VALUES,
+    sources=st.sampled_from(["autocomplete_search", "sparql_query", None]),
+)
+def test_agent_output_of_any_shape_scores_without_raising(
+    reference_index: int, output: Any, args: Any, stamp: Any, sources: str | None
+) -> None:
+    reference = REFERENCES[reference_index]
+    name = sources if reference["name"] == "iri_discovery" and sources else reference["name"]
+    step = ok(name, output, args=args, execution_timestamp=stamp)
+    assert 0.0 <= step_match_score(reference, step) <= 1.0
+    assert all(isinstance(line, str) for line in explain_step_mismatch(reference, [step]))

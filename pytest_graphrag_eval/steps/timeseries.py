@@ -140,8 +140,11 @@ def _instant(value: Any, anchor: datetime | None) -> Any:
         if value == "now":
             return anchor
         amount, unit, direction = relative.groups()
-        offset = timedelta(seconds=int(amount) * _UNIT_SECONDS[unit])
-        return anchor + offset if direction == "ahead" else anchor - offset
+        try:
+            offset = timedelta(seconds=int(amount) * _UNIT_SECONDS[unit])
+            return anchor + offset if direction == "ahead" else anchor - offset
+        except OverflowError:  # e.g. 99999999w-ago: outside the calendar, so it equals no instant
+            return value
     return _parse_iso(value) or value
 
 
