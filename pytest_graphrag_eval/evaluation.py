@@ -4,6 +4,8 @@ The result of one question is a flat dict: the seed's copied keys (ids, text,
 reference and actual answer and steps, tokens, elapsed) merged with the keys
 every applicable scorer returns. Only success responses are scored; an error
 response or a missing one yields `status: error` with the reason in `error`.
+Responses for questions outside the corpus are not scored; `check_responses_match`
+lists them and `run_evaluation` warns (`UnknownResponsesWarning`).
 """
 
 from __future__ import annotations
