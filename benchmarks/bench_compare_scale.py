@@ -6,20 +6,31 @@
 The reports are built in memory as the plugin would write them (format_version 2,
 with outcomes and content hashes), in 50 templates: 5 metrics are 0/1 (McNemar),
 15 continuous (bootstrap, default resamples), so both paths and the per-template
-scopes are timed. Exits 1 when the full run misses the budget.
+scopes are timed, and so is building the report section (to_dict).
+
+The budget is on the process's CPU time: on a shared machine wall time mostly
+measures the other processes (both are printed, with the load average). On an
+idle machine the two agree; BLAS runs single-threaded here, since its spinning
+threads would count as CPU time.
+Exits 1 when the full run misses the budget.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import sys
-import time
-from typing import Any
+import os
 
-import numpy as np
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")  # spinning BLAS threads would be counted as CPU time
 
-from pytest_graphrag_eval.compare import DEFAULT_RESAMPLES, compare_reports, content_hash
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from pytest_graphrag_eval.compare import DEFAULT_RESAMPLES, compare_reports, content_hash  # noqa: E402
 
 BUDGET_SEC = 1.0
 TEMPLATES = 50
@@ -58,21 +69,22 @@ def main() -> int:
     baseline = {"format_version": 2, "results": make_results(questions, 2, quality), "metadata": {}}
     current = make_results(questions, 3, quality)
     compare_reports(baseline, current[:50])  # warm-up: lazy imports of numpy/scipy are not timed
-    timings = []
+    walls, cpus = [], []
     for _ in range(1 if args.quick else 3):
-        start = time.perf_counter()
-        comparison = compare_reports(baseline, current, resamples=DEFAULT_RESAMPLES)
-        timings.append(time.perf_counter() - start)
-    elapsed = statistics.median(timings)
-    metrics = len(comparison.metrics)
+        wall, cpu = time.perf_counter(), time.process_time()
+        section = compare_reports(baseline, current, resamples=DEFAULT_RESAMPLES).to_dict()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    wall_sec, cpu_sec = statistics.median(walls), statistics.median(cpus)
     print(
-        f"compare_reports: {questions} questions, {metrics} metrics, {TEMPLATES} templates, "
-        f"{DEFAULT_RESAMPLES} resamples: {elapsed:.3f} s (median of {len(timings)})"
+        f"compare_reports + to_dict: {questions} questions, {len(section['metrics'])} metrics, {TEMPLATES} "
+        f"templates, {DEFAULT_RESAMPLES} resamples: {cpu_sec:.3f} s CPU, {wall_sec:.3f} s wall "
+        f"(median of {len(walls)}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
     )
     if args.quick:
         return 0
-    if elapsed > BUDGET_SEC:
-        print(f"BUDGET MISSED: {elapsed:.3f} s > {BUDGET_SEC} s", file=sys.stderr)
+    if cpu_sec > BUDGET_SEC:
+        print(f"BUDGET MISSED: {cpu_sec:.3f} s CPU > {BUDGET_SEC} s", file=sys.stderr)
         return 1
     return 0
 

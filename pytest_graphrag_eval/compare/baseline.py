@@ -66,21 +66,27 @@ def check_results(results: Any, source: str) -> None:
         raise InputError("`results` must be a list", SourceLocation(file=source), "results")
     seen: set[tuple[str, str]] = set()
     for index, result in enumerate(results):
-        where = SourceLocation(file=source)
         if not isinstance(result, Mapping):
-            raise InputError(f"results[{index}] is not an object", where, "results")
+            raise InputError(f"results[{index}] is not an object", SourceLocation(file=source), "results")
         for field in ("template_id", "question_id"):
             if not isinstance(result.get(field), str):
-                raise InputError(f"results[{index}] has no string `{field}`", where, field)
-        where = SourceLocation(
-            file=source, template_id=result["template_id"], question_id=result["question_id"]
-        )
+                raise InputError(
+                    f"results[{index}] has no string `{field}`", SourceLocation(file=source), field
+                )
         outcome = result.get("outcome")
         if outcome not in OUTCOMES:
             raise InputError(
-                f"`outcome` must be one of {', '.join(sorted(OUTCOMES))}, got {outcome!r}", where, "outcome"
+                f"`outcome` must be one of {', '.join(sorted(OUTCOMES))}, got {outcome!r}",
+                _where(source, result),
+                "outcome",
             )
         key = question_key(result)
         if key in seen:
-            raise InputError("the question appears twice in the results", where, "question_id")
+            raise InputError(
+                "the question appears twice in the results", _where(source, result), "question_id"
+            )
         seen.add(key)
+
+
+def _where(source: str, result: Mapping[str, Any]) -> SourceLocation:
+    return SourceLocation(file=source, template_id=result["template_id"], question_id=result["question_id"])

@@ -240,9 +240,7 @@ def _scoped_samples(paired: Sequence[QuestionChange]) -> dict[str | None, dict[s
         for scope, rows in scopes.items():
             rows = rows[both[rows]]
             if rows.size:
-                samples[scope][metric] = PairedSample(
-                    tuple(before[rows].tolist()), tuple(after[rows].tolist())
-                )
+                samples[scope][metric] = PairedSample(before[rows], after[rows])
     return samples
 
 

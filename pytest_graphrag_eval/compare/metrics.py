@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
 from ..aggregates import is_metric_value
+
+_METRIC_KEYS: dict[str, bool] = {}
 
 
 def metric_values(result: Mapping[str, Any]) -> dict[str, float]:
@@ -16,14 +17,12 @@ def metric_values(result: Mapping[str, Any]) -> dict[str, float]:
     for key, value in result.items():
         kind = type(value)
         if kind is float or kind is int:
-            if _is_metric_key(key) and math.isfinite(value):
+            metric = _METRIC_KEYS.get(key)
+            if metric is None:
+                # A report repeats the same few keys: decide each key once (plain numbers only).
+                metric = _METRIC_KEYS[key] = is_metric_value(key, 0.0)
+            if metric and math.isfinite(value):
                 values[key] = float(value)
         elif kind is not str and is_metric_value(key, value) and math.isfinite(value):
             values[key] = float(value)
     return values
-
-
-@lru_cache(maxsize=4096)
-def _is_metric_key(key: str) -> bool:
-    """Whether a plain int/float under `key` is a metric (cached: a report repeats the same keys)."""
-    return is_metric_value(key, 0.0)

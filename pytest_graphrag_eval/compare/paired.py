@@ -35,12 +35,12 @@ from .numeric import numpy, scipy_special
 DEFAULT_POWER = 0.8
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PairedSample:
-    """The values of one metric on the questions both runs share, in the same order."""
+    """The values of one metric on the questions both runs share, in the same order (tuples or arrays)."""
 
-    baseline: tuple[float, ...]
-    current: tuple[float, ...]
+    baseline: Sequence[float]
+    current: Sequence[float]
 
     def __post_init__(self) -> None:
         if len(self.baseline) != len(self.current):
@@ -48,12 +48,7 @@ class PairedSample:
 
     @property
     def differences(self) -> tuple[float, ...]:
-        return tuple(after - before for before, after in zip(self.baseline, self.current, strict=True))
-
-    @property
-    def binary(self) -> bool:
-        """True when every value of both runs is 0 or 1: the McNemar case."""
-        return all(value in (0, 1) for value in (*self.baseline, *self.current))
+        return tuple(float(after - before) for before, after in zip(self.baseline, self.current, strict=True))
 
 
 @dataclass(frozen=True)
@@ -112,11 +107,12 @@ def paired_changes(
 
 def binary_change(sample: PairedSample, *, confidence: float) -> MetricChange:
     """Exact McNemar p-value and its inverted (conditional Clopper-Pearson) interval for a 0/1 metric."""
-    n = len(sample.baseline)
+    np = numpy()
+    before, after = np.asarray(sample.baseline, dtype=float), np.asarray(sample.current, dtype=float)
+    n = before.size
     if n == 0:
         return _too_few(sample)
-    losses = sum(1 for before, after in zip(sample.baseline, sample.current, strict=True) if before > after)
-    gains = sum(1 for before, after in zip(sample.baseline, sample.current, strict=True) if before < after)
+    losses, gains = int(np.count_nonzero(before > after)), int(np.count_nonzero(before < after))
     discordant = losses + gains
     delta = (gains - losses) / n
     if discordant == 0:
@@ -129,15 +125,15 @@ def binary_change(sample: PairedSample, *, confidence: float) -> MetricChange:
         scale = discordant / n
         low, high = scale * (2 * share_low - 1), scale * (2 * share_high - 1)
     return MetricChange(
-        baseline=sum(sample.baseline) / n,
-        current=sum(sample.current) / n,
+        baseline=float(before.mean()),
+        current=float(after.mean()),
         delta=delta,
         ci_low=min(low, delta),
         ci_high=max(high, delta),
         p_value=mcnemar_exact(losses, gains),
         n_pairs=n,
         test="mcnemar",
-        min_detectable_delta=min_detectable_delta(sample.differences, confidence=confidence, binary=True),
+        min_detectable_delta=min_detectable_delta(after - before, confidence=confidence, binary=True),
     )
 
 
@@ -151,7 +147,11 @@ def mcnemar_exact(losses: int, gains: int) -> float:
 
 
 def min_detectable_delta(
-    differences: Sequence[float], *, confidence: float, power: float = DEFAULT_POWER, binary: bool = False
+    differences: Sequence[float] | Any,
+    *,
+    confidence: float,
+    power: float = DEFAULT_POWER,
+    binary: bool = False,
 ) -> float | None:
     """The smallest true mean change these questions detect with `power` (formula in the module doc)."""
     n = len(differences)
@@ -183,7 +183,7 @@ def _t_quantile(probability: float, degrees_of_freedom: int) -> float:
 
 def _too_few(sample: PairedSample) -> MetricChange:
     n = len(sample.baseline)
-    baseline = sum(sample.baseline) / n if n else None
-    current = sum(sample.current) / n if n else None
+    baseline = float(sum(sample.baseline)) / n if n else None
+    current = float(sum(sample.current)) / n if n else None
     delta = current - baseline if baseline is not None and current is not None else None
     return MetricChange(baseline, current, delta, None, None, None, n, "none", None)
