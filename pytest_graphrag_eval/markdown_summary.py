@@ -188,10 +188,10 @@ def _worst_regressions(
     if not regressed or max_regressions <= 0:
         return ""
     texts = {(str(r.get("template_id")), str(r.get("question_id"))): r for r in results}
-    regressed.sort(key=_severity)
+    regressed.sort(key=lambda question: _severity(question, texts.get(_key(question), {})))
     rows = []
     for question in regressed[:max_regressions]:
-        key = (str(question.get("template_id")), str(question.get("question_id")))
+        key = _key(question)
         result = texts.get(key, {})
         nodeid = question.get("nodeid") or result.get("nodeid") or f"{key[0]}::{key[1]}"
         rows.append(
@@ -210,8 +210,14 @@ def _worst_regressions(
     return f"{heading}\n\n{table}" + (f"\n\n… and {more} more regressed questions." if more > 0 else "")
 
 
-def _severity(question: Mapping[str, Any]) -> float:
-    """Sum of the drops of the main metrics (most negative first); other metrics break no ties."""
+def _key(question: Mapping[str, Any]) -> tuple[str, str]:
+    return (str(question.get("template_id")), str(question.get("question_id")))
+
+
+def _severity(question: Mapping[str, Any], result: Mapping[str, Any]) -> float:
+    """Most negative first: an agent error, then the sum of the drops of the main metrics."""
+    if result.get("status") == "error":
+        return float("-inf")
     deltas = question.get("deltas") or {}
     return sum(
         min(0.0, float(deltas[metric].get("delta") or 0.0))

@@ -13,6 +13,7 @@ def result(
     *,
     template_id: str = "t1",
     question_text: str | None = None,
+    status: str = "success",
     **metrics: Any,
 ) -> dict[str, Any]:
     """One question's result with its content hash, as the plugin writes it."""
@@ -21,7 +22,7 @@ def result(
         "question_id": question_id,
         "question_text": question_text or f"What about {question_id}?",
         "reference_answer": f"answer of {question_id}",
-        "status": "success",
+        "status": status,
         "outcome": outcome,
         **metrics,
     }

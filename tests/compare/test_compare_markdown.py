@@ -63,6 +63,7 @@ def regression_report() -> dict[str, Any]:
             result("q2", steps_score=1.0, answer_f1=1.0),
             result("q3", steps_score=1.0, answer_f1=0.8),
             result("q4", steps_score=0.0, answer_f1=0.1, outcome="failed"),
+            result("q6", template_id="t2", steps_score=1.0, answer_f1=0.9),
         ]
     )
     current = [
@@ -73,6 +74,7 @@ def regression_report() -> dict[str, Any]:
         result("q3", "failed", steps_score=1.0, answer_f1=0.7),
         result("q4", "passed", steps_score=1.0, answer_f1=0.9),
         result("q5", "passed", steps_score=1.0, answer_f1=1.0),
+        result("q6", "failed", template_id="t2", status="error"),
     ]
     current_report = report(current)
     current_report["aggregates"] = {
@@ -98,22 +100,23 @@ def regression_report() -> dict[str, Any]:
 def test_summary_sections() -> None:
     markdown = render_markdown(regression_report())
     assert markdown.startswith("## ❌ GraphRAG evaluation\n")
-    assert "**5 questions**: 2 passed, 3 failed" in markdown
+    assert "**6 questions**: 2 passed, 4 failed; 1 with an agent error" in markdown
     assert "| answer\\_f1 | 0.620 | 0.000 | 1.000 |" in markdown
     assert "elapsed" not in markdown.split("### Gates")[0]
     assert "❌ fail" in markdown and "✅ pass" in markdown
-    assert "**3 regressed**, 1 fixed, 1 new, 0 removed, 0 edited, 0 unchanged" in markdown
-    assert "| pass rate | 0.750 | 0.250 | -0.500 |" in markdown
+    assert "**4 regressed**, 1 fixed, 1 new, 0 removed, 0 edited, 0 unchanged" in markdown
+    assert "| pass rate | 0.800 | 0.200 | -0.600 |" in markdown
 
 
 def test_worst_regressions_come_first_with_node_ids_and_old_to_new_values() -> None:
-    markdown = render_markdown(regression_report(), max_regressions=2)
-    worst = markdown.split("#### Worst regressions (2 of 3)")[1]
+    markdown = render_markdown(regression_report(), max_regressions=3)
+    worst = markdown.split("#### Worst regressions (3 of 4)")[1]
     rows = [line for line in worst.splitlines() if line.startswith("| ")][2:]
-    assert rows[0].startswith("| t1\\:\\:q2 |")
-    assert "steps\\_score 1.000 → 0.000; answer\\_f1 1.000 → 0.000" in rows[0]
-    assert rows[1].startswith("| corpus\\.yaml\\:\\:t1\\:\\:q1 |")
-    assert "passed → failed" in rows[1]
+    assert rows[0].startswith("| t2\\:\\:q6 |") and rows[0].endswith("| passed → failed | – |")
+    assert rows[1].startswith("| t1\\:\\:q2 |")
+    assert "steps\\_score 1.000 → 0.000; answer\\_f1 1.000 → 0.000" in rows[1]
+    assert rows[2].startswith("| corpus\\.yaml\\:\\:t1\\:\\:q1 |")
+    assert "passed → failed" in rows[2]
     assert "… and 1 more regressed questions." in worst
 
 
