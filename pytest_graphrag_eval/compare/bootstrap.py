@@ -41,11 +41,7 @@ class MeanInterval:
 def studentized_intervals(
     columns: Sequence[Sequence[float]], *, confidence: float, resamples: int, seed: int
 ) -> list[MeanInterval]:
-    """One interval per column; all columns must have the same length n >= 2.
-
-    Resamples whose differences are all equal have no spread, so an infinite t; when
-    they decide a bound, the bound is the smallest or largest difference.
-    """
+    """One interval per column; all columns must have the same length n >= 2."""
     np = numpy()
     data = np.asarray(columns, dtype=float).T  # n x k
     n, k = data.shape
@@ -85,19 +81,19 @@ def resample_counts(n: int, resamples: int, seed: int) -> Iterator[Any]:
 
 
 def _t_statistics(np: Any, shift: Any, variance: Any, n: int, spreads: Any) -> Any:
-    """(resampled mean - observed mean) / resampled standard error, with +-inf for spread-less draws."""
-    degenerate = variance <= 1e-10 * spreads**2
-    error = np.sqrt(np.where(degenerate, 1.0, variance) / n)
-    stats = shift / error
-    tiny = 1e-9 * spreads
-    infinite = np.where(shift > tiny, np.inf, np.where(shift < -tiny, -np.inf, 0.0))
-    return np.where(degenerate, infinite, stats)
+    """(resampled mean - observed mean) / resampled standard error.
+
+    A resample whose differences are all equal has no spread of its own (its t would
+    be infinite); it is studentized with the observed spread instead.
+    """
+    observed = np.maximum(spreads**2, np.finfo(float).tiny)  # a constant column's stats go unused
+    return shift / np.sqrt(np.where(variance <= 1e-10 * observed, observed, variance) / n)
 
 
 def _interval(
     np: Any, values: Any, mean: float, spread: float, stats: Any, lower_rank: int, critical: float
 ) -> MeanInterval:
-    """Each bound the wider of bootstrap-t and Student t, clamped to the range of the differences."""
+    """Each bound the wider of bootstrap-t and Student t; the p-value the larger of theirs."""
     mean = float(mean)
     smallest, largest = float(values.min()), float(values.max())
     if smallest == largest:
@@ -106,8 +102,7 @@ def _interval(
     error = float(spread) / math.sqrt(len(values))
     upper_stat = max(float(stats[resamples - lower_rank]), critical)
     lower_stat = min(float(stats[lower_rank - 1]), -critical)
-    low = min(max(mean - upper_stat * error, smallest), mean)
-    high = max(min(mean - lower_stat * error, largest), mean)
+    low, high = mean - upper_stat * error, mean - lower_stat * error
     observed = mean / error
     above = resamples - int(np.searchsorted(stats, observed, side="left"))
     below = int(np.searchsorted(stats, observed, side="right"))
