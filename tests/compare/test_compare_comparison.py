@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 from compare_support import report, result
 
-from pytest_graphrag_eval.compare import Classification, MetricChange, compare_reports
+from pytest_graphrag_eval.compare import Classification, MetricChange, compare_reports, load_baseline
 from pytest_graphrag_eval.errors import ConfigurationError, InputError
 
 METRIC_KEYS = {
@@ -176,3 +178,14 @@ def test_skipped_and_xfailed_are_not_paired_for_pass_fail() -> None:
     section = compare_reports(baseline, current).to_dict()
     assert section["regressions"] == ["q2"]
     assert section["outcomes"]["n_pairs"] == 1
+
+
+def test_compare_against_a_baseline_file(
+    tmp_path: Path, runs: tuple[dict[str, Any], list[dict[str, Any]]]
+) -> None:
+    baseline, current = runs
+    path = tmp_path / "reports" / "main.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(baseline), encoding="utf-8")
+    section = compare_reports(load_baseline(path), current, baseline_path=str(path)).to_dict()
+    assert section["baseline"]["path"] == str(path) and section["regressions"] == ["q1"]
