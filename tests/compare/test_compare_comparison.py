@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 from compare_support import report, result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_graphrag_eval.compare import Classification, MetricChange, compare_reports, load_baseline
 from pytest_graphrag_eval.errors import ConfigurationError, InputError
@@ -189,3 +191,34 @@ def test_compare_against_a_baseline_file(
     path.write_text(json.dumps(baseline), encoding="utf-8")
     section = compare_reports(load_baseline(path), current, baseline_path=str(path)).to_dict()
     assert section["baseline"]["path"] == str(path) and section["regressions"] == ["q1"]
+
+
+outcomes = st.sampled_from(["passed", "failed", "xfailed", "xpassed", "skipped"])
+question = st.tuples(
+    st.booleans(), st.booleans(), outcomes, outcomes, st.booleans(), st.floats(0, 1), st.floats(0, 1)
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(question, min_size=1, max_size=12))
+def test_every_question_is_classified_once(specs: list[tuple[Any, ...]]) -> None:
+    baseline_results, current = [], []
+    for index, (in_baseline, in_current, before, after, edited, old, new) in enumerate(specs):
+        if in_baseline:
+            baseline_results.append(result(f"q{index}", before, answer_f1=old, template_id=f"t{index % 2}"))
+        if in_current:
+            text = "Edited?" if edited else None
+            current.append(
+                result(f"q{index}", after, answer_f1=new, template_id=f"t{index % 2}", question_text=text)
+            )
+    section = compare_reports(report(baseline_results), current, resamples=100).to_dict()
+    lists = ["regressions", "fixed", "new", "removed", "edited", "unchanged"]
+    listed = [qid for name in lists for qid in section[name]]
+    assert sorted(listed) == sorted({r["question_id"] for r in baseline_results + current})
+    assert len(section["questions"]) == len(listed)
+    paired = len(section["regressions"]) + len(section["fixed"]) + len(section["unchanged"])
+    if paired:
+        assert section["metrics"]["answer_f1"]["n_pairs"] == paired
+    else:
+        assert "answer_f1" not in section["metrics"]
+    json.dumps(section, allow_nan=False)
