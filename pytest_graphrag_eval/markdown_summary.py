@@ -173,8 +173,16 @@ def _change_row(label: str, change: Mapping[str, Any], before: str, after: str) 
         _number(change.get("p_value")),
         escape_text(change.get("test") or ""),
         _number(change.get("n_pairs")),
-        _number(change.get("min_detectable_delta")),
+        _detectable(change),
     ]
+
+
+def _detectable(change: Mapping[str, Any]) -> str:
+    """A 0/1 metric's detectable change above 1 means no change is detectable on so few questions."""
+    value = change.get("min_detectable_delta")
+    if change.get("test") == "mcnemar" and isinstance(value, (int, float)) and value > 1:
+        return "none"
+    return _number(value)
 
 
 def _worst_regressions(

@@ -91,12 +91,14 @@ def paired_changes(
         intervals = studentized_intervals(columns, confidence=confidence, resamples=resamples, seed=seed)
         for metric, column, interval in zip(metrics, columns, intervals, strict=True):
             before, after = arrays[metric]
+            # A score in [0, 1] changes by at most 1; clamping at -1 and 1 never moves a bound across 0.
+            limit = 1.0 if _is_unit_score(np, before) and _is_unit_score(np, after) else math.inf
             changes[metric] = MetricChange(
                 baseline=float(before.mean()),
                 current=float(after.mean()),
                 delta=interval.mean,
-                ci_low=interval.low,
-                ci_high=interval.high,
+                ci_low=max(interval.low, -limit),
+                ci_high=min(interval.high, limit),
                 p_value=interval.p_value,
                 n_pairs=before.size,
                 test="bootstrap",
@@ -170,6 +172,10 @@ def min_detectable_delta(
 def min_discordant_pairs(confidence: float) -> int:
     """Smallest k with 2 * 0.5**k < 1 - confidence: k one-sided flips the exact McNemar test can detect."""
     return math.floor(math.log2(2 / (1 - confidence))) + 1
+
+
+def _is_unit_score(np: Any, values: Any) -> bool:
+    return bool(np.all((values >= 0.0) & (values <= 1.0)))
 
 
 def _is_binary(np: Any, values: Any) -> bool:

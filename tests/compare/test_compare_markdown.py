@@ -106,6 +106,8 @@ def test_summary_sections() -> None:
     assert "❌ fail" in markdown and "✅ pass" in markdown
     assert "**4 regressed**, 1 fixed, 1 new, 0 removed, 0 edited, 0 unchanged" in markdown
     assert "| pass rate | 0.800 | 0.200 | -0.600 |" in markdown
+    assert "| steps\\_score | 0.750 | 0.750 | +0.000 |" in markdown and markdown.count("| none |") == 2
+    assert "| answer\\_f1 | 0.725 | 0.525 | -0.200 | -1.000 … +1.000 |" in markdown
 
 
 def test_worst_regressions_come_first_with_node_ids_and_old_to_new_values() -> None:

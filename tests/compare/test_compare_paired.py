@@ -137,3 +137,17 @@ def test_bootstrap_interval_excludes_zero_exactly_when_p_is_small(
     if min(values) == max(values):
         return
     assert (interval.high < 0 or interval.low > 0) == (interval.p_value < 1 - confidence)
+
+
+def test_intervals_of_unit_scores_stay_within_minus_one_and_one() -> None:
+    wide = paired_changes(
+        {
+            "f1": PairedSample((0.9, 0.1, 0.5), (0.1, 0.9, 0.0)),
+            "tokens": PairedSample((90, 10, 50), (10, 90, 0)),
+        },
+        confidence=0.95,
+        resamples=200,
+        seed=0,
+    )
+    assert (wide["f1"].ci_low, wide["f1"].ci_high) == (-1.0, 1.0)
+    assert wide["tokens"].ci_low is not None and wide["tokens"].ci_low < -100
