@@ -133,8 +133,11 @@ def test_endpoint_keys_become_client_settings_and_extras_are_named_in_a_warning(
 
 def test_azure_config() -> None:
     config, settings = load("azure.yaml")
-    client = LLMSettings.from_env({"AZURE_OPENAI_API_KEY": "k"}, **config.llm)
+    client = LLMSettings.from_env(
+        {"AZURE_OPENAI_API_KEY": "k", "OPENAI_API_VERSION": "2023-05-15"}, **config.llm
+    )
     assert client.is_azure and client.azure_endpoint == "https://example-resource.openai.azure.com"
+    assert client.api_key == "k" and client.base_url is None
     assert (client.api_version, client.model, client.max_tokens) == ("2024-10-21", "judge-deployment", 2048)
     assert settings.judge == "llm" and not settings.relevance
 
