@@ -10,6 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_graphrag_eval import corpus_from_data
 from pytest_graphrag_eval.answers.replies import InvalidReply
@@ -110,6 +112,17 @@ def test_average_precision_and_texts() -> None:
     ):
         with pytest.raises(ValueError, match=problem):
             context_texts(output)
+
+
+@settings(deadline=None)  # the first example imports ragas
+@given(st.lists(st.booleans(), min_size=1, max_size=30))
+def test_average_precision_is_ragas_context_precision(verdicts: list[bool]) -> None:
+    """The same number as RAGAS' ContextPrecision (which graphrag-eval calls) for any verdict list."""
+    metric = pytest.importorskip("ragas.metrics.collections.context_precision.metric", exc_type=ImportError)
+    ragas_score = metric.ContextPrecisionWithReference._calculate_average_precision(
+        None, [int(v) for v in verdicts]
+    )
+    assert average_precision(verdicts) == pytest.approx(ragas_score, abs=1e-9)
 
 
 @pytest.mark.parametrize(

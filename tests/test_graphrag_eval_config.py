@@ -243,3 +243,28 @@ def test_a_shared_api_key_may_be_given_once() -> None:
         "eval.yaml",
     )
     assert translated.llm["api_key"] == "one" and translated.answers["relevance"] is True
+
+
+def test_the_new_answer_options_in_our_own_form(tmp_path: Path) -> None:
+    settings = AnswerSettings.from_mapping(
+        {
+            "retrieval_judges": "true",
+            "temperature": "0.4",
+            "correctness_prompt": "{question}{reference_answer}{actual_answer}",
+        }
+    )
+    assert settings.retrieval_judges and settings.needs_llm and settings.temperature == 0.4
+    assert settings.correctness_template.source == "answers option correctness_prompt"
+    prompt_file = tmp_path / "prompt.txt"
+    prompt_file.write_text("{question}{reference_answer}{actual_answer}", encoding="utf-8")
+    for raw, message in (
+        ({"temperature": "hot"}, "temperature: must be a number"),
+        ({"temperature": 2.5}, "temperature: must be from 0 to 2"),
+        ({"retrieval_judges": "maybe"}, "retrieval_judges: must be true or false"),
+        (
+            {"correctness_prompt": "{question}", "correctness_prompt_file": str(prompt_file)},
+            "exclude each other",
+        ),
+    ):
+        with pytest.raises(ConfigurationError, match=message):
+            AnswerSettings.from_mapping(raw)
