@@ -1,9 +1,10 @@
-"""Our retrieval judges against graphrag-eval 6.6.1's, with the same scripted verdicts.
+"""Our LLM-judged metrics against graphrag-eval 6.6.1's, with the same scripted verdicts.
 
-graphrag_eval_results.json was recorded by tests/data/graphrag_eval_retrieval/record_retrieval.py:
-graphrag-eval (through RAGAS and LiteLLM) judged the folder's questions on the loopback server, which
-answered with the rules of retrieval_verdicts.py. Here our judges get the same verdicts for the same
-texts, so the numbers must agree: on every judged step, and in each template's `steps` statistics.
+graphrag_eval_results.json was recorded by tests/data/graphrag_eval_judged/record_judged.py:
+graphrag-eval (through LiteLLM and RAGAS) judged the folder's questions on the loopback server, which
+answered with the rules of scripted_judge.py. Here our judges get the same verdicts for the same texts,
+so the numbers must agree: answer correctness per question, the retrieval metrics on every judged step,
+and the statistics of compute_aggregates.
 """
 
 from __future__ import annotations
@@ -15,15 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import retrieval_verdicts
+import scripted_judge
 import yaml
 from conftest import TEST_API_KEY
 
 from pytest_graphrag_eval import compute_aggregates, run_evaluation
+from pytest_graphrag_eval.answers.llm_correctness import SYSTEM_MESSAGE as CORRECTNESS_SYSTEM
 from pytest_graphrag_eval.answers.retrieval_judges import PRECISION_SYSTEM, RECALL_SYSTEM
 from pytest_graphrag_eval.testing import FakeOpenAIServer
 
-DATA = Path(__file__).parent / "data" / "graphrag_eval_retrieval"
+DATA = Path(__file__).parent / "data" / "graphrag_eval_judged"
 RECORDED = json.loads((DATA / "graphrag_eval_results.json").read_text(encoding="utf-8"))
 KEYS = tuple(
     f"retrieval_{side}_{measure}"
@@ -39,14 +41,17 @@ def block(text: str, name: str) -> list[str]:
 
 def our_judge(body: dict[str, Any]) -> str:
     system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+    if system == CORRECTNESS_SYSTEM:
+        ((reference,), (actual,)) = block(user, "reference_answer"), block(user, "actual_answer")
+        return json.dumps({**scripted_judge.claim_counts(reference, actual), "reason": "scripted"})
     (reference,) = block(user, "reference")
     contexts = block(user, "context")
     if system == RECALL_SYSTEM:
-        pairs = retrieval_verdicts.attributions(reference, "\n".join(contexts))
+        pairs = scripted_judge.attributions(reference, "\n".join(contexts))
         statements = [{"statement": text, "reason": "scripted", "attributed": flag} for text, flag in pairs]
         return json.dumps({"statements": statements})
     assert system == PRECISION_SYSTEM and len(contexts) == 1
-    return json.dumps({"reason": "scripted", "useful": retrieval_verdicts.useful(contexts[0], reference)})
+    return json.dumps({"reason": "scripted", "useful": scripted_judge.useful(contexts[0], reference)})
 
 
 @pytest.fixture
@@ -60,10 +65,7 @@ def ours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenA
 
     fake_openai.set_chat_handler(handler)
     generation = {"provider": "openai", "model": "gpt-4o-mini", "base_url": fake_openai.base_url}
-    config = {
-        "llm": {"generation": {**generation, "api_key": TEST_API_KEY}},
-        "answer_correctness": {"enabled": False},
-    }
+    config = {"llm": {"generation": {**generation, "api_key": TEST_API_KEY}}}
     path = tmp_path / "eval_config.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     reference = yaml.safe_load((DATA / "reference.yaml").read_text(encoding="utf-8"))
@@ -75,6 +77,15 @@ def ours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenA
 
 def test_recorded_with_graphrag_eval() -> None:
     assert RECORDED["note"].startswith("graphrag-eval 6.6.1")
+
+
+def test_answer_correctness_agrees(ours: tuple[list, dict]) -> None:
+    results, aggregates = ours
+    for result in results:
+        expected = RECORDED["answers"][result["question_id"]]
+        assert {key: result[key] for key in expected} == pytest.approx(expected), result["question_id"]
+    for key in ("answer_recall", "answer_precision", "answer_f1"):
+        assert aggregates["micro"][key] == pytest.approx(RECORDED["aggregates"]["micro"][key])
 
 
 def test_every_judged_step_agrees(ours: tuple[list, dict]) -> None:

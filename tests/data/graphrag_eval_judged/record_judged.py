@@ -1,19 +1,22 @@
-"""Record graphrag-eval 6.6.1's retrieval_answer_* / retrieval_context_* results on this folder's data.
+"""Record graphrag-eval 6.6.1's LLM-judged metrics on this folder's data: answer correctness and the
+retrieval_answer_* / retrieval_context_* metrics of retrieval steps.
 
-graphrag-eval judges retrieval steps through RAGAS and LiteLLM. Here its judge is our loopback
-OpenAI-compatible server, answering RAGAS' prompts with the scripted verdicts of tests/retrieval_verdicts.py,
-so nothing leaves the machine. Needs Python 3.12 with graphrag-eval[llm] 6.6.1. Its extra does not
-bring LiteLLM, which it imports, and RAGAS 0.4.3 needs langchain-community 0.3 and the openai 1.x SDK
+graphrag-eval judges through LiteLLM (and RAGAS for retrieval). Here its judge is our loopback
+OpenAI-compatible server, answering graphrag-eval's and RAGAS' prompts with the scripted verdicts of
+tests/scripted_judge.py, so nothing leaves the machine. Needs Python 3.12 with graphrag-eval[llm] 6.6.1.
+Its extra does not bring LiteLLM, which it imports, and RAGAS 0.4.3 needs langchain-community 0.3 and
+the openai 1.x SDK
 (pip warns that LiteLLM wants openai 2; the chat completion calls used here work with 1.x):
 
     python3.12 -m venv ge-llm
     ge-llm/bin/pip install "graphrag-eval[llm]==6.6.1" pyyaml litellm \
         "langchain-community==0.3.31" "openai==1.109.1"
-    ge-llm/bin/python tests/data/graphrag_eval_retrieval/record_retrieval.py
+    ge-llm/bin/python tests/data/graphrag_eval_judged/record_judged.py
 
-It writes graphrag_eval_results.json: per question, the retrieval keys graphrag-eval put on each actual
-step, and the retrieval statistics of compute_aggregates. tests/test_retrieval_judges_differential.py
-runs our judges on the same data with the same verdicts and compares.
+It writes graphrag_eval_results.json: per question the correctness keys and the retrieval keys
+graphrag-eval put on each actual step, and the statistics of compute_aggregates for both.
+tests/test_judged_metrics_differential.py runs our judges on the same data with the same verdicts
+and compares.
 """
 
 from __future__ import annotations
@@ -37,18 +40,29 @@ sys.path.insert(0, str(TESTS))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no download of LiteLLM's price list
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
 
-import retrieval_verdicts  # noqa: E402  (tests/ is put on the path above)
+import scripted_judge  # noqa: E402  (tests/ is put on the path above)
 
 RETRIEVAL_KEYS = tuple(
     f"retrieval_{side}_{measure}"
     for side in ("answer", "context")
     for measure in ("recall", "precision", "f1")
 )
+CORRECTNESS_KEYS = (
+    "answer_reference_claims_count",
+    "answer_actual_claims_count",
+    "answer_matching_claims_count",
+    "answer_recall",
+    "answer_precision",
+    "answer_f1",
+)
 _INPUT = re.compile(r"input: (\{.*\})\s*Output: *$", re.DOTALL)
+_CORRECTNESS = re.compile(
+    r"# Reference response\n(.*?)\n\n# Candidate response\n(.*?)\n\n# JSON fields", re.DOTALL
+)
 
 
 def load_fake_server() -> Any:
-    """Our loopback server module, loaded by path (the package itself needs Python 3.11 deps only)."""
+    """Our loopback server module, loaded by path (it needs only the standard library)."""
     path = TESTS.parent / "pytest_graphrag_eval" / "testing" / "fake_openai.py"
     spec = importlib.util.spec_from_file_location("fake_openai", path)
     assert spec is not None and spec.loader is not None
@@ -58,19 +72,30 @@ def load_fake_server() -> Any:
     return module
 
 
-def ragas_judge(body: dict[str, Any]) -> str:
-    """Answer a RAGAS context recall or context precision prompt with the scripted verdicts."""
+def graphrag_eval_judge(body: dict[str, Any]) -> str:
+    """Answer graphrag-eval's correctness prompt or a RAGAS context recall / precision prompt."""
     prompt = "\n".join(str(message.get("content")) for message in body["messages"])
+    correctness = _CORRECTNESS.search(prompt)
+    if correctness is not None:
+        counts = scripted_judge.claim_counts(correctness.group(1), correctness.group(2))
+        return json.dumps({**counts, "reason": "scripted"})
     found = _INPUT.search(prompt)
     if found is None:
         raise ValueError("not a RAGAS metric prompt")
     data = json.loads(found.group(1))
     if "attributed" in prompt:
-        pairs = retrieval_verdicts.attributions(data["answer"], data["context"])
+        pairs = scripted_judge.attributions(data["answer"], data["context"])
         items = [{"statement": text, "reason": "scripted", "attributed": flag} for text, flag in pairs]
         return json.dumps({"classifications": items})
-    verdict = retrieval_verdicts.useful(data["context"], data["answer"])
+    verdict = scripted_judge.useful(data["context"], data["answer"])
     return json.dumps({"reason": "scripted", "verdict": verdict})
+
+
+def answer_keys(results: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    return {
+        result["question_id"]: {key: result[key] for key in CORRECTNESS_KEYS if key in result}
+        for result in results
+    }
 
 
 def step_keys(results: list[dict[str, Any]]) -> dict[str, list[dict[str, float]]]:
@@ -88,7 +113,9 @@ def aggregate_keys(aggregates: dict[str, Any]) -> dict[str, Any]:
         template: {key: value for key, value in stats.get("steps", {}).items() if key in RETRIEVAL_KEYS}
         for template, stats in aggregates["per_template"].items()
     }
-    micro = {key: value for key, value in aggregates["micro"].items() if key in RETRIEVAL_KEYS}
+    micro = {
+        key: value for key, value in aggregates["micro"].items() if key in RETRIEVAL_KEYS + CORRECTNESS_KEYS
+    }
     return {"per_template": per_template, "micro": micro}
 
 
@@ -106,20 +133,23 @@ async def record(server: Any) -> dict[str, Any]:
                 "api_key": "sk-local-recording",
             }
         },
-        "answer_correctness": {"enabled": False},
     }
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "eval_config.yaml"
         path.write_text(yaml.safe_dump(config), encoding="utf-8")
         results = await run_evaluation(reference, responses, path)
         aggregates = compute_aggregates(results, path)
-    return {"steps": step_keys(results), "aggregates": aggregate_keys(aggregates)}
+    return {
+        "answers": answer_keys(results),
+        "steps": step_keys(results),
+        "aggregates": aggregate_keys(aggregates),
+    }
 
 
 def main() -> None:
     fake = load_fake_server()
     with fake.FakeOpenAIServer() as server:
-        server.set_chat_handler(ragas_judge)
+        server.set_chat_handler(graphrag_eval_judge)
         recorded = asyncio.run(record(server))
         if server.handler_errors:
             raise SystemExit(f"the scripted judge failed: {server.handler_errors}")
