@@ -10,6 +10,8 @@ recorded metrics comes from which steps are judged and how verdicts become numbe
   (OSLO, T1, ...) occurs in the retrieved texts.
 - Answer correctness: each sentence is a claim; a claim of the actual answer matches when it has
   upper-case tokens and all of them occur in the reference answer.
+- Answer relevance: the question generated for an answer asks which one it names; an answer saying it
+  does not know is noncommittal.
 """
 
 from __future__ import annotations
@@ -46,4 +48,11 @@ def claim_counts(reference: str, actual: str) -> dict[str, int]:
         "reference_claims_count": len(reference_claims),
         "actual_claims_count": len(actual_claims),
         "matching_claims_count": min(matching, len(reference_claims), len(actual_claims)),
+    }
+
+
+def generated_question(answer: str) -> dict[str, object]:
+    return {
+        "question": f"Which one is {answer.strip().rstrip('.')}?",
+        "noncommittal": int("not know" in answer),
     }

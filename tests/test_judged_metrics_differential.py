@@ -3,8 +3,8 @@
 graphrag_eval_results.json was recorded by tests/data/graphrag_eval_judged/record_judged.py:
 graphrag-eval (through LiteLLM and RAGAS) judged the folder's questions on the loopback server, which
 answered with the rules of scripted_judge.py. Here our judges get the same verdicts for the same texts,
-so the numbers must agree: answer correctness per question, the retrieval metrics on every judged step,
-and the statistics of compute_aggregates.
+so the numbers must agree: answer correctness and relevance per question (the server's embeddings are
+deterministic), the retrieval metrics on every judged step, and the statistics of compute_aggregates.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from conftest import TEST_API_KEY
 
 from pytest_graphrag_eval import compute_aggregates, run_evaluation
 from pytest_graphrag_eval.answers.llm_correctness import SYSTEM_MESSAGE as CORRECTNESS_SYSTEM
+from pytest_graphrag_eval.answers.relevance import SYSTEM_MESSAGE as RELEVANCE_SYSTEM
 from pytest_graphrag_eval.answers.retrieval_judges import PRECISION_SYSTEM, RECALL_SYSTEM
 from pytest_graphrag_eval.testing import FakeOpenAIServer
 
@@ -41,6 +42,9 @@ def block(text: str, name: str) -> list[str]:
 
 def our_judge(body: dict[str, Any]) -> str:
     system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+    if system == RELEVANCE_SYSTEM:
+        (answer,) = block(user, "actual_answer")
+        return json.dumps(scripted_judge.generated_question(answer))
     if system == CORRECTNESS_SYSTEM:
         ((reference,), (actual,)) = block(user, "reference_answer"), block(user, "actual_answer")
         return json.dumps({**scripted_judge.claim_counts(reference, actual), "reason": "scripted"})
@@ -65,7 +69,8 @@ def ours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenA
 
     fake_openai.set_chat_handler(handler)
     generation = {"provider": "openai", "model": "gpt-4o-mini", "base_url": fake_openai.base_url}
-    config = {"llm": {"generation": {**generation, "api_key": TEST_API_KEY}}}
+    embedding = {"provider": "openai", "model": "text-embedding-3-small", "api_base": fake_openai.base_url}
+    config = {"llm": {"generation": {**generation, "api_key": TEST_API_KEY}, "embedding": embedding}}
     path = tmp_path / "eval_config.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     reference = yaml.safe_load((DATA / "reference.yaml").read_text(encoding="utf-8"))
@@ -79,12 +84,13 @@ def test_recorded_with_graphrag_eval() -> None:
     assert RECORDED["note"].startswith("graphrag-eval 6.6.1")
 
 
-def test_answer_correctness_agrees(ours: tuple[list, dict]) -> None:
+def test_answer_correctness_and_relevance_agree(ours: tuple[list, dict]) -> None:
     results, aggregates = ours
     for result in results:
         expected = RECORDED["answers"][result["question_id"]]
+        assert "answer_relevance" in expected
         assert {key: result[key] for key in expected} == pytest.approx(expected), result["question_id"]
-    for key in ("answer_recall", "answer_precision", "answer_f1"):
+    for key in ("answer_recall", "answer_precision", "answer_f1", "answer_relevance"):
         assert aggregates["micro"][key] == pytest.approx(RECORDED["aggregates"]["micro"][key])
 
 

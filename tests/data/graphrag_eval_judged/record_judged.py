@@ -1,5 +1,5 @@
-"""Record graphrag-eval 6.6.1's LLM-judged metrics on this folder's data: answer correctness and the
-retrieval_answer_* / retrieval_context_* metrics of retrieval steps.
+"""Record graphrag-eval 6.6.1's LLM-judged metrics on this folder's data: answer correctness, answer
+relevance and the retrieval_answer_* / retrieval_context_* metrics of retrieval steps.
 
 graphrag-eval judges through LiteLLM (and RAGAS for retrieval). Here its judge is our loopback
 OpenAI-compatible server, answering graphrag-eval's and RAGAS' prompts with the scripted verdicts of
@@ -13,7 +13,10 @@ the openai 1.x SDK
         "langchain-community==0.3.31" "openai==1.109.1"
     ge-llm/bin/python tests/data/graphrag_eval_judged/record_judged.py
 
-It writes graphrag_eval_results.json: per question the correctness keys and the retrieval keys
+The embedding model is given its endpoint as `api_base`: graphrag-eval 6.6.1 does not pass a `base_url`
+on to the embedding client (its requests then go to the provider's public endpoint).
+
+It writes graphrag_eval_results.json: per question the answer keys and the retrieval keys
 graphrag-eval put on each actual step, and the statistics of compute_aggregates for both.
 tests/test_judged_metrics_differential.py runs our judges on the same data with the same verdicts
 and compares.
@@ -54,6 +57,7 @@ CORRECTNESS_KEYS = (
     "answer_recall",
     "answer_precision",
     "answer_f1",
+    "answer_relevance",
 )
 _INPUT = re.compile(r"input: (\{.*\})\s*Output: *$", re.DOTALL)
 _CORRECTNESS = re.compile(
@@ -83,6 +87,8 @@ def graphrag_eval_judge(body: dict[str, Any]) -> str:
     if found is None:
         raise ValueError("not a RAGAS metric prompt")
     data = json.loads(found.group(1))
+    if "noncommittal" in prompt:
+        return json.dumps(scripted_judge.generated_question(data["response"]))
     if "attributed" in prompt:
         pairs = scripted_judge.attributions(data["answer"], data["context"])
         items = [{"statement": text, "reason": "scripted", "attributed": flag} for text, flag in pairs]
@@ -131,7 +137,13 @@ async def record(server: Any) -> dict[str, Any]:
                 "model": "gpt-4o-mini",
                 "base_url": server.base_url,
                 "api_key": "sk-local-recording",
-            }
+            },
+            "embedding": {
+                "provider": "openai",
+                "model": "text-embedding-3-small",
+                "api_base": server.base_url,
+                "api_key": "sk-local-recording",
+            },
         },
     }
     with tempfile.TemporaryDirectory() as folder:
