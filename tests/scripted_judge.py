@@ -12,6 +12,7 @@ recorded metrics comes from which steps are judged and how verdicts become numbe
   upper-case tokens and all of them occur in the reference answer.
 - Answer relevance: the question generated for an answer asks which one it names; an answer saying it
   does not know is noncommittal.
+- The custom evaluation `tone`: score 1 for a committed answer, 0 for one saying it does not know.
 """
 
 from __future__ import annotations
@@ -56,3 +57,7 @@ def generated_question(answer: str) -> dict[str, object]:
         "question": f"Which one is {answer.strip().rstrip('.')}?",
         "noncommittal": int("not know" in answer),
     }
+
+
+def tone(answer: str) -> tuple[int, str]:
+    return (0, "evasive") if "not know" in answer else (1, "committed")

@@ -3,8 +3,9 @@
 graphrag_eval_results.json was recorded by tests/data/graphrag_eval_judged/record_judged.py:
 graphrag-eval (through LiteLLM and RAGAS) judged the folder's questions on the loopback server, which
 answered with the rules of scripted_judge.py. Here our judges get the same verdicts for the same texts,
-so the numbers must agree: answer correctness and relevance per question (the server's embeddings are
-deterministic), the retrieval metrics on every judged step, and the statistics of compute_aggregates.
+so the numbers must agree: answer correctness, relevance (the server's embeddings are deterministic)
+and a custom evaluation per question, the retrieval metrics on every judged step, and the statistics of
+compute_aggregates.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ def block(text: str, name: str) -> list[str]:
 
 def our_judge(body: dict[str, Any]) -> str:
     system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+    if "- tone_score:" in system:
+        score, reason = scripted_judge.tone(block(user, "actual_answer")[0])
+        return json.dumps({"tone_score": score, "tone_reason": reason})
     if system == RELEVANCE_SYSTEM:
         (answer,) = block(user, "actual_answer")
         return json.dumps(scripted_judge.generated_question(answer))
@@ -70,9 +74,18 @@ def ours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenA
     fake_openai.set_chat_handler(handler)
     generation = {"provider": "openai", "model": "gpt-4o-mini", "base_url": fake_openai.base_url}
     embedding = {"provider": "openai", "model": "text-embedding-3-small", "api_base": fake_openai.base_url}
-    config = {"llm": {"generation": {**generation, "api_key": TEST_API_KEY}, "embedding": embedding}}
+    tone = {
+        "name": "tone",
+        "inputs": ["question", "actual_answer"],
+        "instructions": "Does the answer commit to an answer?",
+        "outputs": {"tone_score": "1 if it commits, 0 if not", "tone_reason": "one word"},
+    }
+    config = {
+        "llm": {"generation": {**generation, "api_key": TEST_API_KEY}, "embedding": embedding},
+        "custom_evaluations": [tone],
+    }
     path = tmp_path / "eval_config.yaml"
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     reference = yaml.safe_load((DATA / "reference.yaml").read_text(encoding="utf-8"))
     responses = json.loads((DATA / "responses.json").read_text(encoding="utf-8"))
     results = run_evaluation(reference, responses, path)
@@ -84,13 +97,13 @@ def test_recorded_with_graphrag_eval() -> None:
     assert RECORDED["note"].startswith("graphrag-eval 6.6.1")
 
 
-def test_answer_correctness_and_relevance_agree(ours: tuple[list, dict]) -> None:
+def test_answer_correctness_relevance_and_custom_evaluation_agree(ours: tuple[list, dict]) -> None:
     results, aggregates = ours
     for result in results:
         expected = RECORDED["answers"][result["question_id"]]
-        assert "answer_relevance" in expected
+        assert {"answer_relevance", "tone_score", "tone_reason"} <= set(expected)
         assert {key: result[key] for key in expected} == pytest.approx(expected), result["question_id"]
-    for key in ("answer_recall", "answer_precision", "answer_f1", "answer_relevance"):
+    for key in ("answer_recall", "answer_precision", "answer_f1", "answer_relevance", "tone_score"):
         assert aggregates["micro"][key] == pytest.approx(RECORDED["aggregates"]["micro"][key])
 
 

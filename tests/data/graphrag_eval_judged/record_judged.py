@@ -1,5 +1,5 @@
 """Record graphrag-eval 6.6.1's LLM-judged metrics on this folder's data: answer correctness, answer
-relevance and the retrieval_answer_* / retrieval_context_* metrics of retrieval steps.
+relevance, a custom evaluation and the retrieval_answer_* / retrieval_context_* metrics of retrieval steps.
 
 graphrag-eval judges through LiteLLM (and RAGAS for retrieval). Here its judge is our loopback
 OpenAI-compatible server, answering graphrag-eval's and RAGAS' prompts with the scripted verdicts of
@@ -50,7 +50,7 @@ RETRIEVAL_KEYS = tuple(
     for side in ("answer", "context")
     for measure in ("recall", "precision", "f1")
 )
-CORRECTNESS_KEYS = (
+ANSWER_KEYS = (
     "answer_reference_claims_count",
     "answer_actual_claims_count",
     "answer_matching_claims_count",
@@ -58,7 +58,10 @@ CORRECTNESS_KEYS = (
     "answer_precision",
     "answer_f1",
     "answer_relevance",
+    "tone_score",
+    "tone_reason",
 )
+_CUSTOM = re.compile(r"separated by tabs.*# Actual answer\n(.*)$", re.DOTALL)
 _INPUT = re.compile(r"input: (\{.*\})\s*Output: *$", re.DOTALL)
 _CORRECTNESS = re.compile(
     r"# Reference response\n(.*?)\n\n# Candidate response\n(.*?)\n\n# JSON fields", re.DOTALL
@@ -79,6 +82,11 @@ def load_fake_server() -> Any:
 def graphrag_eval_judge(body: dict[str, Any]) -> str:
     """Answer graphrag-eval's correctness prompt or a RAGAS context recall / precision prompt."""
     prompt = "\n".join(str(message.get("content")) for message in body["messages"])
+    custom = _CUSTOM.search(prompt)
+    if custom is not None:
+        score, reason = scripted_judge.tone(custom.group(1))
+        order = re.findall(r"^- (tone_\w+):", prompt, re.MULTILINE)  # the values in the order asked for
+        return "\t".join(str({"tone_score": score, "tone_reason": reason}[name]) for name in order)
     correctness = _CORRECTNESS.search(prompt)
     if correctness is not None:
         counts = scripted_judge.claim_counts(correctness.group(1), correctness.group(2))
@@ -99,7 +107,7 @@ def graphrag_eval_judge(body: dict[str, Any]) -> str:
 
 def answer_keys(results: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     return {
-        result["question_id"]: {key: result[key] for key in CORRECTNESS_KEYS if key in result}
+        result["question_id"]: {key: result[key] for key in ANSWER_KEYS if key in result}
         for result in results
     }
 
@@ -119,9 +127,7 @@ def aggregate_keys(aggregates: dict[str, Any]) -> dict[str, Any]:
         template: {key: value for key, value in stats.get("steps", {}).items() if key in RETRIEVAL_KEYS}
         for template, stats in aggregates["per_template"].items()
     }
-    micro = {
-        key: value for key, value in aggregates["micro"].items() if key in RETRIEVAL_KEYS + CORRECTNESS_KEYS
-    }
+    micro = {key: value for key, value in aggregates["micro"].items() if key in RETRIEVAL_KEYS + ANSWER_KEYS}
     return {"per_template": per_template, "micro": micro}
 
 
@@ -145,10 +151,18 @@ async def record(server: Any) -> dict[str, Any]:
                 "api_key": "sk-local-recording",
             },
         },
+        "custom_evaluations": [
+            {
+                "name": "tone",
+                "inputs": ["question", "actual_answer"],
+                "instructions": "Does the answer commit to an answer?",
+                "outputs": {"tone_score": "1 if it commits, 0 if not", "tone_reason": "one word"},
+            }
+        ],
     }
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "eval_config.yaml"
-        path.write_text(yaml.safe_dump(config), encoding="utf-8")
+        path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
         results = await run_evaluation(reference, responses, path)
         aggregates = compute_aggregates(results, path)
     return {
