@@ -25,6 +25,7 @@ from pytest_graphrag_eval.answers.retrieval_judges import (
 )
 from pytest_graphrag_eval.corpus import Question
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
+from pytest_graphrag_eval.metric_hints import missing_metric_hint
 from pytest_graphrag_eval.scoring import ScoringContext
 from pytest_graphrag_eval.testing import FakeOpenAIServer, Reply
 
@@ -317,3 +318,15 @@ def test_reference_without_texts_is_an_error_key(
     )
     assert keys["retrieval_context_recall_error"] == "reference retrieval step: document #1 has no 'text'"
     assert fake_openai.count("chat") == 0
+
+
+@pytest.mark.parametrize(
+    ("metric", "hint"),
+    [
+        ("retrieval_answer_recall", "a reference_answer and an actual retrieval step with document texts"),
+        ("retrieval_context_f1", "matched the reference retrieval step"),
+        ("retrieval_recall@10", "need a reference step named retrieval"),
+    ],
+)
+def test_a_missing_judged_metric_explains_what_it_needs(metric: str, hint: str) -> None:
+    assert hint in missing_metric_hint(metric)
