@@ -268,3 +268,14 @@ def test_the_new_answer_options_in_our_own_form(tmp_path: Path) -> None:
     ):
         with pytest.raises(ConfigurationError, match=message):
             AnswerSettings.from_mapping(raw)
+
+
+def test_embedding_client_options_that_cannot_apply_are_named() -> None:
+    generation = {"provider": "openai", "model": "m", "timeout": 30}
+    embedding = {"provider": "openai", "model": "e", "timeout": 10, "max_retries": 2}
+    translated = translate({"llm": {"generation": generation, "embedding": embedding}}, "eval.yaml")
+    assert translated.llm["timeout"] == 30.0 and "max_retries" not in translated.llm
+    assert translated.ignored == (
+        "llm.embedding.timeout (the judge client uses llm.generation's for both)",
+        "llm.embedding.max_retries (the judge client uses llm.generation's for both)",
+    )
