@@ -16,9 +16,13 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
+from pytest_graphrag_eval.compare.baseline import load_baseline
+from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
+from pytest_graphrag_eval.compare.hashing import content_hash
+from pytest_graphrag_eval.compare.numeric import require_statistics
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, load_corpus
 from pytest_graphrag_eval.corpus.responses import load_responses
-from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
 from pytest_graphrag_eval.gates.suite_gates import Gate, GateResult, evaluate_gates, resolve_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, parse_threshold_list
@@ -26,13 +30,16 @@ from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionI
 from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
 from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.report.atomic import write_text_atomic
+from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.json_report import (
     ResultCollector,
     build_report,
     write_json_atomic,
     write_recording,
 )
-from pytest_graphrag_eval.report.terminal_summary import write_terminal_summary
+from pytest_graphrag_eval.report.markdown_summary import render_markdown
+from pytest_graphrag_eval.report.terminal_summary import score_columns, write_terminal_summary
 
 RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
@@ -58,6 +65,19 @@ class GraphragSession:
         self.collector = ResultCollector()
         self.gate_results: list[GateResult] = []
         self.gates = resolve_gates(settings.gates_ini, settings.gates_cli)
+        self.baseline = load_baseline(settings.baseline_path) if settings.baseline_path else None
+        if self.baseline is not None:
+            require_statistics()  # a missing numpy/scipy is said now, not after every question ran
+        self.baseline_results: dict[str, dict[str, Any]] = {
+            str(result["question_id"]): result for result in (self.baseline or {}).get("results", [])
+        }
+        needing_baseline = [gate.expression for gate in self.gates if gate.needs_baseline]
+        if needing_baseline and self.baseline is None:
+            raise ConfigurationError(
+                f"gate {needing_baseline[0]} compares with a baseline run: pass --graphrag-baseline PATH "
+                "(the JSON report of an earlier run, e.g. main's CI artifact)"
+            )
+        self.comparison: Comparison | None = None
         parse_threshold_list(settings.thresholds_ini, "ini")
         parse_threshold_list(settings.thresholds_cli, "cli")
         self.runner: QuestionRunner | None = None
@@ -81,6 +101,10 @@ class GraphragSession:
         for corpus_file in self.corpus_files:
             if not any(corpus_file == path or path in corpus_file.parents for path in covered):
                 config.args.append(str(corpus_file))
+
+    def baseline_result(self, question_id: str) -> dict[str, Any] | None:
+        """This question's result in the baseline run, if one was given and had it."""
+        return self.baseline_results.get(question_id)
 
     def is_corpus_file(self, path: Path) -> bool:
         return path.resolve() in self.corpus_files
@@ -202,20 +226,32 @@ class GraphragSession:
             return
         results = self.collector.ordered_results()
         aggregates = compute_aggregates(results) if results else {}
-        self.gate_results = evaluate_gates(self._all_gates(), aggregates) if results else []
+        if self.baseline is not None and self.settings.baseline_path is not None:
+            self.comparison = compare_reports(
+                self.baseline,
+                results,
+                confidence=self.settings.confidence,
+                resamples=self.settings.resamples,
+                baseline_path=str(self.settings.baseline_path),
+            )
+        self.gate_results = evaluate_gates(self._all_gates(), aggregates, self.comparison) if results else []
         if any(not gate.passed for gate in self.gate_results) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         interrupted = self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
+        report = build_report(
+            results,
+            aggregates,
+            self.gate_results,
+            self.settings.report_metadata(),
+            started=self.started,
+            interrupted=interrupted,
+            comparison=self.comparison.to_dict() if self.comparison is not None else None,
+            warnings=self.responses_check.warnings,
+        )
         if self.settings.report_path is not None:
-            report = build_report(
-                results,
-                aggregates,
-                self.gate_results,
-                self.settings.report_metadata(),
-                started=self.started,
-                interrupted=interrupted,
-            )
             write_json_atomic(self.settings.report_path, report)
+        if self.settings.markdown_path is not None:
+            write_text_atomic(self.settings.markdown_path, render_markdown(report))
         if self.settings.record_path is not None and self.collector.responses:
             write_recording(self.settings.record_path, self.collector.ordered_responses())
 
@@ -232,8 +268,24 @@ class GraphragSession:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if _is_xdist_worker(self.config):
             return
+        results = self.collector.ordered_results()
+        baseline_lines = (
+            since_baseline_lines(
+                self.comparison.to_dict(),
+                self.baseline_results,
+                {str(result["question_id"]): result for result in results},
+                score_columns(results),
+            )
+            if self.comparison is not None
+            else []
+        )
         write_terminal_summary(
-            terminalreporter, self.collector.ordered_results(), self.gate_results, self.settings.report_path
+            terminalreporter,
+            results,
+            self.gate_results,
+            self.settings.report_path,
+            baseline_lines=baseline_lines,
+            warnings=self.responses_check.warnings,
         )
 
 
@@ -251,6 +303,7 @@ def _with_item_outcome(item: QuestionItem, report: pytest.TestReport) -> dict[st
         **item.result,
         "nodeid": item.nodeid,
         "outcome": _item_outcome(report),
+        "content_hash": content_hash(item.result),
         "thresholds": [check.to_dict() for check in item.checks],
         "failures": _failures(item.result, item.checks),
     }

@@ -13,11 +13,10 @@ from typing import Any
 
 import pytest
 
+from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from pytest_graphrag_eval.errors import ConfigurationError
 
 DEFAULT_AGENT_CONCURRENCY = 4
-DEFAULT_CONFIDENCE = 0.95
-DEFAULT_RESAMPLES = 2000
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ BLOCK_NUMERIC = textwrap.dedent(
     class Block(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path=None, target=None):
             if name.split(".")[0] in {"numpy", "scipy"}:
-                raise ImportError(f"blocked {name}")
+                raise ModuleNotFoundError(f"blocked {name}")
             return None
 
     sys.meta_path.insert(0, Block())
