@@ -119,7 +119,7 @@ class DeltaBar:
 def delta_scale(values: Sequence[float | None]) -> float:
     """A round axis half-width covering every delta and interval end."""
     largest = max((abs(value) for value in values if value is not None), default=0.0)
-    for candidate in (0.05, 0.1, 0.2, 0.25, 0.5, 1.0):
+    for candidate in (0.05, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0):
         if largest <= candidate:
             return candidate
     return 10 ** math.ceil(math.log10(largest))

@@ -232,9 +232,10 @@ def _changes(comparison: Mapping[str, Any], results: Sequence[Mapping[str, Any]]
     return Changes(
         baseline=_mapping(comparison.get("baseline")),
         confidence=finite(comparison.get("confidence")),
-        counts={kind: len(comparison.get(kind) or []) for kind in CHANGE_KINDS if kind in comparison}
-        or dict(Counter(str(item.get("classification")) for item in questions)),
-        outcomes=_delta_row("pass rate", outcome_stats, 1.0) if outcome_stats else None,
+        counts=_change_counts(comparison, questions),
+        outcomes=_delta_row("pass rate", outcome_stats, _outcome_scale(outcome_stats))
+        if outcome_stats
+        else None,
         micro=[(metric, _delta_row(metric, _mapping(micro[metric]), scale)) for metric in micro],
         per_metric=[
             (
@@ -250,6 +251,19 @@ def _changes(comparison: Mapping[str, Any], results: Sequence[Mapping[str, Any]]
         lists=lists,
         scale=scale,
     )
+
+
+def _outcome_scale(stats: Mapping[str, Any]) -> float:
+    return delta_scale([finite(stats.get(key)) for key in ("delta", "ci_low", "ci_high")])
+
+
+def _change_counts(comparison: Mapping[str, Any], questions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Questions per classification, from the id lists (`regressions` holds the regressed ones)."""
+    lists = {"regressed": comparison.get("regressions", comparison.get("regressed"))}
+    lists.update({kind: comparison.get(kind) for kind in CHANGE_KINDS[1:]})
+    if any(isinstance(ids, list) for ids in lists.values()):
+        return {kind: len(ids) for kind, ids in lists.items() if isinstance(ids, list)}
+    return dict(Counter(str(item.get("classification")) for item in questions))
 
 
 def _delta_row(label: str, stats: Mapping[str, Any], scale: float) -> DeltaRow:

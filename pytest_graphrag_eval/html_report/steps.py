@@ -13,6 +13,8 @@ from typing import Any
 
 from pytest_graphrag_eval.step_explanations import SPARQL_JSON, explain_step_mismatch
 from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
+from pytest_graphrag_eval.steps.sparql_results import SparqlResultsError, parse_sparql_results
+from pytest_graphrag_eval.steps.terms import display_term
 
 ARG_LIMIT = 3000
 OUTPUT_LIMIT = 1200
@@ -89,7 +91,24 @@ def explain_unmatched(
         for step in candidates
     ]
     step, closest = min(explained, key=lambda pair: _distance(pair[1]))
-    return {"closest": as_text(step.get("id", "")), **closest}
+    return {
+        "closest": as_text(step.get("id", "")),
+        **closest,
+        "reference_table": result_table(reference_step.get("output")),
+        "actual_table": result_table(step.get("output")),
+    }
+
+
+def result_table(output: Any) -> dict[str, Any] | None:
+    """The first rows of a SPARQL SELECT result, so a reader can compare values the diff cannot pair."""
+    try:
+        table = parse_sparql_results(output)
+    except SparqlResultsError:
+        return None
+    if table.is_ask:
+        return None
+    rows = [[display_term(term) for term in row] for row in table.rows[:DIFF_ROW_LIMIT]]
+    return {"columns": list(table.variables), "rows": rows, "total": table.row_count}
 
 
 def _distance(explanation: Mapping[str, Any]) -> tuple[int, int]:

@@ -362,8 +362,14 @@
     }
     parts.push(rowTable("missing", "Missing rows (in the reference, not in the actual result)", mismatch.missing_rows, mismatch.missing_rows_total));
     parts.push(rowTable("extra", "Extra rows (in the actual result, not in the reference)", mismatch.extra_rows, mismatch.extra_rows_total));
-    if (mismatch.first_differing_row !== undefined && mismatch.first_differing_row !== null) {
-      parts.push(el("div", null, "Same rows in another order; the first differing row is row " + (mismatch.first_differing_row + 1) + "."));
+    var firstDiffering = mismatch.first_differing_row;
+    if (firstDiffering !== undefined && firstDiffering !== null) {
+      parts.push(el("div", null, "Same rows in another order; the first differing row is row " + (firstDiffering + 1) + "."));
+    }
+    if (mismatch.reference_table || mismatch.actual_table) {
+      parts.push(el("div", { class: "side-by-side" },
+        resultTable("Reference result", mismatch.reference_table, mismatch.required_columns, firstDiffering),
+        resultTable("Closest actual result", mismatch.actual_table, Object.values(mapping), firstDiffering)));
     }
     return el("div", { class: "diff", "data-testid": "row-diff" }, parts);
   }
@@ -378,6 +384,21 @@
       el("thead", null, el("tr", null, columns.map(function (column) { return el("th", null, column); }))),
       el("tbody", null, rows.map(function (row) {
         return el("tr", { class: kind }, columns.map(function (column) { return el("td", null, row[column] === undefined ? "" : row[column]); }));
+      })));
+  }
+
+  function resultTable(title, table, highlighted, differingRow) {
+    if (!table) return null;
+    var shown = table.rows.length < table.total ? " — first " + table.rows.length + " of " + table.total + " rows" : " (" + table.total + " rows)";
+    return el("table", { class: "result" },
+      el("caption", null, title + shown),
+      el("thead", null, el("tr", null, table.columns.map(function (column) {
+        return el("th", { class: (highlighted || []).indexOf(column) >= 0 ? "key" : null }, column);
+      }))),
+      el("tbody", null, table.rows.map(function (row, number) {
+        return el("tr", { class: number === differingRow ? "differs" : null }, row.map(function (cell) {
+          return el("td", null, cell === null ? "" : String(cell));
+        }));
       })));
   }
 
