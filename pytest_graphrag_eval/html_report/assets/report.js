@@ -311,12 +311,12 @@
       }
     });
     var actual = el("tbody", null, steps.actual.map(function (step) {
-      return el("tr", null,
-        el("td", { class: "sid" }, step.id || "–"),
-        el("td", null, step.name),
+      return el("tr", { class: step.matched_by ? "matched" : null },
+        el("td", null, el("div", null, step.name), el("div", { class: "sid" }, step.id || "no id")),
         el("td", null, step.status === "success" ? step.status : pill("error", step.status)),
         el("td", null, step.matched_by ? el("code", null, step.matched_by) : el("span", { class: "muted" }, "–")),
-        el("td", { class: "wide" }, argsView(step.args), step.output ? el("details", null, el("summary", null, "output"), el("pre", null, step.output)) : null));
+        el("td", { class: "wide" }, argsView(step.args),
+          step.output ? el("details", null, el("summary", null, "output"), el("pre", null, step.output)) : null));
     }));
     return el("div", { "data-testid": "steps" },
       el("h3", null, "Reference steps"),
@@ -326,7 +326,7 @@
       el("h3", null, "Actual steps"),
       steps.actual.length
         ? el("div", { class: "table-wrap" }, el("table", { class: "steps", "data-testid": "actual-steps" },
-          el("thead", null, el("tr", null, el("th", null, "Id"), el("th", null, "Name"), el("th", null, "Status"), el("th", null, "Matches reference"), el("th", null, "Arguments and output"))),
+          el("thead", null, el("tr", null, el("th", null, "Step"), el("th", null, "Status"), el("th", null, "Matches reference"), el("th", null, "Arguments and output"))),
           actual))
         : el("p", { class: "muted" }, "The agent reported no steps."));
   }
@@ -389,7 +389,9 @@
 
   function resultTable(title, table, highlighted, differingRow) {
     if (!table) return null;
-    var shown = table.rows.length < table.total ? " — first " + table.rows.length + " of " + table.total + " rows" : " (" + table.total + " rows)";
+    var shown = table.rows.length < table.total
+      ? " — first " + table.rows.length + " of " + table.total + " rows"
+      : " (" + table.total + (table.total === 1 ? " row)" : " rows)");
     return el("table", { class: "result" },
       el("caption", null, title + shown),
       el("thead", null, el("tr", null, table.columns.map(function (column) {
