@@ -16,7 +16,7 @@ from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.html_report import render_html, write_html
 from pytest_graphrag_eval.html_report.charts import delta_bar, delta_scale, histogram
 from pytest_graphrag_eval.html_report.model import build_view
-from pytest_graphrag_eval.step_explanations import explain_step_mismatch
+from pytest_graphrag_eval.step_explanations import SPARQL_JSON, explain_step_mismatch
 from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
 
@@ -180,3 +180,41 @@ def test_delta_bar_geometry() -> None:
     assert (bar.zero, bar.bar_start, bar.bar_end) == (0.5, 0.17, 0.5)
     assert (bar.ci_start, bar.ci_end, bar.direction) == (0.0, 0.33, "down")
     assert delta_bar(None, None, None, 1.0).ci_start is None
+
+
+def test_odd_shapes_render_without_errors() -> None:
+    report = {
+        "results": [
+            {
+                "template_id": 1,
+                "question_id": 2,
+                "question_text": None,
+                "reference_steps": [
+                    [{"name": "sparql_query", "output_media_type": SPARQL_JSON, "output": "{"}],
+                    "not a group",
+                    [None, {"name": "x", "args": ["a"], "matches": 5}],
+                ],
+                "actual_steps": [{"name": "sparql_query", "output": {"a": 1}, "args": None, "id": 7}, "bad"],
+                "steps_score": True,
+                "answer_f1": "0.5",
+                "attempts": "x",
+                "thresholds": [1, {"limit": "x"}],
+                "failures": "not a list",
+            }
+        ],
+        "gates": [{"passed": False, "actual": "NaN"}],
+        "metadata": [],
+    }
+    view = build_view(report)
+    assert view.score_metrics == []
+    detail = view.details[0]
+    assert detail["failures"] == []
+    assert detail["thresholds"][0]["limit"] is None
+    steps = detail["steps"]
+    assert [row["label"] for row in steps["reference"]] == ["[0][0]", "[2][1]"]
+    assert steps["reference"][1]["matches"] == "5" and steps["actual"][0]["matched_by"] is None
+    assert steps["actual"][0]["output"] == '{"a": 1}'
+    assert render_html(report).startswith("<!DOCTYPE html>")
+    report["metadata"] = {"steps_scope": "all_groups"}
+    first = build_view(report).details[0]["steps"]["reference"][0]
+    assert first["scored"] and "reference step is invalid" in first["mismatch"]["reason"]

@@ -340,9 +340,9 @@ def _details(
         "values": [[key, finite(result.get(key))] for key in keys if key in result and key not in scores],
         "scores": [[key, finite(result.get(key))] for key in scores],
         "thresholds": [
-            _threshold(item) for item in result.get("thresholds") or [] if isinstance(item, Mapping)
+            _threshold(item) for item in _list(result.get("thresholds")) if isinstance(item, Mapping)
         ],
-        "failures": [clip(_text(item), TEXT_LIMIT) for item in result.get("failures") or []],
+        "failures": [clip(_text(item), TEXT_LIMIT) for item in _list(result.get("failures"))],
         "steps": step_table(result, _text(metadata.get("steps_scope")) or "last_group"),
     }
     if change:
@@ -406,6 +406,10 @@ def _mean(results: Sequence[Mapping[str, Any]], metric: str) -> float | None:
 def _round(value: float | None) -> float | None:
     """Four decimals are plenty for filtering and keep the embedded index small."""
     return None if value is None else round(value, 4)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
