@@ -154,9 +154,17 @@ def test_filters_narrow_the_question_list(open_report: Any, reports: dict[str, A
     low = [r["question_id"] for r in report["results"] if r.get("steps_score", 1) < 1]
     expect(page.locator("#f-count")).to_have_text(re.compile(rf"^{len(low)} of"))
     assert page.locator(".qrow").evaluate_all("rows => rows.map(row => row.dataset.qid)") == low
+    page.select_option("#f-metric", "answer_f1")
+    page.fill("#f-below", "")
+    page.select_option("#f-order", "metric")
+    expect(page.locator("#f-count")).to_have_text(f"{total} questions")
+    answered = [r for r in report["results"] if "answer_f1" in r]
+    lowest = min(answered, key=lambda r: r["answer_f1"])["question_id"]
+    expect(page.locator(".qrow").first).to_have_attribute("data-qid", lowest)
     template = report["results"][0]["template_id"]
     page.select_option("#f-template", label=template)
-    expect(page.locator("#f-count")).to_have_text(re.compile(r"^0 of"))
+    in_template = [r["question_id"] for r in report["results"] if r["template_id"] == template]
+    expect(page.locator("#f-count")).to_have_text(re.compile(rf"^{len(in_template)} of"))
     page.click("#f-reset")
     expect(page.locator("#f-count")).to_have_text(f"{total} questions")
     opened.assert_clean(page.url.split("#")[0])

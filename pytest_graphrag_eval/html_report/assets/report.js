@@ -98,7 +98,8 @@
   var form = $("#filters");
   var inputs = {
     search: $("#f-search"), template: $("#f-template"), outcome: $("#f-outcome"),
-    change: $("#f-change"), flaky: $("#f-flaky"), metric: $("#f-metric"), below: $("#f-below")
+    change: $("#f-change"), flaky: $("#f-flaky"), metric: $("#f-metric"), below: $("#f-below"),
+    order: $("#f-order")
   };
 
   function applyFilters() {
@@ -132,12 +133,24 @@
       if (query && haystack[position].indexOf(query) < 0) continue;
       result.push(position);
     }
+    if (inputs.order.value === "metric" && inputs.metric.value) result = lowestFirst(result, index.values[inputs.metric.value]);
     visible = result;
     $("#f-count").textContent = result.length === count
       ? count + " questions"
       : result.length + " of " + count + " questions";
     $("#qlist").scrollTop = 0;
     drawList();
+  }
+
+  /* Stable sort by the chosen metric, questions without a value last. */
+  function lowestFirst(positions, values) {
+    return positions.slice().sort(function (a, b) {
+      var left = values[a], right = values[b];
+      if (left === right) return a - b;
+      if (left === null) return 1;
+      if (right === null) return -1;
+      return left - right;
+    });
   }
 
   var pending = 0;
