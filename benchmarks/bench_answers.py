@@ -7,7 +7,8 @@ Each question costs 5 requests (1 correctness, 3 relevance generations, 1
 embeddings). The budget: a cold run takes under 1/8 of the sequential time
 (requests x 100 ms), and a second run over the same cache makes 0 requests.
 The server runs in its own process, as a real endpoint would; in this process
-it would compete with the client for the GIL. Exits 1 when a budget is missed.
+it would compete with the client for the GIL. Exits 1 when a budget is missed
+(with --quick only the cache check counts: CI never fails on wall-clock time).
 """
 
 from __future__ import annotations
@@ -140,11 +141,13 @@ def main() -> None:
     print(f"  cold run: median {cold:.2f} s of {runs} (runs: {', '.join(f'{t:.2f}' for t in cold_times)})")
     print(f"  ratio to sequential: {ratio:.4f} = 1/{1 / ratio:.1f} (budget < 1/8 = {BUDGET:.3f})")
     print(f"  cached rerun: median {statistics.median(warm_times):.3f} s, requests {max(warm_calls)}")
-    missed = [name for name, bad in (("time", ratio >= BUDGET), ("cache", max(warm_calls) != 0)) if bad]
+    # A quick run (CI) only checks that the benchmark works: the time budget is judged in full runs.
+    checks = [("cache", max(warm_calls) != 0)] + ([] if args.quick else [("time", ratio >= BUDGET)])
+    missed = [name for name, bad in checks if bad]
     if missed:
         print(f"  BUDGET MISSED: {', '.join(missed)}")
         sys.exit(1)
-    print("  budgets met")
+    print("  cache check met" if args.quick else "  budgets met")
 
 
 if __name__ == "__main__":

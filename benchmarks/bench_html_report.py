@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.html_report import write_html
+from pytest_graphrag_eval.report.html_report import write_html
 from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
 BUDGET_QUESTIONS = 10_000

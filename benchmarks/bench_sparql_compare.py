@@ -25,9 +25,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pytest_graphrag_eval.formats.sparql_results import parse_sparql_results
 from pytest_graphrag_eval.steps.match import sparql_output_score
 from pytest_graphrag_eval.steps.sparql_compare import results_match
-from pytest_graphrag_eval.steps.sparql_results import parse_sparql_results
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 REQUIRED = 8

@@ -4,12 +4,24 @@ The scoring core below never imports pytest, so library users get the same
 numbers as the plugin.
 """
 
-from .aggregates import compute_aggregates
-from .corpus import Corpus, Question, Template, corpus_from_data, load_corpus
-from .errors import ConfigurationError, CorpusError, GraphragEvalError, InputError, ResponseError
-from .evaluation import arun_evaluation, run_evaluation
-from .responses import load_responses
-from .scoring import Scorer, ScoringContext
+from pytest_graphrag_eval.aggregates import compute_aggregates
+from pytest_graphrag_eval.corpus.reference_corpus import (
+    Corpus,
+    Question,
+    Template,
+    corpus_from_data,
+    load_corpus,
+)
+from pytest_graphrag_eval.corpus.responses import load_responses
+from pytest_graphrag_eval.errors import (
+    ConfigurationError,
+    CorpusError,
+    GraphragEvalError,
+    InputError,
+    ResponseError,
+)
+from pytest_graphrag_eval.evaluation import arun_evaluation, run_evaluation
+from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 __all__ = [
     "ConfigurationError",

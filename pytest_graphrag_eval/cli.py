@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .answers import AnswerInputs, AnswerJudgeScorer, AnswerSettings, build_answer_metrics
-from .answers.claims import CORRECTNESS_KEYS
-from .errors import GraphragEvalError
-from .report import write_text_atomic
+from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, AnswerSettings, build_answer_metrics
+from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
+from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.report.atomic import write_text_atomic
 
 INPUT_COLUMNS = ("Question", "Reference answer", "Actual answer")
 OUTPUT_COLUMNS = (
@@ -110,7 +110,7 @@ async def judge_rows(rows: list[dict[str, str]], args: argparse.Namespace) -> li
     )
     client = None
     if settings.needs_llm:
-        from .llm import JudgeClient, LLMSettings
+        from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
 
         overrides: dict[str, Any] = {"use_cache": not args.no_cache}
         if args.model:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Iterable, Mapping, Sequence
+from os import PathLike
+from pathlib import Path
 from typing import Any
 
-from .corpus import Corpus, Question, corpus_from_data
-from .errors import ResponseError, SourceLocation
-from .responses import NUMERIC_RESPONSE_KEYS, validate_response
-from .scoring import Scorer, ScoringContext
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, corpus_from_data
+from pytest_graphrag_eval.corpus.responses import NUMERIC_RESPONSE_KEYS, validate_response
+from pytest_graphrag_eval.errors import ConfigurationError, ResponseError, SourceLocation
+from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 STEPS_SCOPES = ("last_group", "all_groups")
 NO_RESPONSE_ERROR = "no response for this question"
@@ -24,9 +26,9 @@ NO_RESPONSE_ERROR = "no response for this question"
 
 def default_scorers() -> list[Scorer]:
     """Scorers that need no LLM client to exist: steps, retrieval, and eRAG (a no-op unless configured)."""
-    from .retrieval.erag_scorer import ERagScorer
-    from .retrieval.scorer import RetrievalScorer
-    from .steps.scorer import StepsScorer
+    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
+    from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer
+    from pytest_graphrag_eval.steps.scorer import StepsScorer
 
     return [StepsScorer(), RetrievalScorer(), ERagScorer()]
 
@@ -34,6 +36,7 @@ def default_scorers() -> list[Scorer]:
 def run_evaluation(
     reference_qas: Corpus | Sequence[Mapping[str, Any]],
     chat_responses: Mapping[str, Mapping[str, Any]],
+    config_file_path: str | PathLike[str] | None = None,
     *,
     steps_scope: str = "last_group",
     scorers: Sequence[Scorer] | None = None,
@@ -42,12 +45,27 @@ def run_evaluation(
 ) -> list[dict[str, Any]]:
     """Score each question of `reference_qas` against `chat_responses[question_id]`.
 
-    Synchronous wrapper over `arun_evaluation`; use that one inside a running event loop.
+    The first three arguments are graphrag-eval's: the reference templates (a
+    loaded list, or a `Corpus`), the responses keyed by question id, and an
+    optional config file, ours or graphrag-eval's (see `answers.config_file`),
+    which selects the answer metrics and the judge. Synchronous; inside a
+    running event loop use `await arun_evaluation(...)` (graphrag-eval's own
+    `run_evaluation` is a coroutine).
     """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError(
+            "run_evaluation() runs its own event loop and cannot be called inside one; "
+            "in async code use `await arun_evaluation(...)` with the same arguments"
+        )
     return asyncio.run(
         arun_evaluation(
             reference_qas,
             chat_responses,
+            config_file_path,
             steps_scope=steps_scope,
             scorers=scorers,
             judge=judge,
@@ -59,21 +77,49 @@ def run_evaluation(
 async def arun_evaluation(
     reference_qas: Corpus | Sequence[Mapping[str, Any]],
     chat_responses: Mapping[str, Mapping[str, Any]],
+    config_file_path: str | PathLike[str] | None = None,
     *,
     steps_scope: str = "last_group",
     scorers: Sequence[Scorer] | None = None,
     judge: Any = None,
     options: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Async form of `run_evaluation`: all questions are scored concurrently."""
+    """Async form of `run_evaluation`: all questions are scored concurrently.
+
+    With `config_file_path`, the scorers are the default ones plus the answer
+    metrics the file configures; a judge client built for them (when `judge`
+    is not given) is closed before returning. `scorers` and a config file
+    exclude each other.
+    """
     corpus = corpus_from_data(reference_qas)
     check_responses_match(corpus.question_ids(), chat_responses)
     context = make_context(steps_scope, judge, options)
-    active = list(scorers) if scorers is not None else default_scorers()
+    if config_file_path is None:
+        active = list(scorers) if scorers is not None else default_scorers()
+        return await _evaluate_all(corpus, chat_responses, active, context)
+    if scorers is not None:
+        raise ConfigurationError("run_evaluation: give either scorers or a config file, not both")
+    from pytest_graphrag_eval.config_scorers import scorers_from_config
+
+    configured = scorers_from_config(Path(config_file_path), judge)
+    context.judge = configured.judge
+    try:
+        return await _evaluate_all(corpus, chat_responses, configured.scorers, context)
+    finally:
+        if configured.owns_judge:
+            await configured.judge.aclose()
+
+
+async def _evaluate_all(
+    corpus: Corpus,
+    chat_responses: Mapping[str, Mapping[str, Any]],
+    scorers: Sequence[Scorer],
+    context: ScoringContext,
+) -> list[dict[str, Any]]:
     return list(
         await asyncio.gather(
             *(
-                evaluate_question(question, chat_responses.get(question.question_id), active, context)
+                evaluate_question(question, chat_responses.get(question.question_id), scorers, context)
                 for question in corpus.questions()
             )
         )

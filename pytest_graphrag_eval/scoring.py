@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from .corpus import Question
+    from pytest_graphrag_eval.corpus.reference_corpus import Question
 
 
 @dataclass

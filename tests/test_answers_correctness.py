@@ -13,8 +13,8 @@ from pytest_graphrag_eval.answers.claims import ClaimCounts, parse_claim_counts
 from pytest_graphrag_eval.answers.llm_correctness import LLMCorrectness
 from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome
 from pytest_graphrag_eval.answers.prompts import correctness_template
-from pytest_graphrag_eval.answers.replies import InvalidReply
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings, price_for
+from pytest_graphrag_eval.llm.replies import InvalidReply
 from pytest_graphrag_eval.testing import FakeOpenAIServer, Reply
 
 QUESTION = "Which transformers are in substation OSLO?"

@@ -17,7 +17,7 @@ from pytest_graphrag_eval.answers.lexical import (
 )
 from pytest_graphrag_eval.answers.metric import AnswerInputs
 from pytest_graphrag_eval.answers.scorers import DeterministicAnswerScorer
-from pytest_graphrag_eval.corpus import corpus_from_data
+from pytest_graphrag_eval.corpus.reference_corpus import corpus_from_data
 from pytest_graphrag_eval.scoring import ScoringContext
 
 SEED_ANSWER = (

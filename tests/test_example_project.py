@@ -20,8 +20,8 @@ import pytest
 from pytest_graphrag_eval import Corpus, compute_aggregates, load_corpus, load_responses, run_evaluation
 from pytest_graphrag_eval.answers import AnswerSettings, build_answer_scorers
 from pytest_graphrag_eval.evaluation import default_scorers
-from pytest_graphrag_eval.gates import evaluate_gates, resolve_gates
-from pytest_graphrag_eval.thresholds import check_thresholds, resolve_thresholds
+from pytest_graphrag_eval.gates.suite_gates import evaluate_gates, resolve_gates
+from pytest_graphrag_eval.gates.thresholds import check_thresholds, resolve_thresholds
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example_project"
 RECORDED = EXAMPLE / "recordings" / "responses.jsonl"

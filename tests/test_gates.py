@@ -13,10 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_graphrag_eval.aggregates import STAT_NAMES, compute_aggregates
-from pytest_graphrag_eval.corpus import load_corpus
+from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
-from pytest_graphrag_eval.expressions import METRIC_NAME, OPERATORS
-from pytest_graphrag_eval.gates import (
+from pytest_graphrag_eval.gates.expressions import METRIC_NAME, OPERATORS
+from pytest_graphrag_eval.gates.suite_gates import (
     GATE_SOURCES,
     Gate,
     evaluate_gates,
@@ -346,6 +346,8 @@ def test_results_are_deterministic_and_json_serialisable() -> None:
         "stat": "mean",
         "op": ">=",
         "limit": 0.7,
+        "change": None,
+        "confidence": None,
         "source": "cli",
         "message": "template[t_a]:steps_score.mean = 0.75 >= 0.7 (cli gate)",
     }

@@ -13,10 +13,10 @@ import pytest
 from html_report_support import MALICIOUS, REGRESSION, run_example, with_malicious_answer
 
 from pytest_graphrag_eval.errors import InputError
-from pytest_graphrag_eval.html_report import render_html, write_html
-from pytest_graphrag_eval.html_report.charts import delta_bar, delta_scale, histogram
-from pytest_graphrag_eval.html_report.model import build_view
-from pytest_graphrag_eval.step_explanations import SPARQL_JSON, explain_step_mismatch
+from pytest_graphrag_eval.report.html_report import render_html, write_html
+from pytest_graphrag_eval.report.html_report.charts import delta_bar, delta_scale, histogram
+from pytest_graphrag_eval.report.html_report.model import build_view
+from pytest_graphrag_eval.report.step_explanations import SPARQL_JSON, explain_step_mismatch
 from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
 
@@ -149,12 +149,10 @@ def test_bad_report_names_the_field(report: Any, field: str) -> None:
 
 def test_write_is_atomic_and_honours_the_umask(tmp_path: Path) -> None:
     target = tmp_path / "out" / "report.html"
-    previous = os.umask(0o027)
-    try:
-        write_html(synthetic_report(5, templates=1), target)
-    finally:
-        os.umask(previous)
-    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    write_html(synthetic_report(5, templates=1), target)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask != 0o600
     assert [path.name for path in target.parent.iterdir()] == ["report.html"]
     with pytest.raises(InputError):
         write_html({"results": None}, target)

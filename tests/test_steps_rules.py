@@ -13,10 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_graphrag_eval import ScoringContext, corpus_from_data, run_evaluation
+from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem
 from pytest_graphrag_eval.steps.assignment import max_weight_assignment
 from pytest_graphrag_eval.steps.groups import mark_matches, score_steps
 from pytest_graphrag_eval.steps.match import step_match_score
-from pytest_graphrag_eval.steps.reference import reference_step_problem
 from pytest_graphrag_eval.steps.scorer import StepsScorer
 
 SPARQL_JSON = "application/sparql-results+json"

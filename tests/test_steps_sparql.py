@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from pytest_graphrag_eval.steps.match import sparql_output_score
-from pytest_graphrag_eval.steps.sparql_compare import RowMode, find_column_mapping, results_match
-from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
-from pytest_graphrag_eval.steps.sparql_results import (
+from pytest_graphrag_eval.formats.sparql_results import (
     SparqlResultsError,
     memoized_parser,
     parse_sparql_results,
     uri_values,
 )
-from pytest_graphrag_eval.steps.terms import FALSE_TERM, TRUE_TERM, normalize_cell
+from pytest_graphrag_eval.formats.terms import FALSE_TERM, TRUE_TERM, normalize_cell
+from pytest_graphrag_eval.steps.match import sparql_output_score
+from pytest_graphrag_eval.steps.sparql_compare import RowMode, find_column_mapping, results_match
+from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 

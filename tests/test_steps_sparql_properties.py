@@ -12,10 +12,10 @@ from typing import Any
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from pytest_graphrag_eval.formats.sparql_results import SparqlResultsError, SparqlTable, parse_sparql_results
 from pytest_graphrag_eval.steps.match import sparql_output_score
 from pytest_graphrag_eval.steps.sparql_compare import results_match
 from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
-from pytest_graphrag_eval.steps.sparql_results import SparqlResultsError, SparqlTable, parse_sparql_results
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_graphrag_eval.text_metrics import contains_any, exact_match, normalize_answer, rouge_l, token_f1
+from pytest_graphrag_eval.metrics.text import contains_any, exact_match, normalize_answer, rouge_l, token_f1
 
 
 def test_normalization_drops_case_punctuation_articles_and_extra_spaces() -> None:

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_graphrag_eval.corpus import load_corpus
+from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
-from pytest_graphrag_eval.expressions import METRIC_NAME, OPERATORS, format_number
-from pytest_graphrag_eval.thresholds import (
+from pytest_graphrag_eval.gates.expressions import METRIC_NAME, OPERATORS, format_number
+from pytest_graphrag_eval.gates.thresholds import (
     THRESHOLD_SOURCES,
     Threshold,
     check_thresholds,

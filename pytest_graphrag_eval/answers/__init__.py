@@ -5,9 +5,14 @@ Callers need only `AnswerSettings` and `build_answer_scorers(settings, client)`;
 the modules below it own one metric or one concern each.
 """
 
-from .metric import AnswerInputs, Outcome
-from .scorers import AnswerJudgeScorer, DeterministicAnswerScorer, build_answer_metrics, build_answer_scorers
-from .settings import AnswerSettings, CustomMetric, OutputField
+from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome
+from pytest_graphrag_eval.answers.scorers import (
+    AnswerJudgeScorer,
+    DeterministicAnswerScorer,
+    build_answer_metrics,
+    build_answer_scorers,
+)
+from pytest_graphrag_eval.answers.settings import AnswerSettings, CustomMetric, OutputField
 
 __all__ = [
     "AnswerInputs",

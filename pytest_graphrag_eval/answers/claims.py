@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .replies import InvalidReply, integer_field, parse_object, text_field
+from pytest_graphrag_eval.llm.replies import InvalidReply, integer_field, parse_object, text_field
 
 CORRECTNESS_KEYS = (
     "answer_reference_claims_count",

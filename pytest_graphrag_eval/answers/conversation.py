@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from ..llm import LLMError
-from .replies import InvalidReply
-from .usage import Usage
+from pytest_graphrag_eval.answers.usage import Usage
+from pytest_graphrag_eval.llm import LLMError
+from pytest_graphrag_eval.llm.replies import InvalidReply
 
 T = TypeVar("T")
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..text_metrics import normalize_answer
-from .claims import ClaimCounts
-from .metric import AnswerInputs, Outcome, blank_input_error
+from pytest_graphrag_eval.answers.claims import ClaimCounts
+from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
+from pytest_graphrag_eval.metrics.text import normalize_answer
 
 LABEL = "lexical"
 _MARKDOWN = re.compile(r"\*\*|__|`|^#+\s*")

@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .claims import ClaimCounts, parse_claim_counts
-from .conversation import JudgeFailure, ask_json, response_format
-from .metric import AnswerInputs, Outcome, blank_input_error
-from .prompts import DATA_RULE, PromptTemplate
-from .usage import Usage
+from pytest_graphrag_eval.answers.claims import ClaimCounts, parse_claim_counts
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
+from pytest_graphrag_eval.answers.prompts import DATA_RULE, PromptTemplate
+from pytest_graphrag_eval.answers.usage import Usage
 
 SYSTEM_MESSAGE = (
     DATA_RULE + "\n\nReply with one JSON object and nothing else. Its fields:\n"
@@ -48,10 +48,18 @@ class LLMCorrectness:
     cost_key = None
     uses_llm = True
 
-    def __init__(self, client: Any, template: PromptTemplate, model: str, output_mode: str = "json_schema"):
+    def __init__(
+        self,
+        client: Any,
+        template: PromptTemplate,
+        model: str,
+        output_mode: str = "json_schema",
+        temperature: float = 0.0,
+    ):
         self.client = client
         self.template = template
         self.model = model
+        self.temperature = temperature
         self.response_format = response_format("answer_correctness", REPLY_PROPERTIES, output_mode)
         self.label = f"llm:{model}"
 
@@ -97,5 +105,6 @@ class LLMCorrectness:
             usage=usage,
             model=self.model,
             response_format=self.response_format,
+            temperature=self.temperature,
             cache_key_extra=repeat_cache_extra(repeat),
         )

@@ -21,10 +21,10 @@ from typing import Any
 
 import httpx
 
-from ..errors import ConfigurationError
-from ..llm import LLMSettings, make_sdk_client, price_for
-from .metric import AnswerInputs, Outcome, blank_input_error
-from .usage import Usage
+from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
+from pytest_graphrag_eval.answers.usage import Usage
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm import LLMSettings, make_sdk_client, price_for
 
 _CALL_USAGE: contextvars.ContextVar[Usage | None] = contextvars.ContextVar("ragas_call_usage", default=None)
 

@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..llm import LLMError
-from .conversation import JudgeFailure, ask_json, response_format
-from .metric import AnswerInputs, Outcome, blank_input_error
-from .prompts import DATA_RULE, data_block
-from .replies import flag_field, parse_object, text_field
-from .usage import Usage
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
+from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
+from pytest_graphrag_eval.answers.usage import Usage
+from pytest_graphrag_eval.llm import LLMError
+from pytest_graphrag_eval.llm.replies import flag_field, parse_object, text_field
 
 # Several generations at temperature 0 would mostly repeat one question; ragas
 # samples its N questions at 0.3 for the same reason.

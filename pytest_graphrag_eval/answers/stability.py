@@ -15,8 +15,8 @@ import asyncio
 import statistics
 from typing import Any
 
-from .metric import AnswerInputs, AnswerMetric, Outcome
-from .usage import Usage
+from pytest_graphrag_eval.answers.metric import AnswerInputs, AnswerMetric, Outcome
+from pytest_graphrag_eval.answers.usage import Usage
 
 
 def combine_repeats(outcomes: list[Outcome], spread_keys: tuple[str, ...], error_key: str) -> Outcome:

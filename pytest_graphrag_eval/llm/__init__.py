@@ -5,12 +5,18 @@ Scorers receive a `JudgeClient` through `ScoringContext.judge` and call
 `<metric>_error`.
 """
 
-from .cache import clear_cache
-from .client import ChatResult, ClientStats, EmbeddingResult, JudgeClient, make_sdk_client
-from .errors import LLMError
-from .pricing import DEFAULT_PRICES, ModelPrice, load_prices, parse_prices, price_for
-from .redact import redact
-from .settings import LLMSettings
+from pytest_graphrag_eval.llm.cache import clear_cache
+from pytest_graphrag_eval.llm.client import (
+    ChatResult,
+    ClientStats,
+    EmbeddingResult,
+    JudgeClient,
+    make_sdk_client,
+)
+from pytest_graphrag_eval.llm.errors import LLMError
+from pytest_graphrag_eval.llm.pricing import DEFAULT_PRICES, ModelPrice, load_prices, parse_prices, price_for
+from pytest_graphrag_eval.llm.redact import redact
+from pytest_graphrag_eval.llm.settings import LLMSettings
 
 __all__ = [
     "DEFAULT_PRICES",

@@ -25,13 +25,13 @@ import openai
 from openai.types import CreateEmbeddingResponse
 from openai.types.chat import ChatCompletion
 
-from ..errors import ConfigurationError
-from .cache import ResponseCache, cache_key
-from .errors import LLMError
-from .pricing import price_for
-from .redact import redact, safe_url
-from .retry import Failure, MalformedResponse, classify, retry_delay
-from .settings import LLMSettings
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm.cache import ResponseCache, cache_key
+from pytest_graphrag_eval.llm.errors import LLMError
+from pytest_graphrag_eval.llm.pricing import price_for
+from pytest_graphrag_eval.llm.redact import redact, safe_url
+from pytest_graphrag_eval.llm.retry import Failure, MalformedResponse, classify, retry_delay
+from pytest_graphrag_eval.llm.settings import LLMSettings
 
 log = logging.getLogger("pytest_graphrag_eval.llm")
 
@@ -172,16 +172,17 @@ class JudgeClient:
         (e.g. `"sample-2"`) to get independent samples of the same prompt.
         """
         model = model or self.settings.model
-        key = cache_key(
-            {
-                "kind": "chat",
-                "model": model,
-                "messages": messages,
-                "response_format": response_format,
-                "temperature": temperature,
-                "extra": cache_key_extra,
-            }
-        )
+        identity: dict[str, Any] = {
+            "kind": "chat",
+            "model": model,
+            "messages": messages,
+            "response_format": response_format,
+            "temperature": temperature,
+            "extra": cache_key_extra,
+        }
+        if self.settings.max_tokens is not None:  # only when set, so existing cache entries stay valid
+            identity["max_tokens"] = self.settings.max_tokens
+        key = cache_key(identity)
         entry = self._cache_get(key, "chat", model)
         if entry is not None:
             try:
@@ -193,6 +194,8 @@ class JudgeClient:
             request["temperature"] = temperature
         if response_format is not None:
             request["response_format"] = response_format
+        if self.settings.max_tokens is not None:
+            request["max_tokens"] = self.settings.max_tokens
         text, input_tokens, output_tokens = await self._request(
             "chat", model, lambda sdk: sdk.chat.completions.create(**request), _parse_chat
         )

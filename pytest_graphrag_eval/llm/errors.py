@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import GraphragEvalError
+from pytest_graphrag_eval.errors import GraphragEvalError
 
 
 class LLMError(GraphragEvalError):

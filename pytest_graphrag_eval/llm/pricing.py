@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 if TYPE_CHECKING:
-    from .settings import LLMSettings
+    from pytest_graphrag_eval.llm.settings import LLMSettings
 
 MASK = "***"
 _MIN_LITERAL = 4  # shorter "keys" (e.g. "x" for a local server) are not secrets worth mangling text for

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigurationError
-from .pricing import ModelPrice
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm.pricing import ModelPrice
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,8 @@ class LLMSettings:
     `azure_endpoint` switches to Azure OpenAI (`AsyncAzureOpenAI`); then `model` and
     `embedding_model` are deployment names and `api_version` is required.
     `backoff_base`/`backoff_max` shape the retry delays (seconds), `backoff_max`
-    also caps a server's Retry-After.
+    also caps a server's Retry-After. `max_tokens` caps every chat reply (unset: the
+    server's default).
     """
 
     model: str = "gpt-4o-mini"
@@ -41,8 +42,13 @@ class LLMSettings:
     api_version: str | None = None
     backoff_base: float = 0.5
     backoff_max: float = 30.0
+    max_tokens: int | None = None
 
     def __post_init__(self) -> None:
+        if self.max_tokens is not None and (
+            isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) or self.max_tokens < 1
+        ):
+            raise ConfigurationError(f"LLM max_tokens must be an integer >= 1, got {self.max_tokens!r}")
         if not isinstance(self.concurrency, int) or self.concurrency < 1:
             raise ConfigurationError(f"LLM concurrency must be an integer >= 1, got {self.concurrency!r}")
         if not self.timeout > 0:

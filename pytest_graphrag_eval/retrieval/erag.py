@@ -17,10 +17,10 @@ import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from ..errors import ConfigurationError, GraphragEvalError
-from .erag_components import SingleInput, named_metric
-from .erag_scoring import ERagError, check_label, score_labels
-from .measures import parse_measures
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
+from pytest_graphrag_eval.metrics.measures import parse_measures
+from pytest_graphrag_eval.retrieval.erag_components import SingleInput, named_metric
+from pytest_graphrag_eval.retrieval.erag_scoring import ERagError, check_label, score_labels
 
 DEFAULT_CONCURRENCY = 16
 T = TypeVar("T")

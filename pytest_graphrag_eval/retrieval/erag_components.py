@@ -19,10 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..answers.replies import InvalidReply, number_field, parse_object
-from ..errors import ConfigurationError
-from ..text_metrics import contains_any, exact_match, rouge_l, token_f1
-from .erag_prompts import GENERATOR_SYSTEM, GENERATOR_TEMPLATE, JUDGE_SYSTEM, JUDGE_TEMPLATE, Template
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm.replies import InvalidReply, number_field, parse_object
+from pytest_graphrag_eval.metrics.text import contains_any, exact_match, rouge_l, token_f1
+from pytest_graphrag_eval.retrieval.erag_prompts import (
+    GENERATOR_SYSTEM,
+    GENERATOR_TEMPLATE,
+    JUDGE_SYSTEM,
+    JUDGE_TEMPLATE,
+    Template,
+)
 
 NAMED_METRICS: dict[str, Callable[[str, Sequence[str]], float]] = {
     "exact_match": exact_match,

@@ -20,11 +20,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigurationError
-from .erag import DEFAULT_CONCURRENCY
-from .erag_components import NAMED_METRICS, LLMJudgeMetric, ModelGenerator, SingleInput
-from .erag_scoring import CONTINUOUS_MEASURES
-from .measures import parse_measures
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.metrics.measures import parse_measures
+from pytest_graphrag_eval.retrieval.erag import DEFAULT_CONCURRENCY
+from pytest_graphrag_eval.retrieval.erag_components import (
+    NAMED_METRICS,
+    LLMJudgeMetric,
+    ModelGenerator,
+    SingleInput,
+)
+from pytest_graphrag_eval.retrieval.erag_scoring import CONTINUOUS_MEASURES
 
 DEFAULT_METRICS = ("P", "success")
 CONTINUOUS_NAMED = ("token_f1", "rouge_l", "llm_judge")

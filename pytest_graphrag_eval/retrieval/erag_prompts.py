@@ -14,7 +14,7 @@ import string
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError
 
 BLOCK_NAMES = ("question", "document", "reference_answer", "generated_answer")
 _OUR_TAGS = re.compile(r"<(\s*/?\s*(?:" + "|".join(BLOCK_NAMES) + r")\b)", re.IGNORECASE)

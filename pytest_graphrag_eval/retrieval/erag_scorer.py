@@ -17,16 +17,16 @@ import json
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GraphragEvalError
-from ..scoring import ScoringContext
-from .documents import parse_retrieved_documents
-from .erag import erag_within
-from .erag_components import tracked_costs
-from .erag_config import ERagSetup, build_erag
-from .steps import actual_retrieval_step, reference_retrieval_step
+from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.formats.documents import parse_retrieved_documents
+from pytest_graphrag_eval.retrieval.erag import erag_within
+from pytest_graphrag_eval.retrieval.erag_components import tracked_costs
+from pytest_graphrag_eval.retrieval.erag_config import ERagSetup, build_erag
+from pytest_graphrag_eval.retrieval.steps import actual_retrieval_step, reference_retrieval_step
+from pytest_graphrag_eval.scoring import ScoringContext
 
 if TYPE_CHECKING:
-    from ..corpus import Question
+    from pytest_graphrag_eval.corpus.reference_corpus import Question
 
 
 class ERagScorer:

@@ -21,9 +21,9 @@ import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import ConfigurationError, GraphragEvalError
-from .measures import MeasurePlan, parse_measures
-from .metrics import score_ranking
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
+from pytest_graphrag_eval.metrics.measures import MeasurePlan, parse_measures
+from pytest_graphrag_eval.metrics.ranking import score_ranking
 
 CONTINUOUS_MEASURES = ("P", "success")
 

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError
-from ..scoring import ScoringContext
-from ..steps.reference import cutoff, relevant_ids
-from .documents import parse_relevance, parse_retrieved_ids
-from .measures import MeasurePlan
-from .metrics import ranked_judgements, score_ranking
-from .steps import actual_retrieval_step, reference_retrieval_step
+from pytest_graphrag_eval.corpus.reference_steps import cutoff, relevant_ids
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.formats.documents import parse_relevance, parse_retrieved_ids
+from pytest_graphrag_eval.metrics.measures import MeasurePlan
+from pytest_graphrag_eval.metrics.ranking import ranked_judgements, score_ranking
+from pytest_graphrag_eval.retrieval.steps import actual_retrieval_step, reference_retrieval_step
+from pytest_graphrag_eval.scoring import ScoringContext
 
 if TYPE_CHECKING:
-    from ..corpus import Question
+    from pytest_graphrag_eval.corpus.reference_corpus import Question
 
 DEFAULT_K = 10
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..steps.reference import RETRIEVAL_STEP
+from pytest_graphrag_eval.corpus.reference_steps import RETRIEVAL_STEP
 
 
 def reference_retrieval_step(

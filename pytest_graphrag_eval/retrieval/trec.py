@@ -14,9 +14,9 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Mapping
 
-from ..errors import ConfigurationError
-from .measures import parse_measures
-from .metrics import NOT_JUDGED, score_ranking
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.metrics.measures import parse_measures
+from pytest_graphrag_eval.metrics.ranking import NOT_JUDGED, score_ranking
 
 
 def evaluate_run(

@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .assignment import max_weight_assignment
-from .match import step_match_score
-from .sparql_results import ResultsParser, memoized_parser
+from pytest_graphrag_eval.formats.sparql_results import ResultsParser, memoized_parser
+from pytest_graphrag_eval.steps.assignment import max_weight_assignment
+from pytest_graphrag_eval.steps.match import step_match_score
 
 SCOPES = ("last_group", "all_groups")
 _SCORE_RESOLUTION = 10**9  # scores are compared to 1e-9 so the assignment works on exact integers

@@ -25,9 +25,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..retrieval.documents import parse_retrieved_ids
-from ..retrieval.metrics import recall_at_k
-from .reference import (
+from pytest_graphrag_eval.corpus.reference_steps import (
     IRI_DISCOVERY_STEP,
     JSON_MEDIA_TYPE,
     RETRIEVAL_STEP,
@@ -38,8 +36,15 @@ from .reference import (
     relevant_ids,
     sparql_expectation,
 )
-from .sparql_compare import results_match
-from .sparql_results import ResultsParser, SparqlResultsError, parse_sparql_results, uri_values
+from pytest_graphrag_eval.formats.documents import parse_retrieved_ids
+from pytest_graphrag_eval.formats.sparql_results import (
+    ResultsParser,
+    SparqlResultsError,
+    parse_sparql_results,
+    uri_values,
+)
+from pytest_graphrag_eval.metrics.ranking import recall_at_k
+from pytest_graphrag_eval.steps.sparql_compare import results_match
 
 IRI_SOURCE_STEPS = ("autocomplete_search", "sparql_query")
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..scoring import ScoringContext
-from .groups import mark_matches, score_steps
+from pytest_graphrag_eval.scoring import ScoringContext
+from pytest_graphrag_eval.steps.groups import mark_matches, score_steps
 
 if TYPE_CHECKING:
-    from ..corpus import Question
+    from pytest_graphrag_eval.corpus.reference_corpus import Question
 
 
 class StepsScorer:

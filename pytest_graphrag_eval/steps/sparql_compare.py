@@ -22,8 +22,8 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
-from .sparql_results import SparqlTable
-from .terms import Term
+from pytest_graphrag_eval.formats.sparql_results import SparqlTable
+from pytest_graphrag_eval.formats.terms import Term
 
 Column = tuple[Hashable, ...]
 """A column of terms, or of their integer codes (see `encode_column`)."""

@@ -6,10 +6,15 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .reference import sparql_expectation
-from .sparql_compare import RowMode, find_column_mapping, row_mode, signature_candidates
-from .sparql_results import SparqlResultsError, SparqlTable, parse_sparql_results
-from .terms import Term, display_term
+from pytest_graphrag_eval.corpus.reference_steps import sparql_expectation
+from pytest_graphrag_eval.formats.sparql_results import SparqlResultsError, SparqlTable, parse_sparql_results
+from pytest_graphrag_eval.formats.terms import Term, display_term
+from pytest_graphrag_eval.steps.sparql_compare import (
+    RowMode,
+    find_column_mapping,
+    row_mode,
+    signature_candidates,
+)
 
 DEFAULT_LIMIT = 10
 

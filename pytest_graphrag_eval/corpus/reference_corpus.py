@@ -1,0 +1,223 @@
+"""Reference corpus: loading, validation and typed records.
+
+A corpus is the seed's list of templates, each with questions. A file may also
+be a mapping `{templates: [...], settings: {...}}` so a corpus can carry its own
+thresholds and retrieval settings next to the questions.
+
+What stops loading and what does not:
+- Structural problems (not a list, missing `template_id`/`id`/`question_text`,
+  duplicate question ids, `reference_steps` not a list of lists, a step that is
+  not a mapping or has no `name`) raise `CorpusError`: nothing sensible can be
+  scored until the file is fixed.
+- Problems inside one reference step's content (an `output` that is not SPARQL
+  JSON, `required_columns` naming a variable the reference result lacks) are kept
+  on that question as `reference_problems`; only that question's steps score
+  becomes `steps_score_error`, the rest of the corpus still runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem
+from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
+from pytest_graphrag_eval.errors import CorpusError, SourceLocation
+
+QUESTION_RESERVED_KEYS = frozenset(
+    {"id", "question_text", "reference_steps", "reference_answer", "thresholds", "xfail"}
+)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One reference question with everything needed to score and to report it."""
+
+    template_id: str
+    question_id: str
+    question_text: str
+    location: SourceLocation
+    reference_steps: list[list[dict[str, Any]]] | None = None
+    reference_answer: str | list[str] | None = None
+    thresholds: Any = None
+    xfail: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    reference_problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Template:
+    """A question template: the collection level between a corpus file and its questions."""
+
+    template_id: str
+    questions: tuple[Question, ...]
+    location: SourceLocation
+    thresholds: Any = None
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A whole reference corpus, possibly read from one file."""
+
+    templates: tuple[Template, ...]
+    file: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def questions(self) -> Iterable[Question]:
+        """All questions in file order."""
+        for template in self.templates:
+            yield from template.questions
+
+    def question_ids(self) -> list[str]:
+        return [question.question_id for question in self.questions()]
+
+
+def load_corpus(path: str | Path, *, display_name: str | None = None) -> Corpus:
+    """Read and validate a reference-corpus YAML file; errors name it as `display_name` if given."""
+    path = Path(path)
+    shown = display_name or str(path)
+    location = SourceLocation(file=shown)
+    try:
+        data = load_yaml_with_lines(path)
+    except OSError as error:
+        raise CorpusError(f"cannot read corpus file: {error.strerror or error}", location) from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(error, "problem", None) or str(error)
+        raise CorpusError(f"invalid YAML: {problem}", SourceLocation(shown, line)) from None
+    return corpus_from_data(data, file=shown)
+
+
+def corpus_from_data(data: Any, file: str | None = None) -> Corpus:
+    """Validate in-memory corpus data (the seed's list of templates) into records."""
+    if isinstance(data, Corpus):
+        return data
+    settings: dict[str, Any] = {}
+    if isinstance(data, Mapping) and "templates" in data:
+        settings = to_plain({key: value for key, value in data.items() if key != "templates"})
+        data = data["templates"]
+    if not isinstance(data, list):
+        raise CorpusError(
+            "a corpus must be a list of templates (or a mapping with a 'templates' list)",
+            SourceLocation(file, line_of(data)),
+        )
+    seen: dict[str, SourceLocation] = {}
+    templates = tuple(_template_from_data(raw, index, file, seen) for index, raw in enumerate(data))
+    return Corpus(templates=templates, file=file, settings=settings)
+
+
+def _template_from_data(raw: Any, index: int, file: str | None, seen: dict[str, SourceLocation]) -> Template:
+    location = SourceLocation(file, line_of(raw))
+    if not isinstance(raw, Mapping):
+        raise CorpusError(f"template #{index + 1} must be a mapping", location)
+    template_id = _required_text(raw, "template_id", location)
+    location = SourceLocation(file, line_of(raw), template_id=template_id)
+    questions_raw = raw.get("questions")
+    if not isinstance(questions_raw, list) or not questions_raw:
+        raise CorpusError("must be a non-empty list of questions", location, "questions")
+    questions = tuple(
+        _question_from_data(question, template_id, location, seen) for question in questions_raw
+    )
+    return Template(template_id, questions, location, to_plain(raw.get("thresholds")))
+
+
+def _question_from_data(
+    raw: Any, template_id: str, template_location: SourceLocation, seen: dict[str, SourceLocation]
+) -> Question:
+    file = template_location.file
+    location = SourceLocation(file, line_of(raw) or template_location.line, template_id)
+    if not isinstance(raw, Mapping):
+        raise CorpusError("each question must be a mapping", location, "questions")
+    question_id = _required_text(raw, "id", location)
+    location = SourceLocation(file, location.line, template_id, question_id)
+    if question_id in seen:
+        raise CorpusError(
+            f"duplicate question id (first defined at {seen[question_id].describe()})", location, "id"
+        )
+    seen[question_id] = location
+    question_text = _required_text(raw, "question_text", location)
+    reference_steps = _reference_steps(raw.get("reference_steps"), location)
+    reference_answer = _reference_answer(raw.get("reference_answer"), location)
+    xfail = raw.get("xfail")
+    if xfail is not None and not isinstance(xfail, (str, bool)):
+        raise CorpusError("must be a reason (text) or true", location, "xfail")
+    if xfail is True:
+        xfail = "expected to fail (no reason given)"
+    problems = tuple(
+        problem
+        for group_index, group in enumerate(reference_steps or [])
+        for step_index, step in enumerate(group)
+        if (problem := _step_problem(step, group_index, step_index))
+    )
+    return Question(
+        template_id=template_id,
+        question_id=question_id,
+        question_text=question_text,
+        location=location,
+        reference_steps=to_plain(reference_steps),
+        reference_answer=reference_answer,
+        thresholds=to_plain(raw.get("thresholds")),
+        xfail=xfail or None,
+        extra=to_plain({k: v for k, v in raw.items() if k not in QUESTION_RESERVED_KEYS}),
+        reference_problems=problems,
+    )
+
+
+def _step_problem(step: dict[str, Any], group_index: int, step_index: int) -> str | None:
+    problem = reference_step_problem(step)
+    if problem is None:
+        return None
+    line = line_of(step)
+    where = f"reference_steps[{group_index}][{step_index}]" + (f" (line {line})" if line else "")
+    return f"{where}: {problem}"
+
+
+def _required_text(raw: Mapping[str, Any], key: str, location: SourceLocation) -> str:
+    value = raw.get(key)
+    if value is None:
+        raise CorpusError("is missing", location, key)
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise CorpusError(f"must be text, got {type(value).__name__}", location, key)
+    text = str(value)
+    if not text.strip():
+        raise CorpusError("must not be empty", location, key)
+    return text
+
+
+def _reference_steps(value: Any, location: SourceLocation) -> list[list[dict[str, Any]]] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(group, list) for group in value):
+        raise CorpusError(
+            "must be a list of groups, each a list of steps (a list of lists)",
+            location,
+            "reference_steps",
+        )
+    for group_index, group in enumerate(value):
+        if not group:
+            raise CorpusError(f"group {group_index} is empty", location, "reference_steps")
+        for step_index, step in enumerate(group):
+            step_field = f"reference_steps[{group_index}][{step_index}]"
+            step_location = SourceLocation(
+                location.file, line_of(step) or location.line, location.template_id, location.question_id
+            )
+            if not isinstance(step, Mapping):
+                raise CorpusError("each step must be a mapping", step_location, step_field)
+            if not isinstance(step.get("name"), str) or not step["name"]:
+                raise CorpusError("is missing", step_location, f"{step_field}.name")
+    return value
+
+
+def _reference_answer(value: Any, location: SourceLocation) -> str | list[str] | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+        return list(value)
+    raise CorpusError("must be text or a list of alternative texts", location, "reference_answer")

@@ -1,0 +1,185 @@
+"""What a reference step expects, and what can be wrong with it.
+
+The corpus loader calls `reference_step_problem` on every reference step so a
+broken expectation is reported once, naming the field, instead of silently
+scoring 0 for every agent. The matchers read the same expectations through
+the helpers below, so validation and scoring cannot disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_graphrag_eval.formats.sparql_results import (
+    ResultsParser,
+    SparqlResultsError,
+    SparqlTable,
+    parse_sparql_results,
+)
+
+SPARQL_RESULTS_MEDIA_TYPE = "application/sparql-results+json"
+JSON_MEDIA_TYPE = "application/json"
+MEDIA_TYPES = (SPARQL_RESULTS_MEDIA_TYPE, JSON_MEDIA_TYPE)
+RETRIEVAL_STEP = "retrieval"
+IRI_DISCOVERY_STEP = "iri_discovery"
+
+
+@dataclass(frozen=True)
+class SparqlExpectation:
+    """A reference SPARQL step: its result, the columns that must be present, and how rows compare."""
+
+    table: SparqlTable
+    required_columns: tuple[str, ...]
+    ordered: bool
+    ignore_duplicates: bool
+
+
+def reference_step_problem(step: Mapping[str, Any]) -> str | None:
+    """Describe what is wrong with one reference step's content (naming the field), or None."""
+    try:
+        _check_step(step)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+def media_type(step: Mapping[str, Any]) -> str | None:
+    return step.get("output_media_type")
+
+
+def sparql_expectation(
+    step: Mapping[str, Any], parse: ResultsParser = parse_sparql_results
+) -> SparqlExpectation:
+    """Read a SPARQL reference step; raises ValueError naming the bad field.
+
+    `required_columns` defaults to every variable of the reference result.
+    """
+    output = step.get("output")
+    if output is None:
+        raise ValueError("'output' is missing (the reference SPARQL results JSON)")
+    try:
+        table = parse(output)
+    except SparqlResultsError as error:
+        raise ValueError(f"'output' is not SPARQL results JSON: {error}") from None
+    required = _required_columns(step, table)
+    return SparqlExpectation(
+        table=table,
+        required_columns=required,
+        ordered=_flag(step, "ordered", default=False),
+        ignore_duplicates=_flag(step, "ignore_duplicates", default=True),
+    )
+
+
+def relevant_ids(step: Mapping[str, Any]) -> list[str]:
+    """Ids of the relevant documents listed in a reference retrieval step's output."""
+    # Imported here: the retrieval package imports the corpus module, which imports this one.
+    from pytest_graphrag_eval.formats.documents import parse_relevance
+
+    if step.get("output") is None:
+        raise ValueError("'output' is missing (the list of relevant documents)")
+    try:
+        judgements = parse_relevance(step["output"])
+    except ValueError as error:
+        raise ValueError(f"'output' is not a document list: {error}") from None
+    ids = [doc_id for doc_id, relevance in judgements.items() if relevance > 0]
+    if not ids:
+        raise ValueError("'output' lists no relevant document, so recall is undefined")
+    return ids
+
+
+def cutoff(step: Mapping[str, Any]) -> int | None:
+    """`args.k` of a step when it is a positive integer, else None; raises ValueError when invalid."""
+    args = step.get("args")
+    k = args.get("k") if isinstance(args, Mapping) else None
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"'args.k' must be a positive integer, got {k!r}")
+    return k
+
+
+def reference_iri(step: Mapping[str, Any]) -> str:
+    """The IRI an `iri_discovery` step expects: its `output`, or `args.iri` when there is no output."""
+    value = step.get("output")
+    field = "output"
+    if value is None:
+        args = step.get("args")
+        value = args.get("iri") if isinstance(args, Mapping) else None
+        field = "args.iri"
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"'{field}' must be the expected IRI (text)")
+    iri = value.strip()
+    if iri.startswith("<") and iri.endswith(">"):
+        iri = iri[1:-1].strip()
+    return iri
+
+
+def _check_step(step: Mapping[str, Any]) -> None:
+    media = media_type(step)
+    if media is not None and media not in MEDIA_TYPES:
+        raise ValueError(f"'output_media_type' must be one of {', '.join(MEDIA_TYPES)}, got {media!r}")
+    _flag(step, "ordered", default=False)
+    _flag(step, "ignore_duplicates", default=True)
+    name = step.get("name")
+    if media == SPARQL_RESULTS_MEDIA_TYPE:
+        sparql_expectation(step)
+        return
+    if "required_columns" in step:
+        raise ValueError(
+            f"'required_columns' only applies with output_media_type: {SPARQL_RESULTS_MEDIA_TYPE}"
+        )
+    if media == JSON_MEDIA_TYPE:
+        _check_json_output(step)
+    elif name == RETRIEVAL_STEP:
+        relevant_ids(step)
+        cutoff(step)
+    elif name == IRI_DISCOVERY_STEP:
+        reference_iri(step)
+    elif not isinstance(step.get("output"), str):
+        raise ValueError(
+            "'output' must be the expected output text "
+            f"(or set output_media_type: {JSON_MEDIA_TYPE} for structured output)"
+        )
+
+
+def _check_json_output(step: Mapping[str, Any]) -> None:
+    if "output" not in step:
+        raise ValueError("'output' is missing (the expected JSON)")
+    if isinstance(step["output"], str):
+        try:
+            json.loads(step["output"])
+        except (ValueError, RecursionError) as error:
+            raise ValueError(f"'output' is not valid JSON: {str(error)[:120]}") from None
+
+
+def _flag(step: Mapping[str, Any], key: str, *, default: bool) -> bool:
+    value = step.get(key, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"'{key}' must be true or false, got {value!r}")
+    return value
+
+
+def _required_columns(step: Mapping[str, Any], table: SparqlTable) -> tuple[str, ...]:
+    if "required_columns" not in step:
+        return table.variables
+    columns = step["required_columns"]
+    if not isinstance(columns, list) or not all(isinstance(name, str) for name in columns):
+        raise ValueError("'required_columns' must be a list of variable names")
+    if table.is_ask:
+        raise ValueError("'required_columns' does not apply: the reference result is an ASK boolean")
+    if not columns:
+        raise ValueError("'required_columns' must name at least one variable")
+    duplicated = sorted({name for name in columns if columns.count(name) > 1})
+    if duplicated:
+        raise ValueError(f"'required_columns' names {', '.join(map(repr, duplicated))} more than once")
+    absent = [name for name in columns if name not in table.variables]
+    if absent:
+        listed = ", ".join(table.variables) or "none"
+        raise ValueError(
+            f"'required_columns' names {', '.join(map(repr, absent))}, which the reference result "
+            f"does not have (its variables: {listed})"
+        )
+    return tuple(columns)

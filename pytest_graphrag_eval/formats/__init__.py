@@ -1,0 +1,1 @@
+"""Leaf parsers of step outputs: SPARQL JSON results, RDF terms, retrieved-document lists."""

@@ -1,0 +1,1 @@
+"""Per-question thresholds and suite-level gates over one expression grammar (no pytest)."""

@@ -1,0 +1,123 @@
+"""The comparison grammar shared by thresholds and gates: `<left> <op> <number>`.
+
+Thresholds (`steps_score>=0.8`) and gates (`macro:answer_f1.mean>=0.7`) differ
+only in what stands on the left, so the operator, the number syntax, the metric
+name syntax and the way limits are printed live here once. Printing a limit and
+parsing it back gives the same float, so reports quote exactly what was checked.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pytest_graphrag_eval.errors import ConfigurationError
+
+OPERATORS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
+    "==": operator.eq,
+}
+DEFAULT_OPERATOR = ">="
+_OPERATOR_CHARS = "<>=!"
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+METRIC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_@.\-]*")
+_OPERATOR_LIST = ", ".join(OPERATORS)
+
+
+class ExpressionError(ConfigurationError):
+    """A threshold or gate expression is malformed; the message is the reason only.
+
+    Callers add where the expression came from (option, file, field).
+    """
+
+
+def split_comparison(text: str) -> tuple[str, str, float]:
+    """Split `left op number` at the first operator; `left` comes back stripped, unchecked."""
+    start = next((index for index, char in enumerate(text) if char in _OPERATOR_CHARS), None)
+    if start is None:
+        raise ExpressionError(f"no comparison operator (one of {_OPERATOR_LIST})")
+    end = start
+    while end < len(text) and text[end] in _OPERATOR_CHARS:
+        end += 1
+    op = text[start:end]
+    if op not in OPERATORS:
+        raise ExpressionError(f"unknown operator {op!r} (use one of {_OPERATOR_LIST})")
+    left = text[:start].strip()
+    if not left:
+        raise ExpressionError("nothing before the operator")
+    return left, op, parse_number(text[end:])
+
+
+def parse_limit(value: Any) -> tuple[str, float]:
+    """Read a YAML limit: a number (meaning `>=`) or text `op number` / `number`."""
+    if isinstance(value, bool):
+        raise ExpressionError(f"expected a number or a comparison like '>=0.8', got {value!r}")
+    if isinstance(value, (int, float)):
+        return DEFAULT_OPERATOR, _finite(float(value), str(value))
+    if not isinstance(value, str):
+        raise ExpressionError(f"expected a number or a comparison like '>=0.8', got {type(value).__name__}")
+    text = value.strip()
+    end = 0
+    while end < len(text) and text[end] in _OPERATOR_CHARS:
+        end += 1
+    op = text[:end] or DEFAULT_OPERATOR
+    if op not in OPERATORS:
+        raise ExpressionError(f"unknown operator {op!r} (use one of {_OPERATOR_LIST})")
+    return op, parse_number(text[end:])
+
+
+def parse_number(text: str) -> float:
+    """A finite decimal number, scientific notation allowed; no nan, inf or underscores."""
+    stripped = text.strip()
+    if not stripped:
+        raise ExpressionError("no number after the operator")
+    if not _NUMBER.fullmatch(stripped):
+        raise ExpressionError(f"{stripped!r} is not a number")
+    return _finite(float(stripped), stripped)
+
+
+def _finite(number: float, text: str) -> float:
+    if not math.isfinite(number):
+        raise ExpressionError(f"{text!r} is not a finite number")
+    return number
+
+
+def check_metric_name(name: str) -> str:
+    """Accept result-key names such as `steps_score`, `retrieval_recall@10`, `erag_P_10`."""
+    if not METRIC_NAME.fullmatch(name):
+        raise ExpressionError(
+            f"{name!r} is not a metric name (letters, digits and _ @ . - ; not starting with a digit)"
+        )
+    return name
+
+
+def format_number(number: float) -> str:
+    """Shortest text that parses back to the same float; whole numbers without `.0`."""
+    if number.is_integer() and abs(number) < 2**53:
+        return str(int(number))
+    return repr(number)
+
+
+def display_number(number: float) -> str:
+    """A measured value for messages: six significant digits, whole numbers without `.0`."""
+    if number.is_integer() and abs(number) < 2**53:
+        return str(int(number))
+    return f"{number:.6g}"
+
+
+def numeric_value(value: Any) -> float | None:
+    """The value as a float when it is a real number (not a flag), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def compare(actual: float, op: str, limit: float) -> bool:
+    """Apply `op`; NaN never passes."""
+    return OPERATORS[op](actual, limit)

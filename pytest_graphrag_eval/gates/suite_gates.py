@@ -1,0 +1,281 @@
+"""Suite-level gates: conditions on the aggregates of a whole run.
+
+Grammar (whitespace around the parts is ignored):
+
+    gate   := [scope ":"] target op number
+    scope  := "micro" | "macro" | "template[" TEMPLATE_ID "]" | "template[*]"
+    target := metric "." stat | "number_of_error_samples" | "number_of_success_samples" | "error_rate"
+    stat   := "sum" | "mean" | "median" | "min" | "max"
+    op     := ">=" | "<=" | ">" | "<" | "=="
+
+Gates on change since a baseline run (see `change_gates.py`):
+
+    gate   := "delta:" [scope ":"] metric ".mean" op number ["@" percent]
+            | [scope ":"] count op number
+    count  := "regressions" | "fixed" | "new" | "removed" | "edited"
+
+The scope defaults to `micro`. `macro` holds only means of metrics, so it takes
+`.mean` and no counts. `template[*]` expands to one gate per template present
+in the aggregates. `error_rate` is errors / (errors + successes).
+
+Gates from every source (ini, CLI, corpus files) all apply; an identical gate
+given twice is evaluated once. A gate whose value is absent from the aggregates
+fails and says why; it never passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from pytest_graphrag_eval.aggregates import STAT_NAMES
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
+from pytest_graphrag_eval.gates.change_gates import (
+    CHANGE_COUNTS,
+    ChangeView,
+    change_gate,
+    evaluate_change_gate,
+    split_confidence,
+    split_delta_prefix,
+)
+from pytest_graphrag_eval.gates.expressions import (
+    ExpressionError,
+    check_metric_name,
+    compare,
+    format_number,
+    numeric_value,
+    parse_limit,
+    split_comparison,
+)
+from pytest_graphrag_eval.gates.metric_hints import missing_metric_hint
+from pytest_graphrag_eval.gates.model import Gate, GateResult, outcome_message
+
+GATE_SOURCES = ("ini", "cli", "corpus")
+OPTION_NAMES = {"ini": "ini option graphrag_gates", "cli": "--graphrag-gate"}
+SAMPLE_COUNTS = ("number_of_error_samples", "number_of_success_samples")
+ERROR_RATE = "error_rate"
+ALL_TEMPLATES = "*"
+_PLAIN_TARGETS = (*SAMPLE_COUNTS, ERROR_RATE)
+_SCOPES_HELP = "micro:, macro:, template[ID]: or template[*]:"
+_YAML_FIELD = "gates"
+_SHOWN_TEMPLATES = 10
+
+
+def parse_gate(text: str, source: str = "cli") -> Gate:
+    """Parse one gate; ConfigurationError names the option (cli/ini) and the text."""
+    _check_source(source)
+    try:
+        return _parse(text, source)
+    except ExpressionError as error:
+        where = OPTION_NAMES.get(source, f"{source} gate")
+        raise ConfigurationError(f"{where}: invalid gate {text!r}: {error}") from None
+
+
+def parse_gate_list(texts: Iterable[str] | None, source: str) -> list[Gate]:
+    """Gates of one option (ini lines or repeated CLI flags), in the order given."""
+    return [parse_gate(text, source) for text in texts or ()]
+
+
+def gates_from_yaml(value: Any, location: SourceLocation) -> list[Gate]:
+    """Read a corpus file's `gates:` setting: a list of gates, one gate, or `{target: limit}`."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, list):
+        gates = []
+        for index, text in enumerate(value):
+            try:
+                gates.append(_parse(text, "corpus"))
+            except ExpressionError as error:
+                raise CorpusError(
+                    f"invalid gate {text!r}: {error}", location, f"{_YAML_FIELD}[{index}]"
+                ) from None
+        return gates
+    if isinstance(value, Mapping):
+        gates = []
+        for key, limit in value.items():
+            try:
+                gates.append(_gate_from_left(str(key), *parse_limit(limit), "corpus"))
+            except ExpressionError as error:
+                raise CorpusError(f"invalid gate: {error}", location, f"{_YAML_FIELD}.{key}") from None
+        return gates
+    raise CorpusError(
+        f"must be a list of gates like 'steps_score.mean>=0.9', got {type(value).__name__}",
+        location,
+        _YAML_FIELD,
+    )
+
+
+def resolve_gates(
+    ini: Iterable[str] | None, cli: Iterable[str] | None, corpora: Iterable[Corpus] = ()
+) -> list[Gate]:
+    """All configured gates: ini, then CLI, then each corpus file's `gates:`; duplicates dropped."""
+    gates = [*parse_gate_list(ini, "ini"), *parse_gate_list(cli, "cli")]
+    for corpus in corpora:
+        gates.extend(gates_from_yaml(corpus.settings.get(_YAML_FIELD), SourceLocation(file=corpus.file)))
+    unique: list[Gate] = []
+    for gate in gates:
+        if gate not in unique:
+            unique.append(gate)
+    return unique
+
+
+def evaluate_gates(
+    gates: Iterable[Gate], aggregates: Mapping[str, Any], changes: ChangeView | None = None
+) -> list[GateResult]:
+    """Evaluate gates in the order given; `template[*]` expands to templates in sorted id order.
+
+    Gates on change need `changes` (the comparison with a baseline run); without it they fail and say so.
+    """
+    per_template = aggregates.get("per_template") or {}
+    results: list[GateResult] = []
+    for gate in gates:
+
+        def evaluate(one: Gate, pattern: str) -> GateResult:
+            if one.change is None:
+                return _evaluate(one, aggregates, pattern)
+            return evaluate_change_gate(one, changes, pattern)
+
+        if gate.template != ALL_TEMPLATES:
+            results.append(evaluate(gate, gate.expression))
+            continue
+        if gate.change is None:
+            template_ids = sorted(str(template_id) for template_id in per_template)
+        else:
+            template_ids = changes.template_ids() if changes is not None else []
+        if not template_ids:
+            results.append(evaluate(gate, gate.expression))
+        results.extend(
+            evaluate(replace(gate, template=template_id), gate.expression) for template_id in template_ids
+        )
+    return results
+
+
+def _evaluate(gate: Gate, aggregates: Mapping[str, Any], pattern: str) -> GateResult:
+    label = f"{gate.scope_text}:{gate.target}"
+    condition = f"{gate.op} {format_number(gate.limit)}"
+    stats = _scope_stats(gate, aggregates)
+    actual, reason = (None, _missing_scope(gate, aggregates)) if stats is None else _value(gate, stats)
+    if actual is None:
+        message = f"{label} was not computed: {reason} (required {condition}, {gate.source} gate)"
+        return GateResult(gate, None, False, message, pattern)
+    passed = compare(actual, gate.op, gate.limit)
+    return GateResult(
+        gate, actual, passed, outcome_message(label, actual, condition, passed, gate.source), pattern
+    )
+
+
+def _scope_stats(gate: Gate, aggregates: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    stats = (
+        (aggregates.get("per_template") or {}).get(gate.template)
+        if gate.scope == "template"
+        else aggregates.get(gate.scope)
+    )
+    return stats if isinstance(stats, Mapping) else None
+
+
+def _missing_scope(gate: Gate, aggregates: Mapping[str, Any]) -> str:
+    if gate.scope != "template":
+        return f"the aggregates have no {gate.scope!r} section"
+    known = sorted(str(template_id) for template_id in aggregates.get("per_template") or {})
+    if not known:
+        return "no template has results in this run"
+    shown = ", ".join(repr(template_id) for template_id in known[:_SHOWN_TEMPLATES])
+    more = f" and {len(known) - _SHOWN_TEMPLATES} more" if len(known) > _SHOWN_TEMPLATES else ""
+    return f"template {gate.template!r} has no results in this run; templates with results: {shown}{more}"
+
+
+def _value(gate: Gate, stats: Mapping[str, Any]) -> tuple[float | None, str]:
+    """The gated number, or None with the reason it is missing."""
+    if gate.metric == ERROR_RATE:
+        errors = numeric_value(stats.get("number_of_error_samples"))
+        successes = numeric_value(stats.get("number_of_success_samples"))
+        if errors is None or successes is None:
+            return None, "the aggregates have no sample counts"
+        if errors + successes == 0:
+            return None, "no questions ran"
+        return errors / (errors + successes), ""
+    if gate.stat is None:
+        value = numeric_value(stats.get(gate.metric))
+        return value, "the aggregates have no sample counts" if value is None else ""
+    entry = stats.get(gate.metric)
+    if isinstance(entry, Mapping):
+        value = numeric_value(entry.get(gate.stat))
+        return value, f"{gate.metric} has no {gate.stat} here" if value is None else ""
+    if stats.get("number_of_success_samples") == 0:
+        return None, "no question succeeded"
+    available = [key for key, item in stats.items() if isinstance(item, Mapping) and gate.stat in item]
+    return None, missing_metric_hint(gate.metric, available)
+
+
+def _parse(text: Any, source: str) -> Gate:
+    if not isinstance(text, str):
+        raise ExpressionError(f"expected text, got {type(text).__name__}")
+    delta, text = split_delta_prefix(text.strip())
+    text, confidence = split_confidence(text)
+    scope, template, rest = _split_scope(text)
+    target, op, limit = split_comparison(rest)
+    if delta or confidence is not None or target.strip() in CHANGE_COUNTS:
+        return change_gate(delta, scope, template, target.strip(), op, limit, confidence, source)
+    return _gate(scope, template, target, op, limit, source)
+
+
+def _gate_from_left(left: str, op: str, limit: float, source: str) -> Gate:
+    """A gate from a YAML mapping entry: `left` is `[scope:]target`, the limit comes separately."""
+    delta, left = split_delta_prefix(left.strip())
+    scope, template, target = _split_scope(left)
+    if delta or target.strip() in CHANGE_COUNTS:
+        return change_gate(delta, scope, template, target.strip(), op, limit, None, source)
+    return _gate(scope, template, target.strip(), op, limit, source)
+
+
+def _split_scope(text: str) -> tuple[str, str | None, str]:
+    """Split off `micro:`, `macro:` or `template[ID]:`; no scope means micro."""
+    if text.startswith("template") and text[len("template") :].lstrip().startswith("["):
+        after = text[len("template") :].lstrip()
+        close = after.find("]")
+        if close < 0:
+            raise ExpressionError("'template[' without a closing ']'")
+        template = after[1:close].strip()
+        if not template:
+            raise ExpressionError("empty template id in 'template[]'")
+        rest = after[close + 1 :].lstrip()
+        if not rest.startswith(":"):
+            raise ExpressionError(f"expected ':' after 'template[{template}]'")
+        return "template", template, rest[1:]
+    head, colon, tail = text.partition(":")
+    if not colon or any(char in head for char in "<>=!"):
+        return "micro", None, text
+    scope = head.strip()
+    if scope in ("micro", "macro"):
+        return scope, None, tail
+    if scope == "template":
+        raise ExpressionError("the template scope needs an id: template[ID]: or template[*]:")
+    raise ExpressionError(f"unknown scope {scope!r} (use {_SCOPES_HELP})")
+
+
+def _gate(scope: str, template: str | None, target: str, op: str, limit: float, source: str) -> Gate:
+    if target in _PLAIN_TARGETS:
+        if scope == "macro":
+            raise ExpressionError(f"{target} is not in the macro aggregates (use micro: or template[...]:)")
+        return Gate(scope, target, None, op, limit, template, source)
+    metric, dot, stat = (part.strip() for part in target.rpartition("."))
+    if metric in _PLAIN_TARGETS:
+        raise ExpressionError(f"{metric} is a count and takes no statistic (write {metric}{op}...)")
+    if not dot:
+        raise ExpressionError(
+            f"a metric gate needs a statistic, e.g. {target}.mean (one of {', '.join(STAT_NAMES)})"
+        )
+    if stat not in STAT_NAMES:
+        raise ExpressionError(f"unknown statistic {stat!r} (one of {', '.join(STAT_NAMES)})")
+    if scope == "macro" and stat != "mean":
+        raise ExpressionError(f"macro aggregates have only means: macro:{metric}.mean")
+    return Gate(scope, check_metric_name(metric), stat, op, limit, template, source)
+
+
+def _check_source(source: str) -> None:
+    if source not in GATE_SOURCES:
+        raise ValueError(f"source must be one of {', '.join(GATE_SOURCES)}, got {source!r}")

@@ -1,0 +1,243 @@
+"""Per-question thresholds: parsing, precedence across sources, and checking a result.
+
+A threshold is `<metric> <op> <number>` on any numeric result key. Five sources,
+least to most specific: the ini option, the command line, the corpus file's
+settings, the template, the question. The most specific source wins per metric,
+and `null` for a metric in YAML removes what a less specific source set.
+
+A metric that was not computed never passes: the check fails and says why
+(the scorer's error text, the agent's error, or the usual missing piece).
+The caller decides what an error-status result means for its item; checking one
+here reports every metric as not computed because of the agent's error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from pytest_graphrag_eval.corpus.reference_corpus import Question, Template
+from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
+from pytest_graphrag_eval.gates.expressions import (
+    ExpressionError,
+    check_metric_name,
+    compare,
+    display_number,
+    format_number,
+    numeric_value,
+    parse_limit,
+    split_comparison,
+)
+from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
+
+THRESHOLD_SOURCES = ("ini", "cli", "corpus", "template", "question")
+OPTION_NAMES = {"ini": "ini option graphrag_thresholds", "cli": "--graphrag-threshold"}
+_YAML_FIELD = "thresholds"
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """`metric op limit`, remembering which source set it (one of THRESHOLD_SOURCES)."""
+
+    metric: str
+    op: str
+    limit: float
+    source: str = "cli"
+
+    @property
+    def expression(self) -> str:
+        return f"{self.metric}{self.op}{format_number(self.limit)}"
+
+    def __str__(self) -> str:
+        return self.expression
+
+
+@dataclass(frozen=True)
+class ThresholdCheck:
+    """The outcome of one threshold on one result; `actual` is None when not computed."""
+
+    metric: str
+    op: str
+    limit: float
+    actual: float | None
+    passed: bool
+    source: str
+    message: str
+
+    @property
+    def expression(self) -> str:
+        return f"{self.metric}{self.op}{format_number(self.limit)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"expression": self.expression, **asdict(self)}
+
+
+def parse_threshold(text: str, source: str = "cli") -> Threshold:
+    """Parse `metric op number`; ConfigurationError names the option (cli/ini) and the text."""
+    _check_source(source)
+    try:
+        return _parse(text, source)
+    except ExpressionError as error:
+        where = OPTION_NAMES.get(source, f"{source} threshold")
+        raise ConfigurationError(f"{where}: invalid threshold {text!r}: {error}") from None
+
+
+def parse_threshold_list(texts: Iterable[str] | None, source: str) -> dict[str, Threshold]:
+    """Thresholds of one option (ini lines or repeated CLI flags); a later one for a metric wins."""
+    thresholds: dict[str, Threshold] = {}
+    for text in texts or ():
+        threshold = parse_threshold(text, source)
+        thresholds[threshold.metric] = threshold
+    return thresholds
+
+
+def thresholds_from_yaml(value: Any, source: str, location: SourceLocation) -> dict[str, Threshold | None]:
+    """Read a corpus `thresholds:` field; None values mark removals.
+
+    Accepted: a list of expressions, one expression, or a mapping
+    `{metric: ">=0.8" | 0.8 | null}` (a bare number means `>=`).
+    """
+    _check_source(source)
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, list):
+        return _from_yaml_list(value, source, location)
+    if isinstance(value, Mapping):
+        return _from_yaml_mapping(value, source, location)
+    raise CorpusError(
+        f"must be a list of expressions like 'steps_score>=0.8' or a mapping "
+        f"{{metric: '>=0.8'}}, got {type(value).__name__}",
+        location,
+        _YAML_FIELD,
+    )
+
+
+def resolve_thresholds(
+    ini: Sequence[str] | None,
+    cli: Sequence[str] | None,
+    corpus_settings: Mapping[str, Any] | None,
+    template: Template | None,
+    question: Question | None,
+    *,
+    corpus_file: str | None = None,
+) -> dict[str, Threshold]:
+    """The thresholds that apply to one question, by metric name (sorted), most specific source winning.
+
+    `corpus_file` names the file in errors about corpus-level thresholds; by
+    default it is taken from the template's or question's location.
+    """
+    if corpus_file is None:
+        corpus_file = next((r.location.file for r in (template, question) if r is not None), None)
+    layers: list[Mapping[str, Threshold | None]] = [
+        parse_threshold_list(ini, "ini"),
+        parse_threshold_list(cli, "cli"),
+        thresholds_from_yaml(
+            (corpus_settings or {}).get(_YAML_FIELD), "corpus", SourceLocation(file=corpus_file)
+        ),
+    ]
+    if template is not None:
+        layers.append(thresholds_from_yaml(template.thresholds, "template", template.location))
+    if question is not None:
+        layers.append(thresholds_from_yaml(question.thresholds, "question", question.location))
+    merged: dict[str, Threshold] = {}
+    for layer in layers:
+        for metric, threshold in layer.items():
+            if threshold is None:
+                merged.pop(metric, None)
+            else:
+                merged[metric] = threshold
+    return dict(sorted(merged.items()))
+
+
+def check_thresholds(
+    result: Mapping[str, Any], thresholds: Mapping[str, Threshold] | Iterable[Threshold]
+) -> list[ThresholdCheck]:
+    """Check every threshold against one result dict, in the order given."""
+    items = thresholds.values() if isinstance(thresholds, Mapping) else thresholds
+    return [_check(result, threshold) for threshold in items]
+
+
+def _check(result: Mapping[str, Any], threshold: Threshold) -> ThresholdCheck:
+    metric, condition = threshold.metric, f"{threshold.op} {format_number(threshold.limit)}"
+    raw = result.get(metric)
+    actual = numeric_value(raw)
+    if actual is not None:
+        passed = compare(actual, threshold.op, threshold.limit)
+        shown = display_number(actual)
+        message = (
+            f"{metric} = {shown} {condition} ({threshold.source} threshold)"
+            if passed
+            else f"{metric} = {shown}, required {condition}, {threshold.source} threshold"
+        )
+        return _outcome(threshold, actual, passed, message)
+    if raw is not None:
+        reason = f"{metric} is not a number: {raw!r}"
+    else:
+        reason = f"{metric} was not computed: {_missing_reason(result, metric)}"
+    return _outcome(threshold, None, False, f"{reason} (required {condition}, {threshold.source} threshold)")
+
+
+def _missing_reason(result: Mapping[str, Any], metric: str) -> str:
+    found = metric_error(result, metric)
+    if found is not None:
+        key, text = found
+        return f'{key}: "{text}"'
+    if result.get("status") == "error":
+        return f'the agent returned an error: "{result.get("error") or "no error text"}"'
+    available = [key for key, value in result.items() if numeric_value(value) is not None]
+    return missing_metric_hint(metric, available)
+
+
+def _outcome(threshold: Threshold, actual: float | None, passed: bool, message: str) -> ThresholdCheck:
+    return ThresholdCheck(
+        metric=threshold.metric,
+        op=threshold.op,
+        limit=threshold.limit,
+        actual=actual,
+        passed=passed,
+        source=threshold.source,
+        message=message,
+    )
+
+
+def _parse(text: str, source: str) -> Threshold:
+    if not isinstance(text, str):
+        raise ExpressionError(f"expected text, got {type(text).__name__}")
+    metric, op, limit = split_comparison(text)
+    return Threshold(check_metric_name(metric), op, limit, source)
+
+
+def _from_yaml_list(value: list[Any], source: str, location: SourceLocation) -> dict[str, Threshold | None]:
+    thresholds: dict[str, Threshold | None] = {}
+    for index, text in enumerate(value):
+        field = f"{_YAML_FIELD}[{index}]"
+        try:
+            threshold = _parse(text, source)
+        except ExpressionError as error:
+            raise CorpusError(f"invalid threshold {text!r}: {error}", location, field) from None
+        if threshold.metric in thresholds:
+            raise CorpusError(f"a second threshold for {threshold.metric!r}", location, field)
+        thresholds[threshold.metric] = threshold
+    return thresholds
+
+
+def _from_yaml_mapping(
+    value: Mapping[Any, Any], source: str, location: SourceLocation
+) -> dict[str, Threshold | None]:
+    thresholds: dict[str, Threshold | None] = {}
+    for metric, limit in value.items():
+        field = f"{_YAML_FIELD}.{metric}"
+        try:
+            name = check_metric_name(str(metric))
+            thresholds[name] = None if limit is None else Threshold(name, *parse_limit(limit), source)
+        except ExpressionError as error:
+            raise CorpusError(f"invalid threshold: {error}", location, field) from None
+    return thresholds
+
+
+def _check_source(source: str) -> None:
+    if source not in THRESHOLD_SOURCES:
+        raise ValueError(f"source must be one of {', '.join(THRESHOLD_SOURCES)}, got {source!r}")

@@ -1,0 +1,1 @@
+"""Leaf metric functions: text overlap, ranking (IR) measures and their names."""

@@ -1,0 +1,1 @@
+"""The pytest layer: hooks, options, settings, collection nodes, the background runner."""

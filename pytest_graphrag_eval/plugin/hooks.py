@@ -1,0 +1,51 @@
+"""pytest hooks of pytest-graphrag-eval (the `pytest11` entry point).
+
+Only glue lives here: options, hook specs, creating the per-run session object
+and claiming corpus files during collection. The session object carries the
+rest of the hooks; scoring never imports pytest.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.plugin import hookspecs
+from pytest_graphrag_eval.plugin.items import CorpusFile
+from pytest_graphrag_eval.plugin.options import add_options
+from pytest_graphrag_eval.plugin.session import GraphragSession, corpus_file_for
+from pytest_graphrag_eval.plugin.settings import PluginSettings
+
+SESSION_PLUGIN_NAME = "graphrag-eval-session"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        settings = PluginSettings.from_config(config)
+        session = GraphragSession(config, settings)
+    except GraphragEvalError as error:
+        raise pytest.UsageError(str(error)) from None
+    missing = [str(path) for path in settings.corpus_paths if not Path(path).exists()]
+    if missing:
+        raise pytest.UsageError(f"graphrag corpus path not found: {', '.join(missing)}")
+    if settings.clear_cache and not hasattr(config, "workerinput"):
+        from pytest_graphrag_eval.llm import clear_cache
+
+        clear_cache(settings.cache_dir)
+    session.add_corpus_args()
+    config.pluginmanager.register(session, SESSION_PLUGIN_NAME)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CorpusFile | None:
+    return corpus_file_for(parent, file_path)

@@ -1,0 +1,139 @@
+"""pytest collection nodes: a corpus file, its templates, and one item per question.
+
+Node ids read `corpus.yaml::<template_id>::<question_id>`, so `-k`, `--lf`,
+`-x` and `--deselect` address questions like any other test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_graphrag_eval.aggregates import is_metric_value
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template, load_corpus
+from pytest_graphrag_eval.errors import GraphragEvalError, SourceLocation
+from pytest_graphrag_eval.gates.suite_gates import gates_from_yaml
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, check_thresholds, resolve_thresholds
+from pytest_graphrag_eval.report.failure_report import format_failure
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.plugin.session import GraphragSession
+
+
+class QuestionFailed(Exception):
+    """An item's own failure: its text is the whole report, no traceback."""
+
+
+class CorpusFile(pytest.File):
+    """A reference-corpus YAML file."""
+
+    corpus: Corpus
+
+    def collect(self) -> Iterator[TemplateCollector]:
+        self.corpus = load_corpus(self.path, display_name=_display_path(self))
+        gates_from_yaml(self.corpus.settings.get("gates"), SourceLocation(file=self.corpus.file))
+        self.graphrag.register_corpus(self.corpus)
+        for template in self.corpus.templates:
+            yield TemplateCollector.from_parent(self, name=template.template_id, template=template)
+
+    @property
+    def graphrag(self) -> GraphragSession:
+        return self.config.stash[SESSION_KEY]
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, GraphragEvalError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)  # type: ignore[return-value]
+
+
+class TemplateCollector(pytest.Collector):
+    """The questions of one template."""
+
+    def __init__(self, *, template: Template, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.template = template
+
+    def collect(self) -> Iterator[QuestionItem]:
+        corpus_file = self.parent
+        assert isinstance(corpus_file, CorpusFile)
+        for question in self.template.questions:
+            yield QuestionItem.from_parent(
+                self, name=question.question_id, question=question, corpus=corpus_file.corpus
+            )
+
+
+class QuestionItem(pytest.Item):
+    """One reference question: answered, scored and held against its thresholds."""
+
+    def __init__(self, *, question: Question, corpus: Corpus, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.question = question
+        self.corpus = corpus
+        self.result: dict[str, Any] | None = None
+        self.response: dict[str, Any] | None = None
+        self.checks: list[ThresholdCheck] = []
+        if question.xfail:
+            self.add_marker(pytest.mark.xfail(reason=question.xfail, strict=False))
+
+    @property
+    def graphrag(self) -> GraphragSession:
+        return self.config.stash[SESSION_KEY]
+
+    def runtest(self) -> None:
+        session = self.graphrag
+        outcome = session.outcome_for(self)
+        self.response = outcome.response
+        if outcome.problem is not None:
+            raise QuestionFailed(f"{self.question.question_id}: {outcome.problem}")
+        assert outcome.result is not None
+        self.result = outcome.result
+        _record_properties(self, outcome.result)
+        template = self.parent.template if isinstance(self.parent, TemplateCollector) else None
+        thresholds = resolve_thresholds(
+            session.settings.thresholds_ini,
+            session.settings.thresholds_cli,
+            self.corpus.settings,
+            template,
+            self.question,
+            corpus_file=self.corpus.file,
+        )
+        self.checks = (
+            check_thresholds(outcome.result, thresholds) if outcome.result["status"] == "success" else []
+        )
+        if outcome.result["status"] != "success" or not all(check.passed for check in self.checks):
+            raise QuestionFailed(
+                format_failure(self.question, outcome.result, self.checks, session.settings.steps_scope)
+            )
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, (QuestionFailed, GraphragEvalError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)  # type: ignore[return-value]
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        line = self.question.location.line
+        return (
+            self.path,
+            (line - 1 if line else None),
+            f"{self.question.template_id}::{self.question.question_id}",
+        )
+
+
+def _display_path(node: pytest.Node) -> str:
+    """The corpus path as the user sees it: relative to the rootdir when inside it."""
+    try:
+        return str(node.path.relative_to(node.config.rootpath))
+    except ValueError:
+        return str(node.path)
+
+
+def _record_properties(item: QuestionItem, result: dict[str, Any]) -> None:
+    """Numeric metrics become JUnit XML properties (`--junitxml`)."""
+    for key, value in result.items():
+        if is_metric_value(key, value):
+            item.user_properties.append((f"graphrag.{key}", value))
+
+
+SESSION_KEY: pytest.StashKey[GraphragSession] = pytest.StashKey()

@@ -1,0 +1,228 @@
+"""Command-line options and ini keys of the plugin, declared in one table.
+
+Each option has one CLI flag and (where it makes sense) one ini key, so `--help`,
+the ini file and the README stay in agreement; `settings.py` reads them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One plugin option: CLI flag, optional ini key, argparse settings and help."""
+
+    flag: str
+    dest: str
+    help: str
+    ini: str | None = None
+    ini_type: str | None = None
+    action: str = "store"
+    choices: tuple[str, ...] | None = None
+    value_type: type | None = None
+    metavar: str | None = None
+
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "--graphrag-corpus",
+        "graphrag_corpus",
+        "Reference-corpus YAML file or folder to collect as test items (repeatable).",
+        ini="graphrag_corpus",
+        ini_type="paths",
+        action="append",
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "--graphrag-responses",
+        "graphrag_responses",
+        "Replay agent responses from this JSON/JSONL file instead of calling the agent hook.",
+        ini="graphrag_responses",
+        ini_type="paths",
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "--graphrag-record",
+        "graphrag_record",
+        "Write the live agent responses to this JSONL file (the replay format).",
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "--graphrag-threshold",
+        "graphrag_threshold",
+        "Per-question threshold, e.g. 'steps_score>=0.8' (repeatable).",
+        ini="graphrag_thresholds",
+        ini_type="linelist",
+        action="append",
+        metavar="EXPR",
+    ),
+    OptionSpec(
+        "--graphrag-gate",
+        "graphrag_gate",
+        "Suite-level gate on aggregates, e.g. 'steps_score.mean>=0.9' (repeatable).",
+        ini="graphrag_gates",
+        ini_type="linelist",
+        action="append",
+        metavar="EXPR",
+    ),
+    OptionSpec(
+        "--graphrag-report",
+        "graphrag_report",
+        "Write the JSON report (results, aggregates, gates, metadata) to this path.",
+        ini="graphrag_report",
+        ini_type="paths",
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "--graphrag-baseline",
+        "graphrag_baseline",
+        "Compare with the JSON report of an earlier run (e.g. main's): regressions, deltas, gates on change.",
+        ini="graphrag_baseline",
+        ini_type="paths",
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "--graphrag-confidence",
+        "graphrag_confidence",
+        "Confidence level of the baseline comparison's intervals, in percent (default 95).",
+        ini="graphrag_confidence",
+        value_type=float,
+        metavar="PERCENT",
+    ),
+    OptionSpec(
+        "--graphrag-resamples",
+        "graphrag_resamples",
+        "Bootstrap resamples of the baseline comparison (default 2000; seeded, so runs repeat exactly).",
+        ini="graphrag_resamples",
+        value_type=int,
+        metavar="N",
+    ),
+    OptionSpec(
+        "--graphrag-markdown",
+        "graphrag_markdown",
+        "Write a GitHub-flavoured Markdown summary (e.g. $GITHUB_STEP_SUMMARY) to this path.",
+        ini="graphrag_markdown",
+        ini_type="paths",
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "--graphrag-steps-scope",
+        "graphrag_steps_scope",
+        "Which reference step groups steps_score covers: last_group (default) or all_groups.",
+        ini="graphrag_steps_scope",
+        choices=("last_group", "all_groups"),
+    ),
+    OptionSpec(
+        "--graphrag-agent-concurrency",
+        "graphrag_agent_concurrency",
+        "How many questions the live agent hook answers at once (default 4).",
+        ini="graphrag_agent_concurrency",
+        value_type=int,
+        metavar="N",
+    ),
+    OptionSpec(
+        "--graphrag-judge",
+        "graphrag_judge",
+        "Answer judge: none (default), lexical (offline claims matching) or llm.",
+        ini="graphrag_judge",
+        choices=("none", "lexical", "llm"),
+    ),
+    OptionSpec(
+        "--graphrag-judge-model",
+        "graphrag_judge_model",
+        "Chat model of the LLM judge (default gpt-4o-mini).",
+        ini="graphrag_judge_model",
+        metavar="MODEL",
+    ),
+    OptionSpec(
+        "--graphrag-embedding-model",
+        "graphrag_embedding_model",
+        "Embedding model for answer relevance (default text-embedding-3-small).",
+        ini="graphrag_embedding_model",
+        metavar="MODEL",
+    ),
+    OptionSpec(
+        "--graphrag-relevance",
+        "graphrag_relevance",
+        "Also compute RAGAS-style answer relevance with the LLM judge.",
+        ini="graphrag_relevance",
+        ini_type="bool",
+        action="store_true",
+    ),
+    OptionSpec(
+        "--graphrag-judge-repeats",
+        "graphrag_judge_repeats",
+        "Judge each answer k times and report mean and spread (default 1).",
+        ini="graphrag_judge_repeats",
+        value_type=int,
+        metavar="K",
+    ),
+    OptionSpec(
+        "--graphrag-correctness-prompt",
+        "graphrag_correctness_prompt",
+        "File replacing the answer-correctness prompt ({question}, {reference_answer}, {actual_answer}).",
+        ini="graphrag_correctness_prompt",
+        ini_type="paths",
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "--graphrag-answers-config",
+        "graphrag_answers_config",
+        "YAML file of further answer-metric settings (relevance backend, custom metrics, ...).",
+        ini="graphrag_answers_config",
+        ini_type="paths",
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "--graphrag-concurrency",
+        "graphrag_concurrency",
+        "Maximum LLM requests in flight per process (default 8).",
+        ini="graphrag_concurrency",
+        value_type=int,
+        metavar="N",
+    ),
+    OptionSpec(
+        "--graphrag-cache-dir",
+        "graphrag_cache_dir",
+        "Folder of the on-disk judge cache (default .graphrag-cache under the rootdir).",
+        ini="graphrag_cache_dir",
+        ini_type="paths",
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "--graphrag-no-cache",
+        "graphrag_no_cache",
+        "Neither read nor write the judge cache.",
+        action="store_true",
+    ),
+    OptionSpec(
+        "--graphrag-cache-clear",
+        "graphrag_cache_clear",
+        "Delete the judge cache before the run.",
+        action="store_true",
+    ),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register every option and ini key under one `graphrag-eval` group."""
+    group = parser.getgroup("graphrag-eval", "question-answering regression tests (pytest-graphrag-eval)")
+    for spec in OPTIONS:
+        kwargs: dict[str, Any] = {"dest": spec.dest, "help": spec.help, "action": spec.action}
+        if spec.action in ("store", "append"):
+            kwargs["default"] = None
+            if spec.metavar:
+                kwargs["metavar"] = spec.metavar
+            if spec.choices:
+                kwargs["choices"] = spec.choices
+            if spec.value_type is not None:
+                kwargs["type"] = spec.value_type
+        else:
+            kwargs["default"] = False
+        group.addoption(spec.flag, **kwargs)
+        if spec.ini:
+            parser.addini(spec.ini, help=spec.help, type=spec.ini_type or "string")

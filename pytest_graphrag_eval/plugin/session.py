@@ -1,0 +1,285 @@
+"""Per-run state of the plugin: corpus files, the question runner, collected results.
+
+One `GraphragSession` is registered as a plugin object per pytest process.
+Under xdist, workers answer and score their own share of questions and ship
+each result to the controller on the test report; the controller (or a plain
+run) alone aggregates, gates, writes the report and prints the summary.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_graphrag_eval.aggregates import compute_aggregates
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, load_corpus
+from pytest_graphrag_eval.corpus.responses import load_responses
+from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.evaluation import check_responses_match
+from pytest_graphrag_eval.gates.suite_gates import Gate, GateResult, evaluate_gates, resolve_gates
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, parse_threshold_list
+from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
+from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
+from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
+from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.report.json_report import (
+    ResultCollector,
+    build_report,
+    write_json_atomic,
+    write_recording,
+)
+from pytest_graphrag_eval.report.terminal_summary import write_terminal_summary
+
+RESULT_ATTR = "graphrag_result"
+ORDER_ATTR = "graphrag_order"
+RESPONSE_ATTR = "graphrag_response"
+
+
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    return bool(getattr(config.option, "numprocesses", None)) and not _is_xdist_worker(config)
+
+
+class GraphragSession:
+    """Hooks and state for one pytest process."""
+
+    def __init__(self, config: pytest.Config, settings: PluginSettings):
+        self.config = config
+        self.settings = settings
+        self.corpus_files = _expand_corpus_paths(settings.corpus_paths)
+        self.corpora: dict[str, Corpus] = {}
+        self.collector = ResultCollector()
+        self.gate_results: list[GateResult] = []
+        self.gates = resolve_gates(settings.gates_ini, settings.gates_cli)
+        parse_threshold_list(settings.thresholds_ini, "ini")
+        parse_threshold_list(settings.thresholds_cli, "cli")
+        self.runner: QuestionRunner | None = None
+        self.started = time.time()
+        self.interrupted = False
+        config.stash[SESSION_KEY] = self
+
+    # collection ---------------------------------------------------------------------------
+    def add_corpus_args(self) -> None:
+        """Make pytest visit configured corpus files the given arguments do not already cover."""
+        config = self.config
+        if _is_xdist_worker(config):
+            return
+        explicit = config.args_source == pytest.Config.ArgsSource.ARGS
+        if explicit and not self.settings.corpus_from_cli:
+            return
+        invocation_dir = Path(config.invocation_params.dir)
+        covered = [(invocation_dir / arg.split("::")[0]).resolve() for arg in config.args]
+        for corpus_file in self.corpus_files:
+            if not any(corpus_file == path or path in corpus_file.parents for path in covered):
+                config.args.append(str(corpus_file))
+
+    def is_corpus_file(self, path: Path) -> bool:
+        return path.resolve() in self.corpus_files
+
+    def register_corpus(self, corpus: Corpus) -> None:
+        self.corpora[str(corpus.file)] = corpus
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        items = [item for item in session.items if isinstance(item, QuestionItem)]
+        if not items or self.config.option.collectonly or _is_xdist_controller(self.config):
+            return
+        self.runner = self._make_runner()
+
+    def _make_runner(self) -> QuestionRunner:
+        settings = self.settings
+        if settings.responses_path is not None:
+            try:
+                responses = load_responses(settings.responses_path)
+                check_responses_match(
+                    (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), responses
+                )
+            except GraphragEvalError as error:
+                raise pytest.UsageError(f"{settings.responses_path}: {error}") from None
+            source: ReplaySource | LiveSource = ReplaySource(responses)
+        elif self.config.hook.pytest_graphrag_respond.get_hookimpls():
+            hook = self.config.hook.pytest_graphrag_respond
+            source = LiveSource(
+                lambda question: hook(question=question, config=self.config), settings.agent_concurrency
+            )
+        else:
+            raise pytest.UsageError(
+                "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
+                "(or set graphrag_responses in the ini file) to replay recorded responses, or implement "
+                "the pytest_graphrag_respond(question, config) hook in conftest.py to call your agent live."
+            )
+        try:
+            scorers, context, on_close = build_scorers(settings, self.corpora.values())
+        except GraphragEvalError as error:
+            raise pytest.UsageError(str(error)) from None
+        contexts = {
+            question.question_id: dataclasses.replace(context, options={**context.options, **corpus.settings})
+            for corpus in self.corpora.values()
+            for question in corpus.questions()
+        }
+        return QuestionRunner(source, scorers, lambda question: contexts[question.question_id], on_close)
+
+    # running ---------------------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        """Start every question this process will run before the first item reports."""
+        if self.runner is None or self.config.option.collectonly or _is_xdist_worker(self.config):
+            return
+        self.runner.submit(item.question for item in session.items if isinstance(item, QuestionItem))
+
+    def outcome_for(self, item: QuestionItem) -> QuestionOutcome:
+        assert self.runner is not None, "question items run only after collection finished"
+        if _is_xdist_worker(self.config):
+            self.runner.submit(self._worker_pending_questions(item))
+        return self.runner.outcome(item.question)
+
+    def _worker_pending_questions(self, item: QuestionItem) -> list[Question]:
+        """Under xdist: this item plus the ones already queued for this worker, judged together."""
+        pending = [item.question]
+        interactor = next(
+            (plugin for plugin in self.config.pluginmanager.get_plugins() if hasattr(plugin, "torun")), None
+        )
+        queue = getattr(interactor, "torun", None)
+        if queue is None or not hasattr(queue, "lock"):
+            return pending
+        items = item.session.items
+        with queue.lock() as indices:
+            queued = [index for index in indices if isinstance(index, int)]
+        next_index = getattr(interactor, "nextitem_index", None)
+        if isinstance(next_index, int):
+            queued.insert(0, next_index)
+        pending.extend(items[index].question for index in queued if isinstance(items[index], QuestionItem))
+        return pending
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report_outcome = yield
+        if not isinstance(item, QuestionItem) or call.when != "call":
+            return
+        report = report_outcome.get_result()
+        if item.result is not None:
+            setattr(report, RESULT_ATTR, _with_item_outcome(item, report))
+            setattr(report, ORDER_ATTR, self._order_of(item))
+        if item.response is not None and self.runner is not None and self.runner.live:
+            setattr(report, RESPONSE_ATTR, item.response)
+
+    def _order_of(self, item: QuestionItem) -> list[Any]:
+        """A sort key that is the same in every process: corpus file, then position in it."""
+        file_index = (
+            self.corpus_files.index(item.path.resolve()) if item.path.resolve() in self.corpus_files else -1
+        )
+        position = item.corpus.question_ids().index(item.question.question_id)
+        return [file_index, str(item.path), position]
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if _is_xdist_worker(self.config) or report.when != "call":
+            return
+        result = getattr(report, RESULT_ATTR, None)
+        if result is not None:
+            self.collector.add(getattr(report, ORDER_ATTR), result)
+        response = getattr(report, RESPONSE_ATTR, None)
+        if response is not None:
+            self.collector.add_response(getattr(report, ORDER_ATTR, None) or [0, "", 0], response)
+
+    def pytest_keyboard_interrupt(self) -> None:
+        self.interrupted = True
+
+    # finishing -------------------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.runner is not None:
+            self.runner.close()
+        if _is_xdist_worker(self.config) or not self.collector.results:
+            return
+        results = self.collector.ordered_results()
+        aggregates = compute_aggregates(results) if results else {}
+        self.gate_results = evaluate_gates(self._all_gates(), aggregates) if results else []
+        if any(not gate.passed for gate in self.gate_results) and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        interrupted = self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
+        if self.settings.report_path is not None:
+            report = build_report(
+                results,
+                aggregates,
+                self.gate_results,
+                self.settings.report_metadata(),
+                started=self.started,
+                interrupted=interrupted,
+            )
+            write_json_atomic(self.settings.report_path, report)
+        if self.settings.record_path is not None and self.collector.responses:
+            write_recording(self.settings.record_path, self.collector.ordered_responses())
+
+    def _all_gates(self) -> list[Gate]:
+        """CLI and ini gates plus every corpus file's `gates:` (an xdist controller collects nothing)."""
+        corpora = []
+        for path in self.corpus_files:
+            try:
+                corpora.append(self.corpora.get(str(path)) or load_corpus(path))
+            except GraphragEvalError:
+                continue  # already reported as that file's collection error
+        return resolve_gates(self.settings.gates_ini, self.settings.gates_cli, corpora)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if _is_xdist_worker(self.config):
+            return
+        write_terminal_summary(
+            terminalreporter, self.collector.ordered_results(), self.gate_results, self.settings.report_path
+        )
+
+
+def _item_outcome(report: pytest.TestReport) -> str:
+    """The pytest outcome as people say it: xfail and xpass are told apart from skip and pass."""
+    if hasattr(report, "wasxfail"):
+        return "xpassed" if report.passed else "xfailed"
+    return report.outcome
+
+
+def _with_item_outcome(item: QuestionItem, report: pytest.TestReport) -> dict[str, Any]:
+    """The question's result plus what pytest decided about it, for the report and baselines."""
+    assert item.result is not None
+    return {
+        **item.result,
+        "nodeid": item.nodeid,
+        "outcome": _item_outcome(report),
+        "thresholds": [check.to_dict() for check in item.checks],
+        "failures": _failures(item.result, item.checks),
+    }
+
+
+def _failures(result: dict[str, Any], checks: list[ThresholdCheck]) -> list[str]:
+    """Why the item failed, one line each: the agent's error, then every threshold that did not hold."""
+    error = (
+        [f"agent error: {result.get('error') or 'no error message'}"]
+        if result.get("status") != "success"
+        else []
+    )
+    return error + [check.message for check in checks if not check.passed]
+
+
+def _expand_corpus_paths(paths: tuple[Path, ...]) -> list[Path]:
+    """Files as given; folders expand to their *.yaml / *.yml files, sorted for a stable order."""
+    files: list[Path] = []
+    for path in paths:
+        resolved = Path(path).resolve()
+        if resolved.is_dir():
+            files.extend(
+                sorted(p for p in resolved.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+            )
+        else:
+            files.append(resolved)
+    return list(dict.fromkeys(files))
+
+
+def corpus_file_for(parent: pytest.Collector, file_path: Path) -> CorpusFile | None:
+    session: GraphragSession | None = parent.config.stash.get(SESSION_KEY, None)
+    if session is None or not session.is_corpus_file(file_path):
+        return None
+    return CorpusFile.from_parent(parent, path=file_path)

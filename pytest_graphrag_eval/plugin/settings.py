@@ -1,0 +1,158 @@
+"""The plugin's one source of truth for configuration.
+
+`PluginSettings.from_config` merges the command line (wins), the ini file and
+the environment into a frozen object that is passed down explicitly; nothing
+else reads options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_graphrag_eval.errors import ConfigurationError
+
+DEFAULT_AGENT_CONCURRENCY = 4
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_RESAMPLES = 2000
+
+
+@dataclass(frozen=True)
+class PluginSettings:
+    """Everything the plugin was configured with, already validated."""
+
+    corpus_paths: tuple[Path, ...] = ()
+    corpus_from_cli: bool = False
+    responses_path: Path | None = None
+    record_path: Path | None = None
+    report_path: Path | None = None
+    baseline_path: Path | None = None
+    confidence: float = DEFAULT_CONFIDENCE
+    resamples: int = DEFAULT_RESAMPLES
+    markdown_path: Path | None = None
+    thresholds_ini: tuple[str, ...] = ()
+    thresholds_cli: tuple[str, ...] = ()
+    gates_ini: tuple[str, ...] = ()
+    gates_cli: tuple[str, ...] = ()
+    steps_scope: str = "last_group"
+    agent_concurrency: int = DEFAULT_AGENT_CONCURRENCY
+    judge: str | None = None
+    judge_model: str | None = None
+    embedding_model: str | None = None
+    relevance: bool = False
+    judge_repeats: int = 1
+    correctness_prompt: Path | None = None
+    answers_config: Path | None = None
+    llm_concurrency: int | None = None
+    cache_dir: Path | None = None
+    use_cache: bool = True
+    clear_cache: bool = False
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> PluginSettings:
+        """Read CLI options (relative to the invocation dir) over ini keys (relative to the ini file)."""
+        invocation_dir = Path(config.invocation_params.dir)
+        cli_corpus = [invocation_dir / path for path in config.getoption("graphrag_corpus") or []]
+        ini_corpus = list(config.getini("graphrag_corpus") or [])
+        settings = cls(
+            corpus_paths=tuple(cli_corpus or ini_corpus),
+            corpus_from_cli=bool(cli_corpus),
+            responses_path=_path(config, "graphrag_responses", invocation_dir),
+            record_path=_path(config, "graphrag_record", invocation_dir, ini=False),
+            report_path=_path(config, "graphrag_report", invocation_dir),
+            baseline_path=_path(config, "graphrag_baseline", invocation_dir),
+            confidence=_percent(config, "graphrag_confidence", DEFAULT_CONFIDENCE),
+            resamples=_integer(config, "graphrag_resamples", DEFAULT_RESAMPLES),
+            markdown_path=_path(config, "graphrag_markdown", invocation_dir),
+            thresholds_ini=tuple(config.getini("graphrag_thresholds") or ()),
+            thresholds_cli=tuple(config.getoption("graphrag_threshold") or ()),
+            gates_ini=tuple(config.getini("graphrag_gates") or ()),
+            gates_cli=tuple(config.getoption("graphrag_gate") or ()),
+            steps_scope=_text(config, "graphrag_steps_scope") or "last_group",
+            agent_concurrency=_integer(config, "graphrag_agent_concurrency", DEFAULT_AGENT_CONCURRENCY),
+            judge=_text(config, "graphrag_judge"),
+            judge_model=_text(config, "graphrag_judge_model"),
+            embedding_model=_text(config, "graphrag_embedding_model"),
+            relevance=bool(config.getoption("graphrag_relevance") or config.getini("graphrag_relevance")),
+            judge_repeats=_integer(config, "graphrag_judge_repeats", 1),
+            correctness_prompt=_path(config, "graphrag_correctness_prompt", invocation_dir),
+            answers_config=_path(config, "graphrag_answers_config", invocation_dir),
+            llm_concurrency=_integer(config, "graphrag_concurrency", None),
+            cache_dir=_path(config, "graphrag_cache_dir", invocation_dir)
+            or Path(config.rootpath) / ".graphrag-cache",
+            use_cache=not config.getoption("graphrag_no_cache"),
+            clear_cache=bool(config.getoption("graphrag_cache_clear")),
+        )
+        settings.validate()
+        return settings
+
+    def report_metadata(self) -> dict[str, Any]:
+        """What the run was configured with, as the JSON report's metadata records it."""
+        return {
+            "corpus": [str(path) for path in self.corpus_paths],
+            "responses": str(self.responses_path) if self.responses_path else "live",
+            "steps_scope": self.steps_scope,
+            "judge": self.judge,
+            "judge_model": self.judge_model,
+        }
+
+    def validate(self) -> None:
+        """Reject values argparse cannot check (ini values are plain text)."""
+        if self.steps_scope not in ("last_group", "all_groups"):
+            raise ConfigurationError(
+                f"graphrag_steps_scope must be last_group or all_groups, got {self.steps_scope!r}"
+            )
+        if self.judge not in (None, "none", "lexical", "llm"):
+            raise ConfigurationError(f"graphrag_judge must be none, lexical or llm, got {self.judge!r}")
+        for name, value in (
+            ("graphrag_agent_concurrency", self.agent_concurrency),
+            ("graphrag_judge_repeats", self.judge_repeats),
+            ("graphrag_concurrency", self.llm_concurrency or 1),
+            ("graphrag_resamples", self.resamples),
+        ):
+            if value < 1:
+                raise ConfigurationError(f"{name} must be at least 1, got {value}")
+
+
+def _text(config: pytest.Config, name: str) -> str | None:
+    value = config.getoption(name)
+    if value is None:
+        value = config.getini(name) or None
+    return str(value).strip() if value is not None else None
+
+
+def _integer(config: pytest.Config, name: str, default: Any) -> Any:
+    value = _text(config, name)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a whole number, got {value!r}") from None
+
+
+def _percent(config: pytest.Config, name: str, default: float) -> float:
+    """A confidence given in percent (95) as a fraction (0.95); 50 to below 100."""
+    value = _text(config, name)
+    if value is None:
+        return default
+    try:
+        percent = float(value)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a percentage such as 95, got {value!r}") from None
+    if not 50 <= percent < 100:
+        raise ConfigurationError(f"{name} must be from 50 to below 100 (percent), got {value!r}")
+    return percent / 100
+
+
+def _path(config: pytest.Config, name: str, invocation_dir: Path, *, ini: bool = True) -> Path | None:
+    value = config.getoption(name)
+    if value is not None:
+        return invocation_dir / value
+    if not ini:
+        return None
+    paths = config.getini(name)
+    return Path(paths[0]) if paths else None

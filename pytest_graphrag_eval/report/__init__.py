@@ -1,0 +1,1 @@
+"""What a run tells people: the JSON report, terminal summary and failure explanations (no pytest)."""

@@ -1,0 +1,36 @@
+"""Atomic file writes: readers (CI uploaders, a second pytest run) never see half a report."""
+
+from __future__ import annotations
+
+import functools
+import os
+import tempfile
+from pathlib import Path
+
+
+@functools.cache
+def _umask() -> int:
+    """The process umask, read once (reading it means setting it, which is not thread-safe)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write `text` to a temporary file beside `path` and rename it into place.
+
+    The file gets the mode a plain `open()` would give it (0666 less the umask), not mkstemp's 0600.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,80 @@
+"""Lines explaining why a reference step matched no actual step, for failure reports.
+
+For a SPARQL step the closest actual result (fewest missing plus extra rows) is
+diffed against the reference; for other steps the report says which candidate
+steps existed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_graphrag_eval.corpus.reference_steps import media_type, reference_iri
+from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
+
+SPARQL_JSON = "application/sparql-results+json"
+IRI_SOURCES = ("autocomplete_search", "sparql_query")
+
+
+def explain_step_mismatch(
+    reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping[str, Any]], *, limit: int = 5
+) -> list[str]:
+    """Human-readable lines; never raises on malformed actual steps."""
+    name = reference_step.get("name")
+    if name == "iri_discovery":
+        return [_iri_lines(reference_step, actual_steps)]
+    candidates = [step for step in actual_steps if step.get("name") == name]
+    successful = [step for step in candidates if step.get("status", "success") == "success"]
+    if not candidates:
+        return [f"no actual step named {name!r} was executed"]
+    if not successful:
+        return [f"{len(candidates)} actual {name!r} step(s), none successful"]
+    if media_type(reference_step) != SPARQL_JSON:
+        return [f"{len(successful)} successful actual {name!r} step(s), none with a matching output"]
+    explained = [
+        (step, explain_sparql_mismatch(reference_step, step.get("output"), limit=limit))
+        for step in successful
+    ]
+    step, closest = min(explained, key=lambda pair: _distance(pair[1]))
+    lines = [f"closest actual step: {step.get('id', '?')} — {closest.get('reason', 'no reason given')}"]
+    mapping = closest.get("column_mapping")
+    if mapping:
+        lines.append("column mapping tried: " + ", ".join(f"{ref} -> {act}" for ref, act in mapping.items()))
+    if closest.get("unmapped_columns"):
+        lines.append("required columns with no partner: " + ", ".join(closest["unmapped_columns"]))
+    if "reference_row_count" in closest:
+        lines.append(
+            f"rows: reference {closest['reference_row_count']}, actual {closest.get('actual_row_count')}"
+        )
+    for key, label in (("missing_rows", "missing rows"), ("extra_rows", "extra rows")):
+        rows = closest.get(key) or []
+        if rows:
+            total = closest.get(f"{key}_total", len(rows))
+            lines.append(f"{label} ({total}):")
+            lines += [f"  - {json.dumps(row, ensure_ascii=False, default=str)}" for row in rows[:limit]]
+            if total > limit:
+                lines.append(f"  … {total - limit} more")
+    if closest.get("first_differing_row") is not None:
+        lines.append(f"same rows in another order; first differing row: {closest['first_differing_row']}")
+    return lines
+
+
+def _iri_lines(reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping[str, Any]]) -> str:
+    searched = sum(
+        1 for step in actual_steps if step.get("name") in IRI_SOURCES and step.get("status") == "success"
+    )
+    try:
+        iri = reference_iri(reference_step)
+    except ValueError:
+        iri = "(the reference IRI)"
+    return f"{iri} was not found in the {searched} successful autocomplete_search / sparql_query output(s)"
+
+
+def _distance(explanation: Mapping[str, Any]) -> tuple[int, int]:
+    if explanation.get("matched"):
+        return (0, 0)
+    if "reference_row_count" not in explanation:
+        return (2, 0)
+    return (1, int(explanation.get("missing_rows_total", 0)) + int(explanation.get("extra_rows_total", 0)))

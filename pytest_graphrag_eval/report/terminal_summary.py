@@ -1,0 +1,101 @@
+"""The terminal summary: a table per template and overall, then the gates.
+
+Columns are the score-like metrics present in the results (at most a handful,
+so the table fits a CI log), then mean tokens and mean elapsed seconds; every
+metric is in the JSON report.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_graphrag_eval.aggregates import is_metric_value
+from pytest_graphrag_eval.gates.suite_gates import GateResult
+
+MAX_METRIC_COLUMNS = 6
+PREFERRED = ("steps_score", "answer_f1", "answer_relevance", "answer_token_f1")
+_NOT_SCORES = ("_count", "_cost", "_tokens", "_stdev", "_min", "_max", "_sec")
+_HIDDEN = frozenset(
+    {
+        "answer_recall",
+        "answer_precision",
+        "answer_exact_match",
+        "input_tokens",
+        "output_tokens",
+        "total_tokens",
+    }
+)
+
+
+def score_columns(results: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Score-like metric keys present in results: preferred ones first, then the rest by name."""
+    present = {
+        key
+        for result in results
+        for key, value in result.items()
+        if is_metric_value(key, value) and key not in _HIDDEN and not key.endswith(_NOT_SCORES)
+    }
+    ordered = [key for key in PREFERRED if key in present] + sorted(present - set(PREFERRED))
+    return ordered[:MAX_METRIC_COLUMNS]
+
+
+def summary_rows(results: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[list[str]]:
+    """One row per template in first-seen order, then the overall row."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for result in results:
+        groups.setdefault(str(result["template_id"]), []).append(result)
+    rows = [_row(template_id, group, columns) for template_id, group in groups.items()]
+    rows.append(_row("overall", results, columns))
+    return rows
+
+
+def _row(label: str, results: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[str]:
+    successes = [result for result in results if result.get("status") == "success"]
+    cells = [label, str(len(results)), str(len(results) - len(successes))]
+    for key in (*columns, "total_tokens", "elapsed_sec"):
+        values = [result[key] for result in successes if is_metric_value(key, result.get(key))]
+        cells.append(_number(statistics.fmean(values)) if values else "-")
+    return cells
+
+
+def _number(value: float) -> str:
+    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
+def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(str(row[index])) for row in [header, *rows]) for index in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        first = f"{cells[0]:<{widths[0]}}"
+        rest = "  ".join(f"{cell:>{width}}" for cell, width in zip(cells[1:], widths[1:], strict=True))
+        return f"{first}  {rest}"
+
+    return [line(header), *(line(row) for row in rows)]
+
+
+def write_terminal_summary(
+    terminalreporter: Any,
+    results: Sequence[Mapping[str, Any]],
+    gates: Sequence[GateResult],
+    report_path: Path | None,
+) -> None:
+    """Print the graphrag-eval section of the terminal summary."""
+    if not results and not gates:
+        return
+    terminalreporter.section("graphrag-eval summary")
+    if results:
+        columns = score_columns(results)
+        header = ["template", "questions", "errors", *columns, "tokens", "elapsed_s"]
+        for line in format_table(header, summary_rows(results, columns)):
+            terminalreporter.write_line(line)
+    if gates:
+        terminalreporter.write_line("")
+        terminalreporter.write_line("gates:")
+        for gate in gates:
+            status = "PASS" if gate.passed else "FAIL"
+            terminalreporter.write_line(f"  {status}  {gate.message}", red=not gate.passed, green=gate.passed)
+    if report_path is not None:
+        terminalreporter.write_line(f"report: {report_path}")
