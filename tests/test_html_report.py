@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import os
 import re
@@ -27,9 +29,13 @@ def regression_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any
 
 
 def embedded(page: str, block: str) -> Any:
-    match = re.search(rf'<script type="application/json" id="{block}">(.*?)</script>', page, re.S)
+    match = re.search(rf'<script type="application/([a-z-]+)" id="{block}"[^>]*>(.*?)</script>', page, re.S)
     assert match, f"no {block} block"
-    return json.loads(match.group(1))
+    kind, text = match.groups()
+    if kind == "octet-stream":
+        lines = gzip.decompress(base64.b64decode(text)).decode("utf-8").split("\n")
+        return [json.loads(line) for line in lines]
+    return json.loads(text)
 
 
 def position_of(report: dict[str, Any], question_id: str) -> int:

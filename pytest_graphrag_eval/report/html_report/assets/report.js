@@ -19,9 +19,17 @@
   var visible = [];
   var selected = -1;
 
-  function detailsOf(position) {
-    if (details === null) details = JSON.parse(doc.getElementById("report-details").textContent);
-    return details[position];
+  /* The drill-down data: one JSON document per question and line, gzip-compressed, in base64.
+     It is inflated once, on first use; each question is parsed when it is shown. */
+  function loadDetails() {
+    if (details === null) {
+      var binary = atob(doc.getElementById("report-details").textContent.trim());
+      var bytes = new Uint8Array(binary.length);
+      for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      details = new Response(stream).text().then(function (text) { return text.split("\n"); });
+    }
+    return details;
   }
 
   function $(selector) { return doc.querySelector(selector); }
@@ -212,9 +220,6 @@
 
   function openQuestion(position, scrollIntoList) {
     selected = position;
-    var data = detailsOf(position);
-    detail.replaceChildren(renderDetail(position, data));
-    detail.scrollTop = 0;
     if (scrollIntoList) {
       var slot = visible.indexOf(position);
       if (slot >= 0) {
@@ -223,6 +228,13 @@
       }
     }
     drawList();
+    loadDetails().then(function (all) {
+      if (selected !== position) return;
+      detail.replaceChildren(renderDetail(position, JSON.parse(all[position])));
+      detail.scrollTop = 0;
+    }, function (error) {
+      detail.replaceChildren(el("p", { class: "placeholder" }, "This browser could not read the question details: " + error));
+    });
   }
 
   function renderDetail(position, data) {
