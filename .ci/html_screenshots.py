@@ -23,12 +23,13 @@ from pytest_graphrag_eval.report.html_report import write_html
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "docs" / "images"
-VIEWPORT = {"width": 1280, "height": 900}
+WIDTH = 1280
+# (file, page fragment, colour scheme, drill-down part scrolled to the top, viewport height)
 SHOTS = (
-    ("html-report-overview.png", "", "light", None),
-    ("html-report-question.png", "#q=ac-lines-no1-no2", "light", "answers"),
-    ("html-report-diff-dark.png", "#q=capacity-no1", "dark", "steps"),
-    ("html-report-distributions.png", "#distributions", "light", None),
+    ("html-report-overview.png", "", "light", None, 900),
+    ("html-report-question.png", "#q=ac-lines-no1-no2", "light", None, 1180),
+    ("html-report-diff-dark.png", "#q=capacity-no1", "dark", "steps", 900),
+    ("html-report-distributions.png", "#distributions", "light", None, 900),
 )
 
 
@@ -63,8 +64,9 @@ def main() -> None:
         url = page_path.resolve().as_uri()
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, headless=True)
-            for name, fragment, scheme, scroll_to in SHOTS:
-                context = browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
+            for name, fragment, scheme, scroll_to, height in SHOTS:
+                viewport = {"width": WIDTH, "height": height}
+                context = browser.new_context(viewport=viewport, color_scheme=scheme)
                 context.route(
                     "**/*", lambda route: route.continue_() if route.request.url == url else route.abort()
                 )

@@ -383,6 +383,7 @@ def _threshold(item: Mapping[str, Any]) -> dict[str, Any]:
         "actual": finite(item.get("actual")),
         "passed": bool(item.get("passed")),
         "source": _text(item.get("source")),
+        "message": _text(item.get("message")),
     }
 
 

@@ -73,7 +73,8 @@
   /* Format 1 reports know only agent errors: answered questions get no pill. */
   function outcomePill(position) {
     var label = outcomeLabel(position);
-    return label === "answered" ? null : pill(label);
+    var agentError = index.agent_error[position] && label !== "error" ? pill("error", "agent error") : null;
+    return [label === "answered" ? null : pill(label), agentError];
   }
 
   /* ---------- tabs and routing ---------- */
@@ -249,9 +250,12 @@
     if (data.status !== "success") {
       parts.push(el("h3", null, "Agent error"), el("div", { class: "errorbox" }, data.error || "no error message"));
     }
-    if (data.failures && data.failures.length) {
+    /* Threshold failures are in the thresholds table; other failures (an agent error) are listed. */
+    var thresholdMessages = data.thresholds.map(function (item) { return item.message; });
+    var failures = data.failures.filter(function (text) { return thresholdMessages.indexOf(text) < 0; });
+    if (failures.length && data.status === "success") {
       parts.push(el("h3", null, "Why it failed"),
-        el("ul", { class: "reasons" }, data.failures.map(function (text) { return el("li", null, text); })));
+        el("ul", { class: "reasons" }, failures.map(function (text) { return el("li", null, text); })));
     }
     if (data.thresholds && data.thresholds.length) parts.push(el("h3", null, "Thresholds"), thresholdTable(data.thresholds));
     parts.push(scoreSection(data));
