@@ -122,7 +122,30 @@ def test_overview_numbers_equal_the_json_report(open_report: Any, reports: dict[
     rows = opened.page.locator('[data-testid="templates"] tbody tr').count()
     assert rows == len(report["aggregates"]["per_template"])
     assert opened.page.locator('[data-testid="verdict"]').text_content() == "Failed"
+    outcomes = [result.get("outcome") for result in results]
+    if all(outcomes):  # reports that record each question's pytest outcome
+        assert card(opened, "passed") == str(outcomes.count("passed"))
+        assert card(opened, "failed") == str(outcomes.count("failed"))
     opened.assert_clean(opened.page.url)
+
+
+def test_overview_links_and_histogram_template(open_report: Any, reports: dict[str, Any]) -> None:
+    report = reports["regression"]
+    opened = open_report(report)
+    page = opened.page
+    template = report["results"][-2]["template_id"]
+    page.locator(f'[data-testid="templates"] tr[data-template="{template}"] a').click()
+    expect(page.locator("#questions")).to_be_visible()
+    members = [r["question_id"] for r in report["results"] if r["template_id"] == template]
+    expect(page.locator("#f-count")).to_have_text(re.compile(rf"^{len(members)} of"))
+    assert page.locator(".qrow").evaluate_all("rows => rows.map(row => row.dataset.qid)") == members
+    page.locator('a[data-tab="distributions"]').click()
+    charts = page.locator('.hist-card[data-metric="steps_score"] .hist')
+    expect(charts.locator("visible=true")).to_have_count(1)
+    assert charts.locator("visible=true").get_attribute("data-template") == ""
+    page.select_option("#hist-template", template)
+    assert charts.locator("visible=true").get_attribute("data-template") == template
+    opened.assert_clean(page.url.split("#")[0])
 
 
 def test_good_run_is_green_and_clean(open_report: Any, reports: dict[str, Any]) -> None:
