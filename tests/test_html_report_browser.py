@@ -260,3 +260,17 @@ def test_untrusted_text_is_shown_as_text(open_report: Any, reports: dict[str, An
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(15, 18, 23)"
     opened.assert_clean(page.url.split("#")[0])
+
+
+def test_question_ids_shared_by_two_templates(open_report: Any) -> None:
+    report = synthetic_report(4, templates=2)
+    for result, change in zip(report["results"][:2], report["comparison"]["questions"][:2], strict=True):
+        result["question_id"] = change["question_id"] = "shared"
+    second = report["results"][1]["template_id"]
+    opened = open_report(report, f"#q={second}/shared")
+    page = opened.page
+    page.wait_for_selector('[data-question="shared"]')
+    assert page.locator(".detail code").first.inner_text() == second
+    links = page.locator('.qrow[data-qid="shared"]').evaluate_all("rows => rows.map(row => row.hash)")
+    assert links == [f"#q={report['results'][0]['template_id']}/shared", f"#q={second}/shared"]
+    opened.assert_clean(page.url.split("#")[0])

@@ -136,7 +136,7 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
         changes=_changes(comparison, results) if comparison else None,
         index=_index(results, outcomes, templates, scores, classification),
         details=[
-            _details(result, metadata, classification.get(_text(result["question_id"])), scores, keys)
+            _details(result, metadata, classification.get(_question_key(result)), scores, keys)
             for result in results
         ],
     )
@@ -220,10 +220,10 @@ def _changes(comparison: Mapping[str, Any], results: Sequence[Mapping[str, Any]]
             ends += [finite(stats.get(key)) for key in ("delta", "ci_low", "ci_high")]
     scale = delta_scale(ends)
     outcome_stats = _mapping(comparison.get("outcomes"))
-    texts = {_text(result["question_id"]): _text(result.get("question_text")) for result in results}
+    texts = {_question_key(result): _text(result.get("question_text")) for result in results}
     lists = {
         kind: [
-            {**item, "question_text": texts.get(_text(item.get("question_id")), "")}
+            {**item, "question_text": texts.get(_question_key(item), ""), "link": _link(item, results)}
             for item in questions
             if item.get("classification") == kind
         ]
@@ -272,14 +272,24 @@ def _delta_row(label: str, stats: Mapping[str, Any], scale: float) -> DeltaRow:
     return DeltaRow(label, stats, delta_bar(delta, low, high, scale), significant)
 
 
-def _classifications(comparison: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
+def _classifications(comparison: Mapping[str, Any] | None) -> dict[tuple[str, str], Mapping[str, Any]]:
+    """Each question's change, keyed like the comparison pairs questions: by template and question id."""
     if not comparison:
         return {}
     return {
-        _text(item.get("question_id")): item
-        for item in comparison.get("questions") or []
-        if isinstance(item, Mapping)
+        _question_key(item): item for item in comparison.get("questions") or [] if isinstance(item, Mapping)
     }
+
+
+def _question_key(item: Mapping[str, Any]) -> tuple[str, str]:
+    return (_text(item.get("template_id")), _text(item.get("question_id")))
+
+
+def _link(item: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> str:
+    """The page's address of a question: its id, with the template when another template reuses the id."""
+    question_id = _text(item.get("question_id"))
+    shared = sum(1 for result in results if _text(result["question_id"]) == question_id) > 1
+    return f"{_text(item.get('template_id'))}/{question_id}" if shared else question_id
 
 
 def _index(
@@ -287,7 +297,7 @@ def _index(
     outcomes: Sequence[str],
     templates: Sequence[str],
     scores: Sequence[str],
-    classification: Mapping[str, Mapping[str, Any]],
+    classification: Mapping[tuple[str, str], Mapping[str, Any]],
 ) -> dict[str, Any]:
     """Columnar arrays for the question list: small to embed and quick to filter."""
     template_position = {template: index for index, template in enumerate(templates)}
@@ -300,7 +310,7 @@ def _index(
         "template": [template_position[str(result["template_id"])] for result in results],
         "outcome": [OUTCOMES.index(outcome) for outcome in outcomes],
         "change": [
-            _text(classification.get(_text(result["question_id"]), {}).get("classification")) or None
+            _text(classification.get(_question_key(result), {}).get("classification")) or None
             for result in results
         ],
         "flaky": [1 if is_flaky(result) else 0 for result in results],

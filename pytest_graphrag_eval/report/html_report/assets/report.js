@@ -11,10 +11,18 @@
   var index = JSON.parse(doc.getElementById("report-index").textContent);
   var details = null;
   var count = index.id.length;
+  /* A question's address is its id, or template/id when another template reuses the id. */
   var positionById = new Map();
+  var idCounts = new Map();
+  index.id.forEach(function (id) { idCounts.set(id, (idCounts.get(id) || 0) + 1); });
   index.id.forEach(function (id, position) {
+    positionById.set(index.templates[index.template[position]] + "/" + id, position);
     if (!positionById.has(id)) positionById.set(id, position);
   });
+  function linkOf(position) {
+    var id = index.id[position];
+    return idCounts.get(id) > 1 ? index.templates[index.template[position]] + "/" + id : id;
+  }
   var haystack = null;
   var visible = [];
   var selected = -1;
@@ -198,7 +206,7 @@
         metric.replace(/^answer_/, "") + " " + fmt(value)));
     });
     var row = el("a", {
-      class: "qrow", href: "#q=" + encodeURIComponent(id), role: "option", "data-qid": id,
+      class: "qrow", href: "#q=" + encodeURIComponent(linkOf(position)).replace(/%2F/g, "/"), role: "option", "data-qid": id,
       "aria-selected": position === selected ? "true" : "false"
     },
       el("span", { class: "l1" },
@@ -468,7 +476,7 @@
       if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
       event.preventDefault();
       var slot = visible.indexOf(selected) + (event.key === "ArrowDown" ? 1 : -1);
-      if (slot >= 0 && slot < visible.length) location.hash = "q=" + encodeURIComponent(index.id[visible[slot]]);
+      if (slot >= 0 && slot < visible.length) location.hash = "q=" + encodeURIComponent(linkOf(visible[slot])).replace(/%2F/g, "/");
     });
     doc.querySelectorAll("[data-filter-template]").forEach(function (link) {
       link.addEventListener("click", function () { form.reset(); inputs.template.value = link.dataset.filterTemplate; applyFilters(); });
