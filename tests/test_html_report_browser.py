@@ -155,8 +155,8 @@ def test_good_run_is_green_and_clean(open_report: Any, reports: dict[str, Any]) 
     errors = sum(result["status"] == "error" for result in report["results"])
     assert card(opened, "agent-errors") == str(errors)
     opened.page.locator('a[data-tab="distributions"]').click()
-    assert opened.page.locator("#distributions").is_visible()
-    assert opened.page.locator("#overview").is_hidden()
+    expect(opened.page.locator("#distributions")).to_be_visible()
+    expect(opened.page.locator("#overview")).to_be_hidden()
     opened.assert_clean(opened.page.url.split("#")[0])
 
 
