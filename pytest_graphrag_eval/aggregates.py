@@ -143,17 +143,16 @@ def steps_summary(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, i
 
 def is_empty_output(output: Any) -> bool:
     """A step output with nothing in it: blank, `[]`/`{}`, or SPARQL JSON with no bindings."""
-    if output is None:
-        return True
-    if not isinstance(output, str):
-        return not output
-    text = output.strip()
-    if not text:
-        return True
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return False
+    if isinstance(output, str):
+        text = output.strip()
+        if not text:
+            return True
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return False
+    else:
+        data = output  # an output recorded as a JSON value rather than text
     if isinstance(data, Mapping) and isinstance(data.get("results"), Mapping):
         return not data["results"].get("bindings")
     return data in ([], {}, None, "")

@@ -4,20 +4,24 @@ The result of one question is a flat dict: the seed's copied keys (ids, text,
 reference and actual answer and steps, tokens, elapsed) merged with the keys
 every applicable scorer returns. Only success responses are scored; an error
 response or a missing one yields `status: error` with the reason in `error`.
+Responses for questions outside the corpus are not scored; `check_responses_match`
+lists them and `run_evaluation` warns (`UnknownResponsesWarning`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, corpus_from_data
 from pytest_graphrag_eval.corpus.responses import NUMERIC_RESPONSE_KEYS, validate_response
-from pytest_graphrag_eval.errors import ConfigurationError, ResponseError, SourceLocation
+from pytest_graphrag_eval.errors import ConfigurationError, SourceLocation
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 STEPS_SCOPES = ("last_group", "all_groups")
@@ -92,7 +96,8 @@ async def arun_evaluation(
     exclude each other.
     """
     corpus = corpus_from_data(reference_qas)
-    check_responses_match(corpus.question_ids(), chat_responses)
+    for message in check_responses_match(corpus.question_ids(), chat_responses).warnings:
+        warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
     context = make_context(steps_scope, judge, options)
     if config_file_path is None:
         active = list(scorers) if scorers is not None else default_scorers()
@@ -135,17 +140,36 @@ def make_context(
     return ScoringContext(steps_scope=steps_scope, judge=judge, options=dict(options or {}))
 
 
-def check_responses_match(question_ids: Iterable[str], chat_responses: Mapping[str, Any]) -> None:
-    """A response for a question the corpus does not have is a stale or wrong file: say so."""
-    unknown = sorted(set(chat_responses) - set(question_ids))
-    if unknown:
-        shown = ", ".join(repr(question_id) for question_id in unknown[:5])
-        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        raise ResponseError(
-            f"responses for questions the corpus does not have: {shown}{more}",
-            SourceLocation(),
-            "question_id",
-        )
+class UnknownResponsesWarning(UserWarning):
+    """Responses were given for questions the corpus does not have; they are not scored."""
+
+
+@dataclass(frozen=True)
+class ResponsesCheck:
+    """How a set of responses lines up with a corpus.
+
+    Answers for questions outside the corpus are ignored, as graphrag-eval
+    does (scoring a subset corpus against a full recording is everyday use),
+    but are reported so a stale or wrong responses file does not go unnoticed.
+    """
+
+    unknown_question_ids: tuple[str, ...] = ()
+
+    @property
+    def warnings(self) -> list[str]:
+        """Human-readable warnings, empty when every response belongs to the corpus."""
+        if not self.unknown_question_ids:
+            return []
+        shown = ", ".join(repr(question_id) for question_id in self.unknown_question_ids[:5])
+        extra = len(self.unknown_question_ids) - 5
+        more = f" and {extra} more" if extra > 0 else ""
+        count = len(self.unknown_question_ids)
+        return [f"{count} response(s) for questions the corpus does not have, not scored: {shown}{more}"]
+
+
+def check_responses_match(question_ids: Iterable[str], chat_responses: Mapping[str, Any]) -> ResponsesCheck:
+    """List the responses whose question the corpus does not have (sorted ids)."""
+    return ResponsesCheck(tuple(sorted(set(chat_responses) - set(question_ids))))
 
 
 async def evaluate_question(

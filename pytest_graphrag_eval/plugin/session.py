@@ -19,7 +19,7 @@ from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, load_corpus
 from pytest_graphrag_eval.corpus.responses import load_responses
 from pytest_graphrag_eval.errors import GraphragEvalError
-from pytest_graphrag_eval.evaluation import check_responses_match
+from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
 from pytest_graphrag_eval.gates.suite_gates import Gate, GateResult, evaluate_gates, resolve_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, parse_threshold_list
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
@@ -61,6 +61,8 @@ class GraphragSession:
         parse_threshold_list(settings.thresholds_ini, "ini")
         parse_threshold_list(settings.thresholds_cli, "cli")
         self.runner: QuestionRunner | None = None
+        # Responses for questions outside the corpora: warnings for the terminal summary and the report.
+        self.responses_check = ResponsesCheck()
         self.started = time.time()
         self.interrupted = False
         config.stash[SESSION_KEY] = self
@@ -98,7 +100,7 @@ class GraphragSession:
         if settings.responses_path is not None:
             try:
                 responses = load_responses(settings.responses_path)
-                check_responses_match(
+                self.responses_check = check_responses_match(
                     (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), responses
                 )
             except GraphragEvalError as error:
