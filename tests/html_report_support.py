@@ -30,6 +30,16 @@ def run_example(report: Path, *options: str) -> dict[str, Any]:
     return json.loads(report.read_text(encoding="utf-8"))
 
 
+def with_comparison(baseline: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+    """`current` with the `comparison` section the compare package computes against `baseline`."""
+    from pytest_graphrag_eval.compare import compare_reports
+
+    # The example's reports record each outcome; the baseline check asks for the format number saying so.
+    baseline = {**baseline, "format_version": max(2, baseline["format_version"])}
+    comparison = compare_reports(baseline, current["results"], baseline_path="reports/main.json")
+    return {**current, "format_version": 2, "comparison": comparison.to_dict()}
+
+
 def with_malicious_answer(report: dict[str, Any]) -> dict[str, Any]:
     """A copy whose first answer and step output try to break out of the page."""
     copy = json.loads(json.dumps(report))

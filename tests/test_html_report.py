@@ -222,3 +222,26 @@ def test_odd_shapes_render_without_errors() -> None:
     report["metadata"] = {"steps_scope": "all_groups"}
     first = build_view(report).details[0]["steps"]["reference"][0]
     assert first["scored"] and "reference step is invalid" in first["mismatch"]["reason"]
+
+
+def test_changes_keep_scores_and_usage_on_separate_axes() -> None:
+    report = synthetic_report(60, templates=3)
+    comparison = report["comparison"]
+    tokens = {"baseline": 150.0, "current": 180.0, "delta": 30.0, "ci_low": 12.0, "ci_high": 48.0}
+    comparison["metrics"]["input_tokens"] = tokens
+    for stats in comparison["per_template"].values():
+        stats["input_tokens"] = tokens
+    changes = build_view(report).changes
+    assert changes is not None
+    assert [metric for metric, _ in changes.micro] == [
+        "steps_score",
+        "answer_f1",
+        "answer_recall",
+        "answer_precision",
+    ]
+    ((metric, row),) = changes.micro_other
+    assert (metric, row.scale, row.neutral) == ("input_tokens", 100, True)
+    assert changes.scale <= 0.5
+    assert [metric for metric, _ in changes.per_metric][-1] == "input_tokens"
+    regressed = changes.lists["regressed"][0]
+    assert [delta[0] for delta in regressed["score_deltas"]] == ["steps_score"]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from html_report_support import MALICIOUS, REGRESSION, run_example, with_malicious_answer
+from html_report_support import MALICIOUS, REGRESSION, run_example, with_comparison, with_malicious_answer
 
 from pytest_graphrag_eval.report.html_report import write_html
 from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
@@ -210,6 +210,30 @@ def test_drill_down_shows_the_step_diff(open_report: Any, reports: dict[str, Any
     page.wait_for_selector('[data-question="capacity-no1"] [data-testid="row-diff"]')
     tables = page.locator('[data-question="capacity-no1"] table.result').all_inner_texts()
     assert "3590" in tables[0] and "7180" in tables[1]
+    opened.assert_clean(page.url.split("#")[0])
+
+
+def test_example_regression_against_the_good_run(open_report: Any, reports: dict[str, Any]) -> None:
+    report = with_comparison(reports["good"], reports["regression"])
+    comparison = report["comparison"]
+    opened = open_report(report, "#changes")
+    page = opened.page
+    regressions = comparison["regressions"]
+    assert page.locator('[data-testid="regressed-list"] li b').all_inner_texts() == regressions
+    steps = page.locator('[data-testid="micro-deltas"] tr:has(th:text-is("steps_score"))')
+    assert (
+        steps.locator("td.delta").inner_text() == f"−{abs(comparison['metrics']['steps_score']['delta']):.3g}"
+    )
+    first_table = page.locator('[data-testid="template-deltas"]').first
+    assert first_table.locator("tbody tr").count() == sum(
+        "steps_score" in stats for stats in comparison["per_template"].values()
+    )
+    page.locator('[data-filter-change="regressed"]').click()
+    expect(page.locator("#f-count")).to_have_text(re.compile(rf"^{len(regressions)} of"))
+    assert page.locator(".qrow").evaluate_all("rows => rows.map(row => row.dataset.qid)") == regressions
+    page.locator('.qrow[data-qid="capacity-no1"]').click()
+    deltas = page.locator('[data-question="capacity-no1"] [data-testid="question-deltas"]')
+    expect(deltas).to_contain_text("steps_score")
     opened.assert_clean(page.url.split("#")[0])
 
 

@@ -51,6 +51,8 @@ class DeltaRow:
     stats: Mapping[str, Any]
     bar: DeltaBar
     significant: bool
+    scale: float
+    neutral: bool
 
 
 @dataclass
@@ -60,6 +62,7 @@ class Changes:
     counts: dict[str, int]
     outcomes: DeltaRow | None
     micro: list[tuple[str, DeltaRow]]
+    micro_other: list[tuple[str, DeltaRow]]
     per_metric: list[tuple[str, list[DeltaRow]]]
     lists: dict[str, list[dict[str, Any]]]
     scale: float
@@ -133,7 +136,7 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
             )
         ),
         histograms=_histograms(results, templates, scores, others),
-        changes=_changes(comparison, results) if comparison else None,
+        changes=_changes(comparison, results, scores) if comparison else None,
         index=_index(results, outcomes, templates, scores, classification),
         details=[
             _details(result, metadata, classification.get(_question_key(result)), scores, keys)
@@ -209,52 +212,85 @@ def _histograms(
     return charts
 
 
-def _changes(comparison: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> Changes:
+def _changes(
+    comparison: Mapping[str, Any], results: Sequence[Mapping[str, Any]], scores: Sequence[str]
+) -> Changes:
+    """Score changes share one axis; tokens, time and counts each get their own (their units differ)."""
     questions = [item for item in comparison.get("questions") or [] if isinstance(item, Mapping)]
     micro = _mapping(comparison.get("metrics"))
-    per_template = _mapping(comparison.get("per_template"))
-    metric_names = list(micro) or list(dict.fromkeys(m for stats in per_template.values() for m in stats))
-    ends: list[float | None] = []
-    for stats in [*micro.values(), *(s for t in per_template.values() for s in _mapping(t).values())]:
-        if isinstance(stats, Mapping):
-            ends += [finite(stats.get(key)) for key in ("delta", "ci_low", "ci_high")]
-    scale = delta_scale(ends)
+    per_template = {
+        template: _mapping(stats) for template, stats in _mapping(comparison.get("per_template")).items()
+    }
+    named = list(dict.fromkeys([*micro, *(metric for stats in per_template.values() for metric in stats)]))
+    ordered = [metric for metric in scores if metric in named] + [m for m in named if m not in scores]
+    score_scale = _scale([_mapping(micro.get(metric)) for metric in ordered if metric in scores])
     outcome_stats = _mapping(comparison.get("outcomes"))
     texts = {_question_key(result): _text(result.get("question_text")) for result in results}
     lists = {
         kind: [
-            {**item, "question_text": texts.get(_question_key(item), ""), "link": _link(item, results)}
+            {
+                **item,
+                "question_text": texts.get(_question_key(item), ""),
+                "link": _link(item, results),
+                "score_deltas": _score_deltas(item, scores),
+            }
             for item in questions
             if item.get("classification") == kind
         ]
         for kind in ("regressed", "fixed")
     }
+    per_metric = []
+    for metric in ordered:
+        rows = [stats[metric] for stats in per_template.values() if isinstance(stats.get(metric), Mapping)]
+        scale = _scale(rows)
+        per_metric.append(
+            (
+                metric,
+                [
+                    _delta_row(template, stats[metric], scale, neutral=metric not in scores)
+                    for template, stats in per_template.items()
+                    if isinstance(stats.get(metric), Mapping)
+                ],
+            )
+        )
     return Changes(
         baseline=_mapping(comparison.get("baseline")),
         confidence=finite(comparison.get("confidence")),
         counts=_change_counts(comparison, questions),
-        outcomes=_delta_row("pass rate", outcome_stats, _outcome_scale(outcome_stats))
-        if outcome_stats
-        else None,
-        micro=[(metric, _delta_row(metric, _mapping(micro[metric]), scale)) for metric in micro],
-        per_metric=[
+        outcomes=_delta_row("pass rate", outcome_stats, _scale([outcome_stats])) if outcome_stats else None,
+        micro=[
+            (metric, _delta_row(metric, _mapping(micro[metric]), score_scale))
+            for metric in ordered
+            if metric in scores and metric in micro
+        ],
+        micro_other=[
             (
                 metric,
-                [
-                    _delta_row(template, _mapping(_mapping(stats).get(metric)), scale)
-                    for template, stats in per_template.items()
-                    if metric in _mapping(stats)
-                ],
+                _delta_row(metric, _mapping(micro[metric]), _scale([_mapping(micro[metric])]), neutral=True),
             )
-            for metric in metric_names
+            for metric in ordered
+            if metric not in scores and metric in micro
         ],
+        per_metric=per_metric,
         lists=lists,
-        scale=scale,
+        scale=score_scale,
     )
 
 
-def _outcome_scale(stats: Mapping[str, Any]) -> float:
-    return delta_scale([finite(stats.get(key)) for key in ("delta", "ci_low", "ci_high")])
+def _scale(stats: Sequence[Mapping[str, Any]]) -> float:
+    return delta_scale([finite(item.get(key)) for item in stats for key in ("delta", "ci_low", "ci_high")])
+
+
+def _score_deltas(item: Mapping[str, Any], scores: Sequence[str]) -> list[tuple[str, Any, Any, float]]:
+    """The scores that changed for one question: (metric, baseline, current, delta)."""
+    deltas = _mapping(item.get("deltas"))
+    changed = []
+    for metric in scores:
+        values = _mapping(deltas.get(metric))
+        delta = finite(values.get("delta"))
+        if delta:
+            changed.append((metric, values.get("baseline"), values.get("current"), delta))
+    return changed
 
 
 def _change_counts(comparison: Mapping[str, Any], questions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -266,10 +302,11 @@ def _change_counts(comparison: Mapping[str, Any], questions: Sequence[Mapping[st
     return dict(Counter(str(item.get("classification")) for item in questions))
 
 
-def _delta_row(label: str, stats: Mapping[str, Any], scale: float) -> DeltaRow:
+def _delta_row(label: str, stats: Mapping[str, Any], scale: float, *, neutral: bool = False) -> DeltaRow:
+    """One change with its bar; `neutral` for figures where up is neither better nor worse (tokens, time)."""
     delta, low, high = (finite(stats.get(key)) for key in ("delta", "ci_low", "ci_high"))
     significant = low is not None and high is not None and (low > 0 or high < 0)
-    return DeltaRow(label, stats, delta_bar(delta, low, high, scale), significant)
+    return DeltaRow(label, stats, delta_bar(delta, low, high, scale), significant, scale, neutral)
 
 
 def _classifications(comparison: Mapping[str, Any] | None) -> dict[tuple[str, str], Mapping[str, Any]]:
