@@ -94,7 +94,9 @@ def _environment() -> jinja2.Environment:
 
 
 def _percent(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:.1f}%"
+    if value is None:
+        return "–"
+    return f"{value * 100:.1f}".removesuffix(".0") + "%"
 
 
 def _signed(value: float | None, style: str = "num") -> str:

@@ -90,7 +90,9 @@
   var tabs = Array.prototype.slice.call(doc.querySelectorAll(".tabs a"));
 
   function show(name) {
+    var switching = !sections.some(function (section) { return section.id === name && section.classList.contains("active"); });
     sections.forEach(function (section) { section.classList.toggle("active", section.id === name); });
+    if (switching) window.scrollTo(0, 0);
     tabs.forEach(function (tab) {
       if (tab.dataset.tab === name) tab.setAttribute("aria-current", "page");
       else tab.removeAttribute("aria-current");
