@@ -245,3 +245,19 @@ def test_changes_keep_scores_and_usage_on_separate_axes() -> None:
     assert [metric for metric, _ in changes.per_metric][-1] == "input_tokens"
     regressed = changes.lists["regressed"][0]
     assert [delta[0] for delta in regressed["score_deltas"]] == ["steps_score"]
+
+
+def test_usage_sums_every_judge_cost_and_token_key() -> None:
+    report = synthetic_report(10, templates=1)
+    del report["aggregates"]
+    answered = [result for result in report["results"] if result["status"] == "success"]
+    for result in answered:
+        result["retrieval_judge_cost"] = 0.5
+        result["retrieval_judge_input_tokens"] = 10
+    view = build_view(report)
+    usage = {label: total for label, total, _ in view.usage}
+    assert usage["retrieval judge cost (USD)"] == f"${0.5 * len(answered):,.4f}"
+    assert usage["retrieval judge input tokens"] == str(10 * len(answered))
+    expected = sum(result["answer_eval_cost"] + 0.5 for result in answered)
+    assert view.templates[0].cost == pytest.approx(expected)
+    assert "retrieval_judge_cost" not in view.score_metrics

@@ -14,10 +14,10 @@ from typing import Any
 OUTCOMES = ("passed", "failed", "error", "xfailed", "xpassed", "skipped", "unknown")
 PASSING = frozenset({"passed", "xpassed"})
 FAILING = frozenset({"failed", "error"})
-USAGE_SUFFIXES = ("_tokens", "_cost", "_sec", "_count", "_stdev")
+USAGE_SUFFIXES = ("_tokens", "_cost", "_usd", "_sec", "_count", "_stdev", "_min", "_max")
+COST_SUFFIXES = ("_cost", "_usd")
 LEADING_METRICS = ("steps_score", "answer_f1", "answer_recall", "answer_precision")
 TOKEN_KEYS = ("input_tokens", "output_tokens", "total_tokens")
-JUDGE_TOKEN_KEYS = ("answer_eval_input_tokens", "answer_eval_output_tokens")
 NOT_METRICS = frozenset({"template_id", "question_id", "question_text"})
 
 
@@ -40,8 +40,13 @@ def is_usage_key(key: str) -> bool:
 
 
 def cost_keys(keys: Iterable[str]) -> list[str]:
-    """Judge cost keys in USD (`answer_eval_cost`, `answer_relevance_cost`, ...)."""
-    return sorted(key for key in keys if key.endswith("_cost"))
+    """Model cost keys in USD (`answer_eval_cost`, `answer_relevance_cost`, `retrieval_judge_cost`, ...)."""
+    return sorted(key for key in keys if key.endswith(COST_SUFFIXES))
+
+
+def judge_token_keys(keys: Iterable[str]) -> list[str]:
+    """Tokens spent by judges and other evaluation models, apart from the agent's own."""
+    return sorted(key for key in keys if key.endswith("_tokens") and key not in TOKEN_KEYS)
 
 
 def numeric_keys(results: Iterable[Mapping[str, Any]]) -> list[str]:

@@ -17,12 +17,12 @@ from pytest_graphrag_eval.errors import InputError, SourceLocation
 
 from .charts import DeltaBar, Histogram, delta_bar, delta_scale, fmt, histogram
 from .metrics import (
-    JUDGE_TOKEN_KEYS,
     OUTCOMES,
     TOKEN_KEYS,
     cost_keys,
     finite,
     is_flaky,
+    judge_token_keys,
     numeric_keys,
     outcome_of,
     score_metrics,
@@ -171,8 +171,9 @@ def _template_row(
 def _usage(micro: Mapping[str, Any], results: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> list:
     """(label, total, per question) for agent tokens, time, judge tokens and judge USD."""
     rows = []
-    named = [(key, key.replace("_", " ")) for key in (*TOKEN_KEYS, "elapsed_sec", *JUDGE_TOKEN_KEYS)]
-    for key, label in [*named, *((key, f"{key.replace('_', ' ')} (USD)") for key in cost_keys(keys))]:
+    costs = cost_keys(keys)
+    named = [(key, key.replace("_", " ")) for key in (*TOKEN_KEYS, "elapsed_sec", *judge_token_keys(keys))]
+    for key, label in [*named, *((key, f"{key.replace('_', ' ')} (USD)") for key in costs)]:
         if key not in keys:
             continue
         total = _stat(micro, key, "sum")
@@ -181,7 +182,7 @@ def _usage(micro: Mapping[str, Any], results: Sequence[Mapping[str, Any]], keys:
             values = [value for value in (finite(result.get(key)) for result in results) if value is not None]
             total = sum(values)
             mean = total / len(values) if values else None
-        if key.endswith("_cost"):
+        if key in costs:
             rows.append((label, f"${total:,.4f}", "–" if mean is None else f"${mean:,.5f}"))
         elif key == "elapsed_sec":
             rows.append(("agent time (s)", fmt(total, 4), fmt(mean, 3)))
