@@ -243,7 +243,7 @@
       if (selected !== position) return;
       detail.replaceChildren(renderDetail(position, JSON.parse(all[position])));
       detail.scrollTop = 0;
-      if (!scrollIntoList && window.matchMedia("(max-width: 900px)").matches) detail.scrollIntoView();
+      if (window.matchMedia("(max-width: 900px)").matches) detail.scrollIntoView();
     }, function (error) {
       detail.replaceChildren(el("p", { class: "placeholder" }, "This browser could not read the question details: " + error));
     });
