@@ -42,8 +42,9 @@ def position_of(report: dict[str, Any], question_id: str) -> int:
     return next(i for i, result in enumerate(report["results"]) if result["question_id"] == question_id)
 
 
-def test_page_is_self_contained(regression_report: dict[str, Any]) -> None:
+def test_page_is_self_contained_and_reproducible(regression_report: dict[str, Any]) -> None:
     page = render_html(regression_report)
+    assert render_html(regression_report) == page
     assert not re.search(r"\s(src|href)\s*=\s*[\"']?(https?:|//)", page, re.I)
     assert not re.search(r"<link[^>]+stylesheet|@import|url\(", page, re.I)
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)

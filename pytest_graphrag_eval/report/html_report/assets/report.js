@@ -19,9 +19,10 @@
     positionById.set(index.templates[index.template[position]] + "/" + id, position);
     if (!positionById.has(id)) positionById.set(id, position);
   });
-  function linkOf(position) {
+  function questionHash(position) {
     var id = index.id[position];
-    return idCounts.get(id) > 1 ? index.templates[index.template[position]] + "/" + id : id;
+    var link = idCounts.get(id) > 1 ? index.templates[index.template[position]] + "/" + id : id;
+    return "#q=" + encodeURIComponent(link).replace(/%2F/g, "/");
   }
   var haystack = null;
   var visible = [];
@@ -208,7 +209,7 @@
         metric.replace(/^answer_/, "") + " " + fmt(value)));
     });
     var row = el("a", {
-      class: "qrow", href: "#q=" + encodeURIComponent(linkOf(position)).replace(/%2F/g, "/"), role: "option", "data-qid": id,
+      class: "qrow", href: questionHash(position), role: "option", "data-qid": id,
       "aria-selected": position === selected ? "true" : "false"
     },
       el("span", { class: "l1" },
@@ -343,9 +344,7 @@
         el("td", { class: "mono" }, step.label),
         el("td", null, step.name),
         el("td", null, argsView(step.args)),
-        el("td", null, step.matches !== null
-          ? [pill("matched"), " ", el("code", null, step.matches)]
-          : step.scored ? pill("unmatched", "not matched") : el("span", { class: "muted" }, "not scored (" + steps.scope + ")"))));
+        el("td", null, matchCell(step, steps.scope))));
       if (step.mismatch) {
         body.append(el("tr", { class: "diffrow" }, el("td", { colspan: 4 }, mismatchView(step.mismatch))));
       }
@@ -361,14 +360,26 @@
     return el("div", { "data-testid": "steps" },
       el("h3", null, "Reference steps"),
       el("div", { class: "table-wrap" }, el("table", { class: "steps", "data-testid": "reference-steps" },
-        el("thead", null, el("tr", null, el("th", null, "Step"), el("th", null, "Name"), el("th", null, "Arguments"), el("th", null, "Matched actual step"))),
+        headRow(["Step", "Name", "Arguments", "Matched actual step"]),
         body)),
       el("h3", null, "Actual steps"),
       steps.actual.length
         ? el("div", { class: "table-wrap" }, el("table", { class: "steps", "data-testid": "actual-steps" },
-          el("thead", null, el("tr", null, el("th", null, "Step"), el("th", null, "Status"), el("th", null, "Matches reference"), el("th", null, "Arguments and output"))),
+          headRow(["Step", "Status", "Matches reference", "Arguments and output"]),
           actual))
         : el("p", { class: "muted" }, "The agent reported no steps."));
+  }
+
+  function matchCell(step, scope) {
+    if (step.matches !== null) return [pill("matched"), " ", el("code", null, step.matches)];
+    if (step.scored) return pill("unmatched", "not matched");
+    return el("span", { class: "muted" }, "not scored (" + scope + ")");
+  }
+
+  function headRow(labels) {
+    return el("thead", null, el("tr", null, labels.map(function (label) {
+      return Array.isArray(label) ? el("th", { class: label[1] }, label[0]) : el("th", null, label);
+    })));
   }
 
   function argsView(args) {
@@ -386,25 +397,32 @@
       return el("div", { class: "diff" }, mismatch.lines.map(function (line) { return el("div", null, line); }));
     }
     var parts = [el("div", { class: "why" }, mismatch.reason)];
-    if (mismatch.closest) parts.push(el("div", { class: "muted" }, "closest actual step: ", el("code", null, mismatch.closest)));
+    if (mismatch.closest) {
+      parts.push(el("div", { class: "muted" }, "closest actual step: ", el("code", null, mismatch.closest)));
+    }
     var mapping = mismatch.column_mapping || {};
     var pairs = Object.keys(mapping).map(function (key) { return key + " → " + mapping[key]; });
     if (pairs.length) parts.push(el("div", { class: "muted" }, "column mapping: ", el("code", null, pairs.join(", "))));
     if (mismatch.unmapped_columns && mismatch.unmapped_columns.length) {
-      parts.push(el("div", { class: "muted" }, "required columns with no partner: ", el("code", null, mismatch.unmapped_columns.join(", "))));
+      parts.push(el("div", { class: "muted" }, "required columns with no partner: ",
+        el("code", null, mismatch.unmapped_columns.join(", "))));
     }
     if (mismatch.reference_row_count !== undefined) {
-      parts.push(el("div", { class: "muted" }, "rows: reference " + mismatch.reference_row_count + ", actual " + mismatch.actual_row_count +
+      parts.push(el("div", { class: "muted" },
+        "rows: reference " + mismatch.reference_row_count + ", actual " + mismatch.actual_row_count +
         (mismatch.mode ? " · compared " + mismatch.mode : "")));
     }
     if (mismatch.reference_boolean !== undefined) {
       parts.push(el("div", null, "ASK: reference " + mismatch.reference_boolean + ", actual " + mismatch.actual_boolean));
     }
-    parts.push(rowTable("missing", "Missing rows (in the reference, not in the actual result)", mismatch.missing_rows, mismatch.missing_rows_total));
-    parts.push(rowTable("extra", "Extra rows (in the actual result, not in the reference)", mismatch.extra_rows, mismatch.extra_rows_total));
+    parts.push(rowTable("missing", "Missing rows (in the reference, not in the actual result)",
+      mismatch.missing_rows, mismatch.missing_rows_total));
+    parts.push(rowTable("extra", "Extra rows (in the actual result, not in the reference)",
+      mismatch.extra_rows, mismatch.extra_rows_total));
     var firstDiffering = mismatch.first_differing_row;
     if (firstDiffering !== undefined && firstDiffering !== null) {
-      parts.push(el("div", null, "Same rows in another order; the first differing row is row " + (firstDiffering + 1) + "."));
+      parts.push(el("div", null,
+        "Same rows in another order; the first differing row is row " + (firstDiffering + 1) + "."));
     }
     if (mismatch.reference_table || mismatch.actual_table) {
       parts.push(el("div", { class: "side-by-side" },
@@ -417,13 +435,17 @@
   function rowTable(kind, title, rows, total) {
     if (!rows || !rows.length) return null;
     var columns = [];
-    rows.forEach(function (row) { Object.keys(row).forEach(function (key) { if (columns.indexOf(key) < 0) columns.push(key); }); });
+    rows.forEach(function (row) {
+      Object.keys(row).forEach(function (key) { if (columns.indexOf(key) < 0) columns.push(key); });
+    });
     var more = total > rows.length ? " — showing " + rows.length + " of " + total : "";
     return el("table", { "data-testid": kind + "-rows" },
       el("caption", { class: kind }, title + " (" + total + ")" + more),
-      el("thead", null, el("tr", null, columns.map(function (column) { return el("th", null, column); }))),
+      headRow(columns),
       el("tbody", null, rows.map(function (row) {
-        return el("tr", { class: kind }, columns.map(function (column) { return el("td", null, row[column] === undefined ? "" : row[column]); }));
+        return el("tr", { class: kind }, columns.map(function (column) {
+          return el("td", null, row[column] === undefined ? "" : row[column]);
+        }));
       })));
   }
 
@@ -449,11 +471,12 @@
       el("p", null, pill(change.classification), " baseline ", el("b", null, change.baseline_outcome || "–"),
         " → now ", el("b", null, change.current_outcome || "–")),
       change.deltas.length ? el("table", { "data-testid": "question-deltas" },
-        el("thead", null, el("tr", null, el("th", null, "Metric"), el("th", { class: "num" }, "Baseline"), el("th", { class: "num" }, "Current"), el("th", { class: "num" }, "Δ"))),
+        headRow(["Metric", ["Baseline", "num"], ["Current", "num"], ["Δ", "num"]]),
         el("tbody", null, change.deltas.map(function (row) {
           var direction = row[3] > 0 ? "up" : row[3] < 0 ? "down" : "";
           return el("tr", null, el("td", null, el("code", null, row[0])), el("td", { class: "num" }, fmt(row[1])),
-            el("td", { class: "num" }, fmt(row[2])), el("td", { class: "num delta " + direction }, (row[3] > 0 ? "+" : "") + fmt(row[3])));
+            el("td", { class: "num" }, fmt(row[2])),
+            el("td", { class: "num delta " + direction }, (row[3] > 0 ? "+" : "") + fmt(row[3])));
         }))) : null);
   }
 
@@ -479,10 +502,14 @@
       if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
       event.preventDefault();
       var slot = visible.indexOf(selected) + (event.key === "ArrowDown" ? 1 : -1);
-      if (slot >= 0 && slot < visible.length) location.hash = "q=" + encodeURIComponent(linkOf(visible[slot])).replace(/%2F/g, "/");
+      if (slot >= 0 && slot < visible.length) location.hash = questionHash(visible[slot]);
     });
     doc.querySelectorAll("[data-filter-template]").forEach(function (link) {
-      link.addEventListener("click", function () { form.reset(); inputs.template.value = link.dataset.filterTemplate; applyFilters(); });
+      link.addEventListener("click", function () {
+        form.reset();
+        inputs.template.value = link.dataset.filterTemplate;
+        applyFilters();
+      });
     });
     doc.querySelectorAll("[data-filter-change]").forEach(function (link) {
       link.addEventListener("click", function () {
@@ -500,7 +527,9 @@
     var deltaMetric = $("#delta-metric");
     if (deltaMetric) {
       deltaMetric.addEventListener("change", function () {
-        doc.querySelectorAll(".delta-metric").forEach(function (block) { block.hidden = block.dataset.metric !== deltaMetric.value; });
+        doc.querySelectorAll(".delta-metric").forEach(function (block) {
+          block.hidden = block.dataset.metric !== deltaMetric.value;
+        });
       });
     }
     window.addEventListener("hashchange", route);
