@@ -128,6 +128,14 @@ def test_synthetic_v2_report_outcomes_and_changes() -> None:
     assert view.details[failing]["thresholds"] and view.details[failing]["failures"]
 
 
+def test_interrupted_run_is_said_so() -> None:
+    report = synthetic_report(5, templates=1)
+    assert 'data-testid="interrupted"' not in render_html(report)
+    report["metadata"]["interrupted"] = True
+    page = render_html(report)
+    assert "Interrupted run" in page and "the 5 questions that finished" in page
+
+
 def test_report_without_aggregates_or_metadata_still_renders() -> None:
     report = synthetic_report(20, templates=2)
     del report["aggregates"], report["metadata"], report["gates"], report["comparison"]
