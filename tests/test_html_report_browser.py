@@ -298,3 +298,35 @@ def test_question_ids_shared_by_two_templates(open_report: Any) -> None:
     links = page.locator('.qrow[data-qid="shared"]').evaluate_all("rows => rows.map(row => row.hash)")
     assert links == [f"#q={report['results'][0]['template_id']}/shared", f"#q={second}/shared"]
     opened.assert_clean(page.url.split("#")[0])
+
+
+def test_keyboard_moves_through_the_list(open_report: Any, reports: dict[str, Any]) -> None:
+    report = reports["regression"]
+    ids = [result["question_id"] for result in report["results"]]
+    opened = open_report(report, f"#q={ids[0]}")
+    page = opened.page
+    page.wait_for_selector(f'[data-question="{ids[0]}"]')
+    page.locator("#qlist").focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_selector(f'[data-question="{ids[2]}"]')
+    expect(page.locator('.qrow[aria-selected="true"]')).to_have_attribute("data-qid", ids[2])
+    opened.assert_clean(page.url.split("#")[0])
+
+
+def test_without_javascript_the_summary_still_shows(
+    browser: Any, reports: dict[str, Any], tmp_path: Path
+) -> None:
+    report = with_comparison(reports["good"], reports["regression"])
+    path = write_html(report, tmp_path / "report.html")
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(path.resolve().as_uri())
+        for section in ("#overview", "#distributions", "#changes"):
+            expect(page.locator(section)).to_be_visible()
+        assert page.locator('[data-testid="card-questions"]').inner_text() == str(len(report["results"]))
+        regressed = page.locator('[data-testid="regressed-list"] li b').all_inner_texts()
+        assert regressed == report["comparison"]["regressions"]
+    finally:
+        context.close()
