@@ -227,12 +227,13 @@ def _changes(
     score_scale = _scale([_mapping(micro.get(metric)) for metric in ordered if metric in scores])
     outcome_stats = _mapping(comparison.get("outcomes"))
     texts = {_question_key(result): _text(result.get("question_text")) for result in results}
+    id_counts = Counter(_text(result["question_id"]) for result in results)
     lists = {
         kind: [
             {
                 **item,
                 "question_text": texts.get(_question_key(item), ""),
-                "link": _link(item, results),
+                "link": _link(item, id_counts),
                 "score_deltas": _score_deltas(item, scores),
             }
             for item in questions
@@ -323,11 +324,10 @@ def _question_key(item: Mapping[str, Any]) -> tuple[str, str]:
     return (_text(item.get("template_id")), _text(item.get("question_id")))
 
 
-def _link(item: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> str:
+def _link(item: Mapping[str, Any], id_counts: Mapping[str, int]) -> str:
     """The page's address of a question: its id, with the template when another template reuses the id."""
     question_id = _text(item.get("question_id"))
-    shared = sum(1 for result in results if _text(result["question_id"]) == question_id) > 1
-    return f"{_text(item.get('template_id'))}/{question_id}" if shared else question_id
+    return f"{_text(item.get('template_id'))}/{question_id}" if id_counts[question_id] > 1 else question_id
 
 
 def _index(
