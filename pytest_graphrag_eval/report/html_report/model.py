@@ -113,7 +113,10 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
     comparison = report.get("comparison") if isinstance(report.get("comparison"), Mapping) else None
     classification = _classifications(comparison)
     outcomes = [outcome_of(result) for result in results]
-    templates = list(dict.fromkeys(str(result["template_id"]) for result in results))
+    groups: dict[str, list[int]] = {}
+    for position, result in enumerate(results):
+        groups.setdefault(str(result["template_id"]), []).append(position)
+    templates = list(groups)
     micro = _mapping(aggregates.get("micro"))
     return ReportView(
         metadata=metadata,
@@ -125,7 +128,9 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
         gates=[gate for gate in report.get("gates") or [] if isinstance(gate, Mapping)],
         score_metrics=scores,
         other_metrics=others,
-        templates=[_template_row(tid, results, outcomes, scores, keys) for tid in templates],
+        templates=[
+            _template_row(tid, members, results, outcomes, scores, keys) for tid, members in groups.items()
+        ],
         micro_means={metric: _micro_mean(micro, results, metric) for metric in scores},
         macro_means={metric: _stat(_mapping(aggregates.get("macro")), metric, "mean") for metric in scores},
         usage=_usage(micro, results, keys),
@@ -147,12 +152,12 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
 
 def _template_row(
     template_id: str,
+    members: Sequence[int],
     results: Sequence[Mapping[str, Any]],
     outcomes: Sequence[str],
     scores: Sequence[str],
     keys: Sequence[str],
 ) -> TemplateRow:
-    members = [index for index, result in enumerate(results) if str(result["template_id"]) == template_id]
     group = [results[index] for index in members]
     answered = [result for result in group if result.get("status", "success") == "success"]
     costs = cost_keys(keys)
