@@ -102,6 +102,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
     ),
     OptionSpec(
+        "--graphrag-html",
+        "graphrag_html",
+        "Write one self-contained HTML report (no network needed to open it) to this path.",
+        ini="graphrag_html",
+        ini_type="paths",
+        metavar="PATH",
+    ),
+    OptionSpec(
         "--graphrag-markdown",
         "graphrag_markdown",
         "Write a GitHub-flavoured Markdown summary (e.g. $GITHUB_STEP_SUMMARY) to this path.",

@@ -252,6 +252,10 @@ class GraphragSession:
             write_json_atomic(self.settings.report_path, report)
         if self.settings.markdown_path is not None:
             write_text_atomic(self.settings.markdown_path, render_markdown(report))
+        if self.settings.html_path is not None:
+            from pytest_graphrag_eval.report.html_report import write_html  # Jinja2 only when asked for
+
+            write_html(report, self.settings.html_path)
         if self.settings.record_path is not None and self.collector.responses:
             write_recording(self.settings.record_path, self.collector.ordered_responses())
 

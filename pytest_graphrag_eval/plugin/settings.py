@@ -32,6 +32,7 @@ class PluginSettings:
     confidence: float = DEFAULT_CONFIDENCE
     resamples: int = DEFAULT_RESAMPLES
     markdown_path: Path | None = None
+    html_path: Path | None = None
     thresholds_ini: tuple[str, ...] = ()
     thresholds_cli: tuple[str, ...] = ()
     gates_ini: tuple[str, ...] = ()
@@ -66,6 +67,7 @@ class PluginSettings:
             confidence=_percent(config, "graphrag_confidence", DEFAULT_CONFIDENCE),
             resamples=_integer(config, "graphrag_resamples", DEFAULT_RESAMPLES),
             markdown_path=_path(config, "graphrag_markdown", invocation_dir),
+            html_path=_path(config, "graphrag_html", invocation_dir),
             thresholds_ini=tuple(config.getini("graphrag_thresholds") or ()),
             thresholds_cli=tuple(config.getoption("graphrag_threshold") or ()),
             gates_ini=tuple(config.getini("graphrag_gates") or ()),
