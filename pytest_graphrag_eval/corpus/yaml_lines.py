@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 
-class LineDict(dict):
+class LineDict(dict[Any, Any]):
     """A dict that knows the 1-based line where its YAML mapping started."""
 
     line: int | None = None

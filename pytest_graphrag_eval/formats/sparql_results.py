@@ -134,9 +134,10 @@ def _variables(head: Any) -> tuple[str, ...]:
 
 
 def _bindings(results: Any) -> list[Any]:
-    if not isinstance(results, Mapping) or not isinstance(results.get("bindings"), list):
+    bindings = results.get("bindings") if isinstance(results, Mapping) else None
+    if not isinstance(bindings, list):
         raise SparqlResultsError("missing 'results.bindings' list")
-    return results["bindings"]
+    return bindings
 
 
 def _short(error: BaseException) -> str:

@@ -121,7 +121,7 @@ def make_sdk_client(settings: LLMSettings) -> openai.AsyncOpenAI:
         "timeout": settings.timeout,
         "http_client": http_client,
     }
-    if settings.is_azure:
+    if settings.azure_endpoint is not None:
         return openai.AsyncAzureOpenAI(
             azure_endpoint=settings.azure_endpoint, api_version=settings.api_version, **common
         )

@@ -121,7 +121,7 @@ class QuestionItem(pytest.Item):
         )
 
 
-def _display_path(node: pytest.Node) -> str:
+def _display_path(node: pytest.Collector) -> str:
     """The corpus path as the user sees it: relative to the rootdir when inside it."""
     try:
         return str(node.path.relative_to(node.config.rootpath))

@@ -8,7 +8,7 @@ client whenever any of them needs an LLM.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,7 +84,7 @@ def erag_uses_llm(config: Any) -> bool:
 
 def build_scorers(
     settings: PluginSettings, corpora: Iterable[Corpus] = ()
-) -> tuple[list[Scorer], ScoringContext, Callable[[], Awaitable[None]] | None]:
+) -> tuple[list[Scorer], ScoringContext, Callable[[], Coroutine[Any, Any, None]] | None]:
     """Scorers, context and an async close callback for the judge client (None without one).
 
     Answer, eRAG and LLM modules are imported here, not at module level, so the

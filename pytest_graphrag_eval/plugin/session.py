@@ -155,7 +155,10 @@ class GraphragSession:
         next_index = getattr(interactor, "nextitem_index", None)
         if isinstance(next_index, int):
             queued.insert(0, next_index)
-        pending.extend(items[index].question for index in queued if isinstance(items[index], QuestionItem))
+        for index in queued:
+            queued_item = items[index]
+            if isinstance(queued_item, QuestionItem):
+                pending.append(queued_item.question)
         return pending
 
     @pytest.hookimpl(hookwrapper=True)

@@ -126,7 +126,7 @@ def _integer(config: pytest.Config, name: str, default: Any) -> Any:
 def _path(config: pytest.Config, name: str, invocation_dir: Path, *, ini: bool = True) -> Path | None:
     value = config.getoption(name)
     if value is not None:
-        return invocation_dir / value
+        return invocation_dir / Path(value)
     if not ini:
         return None
     paths = config.getini(name)
