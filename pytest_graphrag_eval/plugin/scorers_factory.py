@@ -92,13 +92,15 @@ def build_scorers(
     settings are validated now, so a bad one is a usage error before any question runs.
     """
     from pytest_graphrag_eval.answers import build_answer_scorers
-    from pytest_graphrag_eval.llm import JudgeClient
     from pytest_graphrag_eval.retrieval.erag_config import build_erag
 
     corpora = list(corpora)
     answers = answer_settings(settings)
-    needs_client = answers.needs_llm or any(erag_uses_llm(c.settings.get("erag")) for c in corpora)
-    client = JudgeClient(llm_settings(settings, answers)) if needs_client else None
+    client = None
+    if answers.needs_llm or any(erag_uses_llm(c.settings.get("erag")) for c in corpora):
+        from pytest_graphrag_eval.llm import JudgeClient  # the OpenAI SDK: only when a judge is needed
+
+        client = JudgeClient(llm_settings(settings, answers))
     for corpus in corpora:
         if corpus.settings.get("erag") is not None:
             try:
