@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,12 @@ class Corpus:
             yield from template.questions
 
     def question_ids(self) -> list[str]:
-        return [question.question_id for question in self.questions()]
+        return list(self.positions)
+
+    @cached_property
+    def positions(self) -> dict[str, int]:
+        """Each question id's 0-based position in file order, computed once (runs look it up per item)."""
+        return {question.question_id: index for index, question in enumerate(self.questions())}
 
 
 def load_corpus(path: str | Path, *, display_name: str | None = None) -> Corpus:

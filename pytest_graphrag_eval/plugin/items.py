@@ -34,7 +34,7 @@ class CorpusFile(pytest.File):
     def collect(self) -> Iterator[TemplateCollector]:
         self.corpus = load_corpus(self.path, display_name=_display_path(self))
         gates_from_yaml(self.corpus.settings.get("gates"), SourceLocation(file=self.corpus.file))
-        self.graphrag.register_corpus(self.corpus)
+        self.graphrag.register_corpus(self.corpus, self.path)
         for template in self.corpus.templates:
             yield TemplateCollector.from_parent(self, name=template.template_id, template=template)
 

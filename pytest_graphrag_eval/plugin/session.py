@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, load_corpus
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, load_corpus
 from pytest_graphrag_eval.corpus.responses import load_responses
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.evaluation import check_responses_match
@@ -26,6 +26,7 @@ from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionI
 from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
 from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.plugin.xdist_batches import WORKERINPUT_KEY, WorkerBatches, dist_mode
 from pytest_graphrag_eval.report.json_report import (
     ResultCollector,
     build_report,
@@ -54,13 +55,16 @@ class GraphragSession:
         self.config = config
         self.settings = settings
         self.corpus_files = _expand_corpus_paths(settings.corpus_paths)
-        self.corpora: dict[str, Corpus] = {}
+        self._file_index = {path: index for index, path in enumerate(self.corpus_files)}
+        self._resolved: dict[Path, Path] = {}
+        self.corpora: dict[Path, Corpus] = {}  # by resolved file path
         self.collector = ResultCollector()
         self.gate_results: list[GateResult] = []
         self.gates = resolve_gates(settings.gates_ini, settings.gates_cli)
         parse_threshold_list(settings.thresholds_ini, "ini")
         parse_threshold_list(settings.thresholds_cli, "cli")
         self.runner: QuestionRunner | None = None
+        self.worker_batches: WorkerBatches | None = None
         self.started = time.time()
         self.interrupted = False
         config.stash[SESSION_KEY] = self
@@ -81,10 +85,16 @@ class GraphragSession:
                 config.args.append(str(corpus_file))
 
     def is_corpus_file(self, path: Path) -> bool:
-        return path.resolve() in self.corpus_files
+        return self._resolve(path) in self._file_index
 
-    def register_corpus(self, corpus: Corpus) -> None:
-        self.corpora[str(corpus.file)] = corpus
+    def register_corpus(self, corpus: Corpus, path: Path) -> None:
+        self.corpora[self._resolve(path)] = corpus
+
+    def _resolve(self, path: Path) -> Path:
+        """`path.resolve()`, remembered: items ask for their file's path once per question."""
+        if path not in self._resolved:
+            self._resolved[path] = path.resolve()
+        return self._resolved[path]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -92,6 +102,8 @@ class GraphragSession:
         if not items or self.config.option.collectonly or _is_xdist_controller(self.config):
             return
         self.runner = self._make_runner()
+        if _is_xdist_worker(self.config):
+            self.worker_batches = WorkerBatches(items, dist_mode(self.config))
 
     def _make_runner(self) -> QuestionRunner:
         settings = self.settings
@@ -119,11 +131,10 @@ class GraphragSession:
             scorers, context, on_close = build_scorers(settings, self.corpora.values())
         except GraphragEvalError as error:
             raise pytest.UsageError(str(error)) from None
-        contexts = {
-            question.question_id: dataclasses.replace(context, options={**context.options, **corpus.settings})
-            for corpus in self.corpora.values()
-            for question in corpus.questions()
-        }
+        contexts = {}
+        for corpus in self.corpora.values():
+            corpus_context = dataclasses.replace(context, options={**context.options, **corpus.settings})
+            contexts.update(dict.fromkeys(corpus.positions, corpus_context))
         return QuestionRunner(source, scorers, lambda question: contexts[question.question_id], on_close)
 
     # running ---------------------------------------------------------------------------------
@@ -134,32 +145,24 @@ class GraphragSession:
             return
         self.runner.submit(item.question for item in session.items if isinstance(item, QuestionItem))
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """xdist controller: tell each worker the distribution mode, which decides its batches."""
+        node.workerinput[WORKERINPUT_KEY] = dist_mode(self.config)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        """xdist worker: start this item's batch, and the next item's, before the item runs."""
+        if self.runner is None or self.worker_batches is None:
+            return
+        pending = self.worker_batches.new_items(item, nextitem)
+        self.runner.submit(
+            pending_item.question for pending_item in pending if isinstance(pending_item, QuestionItem)
+        )
+
     def outcome_for(self, item: QuestionItem) -> QuestionOutcome:
         assert self.runner is not None, "question items run only after collection finished"
-        if _is_xdist_worker(self.config):
-            self.runner.submit(self._worker_pending_questions(item))
         return self.runner.outcome(item.question)
-
-    def _worker_pending_questions(self, item: QuestionItem) -> list[Question]:
-        """Under xdist: this item plus the ones already queued for this worker, judged together."""
-        pending = [item.question]
-        interactor = next(
-            (plugin for plugin in self.config.pluginmanager.get_plugins() if hasattr(plugin, "torun")), None
-        )
-        queue = getattr(interactor, "torun", None)
-        if queue is None or not hasattr(queue, "lock"):
-            return pending
-        items = item.session.items
-        with queue.lock() as indices:
-            queued = [index for index in indices if isinstance(index, int)]
-        next_index = getattr(interactor, "nextitem_index", None)
-        if isinstance(next_index, int):
-            queued.insert(0, next_index)
-        for index in queued:
-            queued_item = items[index]
-            if isinstance(queued_item, QuestionItem):
-                pending.append(queued_item.question)
-        return pending
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -175,11 +178,8 @@ class GraphragSession:
 
     def _order_of(self, item: QuestionItem) -> list[Any]:
         """A sort key that is the same in every process: corpus file, then position in it."""
-        file_index = (
-            self.corpus_files.index(item.path.resolve()) if item.path.resolve() in self.corpus_files else -1
-        )
-        position = item.corpus.question_ids().index(item.question.question_id)
-        return [file_index, str(item.path), position]
+        file_index = self._file_index.get(self._resolve(item.path), -1)
+        return [file_index, str(item.path), item.corpus.positions[item.question.question_id]]
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if _is_xdist_worker(self.config) or report.when != "call":
@@ -225,7 +225,7 @@ class GraphragSession:
         corpora = []
         for path in self.corpus_files:
             try:
-                corpora.append(self.corpora.get(str(path)) or load_corpus(path))
+                corpora.append(self.corpora.get(path) or load_corpus(path))
             except GraphragEvalError:
                 continue  # already reported as that file's collection error
         return resolve_gates(self.settings.gates_ini, self.settings.gates_cli, corpora)
