@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from plugin_support import corpus, good_responses, write_corpus, write_responses
+from plugin_support import corpus, good_responses, response, write_corpus, write_responses
 
 ANSWER_LOG_CONFTEST = """
 import json, os, pathlib, threading
@@ -57,3 +57,35 @@ def test_loadscope_worker_starts_the_whole_template_at_once(
     result.assert_outcomes(passed=3)
     answered = [line.split() for line in (pytester.path / "answered.log").read_text().splitlines()]
     assert len({pid for pid, _ in answered}) == 1, "one worker answered the whole template"
+
+
+BREAK_CORPUS_AT_CONTROLLER_FINISH = """
+import pathlib
+import pytest
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_sessionfinish(session):
+    if not hasattr(session.config, "workerinput"):  # the controller, after every worker finished
+        pathlib.Path(session.config.rootpath, "corpus.yaml").write_text("templates: [")
+    yield
+"""
+
+
+def test_controller_takes_corpus_gates_from_the_workers(pytester: pytest.Pytester) -> None:
+    # The corpus file is broken before the controller evaluates gates: its gate must come from the workers.
+    write_corpus(pytester, {"gates": ["steps_score.mean>=1"], "templates": corpus()})
+    write_responses(pytester, [response("q1", rows=[]), *good_responses()[1:]])
+    pytester.makeconftest(BREAK_CORPUS_AT_CONTROLLER_FINISH)
+    result = pytester.runpytest_subprocess(
+        "--graphrag-corpus",
+        "corpus.yaml",
+        "--graphrag-responses",
+        "responses.jsonl",
+        "-n",
+        "2",
+        "--graphrag-report",
+        "report.json",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    gates = json.loads((pytester.path / "report.json").read_text())["gates"]
+    assert [(gate["gate"], gate["passed"]) for gate in gates] == [("micro:steps_score.mean>=1", False)]

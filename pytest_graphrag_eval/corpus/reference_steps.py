@@ -37,10 +37,15 @@ class SparqlExpectation:
     ignore_duplicates: bool
 
 
-def reference_step_problem(step: Mapping[str, Any]) -> str | None:
-    """Describe what is wrong with one reference step's content (naming the field), or None."""
+def reference_step_problem(
+    step: Mapping[str, Any], parse: ResultsParser = parse_sparql_results
+) -> str | None:
+    """Describe what is wrong with one reference step's content (naming the field), or None.
+
+    `parse` reads a SPARQL reference output (pass a `memoized_parser()` to keep the table).
+    """
     try:
-        _check_step(step)
+        _check_step(step, parse)
     except ValueError as error:
         return str(error)
     return None
@@ -117,7 +122,7 @@ def reference_iri(step: Mapping[str, Any]) -> str:
     return iri
 
 
-def _check_step(step: Mapping[str, Any]) -> None:
+def _check_step(step: Mapping[str, Any], parse: ResultsParser) -> None:
     media = media_type(step)
     if media is not None and media not in MEDIA_TYPES:
         raise ValueError(f"'output_media_type' must be one of {', '.join(MEDIA_TYPES)}, got {media!r}")
@@ -125,7 +130,7 @@ def _check_step(step: Mapping[str, Any]) -> None:
     _flag(step, "ignore_duplicates", default=True)
     name = step.get("name")
     if media == SPARQL_RESULTS_MEDIA_TYPE:
-        sparql_expectation(step)
+        sparql_expectation(step, parse)
         return
     if "required_columns" in step:
         raise ValueError(

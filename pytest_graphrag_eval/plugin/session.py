@@ -38,6 +38,7 @@ from pytest_graphrag_eval.report.terminal_summary import write_terminal_summary
 RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
 RESPONSE_ATTR = "graphrag_response"
+CORPUS_GATES_KEY = "graphrag_corpus_gates"
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
@@ -191,6 +192,13 @@ class GraphragSession:
         if response is not None:
             self.collector.add_response(getattr(report, ORDER_ATTR, None) or [0, "", 0], response)
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """xdist controller: keep the `gates:` a worker read, so no corpus file is parsed again here."""
+        reported = getattr(node, "workeroutput", {}).get(CORPUS_GATES_KEY, {})
+        for path, (file, gates) in reported.items():
+            self.corpora.setdefault(Path(path), Corpus(templates=(), file=file, settings={"gates": gates}))
+
     def pytest_keyboard_interrupt(self) -> None:
         self.interrupted = True
 
@@ -199,7 +207,13 @@ class GraphragSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.runner is not None:
             self.runner.close()
-        if _is_xdist_worker(self.config) or not self.collector.results:
+        if _is_xdist_worker(self.config):
+            self.config.workeroutput[CORPUS_GATES_KEY] = {  # type: ignore[attr-defined]
+                str(path): [corpus.file, corpus.settings.get("gates")]
+                for path, corpus in self.corpora.items()
+            }
+            return
+        if not self.collector.results:
             return
         results = self.collector.ordered_results()
         aggregates = compute_aggregates(results) if results else {}
