@@ -152,7 +152,7 @@ def _percent(config: pytest.Config, name: str, default: float) -> float:
 def _path(config: pytest.Config, name: str, invocation_dir: Path, *, ini: bool = True) -> Path | None:
     value = config.getoption(name)
     if value is not None:
-        return invocation_dir / value
+        return invocation_dir / Path(value)
     if not ini:
         return None
     paths = config.getini(name)

@@ -179,7 +179,9 @@ def _template_row(
     )
 
 
-def _usage(micro: Mapping[str, Any], results: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> list:
+def _usage(
+    micro: Mapping[str, Any], results: Sequence[Mapping[str, Any]], keys: Sequence[str]
+) -> list[tuple[str, Any, Any]]:
     """(label, total, per question) for agent tokens, time, judge tokens and judge USD."""
     rows = []
     costs = cost_keys(keys)
