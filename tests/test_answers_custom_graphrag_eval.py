@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_graphrag_eval import compute_aggregates
 from pytest_graphrag_eval.answers import AnswerSettings, build_answer_scorers
 from pytest_graphrag_eval.answers.graphrag_eval_config import translate
 from pytest_graphrag_eval.evaluation import arun_evaluation
@@ -135,3 +136,37 @@ def test_a_structured_value_is_rejected_then_an_error(
         "invalid judge reply after one retry: the field 'query_match' must be a number or a text, got [1]"
     )
     assert "query_match" not in result
+
+
+def test_boolean_outputs_are_kept_but_not_aggregated(
+    fake_openai: FakeOpenAIServer, llm_settings: LLMSettings
+) -> None:
+    result = evaluate(fake_openai, llm_settings, json.dumps({"query_match": True, "query_reason": "same"}))
+    assert result["query_match"] is True
+    assert "query_match" not in compute_aggregates([result])["micro"]
+
+
+def test_inline_correctness_prompt_is_the_user_message_with_data_blocks(
+    fake_openai: FakeOpenAIServer, llm_settings: LLMSettings
+) -> None:
+    prompt = "Compare the answers to {question}.\nReference: {reference_answer}\nCandidate: {actual_answer}\n"
+    config = {"llm": CONFIG["llm"], "answer_correctness": {"prompt": prompt}}
+    answers = AnswerSettings.from_mapping(translate(config, "eval.yaml").answers, source="eval.yaml")
+    verdict = {
+        "reference_claims_count": 1,
+        "actual_claims_count": 1,
+        "matching_claims_count": 1,
+        "reason": "ok",
+    }
+    fake_openai.set_chat_handler(lambda body: json.dumps(verdict))
+
+    async def main() -> list[dict[str, Any]]:
+        async with JudgeClient(llm_settings) as client:
+            return await arun_evaluation(CORPUS, RESPONSES, scorers=build_answer_scorers(answers, client))
+
+    assert asyncio.run(main())[0]["answer_f1"] == 1.0
+    (request,) = [r.body for r in fake_openai.requests]
+    user = request["messages"][1]["content"]
+    assert user.startswith("Compare the answers to <question>\nWhich transformers are in OSLO?\n</question>.")
+    assert "Candidate: <actual_answer>\nOSLO T1.\n</actual_answer>" in user
+    assert request["temperature"] == 0.3

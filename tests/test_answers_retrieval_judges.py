@@ -10,6 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_graphrag_eval import corpus_from_data
 from pytest_graphrag_eval.answers.retrieval_judges import (
@@ -21,6 +23,7 @@ from pytest_graphrag_eval.answers.retrieval_judges import (
     parse_attributions,
 )
 from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.gates.metric_hints import missing_metric_hint
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
 from pytest_graphrag_eval.llm.replies import InvalidReply
 from pytest_graphrag_eval.scoring import ScoringContext
@@ -110,6 +113,17 @@ def test_average_precision_and_texts() -> None:
     ):
         with pytest.raises(ValueError, match=problem):
             context_texts(output)
+
+
+@settings(deadline=None)  # the first example imports ragas
+@given(st.lists(st.booleans(), min_size=1, max_size=30))
+def test_average_precision_is_ragas_context_precision(verdicts: list[bool]) -> None:
+    """The same number as RAGAS' ContextPrecision (which graphrag-eval calls) for any verdict list."""
+    metric = pytest.importorskip("ragas.metrics.collections.context_precision.metric", exc_type=ImportError)
+    ragas_score = metric.ContextPrecisionWithReference._calculate_average_precision(
+        None, [int(v) for v in verdicts]
+    )
+    assert average_precision(verdicts) == pytest.approx(ragas_score, abs=1e-9)
 
 
 @pytest.mark.parametrize(
@@ -304,3 +318,15 @@ def test_reference_without_texts_is_an_error_key(
     )
     assert keys["retrieval_context_recall_error"] == "reference retrieval step: document #1 has no 'text'"
     assert fake_openai.count("chat") == 0
+
+
+@pytest.mark.parametrize(
+    ("metric", "hint"),
+    [
+        ("retrieval_answer_recall", "a reference_answer and an actual retrieval step with document texts"),
+        ("retrieval_context_f1", "matched the reference retrieval step"),
+        ("retrieval_recall@10", "need a reference step named retrieval"),
+    ],
+)
+def test_a_missing_judged_metric_explains_what_it_needs(metric: str, hint: str) -> None:
+    assert hint in missing_metric_hint(metric)

@@ -235,3 +235,19 @@ def test_compute_aggregates_parameters_line_up_with_graphrag_eval() -> None:
         p["required"] for p in recorded
     ]
     assert positional[1].name == recorded[1]["name"] == "config_file_path"
+
+
+def test_an_azure_config_reaches_the_deployment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenAIServer
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", TEST_API_KEY)
+    fake_openai.set_chat_handler(judge_handler)
+    generation = {"provider": "azure", "model": "judge-deployment", "api_base": fake_openai.url}
+    config = {"llm": {"generation": {**generation, "api_version": "2024-10-21"}}}
+    path = tmp_path / "eval_config.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    results = run_evaluation(REFERENCE, RESPONSES, path)
+    assert results[1]["answer_recall"] == 0.5
+    paths = {request.path for request in fake_openai.requests}
+    assert any("/openai/deployments/judge-deployment/chat/completions" in item for item in paths), paths

@@ -133,8 +133,11 @@ def test_endpoint_keys_become_client_settings_and_extras_are_named_in_a_warning(
 
 def test_azure_config() -> None:
     config, settings = load("azure.yaml")
-    client = LLMSettings.from_env({"AZURE_OPENAI_API_KEY": "k"}, **config.llm)
+    client = LLMSettings.from_env(
+        {"AZURE_OPENAI_API_KEY": "k", "OPENAI_API_VERSION": "2023-05-15"}, **config.llm
+    )
     assert client.is_azure and client.azure_endpoint == "https://example-resource.openai.azure.com"
+    assert client.api_key == "k" and client.base_url is None
     assert (client.api_version, client.model, client.max_tokens) == ("2024-10-21", "judge-deployment", 2048)
     assert settings.judge == "llm" and not settings.relevance
 
@@ -240,3 +243,39 @@ def test_a_shared_api_key_may_be_given_once() -> None:
         "eval.yaml",
     )
     assert translated.llm["api_key"] == "one" and translated.answers["relevance"] is True
+
+
+def test_the_new_answer_options_in_our_own_form(tmp_path: Path) -> None:
+    settings = AnswerSettings.from_mapping(
+        {
+            "retrieval_judges": "true",
+            "temperature": "0.4",
+            "correctness_prompt": "{question}{reference_answer}{actual_answer}",
+        }
+    )
+    assert settings.retrieval_judges and settings.needs_llm and settings.temperature == 0.4
+    assert settings.correctness_template.source == "answers option correctness_prompt"
+    prompt_file = tmp_path / "prompt.txt"
+    prompt_file.write_text("{question}{reference_answer}{actual_answer}", encoding="utf-8")
+    for raw, message in (
+        ({"temperature": "hot"}, "temperature: must be a number"),
+        ({"temperature": 2.5}, "temperature: must be from 0 to 2"),
+        ({"retrieval_judges": "maybe"}, "retrieval_judges: must be true or false"),
+        (
+            {"correctness_prompt": "{question}", "correctness_prompt_file": str(prompt_file)},
+            "exclude each other",
+        ),
+    ):
+        with pytest.raises(ConfigurationError, match=message):
+            AnswerSettings.from_mapping(raw)
+
+
+def test_embedding_client_options_that_cannot_apply_are_named() -> None:
+    generation = {"provider": "openai", "model": "m", "timeout": 30}
+    embedding = {"provider": "openai", "model": "e", "timeout": 10, "max_retries": 2}
+    translated = translate({"llm": {"generation": generation, "embedding": embedding}}, "eval.yaml")
+    assert translated.llm["timeout"] == 30.0 and "max_retries" not in translated.llm
+    assert translated.ignored == (
+        "llm.embedding.timeout (the judge client uses llm.generation's for both)",
+        "llm.embedding.max_retries (the judge client uses llm.generation's for both)",
+    )

@@ -128,19 +128,22 @@ class _Translator:
         self.answers["relevance"] = relevance_on
         self.answers["retrieval_judges"] = has_llm
         if correctness is not None and correctness.get("prompt") is not None:
-            prompt = correctness["prompt"]
-            if not isinstance(prompt, str):
-                raise self.fail("answer_correctness.prompt", "must be the prompt text")
-            try:
-                PromptTemplate(
-                    prompt, "answer_correctness.prompt", CORRECTNESS_PLACEHOLDERS, CORRECTNESS_PLACEHOLDERS
-                )
-            except ConfigurationError as error:
-                raise ConfigurationError(f"{self.source}: {error}") from None
-            self.answers["correctness_prompt"] = prompt
+            self.answers["correctness_prompt"] = self._correctness_prompt(correctness["prompt"])
         if customs:
             self.answers["custom_metrics"] = customs
         return GraphragEvalConfig(self.source, self.answers, self.llm, tuple(self.ignored))
+
+    def _correctness_prompt(self, prompt: Any) -> str:
+        """The inline prompt, checked now so that a bad one names this file and key."""
+        if not isinstance(prompt, str):
+            raise self.fail("answer_correctness.prompt", "must be the prompt text")
+        try:
+            PromptTemplate(
+                prompt, "answer_correctness.prompt", CORRECTNESS_PLACEHOLDERS, CORRECTNESS_PLACEHOLDERS
+            )
+        except ConfigurationError as error:
+            raise ConfigurationError(f"{self.source}: {error}") from None
+        return prompt
 
     # -- llm ---------------------------------------------------------------------------------
 
@@ -168,6 +171,9 @@ class _Translator:
         embedding_endpoint = self._model("llm.embedding", embedding)
         self.answers["embedding_model"] = self.llm["embedding_model"] = embedding_endpoint.pop("model")
         self._same_endpoint(endpoint, embedding_endpoint)
+        for key in ("timeout", "max_retries"):
+            if key in embedding_endpoint and embedding_endpoint[key] != endpoint.get(key):
+                self.ignored.append(f"llm.embedding.{key} (the judge client uses llm.generation's for both)")
         return True, True
 
     def _same_endpoint(self, generation: Mapping[str, Any], embedding: Mapping[str, Any]) -> None:

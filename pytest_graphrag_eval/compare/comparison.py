@@ -118,6 +118,28 @@ class Comparison:
         changes = paired_changes(same_length, confidence=confidence, resamples=self.resamples, seed=self.seed)
         return changes[metric]
 
+    def count(self, kind: str, template: str | None = None) -> int:
+        """How many questions (of one template, or all) changed this way: `regressions`, `fixed`, ..."""
+        classification = dict(_LISTS)[kind]
+        return sum(
+            1
+            for change in self.questions
+            if change.classification == classification and template in (None, change.template_id)
+        )
+
+    def metric_change(
+        self, metric: str, template: str | None = None, confidence: float | None = None
+    ) -> MetricChange | None:
+        """`change()`, or None when no question has the metric in both runs (for gates on change)."""
+        try:
+            return self.change(metric, template=template, confidence=confidence)
+        except KeyError:
+            return None
+
+    def template_ids(self) -> list[str]:
+        """Templates with paired questions, sorted (what `template[*]` gates on change expand to)."""
+        return sorted(self.per_template)
+
     def outcome_change(self, *, confidence: float | None = None) -> MetricChange:
         """The pass-rate change (exact McNemar) at any confidence level."""
         if confidence is None or confidence == self.confidence:

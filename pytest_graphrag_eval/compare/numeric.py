@@ -16,7 +16,7 @@ _HINT = "comparing against a baseline needs numpy and scipy: pip install 'pytest
 def numpy() -> ModuleType:
     try:
         import numpy as np
-    except ImportError:
+    except ModuleNotFoundError:
         raise ConfigurationError(_HINT) from None
     return np
 
@@ -25,7 +25,13 @@ def scipy_special() -> ModuleType:
     """scipy.special: its ufuncs (stdtrit, betaincinv, bdtr) take microseconds, scipy.stats milliseconds."""
     try:
         from scipy import special  # type: ignore[import-untyped]
-    except ImportError:
+    except ModuleNotFoundError:
         raise ConfigurationError(_HINT) from None
     module: ModuleType = special
     return module
+
+
+def require_statistics() -> None:
+    """Raise the install hint now if numpy or scipy is missing (before a run that will need them)."""
+    numpy()
+    scipy_special()

@@ -35,7 +35,7 @@ class MetricChange(Protocol):
     """The paired change of one metric's mean, with its interval at the confidence asked for."""
 
     @property
-    def delta(self) -> float: ...
+    def delta(self) -> float | None: ...
     @property
     def ci_low(self) -> float | None: ...
     @property
@@ -47,9 +47,9 @@ class MetricChange(Protocol):
 class ChangeView(Protocol):
     """What gates on change need to know about a comparison with a baseline."""
 
-    def count(self, kind: str, template: str | None) -> int: ...
+    def count(self, kind: str, template: str | None = None) -> int: ...
     def metric_change(
-        self, metric: str, template: str | None, confidence: float | None
+        self, metric: str, template: str | None = None, confidence: float | None = None
     ) -> MetricChange | None: ...
     def template_ids(self) -> list[str]: ...
 
@@ -113,29 +113,29 @@ def evaluate_change_gate(gate: Gate, changes: ChangeView | None, pattern: str) -
         message = outcome_message(label, actual, condition, passed, gate.source)
         return GateResult(gate, actual, passed, message, pattern)
     change = changes.metric_change(gate.metric, gate.template, gate.confidence)
-    if change is None or change.n_pairs == 0:
+    if change is None or change.delta is None:
         reason = f"no question has {gate.metric} in both runs"
         return GateResult(
             gate, None, False, f"{label} was not computed: {reason} (required {condition})", pattern
         )
+    delta = change.delta
     if gate.confidence is None:
-        passed = compare(change.delta, gate.op, gate.limit)
-        message = outcome_message(label, change.delta, condition, passed, gate.source)
-        return GateResult(gate, change.delta, passed, message, pattern)
-    return _interval_result(gate, change, label, condition, pattern)
+        passed = compare(delta, gate.op, gate.limit)
+        return GateResult(
+            gate, delta, passed, outcome_message(label, delta, condition, passed, gate.source), pattern
+        )
+    return _interval_result(gate, change, delta, label, condition, pattern)
 
 
 def _interval_result(
-    gate: Gate, change: MetricChange, label: str, condition: str, pattern: str
+    gate: Gate, change: MetricChange, delta: float, label: str, condition: str, pattern: str
 ) -> GateResult:
     """Fails only when the whole interval lies on the wrong side of the limit."""
     low, high = change.ci_low, change.ci_high
-    shown = display_number(change.delta)
+    shown = display_number(delta)
     if low is None or high is None:
         reason = f"{change.n_pairs} paired question(s) are too few for an interval"
-        return GateResult(
-            gate, change.delta, False, f"{label} = {shown}: {reason} (required {condition})", pattern
-        )
+        return GateResult(gate, delta, False, f"{label} = {shown}: {reason} (required {condition})", pattern)
     percent = format_number((gate.confidence or 0) * 100)
     interval = f"{percent}% interval [{display_number(low)}, {display_number(high)}]"
     wrong_side = high < gate.limit if gate.op == ">=" else low > gate.limit
@@ -143,4 +143,4 @@ def _interval_result(
         message = f"{label} = {shown}, {interval} lies entirely outside {condition}, {gate.source} gate"
     else:
         message = f"{label} = {shown}, {interval} reaches {condition} ({gate.source} gate)"
-    return GateResult(gate, change.delta, not wrong_side, message, pattern)
+    return GateResult(gate, delta, not wrong_side, message, pattern)

@@ -77,13 +77,14 @@ class LLMSettings:
 
         `OPENAI_API_KEY` and `OPENAI_BASE_URL` select any OpenAI-compatible endpoint.
         When `AZURE_OPENAI_ENDPOINT` is set, Azure is used with `AZURE_OPENAI_API_KEY`
-        (falling back to `OPENAI_API_KEY`) and `OPENAI_API_VERSION`. Empty variables
-        count as unset. Overrides are field names and win over the environment.
+        (falling back to `OPENAI_API_KEY`) and `OPENAI_API_VERSION`; so it is when the
+        overrides name an `azure_endpoint`. Empty variables count as unset. Overrides are
+        field names and win over the environment.
         """
         env = {name: value for name, value in environ.items() if value}
         values: dict[str, Any] = {}
-        if "AZURE_OPENAI_ENDPOINT" in env:
-            values["azure_endpoint"] = env["AZURE_OPENAI_ENDPOINT"]
+        if "AZURE_OPENAI_ENDPOINT" in env or overrides.get("azure_endpoint"):
+            values["azure_endpoint"] = env.get("AZURE_OPENAI_ENDPOINT")
             values["api_key"] = env.get("AZURE_OPENAI_API_KEY") or env.get("OPENAI_API_KEY")
             values["api_version"] = env.get("OPENAI_API_VERSION")
         else:

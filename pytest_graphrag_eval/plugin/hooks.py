@@ -39,7 +39,7 @@ def pytest_configure(config: pytest.Config) -> None:
     missing = [str(path) for path in settings.corpus_paths if not Path(path).exists()]
     if missing:
         raise pytest.UsageError(f"graphrag corpus path not found: {', '.join(missing)}")
-    if settings.clear_cache and not hasattr(config, "workerinput"):
+    if settings.clear_cache and settings.cache_dir is not None and not hasattr(config, "workerinput"):
         from pytest_graphrag_eval.llm import clear_cache
 
         clear_cache(settings.cache_dir)

@@ -16,27 +16,37 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, load_corpus
+from pytest_graphrag_eval.compare.baseline import load_baseline
+from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
+from pytest_graphrag_eval.compare.hashing import content_hash
+from pytest_graphrag_eval.compare.numeric import require_statistics
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, load_corpus
 from pytest_graphrag_eval.corpus.responses import load_responses
-from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
-from pytest_graphrag_eval.gates.suite_gates import Gate, GateResult, evaluate_gates, resolve_gates
+from pytest_graphrag_eval.gates.model import Gate, GateResult
+from pytest_graphrag_eval.gates.suite_gates import evaluate_gates, resolve_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, parse_threshold_list
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
 from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.plugin.xdist_batches import WORKERINPUT_KEY, WorkerBatches, dist_mode
+from pytest_graphrag_eval.report.atomic import write_text_atomic
+from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.json_report import (
     ResultCollector,
     build_report,
     write_json_atomic,
     write_recording,
 )
-from pytest_graphrag_eval.report.terminal_summary import write_terminal_summary
+from pytest_graphrag_eval.report.markdown_summary import render_markdown
+from pytest_graphrag_eval.report.terminal_summary import score_columns, write_terminal_summary
 
 RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
 RESPONSE_ATTR = "graphrag_response"
+CORPUS_GATES_KEY = "graphrag_corpus_gates"
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
@@ -54,15 +64,31 @@ class GraphragSession:
         self.config = config
         self.settings = settings
         self.corpus_files = _expand_corpus_paths(settings.corpus_paths)
-        self.corpora: dict[str, Corpus] = {}
+        self._file_index = {path: index for index, path in enumerate(self.corpus_files)}
+        self._resolved: dict[Path, Path] = {}
+        self.corpora: dict[Path, Corpus] = {}  # by resolved file path
         self.collector = ResultCollector()
         self.gate_results: list[GateResult] = []
         self.gates = resolve_gates(settings.gates_ini, settings.gates_cli)
+        self.baseline = load_baseline(settings.baseline_path) if settings.baseline_path else None
+        if self.baseline is not None:
+            require_statistics()  # a missing numpy/scipy is said now, not after every question ran
+        self.baseline_results: dict[str, dict[str, Any]] = {
+            str(result["question_id"]): result for result in (self.baseline or {}).get("results", [])
+        }
+        needing_baseline = [gate.expression for gate in self.gates if gate.needs_baseline]
+        if needing_baseline and self.baseline is None:
+            raise ConfigurationError(
+                f"gate {needing_baseline[0]} compares with a baseline run: pass --graphrag-baseline PATH "
+                "(the JSON report of an earlier run, e.g. main's CI artifact)"
+            )
+        self.comparison: Comparison | None = None
         parse_threshold_list(settings.thresholds_ini, "ini")
         parse_threshold_list(settings.thresholds_cli, "cli")
         self.runner: QuestionRunner | None = None
         # Responses for questions outside the corpora: warnings for the terminal summary and the report.
         self.responses_check = ResponsesCheck()
+        self.worker_batches: WorkerBatches | None = None
         self.started = time.time()
         self.interrupted = False
         config.stash[SESSION_KEY] = self
@@ -82,11 +108,21 @@ class GraphragSession:
             if not any(corpus_file == path or path in corpus_file.parents for path in covered):
                 config.args.append(str(corpus_file))
 
-    def is_corpus_file(self, path: Path) -> bool:
-        return path.resolve() in self.corpus_files
+    def baseline_result(self, question_id: str) -> dict[str, Any] | None:
+        """This question's result in the baseline run, if one was given and had it."""
+        return self.baseline_results.get(question_id)
 
-    def register_corpus(self, corpus: Corpus) -> None:
-        self.corpora[str(corpus.file)] = corpus
+    def is_corpus_file(self, path: Path) -> bool:
+        return self._resolve(path) in self._file_index
+
+    def register_corpus(self, corpus: Corpus, path: Path) -> None:
+        self.corpora[self._resolve(path)] = corpus
+
+    def _resolve(self, path: Path) -> Path:
+        """`path.resolve()`, remembered: items ask for their file's path once per question."""
+        if path not in self._resolved:
+            self._resolved[path] = path.resolve()
+        return self._resolved[path]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -94,6 +130,8 @@ class GraphragSession:
         if not items or self.config.option.collectonly or _is_xdist_controller(self.config):
             return
         self.runner = self._make_runner()
+        if _is_xdist_worker(self.config):
+            self.worker_batches = WorkerBatches(items, dist_mode(self.config))
 
     def _make_runner(self) -> QuestionRunner:
         settings = self.settings
@@ -121,11 +159,10 @@ class GraphragSession:
             scorers, context, on_close = build_scorers(settings, self.corpora.values())
         except GraphragEvalError as error:
             raise pytest.UsageError(str(error)) from None
-        contexts = {
-            question.question_id: dataclasses.replace(context, options={**context.options, **corpus.settings})
-            for corpus in self.corpora.values()
-            for question in corpus.questions()
-        }
+        contexts = {}
+        for corpus in self.corpora.values():
+            corpus_context = dataclasses.replace(context, options={**context.options, **corpus.settings})
+            contexts.update(dict.fromkeys(corpus.positions, corpus_context))
         return QuestionRunner(source, scorers, lambda question: contexts[question.question_id], on_close)
 
     # running ---------------------------------------------------------------------------------
@@ -136,29 +173,24 @@ class GraphragSession:
             return
         self.runner.submit(item.question for item in session.items if isinstance(item, QuestionItem))
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """xdist controller: tell each worker the distribution mode, which decides its batches."""
+        node.workerinput[WORKERINPUT_KEY] = dist_mode(self.config)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        """xdist worker: start this item's batch, and the next item's, before the item runs."""
+        if self.runner is None or self.worker_batches is None:
+            return
+        pending = self.worker_batches.new_items(item, nextitem)
+        self.runner.submit(
+            pending_item.question for pending_item in pending if isinstance(pending_item, QuestionItem)
+        )
+
     def outcome_for(self, item: QuestionItem) -> QuestionOutcome:
         assert self.runner is not None, "question items run only after collection finished"
-        if _is_xdist_worker(self.config):
-            self.runner.submit(self._worker_pending_questions(item))
         return self.runner.outcome(item.question)
-
-    def _worker_pending_questions(self, item: QuestionItem) -> list[Question]:
-        """Under xdist: this item plus the ones already queued for this worker, judged together."""
-        pending = [item.question]
-        interactor = next(
-            (plugin for plugin in self.config.pluginmanager.get_plugins() if hasattr(plugin, "torun")), None
-        )
-        queue = getattr(interactor, "torun", None)
-        if queue is None or not hasattr(queue, "lock"):
-            return pending
-        items = item.session.items
-        with queue.lock() as indices:
-            queued = [index for index in indices if isinstance(index, int)]
-        next_index = getattr(interactor, "nextitem_index", None)
-        if isinstance(next_index, int):
-            queued.insert(0, next_index)
-        pending.extend(items[index].question for index in queued if isinstance(items[index], QuestionItem))
-        return pending
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -174,11 +206,8 @@ class GraphragSession:
 
     def _order_of(self, item: QuestionItem) -> list[Any]:
         """A sort key that is the same in every process: corpus file, then position in it."""
-        file_index = (
-            self.corpus_files.index(item.path.resolve()) if item.path.resolve() in self.corpus_files else -1
-        )
-        position = item.corpus.question_ids().index(item.question.question_id)
-        return [file_index, str(item.path), position]
+        file_index = self._file_index.get(self._resolve(item.path), -1)
+        return [file_index, str(item.path), item.corpus.positions[item.question.question_id]]
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if _is_xdist_worker(self.config) or report.when != "call":
@@ -190,6 +219,13 @@ class GraphragSession:
         if response is not None:
             self.collector.add_response(getattr(report, ORDER_ATTR, None) or [0, "", 0], response)
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """xdist controller: keep the `gates:` a worker read, so no corpus file is parsed again here."""
+        reported = getattr(node, "workeroutput", {}).get(CORPUS_GATES_KEY, {})
+        for path, (file, gates) in reported.items():
+            self.corpora.setdefault(Path(path), Corpus(templates=(), file=file, settings={"gates": gates}))
+
     def pytest_keyboard_interrupt(self) -> None:
         self.interrupted = True
 
@@ -198,24 +234,46 @@ class GraphragSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.runner is not None:
             self.runner.close()
-        if _is_xdist_worker(self.config) or not self.collector.results:
+        if _is_xdist_worker(self.config):
+            self.config.workeroutput[CORPUS_GATES_KEY] = {  # type: ignore[attr-defined]
+                str(path): [corpus.file, corpus.settings.get("gates")]
+                for path, corpus in self.corpora.items()
+            }
+            return
+        if not self.collector.results:
             return
         results = self.collector.ordered_results()
         aggregates = compute_aggregates(results) if results else {}
-        self.gate_results = evaluate_gates(self._all_gates(), aggregates) if results else []
+        if self.baseline is not None and self.settings.baseline_path is not None:
+            self.comparison = compare_reports(
+                self.baseline,
+                results,
+                confidence=self.settings.confidence,
+                resamples=self.settings.resamples,
+                baseline_path=str(self.settings.baseline_path),
+            )
+        self.gate_results = evaluate_gates(self._all_gates(), aggregates, self.comparison) if results else []
         if any(not gate.passed for gate in self.gate_results) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         interrupted = self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
+        report = build_report(
+            results,
+            aggregates,
+            self.gate_results,
+            self.settings.report_metadata(),
+            started=self.started,
+            interrupted=interrupted,
+            comparison=self.comparison.to_dict() if self.comparison is not None else None,
+            warnings=self.responses_check.warnings,
+        )
         if self.settings.report_path is not None:
-            report = build_report(
-                results,
-                aggregates,
-                self.gate_results,
-                self.settings.report_metadata(),
-                started=self.started,
-                interrupted=interrupted,
-            )
             write_json_atomic(self.settings.report_path, report)
+        if self.settings.markdown_path is not None:
+            write_text_atomic(self.settings.markdown_path, render_markdown(report))
+        if self.settings.html_path is not None:
+            from pytest_graphrag_eval.report.html_report import write_html  # Jinja2 only when asked for
+
+            write_html(report, self.settings.html_path)
         if self.settings.record_path is not None and self.collector.responses:
             write_recording(self.settings.record_path, self.collector.ordered_responses())
 
@@ -224,7 +282,7 @@ class GraphragSession:
         corpora = []
         for path in self.corpus_files:
             try:
-                corpora.append(self.corpora.get(str(path)) or load_corpus(path))
+                corpora.append(self.corpora.get(path) or load_corpus(path))
             except GraphragEvalError:
                 continue  # already reported as that file's collection error
         return resolve_gates(self.settings.gates_ini, self.settings.gates_cli, corpora)
@@ -232,8 +290,24 @@ class GraphragSession:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if _is_xdist_worker(self.config):
             return
+        results = self.collector.ordered_results()
+        baseline_lines = (
+            since_baseline_lines(
+                self.comparison.to_dict(),
+                self.baseline_results,
+                {str(result["question_id"]): result for result in results},
+                score_columns(results),
+            )
+            if self.comparison is not None
+            else []
+        )
         write_terminal_summary(
-            terminalreporter, self.collector.ordered_results(), self.gate_results, self.settings.report_path
+            terminalreporter,
+            results,
+            self.gate_results,
+            self.settings.report_path,
+            baseline_lines=baseline_lines,
+            warnings=self.responses_check.warnings,
         )
 
 
@@ -251,6 +325,7 @@ def _with_item_outcome(item: QuestionItem, report: pytest.TestReport) -> dict[st
         **item.result,
         "nodeid": item.nodeid,
         "outcome": _item_outcome(report),
+        "content_hash": content_hash(item.result),
         "thresholds": [check.to_dict() for check in item.checks],
         "failures": _failures(item.result, item.checks),
     }

@@ -15,6 +15,8 @@ from pytest_graphrag_eval.gates.expressions import display_number
 MAX_LISTED = 20
 MAX_DELTAS_PER_QUESTION = 4
 _PREFERRED_DELTAS = ("steps_score", "answer_f1", "answer_relevance", "answer_correctness")
+# Costs and claim counts change with every run; a regression line shows what a score did.
+_NOT_SCORES = ("_count", "_cost", "_tokens", "_sec", "_usd")
 
 
 def stopped_matching(baseline: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
@@ -60,7 +62,13 @@ def since_baseline_lines(
         lines.append((f"{'regressed' if kind == 'regressions' else 'fixed'}:", colour))
         for question_id in ids[:MAX_LISTED]:
             change = questions.get(question_id, {})
-            line = f"  {change.get('nodeid') or question_id}  {_deltas_text(change.get('deltas') or {})}"
+            current = current_results.get(question_id, {})
+            what = (
+                f"agent error: {current.get('error') or 'no message'}"
+                if current.get("status") == "error"
+                else _deltas_text(change.get("deltas") or {})
+            )
+            line = f"  {change.get('nodeid') or question_id}  {what}"
             if kind == "regressions" and question_id in baseline_results and question_id in current_results:
                 lost = stopped_matching(baseline_results[question_id], current_results[question_id])
                 if lost:
@@ -73,14 +81,16 @@ def since_baseline_lines(
 
 
 def _deltas_text(deltas: Mapping[str, Mapping[str, float]]) -> str:
-    changed = [name for name, delta in deltas.items() if delta.get("delta")]
+    changed = [
+        name for name, delta in deltas.items() if delta.get("delta") and not name.endswith(_NOT_SCORES)
+    ]
     shown = [name for name in _PREFERRED_DELTAS if name in changed]
     shown += sorted(name for name in changed if name not in shown)
     parts = [
         f"{name} {display_number(deltas[name]['baseline'])} -> {display_number(deltas[name]['current'])}"
         for name in shown[:MAX_DELTAS_PER_QUESTION]
     ]
-    return ", ".join(parts) if parts else "no metric changed (outcome changed)"
+    return ", ".join(parts) if parts else "no score changed (a threshold or the outcome did)"
 
 
 def _metric_lines(comparison: Mapping[str, Any], metrics: Sequence[str]) -> list[tuple[str, str]]:

@@ -30,7 +30,9 @@ class StepsScorer:
         if question.reference_problems:
             return {"steps_score_error": "invalid reference steps: " + "; ".join(question.reference_problems)}
         actual_steps = response.get("actual_steps") or []
-        outcome = score_steps(question.reference_steps, actual_steps, context.steps_scope)
+        outcome = score_steps(
+            question.reference_steps, actual_steps, context.steps_scope, question.reference_tables
+        )
         return {
             "reference_steps": mark_matches(question.reference_steps, actual_steps, outcome.matches),
             "steps_score": outcome.score,

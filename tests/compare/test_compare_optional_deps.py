@@ -13,7 +13,7 @@ BLOCK_NUMERIC = textwrap.dedent(
     class Block(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path=None, target=None):
             if name.split(".")[0] in {"numpy", "scipy"}:
-                raise ImportError(f"blocked {name}")
+                raise ModuleNotFoundError(f"blocked {name}")
             return None
 
     sys.meta_path.insert(0, Block())
@@ -33,7 +33,8 @@ def run(code: str) -> subprocess.CompletedProcess[str]:
 def test_package_imports_without_numpy_and_scipy() -> None:
     completed = run(
         """
-        import pytest_graphrag_eval, pytest_graphrag_eval.compare, pytest_graphrag_eval.report.markdown_summary
+        import pytest_graphrag_eval, pytest_graphrag_eval.compare
+        import pytest_graphrag_eval.report.markdown_summary
         from pytest_graphrag_eval.compare import content_hash, pass_at_k, summarize_attempts
         assert content_hash({"question_text": "q"}).startswith("sha256:")
         assert summarize_attempts([{"outcome": "passed"}], k=1).pass_at_k == 1.0
