@@ -23,9 +23,15 @@ from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
 
 @pytest.fixture(scope="module")
-def regression_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def regression_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("html") / "regression.json"
-    return run_example(path, "--graphrag-responses", str(REGRESSION))
+    run_example(path, "--graphrag-responses", str(REGRESSION))
+    return path
+
+
+@pytest.fixture(scope="module")
+def regression_report(regression_json: Path) -> dict[str, Any]:
+    return json.loads(regression_json.read_text(encoding="utf-8"))
 
 
 def embedded(page: str, block: str) -> Any:
@@ -49,6 +55,11 @@ def test_page_is_self_contained_and_reproducible(regression_report: dict[str, An
     assert not re.search(r"<link[^>]+stylesheet|@import|url\(", page, re.I)
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
     assert policy and "default-src &#39;none&#39;" in policy.group(1)
+
+
+def test_plugin_writes_the_same_page(regression_json: Path, regression_report: dict[str, Any]) -> None:
+    written = regression_json.with_suffix(".html").read_text(encoding="utf-8")
+    assert written == render_html(regression_report)
 
 
 def test_untrusted_text_stays_data(regression_report: dict[str, Any]) -> None:
