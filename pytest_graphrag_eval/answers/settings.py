@@ -20,7 +20,8 @@ import yaml
 from pytest_graphrag_eval.answers.prompts import PromptTemplate, correctness_template
 from pytest_graphrag_eval.errors import ConfigurationError
 
-JUDGES = ("llm", "lexical", "none")
+JUDGES = ("none", "lexical", "llm")
+"""Answer judges, in the order options and errors list them (the one definition)."""
 RELEVANCE_BACKENDS = ("native", "ragas")
 OUTPUT_MODES = ("json_schema", "json_object")
 INPUT_NAMES = ("question", "reference_answer", "actual_answer", "steps", "reference_steps")

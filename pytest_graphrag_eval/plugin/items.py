@@ -15,7 +15,7 @@ from pytest_graphrag_eval.aggregates import is_metric_value
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template, load_corpus
 from pytest_graphrag_eval.errors import CorpusError, GraphragEvalError, SourceLocation
 from pytest_graphrag_eval.gates.suite_gates import gates_from_yaml
-from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, check_thresholds, resolve_thresholds
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, check_thresholds
 from pytest_graphrag_eval.report.failure_report import format_failure
 
 if TYPE_CHECKING:
@@ -99,13 +99,8 @@ class QuestionItem(pytest.Item):
         baseline = session.baseline_result(self.question.question_id)
         _record_properties(self, outcome.result, baseline)
         template = self.parent.template if isinstance(self.parent, TemplateCollector) else None
-        thresholds = resolve_thresholds(
-            session.settings.thresholds_ini,
-            session.settings.thresholds_cli,
-            self.corpus.settings,
-            template,
-            self.question,
-            corpus_file=self.corpus.file,
+        thresholds = session.thresholds.for_question(
+            self.corpus.settings, template, self.question, corpus_file=self.corpus.file
         )
         self.checks = (
             check_thresholds(outcome.result, thresholds) if outcome.result["status"] == "success" else []
