@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
+from pytest_graphrag_eval.corpus.input_files import configuration_error
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+from pytest_graphrag_eval.corpus.yaml_lines import load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.evaluation import default_scorers, make_context
 from pytest_graphrag_eval.plugin.settings import PluginSettings
@@ -50,10 +50,9 @@ def _answers_config(path: Path | None) -> Mapping[str, Any]:
     """The YAML mapping of `--graphrag-answers-config` (relevance backend, custom metrics, ...)."""
     if path is None:
         return {}
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as error:
-        raise ConfigurationError(f"{path}: cannot read the answers config: {error}") from None
+    data = to_plain(
+        load_yaml_with_lines(path, error_type=configuration_error, what="answers config (YAML file)")
+    )
     if not isinstance(data, Mapping):
         raise ConfigurationError(f"{path}: the answers config must be a YAML mapping")
     return data

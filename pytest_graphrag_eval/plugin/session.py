@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, load_corpus
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question, load_corpus
 from pytest_graphrag_eval.corpus.responses import load_responses
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.evaluation import check_responses_match
@@ -55,6 +55,7 @@ class GraphragSession:
         self.settings = settings
         self.corpus_files = _expand_corpus_paths(settings.corpus_paths)
         self.corpora: dict[str, Corpus] = {}
+        self._questions_by_id: dict[str, Question] = {}
         self.collector = ResultCollector()
         self.gate_results: list[GateResult] = []
         self.gates = resolve_gates(settings.gates_ini, settings.gates_cli)
@@ -84,6 +85,9 @@ class GraphragSession:
         return path.resolve() in self.corpus_files
 
     def register_corpus(self, corpus: Corpus) -> None:
+        """Keep a collected corpus; a question id another corpus file already has is a CorpusError."""
+        for question in corpus.questions():
+            check_unique_question(question, self._questions_by_id)
         self.corpora[str(corpus.file)] = corpus
 
     @pytest.hookimpl(tryfirst=True)
