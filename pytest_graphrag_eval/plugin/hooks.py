@@ -17,6 +17,7 @@ from pytest_graphrag_eval.plugin.items import CorpusFile
 from pytest_graphrag_eval.plugin.options import add_options
 from pytest_graphrag_eval.plugin.session import GraphragSession, corpus_file_for
 from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.plugin.startup_checks import check_startup
 
 SESSION_PLUGIN_NAME = "graphrag-eval-session"
 
@@ -33,12 +34,10 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     try:
         settings = PluginSettings.from_config(config)
+        check_startup(settings)
         session = GraphragSession(config, settings)
     except GraphragEvalError as error:
         raise pytest.UsageError(str(error)) from None
-    missing = [str(path) for path in settings.corpus_paths if not Path(path).exists()]
-    if missing:
-        raise pytest.UsageError(f"graphrag corpus path not found: {', '.join(missing)}")
     if settings.clear_cache and not hasattr(config, "workerinput"):
         from pytest_graphrag_eval.llm import clear_cache
 

@@ -15,7 +15,12 @@ from pytest_graphrag_eval.aggregates import is_metric_value
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template, load_corpus
 from pytest_graphrag_eval.errors import GraphragEvalError, SourceLocation
 from pytest_graphrag_eval.gates.suite_gates import gates_from_yaml
-from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, check_thresholds, resolve_thresholds
+from pytest_graphrag_eval.gates.thresholds import (
+    ThresholdCheck,
+    check_corpus_thresholds,
+    check_thresholds,
+    resolve_thresholds,
+)
 from pytest_graphrag_eval.report.failure_report import format_failure
 
 if TYPE_CHECKING:
@@ -34,6 +39,7 @@ class CorpusFile(pytest.File):
     def collect(self) -> Iterator[TemplateCollector]:
         self.corpus = load_corpus(self.path, display_name=_display_path(self))
         gates_from_yaml(self.corpus.settings.get("gates"), SourceLocation(file=self.corpus.file))
+        check_corpus_thresholds(self.corpus)
         self.graphrag.register_corpus(self.corpus)
         for template in self.corpus.templates:
             yield TemplateCollector.from_parent(self, name=template.template_id, template=template)

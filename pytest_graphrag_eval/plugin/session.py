@@ -111,7 +111,9 @@ class GraphragSession:
         elif self.config.hook.pytest_graphrag_respond.get_hookimpls():
             hook = self.config.hook.pytest_graphrag_respond
             source = LiveSource(
-                lambda question: hook(question=question, config=self.config), settings.agent_concurrency
+                lambda question: hook(question=question, config=self.config),
+                settings.agent_concurrency,
+                settings.agent_timeout,
             )
         else:
             raise pytest.UsageError(
@@ -199,8 +201,10 @@ class GraphragSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.runner is not None:
+            if self.interrupted:
+                self._collect_finished_unreported(session)
             self.runner.close()
-        if _is_xdist_worker(self.config) or not self.collector.results:
+        if _is_xdist_worker(self.config) or not (self.collector.results or self.interrupted):
             return
         results = self.collector.ordered_results()
         aggregates = compute_aggregates(results) if results else {}
@@ -220,6 +224,18 @@ class GraphragSession:
             write_json_atomic(self.settings.report_path, report)
         if self.settings.record_path is not None and self.collector.responses:
             write_recording(self.settings.record_path, self.collector.ordered_responses())
+
+    def _collect_finished_unreported(self, session: pytest.Session) -> None:
+        """After Ctrl-C: finished questions whose items never reported still go in the report."""
+        assert self.runner is not None
+        finished = self.runner.finished()
+        for item in session.items:
+            if not isinstance(item, QuestionItem):
+                continue
+            outcome = finished.get(item.question.question_id)
+            order = tuple(self._order_of(item))
+            if outcome is not None and outcome.result is not None and order not in self.collector.results:
+                self.collector.add(order, outcome.result)
 
     def _all_gates(self) -> list[Gate]:
         """CLI and ini gates plus every corpus file's `gates:` (an xdist controller collects nothing)."""

@@ -7,6 +7,7 @@ else reads options.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ import pytest
 from pytest_graphrag_eval.errors import ConfigurationError
 
 DEFAULT_AGENT_CONCURRENCY = 4
+# Upper bounds catch typos (an extra zero) before they open thousands of threads or connections.
+MAX_CONCURRENCY = 1024
+MAX_JUDGE_REPEATS = 100
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class PluginSettings:
     gates_cli: tuple[str, ...] = ()
     steps_scope: str = "last_group"
     agent_concurrency: int = DEFAULT_AGENT_CONCURRENCY
+    agent_timeout: float | None = None
     judge: str | None = None
     judge_model: str | None = None
     embedding_model: str | None = None
@@ -63,6 +68,7 @@ class PluginSettings:
             gates_cli=tuple(config.getoption("graphrag_gate") or ()),
             steps_scope=_text(config, "graphrag_steps_scope") or "last_group",
             agent_concurrency=_integer(config, "graphrag_agent_concurrency", DEFAULT_AGENT_CONCURRENCY),
+            agent_timeout=_number(config, "graphrag_agent_timeout"),
             judge=_text(config, "graphrag_judge"),
             judge_model=_text(config, "graphrag_judge_model"),
             embedding_model=_text(config, "graphrag_embedding_model"),
@@ -97,13 +103,21 @@ class PluginSettings:
             )
         if self.judge not in (None, "none", "lexical", "llm"):
             raise ConfigurationError(f"graphrag_judge must be none, lexical or llm, got {self.judge!r}")
-        for name, value in (
-            ("graphrag_agent_concurrency", self.agent_concurrency),
-            ("graphrag_judge_repeats", self.judge_repeats),
-            ("graphrag_concurrency", self.llm_concurrency or 1),
+        for name, value, most in (
+            ("graphrag_agent_concurrency", self.agent_concurrency, MAX_CONCURRENCY),
+            ("graphrag_judge_repeats", self.judge_repeats, MAX_JUDGE_REPEATS),
+            ("graphrag_concurrency", self.llm_concurrency, MAX_CONCURRENCY),
         ):
-            if value < 1:
-                raise ConfigurationError(f"{name} must be at least 1, got {value}")
+            if value is not None and not 1 <= value <= most:
+                raise ConfigurationError(f"{name} must be between 1 and {most}, got {value}")
+        timeout = self.agent_timeout
+        if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+            raise ConfigurationError(f"graphrag_agent_timeout must be a number of seconds > 0, got {timeout}")
+        if self.record_path is not None and self.responses_path is not None:
+            raise ConfigurationError(
+                "--graphrag-record records live agent answers, but --graphrag-responses (or the "
+                "graphrag_responses ini key) replays recorded ones, so nothing would be recorded; use one"
+            )
 
 
 def _text(config: pytest.Config, name: str) -> str | None:
@@ -121,6 +135,16 @@ def _integer(config: pytest.Config, name: str, default: Any) -> Any:
         return int(value)
     except ValueError:
         raise ConfigurationError(f"{name} must be a whole number, got {value!r}") from None
+
+
+def _number(config: pytest.Config, name: str) -> float | None:
+    value = _text(config, name)
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a number, got {value!r}") from None
 
 
 def _path(config: pytest.Config, name: str, invocation_dir: Path, *, ini: bool = True) -> Path | None:
