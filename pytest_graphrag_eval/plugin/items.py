@@ -22,6 +22,7 @@ from pytest_graphrag_eval.gates.thresholds import (
     resolve_thresholds,
 )
 from pytest_graphrag_eval.report.failure_report import format_failure
+from pytest_graphrag_eval.report.safe_text import printable
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.plugin.session import GraphragSession
@@ -50,7 +51,7 @@ class CorpusFile(pytest.File):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, GraphragEvalError):
-            return str(excinfo.value)
+            return printable(str(excinfo.value))
         return super().repr_failure(excinfo)  # type: ignore[return-value]
 
 
@@ -115,7 +116,7 @@ class QuestionItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, (QuestionFailed, GraphragEvalError)):
-            return str(excinfo.value)
+            return printable(str(excinfo.value))
         return super().repr_failure(excinfo)  # type: ignore[return-value]
 
     def reportinfo(self) -> tuple[Any, int | None, str]:

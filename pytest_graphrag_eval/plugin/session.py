@@ -22,6 +22,7 @@ from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.evaluation import check_responses_match
 from pytest_graphrag_eval.gates.suite_gates import Gate, GateResult, evaluate_gates, resolve_gates
 from pytest_graphrag_eval.gates.thresholds import parse_threshold_list
+from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
@@ -253,6 +254,7 @@ class GraphragSession:
         write_terminal_summary(
             terminalreporter, self.collector.ordered_results(), self.gate_results, self.settings.report_path
         )
+        announce_failed_gates(terminalreporter, self.gate_results)
 
 
 def _expand_corpus_paths(paths: tuple[Path, ...]) -> list[Path]:
