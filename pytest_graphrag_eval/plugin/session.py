@@ -107,7 +107,10 @@ class GraphragSession:
                     (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), responses
                 )
             except GraphragEvalError as error:
-                raise pytest.UsageError(f"{settings.responses_path}: {error}") from None
+                shown = str(error)
+                if str(settings.responses_path) not in shown:  # loader errors already name the file
+                    shown = f"{settings.responses_path}: {shown}"
+                raise pytest.UsageError(shown) from None
             source: ReplaySource | LiveSource = ReplaySource(responses)
         elif self.config.hook.pytest_graphrag_respond.get_hookimpls():
             hook = self.config.hook.pytest_graphrag_respond

@@ -21,7 +21,7 @@ def check_startup(settings: PluginSettings) -> None:
     for path in settings.corpus_paths:
         check_corpus_path(Path(path))
     for option, path in (
-        ("--graphrag-report", settings.report_path),
+        ("--graphrag-report (ini graphrag_report)", settings.report_path),
         ("--graphrag-record", settings.record_path),
     ):
         if path is not None and (problem := output_path_problem(Path(path))):
