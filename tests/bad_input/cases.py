@@ -171,7 +171,8 @@ def _hook_case(case_id: str, body: str, *expect: str, args: tuple[str, ...] = ()
 
 
 ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
-    f"{name}: &{name} [{', '.join(['*' + prev] * 10)}]\n" for prev, name in zip("abcdefghi", "bcdefghij", strict=True)
+    f"{name}: &{name} [{', '.join(['*' + prev] * 10)}]\n"
+    for prev, name in zip("abcdefghi", "bcdefghij", strict=True)
 )
 GOOD_CORPUS = corpus_yaml()
 TWO_FILES = {
