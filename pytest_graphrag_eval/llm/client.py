@@ -285,17 +285,11 @@ class JudgeClient:
         where = f"{kind} call to model {model!r} at {safe_url(settings.endpoint)}"
         while True:
             attempt += 1
-            if self._breaker.open_reason is not None:
-                self.stats.failures += 1
-                raise LLMError(
-                    redact(f"{where} not sent: {self._breaker.open_reason}", settings),
-                    kind=kind,
-                    model=model,
-                    attempts=attempt - 1,
-                ) from None
             state = self._state()
             try:
                 async with state.semaphore:
+                    # Checked once a slot is free: calls queued behind the bound must not each try again.
+                    self._fail_if_breaker_open(where, kind, model, attempt - 1)
                     async with asyncio.timeout(settings.timeout):
                         response = await send(state.sdk)
             except Exception as exc:
@@ -333,6 +327,16 @@ class JudgeClient:
             self.stats.retries += 1
             log.info(redact(f"{where}: {failure.description}; retry {attempt} in {delay:.2f} s", settings))
             await asyncio.sleep(delay)
+
+    def _fail_if_breaker_open(self, where: str, kind: str, model: str, attempts: int) -> None:
+        if self._breaker.open_reason is not None:
+            self.stats.failures += 1
+            raise LLMError(
+                redact(f"{where} not sent: {self._breaker.open_reason}", self.settings),
+                kind=kind,
+                model=model,
+                attempts=attempts,
+            )
 
     def _cost(self, model: str, input_tokens: int, output_tokens: int) -> tuple[float, bool]:
         price = price_for(model, self.settings.prices)
