@@ -20,12 +20,13 @@ def check_startup(settings: PluginSettings) -> None:
     """Raise ConfigurationError for corpus paths and output paths that cannot work."""
     for path in settings.corpus_paths:
         check_corpus_path(Path(path))
-    for option, path in (
+    outputs: tuple[tuple[str, Path | None], ...] = (
         ("--graphrag-report (ini graphrag_report)", settings.report_path),
         ("--graphrag-record", settings.record_path),
-    ):
-        if path is not None and (problem := output_path_problem(Path(path))):
-            raise ConfigurationError(f"{option} {path}: {problem}")
+    )
+    for option, output in outputs:
+        if output is not None and (problem := output_path_problem(Path(output))):
+            raise ConfigurationError(f"{option} {output}: {problem}")
 
 
 def check_corpus_path(path: Path) -> None:
