@@ -99,3 +99,25 @@ def test_a_passing_gate_leaves_the_final_line_alone(pytester: pytest.Pytester) -
     )
     assert result.ret == pytest.ExitCode.OK
     assert "gate failed" not in result.stdout.str()
+
+
+def test_a_report_folder_broken_during_the_run_fails_the_run_with_one_line(pytester: pytest.Pytester) -> None:
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
+    pytester.makeconftest(
+        "from pathlib import Path\n"
+        "def pytest_collection_finish(session):\n"
+        "    Path('out').write_text('a file where the report folder should be')\n"
+    )
+    result = pytester.runpytest(
+        "--graphrag-corpus",
+        "corpus.yaml",
+        "--graphrag-responses",
+        "responses.jsonl",
+        "--graphrag-report",
+        "out/r.json",
+    )
+    output = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in output and "INTERNALERROR" not in output
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["graphrag-eval: could not write the report *out/r.json: *"])

@@ -65,6 +65,7 @@ class GraphragSession:
         self.runner: QuestionRunner | None = None
         self.started = time.time()
         self.interrupted = False
+        self.write_problems: list[str] = []
         config.stash[SESSION_KEY] = self
 
     # collection ---------------------------------------------------------------------------
@@ -225,9 +226,20 @@ class GraphragSession:
                 started=self.started,
                 interrupted=interrupted,
             )
-            write_json_atomic(self.settings.report_path, report)
+            self._write_output(session, "report", lambda path: write_json_atomic(path, report))
         if self.settings.record_path is not None and self.collector.responses:
-            write_recording(self.settings.record_path, self.collector.ordered_responses())
+            responses = self.collector.ordered_responses()
+            self._write_output(session, "recording", lambda path: write_recording(path, responses))
+
+    def _write_output(self, session: pytest.Session, what: str, write: Any) -> None:
+        """Write the report or recording; a disk failure after start-up fails the run with one line."""
+        path = self.settings.report_path if what == "report" else self.settings.record_path
+        try:
+            write(path)
+        except OSError as error:
+            self.write_problems.append(f"could not write the {what} {path}: {error.strerror or error}")
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _collect_finished_unreported(self, session: pytest.Session) -> None:
         """After Ctrl-C: finished questions whose items never reported still go in the report."""
@@ -258,6 +270,8 @@ class GraphragSession:
             terminalreporter, self.collector.ordered_results(), self.gate_results, self.settings.report_path
         )
         announce_failed_gates(terminalreporter, self.gate_results)
+        for problem in self.write_problems:
+            terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
 
 
 def _expand_corpus_paths(paths: tuple[Path, ...]) -> list[Path]:
