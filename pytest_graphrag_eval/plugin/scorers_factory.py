@@ -72,6 +72,19 @@ def llm_settings(settings: PluginSettings, answers: AnswerSettings) -> LLMSettin
     return LLMSettings.from_env(**overrides)
 
 
+def check_judge_settings(settings: PluginSettings) -> None:
+    """Build the answer settings and, when they need an LLM, a judge client (no request is sent).
+
+    Run at start-up so a bad answers config, a missing API key or an unusable cache folder is a
+    usage error in every process, including an xdist controller, which collects nothing itself.
+    """
+    from pytest_graphrag_eval.llm import JudgeClient
+
+    answers = answer_settings(settings)
+    if answers.needs_llm:
+        JudgeClient(llm_settings(settings, answers))
+
+
 def erag_uses_llm(config: Any) -> bool:
     """Whether a corpus' `erag:` settings name a model generator or the LLM-judge metric."""
     if not isinstance(config, Mapping):

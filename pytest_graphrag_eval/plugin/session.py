@@ -35,6 +35,11 @@ from pytest_graphrag_eval.report.json_report import (
 )
 from pytest_graphrag_eval.report.terminal_summary import write_terminal_summary
 
+NO_RESPONSES = (
+    "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
+    "(or set graphrag_responses in the ini file) to replay recorded responses, or implement "
+    "the pytest_graphrag_respond(question, config) hook in conftest.py to call your agent live."
+)
 RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
 RESPONSE_ATTR = "graphrag_response"
@@ -66,6 +71,9 @@ class GraphragSession:
         self.started = time.time()
         self.interrupted = False
         self.write_problems: list[str] = []
+        # Read at start-up: a broken file is a usage error before collection, also under xdist,
+        # whose controller would otherwise only see its workers fail.
+        self.responses = load_responses(settings.responses_path) if settings.responses_path else None
         config.stash[SESSION_KEY] = self
 
     # collection ---------------------------------------------------------------------------
@@ -103,7 +111,7 @@ class GraphragSession:
         settings = self.settings
         if settings.responses_path is not None:
             try:
-                responses = load_responses(settings.responses_path)
+                responses = self.responses or load_responses(settings.responses_path)
                 check_responses_match(
                     (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), responses
                 )
@@ -121,11 +129,7 @@ class GraphragSession:
                 settings.agent_timeout,
             )
         else:
-            raise pytest.UsageError(
-                "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
-                "(or set graphrag_responses in the ini file) to replay recorded responses, or implement "
-                "the pytest_graphrag_respond(question, config) hook in conftest.py to call your agent live."
-            )
+            raise pytest.UsageError(NO_RESPONSES)
         try:
             scorers, context, on_close = build_scorers(settings, self.corpora.values())
         except GraphragEvalError as error:

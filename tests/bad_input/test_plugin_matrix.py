@@ -25,9 +25,39 @@ def _write_project(pytester: pytest.Pytester, case: Case) -> None:
         pytester.makeconftest(case.conftest)
 
 
+XDIST_CASES = [
+    case
+    for case in CASES
+    if case.id
+    in {
+        "input-tokens-negative",
+        "question-id-duplicate-in-file",
+        "llm-concurrency-zero",
+        "hook-returns-text",
+        "cache-folder-is-a-file",
+        "no-responses-no-hook",
+        "answers-config-unknown-key",
+        "corpus-binary",
+    }
+]
+
+
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_bad_input_gets_a_located_message(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, case: Case
+) -> None:
+    _check_case(pytester, monkeypatch, case, [])
+
+
+@pytest.mark.parametrize("case", XDIST_CASES, ids=[case.id for case in XDIST_CASES])
+def test_bad_input_under_xdist_gets_the_same_message(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, case: Case
+) -> None:
+    _check_case(pytester, monkeypatch, case, ["-n", "2"])
+
+
+def _check_case(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, case: Case, extra: list[str]
 ) -> None:
     for name, value in case.env.items():
         if value:
@@ -35,7 +65,7 @@ def test_bad_input_gets_a_located_message(
         else:
             monkeypatch.delenv(name, raising=False)
     _write_project(pytester, case)
-    args = list(case.args)
+    args = [*case.args, *extra]
     if case.outcome == "failed":
         args += ["--graphrag-report", "report.json"]
     result = pytester.runpytest(*args)
@@ -48,7 +78,9 @@ def test_bad_input_gets_a_located_message(
     if case.outcome == "usage":
         assert result.ret == pytest.ExitCode.USAGE_ERROR, output
     elif case.outcome == "collection":
-        assert result.ret == pytest.ExitCode.INTERRUPTED, output
+        # pytest stops after a collection error; xdist reports it as a failed run.
+        stopped = pytest.ExitCode.TESTS_FAILED if extra else pytest.ExitCode.INTERRUPTED
+        assert result.ret == stopped, output
         assert "ERROR collecting" in output
     else:
         assert result.ret == pytest.ExitCode.TESTS_FAILED, output
