@@ -9,12 +9,9 @@ client whenever any of them needs an LLM.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_graphrag_eval.corpus.input_files import configuration_error
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
-from pytest_graphrag_eval.corpus.yaml_lines import load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.evaluation import default_scorers, make_context
 from pytest_graphrag_eval.plugin.settings import PluginSettings
@@ -22,14 +19,21 @@ from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.answers import AnswerSettings
+    from pytest_graphrag_eval.answers.config_file import AnswersConfig
     from pytest_graphrag_eval.llm import LLMSettings
 
 
-def answer_settings(settings: PluginSettings) -> AnswerSettings:
-    """The answer-metric part of the plugin settings: the answers config file, then options over it."""
-    from pytest_graphrag_eval.answers import AnswerSettings
+def answer_settings(settings: PluginSettings, config: AnswersConfig | None = None) -> AnswerSettings:
+    """The answer-metric part of the plugin settings: the answers config file, then options over it.
 
-    raw: dict[str, Any] = dict(_answers_config(settings.answers_config))
+    The file may be ours or a graphrag-eval evaluation config (see `answers.config_file`).
+    """
+    from pytest_graphrag_eval.answers import AnswerSettings
+    from pytest_graphrag_eval.answers.config_file import load_answers_config
+
+    if config is None and settings.answers_config is not None:
+        config = load_answers_config(settings.answers_config)
+    raw: dict[str, Any] = dict(config.answers) if config is not None else {}
     raw["judge"] = settings.judge or raw.get("judge", "none")
     raw["relevance"] = settings.relevance or raw.get("relevance", False)
     if settings.judge_repeats != 1 or "repeats" not in raw:
@@ -41,28 +45,21 @@ def answer_settings(settings: PluginSettings) -> AnswerSettings:
     ):
         if value is not None:
             raw[key] = value
+    if settings.correctness_prompt is not None:
+        raw.pop("correctness_prompt", None)  # the option's file replaces the config's inline prompt
     base_dir = settings.answers_config.parent if settings.answers_config else None
     source = str(settings.answers_config) if settings.answers_config else "graphrag options"
     return AnswerSettings.from_mapping(raw, base_dir=base_dir, source=source)
 
 
-def _answers_config(path: Path | None) -> Mapping[str, Any]:
-    """The YAML mapping of `--graphrag-answers-config` (relevance backend, custom metrics, ...)."""
-    if path is None:
-        return {}
-    data = to_plain(
-        load_yaml_with_lines(path, error_type=configuration_error, what="answers config (YAML file)")
-    )
-    if not isinstance(data, Mapping):
-        raise ConfigurationError(f"{path}: the answers config must be a YAML mapping")
-    return data
-
-
-def llm_settings(settings: PluginSettings, answers: AnswerSettings) -> LLMSettings:
-    """Client settings: endpoint and key from the environment, the rest from the plugin settings."""
+def llm_settings(
+    settings: PluginSettings, answers: AnswerSettings, config: AnswersConfig | None = None
+) -> LLMSettings:
+    """Client settings: the environment, then a graphrag-eval config's llm section, then the options."""
     from pytest_graphrag_eval.llm import LLMSettings
 
-    overrides: dict[str, Any] = {"cache_dir": settings.cache_dir, "use_cache": settings.use_cache}
+    overrides: dict[str, Any] = dict(config.llm) if config is not None else {}
+    overrides.update(cache_dir=settings.cache_dir, use_cache=settings.use_cache)
     if answers.judge_model:
         overrides["model"] = answers.judge_model
     if answers.embedding_model:
@@ -78,11 +75,13 @@ def check_judge_settings(settings: PluginSettings) -> None:
     Run at start-up so a bad answers config, a missing API key or an unusable cache folder is a
     usage error in every process, including an xdist controller, which collects nothing itself.
     """
+    from pytest_graphrag_eval.answers.config_file import load_answers_config
     from pytest_graphrag_eval.llm import JudgeClient
 
-    answers = answer_settings(settings)
+    config = load_answers_config(settings.answers_config) if settings.answers_config is not None else None
+    answers = answer_settings(settings, config)
     if answers.needs_llm:
-        JudgeClient(llm_settings(settings, answers))
+        JudgeClient(llm_settings(settings, answers, config))
 
 
 def erag_uses_llm(config: Any) -> bool:
@@ -104,13 +103,15 @@ def build_scorers(
     settings are validated now, so a bad one is a usage error before any question runs.
     """
     from pytest_graphrag_eval.answers import build_answer_scorers
+    from pytest_graphrag_eval.answers.config_file import load_answers_config
     from pytest_graphrag_eval.llm import JudgeClient
     from pytest_graphrag_eval.retrieval.erag_config import build_erag
 
     corpora = list(corpora)
-    answers = answer_settings(settings)
+    config = load_answers_config(settings.answers_config) if settings.answers_config else None
+    answers = answer_settings(settings, config)
     needs_client = answers.needs_llm or any(erag_uses_llm(c.settings.get("erag")) for c in corpora)
-    client = JudgeClient(llm_settings(settings, answers)) if needs_client else None
+    client = JudgeClient(llm_settings(settings, answers, config)) if needs_client else None
     for corpus in corpora:
         if corpus.settings.get("erag") is not None:
             try:

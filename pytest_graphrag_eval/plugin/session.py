@@ -16,24 +16,31 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
+from pytest_graphrag_eval.compare.baseline import load_baseline
+from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
+from pytest_graphrag_eval.compare.hashing import content_hash
+from pytest_graphrag_eval.compare.numeric import require_statistics
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question, load_corpus
 from pytest_graphrag_eval.corpus.responses import load_responses
-from pytest_graphrag_eval.errors import GraphragEvalError
-from pytest_graphrag_eval.evaluation import check_responses_match
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
+from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
 from pytest_graphrag_eval.gates.suite_gates import Gate, GateResult, evaluate_gates, resolve_gates
-from pytest_graphrag_eval.gates.thresholds import parse_threshold_list
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, parse_threshold_list
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
 from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.report.atomic import write_text_atomic
+from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.json_report import (
     ResultCollector,
     build_report,
     write_json_atomic,
     write_recording,
 )
-from pytest_graphrag_eval.report.terminal_summary import write_terminal_summary
+from pytest_graphrag_eval.report.markdown_summary import render_markdown
+from pytest_graphrag_eval.report.terminal_summary import score_columns, write_terminal_summary
 
 NO_RESPONSES = (
     "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
@@ -65,9 +72,24 @@ class GraphragSession:
         self.collector = ResultCollector()
         self.gate_results: list[GateResult] = []
         self.gates = resolve_gates(settings.gates_ini, settings.gates_cli)
+        self.baseline = load_baseline(settings.baseline_path) if settings.baseline_path else None
+        if self.baseline is not None:
+            require_statistics()  # a missing numpy/scipy is said now, not after every question ran
+        self.baseline_results: dict[str, dict[str, Any]] = {
+            str(result["question_id"]): result for result in (self.baseline or {}).get("results", [])
+        }
+        needing_baseline = [gate.expression for gate in self.gates if gate.needs_baseline]
+        if needing_baseline and self.baseline is None:
+            raise ConfigurationError(
+                f"gate {needing_baseline[0]} compares with a baseline run: pass --graphrag-baseline PATH "
+                "(the JSON report of an earlier run, e.g. main's CI artifact)"
+            )
+        self.comparison: Comparison | None = None
         parse_threshold_list(settings.thresholds_ini, "ini")
         parse_threshold_list(settings.thresholds_cli, "cli")
         self.runner: QuestionRunner | None = None
+        # Responses for questions outside the corpora: warnings for the terminal summary and the report.
+        self.responses_check = ResponsesCheck()
         self.started = time.time()
         self.interrupted = False
         self.write_problems: list[str] = []
@@ -91,6 +113,10 @@ class GraphragSession:
             if not any(corpus_file == path or path in corpus_file.parents for path in covered):
                 config.args.append(str(corpus_file))
 
+    def baseline_result(self, question_id: str) -> dict[str, Any] | None:
+        """This question's result in the baseline run, if one was given and had it."""
+        return self.baseline_results.get(question_id)
+
     def is_corpus_file(self, path: Path) -> bool:
         return path.resolve() in self.corpus_files
 
@@ -112,7 +138,7 @@ class GraphragSession:
         if settings.responses_path is not None:
             try:
                 responses = self.responses or load_responses(settings.responses_path)
-                check_responses_match(
+                self.responses_check = check_responses_match(
                     (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), responses
                 )
             except GraphragEvalError as error:
@@ -180,7 +206,7 @@ class GraphragSession:
             return
         report = report_outcome.get_result()
         if item.result is not None:
-            setattr(report, RESULT_ATTR, item.result)
+            setattr(report, RESULT_ATTR, _with_item_outcome(item, report))
             setattr(report, ORDER_ATTR, self._order_of(item))
         if item.response is not None and self.runner is not None and self.runner.live:
             setattr(report, RESPONSE_ATTR, item.response)
@@ -217,27 +243,46 @@ class GraphragSession:
             return
         results = self.collector.ordered_results()
         aggregates = compute_aggregates(results) if results else {}
-        self.gate_results = evaluate_gates(self._all_gates(), aggregates) if results else []
+        if self.baseline is not None and self.settings.baseline_path is not None:
+            self.comparison = compare_reports(
+                self.baseline,
+                results,
+                confidence=self.settings.confidence,
+                resamples=self.settings.resamples,
+                baseline_path=str(self.settings.baseline_path),
+            )
+        self.gate_results = evaluate_gates(self._all_gates(), aggregates, self.comparison) if results else []
         if any(not gate.passed for gate in self.gate_results) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         interrupted = self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
-        if self.settings.report_path is not None:
-            report = build_report(
-                results,
-                aggregates,
-                self.gate_results,
-                self.settings.report_metadata(),
-                started=self.started,
-                interrupted=interrupted,
+        report = build_report(
+            results,
+            aggregates,
+            self.gate_results,
+            self.settings.report_metadata(),
+            started=self.started,
+            interrupted=interrupted,
+            comparison=self.comparison.to_dict() if self.comparison is not None else None,
+            warnings=self.responses_check.warnings,
+        )
+        settings = self.settings
+        if settings.report_path is not None:
+            self._write_output(
+                session, "report", settings.report_path, lambda p: write_json_atomic(p, report)
             )
-            self._write_output(session, "report", lambda path: write_json_atomic(path, report))
-        if self.settings.record_path is not None and self.collector.responses:
+        if settings.markdown_path is not None:
+            markdown = render_markdown(report)
+            self._write_output(
+                session, "Markdown summary", settings.markdown_path, lambda p: write_text_atomic(p, markdown)
+            )
+        if settings.record_path is not None and self.collector.responses:
             responses = self.collector.ordered_responses()
-            self._write_output(session, "recording", lambda path: write_recording(path, responses))
+            self._write_output(
+                session, "recording", settings.record_path, lambda p: write_recording(p, responses)
+            )
 
-    def _write_output(self, session: pytest.Session, what: str, write: Any) -> None:
-        """Write the report or recording; a disk failure after start-up fails the run with one line."""
-        path = self.settings.report_path if what == "report" else self.settings.record_path
+    def _write_output(self, session: pytest.Session, what: str, path: Path, write: Any) -> None:
+        """Write one output file; a disk failure after start-up fails the run with one line."""
         try:
             write(path)
         except OSError as error:
@@ -255,7 +300,18 @@ class GraphragSession:
             outcome = finished.get(item.question.question_id)
             order = tuple(self._order_of(item))
             if outcome is not None and outcome.result is not None and order not in self.collector.results:
-                self.collector.add(order, outcome.result)
+                result = outcome.result
+                self.collector.add(
+                    order,
+                    {
+                        **result,
+                        "nodeid": item.nodeid,
+                        "outcome": "interrupted",  # scored, but its item never ran to a verdict
+                        "content_hash": content_hash(result),
+                        "thresholds": [],
+                        "failures": [],
+                    },
+                )
 
     def _all_gates(self) -> list[Gate]:
         """CLI and ini gates plus every corpus file's `gates:` (an xdist controller collects nothing)."""
@@ -270,12 +326,58 @@ class GraphragSession:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if _is_xdist_worker(self.config):
             return
+        results = self.collector.ordered_results()
+        baseline_lines = (
+            since_baseline_lines(
+                self.comparison.to_dict(),
+                self.baseline_results,
+                {str(result["question_id"]): result for result in results},
+                score_columns(results),
+            )
+            if self.comparison is not None
+            else []
+        )
         write_terminal_summary(
-            terminalreporter, self.collector.ordered_results(), self.gate_results, self.settings.report_path
+            terminalreporter,
+            results,
+            self.gate_results,
+            self.settings.report_path,
+            baseline_lines=baseline_lines,
+            warnings=self.responses_check.warnings,
         )
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
+
+
+def _item_outcome(report: pytest.TestReport) -> str:
+    """The pytest outcome as people say it: xfail and xpass are told apart from skip and pass."""
+    if hasattr(report, "wasxfail"):
+        return "xpassed" if report.passed else "xfailed"
+    return report.outcome
+
+
+def _with_item_outcome(item: QuestionItem, report: pytest.TestReport) -> dict[str, Any]:
+    """The question's result plus what pytest decided about it, for the report and baselines."""
+    assert item.result is not None
+    return {
+        **item.result,
+        "nodeid": item.nodeid,
+        "outcome": _item_outcome(report),
+        "content_hash": content_hash(item.result),
+        "thresholds": [check.to_dict() for check in item.checks],
+        "failures": _failures(item.result, item.checks),
+    }
+
+
+def _failures(result: dict[str, Any], checks: list[ThresholdCheck]) -> list[str]:
+    """Why the item failed, one line each: the agent's error, then every threshold that did not hold."""
+    error = (
+        [f"agent error: {result.get('error') or 'no error message'}"]
+        if result.get("status") != "success"
+        else []
+    )
+    return error + [check.message for check in checks if not check.passed]
 
 
 def _expand_corpus_paths(paths: tuple[Path, ...]) -> list[Path]:

@@ -14,12 +14,14 @@ from typing import Any
 
 import pytest
 
+from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from pytest_graphrag_eval.errors import ConfigurationError
 
 DEFAULT_AGENT_CONCURRENCY = 4
 # Upper bounds catch typos (an extra zero) before they open thousands of threads or connections.
 MAX_CONCURRENCY = 1024
 MAX_JUDGE_REPEATS = 100
+MAX_RESAMPLES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,10 @@ class PluginSettings:
     responses_path: Path | None = None
     record_path: Path | None = None
     report_path: Path | None = None
+    baseline_path: Path | None = None
+    confidence: float = DEFAULT_CONFIDENCE
+    resamples: int = DEFAULT_RESAMPLES
+    markdown_path: Path | None = None
     thresholds_ini: tuple[str, ...] = ()
     thresholds_cli: tuple[str, ...] = ()
     gates_ini: tuple[str, ...] = ()
@@ -62,6 +68,10 @@ class PluginSettings:
             responses_path=_path(config, "graphrag_responses", invocation_dir),
             record_path=_path(config, "graphrag_record", invocation_dir, ini=False),
             report_path=_path(config, "graphrag_report", invocation_dir),
+            baseline_path=_path(config, "graphrag_baseline", invocation_dir),
+            confidence=_percent(config, "graphrag_confidence", DEFAULT_CONFIDENCE),
+            resamples=_integer(config, "graphrag_resamples", DEFAULT_RESAMPLES),
+            markdown_path=_path(config, "graphrag_markdown", invocation_dir),
             thresholds_ini=tuple(config.getini("graphrag_thresholds") or ()),
             thresholds_cli=tuple(config.getoption("graphrag_threshold") or ()),
             gates_ini=tuple(config.getini("graphrag_gates") or ()),
@@ -107,6 +117,7 @@ class PluginSettings:
             ("graphrag_agent_concurrency", self.agent_concurrency, MAX_CONCURRENCY),
             ("graphrag_judge_repeats", self.judge_repeats, MAX_JUDGE_REPEATS),
             ("graphrag_concurrency", self.llm_concurrency, MAX_CONCURRENCY),
+            ("graphrag_resamples", self.resamples, MAX_RESAMPLES),
         ):
             if value is not None and not 1 <= value <= most:
                 raise ConfigurationError(f"{name} must be between 1 and {most}, got {value}")
@@ -145,6 +156,20 @@ def _number(config: pytest.Config, name: str) -> float | None:
         return float(value)
     except ValueError:
         raise ConfigurationError(f"{name} must be a number, got {value!r}") from None
+
+
+def _percent(config: pytest.Config, name: str, default: float) -> float:
+    """A confidence given in percent (95) as a fraction (0.95); 50 to below 100."""
+    value = _text(config, name)
+    if value is None:
+        return default
+    try:
+        percent = float(value)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a percentage such as 95, got {value!r}") from None
+    if not 50 <= percent < 100:
+        raise ConfigurationError(f"{name} must be from 50 to below 100 (percent), got {value!r}")
+    return percent / 100
 
 
 def _path(config: pytest.Config, name: str, invocation_dir: Path, *, ini: bool = True) -> Path | None:

@@ -342,10 +342,10 @@ REFERENCE_CONTENT_CASES = [
         failed_question="q1",
     ),
     Case(
-        "reference-media-type-unknown",
-        ("corpus.yaml", "q1", "steps_score_error", "output_media_type", "text/csv"),
+        "reference-media-type-not-text",
+        ("corpus.yaml", "q1", "steps_score_error", "output_media_type", "got 5"),
         "failed",
-        files={"corpus.yaml": corpus_yaml(lambda d: _step(d).update(output_media_type="text/csv"))},
+        files={"corpus.yaml": corpus_yaml(lambda d: _step(d).update(output_media_type=5))},
         args=(*REPLAY, "--graphrag-threshold", "steps_score>=1"),
         library="result",
         failed_question="q1",
