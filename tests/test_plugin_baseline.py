@@ -245,3 +245,12 @@ def test_example_regression_against_its_good_recording(tmp_path: Path, workers: 
     comparison = json.loads(current.read_text(encoding="utf-8"))["comparison"]
     assert set(comparison["regressions"]) == REGRESSED_STEPS | {REGRESSED_ERROR}
     assert comparison["fixed"] == comparison["new"] == comparison["removed"] == comparison["edited"] == []
+
+
+def test_html_report_is_written_with_the_comparison(compared: pytest.Pytester) -> None:
+    compared.runpytest(
+        *REPLAY, *THRESHOLD, "--graphrag-baseline", "baseline.json", "--graphrag-html", "out/r.html"
+    )
+    page = (compared.path / "out" / "r.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") or page.lower().startswith("<!doctype html>")
+    assert 'data-testid="card-regressed">1<' in page.replace("\n", "")

@@ -408,3 +408,33 @@ def test_memoized_parser_parses_each_text_once() -> None:
     for _ in range(2):
         with pytest.raises(SparqlResultsError, match="not valid JSON"):
             parse("CONSTRUCT output")
+
+
+def test_reference_outputs_are_parsed_once_per_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_graphrag_eval import corpus_from_data, run_evaluation
+    from pytest_graphrag_eval.formats import sparql_results
+
+    reference = select(["a"], [("x",), ("y",)])
+    actual = select(["b"], [("y",), ("x",)])
+    step = {
+        "name": "sparql_query",
+        "output": reference,
+        "output_media_type": "application/sparql-results+json",
+    }
+    corpus = corpus_from_data(
+        [{"template_id": "t", "questions": [{"id": "q", "question_text": "?", "reference_steps": [[step]]}]}]
+    )
+    question = next(iter(corpus.questions()))
+    assert set(question.reference_tables) == {reference}, "the loader keeps the table it validated"
+    parsed: list[str] = []
+    original = sparql_results.parse_sparql_results
+    monkeypatch.setattr(
+        sparql_results, "parse_sparql_results", lambda output: parsed.append(output) or original(output)
+    )
+    response = {
+        "actual_answer": "x, y",
+        "actual_steps": [{"name": "sparql_query", "status": "success", "output": actual}],
+    }
+    results = run_evaluation(corpus, {"q": response})
+    assert results[0]["steps_score"] == 1.0
+    assert parsed == [actual], "scoring parses only the actual output"

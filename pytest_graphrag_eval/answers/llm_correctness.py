@@ -81,13 +81,15 @@ class LLMCorrectness:
             return_exceptions=True,
         )
         keys: dict[str, Any] = {"answer_judge": self.label}
+        counts: list[ClaimCounts] = []
         for verdict in verdicts:
             if isinstance(verdict, JudgeFailure):
                 keys[self.error_key] = str(verdict)
                 return Outcome(keys, usage)
             if isinstance(verdict, BaseException):
                 raise verdict
-        best = max(verdicts, key=lambda counts: counts.f1)  # max keeps the first of equals
+            counts.append(verdict)
+        best = max(counts, key=lambda claim_counts: claim_counts.f1)  # max keeps the first of equals
         keys.update(best.as_keys())
         return Outcome(keys, usage)
 

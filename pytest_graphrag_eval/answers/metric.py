@@ -56,12 +56,23 @@ class Outcome:
 
 
 class AnswerMetric(Protocol):
-    """One answer metric; `spread_keys` are the numbers averaged over repeated judgments."""
+    """One answer metric; `spread_keys` are the numbers averaged over repeated judgments.
 
-    error_key: str
-    spread_keys: tuple[str, ...]
-    cost_key: str | None
-    uses_llm: bool
+    The attributes are read-only here so a metric may declare narrower constants
+    (`cost_key = None`, a fixed tuple of spread keys).
+    """
+
+    @property
+    def error_key(self) -> str: ...
+
+    @property
+    def spread_keys(self) -> tuple[str, ...]: ...
+
+    @property
+    def cost_key(self) -> str | None: ...
+
+    @property
+    def uses_llm(self) -> bool: ...
 
     def applies(self, inputs: AnswerInputs) -> bool:
         """False when the inputs lack what the metric needs: it is then skipped, not failed."""

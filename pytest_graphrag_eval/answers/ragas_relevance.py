@@ -19,8 +19,6 @@ import json
 import os
 from typing import Any
 
-import httpx
-
 from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
 from pytest_graphrag_eval.answers.usage import Usage
 from pytest_graphrag_eval.errors import ConfigurationError
@@ -90,11 +88,8 @@ class RagasRelevance:
             for closed in [other for other in self._loops if other.is_closed()]:
                 del self._loops[closed]
             answer_relevancy, llm_factory, embedding_factory = self._classes
-            sdk = make_sdk_client(self.settings).with_options(
-                max_retries=self.settings.max_retries,
-                http_client=httpx.AsyncClient(
-                    timeout=self.settings.timeout, event_hooks={"response": [self._record_usage]}
-                ),
+            sdk = make_sdk_client(self.settings, on_response=self._record_usage).with_options(
+                max_retries=self.settings.max_retries
             )
             metric = answer_relevancy(
                 llm=llm_factory(self.model, client=sdk),
@@ -104,7 +99,7 @@ class RagasRelevance:
             self._loops[loop] = (metric, asyncio.Semaphore(self.settings.concurrency))
         return self._loops[loop]
 
-    async def _record_usage(self, response: httpx.Response) -> None:
+    async def _record_usage(self, response: Any) -> None:
         """Add the tokens and cost of one ragas request to the current question's usage."""
         usage = _CALL_USAGE.get()
         if usage is None or response.status_code != 200:

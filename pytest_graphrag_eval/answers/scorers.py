@@ -28,6 +28,7 @@ from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
+    from pytest_graphrag_eval.llm.client import JudgeClient
 
 
 class DeterministicAnswerScorer:
@@ -84,7 +85,7 @@ class AnswerJudgeScorer:
         return keys
 
 
-def build_answer_scorers(settings: AnswerSettings, client: Any | None) -> list[Scorer]:
+def build_answer_scorers(settings: AnswerSettings, client: JudgeClient | None) -> list[Scorer]:
     """The answer scorers for `settings`; `client` (a JudgeClient) is needed by LLM metrics."""
     scorers: list[Scorer] = [DeterministicAnswerScorer()]
     metrics = build_answer_metrics(settings, client)
@@ -96,18 +97,18 @@ def build_answer_scorers(settings: AnswerSettings, client: Any | None) -> list[S
     return scorers
 
 
-def build_answer_metrics(settings: AnswerSettings, client: Any | None) -> list[AnswerMetric]:
+def build_answer_metrics(settings: AnswerSettings, client: JudgeClient | None) -> list[AnswerMetric]:
     """The judged metrics `settings` asks for, in report order."""
-    if settings.needs_llm and client is None:
+    if not settings.needs_llm:
+        return [LexicalCorrectness()] if settings.judge == "lexical" else []
+    if client is None:
         raise ConfigurationError(
             "the configured answer metrics need an LLM judge: set OPENAI_API_KEY (and OPENAI_BASE_URL for "
             "a local or proxy endpoint), or use judge = lexical with relevance off and no custom metrics"
         )
     metrics: list[AnswerMetric] = []
-    model = settings.judge_model or (client.settings.model if client is not None else "")
-    embedding_model = settings.embedding_model or (
-        client.settings.embedding_model if client is not None else ""
-    )
+    model = settings.judge_model or client.settings.model
+    embedding_model = settings.embedding_model or client.settings.embedding_model
     if settings.judge == "llm":
         metrics.append(
             LLMCorrectness(

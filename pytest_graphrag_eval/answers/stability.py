@@ -27,10 +27,10 @@ def combine_repeats(outcomes: list[Outcome], spread_keys: tuple[str, ...], error
     failures = [(index, outcome) for index, outcome in enumerate(outcomes, 1) if error_key in outcome.keys]
     if failures:
         index, failed = failures[0]
-        keys = dict(failed.keys)
+        failed_keys = dict(failed.keys)
         if len(outcomes) > 1:
-            keys[error_key] = f"judgment {index} of {len(outcomes)}: {keys[error_key]}"
-        return Outcome(keys, usage)
+            failed_keys[error_key] = f"judgment {index} of {len(outcomes)}: {failed_keys[error_key]}"
+        return Outcome(failed_keys, usage)
     keys: dict[str, Any] = dict(outcomes[0].keys)
     if len(outcomes) > 1:
         for key in spread_keys:

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import CorpusError, SourceLocation
+from pytest_graphrag_eval.formats.sparql_results import MemoizedParser, SparqlTable, memoized_parser
 
 QUESTION_RESERVED_KEYS = frozenset(
     {"id", "question_text", "reference_steps", "reference_answer", "thresholds", "xfail"}
@@ -45,6 +47,8 @@ class Question:
     xfail: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     reference_problems: tuple[str, ...] = ()
+    reference_tables: Mapping[str, SparqlTable] = field(default_factory=dict, repr=False, compare=False)
+    """The SPARQL reference outputs parsed while loading (output text -> table), reused by scoring."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,12 @@ class Corpus:
             yield from template.questions
 
     def question_ids(self) -> list[str]:
-        return [question.question_id for question in self.questions()]
+        return list(self.positions)
+
+    @cached_property
+    def positions(self) -> dict[str, int]:
+        """Each question id's 0-based position in file order, computed once (runs look it up per item)."""
+        return {question.question_id: index for index, question in enumerate(self.questions())}
 
 
 def load_corpus(path: str | Path, *, display_name: str | None = None) -> Corpus:
@@ -171,11 +180,12 @@ def _question_from_data(
         raise CorpusError("must be a reason (text) or true", location, "xfail")
     if xfail is True:
         xfail = "expected to fail (no reason given)"
+    parse = memoized_parser()
     problems = tuple(
         problem
         for group_index, group in enumerate(reference_steps or [])
         for step_index, step in enumerate(group)
-        if (problem := _step_problem(step, group_index, step_index))
+        if (problem := _step_problem(step, group_index, step_index, parse))
     )
     return Question(
         template_id=template_id,
@@ -188,11 +198,14 @@ def _question_from_data(
         xfail=xfail or None,
         extra=to_plain({k: v for k, v in raw.items() if k not in QUESTION_RESERVED_KEYS}),
         reference_problems=problems,
+        reference_tables=parse.tables(),
     )
 
 
-def _step_problem(step: dict[str, Any], group_index: int, step_index: int) -> str | None:
-    problem = reference_step_problem(step)
+def _step_problem(
+    step: dict[str, Any], group_index: int, step_index: int, parse: MemoizedParser
+) -> str | None:
+    problem = reference_step_problem(step, parse)
     if problem is None:
         return None
     line = line_of(step)

@@ -40,10 +40,15 @@ class SparqlExpectation:
     ignore_duplicates: bool
 
 
-def reference_step_problem(step: Mapping[str, Any]) -> str | None:
-    """Describe what is wrong with one reference step's content (naming the field), or None."""
+def reference_step_problem(
+    step: Mapping[str, Any], parse: ResultsParser = parse_sparql_results
+) -> str | None:
+    """Describe what is wrong with one reference step's content (naming the field), or None.
+
+    `parse` reads a SPARQL reference output (pass a `memoized_parser()` to keep the table).
+    """
     try:
-        _check_step(step)
+        _check_step(step, parse)
     except ValueError as error:
         return str(error)
     return None
@@ -132,7 +137,7 @@ def time_series_args_problem(step: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _check_step(step: Mapping[str, Any]) -> None:
+def _check_step(step: Mapping[str, Any], parse: ResultsParser) -> None:
     media = media_type(step)
     if media is not None and not isinstance(media, str):
         raise ValueError(f"'output_media_type' must be a media type (text), got {media!r}")
@@ -147,7 +152,7 @@ def _check_step(step: Mapping[str, Any]) -> None:
         if problem:
             raise ValueError(problem)
     elif media == SPARQL_RESULTS_MEDIA_TYPE:
-        sparql_expectation(step)
+        sparql_expectation(step, parse)
     elif media == JSON_MEDIA_TYPE:
         _check_json_output(step)
     elif name == RETRIEVAL_STEP:

@@ -14,6 +14,8 @@ than the last value silently winning.
 
 from __future__ import annotations
 
+import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +25,14 @@ from pytest_graphrag_eval.corpus.input_files import ErrorFactory, read_input_tex
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 
 MAX_YAML_NODES = 2_000_000
+# LibYAML composes recursively in C: a few hundred thousand nested brackets crash the process.
+MAX_YAML_DEPTH = 500
+_BRACKET_DEPTH = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-class LineDict(dict):
+class LineDict(dict[Any, Any]):
     """A dict that knows the 1-based line where its YAML mapping started."""
 
     line: int | None = None
@@ -41,11 +47,18 @@ class YamlBoundsError(yaml.YAMLError):
         self.problem_mark = mark
 
 
-class _LineLoader(yaml.SafeLoader):
+try:  # LibYAML's parser (in PyYAML's wheels) reads large corpora several times faster.
+    from yaml import CSafeLoader as _SafeLoader
+except ImportError:  # PyYAML built without LibYAML
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
+
+
+class _LineLoader(_SafeLoader):
     """SafeLoader whose mappings become `LineDict`s, with the document checked before construction."""
 
-    def compose_document(self) -> yaml.Node | None:
-        node = super().compose_document()
+    def get_single_node(self) -> yaml.Node | None:
+        # Overridden here rather than in the composer: LibYAML's parser composes in C.
+        node = super().get_single_node()
         _check_expansion(node)
         return node
 
@@ -114,6 +127,16 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
+def flow_depth(text: str) -> int:
+    """The deepest nesting of flow brackets, counted over the whole text (brackets in strings too).
+
+    An over-estimate at worst (balanced brackets inside quoted text add nothing), and cheap:
+    only the brackets are walked, in C-level iterators.
+    """
+    brackets = _NOT_BRACKETS.sub("", text)
+    return max(itertools.accumulate(map(_BRACKET_DEPTH.__getitem__, map(ord, brackets))), default=0)
+
+
 def line_of(value: Any) -> int | None:
     """The start line of a mapping loaded by `load_yaml_with_lines`, else None."""
     return value.line if isinstance(value, LineDict) else None
@@ -130,6 +153,11 @@ def load_yaml_with_lines(
 
 def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory = InputError) -> Any:
     """Parse YAML text with the same bounds; syntax errors name the line."""
+    if flow_depth(text) > MAX_YAML_DEPTH:
+        raise error_type(
+            f"invalid YAML: nested too deeply (more than {MAX_YAML_DEPTH} levels of [ and {{)",
+            SourceLocation(shown),
+        )
     try:
         return yaml.load(text, Loader=_LineLoader)
     except yaml.YAMLError as error:

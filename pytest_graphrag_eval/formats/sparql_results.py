@@ -9,11 +9,11 @@ comparison works column by column.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.formats.terms import Term, normalize_cell
 
 
@@ -49,7 +49,7 @@ def load_results_json(output: Any) -> dict[str, Any]:
     """The results object from text (or an already-parsed mapping)."""
     if isinstance(output, str):
         try:
-            output = json.loads(output)
+            output = json_text.loads(output)
         except (ValueError, RecursionError) as error:
             raise SparqlResultsError(f"not valid JSON ({_short(error)})") from None
     if not isinstance(output, Mapping):
@@ -66,46 +66,83 @@ def parse_sparql_results(output: Any) -> SparqlTable:
         return SparqlTable(variables=(), columns=(), row_count=0, boolean=data["boolean"])
     variables = _variables(data.get("head"))
     bindings = _bindings(data.get("results"))
-    columns: list[list[Term]] = [[] for _ in variables]
     for index, binding in enumerate(bindings):
         if not isinstance(binding, dict):
             raise SparqlResultsError(f"binding #{index + 1} must be an object")
-        try:
-            for column, variable in zip(columns, variables, strict=True):
-                cell = binding.get(variable)
-                column.append(None if cell is None else normalize_cell(cell))
-        except ValueError as error:
-            raise SparqlResultsError(f"binding #{index + 1}: {error}") from None
-    return SparqlTable(
-        variables=variables, columns=tuple(tuple(column) for column in columns), row_count=len(bindings)
-    )
+    return SparqlTable(variables=variables, columns=_columns(variables, bindings), row_count=len(bindings))
+
+
+def _columns(variables: tuple[str, ...], bindings: list[dict[str, Any]]) -> tuple[tuple[Term, ...], ...]:
+    """The bindings as columns of terms; raises SparqlResultsError naming the first bad binding.
+
+    Built column by column with a fast path for the commonest cell (a value without a
+    datatype): for large results this loop, not the JSON parse, would otherwise dominate.
+    """
+    try:
+        return tuple(
+            tuple(
+                [
+                    cell["value"]
+                    if type(cell := binding.get(variable)) is dict
+                    and "datatype" not in cell
+                    and type(cell.get("value")) is str
+                    else _term(cell)
+                    for binding in bindings
+                ]
+            )
+            for variable in variables
+        )
+    except ValueError:
+        for index, binding in enumerate(bindings):  # row by row, for the message only
+            for variable in variables:
+                try:
+                    _term(binding.get(variable))
+                except ValueError as error:
+                    raise SparqlResultsError(f"binding #{index + 1}: {error}") from None
+        raise
+
+
+def _term(cell: Any) -> Term:
+    return None if cell is None else normalize_cell(cell)
 
 
 ResultsParser = Callable[[Any], SparqlTable]
 
 
-def memoized_parser() -> ResultsParser:
+class MemoizedParser:
     """`parse_sparql_results` that parses each output text once (errors included).
 
-    Made per scoring run: a group compares every reference step with every
-    actual step, and a large output should not be parsed once per pair.
+    Made per question: a group compares every reference step with every actual
+    step, and a large output should not be parsed once per pair. The corpus
+    loader keeps the reference tables it parsed while validating (`tables()`), and
+    scoring starts from them (`known`), so a reference output is parsed once per run.
     """
-    seen: dict[str, SparqlTable | str] = {}
 
-    def parse(output: Any) -> SparqlTable:
+    def __init__(self, known: Mapping[str, SparqlTable] | None = None):
+        self._seen: dict[str, SparqlTable | str] = dict(known or {})
+
+    def __call__(self, output: Any) -> SparqlTable:
         if not isinstance(output, str):
             return parse_sparql_results(output)
-        if output not in seen:
+        result = self._seen.get(output)
+        if result is None:
             try:
-                seen[output] = parse_sparql_results(output)
+                result = parse_sparql_results(output)
             except SparqlResultsError as error:
-                seen[output] = str(error)
-        result = seen[output]
+                result = str(error)
+            self._seen[output] = result
         if isinstance(result, str):
             raise SparqlResultsError(result)
         return result
 
-    return parse
+    def tables(self) -> dict[str, SparqlTable]:
+        """Every output text parsed so far that is valid SPARQL results, with its table."""
+        return {text: table for text, table in self._seen.items() if isinstance(table, SparqlTable)}
+
+
+def memoized_parser(known: Mapping[str, SparqlTable] | None = None) -> MemoizedParser:
+    """A fresh `MemoizedParser`, starting from the `known` tables (text -> parsed table)."""
+    return MemoizedParser(known)
 
 
 def uri_values(output: Any) -> set[str]:
@@ -134,9 +171,10 @@ def _variables(head: Any) -> tuple[str, ...]:
 
 
 def _bindings(results: Any) -> list[Any]:
-    if not isinstance(results, Mapping) or not isinstance(results.get("bindings"), list):
+    bindings = results.get("bindings") if isinstance(results, Mapping) else None
+    if not isinstance(bindings, list):
         raise SparqlResultsError("missing 'results.bindings' list")
-    return results["bindings"]
+    return bindings
 
 
 def _short(error: BaseException) -> str:

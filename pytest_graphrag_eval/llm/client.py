@@ -105,25 +105,32 @@ def check_connection_settings(settings: LLMSettings) -> None:
         raise ConfigurationError("Azure OpenAI needs an API version: set OPENAI_API_VERSION")
 
 
-def make_sdk_client(settings: LLMSettings) -> openai.AsyncOpenAI:
+def make_sdk_client(
+    settings: LLMSettings, *, on_response: Callable[[Any], Awaitable[None]] | None = None
+) -> openai.AsyncOpenAI:
     """Build the official async SDK client for `settings`, with the SDK's own retries off.
 
     Every value is passed explicitly so the SDK never reads the environment behind
-    the settings' back.
+    the settings' back. `on_response` sees every HTTP response (of the HTTP library
+    this openai release is built on), e.g. to count tokens of calls made by a library.
     """
     check_connection_settings(settings)
     # The SDK's plain HTTP client class rather than its default wrapper: the wrapper's finalizer
     # schedules `aclose()` on whatever loop is running at garbage collection, which fails for
     # connections of an earlier, closed loop (see JudgeClient on event loops). Taking the class from
     # the SDK keeps us independent of which HTTP library a given openai release is built on.
-    http_client = openai.DefaultAsyncHttpxClient(timeout=settings.timeout, follow_redirects=True)
+    http_client = openai.DefaultAsyncHttpxClient(
+        timeout=settings.timeout,
+        follow_redirects=True,
+        event_hooks={"response": [on_response] if on_response is not None else []},
+    )
     common: dict[str, Any] = {
         "api_key": settings.api_key,
         "max_retries": 0,
         "timeout": settings.timeout,
         "http_client": http_client,
     }
-    if settings.is_azure:
+    if settings.azure_endpoint is not None:
         return openai.AsyncAzureOpenAI(
             azure_endpoint=settings.azure_endpoint, api_version=settings.api_version, **common
         )

@@ -121,8 +121,8 @@ def retry_delay(
     burst of clients does not return in lockstep); otherwise half of the
     exponential step is fixed and half random. Both are capped at `cap`.
     """
-    rng = rng or random
+    uniform = rng.uniform if rng is not None else random.uniform
     if failure.retry_after is not None:
-        return min(cap, failure.retry_after * (1 + 0.1 * rng.random()))
-    step = min(cap, base * 2**attempt)
-    return step / 2 + rng.uniform(0, step / 2)
+        return min(cap, failure.retry_after * (1 + uniform(0, 0.1)))
+    step = min(cap, base * 2.0**attempt)
+    return step / 2 + uniform(0, step / 2)

@@ -79,19 +79,21 @@ def parse_measures(metrics: str | Iterable[str], full_length: int | None = None)
             cutoffs.setdefault(match.group(1), set()).update(values)
         else:
             raise ConfigurationError(_unsupported(name))
+
+    def keys_for(measure: str) -> Cutoffs:
+        if measure not in cutoffs:
+            return ()
+        return _cutoff_keys(measure, cutoffs[measure], measure in plain, full_length)
+
     return MeasurePlan(
-        **{
-            field: _cutoff_keys(measure, cutoffs[measure], measure in plain, full_length)
-            for field, measure in (
-                ("precision", "P"),
-                ("recall", "recall"),
-                ("success", "success"),
-                ("ndcg_cut", "ndcg_cut"),
-                ("map_cut", "map_cut"),
-            )
-            if measure in cutoffs
-        },
-        **{name: True for name in singles},
+        precision=keys_for("P"),
+        recall=keys_for("recall"),
+        success=keys_for("success"),
+        ndcg_cut=keys_for("ndcg_cut"),
+        map_cut=keys_for("map_cut"),
+        map="map" in singles,
+        recip_rank="recip_rank" in singles,
+        ndcg="ndcg" in singles,
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_graphrag_eval.gates.suite_gates import GateResult
+from pytest_graphrag_eval.gates.model import GateResult
 
 
 def failed_gates_key(count: int) -> str:

@@ -48,7 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
     has_source = settings.responses_path is not None or config.hook.pytest_graphrag_respond.get_hookimpls()
     if is_xdist_controller and settings.corpus_paths and not has_source:
         raise pytest.UsageError(NO_RESPONSES)
-    if settings.clear_cache and not hasattr(config, "workerinput"):
+    if settings.clear_cache and settings.cache_dir is not None and not hasattr(config, "workerinput"):
         from pytest_graphrag_eval.llm import clear_cache
 
         clear_cache(settings.cache_dir)

@@ -48,7 +48,7 @@ class CorpusFile(pytest.File):
                     "gates",
                 )
         check_corpus_thresholds(self.corpus)
-        self.graphrag.register_corpus(self.corpus)
+        self.graphrag.register_corpus(self.corpus, self.path)
         for template in self.corpus.templates:
             yield TemplateCollector.from_parent(self, name=template.template_id, template=template)
 
@@ -138,7 +138,7 @@ class QuestionItem(pytest.Item):
         )
 
 
-def _display_path(node: pytest.Node) -> str:
+def _display_path(node: pytest.Collector) -> str:
     """The corpus path as the user sees it: relative to the rootdir when inside it."""
     try:
         return str(node.path.relative_to(node.config.rootpath))

@@ -7,9 +7,12 @@ the ini file and the README stay in agreement; `settings.py` reads them back.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import pytest
+
+IniType = Literal["string", "paths", "pathlist", "args", "linelist", "bool"]
+"""The ini value types pytest's `Parser.addini` understands that the plugin uses."""
 
 
 @dataclass(frozen=True)
@@ -20,7 +23,7 @@ class OptionSpec:
     dest: str
     help: str
     ini: str | None = None
-    ini_type: str | None = None
+    ini_type: IniType = "string"
     action: str = "store"
     choices: tuple[str, ...] | None = None
     value_type: type | None = None
@@ -100,6 +103,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_resamples",
         value_type=int,
         metavar="N",
+    ),
+    OptionSpec(
+        "--graphrag-html",
+        "graphrag_html",
+        "Write one self-contained HTML report (no network needed to open it) to this path.",
+        ini="graphrag_html",
+        ini_type="paths",
+        metavar="PATH",
     ),
     OptionSpec(
         "--graphrag-markdown",
@@ -233,4 +244,4 @@ def add_options(parser: pytest.Parser) -> None:
             kwargs["default"] = False
         group.addoption(spec.flag, **kwargs)
         if spec.ini:
-            parser.addini(spec.ini, help=spec.help, type=spec.ini_type or "string")
+            parser.addini(spec.ini, help=spec.help, type=spec.ini_type)

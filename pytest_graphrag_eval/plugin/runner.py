@@ -17,7 +17,7 @@ import functools
 import inspect
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -72,7 +72,8 @@ class LiveSource:
         self._timeout = timeout
         self._semaphore: asyncio.Semaphore | None = None
 
-    async def get(self, question: Question) -> dict[str, Any] | None:
+    async def get(self, question: Question) -> Any:
+        """The agent's response as it returned it (`evaluate_question` validates its shape)."""
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self._concurrency)
         async with self._semaphore:
@@ -138,7 +139,7 @@ class QuestionRunner:
         source: ReplaySource | LiveSource,
         scorers: Sequence[Scorer],
         context_for: Callable[[Question], ScoringContext],
-        on_close: Callable[[], Awaitable[None]] | None = None,
+        on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
     ):
         self._source = source
         self._scorers = list(scorers)

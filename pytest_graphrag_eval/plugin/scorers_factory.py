@@ -8,7 +8,7 @@ client whenever any of them needs an LLM.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
@@ -76,11 +76,12 @@ def check_judge_settings(settings: PluginSettings) -> None:
     usage error in every process, including an xdist controller, which collects nothing itself.
     """
     from pytest_graphrag_eval.answers.config_file import load_answers_config
-    from pytest_graphrag_eval.llm import JudgeClient
 
     config = load_answers_config(settings.answers_config) if settings.answers_config is not None else None
     answers = answer_settings(settings, config)
-    if answers.needs_llm:
+    if answers.needs_llm:  # the LLM stack is imported only when a judge will use it
+        from pytest_graphrag_eval.llm import JudgeClient
+
         JudgeClient(llm_settings(settings, answers, config))
 
 
@@ -95,7 +96,7 @@ def erag_uses_llm(config: Any) -> bool:
 
 def build_scorers(
     settings: PluginSettings, corpora: Iterable[Corpus] = ()
-) -> tuple[list[Scorer], ScoringContext, Callable[[], Awaitable[None]] | None]:
+) -> tuple[list[Scorer], ScoringContext, Callable[[], Coroutine[Any, Any, None]] | None]:
     """Scorers, context and an async close callback for the judge client (None without one).
 
     Answer, eRAG and LLM modules are imported here, not at module level, so the
@@ -104,14 +105,16 @@ def build_scorers(
     """
     from pytest_graphrag_eval.answers import build_answer_scorers
     from pytest_graphrag_eval.answers.config_file import load_answers_config
-    from pytest_graphrag_eval.llm import JudgeClient
     from pytest_graphrag_eval.retrieval.erag_config import build_erag
 
     corpora = list(corpora)
     config = load_answers_config(settings.answers_config) if settings.answers_config else None
     answers = answer_settings(settings, config)
-    needs_client = answers.needs_llm or any(erag_uses_llm(c.settings.get("erag")) for c in corpora)
-    client = JudgeClient(llm_settings(settings, answers, config)) if needs_client else None
+    client = None
+    if answers.needs_llm or any(erag_uses_llm(c.settings.get("erag")) for c in corpora):
+        from pytest_graphrag_eval.llm import JudgeClient  # the OpenAI SDK: only when a judge is needed
+
+        client = JudgeClient(llm_settings(settings, answers, config))
     for corpus in corpora:
         if corpus.settings.get("erag") is not None:
             try:

@@ -24,13 +24,15 @@ from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check
 from pytest_graphrag_eval.corpus.responses import load_responses
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
-from pytest_graphrag_eval.gates.suite_gates import Gate, GateResult, evaluate_gates, resolve_gates
+from pytest_graphrag_eval.gates.model import Gate, GateResult
+from pytest_graphrag_eval.gates.suite_gates import evaluate_gates, resolve_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, parse_threshold_list
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
 from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.plugin.xdist_batches import WORKERINPUT_KEY, WorkerBatches, dist_mode
 from pytest_graphrag_eval.report.atomic import write_text_atomic
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.json_report import (
@@ -50,6 +52,7 @@ NO_RESPONSES = (
 RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
 RESPONSE_ATTR = "graphrag_response"
+CORPUS_GATES_KEY = "graphrag_corpus_gates"
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
@@ -67,7 +70,9 @@ class GraphragSession:
         self.config = config
         self.settings = settings
         self.corpus_files = _expand_corpus_paths(settings.corpus_paths)
-        self.corpora: dict[str, Corpus] = {}
+        self._file_index = {path: index for index, path in enumerate(self.corpus_files)}
+        self._resolved: dict[Path, Path] = {}
+        self.corpora: dict[Path, Corpus] = {}  # by resolved file path
         self._questions_by_id: dict[str, Question] = {}
         self.collector = ResultCollector()
         self.gate_results: list[GateResult] = []
@@ -90,6 +95,7 @@ class GraphragSession:
         self.runner: QuestionRunner | None = None
         # Responses for questions outside the corpora: warnings for the terminal summary and the report.
         self.responses_check = ResponsesCheck()
+        self.worker_batches: WorkerBatches | None = None
         self.started = time.time()
         self.interrupted = False
         self.write_problems: list[str] = []
@@ -118,13 +124,19 @@ class GraphragSession:
         return self.baseline_results.get(question_id)
 
     def is_corpus_file(self, path: Path) -> bool:
-        return path.resolve() in self.corpus_files
+        return self._resolve(path) in self._file_index
 
-    def register_corpus(self, corpus: Corpus) -> None:
+    def register_corpus(self, corpus: Corpus, path: Path) -> None:
         """Keep a collected corpus; a question id another corpus file already has is a CorpusError."""
         for question in corpus.questions():
             check_unique_question(question, self._questions_by_id)
-        self.corpora[str(corpus.file)] = corpus
+        self.corpora[self._resolve(path)] = corpus
+
+    def _resolve(self, path: Path) -> Path:
+        """`path.resolve()`, remembered: items ask for their file's path once per question."""
+        if path not in self._resolved:
+            self._resolved[path] = path.resolve()
+        return self._resolved[path]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -132,6 +144,8 @@ class GraphragSession:
         if not items or self.config.option.collectonly or _is_xdist_controller(self.config):
             return
         self.runner = self._make_runner()
+        if _is_xdist_worker(self.config):
+            self.worker_batches = WorkerBatches(items, dist_mode(self.config))
 
     def _make_runner(self) -> QuestionRunner:
         settings = self.settings
@@ -160,11 +174,10 @@ class GraphragSession:
             scorers, context, on_close = build_scorers(settings, self.corpora.values())
         except GraphragEvalError as error:
             raise pytest.UsageError(str(error)) from None
-        contexts = {
-            question.question_id: dataclasses.replace(context, options={**context.options, **corpus.settings})
-            for corpus in self.corpora.values()
-            for question in corpus.questions()
-        }
+        contexts = {}
+        for corpus in self.corpora.values():
+            corpus_context = dataclasses.replace(context, options={**context.options, **corpus.settings})
+            contexts.update(dict.fromkeys(corpus.positions, corpus_context))
         return QuestionRunner(source, scorers, lambda question: contexts[question.question_id], on_close)
 
     # running ---------------------------------------------------------------------------------
@@ -175,29 +188,24 @@ class GraphragSession:
             return
         self.runner.submit(item.question for item in session.items if isinstance(item, QuestionItem))
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """xdist controller: tell each worker the distribution mode, which decides its batches."""
+        node.workerinput[WORKERINPUT_KEY] = dist_mode(self.config)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        """xdist worker: start this item's batch, and the next item's, before the item runs."""
+        if self.runner is None or self.worker_batches is None:
+            return
+        pending = self.worker_batches.new_items(item, nextitem)
+        self.runner.submit(
+            pending_item.question for pending_item in pending if isinstance(pending_item, QuestionItem)
+        )
+
     def outcome_for(self, item: QuestionItem) -> QuestionOutcome:
         assert self.runner is not None, "question items run only after collection finished"
-        if _is_xdist_worker(self.config):
-            self.runner.submit(self._worker_pending_questions(item))
         return self.runner.outcome(item.question)
-
-    def _worker_pending_questions(self, item: QuestionItem) -> list[Question]:
-        """Under xdist: this item plus the ones already queued for this worker, judged together."""
-        pending = [item.question]
-        interactor = next(
-            (plugin for plugin in self.config.pluginmanager.get_plugins() if hasattr(plugin, "torun")), None
-        )
-        queue = getattr(interactor, "torun", None)
-        if queue is None or not hasattr(queue, "lock"):
-            return pending
-        items = item.session.items
-        with queue.lock() as indices:
-            queued = [index for index in indices if isinstance(index, int)]
-        next_index = getattr(interactor, "nextitem_index", None)
-        if isinstance(next_index, int):
-            queued.insert(0, next_index)
-        pending.extend(items[index].question for index in queued if isinstance(items[index], QuestionItem))
-        return pending
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -213,11 +221,8 @@ class GraphragSession:
 
     def _order_of(self, item: QuestionItem) -> list[Any]:
         """A sort key that is the same in every process: corpus file, then position in it."""
-        file_index = (
-            self.corpus_files.index(item.path.resolve()) if item.path.resolve() in self.corpus_files else -1
-        )
-        position = item.corpus.question_ids().index(item.question.question_id)
-        return [file_index, str(item.path), position]
+        file_index = self._file_index.get(self._resolve(item.path), -1)
+        return [file_index, str(item.path), item.corpus.positions[item.question.question_id]]
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if _is_xdist_worker(self.config) or report.when != "call":
@@ -229,6 +234,13 @@ class GraphragSession:
         if response is not None:
             self.collector.add_response(getattr(report, ORDER_ATTR, None) or [0, "", 0], response)
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """xdist controller: keep the `gates:` a worker read, so no corpus file is parsed again here."""
+        reported = getattr(node, "workeroutput", {}).get(CORPUS_GATES_KEY, {})
+        for path, (file, gates) in reported.items():
+            self.corpora.setdefault(Path(path), Corpus(templates=(), file=file, settings={"gates": gates}))
+
     def pytest_keyboard_interrupt(self) -> None:
         self.interrupted = True
 
@@ -239,7 +251,13 @@ class GraphragSession:
             if self.interrupted:
                 self._collect_finished_unreported(session)
             self.runner.close()
-        if _is_xdist_worker(self.config) or not (self.collector.results or self.interrupted):
+        if _is_xdist_worker(self.config):
+            self.config.workeroutput[CORPUS_GATES_KEY] = {  # type: ignore[attr-defined]
+                str(path): [corpus.file, corpus.settings.get("gates")]
+                for path, corpus in self.corpora.items()
+            }
+            return
+        if not (self.collector.results or self.interrupted):
             return
         results = self.collector.ordered_results()
         aggregates = compute_aggregates(results) if results else {}
@@ -275,6 +293,10 @@ class GraphragSession:
             self._write_output(
                 session, "Markdown summary", settings.markdown_path, lambda p: write_text_atomic(p, markdown)
             )
+        if settings.html_path is not None:
+            from pytest_graphrag_eval.report.html_report import write_html  # Jinja2 only when asked for
+
+            self._write_output(session, "HTML report", settings.html_path, lambda p: write_html(report, p))
         if settings.record_path is not None and self.collector.responses:
             responses = self.collector.ordered_responses()
             self._write_output(
@@ -318,7 +340,7 @@ class GraphragSession:
         corpora = []
         for path in self.corpus_files:
             try:
-                corpora.append(self.corpora.get(str(path)) or load_corpus(path))
+                corpora.append(self.corpora.get(path) or load_corpus(path))
             except GraphragEvalError:
                 continue  # already reported as that file's collection error
         return resolve_gates(self.settings.gates_ini, self.settings.gates_cli, corpora)

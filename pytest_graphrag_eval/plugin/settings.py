@@ -37,6 +37,7 @@ class PluginSettings:
     confidence: float = DEFAULT_CONFIDENCE
     resamples: int = DEFAULT_RESAMPLES
     markdown_path: Path | None = None
+    html_path: Path | None = None
     thresholds_ini: tuple[str, ...] = ()
     thresholds_cli: tuple[str, ...] = ()
     gates_ini: tuple[str, ...] = ()
@@ -72,6 +73,7 @@ class PluginSettings:
             confidence=_percent(config, "graphrag_confidence", DEFAULT_CONFIDENCE),
             resamples=_integer(config, "graphrag_resamples", DEFAULT_RESAMPLES),
             markdown_path=_path(config, "graphrag_markdown", invocation_dir),
+            html_path=_path(config, "graphrag_html", invocation_dir),
             thresholds_ini=tuple(config.getini("graphrag_thresholds") or ()),
             thresholds_cli=tuple(config.getoption("graphrag_threshold") or ()),
             gates_ini=tuple(config.getini("graphrag_gates") or ()),
@@ -175,7 +177,7 @@ def _percent(config: pytest.Config, name: str, default: float) -> float:
 def _path(config: pytest.Config, name: str, invocation_dir: Path, *, ini: bool = True) -> Path | None:
     value = config.getoption(name)
     if value is not None:
-        return invocation_dir / value
+        return invocation_dir / Path(value)
     if not ini:
         return None
     paths = config.getini(name)

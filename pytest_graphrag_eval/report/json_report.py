@@ -15,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.gates.suite_gates import GateResult
+from pytest_graphrag_eval.gates.model import GateResult
 from pytest_graphrag_eval.report.atomic import write_text_atomic
 
 REPORT_FORMAT_VERSION = 2

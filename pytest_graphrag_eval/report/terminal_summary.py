@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.aggregates import is_metric_value
-from pytest_graphrag_eval.gates.suite_gates import GateResult
+from pytest_graphrag_eval.gates.model import GateResult
 
 MAX_METRIC_COLUMNS = 6
 PREFERRED = ("steps_score", "answer_f1", "answer_relevance", "answer_token_f1")

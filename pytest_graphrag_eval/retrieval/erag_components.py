@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.replies import InvalidReply, number_field, parse_object
@@ -29,6 +29,9 @@ from pytest_graphrag_eval.retrieval.erag_prompts import (
     JUDGE_TEMPLATE,
     Template,
 )
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.llm.client import JudgeClient
 
 NAMED_METRICS: dict[str, Callable[[str, Sequence[str]], float]] = {
     "exact_match": exact_match,
@@ -76,7 +79,7 @@ class ModelGenerator:
 
     def __init__(
         self,
-        client: Any,
+        client: JudgeClient,
         *,
         model: str | None = None,
         prompt: str | None = None,
@@ -112,7 +115,7 @@ class LLMJudgeMetric:
 
     def __init__(
         self,
-        client: Any,
+        client: JudgeClient,
         *,
         model: str | None = None,
         prompt: str | None = None,

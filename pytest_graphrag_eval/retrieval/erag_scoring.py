@@ -36,12 +36,13 @@ def check_label(value: Any, question: str, position: int) -> float | int:
     """A downstream score as a label: a number in [0, 1]; 0/1 become integers as in eRAG."""
     if isinstance(value, bool):
         return int(value)
-    if not isinstance(value, numbers.Real) or math.isnan(value) or not 0 <= value <= 1:
+    number = float(value) if isinstance(value, numbers.Real) else math.nan
+    if math.isnan(number) or not 0 <= number <= 1:
         raise ERagError(
             f"the downstream metric must return a number in [0, 1], got {value!r} "
             f"for document #{position + 1} of question {question!r}"
         )
-    return int(value) if value in (0, 1) else float(value)
+    return int(number) if number in (0, 1) else number
 
 
 def score_labels(labels: Mapping[str, Sequence[float]], metrics: str | Iterable[str]) -> dict[str, Any]:
@@ -58,7 +59,8 @@ def score_labels(labels: Mapping[str, Sequence[float]], metrics: str | Iterable[
             if not binary:
                 _check_continuous(plan, names)
         if binary:
-            per_input[question] = score_ranking(plan, values, values)
+            relevance = [int(label) for label in values]
+            per_input[question] = score_ranking(plan, relevance, relevance)
         else:
             per_input[question] = _continuous(plan, values)
     return {"per_input": per_input, "aggregated": _means(per_input)}
@@ -77,7 +79,7 @@ def _check_continuous(plan: MeasurePlan, names: list[str]) -> None:
 def _continuous(plan: MeasurePlan, labels: Sequence[float]) -> dict[str, float]:
     out: dict[str, float] = {}
     for cutoff, key in plan.precision:
-        total = 0
+        total: float = 0
         for label in labels[:cutoff]:
             total += label
         out[key] = total / cutoff

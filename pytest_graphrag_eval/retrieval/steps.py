@@ -29,6 +29,6 @@ def reference_retrieval_step(
 def actual_retrieval_step(response: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The response's last `retrieval` step whose status is not `error`, or None."""
     for step in reversed(response.get("actual_steps") or []):
-        if step.get("name") == RETRIEVAL_STEP and step.get("status") != "error":
+        if isinstance(step, Mapping) and step.get("name") == RETRIEVAL_STEP and step.get("status") != "error":
             return step
     return None

@@ -32,8 +32,9 @@ def max_weight_assignment(weights: Sequence[Sequence[int]]) -> dict[int, int]:
 def _min_cost_assignment(costs: Sequence[Sequence[int]]) -> dict[int, int]:
     """Assign every row (rows <= columns) to a distinct column at minimum total cost."""
     rows, columns = len(costs), len(costs[0])
-    row_potential = [0] * (rows + 1)
-    column_potential = [0] * (columns + 1)
+    # Floats: the potentials start as integers but a step may subtract the infinite initial slack.
+    row_potential: list[float] = [0] * (rows + 1)
+    column_potential: list[float] = [0] * (columns + 1)
     owner = [0] * (columns + 1)  # 1-based row owning each column; 0 = free
     previous = [0] * (columns + 1)
     for row in range(1, rows + 1):

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_graphrag_eval.formats.sparql_results import ResultsParser, memoized_parser
+from pytest_graphrag_eval.formats.sparql_results import ResultsParser, SparqlTable, memoized_parser
 from pytest_graphrag_eval.steps.assignment import max_weight_assignment
 from pytest_graphrag_eval.steps.match import step_match_score
 
@@ -50,14 +50,18 @@ def score_steps(
     reference_steps: Sequence[Sequence[Mapping[str, Any]]],
     actual_steps: Sequence[Mapping[str, Any]],
     scope: str = "last_group",
+    known_tables: Mapping[str, SparqlTable] | None = None,
 ) -> StepsOutcome:
-    """Match the reference groups to the actual steps and compute the steps score."""
+    """Match the reference groups to the actual steps and compute the steps score.
+
+    `known_tables` are SPARQL outputs parsed already (text -> table), such as `Question.reference_tables`.
+    """
     if scope not in SCOPES:
         raise ValueError(f"steps scope must be one of {', '.join(SCOPES)}, got {scope!r}")
     if not reference_steps:
         raise ValueError("there are no reference step groups to score")
     steps = [step if isinstance(step, Mapping) else {} for step in actual_steps]
-    parse = memoized_parser()
+    parse = memoized_parser(known_tables)
     last = len(reference_steps) - 1
     if scope == "last_group":
         matches = match_group(reference_steps[last], last, steps, len(steps), parse)

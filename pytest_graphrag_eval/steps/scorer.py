@@ -33,7 +33,9 @@ class StepsScorer:
         actual_steps = response.get("actual_steps") or []
         if step_problems := actual_step_problems(actual_steps):
             return {"steps_score_error": "unscorable agent steps: " + "; ".join(step_problems)}
-        outcome = score_steps(question.reference_steps, actual_steps, context.steps_scope)
+        outcome = score_steps(
+            question.reference_steps, actual_steps, context.steps_scope, question.reference_tables
+        )
         return {
             "reference_steps": mark_matches(question.reference_steps, actual_steps, outcome.matches),
             "steps_score": outcome.score,

@@ -20,13 +20,15 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
-from typing import Any
 
 from pytest_graphrag_eval.formats.sparql_results import SparqlTable
 from pytest_graphrag_eval.formats.terms import Term
 
 Column = tuple[Hashable, ...]
 """A column of terms, or of their integer codes (see `encode_column`)."""
+Row = tuple[Hashable, ...]
+RowsCollection = list[Row] | set[Row] | Counter[Row]
+"""Projected rows as a mode compares them: a sequence, a set or a multiset."""
 
 
 class RowMode(enum.Enum):
@@ -43,9 +45,9 @@ def row_mode(ordered: bool, ignore_duplicates: bool) -> RowMode:
     return RowMode.SET if ignore_duplicates else RowMode.MULTISET
 
 
-def rows_collection(columns: Sequence[Column], row_count: int, mode: RowMode) -> Any:
+def rows_collection(columns: Sequence[Column], row_count: int, mode: RowMode) -> RowsCollection:
     """The projected rows as the collection the mode compares (list, set or Counter)."""
-    rows: Iterable[tuple[Hashable, ...]] = zip(*columns, strict=True) if columns else [()] * row_count
+    rows: Iterable[Row] = zip(*columns, strict=True) if columns else [()] * row_count
     if mode is RowMode.SEQUENCE:
         return list(rows)
     if mode is RowMode.SET:
@@ -154,7 +156,7 @@ class _MappingSearch:
         self.mode = mode
         self.row_count = row_count
         self.column_class = _identical_column_classes(actual_columns)
-        self.reference_prefixes: dict[int, Any] = {}
+        self.reference_prefixes: dict[int, RowsCollection] = {}
         # Checking a prefix only pays off once some column had a choice.
         self.first_choice = next(
             (depth for depth, options in enumerate(candidates) if len(options) > 1), len(candidates)

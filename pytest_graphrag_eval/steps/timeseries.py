@@ -23,7 +23,7 @@ agent output.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -74,7 +74,7 @@ def wrong_arguments(reference_step: Mapping[str, Any], actual_step: Mapping[str,
         fields = _wrong_time_series_fields(expected, actual)
     else:
         anchor = _anchor(actual_step.get("execution_timestamp"))
-        agree = {
+        agree: dict[str, Callable[[Any, Any], bool]] = {
             "external_id": lambda a, b: "external_id" in actual and _id_set(a) == _id_set(b),
             "granularity": lambda a, b: _granularity(a) == _granularity(b),
             "aggregates": lambda a, b: _id_set(a) == _id_set(b),

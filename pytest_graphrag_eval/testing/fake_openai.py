@@ -273,6 +273,8 @@ class FakeOpenAIServer:
             return queued
         if endpoint == "chat":
             return Reply(content=self.chat_text if queued is None else str(queued))
+        if isinstance(queued, str):
+            raise TypeError("an embeddings reply must be a list of vectors, not text")
         return Reply(embeddings=queued)
 
     def _respond(self, endpoint: str, body: dict[str, Any], reply: Reply) -> tuple[int, dict[str, str], str]:

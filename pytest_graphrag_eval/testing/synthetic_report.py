@@ -209,7 +209,7 @@ def _comparison(rng: random.Random, results: list[dict[str, Any]]) -> dict[str, 
 
 def _delta_stats(
     rng: random.Random, pairs: int, *, delta: float | None = None, test: str = "bootstrap"
-) -> dict:
+) -> dict[str, Any]:
     delta = round(rng.uniform(-0.2, 0.08), 4) if delta is None else delta
     half = round(rng.uniform(0.02, 0.12), 4)
     baseline = round(rng.uniform(0.75, 0.98), 4)

@@ -129,7 +129,7 @@ def delta_scale(values: Sequence[float | None]) -> float:
     for candidate in (0.05, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0):
         if largest <= candidate:
             return candidate
-    return 10 ** math.ceil(math.log10(largest))
+    return float(10 ** math.ceil(math.log10(largest)))
 
 
 def delta_bar(delta: float | None, low: float | None, high: float | None, scale: float) -> DeltaBar:

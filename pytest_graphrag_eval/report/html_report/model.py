@@ -14,9 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_graphrag_eval.errors import InputError, SourceLocation
-
-from .charts import DeltaBar, Histogram, delta_bar, delta_scale, fmt, histogram
-from .metrics import (
+from pytest_graphrag_eval.report.html_report.charts import (
+    DeltaBar,
+    Histogram,
+    delta_bar,
+    delta_scale,
+    fmt,
+    histogram,
+)
+from pytest_graphrag_eval.report.html_report.metrics import (
     OUTCOMES,
     TOKEN_KEYS,
     cost_keys,
@@ -27,7 +33,7 @@ from .metrics import (
     outcome_of,
     score_metrics,
 )
-from .steps import as_text, clip, step_table
+from pytest_graphrag_eval.report.html_report.steps import as_text, clip, step_table
 
 TEXT_LIMIT = 4000
 CHANGE_KINDS = ("regressed", "fixed", "new", "removed", "edited", "unchanged")
@@ -173,7 +179,9 @@ def _template_row(
     )
 
 
-def _usage(micro: Mapping[str, Any], results: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> list:
+def _usage(
+    micro: Mapping[str, Any], results: Sequence[Mapping[str, Any]], keys: Sequence[str]
+) -> list[tuple[str, Any, Any]]:
     """(label, total, per question) for agent tokens, time, judge tokens and judge USD."""
     rows = []
     costs = cost_keys(keys)

@@ -23,9 +23,8 @@ from typing import Any
 import jinja2
 
 from pytest_graphrag_eval.report.atomic import write_text_atomic
-
-from .charts import HIST_HEIGHT, HIST_WIDTH, fmt
-from .model import build_view
+from pytest_graphrag_eval.report.html_report.charts import HIST_HEIGHT, HIST_WIDTH, fmt
+from pytest_graphrag_eval.report.html_report.model import build_view
 
 ASSETS = "assets"
 

@@ -1,0 +1,73 @@
+"""Which questions an xdist worker may start together, from public xdist facts only.
+
+A plain run starts every question up front. An xdist worker must only start
+questions it will itself run, or a question would be answered twice. What a
+worker is sure to run follows from the distribution mode, which the controller
+hands to each worker through `workerinput` (xdist's `pytest_configure_node` hook):
+
+- `each`: every item;
+- `loadfile`: every item of the same corpus file;
+- `loadscope`: every item of the same template (the scope of `file::template::question`);
+- `loadgroup`: every item with the same `xdist_group` marks (unmarked items: only themselves);
+- `load`, `worksteal` and anything else: only the item itself. The worker then
+  starts the item pytest runs next as well (the `nextitem` of `pytest_runtest_protocol`),
+  so answering overlaps with reporting, but judging runs two questions at a time:
+  `--dist loadscope` lets a worker judge whole templates concurrently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pytest
+
+WORKERINPUT_KEY = "graphrag_dist"
+ITEM_ONLY_MODES = frozenset({"load", "worksteal", "no"})
+
+
+def dist_mode(config: pytest.Config) -> str:
+    """The controller's distribution mode (on a worker: as the controller sent it)."""
+    workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        return str(workerinput.get(WORKERINPUT_KEY, "load"))
+    return str(getattr(config.option, "dist", "no"))
+
+
+def batch_key(item: pytest.Item, mode: str) -> str:
+    """Items sharing a key are guaranteed to run in the same worker."""
+    if mode == "each":
+        return ""
+    if mode == "loadfile":
+        return str(item.path)
+    if mode == "loadscope":
+        return item.nodeid.rsplit("::", 1)[0]
+    if mode == "loadgroup":
+        groups = sorted(
+            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            for mark in item.iter_markers("xdist_group")
+        )
+        if groups:
+            return "@" + "_".join(groups)
+    return item.nodeid
+
+
+class WorkerBatches:
+    """Groups a worker's items into batches and hands out each batch once."""
+
+    def __init__(self, items: Sequence[pytest.Item], mode: str):
+        self.mode = mode
+        self._batches: dict[str, list[pytest.Item]] = {}
+        for item in items:
+            self._batches.setdefault(batch_key(item, mode), []).append(item)
+        self._started: set[str] = set()
+
+    def new_items(self, *items: pytest.Item | None) -> Iterable[pytest.Item]:
+        """The batches of `items` not handed out before (`None` entries are skipped)."""
+        for item in items:
+            if item is None:
+                continue
+            key = batch_key(item, self.mode)
+            if key not in self._started:
+                self._started.add(key)
+                yield from self._batches.get(key, [item])

@@ -1,0 +1,47 @@
+"""JSON parsing with or without orjson gives the standard library's values and errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_graphrag_eval.formats import json_text
+
+TEXTS = [
+    '{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": "literal", "value": "x"}}]}}',
+    "[1, 2.5, -0.0, 1e400, true, null]",
+    "[NaN, Infinity, -Infinity]",  # not JSON, but the standard library accepts it
+    "[123456789012345678901234567890]",  # beyond 64 bits
+    '["\\ud800"]',  # a lone surrogate
+    '{"k": 1, "k": 2}',
+]
+BROKEN = ["", "{", "[1,]", "CONSTRUCT { ?s ?p ?o }", '{"a": 1} trailing']
+
+
+@pytest.fixture(params=["orjson", "json"])
+def library(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "orjson":
+        pytest.importorskip("orjson")
+    else:
+        monkeypatch.setattr(json_text, "orjson", None)
+    return str(request.param)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_values_are_the_standard_librarys(library: str, text: str) -> None:
+    ours, standard = json_text.loads(text), json.loads(text)
+    assert repr(ours) == repr(standard)  # repr: NaN != NaN, and -0.0 == 0.0
+
+
+@pytest.mark.parametrize("text", BROKEN)
+def test_errors_are_the_standard_librarys(library: str, text: str) -> None:
+    with pytest.raises(json.JSONDecodeError) as ours:
+        json_text.loads(text)
+    with pytest.raises(json.JSONDecodeError) as standard:
+        json.loads(text)
+    assert (ours.value.msg, ours.value.lineno, ours.value.colno) == (
+        standard.value.msg,
+        standard.value.lineno,
+        standard.value.colno,
+    )
