@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm import JudgeClient, clear_cache
 from pytest_graphrag_eval.llm.cache import NAMESPACE, ResponseCache, cache_key
 from pytest_graphrag_eval.testing import Reply
@@ -135,10 +136,18 @@ def test_clear_cache_removes_only_llm_entries(fake_openai, llm_settings) -> None
     assert clear_cache(llm_settings.cache_dir / "missing") == 0
 
 
-def test_unwritable_cache_loses_only_the_cache(fake_openai, llm_settings, tmp_path) -> None:
+def test_unusable_cache_folder_is_an_error_before_any_call(fake_openai, llm_settings, tmp_path) -> None:
     blocker = tmp_path / "file-not-dir"
     blocker.write_text("x", encoding="utf-8")
-    client = JudgeClient(dataclasses.replace(llm_settings, cache_dir=blocker))
+    with pytest.raises(ConfigurationError, match="file-not-dir is a file, not a folder"):
+        JudgeClient(dataclasses.replace(llm_settings, cache_dir=blocker / "cache"))
+    assert fake_openai.count() == 0
+
+
+def test_cache_failing_during_the_run_loses_only_the_cache(fake_openai, llm_settings, tmp_path) -> None:
+    cache_dir = tmp_path / "cache"
+    client = JudgeClient(dataclasses.replace(llm_settings, cache_dir=cache_dir))
+    cache_dir.write_text("the folder became a file after start-up", encoding="utf-8")
     assert asyncio.run(client.chat(MESSAGES)).text == "ok"
 
 

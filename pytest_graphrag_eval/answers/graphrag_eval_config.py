@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pytest_graphrag_eval.answers.prompts import CORRECTNESS_PLACEHOLDERS, PromptTemplate
 from pytest_graphrag_eval.answers.settings import CustomMetric, OutputField
+from pytest_graphrag_eval.corpus.input_files import configuration_error
+from pytest_graphrag_eval.corpus.yaml_lines import load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import ConfigurationError, ConfigurationWarning
 
 SECTIONS = ("llm", "custom_evaluations", "answer_correctness", "answer_relevance")
@@ -75,10 +75,8 @@ def is_graphrag_eval_config(data: Any) -> bool:
 
 def read_yaml_mapping(path: Path, what: str) -> Mapping[str, Any]:
     """The YAML mapping in `path`; unreadable or non-mapping content is a ConfigurationError."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise ConfigurationError(f"{path}: cannot read the {what}: {error}") from None
+    # The bounded loader: size cap, encodings, alias bombs and repeated keys are refused by name.
+    data = to_plain(load_yaml_with_lines(Path(path), error_type=configuration_error, what=f"the {what}"))
     if not isinstance(data, Mapping):
         raise ConfigurationError(f"{path}: the {what} must be a YAML mapping, got {type(data).__name__}")
     return data

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pytest_graphrag_eval.answers.prompts import PromptTemplate, correctness_template
+from pytest_graphrag_eval.corpus.input_files import configuration_error
+from pytest_graphrag_eval.corpus.yaml_lines import load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import ConfigurationError
 
 JUDGES = ("none", "lexical", "llm")
@@ -330,10 +330,9 @@ def _convert(name: str, value: Any, base_dir: Path | None, source: str) -> Any:
 def _custom_metrics(value: Any, base_dir: Path | None, where: str) -> tuple[CustomMetric, ...]:
     if isinstance(value, (str, Path)):
         path = _resolve(value, base_dir)
-        try:
-            value = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as error:
-            raise ConfigurationError(f"{where}: cannot read custom metrics file {path}: {error}") from None
+        value = to_plain(
+            load_yaml_with_lines(path, error_type=configuration_error, what="custom metrics file (YAML)")
+        )
         if isinstance(value, Mapping) and "custom_metrics" in value:
             value = value["custom_metrics"]
         where = f"custom metrics file {path}"

@@ -6,7 +6,7 @@ thresholds and retrieval settings next to the questions.
 
 What stops loading and what does not:
 - Structural problems (not a list, missing `template_id`/`id`/`question_text`,
-  duplicate question ids, `reference_steps` not a list of lists, a step that is
+  duplicate template or question ids, also across files, `reference_steps` not a list of lists, a step that is
   not a mapping or has no `name`) raise `CorpusError`: nothing sensible can be
   scored until the file is fixed.
 - Problems inside one reference step's content (an `output` that is not SPARQL
@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
@@ -89,17 +87,31 @@ def load_corpus(path: str | Path, *, display_name: str | None = None) -> Corpus:
     """Read and validate a reference-corpus YAML file; errors name it as `display_name` if given."""
     path = Path(path)
     shown = display_name or str(path)
-    location = SourceLocation(file=shown)
-    try:
-        data = load_yaml_with_lines(path)
-    except OSError as error:
-        raise CorpusError(f"cannot read corpus file: {error.strerror or error}", location) from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(error, "problem", None) or str(error)
-        raise CorpusError(f"invalid YAML: {problem}", SourceLocation(shown, line)) from None
+    data = load_yaml_with_lines(path, shown=shown, error_type=CorpusError, what="corpus file")
     return corpus_from_data(data, file=shown)
+
+
+def load_corpora(paths: Iterable[str | Path]) -> list[Corpus]:
+    """Load several corpus files; a question id defined in two of them is an error naming both."""
+    corpora = [load_corpus(path) for path in paths]
+    seen: dict[str, Question] = {}
+    for corpus in corpora:
+        for question in corpus.questions():
+            check_unique_question(question, seen)
+    return corpora
+
+
+def check_unique_question(question: Question, seen: dict[str, Question]) -> None:
+    """Record `question` in `seen`; raise CorpusError naming both places when its id is taken.
+
+    Question ids key responses and reports, so two questions with one id (in one
+    file or in two) could never both be scored right: neither is kept silently.
+    """
+    first = seen.setdefault(question.question_id, question)
+    if first is not question:
+        raise CorpusError(
+            f"duplicate question id (first defined at {first.location.describe()})", question.location, "id"
+        )
 
 
 def corpus_from_data(data: Any, file: str | None = None) -> Corpus:
@@ -116,8 +128,19 @@ def corpus_from_data(data: Any, file: str | None = None) -> Corpus:
             SourceLocation(file, line_of(data)),
         )
     seen: dict[str, SourceLocation] = {}
-    templates = tuple(_template_from_data(raw, index, file, seen) for index, raw in enumerate(data))
-    return Corpus(templates=templates, file=file, settings=settings)
+    templates: list[Template] = []
+    for index, raw in enumerate(data):
+        template = _template_from_data(raw, index, file, seen)
+        first = next((t for t in templates if t.template_id == template.template_id), None)
+        if first is not None:
+            raise CorpusError(
+                f"duplicate template id (first defined at {first.location.describe()}); "
+                "list all its questions under one template",
+                template.location,
+                "template_id",
+            )
+        templates.append(template)
+    return Corpus(templates=tuple(templates), file=file, settings=settings)
 
 
 def _template_from_data(raw: Any, index: int, file: str | None, seen: dict[str, SourceLocation]) -> Template:

@@ -16,24 +16,23 @@ a broken one means the recording is broken and must not be half-used.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_graphrag_eval.corpus.input_files import read_input_text
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
-NUMERIC_RESPONSE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "elapsed_sec")
+TOKEN_KEYS = ("input_tokens", "output_tokens", "total_tokens")
+NUMERIC_RESPONSE_KEYS = (*TOKEN_KEYS, "elapsed_sec")
+STEP_STATUSES = ("success", "error")
 
 
 def load_responses(path: str | Path) -> dict[str, dict[str, Any]]:
     """Read a JSON, JSON-list or JSONL response file into `{question_id: response}`."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ResponseError(
-            f"cannot read response file: {error.strerror or error}", SourceLocation(str(path))
-        ) from None
+    text = read_input_text(path, error_type=ResponseError, what="response file")
     entries = _parse_entries(text, str(path))
     responses: dict[str, dict[str, Any]] = {}
     for line, key, raw in entries:
@@ -60,6 +59,8 @@ def _parse_entries(text: str, file: str) -> list[tuple[int | None, str | None, A
             if stripped[0] == "{" and "\n{" in text.strip():
                 return _parse_jsonl(text, file)
             raise ResponseError(f"invalid JSON: {error.msg}", SourceLocation(file, error.lineno)) from None
+        except RecursionError:
+            raise ResponseError("invalid JSON: nested too deeply", SourceLocation(file)) from None
         if isinstance(data, list):
             return [(None, None, item) for item in data]
         if isinstance(data, Mapping) and _is_single_response(data):
@@ -75,13 +76,18 @@ def _is_single_response(data: Mapping[str, Any]) -> bool:
 
 def _parse_jsonl(text: str, file: str) -> list[tuple[int | None, str | None, Any]]:
     entries: list[tuple[int | None, str | None, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Split on newlines only: str.splitlines() also splits on U+2028 and friends, which JSON text may hold.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
             entries.append((number, None, json.loads(line)))
         except json.JSONDecodeError as error:
             raise ResponseError(f"invalid JSON line: {error.msg}", SourceLocation(file, number)) from None
+        except RecursionError:
+            raise ResponseError(
+                "invalid JSON line: nested too deeply", SourceLocation(file, number)
+            ) from None
     return entries
 
 
@@ -119,9 +125,7 @@ def validate_response(raw: Any, location: SourceLocation) -> dict[str, Any]:
     if answer is not None and not isinstance(answer, str):
         raise ResponseError("must be text", location, "actual_answer")
     for key in NUMERIC_RESPONSE_KEYS:
-        value = response.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ResponseError("must be a number", location, key)
+        _check_number(response.get(key), key, location)
     steps = response.get("actual_steps")
     if steps is not None:
         _validate_steps(steps, location)
@@ -137,3 +141,37 @@ def _validate_steps(steps: Any, location: SourceLocation) -> None:
             raise ResponseError("must be an object", location, field)
         if not isinstance(step.get("name"), str):
             raise ResponseError("is missing", location, f"{field}.name")
+
+
+def _check_number(value: Any, key: str, location: SourceLocation) -> None:
+    """Token counts are whole numbers >= 0, `elapsed_sec` a finite number >= 0 (they feed the aggregates)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ResponseError(f"must be a number, got {value!r}", location, key)
+    if not math.isfinite(value) or value < 0:
+        raise ResponseError(f"must be a finite number >= 0, got {value!r}", location, key)
+    if key in TOKEN_KEYS and value != int(value):
+        raise ResponseError(f"must be a whole number, got {value!r}", location, key)
+
+
+def actual_step_problems(steps: Any) -> list[str]:
+    """What makes the agent's steps unscorable, naming each field; empty when they are fine.
+
+    A step's `status` decides whether it can match at all, so a missing or
+    unknown one (`ok`, `failed`) must not be read as a plain non-match or success.
+    These make only that question's `steps_score_error`, not the whole file fail.
+    """
+    if not isinstance(steps, list):
+        return []
+    problems = []
+    for index, step in enumerate(steps):
+        if not isinstance(step, Mapping):
+            continue
+        status = step.get("status")
+        field = f"actual_steps[{index}].status"
+        if status is None:
+            problems.append(f"{field} is missing (expected {' or '.join(STEP_STATUSES)})")
+        elif status not in STEP_STATUSES:
+            problems.append(f"{field} must be {' or '.join(STEP_STATUSES)}, got {status!r}")
+    return problems

@@ -1,22 +1,50 @@
-"""YAML loading that remembers the line of every mapping.
+"""Bounded YAML loading that remembers the line of every mapping.
 
 Errors about a corpus must point at the YAML line of the template, question or
 step they are about; PyYAML drops positions after construction, so this loader
 returns dicts that carry their 1-based start line.
+
+It is also where untrusted YAML is kept within bounds: the file is read through
+`read_input_text` (size cap, encodings), the composed document may expand to at
+most `MAX_YAML_NODES` nodes once aliases are followed (an "alias bomb" of nested
+anchors fails at once instead of ending in a MemoryError), recursive aliases and
+absurd nesting are refused, and a key repeated in one mapping is an error rather
+than the last value silently winning.
 """
 
 from __future__ import annotations
 
+import itertools
+import re
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from pytest_graphrag_eval.corpus.input_files import ErrorFactory, read_input_text
+from pytest_graphrag_eval.errors import InputError, SourceLocation
+
+MAX_YAML_NODES = 2_000_000
+# LibYAML composes recursively in C: a few hundred thousand nested brackets crash the process.
+MAX_YAML_DEPTH = 500
+_BRACKET_DEPTH = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 class LineDict(dict[Any, Any]):
     """A dict that knows the 1-based line where its YAML mapping started."""
 
     line: int | None = None
+
+
+class YamlBoundsError(yaml.YAMLError):
+    """The document is syntactically fine but unsafe to build (too large once expanded, recursive)."""
+
+    def __init__(self, problem: str, mark: yaml.Mark | None = None):
+        super().__init__(problem)
+        self.problem = problem
+        self.problem_mark = mark
 
 
 try:  # LibYAML's parser (in PyYAML's wheels) reads large corpora several times faster.
@@ -26,10 +54,17 @@ except ImportError:  # PyYAML built without LibYAML
 
 
 class _LineLoader(_SafeLoader):
-    """SafeLoader whose mappings become `LineDict`s."""
+    """SafeLoader whose mappings become `LineDict`s, with the document checked before construction."""
+
+    def get_single_node(self) -> yaml.Node | None:
+        # Overridden here rather than in the composer: LibYAML's parser composes in C.
+        node = super().get_single_node()
+        _check_expansion(node)
+        return node
 
 
 def _construct_line_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
+    _check_duplicate_keys(node)
     mapping = LineDict(loader.construct_mapping(node, deep=True))
     mapping.line = node.start_mark.line + 1
     return mapping
@@ -38,15 +73,101 @@ def _construct_line_mapping(loader: _LineLoader, node: yaml.MappingNode) -> Line
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_line_mapping)
 
 
+def _check_duplicate_keys(node: yaml.MappingNode) -> None:
+    seen: dict[tuple[str, str], int] = {}
+    for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
+            continue
+        key = (key_node.tag, key_node.value)
+        line = key_node.start_mark.line + 1
+        if key in seen:
+            raise YamlBoundsError(
+                f"key {key_node.value!r} appears twice in one mapping (lines {seen[key]} and {line})",
+                key_node.start_mark,
+            )
+        seen[key] = line
+
+
+def _check_expansion(root: yaml.Node | None) -> None:
+    """Count the nodes the document has once every alias is expanded; refuse cycles and bombs."""
+    if root is None:
+        return
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            active.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            if sizes[key] > MAX_YAML_NODES:
+                raise YamlBoundsError(
+                    f"the document expands to more than {MAX_YAML_NODES:,} values once its aliases are "
+                    "followed (nested anchors and aliases, an 'alias bomb'?)",
+                    node.start_mark,
+                )
+            continue
+        if key in sizes:
+            continue
+        if key in active:
+            raise YamlBoundsError(
+                "an alias refers to a node that contains it (recursive alias)", node.start_mark
+            )
+        active.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [item for pair in node.value for item in pair]
+    return []
+
+
+def flow_depth(text: str) -> int:
+    """The deepest nesting of flow brackets, counted over the whole text (brackets in strings too).
+
+    An over-estimate at worst (balanced brackets inside quoted text add nothing), and cheap:
+    only the brackets are walked, in C-level iterators.
+    """
+    brackets = _NOT_BRACKETS.sub("", text)
+    return max(itertools.accumulate(map(_BRACKET_DEPTH.__getitem__, map(ord, brackets))), default=0)
+
+
 def line_of(value: Any) -> int | None:
     """The start line of a mapping loaded by `load_yaml_with_lines`, else None."""
     return value.line if isinstance(value, LineDict) else None
 
 
-def load_yaml_with_lines(path: Path) -> Any:
-    """Parse one YAML document; raises yaml.YAMLError (with a mark) on bad syntax."""
-    with path.open(encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=_LineLoader)
+def load_yaml_with_lines(
+    path: Path, *, shown: str | None = None, error_type: ErrorFactory = InputError, what: str = "file"
+) -> Any:
+    """Read and parse one YAML document; every problem is `error_type` naming the file (and line)."""
+    shown = shown or str(path)
+    text = read_input_text(path, shown=shown, error_type=error_type, what=what)
+    return parse_yaml_with_lines(text, shown, error_type)
+
+
+def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory = InputError) -> Any:
+    """Parse YAML text with the same bounds; syntax errors name the line."""
+    if flow_depth(text) > MAX_YAML_DEPTH:
+        raise error_type(
+            f"invalid YAML: nested too deeply (more than {MAX_YAML_DEPTH} levels of [ and {{)",
+            SourceLocation(shown),
+        )
+    try:
+        return yaml.load(text, Loader=_LineLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        parts = [getattr(error, "context", None), getattr(error, "problem", None)]
+        problem = " ".join(part for part in parts if part) or str(error)
+        raise error_type(f"invalid YAML: {problem}", SourceLocation(shown, line)) from None
+    except RecursionError:
+        raise error_type("invalid YAML: nested too deeply", SourceLocation(shown)) from None
 
 
 def to_plain(value: Any) -> Any:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_graphrag_eval.corpus.reference_corpus import Question, Template
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
 from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
@@ -113,6 +113,19 @@ def thresholds_from_yaml(value: Any, source: str, location: SourceLocation) -> d
         location,
         _YAML_FIELD,
     )
+
+
+def check_corpus_thresholds(corpus: Corpus) -> None:
+    """Parse every `thresholds:` of a corpus (file, templates, questions) now.
+
+    Called at collection, so a typo is a collection error naming the file and
+    field before any question is answered, scored or judged.
+    """
+    thresholds_from_yaml(corpus.settings.get(_YAML_FIELD), "corpus", SourceLocation(file=corpus.file))
+    for template in corpus.templates:
+        thresholds_from_yaml(template.thresholds, "template", template.location)
+        for question in template.questions:
+            thresholds_from_yaml(question.thresholds, "question", question.location)
 
 
 def resolve_thresholds(

@@ -77,6 +77,23 @@ class ResponseCache:
                 self._write_failed = True
 
 
+def cache_dir_problem(cache_dir: str | Path) -> str | None:
+    """Why entries could not be stored under `cache_dir` (a file in the way, no write access), or None.
+
+    Checked when a client is built, so an unusable folder is a clear error before the first
+    judge call rather than a cache that silently never fills.
+    """
+    path = Path(cache_dir)
+    existing = next((folder for folder in (path, *path.parents) if folder.exists()), None)
+    if existing is None:
+        return None
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"{existing} is not writable"
+    return None
+
+
 def clear_cache(cache_dir: str | Path) -> int:
     """Delete all LLM cache entries under `cache_dir` (for `--graphrag-cache-clear`).
 

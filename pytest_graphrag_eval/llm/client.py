@@ -26,7 +26,7 @@ from openai.types import CreateEmbeddingResponse
 from openai.types.chat import ChatCompletion
 
 from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.llm.cache import ResponseCache, cache_key
+from pytest_graphrag_eval.llm.cache import ResponseCache, cache_dir_problem, cache_key
 from pytest_graphrag_eval.llm.errors import LLMError
 from pytest_graphrag_eval.llm.pricing import price_for
 from pytest_graphrag_eval.llm.redact import redact, safe_url
@@ -74,10 +74,12 @@ class EmbeddingResult:
 class ClientStats:
     """What this client spent in this process. Cache hits add no tokens or cost here.
 
-    `calls_made` counts HTTP requests that reached the server, retries included.
+    `calls_made` counts HTTP requests that reached the server, retries included;
+    `refused_connections` the attempts that never reached it (connection refused or reset).
     """
 
     calls_made: int = 0
+    refused_connections: int = 0
     cache_hits: int = 0
     retries: int = 0
     failures: int = 0
@@ -150,10 +152,16 @@ class JudgeClient:
         self.settings = settings
         self.stats = ClientStats()
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir and settings.use_cache else None
+        if self._cache is not None and (problem := cache_dir_problem(self._cache.root.parent)):
+            raise ConfigurationError(
+                f"cannot use the judge cache folder {self._cache.root.parent}: {problem}; "
+                "choose another cache folder or turn the cache off"
+            )
         self._rng = random.Random()  # jitter only; not shared with user code's global seed
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary()
         )
+        self._breaker = ConnectionBreaker(settings.max_retries + 1)
 
     def __repr__(self) -> str:
         return f"JudgeClient({self.settings!r})"
@@ -284,26 +292,34 @@ class JudgeClient:
         """Send with the concurrency bound, timeout and retries; raise LLMError when it finally fails."""
         settings = self.settings
         attempt = 0
+        where = f"{kind} call to model {model!r} at {safe_url(settings.endpoint)}"
         while True:
             attempt += 1
             state = self._state()
             try:
                 async with state.semaphore:
+                    # Checked once a slot is free: calls queued behind the bound must not each try again.
+                    self._fail_if_breaker_open(where, kind, model, attempt - 1)
                     async with asyncio.timeout(settings.timeout):
                         response = await send(state.sdk)
             except Exception as exc:
                 failure = classify(exc, settings.timeout)
                 if failure is None:
                     raise
-                if not _never_reached_server(exc):
+                if _never_reached_server(exc):
+                    self.stats.refused_connections += 1
+                    if self._breaker.record_refusal(failure.description):
+                        log.warning(redact(f"{where}: {self._breaker.open_reason}", settings))
+                else:
                     self.stats.calls_made += 1
+                    self._breaker.record_answer()
             else:
                 self.stats.calls_made += 1
+                self._breaker.record_answer()
                 try:
                     return parse(response)
                 except MalformedResponse as exc:
                     failure = Failure(f"unusable response: {exc}", retryable=exc.retryable)
-            where = f"{kind} call to model {model!r} at {safe_url(settings.endpoint)}"
             if not failure.retryable or attempt > settings.max_retries:
                 self.stats.failures += 1
                 outcome = (
@@ -321,6 +337,16 @@ class JudgeClient:
             self.stats.retries += 1
             log.info(redact(f"{where}: {failure.description}; retry {attempt} in {delay:.2f} s", settings))
             await asyncio.sleep(delay)
+
+    def _fail_if_breaker_open(self, where: str, kind: str, model: str, attempts: int) -> None:
+        if self._breaker.open_reason is not None:
+            self.stats.failures += 1
+            raise LLMError(
+                redact(f"{where} not sent: {self._breaker.open_reason}", self.settings),
+                kind=kind,
+                model=model,
+                attempts=attempts,
+            )
 
     def _cost(self, model: str, input_tokens: int, output_tokens: int) -> tuple[float, bool]:
         price = price_for(model, self.settings.prices)
@@ -351,6 +377,35 @@ class JudgeClient:
     def _cache_put(self, key: str, kind: str, model: str, result: dict[str, Any]) -> None:
         if self._cache is not None:
             self._cache.put(key, {"kind": kind, "model": model, "result": result})
+
+
+class ConnectionBreaker:
+    """Fail fast once the endpoint has refused `threshold` connections in a row.
+
+    Without it, every question waits out its own retries against a judge that is
+    not there (a wrong URL, a server that is down): minutes of backoff for one
+    message repeated per question. The count resets whenever the server answers
+    (even with an HTTP error); once open, the breaker stays open for this client.
+    """
+
+    def __init__(self, threshold: int) -> None:
+        self.threshold = max(1, threshold)
+        self.refusals_in_a_row = 0
+        self.open_reason: str | None = None
+
+    def record_refusal(self, description: str) -> bool:
+        """Count one refused connection; True when this one opened the breaker."""
+        self.refusals_in_a_row += 1
+        if self.open_reason is None and self.refusals_in_a_row >= self.threshold:
+            self.open_reason = (
+                f"the endpoint refused {self.refusals_in_a_row} connections in a row (last: {description}); "
+                "every remaining judge call fails at once. Is the judge server running and its URL right?"
+            )
+            return True
+        return False
+
+    def record_answer(self) -> None:
+        self.refusals_in_a_row = 0
 
 
 def _parse_chat(response: Any) -> tuple[str, int, int]:

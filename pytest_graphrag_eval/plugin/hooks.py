@@ -15,8 +15,10 @@ from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.plugin import hookspecs
 from pytest_graphrag_eval.plugin.items import CorpusFile
 from pytest_graphrag_eval.plugin.options import add_options
-from pytest_graphrag_eval.plugin.session import GraphragSession, corpus_file_for
+from pytest_graphrag_eval.plugin.scorers_factory import check_judge_settings
+from pytest_graphrag_eval.plugin.session import NO_RESPONSES, GraphragSession, corpus_file_for
 from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.plugin.startup_checks import check_startup
 
 SESSION_PLUGIN_NAME = "graphrag-eval-session"
 
@@ -33,12 +35,19 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     try:
         settings = PluginSettings.from_config(config)
+        check_startup(settings)
+        if settings.corpus_paths:  # runs that collect no corpus need no judge
+            check_judge_settings(settings)
         session = GraphragSession(config, settings)
     except GraphragEvalError as error:
         raise pytest.UsageError(str(error)) from None
-    missing = [str(path) for path in settings.corpus_paths if not Path(path).exists()]
-    if missing:
-        raise pytest.UsageError(f"graphrag corpus path not found: {', '.join(missing)}")
+    # An xdist controller collects nothing, so the check its workers make would surface as INTERNALERROR.
+    is_xdist_controller = bool(getattr(config.option, "numprocesses", None)) and not hasattr(
+        config, "workerinput"
+    )
+    has_source = settings.responses_path is not None or config.hook.pytest_graphrag_respond.get_hookimpls()
+    if is_xdist_controller and settings.corpus_paths and not has_source:
+        raise pytest.UsageError(NO_RESPONSES)
     if settings.clear_cache and settings.cache_dir is not None and not hasattr(config, "workerinput"):
         from pytest_graphrag_eval.llm import clear_cache
 

@@ -15,8 +15,13 @@ from pytest_graphrag_eval.aggregates import is_metric_value
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template, load_corpus
 from pytest_graphrag_eval.errors import CorpusError, GraphragEvalError, SourceLocation
 from pytest_graphrag_eval.gates.suite_gates import gates_from_yaml
-from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, check_thresholds
+from pytest_graphrag_eval.gates.thresholds import (
+    ThresholdCheck,
+    check_corpus_thresholds,
+    check_thresholds,
+)
 from pytest_graphrag_eval.report.failure_report import format_failure
+from pytest_graphrag_eval.report.safe_text import printable
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.plugin.session import GraphragSession
@@ -41,6 +46,7 @@ class CorpusFile(pytest.File):
                     location,
                     "gates",
                 )
+        check_corpus_thresholds(self.corpus)
         self.graphrag.register_corpus(self.corpus, self.path)
         for template in self.corpus.templates:
             yield TemplateCollector.from_parent(self, name=template.template_id, template=template)
@@ -51,7 +57,7 @@ class CorpusFile(pytest.File):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, GraphragEvalError):
-            return str(excinfo.value)
+            return printable(str(excinfo.value))
         return super().repr_failure(excinfo)  # type: ignore[return-value]
 
 
@@ -114,7 +120,7 @@ class QuestionItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, (QuestionFailed, GraphragEvalError)):
-            return str(excinfo.value)
+            return printable(str(excinfo.value))
         return super().repr_failure(excinfo)  # type: ignore[return-value]
 
     def reportinfo(self) -> tuple[Any, int | None, str]:

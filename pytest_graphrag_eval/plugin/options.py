@@ -139,6 +139,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
     ),
     OptionSpec(
+        "--graphrag-agent-timeout",
+        "graphrag_agent_timeout",
+        "Seconds the live agent hook may take per question; a slower answer is an agent error "
+        "for that question (default: no limit).",
+        ini="graphrag_agent_timeout",
+        metavar="SECONDS",
+    ),
+    OptionSpec(
         "--graphrag-judge",
         "graphrag_judge",
         "Answer judge: none (default), lexical (offline claims matching) or llm.",

@@ -12,19 +12,23 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
+import functools
 import inspect
 import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.errors import GraphragEvalError, InputError
-from pytest_graphrag_eval.evaluation import evaluate_question
+from pytest_graphrag_eval.evaluation import base_result, evaluate_question
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 AgentCall = Callable[[Question], Any]
+T = TypeVar("T")
+SIGNAL_CHECK_INTERVAL = 0.1
 
 
 @dataclass(frozen=True)
@@ -50,13 +54,22 @@ class ReplaySource:
 
 
 class LiveSource:
-    """Calls the user's agent hook, sync (in threads) or async, at most `concurrency` at once."""
+    """Calls the user's agent hook, sync or async, at most `concurrency` at once, each within `timeout`.
+
+    A sync hook runs on a thread of its own per call (a daemon thread, at most
+    `concurrency` of them working at once), not in the event loop's small default
+    pool, so the configured concurrency is the real number of calls in flight. A
+    call that overruns `timeout` becomes an agent error for its question; Python
+    cannot stop a thread, so its thread is abandoned (it no longer counts against
+    the bound, and being a daemon it cannot delay the end of the run or Ctrl-C).
+    """
 
     live = True
 
-    def __init__(self, agent: AgentCall, concurrency: int):
+    def __init__(self, agent: AgentCall, concurrency: int, timeout: float | None = None):
         self._agent = agent
         self._concurrency = concurrency
+        self._timeout = timeout
         self._semaphore: asyncio.Semaphore | None = None
 
     async def get(self, question: Question) -> Any:
@@ -65,12 +78,21 @@ class LiveSource:
             self._semaphore = asyncio.Semaphore(self._concurrency)
         async with self._semaphore:
             started = time.perf_counter()
+            deadline = asyncio.timeout(self._timeout)
             try:
-                response = await asyncio.to_thread(self._agent, question)
-                if inspect.isawaitable(response):
-                    response = await response
+                async with deadline:
+                    response = await run_in_daemon_thread(self._agent, question)
+                    if inspect.isawaitable(response):
+                        response = await response
+            except TimeoutError as error:
+                if deadline.expired():
+                    return {
+                        "status": "error",
+                        "error": f"the agent did not answer within {self._timeout:g} s",
+                    }
+                return _hook_error(error)
             except Exception as error:
-                return {"status": "error", "error": f"the agent hook raised {type(error).__name__}: {error}"}
+                return _hook_error(error)
             if response is None:
                 return None
             if isinstance(response, Mapping):
@@ -79,6 +101,34 @@ class LiveSource:
                     response.setdefault("elapsed_sec", time.perf_counter() - started)
                 response.setdefault("question_id", question.question_id)
             return response
+
+
+def _hook_error(error: Exception) -> dict[str, Any]:
+    return {"status": "error", "error": f"the agent hook raised {type(error).__name__}: {error}"}
+
+
+async def run_in_daemon_thread(function: Callable[..., T], *args: Any) -> T:
+    """Run `function(*args)` on a new daemon thread (with the caller's context variables) and await it."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():
+            outcome()
+
+    def work() -> None:
+        try:
+            result = context.run(function, *args)
+        except BaseException as error:
+            deliver = functools.partial(settle, functools.partial(future.set_exception, error))
+        else:
+            deliver = functools.partial(settle, functools.partial(future.set_result, result))
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits any more
+            loop.call_soon_threadsafe(deliver)
+
+    threading.Thread(target=work, name="graphrag-eval-agent", daemon=True).start()
+    return await future
 
 
 class QuestionRunner:
@@ -117,14 +167,31 @@ class QuestionRunner:
     def outcome(self, question: Question) -> QuestionOutcome:
         """Block until this question is done (submitting it if needed)."""
         self.submit([question])
-        return self._futures[question.question_id].result()
+        future = self._futures[question.question_id]
+        while True:
+            # Short waits, not one long one: the kernel may deliver Ctrl-C's SIGINT to another thread,
+            # and Python runs its handler (raising KeyboardInterrupt) only when this thread wakes.
+            with contextlib.suppress(concurrent.futures.TimeoutError):
+                return future.result(timeout=SIGNAL_CHECK_INTERVAL)
+
+    def finished(self) -> dict[str, QuestionOutcome]:
+        """Outcomes of the questions already done, by id (what an interrupted run can still report)."""
+        with self._lock:
+            futures = dict(self._futures)
+        return {
+            question_id: future.result()
+            for question_id, future in futures.items()
+            if future.done() and not future.cancelled() and future.exception() is None
+        }
 
     async def _evaluate(self, question: Question) -> QuestionOutcome:
         response = await self._source.get(question)
         try:
             result = await evaluate_question(question, response, self._scorers, self._context_for(question))
         except InputError as error:  # evaluate_question validates the response's shape
-            return QuestionOutcome(None, None, f"the agent returned a malformed response: {error}")
+            # Still a result: the question is reported with its error, not left out of the report.
+            problem = f"the agent returned a malformed response: {error}"
+            return QuestionOutcome({**base_result(question, None), "error": problem}, None)
         except GraphragEvalError as error:
             return QuestionOutcome(None, response, str(error))
         return QuestionOutcome(result, response)

@@ -69,6 +69,22 @@ def llm_settings(
     return LLMSettings.from_env(**overrides)
 
 
+def check_judge_settings(settings: PluginSettings) -> None:
+    """Build the answer settings and, when they need an LLM, a judge client (no request is sent).
+
+    Run at start-up so a bad answers config, a missing API key or an unusable cache folder is a
+    usage error in every process, including an xdist controller, which collects nothing itself.
+    """
+    from pytest_graphrag_eval.answers.config_file import load_answers_config
+
+    config = load_answers_config(settings.answers_config) if settings.answers_config is not None else None
+    answers = answer_settings(settings, config)
+    if answers.needs_llm:  # the LLM stack is imported only when a judge will use it
+        from pytest_graphrag_eval.llm import JudgeClient
+
+        JudgeClient(llm_settings(settings, answers, config))
+
+
 def erag_uses_llm(config: Any) -> bool:
     """Whether a corpus' `erag:` settings name a model generator or the LLM-judge metric."""
     if not isinstance(config, Mapping):

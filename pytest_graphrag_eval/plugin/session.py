@@ -21,7 +21,7 @@ from pytest_graphrag_eval.compare.baseline import load_baseline
 from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
 from pytest_graphrag_eval.compare.hashing import content_hash
 from pytest_graphrag_eval.compare.numeric import require_statistics
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus, load_corpus
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question, load_corpus
 from pytest_graphrag_eval.corpus.responses import load_responses
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
@@ -29,6 +29,7 @@ from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.suite_gates import combine_gates, evaluate_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, ThresholdResolver
+from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
@@ -45,6 +46,11 @@ from pytest_graphrag_eval.report.json_report import (
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report.terminal_summary import score_columns, write_terminal_summary
 
+NO_RESPONSES = (
+    "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
+    "(or set graphrag_responses in the ini file) to replay recorded responses, or implement "
+    "the pytest_graphrag_respond(question, config) hook in conftest.py to call your agent live."
+)
 RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
 RESPONSE_ATTR = "graphrag_response"
@@ -69,6 +75,7 @@ class GraphragSession:
         self._file_index = {path: index for index, path in enumerate(self.corpus_files)}
         self._resolved: dict[Path, Path] = {}
         self.corpora: dict[Path, Corpus] = {}  # by resolved file path
+        self._questions_by_id: dict[str, Question] = {}
         self.collector = ResultCollector()
         self.gate_results: list[GateResult] = []
         self.thresholds = ThresholdResolver(settings.thresholds_ini, settings.thresholds_cli)
@@ -91,6 +98,10 @@ class GraphragSession:
         self.worker_batches: WorkerBatches | None = None
         self.started = time.time()
         self.interrupted = False
+        self.write_problems: list[str] = []
+        # Read at start-up: a broken file is a usage error before collection, also under xdist,
+        # whose controller would otherwise only see its workers fail.
+        self.responses = load_responses(settings.responses_path) if settings.responses_path else None
         config.stash[SESSION_KEY] = self
 
     # collection ---------------------------------------------------------------------------
@@ -116,6 +127,9 @@ class GraphragSession:
         return self._resolve(path) in self._file_index
 
     def register_corpus(self, corpus: Corpus, path: Path) -> None:
+        """Keep a collected corpus; a question id another corpus file already has is a CorpusError."""
+        for question in corpus.questions():
+            check_unique_question(question, self._questions_by_id)
         self.corpora[self._resolve(path)] = corpus
 
     def _resolve(self, path: Path) -> Path:
@@ -137,24 +151,25 @@ class GraphragSession:
         settings = self.settings
         if settings.responses_path is not None:
             try:
-                responses = load_responses(settings.responses_path)
+                responses = self.responses or load_responses(settings.responses_path)
                 self.responses_check = check_responses_match(
                     (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), responses
                 )
             except GraphragEvalError as error:
-                raise pytest.UsageError(f"{settings.responses_path}: {error}") from None
+                shown = str(error)
+                if str(settings.responses_path) not in shown:  # loader errors already name the file
+                    shown = f"{settings.responses_path}: {shown}"
+                raise pytest.UsageError(shown) from None
             source: ReplaySource | LiveSource = ReplaySource(responses)
         elif self.config.hook.pytest_graphrag_respond.get_hookimpls():
             hook = self.config.hook.pytest_graphrag_respond
             source = LiveSource(
-                lambda question: hook(question=question, config=self.config), settings.agent_concurrency
+                lambda question: hook(question=question, config=self.config),
+                settings.agent_concurrency,
+                settings.agent_timeout,
             )
         else:
-            raise pytest.UsageError(
-                "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
-                "(or set graphrag_responses in the ini file) to replay recorded responses, or implement "
-                "the pytest_graphrag_respond(question, config) hook in conftest.py to call your agent live."
-            )
+            raise pytest.UsageError(NO_RESPONSES)
         try:
             scorers, context, on_close = build_scorers(settings, self.corpora.values())
         except GraphragEvalError as error:
@@ -234,6 +249,8 @@ class GraphragSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.runner is not None:
+            if self.interrupted:
+                self._collect_finished_unreported(session)
             self.runner.close()
         if _is_xdist_worker(self.config):
             self.config.workeroutput[CORPUS_GATES_KEY] = {  # type: ignore[attr-defined]
@@ -241,7 +258,7 @@ class GraphragSession:
                 for path, corpus in self.corpora.items()
             }
             return
-        if not self.collector.results:
+        if not (self.collector.results or self.interrupted):
             return
         results = self.collector.ordered_results()
         aggregates = compute_aggregates(results) if results else {}
@@ -267,16 +284,57 @@ class GraphragSession:
             comparison=self.comparison.to_dict() if self.comparison is not None else None,
             warnings=self.responses_check.warnings,
         )
-        if self.settings.report_path is not None:
-            write_json_atomic(self.settings.report_path, report)
-        if self.settings.markdown_path is not None:
-            write_text_atomic(self.settings.markdown_path, render_markdown(report))
-        if self.settings.html_path is not None:
+        settings = self.settings
+        if settings.report_path is not None:
+            self._write_output(
+                session, "report", settings.report_path, lambda p: write_json_atomic(p, report)
+            )
+        if settings.markdown_path is not None:
+            markdown = render_markdown(report)
+            self._write_output(
+                session, "Markdown summary", settings.markdown_path, lambda p: write_text_atomic(p, markdown)
+            )
+        if settings.html_path is not None:
             from pytest_graphrag_eval.report.html_report import write_html  # Jinja2 only when asked for
 
-            write_html(report, self.settings.html_path)
-        if self.settings.record_path is not None and self.collector.responses:
-            write_recording(self.settings.record_path, self.collector.ordered_responses())
+            self._write_output(session, "HTML report", settings.html_path, lambda p: write_html(report, p))
+        if settings.record_path is not None and self.collector.responses:
+            responses = self.collector.ordered_responses()
+            self._write_output(
+                session, "recording", settings.record_path, lambda p: write_recording(p, responses)
+            )
+
+    def _write_output(self, session: pytest.Session, what: str, path: Path, write: Any) -> None:
+        """Write one output file; a disk failure after start-up fails the run with one line."""
+        try:
+            write(path)
+        except OSError as error:
+            self.write_problems.append(f"could not write the {what} {path}: {error.strerror or error}")
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _collect_finished_unreported(self, session: pytest.Session) -> None:
+        """After Ctrl-C: finished questions whose items never reported still go in the report."""
+        assert self.runner is not None
+        finished = self.runner.finished()
+        for item in session.items:
+            if not isinstance(item, QuestionItem):
+                continue
+            outcome = finished.get(item.question.question_id)
+            order = tuple(self._order_of(item))
+            if outcome is not None and outcome.result is not None and order not in self.collector.results:
+                result = outcome.result
+                self.collector.add(
+                    order,
+                    {
+                        **result,
+                        "nodeid": item.nodeid,
+                        "outcome": "interrupted",  # scored, but its item never ran to a verdict
+                        "content_hash": content_hash(result),
+                        "thresholds": [],
+                        "failures": [],
+                    },
+                )
 
     def _all_gates(self) -> list[Gate]:
         """CLI and ini gates plus every corpus file's `gates:` (an xdist controller collects nothing)."""
@@ -310,6 +368,9 @@ class GraphragSession:
             baseline_lines=baseline_lines,
             warnings=self.responses_check.warnings,
         )
+        announce_failed_gates(terminalreporter, self.gate_results)
+        for problem in self.write_problems:
+            terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
 
 
 def _item_outcome(report: pytest.TestReport) -> str:

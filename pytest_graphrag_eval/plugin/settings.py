@@ -7,6 +7,7 @@ else reads options.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,10 @@ from pytest_graphrag_eval.gates.thresholds import Threshold, parse_threshold_lis
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
 DEFAULT_AGENT_CONCURRENCY = 4
+# Upper bounds catch typos (an extra zero) before they open thousands of threads or connections.
+MAX_CONCURRENCY = 1024
+MAX_JUDGE_REPEATS = 100
+MAX_RESAMPLES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,7 @@ class PluginSettings:
     gates: tuple[Gate, ...] = ()  # ini, then command line
     steps_scope: str = "last_group"
     agent_concurrency: int = DEFAULT_AGENT_CONCURRENCY
+    agent_timeout: float | None = None
     judge: str | None = None
     judge_model: str | None = None
     embedding_model: str | None = None
@@ -81,6 +87,7 @@ class PluginSettings:
             ),
             steps_scope=_text(config, "graphrag_steps_scope") or "last_group",
             agent_concurrency=_integer(config, "graphrag_agent_concurrency", DEFAULT_AGENT_CONCURRENCY),
+            agent_timeout=_number(config, "graphrag_agent_timeout"),
             judge=_text(config, "graphrag_judge"),
             judge_model=_text(config, "graphrag_judge_model"),
             embedding_model=_text(config, "graphrag_embedding_model"),
@@ -115,14 +122,22 @@ class PluginSettings:
             )
         if self.judge is not None and self.judge not in JUDGES:
             raise ConfigurationError(f"graphrag_judge must be one of {', '.join(JUDGES)}, got {self.judge!r}")
-        for name, value in (
-            ("graphrag_agent_concurrency", self.agent_concurrency),
-            ("graphrag_judge_repeats", self.judge_repeats),
-            ("graphrag_concurrency", self.llm_concurrency or 1),
-            ("graphrag_resamples", self.resamples),
+        for name, value, most in (
+            ("graphrag_agent_concurrency", self.agent_concurrency, MAX_CONCURRENCY),
+            ("graphrag_judge_repeats", self.judge_repeats, MAX_JUDGE_REPEATS),
+            ("graphrag_concurrency", self.llm_concurrency, MAX_CONCURRENCY),
+            ("graphrag_resamples", self.resamples, MAX_RESAMPLES),
         ):
-            if value < 1:
-                raise ConfigurationError(f"{name} must be at least 1, got {value}")
+            if value is not None and not 1 <= value <= most:
+                raise ConfigurationError(f"{name} must be between 1 and {most}, got {value}")
+        timeout = self.agent_timeout
+        if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+            raise ConfigurationError(f"graphrag_agent_timeout must be a number of seconds > 0, got {timeout}")
+        if self.record_path is not None and self.responses_path is not None:
+            raise ConfigurationError(
+                "--graphrag-record records live agent answers, but --graphrag-responses (or the "
+                "graphrag_responses ini key) replays recorded ones, so nothing would be recorded; use one"
+            )
 
 
 def _text(config: pytest.Config, name: str) -> str | None:
@@ -140,6 +155,16 @@ def _integer(config: pytest.Config, name: str, default: Any) -> Any:
         return int(value)
     except ValueError:
         raise ConfigurationError(f"{name} must be a whole number, got {value!r}") from None
+
+
+def _number(config: pytest.Config, name: str) -> float | None:
+    value = _text(config, name)
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a number, got {value!r}") from None
 
 
 def _percent(config: pytest.Config, name: str, default: float) -> float:

@@ -81,14 +81,23 @@ def build_report(
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write JSON next to `path` and rename it into place, so readers never see half a file."""
-    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    write_text_atomic(path, json_text(data, indent=2) + "\n")
 
 
 def write_recording(path: Path, responses: Sequence[Mapping[str, Any]]) -> None:
     """Live responses in the replay format: one JSON object per line (JSONL)."""
-    write_text_atomic(
-        path, "".join(json.dumps(response, ensure_ascii=False) + "\n" for response in responses)
-    )
+    write_text_atomic(path, "".join(json_text(response) + "\n" for response in responses))
+
+
+def json_text(data: Any, *, indent: int | None = None) -> str:
+    """JSON with non-ASCII text kept readable, and any lone surrogate written as a `\\udXXX` escape.
+
+    Agent answers are untrusted text: a lone surrogate (from a broken decoder)
+    cannot be encoded as UTF-8 and would crash the write. Inside a JSON string the
+    escape is valid JSON and reads back as the same text, so nothing is lost.
+    """
+    text = json.dumps(data, indent=indent, ensure_ascii=False, default=str)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _version() -> str:

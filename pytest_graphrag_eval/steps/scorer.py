@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pytest_graphrag_eval.corpus.responses import actual_step_problems
 from pytest_graphrag_eval.scoring import ScoringContext
 from pytest_graphrag_eval.steps.groups import mark_matches, score_steps
 
@@ -30,6 +31,8 @@ class StepsScorer:
         if question.reference_problems:
             return {"steps_score_error": "invalid reference steps: " + "; ".join(question.reference_problems)}
         actual_steps = response.get("actual_steps") or []
+        if step_problems := actual_step_problems(actual_steps):
+            return {"steps_score_error": "unscorable agent steps: " + "; ".join(step_problems)}
         outcome = score_steps(
             question.reference_steps, actual_steps, context.steps_scope, question.reference_tables
         )
