@@ -139,6 +139,13 @@ def test_synthetic_v2_report_outcomes_and_changes() -> None:
     assert view.details[failing]["thresholds"] and view.details[failing]["failures"]
 
 
+def test_run_warnings_are_listed() -> None:
+    report = synthetic_report(5, templates=1)
+    report["warnings"] = ["3 responses answer questions that are not in the corpus <ignored>"]
+    page = render_html(report)
+    assert "<li>3 responses answer questions that are not in the corpus &lt;ignored&gt;</li>" in page
+
+
 def test_interrupted_run_is_said_so() -> None:
     report = synthetic_report(5, templates=1)
     assert 'data-testid="interrupted"' not in render_html(report)
