@@ -65,6 +65,9 @@ def _group_stats(results: Sequence[Mapping[str, Any]], *, with_steps: bool) -> d
     }
     for metric, values in _metric_values(successes).items():
         stats[metric] = describe(values)
+    flaky = [result["flaky"] for result in results if isinstance(result.get("flaky"), int)]
+    if flaky:  # questions asked several times (--graphrag-agent-repeats)
+        stats["flaky_rate"] = sum(flaky) / len(flaky)
     if with_steps:
         summary: dict[str, Any] = dict(steps_summary(successes))
         for metric, values in step_metric_values(successes).items():

@@ -155,17 +155,19 @@ class ResponsesCheck:
     """
 
     unknown_question_ids: tuple[str, ...] = ()
+    extra_warnings: tuple[str, ...] = ()
 
     @property
     def warnings(self) -> list[str]:
         """Human-readable warnings, empty when every response belongs to the corpus."""
         if not self.unknown_question_ids:
-            return []
+            return list(self.extra_warnings)
         shown = ", ".join(repr(question_id) for question_id in self.unknown_question_ids[:5])
         extra = len(self.unknown_question_ids) - 5
         more = f" and {extra} more" if extra > 0 else ""
         count = len(self.unknown_question_ids)
-        return [f"{count} response(s) for questions the corpus does not have, not scored: {shown}{more}"]
+        unknown = f"{count} response(s) for questions the corpus does not have, not scored: {shown}{more}"
+        return [unknown, *self.extra_warnings]
 
 
 def check_responses_match(question_ids: Iterable[str], chat_responses: Mapping[str, Any]) -> ResponsesCheck:

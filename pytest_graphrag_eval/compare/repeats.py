@@ -134,3 +134,45 @@ def _spreads(attempts: Sequence[Mapping[str, Any]]) -> dict[str, MetricSpread]:
 def _check_counts(n: int, c: int, k: int) -> None:
     if not 0 <= c <= n or not 1 <= k <= n:
         raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
+
+
+def combine_attempts(
+    results: Sequence[Mapping[str, Any]], passes: Sequence[bool], *, policy: str = "all"
+) -> tuple[dict[str, Any], AttemptSummary]:
+    """One question's result from its attempts, and their summary.
+
+    Each metric becomes its mean over the attempts, with its spread as `<metric>_agent_std` (agent
+    variance, apart from the judge's own `--graphrag-judge-repeats` spread); `agent_attempts`,
+    `agent_passes`, `pass_at_k`, `pass_hat_k` (k = the number of attempts) and `flaky` (0/1, so its
+    mean is the flaky rate) are added, and every attempt's outcome is kept under `attempts`.
+    """
+    if not results or len(results) != len(passes):
+        raise ValueError("one pass/fail verdict per attempt is needed")
+    marked = [
+        {**result, "outcome": "passed" if passed_ else "failed"}
+        for result, passed_ in zip(results, passes, strict=True)
+    ]
+    summary = summarize_attempts(marked, policy=policy)
+    succeeded = [result for result in results if result.get("status") == "success"]
+    combined = dict(succeeded[0] if succeeded else results[0])
+    for metric, spread in summary.metrics.items():
+        combined[metric] = spread.mean
+        combined[f"{metric}_agent_std"] = spread.std
+    combined.update(
+        agent_attempts=summary.attempts,
+        agent_passes=summary.passes,
+        pass_at_k=summary.pass_at_k,
+        pass_hat_k=summary.pass_hat_k,
+        flaky=int(summary.flaky),
+        attempts=[
+            {
+                "attempt": number,
+                "status": attempt.get("status"),
+                "outcome": marked_attempt["outcome"],
+                **({"error": attempt["error"]} if attempt.get("error") else {}),
+                **metric_values(attempt),
+            }
+            for number, (attempt, marked_attempt) in enumerate(zip(results, marked, strict=True), start=1)
+        ],
+    )
+    return combined, summary

@@ -30,22 +30,43 @@ STEP_STATUSES = ("success", "error")
 
 
 def load_responses(path: str | Path) -> dict[str, dict[str, Any]]:
-    """Read a JSON, JSON-list or JSONL response file into `{question_id: response}`."""
+    """Read a JSON, JSON-list or JSONL response file into `{question_id: response}`.
+
+    A recording of repeated agent runs holds several attempts per question; here only the first counts
+    (`load_response_attempts` gives them all).
+    """
+    return {question_id: attempts[0] for question_id, attempts in load_response_attempts(path).items()}
+
+
+def load_response_attempts(path: str | Path) -> dict[str, list[dict[str, Any]]]:
+    """Read a response file into `{question_id: [response, ...]}`, attempts in `attempt` order.
+
+    Two records of one question are a duplicate unless both carry distinct whole `attempt` numbers
+    (what `--graphrag-record` writes with `--graphrag-agent-repeats`).
+    """
     path = Path(path)
     text = read_input_text(path, error_type=ResponseError, what="response file")
     entries = _parse_entries(text, str(path))
-    responses: dict[str, dict[str, Any]] = {}
+    attempts: dict[str, dict[int | None, dict[str, Any]]] = {}
     for line, key, raw in entries:
         location = SourceLocation(str(path), line, question_id=key)
         question_id = _question_id(raw, key, location)
-        if question_id in responses:
+        where = SourceLocation(str(path), line, question_id=question_id)
+        attempt = raw.get("attempt") if isinstance(raw, Mapping) else None
+        if attempt is not None and (isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1):
+            raise ResponseError(f"must be a whole number from 1, got {attempt!r}", where, "attempt")
+        recorded = attempts.setdefault(question_id, {})
+        if attempt in recorded or (recorded and (attempt is None or None in recorded)):
             raise ResponseError(
-                "duplicate response", SourceLocation(str(path), line, question_id=question_id), "question_id"
+                "duplicate response (several attempts of one question need distinct `attempt` numbers)",
+                where,
+                "question_id",
             )
-        responses[question_id] = validate_response(
-            raw, SourceLocation(str(path), line, question_id=question_id)
-        )
-    return responses
+        recorded[attempt] = validate_response(raw, where)
+    return {
+        question_id: [recorded[number] for number in sorted(recorded, key=lambda number: number or 0)]
+        for question_id, recorded in attempts.items()
+    }
 
 
 def _parse_entries(text: str, file: str) -> list[tuple[int | None, str | None, Any]]:

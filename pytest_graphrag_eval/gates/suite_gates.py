@@ -5,6 +5,7 @@ Grammar (whitespace around the parts is ignored):
     gate   := [scope ":"] target op number
     scope  := "micro" | "macro" | "template[" TEMPLATE_ID "]" | "template[*]"
     target := metric "." stat | "number_of_error_samples" | "number_of_success_samples" | "error_rate"
+            | "flaky_rate"
     stat   := "sum" | "mean" | "median" | "min" | "max"
     op     := ">=" | "<=" | ">" | "<" | "=="
 
@@ -57,7 +58,8 @@ OPTION_NAMES = {"ini": "ini option graphrag_gates", "cli": "--graphrag-gate"}
 SAMPLE_COUNTS = ("number_of_error_samples", "number_of_success_samples")
 ERROR_RATE = "error_rate"
 ALL_TEMPLATES = "*"
-_PLAIN_TARGETS = (*SAMPLE_COUNTS, ERROR_RATE)
+FLAKY_RATE = "flaky_rate"
+_PLAIN_TARGETS = (*SAMPLE_COUNTS, ERROR_RATE, FLAKY_RATE)
 _SCOPES_HELP = "micro:, macro:, template[ID]: or template[*]:"
 _YAML_FIELD = "gates"
 _SHOWN_TEMPLATES = 10
@@ -205,6 +207,8 @@ def _value(gate: Gate, stats: Mapping[str, Any]) -> tuple[float | None, str]:
         return errors / (errors + successes), ""
     if gate.stat is None:
         value = numeric_value(stats.get(gate.metric))
+        if value is None and gate.metric == FLAKY_RATE:
+            return None, "no question was asked more than once (--graphrag-agent-repeats K)"
         return value, "the aggregates have no sample counts" if value is None else ""
     entry = stats.get(gate.metric)
     if isinstance(entry, Mapping):

@@ -108,6 +108,21 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
     ),
     OptionSpec(
+        "--graphrag-agent-repeats",
+        "graphrag_agent_repeats",
+        "Ask the agent K times per question (pass@k, pass^k, flaky questions; default 1).",
+        ini="graphrag_agent_repeats",
+        value_type=int,
+        metavar="K",
+    ),
+    OptionSpec(
+        "--graphrag-repeat-policy",
+        "graphrag_repeat_policy",
+        "With repeats, an item passes when all (default), any or a majority of its attempts pass.",
+        ini="graphrag_repeat_policy",
+        choices=("all", "any", "majority"),
+    ),
+    OptionSpec(
         "--graphrag-html",
         "graphrag_html",
         "Write one self-contained HTML report (no network needed to open it) to this path.",

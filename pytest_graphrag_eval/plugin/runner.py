@@ -38,19 +38,25 @@ class QuestionOutcome:
     result: dict[str, Any] | None
     response: dict[str, Any] | None
     problem: str | None = None
+    # With --graphrag-agent-repeats: every attempt's outcome, the first one also in the fields above.
+    attempts: tuple[QuestionOutcome, ...] = ()
 
 
 class ReplaySource:
-    """Responses recorded earlier, keyed by question id."""
+    """Responses recorded earlier, keyed by question id; a recording of repeated runs has several."""
 
     live = False
 
-    def __init__(self, responses: Mapping[str, Mapping[str, Any]]):
-        self._responses = responses
+    def __init__(self, attempts: Mapping[str, Sequence[Mapping[str, Any]]]):
+        self._attempts = attempts
+        self._served: dict[str, int] = {}
 
     async def get(self, question: Question) -> dict[str, Any] | None:
-        response = self._responses.get(question.question_id)
-        return dict(response) if response is not None else None
+        """The next recorded attempt of this question (None when the recording has no more)."""
+        recorded = self._attempts.get(question.question_id) or []
+        index = self._served.get(question.question_id, 0)
+        self._served[question.question_id] = index + 1
+        return dict(recorded[index]) if index < len(recorded) else None
 
 
 class LiveSource:
@@ -140,7 +146,9 @@ class QuestionRunner:
         scorers: Sequence[Scorer],
         context_for: Callable[[Question], ScoringContext],
         on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
+        repeats: int = 1,
     ):
+        self._repeats = repeats
         self._source = source
         self._scorers = list(scorers)
         self._context_for = context_for
@@ -185,6 +193,14 @@ class QuestionRunner:
         }
 
     async def _evaluate(self, question: Question) -> QuestionOutcome:
+        if self._repeats == 1:
+            return await self._attempt(question)
+        # The attempts run concurrently; a live source's semaphore keeps the agent within its bound.
+        attempts = await asyncio.gather(*(self._attempt(question) for _ in range(self._repeats)))
+        first = attempts[0]
+        return QuestionOutcome(first.result, first.response, first.problem, tuple(attempts))
+
+    async def _attempt(self, question: Question) -> QuestionOutcome:
         response = await self._source.get(question)
         try:
             result = await evaluate_question(question, response, self._scorers, self._context_for(question))

@@ -22,7 +22,7 @@ from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
 from pytest_graphrag_eval.compare.hashing import content_hash
 from pytest_graphrag_eval.compare.numeric import require_statistics
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question, load_corpus
-from pytest_graphrag_eval.corpus.responses import load_responses
+from pytest_graphrag_eval.corpus.responses import load_response_attempts
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
 from pytest_graphrag_eval.formats import json_text
@@ -101,7 +101,7 @@ class GraphragSession:
         self.write_problems: list[str] = []
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
-        self.responses = load_responses(settings.responses_path) if settings.responses_path else None
+        self.responses = load_response_attempts(settings.responses_path) if settings.responses_path else None
         config.stash[SESSION_KEY] = self
 
     # collection ---------------------------------------------------------------------------
@@ -151,16 +151,20 @@ class GraphragSession:
         settings = self.settings
         if settings.responses_path is not None:
             try:
-                responses = self.responses or load_responses(settings.responses_path)
+                attempts = self.responses or load_response_attempts(settings.responses_path)
                 self.responses_check = check_responses_match(
-                    (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), responses
+                    (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), attempts
+                )
+                self.responses_check = dataclasses.replace(
+                    self.responses_check,
+                    extra_warnings=_unreplayed_attempts(attempts, settings.agent_repeats),
                 )
             except GraphragEvalError as error:
                 shown = str(error)
                 if str(settings.responses_path) not in shown:  # loader errors already name the file
                     shown = f"{settings.responses_path}: {shown}"
                 raise pytest.UsageError(shown) from None
-            source: ReplaySource | LiveSource = ReplaySource(responses)
+            source: ReplaySource | LiveSource = ReplaySource(attempts)
         elif self.config.hook.pytest_graphrag_respond.get_hookimpls():
             hook = self.config.hook.pytest_graphrag_respond
             source = LiveSource(
@@ -178,7 +182,9 @@ class GraphragSession:
         for corpus in self.corpora.values():
             corpus_context = dataclasses.replace(context, options={**context.options, **corpus.settings})
             contexts.update(dict.fromkeys(corpus.positions, corpus_context))
-        return QuestionRunner(source, scorers, lambda question: contexts[question.question_id], on_close)
+        return QuestionRunner(
+            source, scorers, lambda question: contexts[question.question_id], on_close, settings.agent_repeats
+        )
 
     # running ---------------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -217,8 +223,8 @@ class GraphragSession:
         if item.result is not None:
             setattr(report, RESULT_ATTR, ship(_with_item_outcome(item, report)))
             setattr(report, ORDER_ATTR, self._order_of(item))
-        if item.response is not None and self.runner is not None and self.runner.live:
-            setattr(report, RESPONSE_ATTR, ship(item.response))
+        if item.responses and self.runner is not None and self.runner.live:
+            setattr(report, RESPONSE_ATTR, ship(_numbered_attempts(item.responses)))
 
     def _order_of(self, item: QuestionItem) -> list[Any]:
         """A sort key that is the same in every process: corpus file, then position in it."""
@@ -231,9 +237,9 @@ class GraphragSession:
         result = _from_json_text(getattr(report, RESULT_ATTR, None))
         if result is not None:
             self.collector.add(getattr(report, ORDER_ATTR), result)
-        response = _from_json_text(getattr(report, RESPONSE_ATTR, None))
-        if response is not None:
-            self.collector.add_response(getattr(report, ORDER_ATTR, None) or [0, "", 0], response)
+        responses = _from_json_text(getattr(report, RESPONSE_ATTR, None))
+        if responses:
+            self.collector.add_response(getattr(report, ORDER_ATTR, None) or [0, "", 0], responses)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
@@ -371,6 +377,24 @@ class GraphragSession:
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
+
+
+def _numbered_attempts(responses: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a recording keeps of one question: its response, or every attempt numbered from 1."""
+    if len(responses) == 1:
+        return {"responses": responses}
+    return {"responses": [{**response, "attempt": number} for number, response in enumerate(responses, 1)]}
+
+
+def _unreplayed_attempts(attempts: dict[str, list[dict[str, Any]]], repeats: int) -> tuple[str, ...]:
+    """A warning when the recording holds more attempts per question than this run replays."""
+    most = max((len(recorded) for recorded in attempts.values()), default=1)
+    if most <= repeats:
+        return ()
+    return (
+        f"the responses file holds up to {most} attempts per question; this run replays {repeats} "
+        f"(pass --graphrag-agent-repeats {most} to replay them all)",
+    )
 
 
 def _item_outcome(report: pytest.TestReport) -> str:

@@ -17,6 +17,7 @@ import pytest
 
 from pytest_graphrag_eval.answers.settings import JUDGES
 from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from pytest_graphrag_eval.compare.repeats import POLICIES
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
@@ -55,6 +56,8 @@ class PluginSettings:
     embedding_model: str | None = None
     relevance: bool = False
     judge_repeats: int = 1
+    agent_repeats: int = 1
+    repeat_policy: str = "all"
     correctness_prompt: Path | None = None
     answers_config: Path | None = None
     llm_concurrency: int | None = None
@@ -93,6 +96,8 @@ class PluginSettings:
             embedding_model=_text(config, "graphrag_embedding_model"),
             relevance=bool(config.getoption("graphrag_relevance") or config.getini("graphrag_relevance")),
             judge_repeats=_integer(config, "graphrag_judge_repeats", 1),
+            agent_repeats=_integer(config, "graphrag_agent_repeats", 1),
+            repeat_policy=_text(config, "graphrag_repeat_policy") or "all",
             correctness_prompt=_path(config, "graphrag_correctness_prompt", invocation_dir),
             answers_config=_path(config, "graphrag_answers_config", invocation_dir),
             llm_concurrency=_integer(config, "graphrag_concurrency", None),
@@ -120,11 +125,16 @@ class PluginSettings:
             raise ConfigurationError(
                 f"graphrag_steps_scope must be one of {', '.join(STEPS_SCOPES)}, got {self.steps_scope!r}"
             )
+        if self.repeat_policy not in POLICIES:
+            raise ConfigurationError(
+                f"graphrag_repeat_policy must be one of {', '.join(POLICIES)}, got {self.repeat_policy!r}"
+            )
         if self.judge is not None and self.judge not in JUDGES:
             raise ConfigurationError(f"graphrag_judge must be one of {', '.join(JUDGES)}, got {self.judge!r}")
         for name, value, most in (
             ("graphrag_agent_concurrency", self.agent_concurrency, MAX_CONCURRENCY),
             ("graphrag_judge_repeats", self.judge_repeats, MAX_JUDGE_REPEATS),
+            ("graphrag_agent_repeats", self.agent_repeats, MAX_JUDGE_REPEATS),
             ("graphrag_concurrency", self.llm_concurrency, MAX_CONCURRENCY),
             ("graphrag_resamples", self.resamples, MAX_RESAMPLES),
         ):

@@ -26,19 +26,20 @@ class ResultCollector:
 
     def __init__(self) -> None:
         self.results: dict[tuple[Any, ...], dict[str, Any]] = {}
-        self.responses: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.responses: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
 
     def add(self, order: Sequence[Any], result: dict[str, Any]) -> None:
         self.results[tuple(order)] = result
 
-    def add_response(self, order: Sequence[Any], response: dict[str, Any]) -> None:
-        self.responses[tuple(order)] = response
+    def add_response(self, order: Sequence[Any], responses: Mapping[str, Any]) -> None:
+        """One question's live responses: `{"responses": [...]}`, several with agent repeats."""
+        self.responses[tuple(order)] = list(responses["responses"])
 
     def ordered_results(self) -> list[dict[str, Any]]:
         return [self.results[key] for key in sorted(self.results)]
 
     def ordered_responses(self) -> list[dict[str, Any]]:
-        return [self.responses[key] for key in sorted(self.responses)]
+        return [response for key in sorted(self.responses) for response in self.responses[key]]
 
 
 def build_report(
