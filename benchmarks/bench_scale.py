@@ -5,10 +5,12 @@ SPARQL step and an `iri_discovery` step) and matching responses, then runs, each
 in a fresh subprocess on this machine:
 
 - `pytest --graphrag-corpus ... --graphrag-responses ...` at `-n 0` and `-n 2`;
-- `pytest` on one test function parametrized N times (the bare baseline).
+- `pytest` on one test function parametrized N times (the bare baseline), at
+  `-n 0` and (for reference: xdist's own cost per test) at `-n 2`.
 
-Prints wall time, the ratio to the bare run and the peak RSS of the largest
-process of each run. Budgets (issue 8), checked only in full mode:
+Prints wall and CPU time (all processes of a run), the ratio to the bare `-n 0`
+run and the peak RSS of the largest process of each run. On a shared machine the
+CPU times are the steadier figures. Budgets (issue 8), checked only in full mode:
 
 - N = 10,000: the replay run at -n 0 within 2x the bare run, and -n 2 faster than -n 0;
 - N = 100,000: the replay run completes with every process under 4 GiB RSS.
@@ -43,7 +45,8 @@ RSS_WRAPPER = textwrap.dedent(
     import resource, subprocess, sys
     code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
     factor = 1 if sys.platform == "darwin" else 1024
-    print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * factor)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(usage.ru_utime + usage.ru_stime, usage.ru_maxrss * factor)
     sys.exit(code)
     """
 )
@@ -113,6 +116,7 @@ def write_project(folder: Path, count: int) -> None:
 @dataclass(frozen=True)
 class Run:
     seconds: float
+    cpu_seconds: float
     peak_rss: int
     exit_code: int
 
@@ -134,8 +138,8 @@ def run_pytest(folder: Path, arguments: list[str]) -> Run:
         [*command, *arguments], cwd=folder, capture_output=True, text=True, check=False
     )
     seconds = time.perf_counter() - started
-    peak = int(completed.stdout.strip().splitlines()[-1]) if completed.stdout.strip() else 0
-    return Run(seconds, peak, completed.returncode)
+    cpu, peak = completed.stdout.split()[-2:] if completed.stdout.strip() else ("0", "0")
+    return Run(seconds, float(cpu), int(peak), completed.returncode)
 
 
 def replay(folder: Path, workers: int) -> Run:
@@ -165,27 +169,33 @@ def mib(size: int) -> str:
     return f"{size / 1024**2:,.0f} MiB"
 
 
-def measure(count: int, workers: list[int], bare: bool) -> dict[str, Run]:
+def measure(count: int, workers: list[int], bare_workers: list[int]) -> dict[str, Run]:
     runs: dict[str, Run] = {}
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         folder = Path(tmp)
         started = time.perf_counter()
         write_project(folder, count)
         print(f"\nN = {count:,} questions (generated in {time.perf_counter() - started:.1f} s)")
-        if bare:
-            runs["bare"] = run_pytest(folder / "bare", ["-n", "0", "test_bare.py"])
+        for worker_count in bare_workers:
+            runs[f"bare -n {worker_count}"] = run_pytest(
+                folder / "bare", ["-n", str(worker_count), "test_bare.py"]
+            )
         for worker_count in workers:
             name = f"-n {worker_count}"
             runs[name] = replay(folder / "replay", worker_count)
             if runs[name].exit_code != 0:
                 raise SystemExit(f"the replay run {name} failed with exit code {runs[name].exit_code}")
             check_report(folder / "replay", count)
-        baseline = runs.get("bare")
-        print(f"{'run':>22} {'seconds':>9} {'x bare':>7} {'peak RSS':>12}")
+        baseline = runs.get("bare -n 0")
+        print(f"{'run':>25} {'wall s':>8} {'x bare':>7} {'CPU s':>8} {'x bare':>7} {'peak RSS':>10}")
         for name, run in runs.items():
-            label = "bare pytest" if name == "bare" else f"graphrag replay {name}"
-            ratio = f"{run.seconds / baseline.seconds:.2f}" if baseline else "-"
-            print(f"{label:>22} {run.seconds:>9.2f} {ratio:>7} {mib(run.peak_rss):>12}")
+            label = f"{name[:4]} pytest {name[5:]}" if name.startswith("bare") else f"graphrag replay {name}"
+            wall = f"{run.seconds / baseline.seconds:.2f}" if baseline else "-"
+            cpu = f"{run.cpu_seconds / baseline.cpu_seconds:.2f}" if baseline else "-"
+            figures = (
+                f"{run.seconds:>8.2f} {wall:>7} {run.cpu_seconds:>8.2f} {cpu:>7} {mib(run.peak_rss):>10}"
+            )
+            print(f"{label:>25} {figures}")
     return runs
 
 
@@ -196,19 +206,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="N = 500 only, no budgets (for CI)")
     args = parser.parse_args(argv)
     if args.quick:
-        measure(500, [0, 2], bare=True)
+        measure(500, [0, 2], [0, 2])
         return 0
     ok = True
-    runs = measure(10_000, [0, 2], bare=True)
-    ratio = runs["-n 0"].seconds / runs["bare"].seconds
+    runs = measure(10_000, [0, 2], [0, 2])
+    ratio = runs["-n 0"].seconds / runs["bare -n 0"].seconds
     within = ratio <= RATIO_BUDGET
     faster = runs["-n 2"].seconds < runs["-n 0"].seconds
     verdict = "OK" if within else "EXCEEDED"
     print(f"budget 10,000: -n 0 within {RATIO_BUDGET:.0f}x bare ({ratio:.2f}x): {verdict}")
     print(f"budget 10,000: -n 2 faster than -n 0: {'OK' if faster else 'NOT MET'}")
     ok = ok and within and faster
-    runs = measure(100_000, [0, 2], bare=True)
-    largest = max(run.peak_rss for name, run in runs.items() if name != "bare")
+    runs = measure(100_000, [0, 2], [0])
+    largest = max(run.peak_rss for name, run in runs.items() if not name.startswith("bare"))
     fits = largest < RSS_BUDGET_BYTES
     print(f"budget 100,000: every process under 4 GiB RSS ({mib(largest)}): {'OK' if fits else 'EXCEEDED'}")
     return 0 if ok and fits else 1

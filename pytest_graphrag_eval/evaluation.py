@@ -23,8 +23,9 @@ from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, corpu
 from pytest_graphrag_eval.corpus.responses import NUMERIC_RESPONSE_KEYS, validate_response
 from pytest_graphrag_eval.errors import ConfigurationError, SourceLocation
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
+from pytest_graphrag_eval.steps.groups import SCOPES
 
-STEPS_SCOPES = ("last_group", "all_groups")
+STEPS_SCOPES = SCOPES
 NO_RESPONSE_ERROR = "no response for this question"
 
 

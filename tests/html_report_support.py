@@ -15,10 +15,17 @@ MALICIOUS = '</script><script>window.pwned = 1</script><img src="https://example
 
 
 def run_example(report: Path, *options: str) -> dict[str, Any]:
-    """Run `pytest example_project` in a subprocess and read the JSON report it writes."""
+    """Run `pytest example_project` in a subprocess; read its JSON report (the HTML one lies beside it)."""
     command = [sys.executable, "-m", "pytest", str(EXAMPLE), "-p", "no:cacheprovider", "-q"]
     completed = subprocess.run(
-        [*command, "--graphrag-report", str(report), *options],
+        [
+            *command,
+            "--graphrag-report",
+            str(report),
+            "--graphrag-html",
+            str(report.with_suffix(".html")),
+            *options,
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -28,16 +35,6 @@ def run_example(report: Path, *options: str) -> dict[str, Any]:
     output = completed.stdout[-3000:] + completed.stderr[-3000:]
     assert report.exists(), f"the example run wrote no report:\n{output}"
     return json.loads(report.read_text(encoding="utf-8"))
-
-
-def with_comparison(baseline: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
-    """`current` with the `comparison` section the compare package computes against `baseline`."""
-    from pytest_graphrag_eval.compare import compare_reports
-
-    # The example's reports record each outcome; the baseline check asks for the format number saying so.
-    baseline = {**baseline, "format_version": max(2, baseline["format_version"])}
-    comparison = compare_reports(baseline, current["results"], baseline_path="reports/main.json")
-    return {**current, "format_version": 2, "comparison": comparison.to_dict()}
 
 
 def with_malicious_answer(report: dict[str, Any]) -> dict[str, Any]:

@@ -71,7 +71,7 @@ def test_custom_metrics_from_yaml_list_or_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        ({"judge": "gpt"}, "judge: must be one of llm, lexical, none, got 'gpt'"),
+        ({"judge": "gpt"}, "judge: must be one of none, lexical, llm, got 'gpt'"),
         ({"relevance": "maybe"}, "relevance: must be true or false"),
         ({"repeats": "0"}, "repeats: must be a whole number >= 1"),
         ({"relevance_questions": "three"}, "relevance_questions: must be a whole number"),

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from html_report_support import MALICIOUS, REGRESSION, run_example, with_malicious_answer
+from plugin_support import corpus, good_responses, write_corpus, write_responses
 
 from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.report.html_report import render_html, write_html
@@ -23,9 +24,15 @@ from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
 
 @pytest.fixture(scope="module")
-def regression_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def regression_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("html") / "regression.json"
-    return run_example(path, "--graphrag-responses", str(REGRESSION))
+    run_example(path, "--graphrag-responses", str(REGRESSION))
+    return path
+
+
+@pytest.fixture(scope="module")
+def regression_report(regression_json: Path) -> dict[str, Any]:
+    return json.loads(regression_json.read_text(encoding="utf-8"))
 
 
 def embedded(page: str, block: str) -> Any:
@@ -49,6 +56,11 @@ def test_page_is_self_contained_and_reproducible(regression_report: dict[str, An
     assert not re.search(r"<link[^>]+stylesheet|@import|url\(", page, re.I)
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
     assert policy and "default-src &#39;none&#39;" in policy.group(1)
+
+
+def test_plugin_writes_the_same_page(regression_json: Path, regression_report: dict[str, Any]) -> None:
+    written = regression_json.with_suffix(".html").read_text(encoding="utf-8")
+    assert written == render_html(regression_report)
 
 
 def test_untrusted_text_stays_data(regression_report: dict[str, Any]) -> None:
@@ -126,6 +138,13 @@ def test_synthetic_v2_report_outcomes_and_changes() -> None:
     assert [row.label for row in view.changes.per_metric[0][1]] == sorted(per_template)
     failing = next(i for i, outcome in enumerate(outcomes) if outcome == "failed")
     assert view.details[failing]["thresholds"] and view.details[failing]["failures"]
+
+
+def test_run_warnings_are_listed() -> None:
+    report = synthetic_report(5, templates=1)
+    report["warnings"] = ["3 responses answer questions that are not in the corpus <ignored>"]
+    page = render_html(report)
+    assert "<li>3 responses answer questions that are not in the corpus &lt;ignored&gt;</li>" in page
 
 
 def test_interrupted_run_is_said_so() -> None:
@@ -270,3 +289,23 @@ def test_usage_sums_every_judge_cost_and_token_key() -> None:
     expected = sum(result["answer_eval_cost"] + 0.5 for result in answered)
     assert view.templates[0].cost == pytest.approx(expected)
     assert "retrieval_judge_cost" not in view.score_metrics
+
+
+def test_interrupted_run_still_writes_the_page(pytester: pytest.Pytester) -> None:
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
+    pytester.makeconftest(
+        "import pytest\n"
+        "@pytest.hookimpl(tryfirst=True)\n"
+        "def pytest_runtest_call(item):\n"
+        "    if item.name == 'q3':\n"
+        "        raise KeyboardInterrupt\n"
+    )
+    replay = ["--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl"]
+    result = pytester.runpytest_subprocess(*replay, "--graphrag-html", "out/report.html")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    page = (pytester.path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "Interrupted run" in page
+    # Every question that finished is reported, also the one whose item the interrupt stopped.
+    assert embedded(page, "report-index")["id"][:2] == ["q1", "q2"]
+    assert [path.name for path in (pytester.path / "out").iterdir()] == ["report.html"]

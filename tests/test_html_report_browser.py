@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from html_report_support import MALICIOUS, REGRESSION, run_example, with_comparison, with_malicious_answer
+from html_report_support import MALICIOUS, REGRESSION, run_example, with_malicious_answer
 
 from pytest_graphrag_eval.report.html_report import write_html
 from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
@@ -55,9 +55,12 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     folder = tmp_path_factory.mktemp("reports")
+    good = run_example(folder / "good.json")
+    baseline = ("--graphrag-baseline", str(folder / "good.json"))
     return {
-        "good": run_example(folder / "good.json"),
+        "good": good,
         "regression": run_example(folder / "regression.json", "--graphrag-responses", str(REGRESSION)),
+        "compared": run_example(folder / "compared.json", "--graphrag-responses", str(REGRESSION), *baseline),
         "synthetic": synthetic_report(400, templates=8),
     }
 
@@ -214,7 +217,7 @@ def test_drill_down_shows_the_step_diff(open_report: Any, reports: dict[str, Any
 
 
 def test_example_regression_against_the_good_run(open_report: Any, reports: dict[str, Any]) -> None:
-    report = with_comparison(reports["good"], reports["regression"])
+    report = reports["compared"]
     comparison = report["comparison"]
     opened = open_report(report, "#changes")
     page = opened.page
@@ -317,7 +320,7 @@ def test_keyboard_moves_through_the_list(open_report: Any, reports: dict[str, An
 def test_without_javascript_the_summary_still_shows(
     browser: Any, reports: dict[str, Any], tmp_path: Path
 ) -> None:
-    report = with_comparison(reports["good"], reports["regression"])
+    report = reports["compared"]
     path = write_html(report, tmp_path / "report.html")
     context = browser.new_context(java_script_enabled=False)
     try:

@@ -444,3 +444,36 @@ def test_checks_follow_resolved_order_and_serialise() -> None:
         "source": "cli",
         "message": "elapsed_sec = 40, required <= 30, cli threshold",
     }
+
+
+def test_resolver_reuses_parsed_layers_and_matches_resolve_thresholds() -> None:
+    from pytest_graphrag_eval.corpus.reference_corpus import corpus_from_data
+    from pytest_graphrag_eval.gates.thresholds import ThresholdResolver, parse_threshold_list
+
+    corpus = corpus_from_data(
+        {
+            "thresholds": {"steps_score": 0.5, "answer_f1": ">=0.2"},
+            "templates": [
+                {
+                    "template_id": "t",
+                    "thresholds": ["steps_score>=0.7"],
+                    "questions": [
+                        {"id": "q1", "question_text": "?", "thresholds": {"answer_f1": None}},
+                        {"id": "q2", "question_text": "?"},
+                    ],
+                }
+            ],
+        },
+        file="corpus.yaml",
+    )
+    ini, cli = ["steps_score>=0.1", "elapsed_sec<=9"], ["elapsed_sec<=5"]
+    resolver = ThresholdResolver(parse_threshold_list(ini, "ini"), parse_threshold_list(cli, "cli"))
+    template = corpus.templates[0]
+    for question in template.questions:
+        expected = resolve_thresholds(ini, cli, corpus.settings, template, question, corpus_file=corpus.file)
+        assert resolver.for_question(corpus.settings, template, question, corpus_file=corpus.file) == expected
+    first = resolver.for_question(corpus.settings, template, template.questions[0], corpus_file=corpus.file)
+    assert {metric: (t.op, t.limit, t.source) for metric, t in first.items()} == {
+        "elapsed_sec": ("<=", 5.0, "cli"),
+        "steps_score": (">=", 0.7, "template"),
+    }

@@ -20,7 +20,8 @@ from pytest_graphrag_eval.corpus.input_files import configuration_error
 from pytest_graphrag_eval.corpus.yaml_lines import load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import ConfigurationError
 
-JUDGES = ("llm", "lexical", "none")
+JUDGES = ("none", "lexical", "llm")
+"""Answer judges, in the order options and errors list them (the one definition)."""
 RELEVANCE_BACKENDS = ("native", "ragas")
 OUTPUT_MODES = ("json_schema", "json_object")
 INPUT_NAMES = ("question", "reference_answer", "actual_answer", "steps", "reference_steps")

@@ -113,7 +113,12 @@ def resolve_gates(
     ini: Iterable[str] | None, cli: Iterable[str] | None, corpora: Iterable[Corpus] = ()
 ) -> list[Gate]:
     """All configured gates: ini, then CLI, then each corpus file's `gates:`; duplicates dropped."""
-    gates = [*parse_gate_list(ini, "ini"), *parse_gate_list(cli, "cli")]
+    return combine_gates([*parse_gate_list(ini, "ini"), *parse_gate_list(cli, "cli")], corpora)
+
+
+def combine_gates(configured: Iterable[Gate], corpora: Iterable[Corpus] = ()) -> list[Gate]:
+    """Gates parsed from the options, then each corpus file's `gates:`; duplicates dropped."""
+    gates = list(configured)
     for corpus in corpora:
         gates.extend(gates_from_yaml(corpus.settings.get(_YAML_FIELD), SourceLocation(file=corpus.file)))
     unique: list[Gate] = []

@@ -142,27 +142,55 @@ def resolve_thresholds(
     `corpus_file` names the file in errors about corpus-level thresholds; by
     default it is taken from the template's or question's location.
     """
-    if corpus_file is None:
-        corpus_file = next((r.location.file for r in (template, question) if r is not None), None)
-    layers: list[Mapping[str, Threshold | None]] = [
-        parse_threshold_list(ini, "ini"),
-        parse_threshold_list(cli, "cli"),
-        thresholds_from_yaml(
-            (corpus_settings or {}).get(_YAML_FIELD), "corpus", SourceLocation(file=corpus_file)
-        ),
-    ]
-    if template is not None:
-        layers.append(thresholds_from_yaml(template.thresholds, "template", template.location))
-    if question is not None:
-        layers.append(thresholds_from_yaml(question.thresholds, "question", question.location))
-    merged: dict[str, Threshold] = {}
-    for layer in layers:
-        for metric, threshold in layer.items():
-            if threshold is None:
-                merged.pop(metric, None)
-            else:
-                merged[metric] = threshold
-    return dict(sorted(merged.items()))
+    resolver = ThresholdResolver(parse_threshold_list(ini, "ini"), parse_threshold_list(cli, "cli"))
+    return resolver.for_question(corpus_settings, template, question, corpus_file=corpus_file)
+
+
+class ThresholdResolver:
+    """Thresholds per question, each source parsed once per run.
+
+    The option layers come parsed; a corpus file's and a template's `thresholds:`
+    are parsed on first use and kept, so only a question's own field is read per question.
+    """
+
+    def __init__(self, ini: Mapping[str, Threshold], cli: Mapping[str, Threshold]):
+        self._options: dict[str, Threshold | None] = {**ini, **cli}
+        self._corpus: dict[str | None, dict[str, Threshold | None]] = {}
+        self._template: dict[tuple[str | None, str], dict[str, Threshold | None]] = {}
+
+    def for_question(
+        self,
+        corpus_settings: Mapping[str, Any] | None,
+        template: Template | None,
+        question: Question | None,
+        *,
+        corpus_file: str | None = None,
+    ) -> dict[str, Threshold]:
+        """As `resolve_thresholds`, with the option, corpus and template layers reused."""
+        if corpus_file is None:
+            corpus_file = next((r.location.file for r in (template, question) if r is not None), None)
+        merged = self._corpus.get(corpus_file)
+        if merged is None:
+            corpus_layer = thresholds_from_yaml(
+                (corpus_settings or {}).get(_YAML_FIELD), "corpus", SourceLocation(file=corpus_file)
+            )
+            merged = self._corpus[corpus_file] = _over(self._options, corpus_layer)
+        if template is not None:
+            key = (corpus_file, template.template_id)
+            if key not in self._template:
+                template_layer = thresholds_from_yaml(template.thresholds, "template", template.location)
+                self._template[key] = _over(merged, template_layer)
+            merged = self._template[key]
+        if question is not None and question.thresholds is not None:
+            merged = _over(merged, thresholds_from_yaml(question.thresholds, "question", question.location))
+        return {metric: threshold for metric, threshold in sorted(merged.items()) if threshold is not None}
+
+
+def _over(
+    base: Mapping[str, Threshold | None], layer: Mapping[str, Threshold | None]
+) -> dict[str, Threshold | None]:
+    """`layer` over `base`; a None in `layer` removes that metric (kept as None so later layers see it)."""
+    return {**base, **layer}
 
 
 def check_thresholds(

@@ -19,7 +19,6 @@ from pytest_graphrag_eval.gates.thresholds import (
     ThresholdCheck,
     check_corpus_thresholds,
     check_thresholds,
-    resolve_thresholds,
 )
 from pytest_graphrag_eval.report.failure_report import format_failure
 from pytest_graphrag_eval.report.safe_text import printable
@@ -106,13 +105,8 @@ class QuestionItem(pytest.Item):
         baseline = session.baseline_result(self.question.question_id)
         _record_properties(self, outcome.result, baseline)
         template = self.parent.template if isinstance(self.parent, TemplateCollector) else None
-        thresholds = resolve_thresholds(
-            session.settings.thresholds_ini,
-            session.settings.thresholds_cli,
-            self.corpus.settings,
-            template,
-            self.question,
-            corpus_file=self.corpus.file,
+        thresholds = session.thresholds.for_question(
+            self.corpus.settings, template, self.question, corpus_file=self.corpus.file
         )
         self.checks = (
             check_thresholds(outcome.result, thresholds) if outcome.result["status"] == "success" else []

@@ -11,6 +11,9 @@ from typing import Any, Literal
 
 import pytest
 
+from pytest_graphrag_eval.answers.settings import JUDGES
+from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
+
 IniType = Literal["string", "paths", "pathlist", "args", "linelist", "bool"]
 """The ini value types pytest's `Parser.addini` understands that the plugin uses."""
 
@@ -125,7 +128,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "graphrag_steps_scope",
         "Which reference step groups steps_score covers: last_group (default) or all_groups.",
         ini="graphrag_steps_scope",
-        choices=("last_group", "all_groups"),
+        choices=STEPS_SCOPES,
     ),
     OptionSpec(
         "--graphrag-agent-concurrency",
@@ -148,7 +151,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "graphrag_judge",
         "Answer judge: none (default), lexical (offline claims matching) or llm.",
         ini="graphrag_judge",
-        choices=("none", "lexical", "llm"),
+        choices=JUDGES,
     ),
     OptionSpec(
         "--graphrag-judge-model",

@@ -9,6 +9,7 @@ run) alone aggregates, gates, writes the report and prints the summary.
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,10 @@ from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check
 from pytest_graphrag_eval.corpus.responses import load_responses
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
+from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.gates.model import Gate, GateResult
-from pytest_graphrag_eval.gates.suite_gates import evaluate_gates, resolve_gates
-from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, parse_threshold_list
+from pytest_graphrag_eval.gates.suite_gates import combine_gates, evaluate_gates
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, ThresholdResolver
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
@@ -76,22 +78,20 @@ class GraphragSession:
         self._questions_by_id: dict[str, Question] = {}
         self.collector = ResultCollector()
         self.gate_results: list[GateResult] = []
-        self.gates = resolve_gates(settings.gates_ini, settings.gates_cli)
+        self.thresholds = ThresholdResolver(settings.thresholds_ini, settings.thresholds_cli)
         self.baseline = load_baseline(settings.baseline_path) if settings.baseline_path else None
         if self.baseline is not None:
             require_statistics()  # a missing numpy/scipy is said now, not after every question ran
         self.baseline_results: dict[str, dict[str, Any]] = {
             str(result["question_id"]): result for result in (self.baseline or {}).get("results", [])
         }
-        needing_baseline = [gate.expression for gate in self.gates if gate.needs_baseline]
+        needing_baseline = [gate.expression for gate in settings.gates if gate.needs_baseline]
         if needing_baseline and self.baseline is None:
             raise ConfigurationError(
                 f"gate {needing_baseline[0]} compares with a baseline run: pass --graphrag-baseline PATH "
                 "(the JSON report of an earlier run, e.g. main's CI artifact)"
             )
         self.comparison: Comparison | None = None
-        parse_threshold_list(settings.thresholds_ini, "ini")
-        parse_threshold_list(settings.thresholds_cli, "cli")
         self.runner: QuestionRunner | None = None
         # Responses for questions outside the corpora: warnings for the terminal summary and the report.
         self.responses_check = ResponsesCheck()
@@ -213,11 +213,12 @@ class GraphragSession:
         if not isinstance(item, QuestionItem) or call.when != "call":
             return
         report = report_outcome.get_result()
+        ship = _as_json_text if _is_xdist_worker(self.config) else _unchanged
         if item.result is not None:
-            setattr(report, RESULT_ATTR, _with_item_outcome(item, report))
+            setattr(report, RESULT_ATTR, ship(_with_item_outcome(item, report)))
             setattr(report, ORDER_ATTR, self._order_of(item))
         if item.response is not None and self.runner is not None and self.runner.live:
-            setattr(report, RESPONSE_ATTR, item.response)
+            setattr(report, RESPONSE_ATTR, ship(item.response))
 
     def _order_of(self, item: QuestionItem) -> list[Any]:
         """A sort key that is the same in every process: corpus file, then position in it."""
@@ -227,10 +228,10 @@ class GraphragSession:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if _is_xdist_worker(self.config) or report.when != "call":
             return
-        result = getattr(report, RESULT_ATTR, None)
+        result = _from_json_text(getattr(report, RESULT_ATTR, None))
         if result is not None:
             self.collector.add(getattr(report, ORDER_ATTR), result)
-        response = getattr(report, RESPONSE_ATTR, None)
+        response = _from_json_text(getattr(report, RESPONSE_ATTR, None))
         if response is not None:
             self.collector.add_response(getattr(report, ORDER_ATTR, None) or [0, "", 0], response)
 
@@ -343,7 +344,7 @@ class GraphragSession:
                 corpora.append(self.corpora.get(path) or load_corpus(path))
             except GraphragEvalError:
                 continue  # already reported as that file's collection error
-        return resolve_gates(self.settings.gates_ini, self.settings.gates_cli, corpora)
+        return combine_gates(self.settings.gates, corpora)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if _is_xdist_worker(self.config):
@@ -400,6 +401,20 @@ def _failures(result: dict[str, Any], checks: list[ThresholdCheck]) -> list[str]
         else []
     )
     return error + [check.message for check in checks if not check.passed]
+
+
+def _as_json_text(value: dict[str, Any]) -> str:
+    """A result as one JSON text for the trip from an xdist worker: execnet serialises nested
+    dicts object by object in Python, a string at once (the JSON report stores the same values)."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _unchanged(value: dict[str, Any]) -> dict[str, Any]:
+    return value
+
+
+def _from_json_text(value: Any) -> Any:
+    return json_text.loads(value) if isinstance(value, str) else value
 
 
 def _expand_corpus_paths(paths: tuple[Path, ...]) -> list[Path]:

@@ -8,14 +8,20 @@ else reads options.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_graphrag_eval.answers.settings import JUDGES
 from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.gates.model import Gate
+from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
+from pytest_graphrag_eval.gates.thresholds import Threshold, parse_threshold_list
+from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
 DEFAULT_AGENT_CONCURRENCY = 4
 # Upper bounds catch typos (an extra zero) before they open thousands of threads or connections.
@@ -38,10 +44,9 @@ class PluginSettings:
     resamples: int = DEFAULT_RESAMPLES
     markdown_path: Path | None = None
     html_path: Path | None = None
-    thresholds_ini: tuple[str, ...] = ()
-    thresholds_cli: tuple[str, ...] = ()
-    gates_ini: tuple[str, ...] = ()
-    gates_cli: tuple[str, ...] = ()
+    thresholds_ini: Mapping[str, Threshold] = field(default_factory=dict)
+    thresholds_cli: Mapping[str, Threshold] = field(default_factory=dict)
+    gates: tuple[Gate, ...] = ()  # ini, then command line
     steps_scope: str = "last_group"
     agent_concurrency: int = DEFAULT_AGENT_CONCURRENCY
     agent_timeout: float | None = None
@@ -74,10 +79,12 @@ class PluginSettings:
             resamples=_integer(config, "graphrag_resamples", DEFAULT_RESAMPLES),
             markdown_path=_path(config, "graphrag_markdown", invocation_dir),
             html_path=_path(config, "graphrag_html", invocation_dir),
-            thresholds_ini=tuple(config.getini("graphrag_thresholds") or ()),
-            thresholds_cli=tuple(config.getoption("graphrag_threshold") or ()),
-            gates_ini=tuple(config.getini("graphrag_gates") or ()),
-            gates_cli=tuple(config.getoption("graphrag_gate") or ()),
+            thresholds_ini=parse_threshold_list(config.getini("graphrag_thresholds"), "ini"),
+            thresholds_cli=parse_threshold_list(config.getoption("graphrag_threshold"), "cli"),
+            gates=(
+                *parse_gate_list(config.getini("graphrag_gates"), "ini"),
+                *parse_gate_list(config.getoption("graphrag_gate"), "cli"),
+            ),
             steps_scope=_text(config, "graphrag_steps_scope") or "last_group",
             agent_concurrency=_integer(config, "graphrag_agent_concurrency", DEFAULT_AGENT_CONCURRENCY),
             agent_timeout=_number(config, "graphrag_agent_timeout"),
@@ -109,12 +116,12 @@ class PluginSettings:
 
     def validate(self) -> None:
         """Reject values argparse cannot check (ini values are plain text)."""
-        if self.steps_scope not in ("last_group", "all_groups"):
+        if self.steps_scope not in STEPS_SCOPES:
             raise ConfigurationError(
-                f"graphrag_steps_scope must be last_group or all_groups, got {self.steps_scope!r}"
+                f"graphrag_steps_scope must be one of {', '.join(STEPS_SCOPES)}, got {self.steps_scope!r}"
             )
-        if self.judge not in (None, "none", "lexical", "llm"):
-            raise ConfigurationError(f"graphrag_judge must be none, lexical or llm, got {self.judge!r}")
+        if self.judge is not None and self.judge not in JUDGES:
+            raise ConfigurationError(f"graphrag_judge must be one of {', '.join(JUDGES)}, got {self.judge!r}")
         for name, value, most in (
             ("graphrag_agent_concurrency", self.agent_concurrency, MAX_CONCURRENCY),
             ("graphrag_judge_repeats", self.judge_repeats, MAX_JUDGE_REPEATS),

@@ -83,6 +83,7 @@ class ReportView:
     has_outcomes: bool
     agent_errors: int
     gates: list[Mapping[str, Any]]
+    warnings: list[str]
     score_metrics: list[str]
     other_metrics: list[str]
     templates: list[TemplateRow]
@@ -132,6 +133,7 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
         has_outcomes=any(isinstance(result.get("outcome"), str) for result in results),
         agent_errors=sum(1 for result in results if result.get("status") == "error"),
         gates=[gate for gate in report.get("gates") or [] if isinstance(gate, Mapping)],
+        warnings=[clip(_text(warning), TEXT_LIMIT) for warning in _list(report.get("warnings"))],
         score_metrics=scores,
         other_metrics=others,
         templates=[

@@ -502,7 +502,9 @@
       if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
       event.preventDefault();
       var slot = visible.indexOf(selected) + (event.key === "ArrowDown" ? 1 : -1);
-      if (slot >= 0 && slot < visible.length) location.hash = questionHash(visible[slot]);
+      if (slot < 0 || slot >= visible.length) return;
+      selected = visible[slot];  // at once, so a key pressed before the hash change lands moves on from here
+      location.hash = questionHash(selected);
     });
     doc.querySelectorAll("[data-filter-template]").forEach(function (link) {
       link.addEventListener("click", function () {
