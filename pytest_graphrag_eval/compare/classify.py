@@ -2,7 +2,8 @@
 
 Pass/fail comes from the pytest outcome: `passed` and `xpassed` pass, `failed`
 fails; `skipped` and `xfailed` say nothing about the agent, so such a pair is
-never counted as regressed or fixed (and is left out of pass/fail statistics).
+never counted as regressed or fixed (and is left out of pass/fail statistics); nor
+is `interrupted`, a question scored before Ctrl-C stopped the run.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any
 
 from pytest_graphrag_eval.compare.hashing import content_hash
 
-OUTCOMES = frozenset({"passed", "failed", "xfailed", "xpassed", "skipped"})
+# "interrupted": scored, but Ctrl-C stopped the run before its item gave a verdict.
+OUTCOMES = frozenset({"passed", "failed", "xfailed", "xpassed", "skipped", "interrupted"})
 _PASSING = frozenset({"passed", "xpassed"})
 _FAILING = frozenset({"failed"})
 
