@@ -11,9 +11,17 @@ import json
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from os import PathLike
+from pathlib import Path
 from typing import Any
 
 STAT_NAMES = ("sum", "mean", "median", "min", "max")
+# Metrics the retrieval judges write on each judged retrieval step (answers/retrieval_judges.py).
+STEP_METRICS = tuple(
+    f"retrieval_{side}_{measure}"
+    for side in ("answer", "context")
+    for measure in ("recall", "precision", "f1")
+)
 _NOT_METRICS = frozenset({"template_id", "question_id", "question_text"})
 
 
@@ -22,8 +30,20 @@ def is_metric_value(key: str, value: Any) -> bool:
     return key not in _NOT_METRICS and isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def compute_aggregates(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Aggregate results as the seed does: `per_template`, `micro` and `macro`."""
+def compute_aggregates(
+    results: Sequence[Mapping[str, Any]], config_file_path: str | PathLike[str] | None = None
+) -> dict[str, Any]:
+    """Aggregate results as the seed does: `per_template`, `micro` and `macro`.
+
+    `config_file_path` is graphrag-eval's second argument (positional or by name);
+    graphrag-eval reads custom metric names from it. Every numeric key is
+    aggregated here anyway, so the file is only checked, so that a broken one
+    is reported rather than passed over.
+    """
+    if config_file_path is not None:
+        from pytest_graphrag_eval.answers.config_file import load_answers_config
+
+        load_answers_config(Path(config_file_path))
     by_template: dict[str, list[Mapping[str, Any]]] = {}
     for result in results:
         by_template.setdefault(str(result["template_id"]), []).append(result)
@@ -46,10 +66,25 @@ def _group_stats(results: Sequence[Mapping[str, Any]], *, with_steps: bool) -> d
     for metric, values in _metric_values(successes).items():
         stats[metric] = describe(values)
     if with_steps:
-        summary = steps_summary(successes)
+        summary: dict[str, Any] = dict(steps_summary(successes))
+        for metric, values in step_metric_values(successes).items():
+            summary[metric] = describe(values)
         if summary:
             stats["steps"] = summary
     return stats
+
+
+def step_metric_values(results: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:
+    """Values of the judged retrieval-step metrics, one per judged step (graphrag-eval's `steps` stats)."""
+    values: dict[str, list[float]] = {}
+    for result in results:
+        for step in result.get("actual_steps") or []:
+            if not isinstance(step, Mapping) or step.get("name") != "retrieval":
+                continue
+            for metric in STEP_METRICS:
+                if is_metric_value(metric, step.get(metric)):
+                    values.setdefault(metric, []).append(step[metric])
+    return values
 
 
 def _metric_values(results: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:
@@ -108,17 +143,16 @@ def steps_summary(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, i
 
 def is_empty_output(output: Any) -> bool:
     """A step output with nothing in it: blank, `[]`/`{}`, or SPARQL JSON with no bindings."""
-    if output is None:
-        return True
-    if not isinstance(output, str):
-        return not output
-    text = output.strip()
-    if not text:
-        return True
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return False
+    if isinstance(output, str):
+        text = output.strip()
+        if not text:
+            return True
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return False
+    else:
+        data = output  # an output recorded as a JSON value rather than text
     if isinstance(data, Mapping) and isinstance(data.get("results"), Mapping):
         return not data["results"].get("bindings")
     return data in ([], {}, None, "")

@@ -57,3 +57,7 @@ class ResponseError(InputError):
 
 class ConfigurationError(GraphragEvalError):
     """An option, threshold, gate or prompt template is invalid."""
+
+
+class ConfigurationWarning(UserWarning):
+    """A configuration that runs, but with keys that have no effect (named in the message)."""

@@ -4,18 +4,24 @@ The result of one question is a flat dict: the seed's copied keys (ids, text,
 reference and actual answer and steps, tokens, elapsed) merged with the keys
 every applicable scorer returns. Only success responses are scored; an error
 response or a missing one yields `status: error` with the reason in `error`.
+Responses for questions outside the corpus are not scored; `check_responses_match`
+lists them and `run_evaluation` warns (`UnknownResponsesWarning`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, corpus_from_data
 from pytest_graphrag_eval.corpus.responses import NUMERIC_RESPONSE_KEYS, validate_response
-from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+from pytest_graphrag_eval.errors import ConfigurationError, SourceLocation
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
 
@@ -35,6 +41,7 @@ def default_scorers() -> list[Scorer]:
 def run_evaluation(
     reference_qas: Corpus | Sequence[Mapping[str, Any]],
     chat_responses: Mapping[str, Mapping[str, Any]],
+    config_file_path: str | PathLike[str] | None = None,
     *,
     steps_scope: str = "last_group",
     scorers: Sequence[Scorer] | None = None,
@@ -43,12 +50,27 @@ def run_evaluation(
 ) -> list[dict[str, Any]]:
     """Score each question of `reference_qas` against `chat_responses[question_id]`.
 
-    Synchronous wrapper over `arun_evaluation`; use that one inside a running event loop.
+    The first three arguments are graphrag-eval's: the reference templates (a
+    loaded list, or a `Corpus`), the responses keyed by question id, and an
+    optional config file, ours or graphrag-eval's (see `answers.config_file`),
+    which selects the answer metrics and the judge. Synchronous; inside a
+    running event loop use `await arun_evaluation(...)` (graphrag-eval's own
+    `run_evaluation` is a coroutine).
     """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError(
+            "run_evaluation() runs its own event loop and cannot be called inside one; "
+            "in async code use `await arun_evaluation(...)` with the same arguments"
+        )
     return asyncio.run(
         arun_evaluation(
             reference_qas,
             chat_responses,
+            config_file_path,
             steps_scope=steps_scope,
             scorers=scorers,
             judge=judge,
@@ -60,21 +82,50 @@ def run_evaluation(
 async def arun_evaluation(
     reference_qas: Corpus | Sequence[Mapping[str, Any]],
     chat_responses: Mapping[str, Mapping[str, Any]],
+    config_file_path: str | PathLike[str] | None = None,
     *,
     steps_scope: str = "last_group",
     scorers: Sequence[Scorer] | None = None,
     judge: Any = None,
     options: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Async form of `run_evaluation`: all questions are scored concurrently."""
+    """Async form of `run_evaluation`: all questions are scored concurrently.
+
+    With `config_file_path`, the scorers are the default ones plus the answer
+    metrics the file configures; a judge client built for them (when `judge`
+    is not given) is closed before returning. `scorers` and a config file
+    exclude each other.
+    """
     corpus = corpus_from_data(reference_qas)
-    check_responses_match(corpus.question_ids(), chat_responses)
+    for message in check_responses_match(corpus.question_ids(), chat_responses).warnings:
+        warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
     context = make_context(steps_scope, judge, options)
-    active = list(scorers) if scorers is not None else default_scorers()
+    if config_file_path is None:
+        active = list(scorers) if scorers is not None else default_scorers()
+        return await _evaluate_all(corpus, chat_responses, active, context)
+    if scorers is not None:
+        raise ConfigurationError("run_evaluation: give either scorers or a config file, not both")
+    from pytest_graphrag_eval.config_scorers import scorers_from_config
+
+    configured = scorers_from_config(Path(config_file_path), judge)
+    context.judge = configured.judge
+    try:
+        return await _evaluate_all(corpus, chat_responses, configured.scorers, context)
+    finally:
+        if configured.owns_judge:
+            await configured.judge.aclose()
+
+
+async def _evaluate_all(
+    corpus: Corpus,
+    chat_responses: Mapping[str, Mapping[str, Any]],
+    scorers: Sequence[Scorer],
+    context: ScoringContext,
+) -> list[dict[str, Any]]:
     return list(
         await asyncio.gather(
             *(
-                evaluate_question(question, chat_responses.get(question.question_id), active, context)
+                evaluate_question(question, chat_responses.get(question.question_id), scorers, context)
                 for question in corpus.questions()
             )
         )
@@ -90,17 +141,36 @@ def make_context(
     return ScoringContext(steps_scope=steps_scope, judge=judge, options=dict(options or {}))
 
 
-def check_responses_match(question_ids: Iterable[str], chat_responses: Mapping[str, Any]) -> None:
-    """A response for a question the corpus does not have is a stale or wrong file: say so."""
-    unknown = sorted(set(chat_responses) - set(question_ids))
-    if unknown:
-        shown = ", ".join(repr(question_id) for question_id in unknown[:5])
-        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        raise ResponseError(
-            f"responses for questions the corpus does not have: {shown}{more}",
-            SourceLocation(),
-            "question_id",
-        )
+class UnknownResponsesWarning(UserWarning):
+    """Responses were given for questions the corpus does not have; they are not scored."""
+
+
+@dataclass(frozen=True)
+class ResponsesCheck:
+    """How a set of responses lines up with a corpus.
+
+    Answers for questions outside the corpus are ignored, as graphrag-eval
+    does (scoring a subset corpus against a full recording is everyday use),
+    but are reported so a stale or wrong responses file does not go unnoticed.
+    """
+
+    unknown_question_ids: tuple[str, ...] = ()
+
+    @property
+    def warnings(self) -> list[str]:
+        """Human-readable warnings, empty when every response belongs to the corpus."""
+        if not self.unknown_question_ids:
+            return []
+        shown = ", ".join(repr(question_id) for question_id in self.unknown_question_ids[:5])
+        extra = len(self.unknown_question_ids) - 5
+        more = f" and {extra} more" if extra > 0 else ""
+        count = len(self.unknown_question_ids)
+        return [f"{count} response(s) for questions the corpus does not have, not scored: {shown}{more}"]
+
+
+def check_responses_match(question_ids: Iterable[str], chat_responses: Mapping[str, Any]) -> ResponsesCheck:
+    """List the responses whose question the corpus does not have (sorted ids)."""
+    return ResponsesCheck(tuple(sorted(set(chat_responses) - set(question_ids))))
 
 
 async def evaluate_question(

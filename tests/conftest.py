@@ -5,10 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+# numpy and scipy load their C extensions once per process: import them before pytester's in-process
+# runs, whose sys.modules snapshot would otherwise unload them after the first baseline comparison.
+import numpy  # noqa: F401
 import pytest
+import scipy.special  # noqa: F401
+from hypothesis import settings
 
 from pytest_graphrag_eval.llm import LLMSettings
 from pytest_graphrag_eval.testing import FakeOpenAIServer
+
+# A test never asserts a duration: hypothesis' per-example deadline would, on a loaded machine.
+settings.register_profile("no-deadline", deadline=None)
+settings.load_profile("no-deadline")
 
 TEST_API_KEY = "sk-test-SECRET-7f3a9c1e5b2d4086"
 

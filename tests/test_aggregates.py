@@ -97,6 +97,11 @@ def test_flags_ids_and_texts_are_not_metrics() -> None:
         (ONE_ROW, False),
         ("DESCRIBE text", False),
         ('[{"id": "d1"}]', False),
+        (0, False),
+        (False, False),
+        ({}, True),
+        ({"head": {"vars": ["s"]}, "results": {"bindings": []}}, True),
+        ([{"id": "d1"}], False),
     ],
 )
 def test_empty_output(output, empty: bool) -> None:

@@ -7,7 +7,8 @@ import copy
 import pytest
 from plugin_support import corpus, good_responses, response
 
-from pytest_graphrag_eval import ResponseError, run_evaluation
+from pytest_graphrag_eval import run_evaluation
+from pytest_graphrag_eval.evaluation import UnknownResponsesWarning, check_responses_match
 from pytest_graphrag_eval.scoring import ScoringContext
 
 
@@ -55,10 +56,15 @@ def test_error_and_missing_responses() -> None:
     assert results[2]["status"] == "success"
 
 
-def test_unknown_response_is_an_error() -> None:
+def test_unknown_response_is_a_warning_and_not_scored() -> None:
     answers = responses_by_id() | {"zz": response("q1") | {"question_id": "zz"}}
-    with pytest.raises(ResponseError, match="'zz'"):
-        run_evaluation(corpus(), answers)
+    with pytest.warns(UnknownResponsesWarning, match="'zz'"):
+        results = run_evaluation(corpus(), answers)
+    assert [result["question_id"] for result in results] == ["q1", "q2", "q3"]
+    check = check_responses_match(["q1", "q2", "q3"], answers)
+    assert check.unknown_question_ids == ("zz",)
+    assert check.warnings == ["1 response(s) for questions the corpus does not have, not scored: 'zz'"]
+    assert check_responses_match(["q1", "q2", "q3", "zz"], answers).warnings == []
 
 
 def test_all_groups_scope_and_unknown_scope() -> None:

@@ -346,6 +346,8 @@ def test_results_are_deterministic_and_json_serialisable() -> None:
         "stat": "mean",
         "op": ">=",
         "limit": 0.7,
+        "change": None,
+        "confidence": None,
         "source": "cli",
         "message": "template[t_a]:steps_score.mean = 0.75 >= 0.7 (cli gate)",
     }

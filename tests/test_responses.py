@@ -39,7 +39,7 @@ def test_layouts(tmp_path: Path, text: str) -> None:
         ([{"actual_answer": "x"}], "responses.jsonl:1, field 'question_id': is missing"),
         ([{**SUCCESS, "actual_steps": {}}], "question 'q1', field 'actual_steps': must be a list of steps"),
         ([{**SUCCESS, "actual_steps": [{"id": "a"}]}], "field 'actual_steps[0].name': is missing"),
-        ([{**SUCCESS, "actual_steps": [{"name": "s", "output": {"a": 1}}]}], "actual_steps[0].output"),
+        ([{**SUCCESS, "steps": [], "actual_steps": []}], "field 'steps': has both 'steps'"),
         ([{**SUCCESS, "input_tokens": "many"}], "field 'input_tokens': must be a number"),
         ([{**SUCCESS, "actual_answer": 42}], "field 'actual_answer': must be text"),
     ],

@@ -90,30 +90,19 @@ def test_valid_reference_steps_have_no_problem() -> None:
         (sparql_step([("x", "y")], required_columns=["a", "c"]), "'required_columns'", "'c'"),
         (sparql_step([("x", "y")], required_columns="a"), "'required_columns'", "list"),
         (sparql_step([("x", "y")], required_columns=[1]), "'required_columns'", "list"),
-        (sparql_step([("x", "y")], required_columns=[]), "'required_columns'", "at least one"),
         (sparql_step([("x", "y")], required_columns=["a", "a"]), "'required_columns'", "more than once"),
         (sparql_step([("x", "y")], ordered="yes"), "'ordered'", "true or false"),
         (sparql_step([("x", "y")], ignore_duplicates=1), "'ignore_duplicates'", "true or false"),
-        (
-            {
-                "name": "q",
-                "output": '{"boolean": true}',
-                "output_media_type": SPARQL_JSON,
-                "required_columns": ["a"],
-            },
-            "'required_columns'",
-            "ASK",
-        ),
-        ({"name": "q", "output": "x", "output_media_type": "text/sparql"}, "'output_media_type'", "one of"),
+        ({"name": "q", "output": "x", "output_media_type": 3}, "'output_media_type'", "media type"),
+        ({"name": "retrieve_time_series"}, "'args'", "mapping"),
+        ({"name": "retrieve_data_points", "args": {"start": "now"}}, "'args.external_id'", "missing"),
         ({"name": "q", "output": "{not json", "output_media_type": "application/json"}, "'output'", "JSON"),
-        ({"name": "q", "output": "x", "required_columns": ["a"]}, "'required_columns'", "only applies"),
         ({"name": "retrieval", "output": "not a list"}, "'output'", "document list"),
         ({"name": "retrieval", "output": []}, "'output'", "no relevant document"),
         ({"name": "retrieval", "output": [{"id": "d", "relevance": 0}]}, "'output'", "no relevant document"),
         ({"name": "retrieval", "output": [{"id": "d"}], "args": {"k": 0}}, "'args.k'", "positive"),
         ({"name": "iri_discovery", "output": " "}, "'output'", "IRI"),
         ({"name": "iri_discovery"}, "'args.iri'", "IRI"),
-        ({"name": "lookup"}, "'output'", "text"),
     ],
 )
 def test_reference_problems_name_the_field(step: dict[str, Any], field: str, detail: str) -> None:
@@ -212,12 +201,22 @@ def test_retrieval_rule_is_recall_at_k() -> None:
     assert step_match_score(reference, {**retrieved, "status": "success"}) == 0.75
 
 
-def test_retrieval_k_comes_from_reference_then_actual_then_all() -> None:
+def test_retrieval_k_comes_from_actual_then_reference_then_all() -> None:
     retrieved = {**retrieval(["d9", "d1", "d2"], k=1), "status": "success"}
-    assert step_match_score(retrieval(["d1", "d2"], k=2), retrieved) == 0.5
-    assert step_match_score(retrieval(["d1", "d2"]), retrieved) == 0.0
+    assert step_match_score(retrieval(["d1", "d2"], k=2), retrieved) == 0.0
     retrieved["args"] = {"k": "many"}
+    assert step_match_score(retrieval(["d1", "d2"], k=2), retrieved) == 0.5
     assert step_match_score(retrieval(["d1", "d2"]), retrieved) == 1.0
+
+
+def test_retrieval_step_recall_divides_by_the_smaller_of_k_and_relevant() -> None:
+    reference = retrieval(["d1", "d2", "d3", "d4", "d5"])
+    full_slots = {**retrieval(["d4", "d2"], k=2), "status": "success"}
+    assert step_match_score(reference, full_slots) == 1.0
+    half = {**retrieval(["d4", "d9", "d1"], k=2), "status": "success"}
+    assert step_match_score(reference, half) == 0.5
+    few_relevant = {**retrieval(["d9", "d1"], k=10), "status": "success"}
+    assert step_match_score(retrieval(["d1", "d2"]), few_relevant) == 0.5
 
 
 def test_retrieval_ignores_judged_irrelevant_and_unreadable_output() -> None:

@@ -9,22 +9,37 @@ reported as `<name>_<field>`; a failure is `<name>_error`.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
 from pytest_graphrag_eval.answers.llm_correctness import repeat_cache_extra
 from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block, render_alternatives
-from pytest_graphrag_eval.answers.settings import CustomMetric, OutputField
+from pytest_graphrag_eval.answers.settings import STEPS_KEYS, CustomMetric, OutputField
 from pytest_graphrag_eval.answers.usage import Usage
-from pytest_graphrag_eval.llm.replies import flag_field, integer_field, number_field, parse_object, text_field
+from pytest_graphrag_eval.llm.replies import (
+    flag_field,
+    integer_field,
+    number_field,
+    parse_object,
+    scalar_field,
+    text_field,
+)
 
-_SCHEMA_TYPES = {"number": "number", "integer": "integer", "boolean": "boolean", "text": "string"}
+_SCHEMA_TYPES: dict[str, Any] = {
+    "number": "number",
+    "integer": "integer",
+    "boolean": "boolean",
+    "text": "string",
+    "value": ["number", "string", "boolean"],
+}
+_SCHEMA_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def describe_field(spec: OutputField) -> str:
     """One line of the reply contract, e.g. `- score: number from 0 to 1, how polite`."""
-    kind = {"boolean": "0 or 1", "text": "text"}.get(spec.type, spec.type)
+    kind = {"boolean": "0 or 1", "text": "text", "value": "a number or a text"}.get(spec.type, spec.type)
     if spec.minimum is not None and spec.maximum is not None:
         kind += f" from {spec.minimum:g} to {spec.maximum:g}"
     elif spec.minimum is not None:
@@ -47,19 +62,43 @@ def parse_fields(fields: tuple[OutputField, ...], text: str) -> dict[str, Any]:
             values[spec.name] = integer_field(data, spec.name, minimum, maximum)
         elif spec.type == "boolean":
             values[spec.name] = flag_field(data, spec.name)
+        elif spec.type == "value":
+            values[spec.name] = scalar_field(data, spec.name)
         else:
             values[spec.name] = text_field(data, spec.name)
     return values
 
 
-def render_steps(steps: list[dict[str, Any]], steps_name: str | None) -> str:
-    """The agent's steps (name, args, output) as JSON, optionally only those named `steps_name`."""
+def render_steps(
+    steps: list[dict[str, Any]], steps_name: str | None, keys: tuple[str, ...] = STEPS_KEYS
+) -> str:
+    """Steps (their `keys` fields) as JSON, optionally only those named `steps_name`.
+
+    A field holding JSON text (as step outputs usually do) is shown decoded, so
+    the judge reads one JSON document rather than escaped strings.
+    """
     kept = [
-        {key: step[key] for key in ("name", "args", "output") if key in step}
+        {key: step[key] if key == "name" else _decoded(step[key]) for key in keys if key in step}
         for step in steps
-        if steps_name is None or step.get("name") == steps_name
+        if isinstance(step, dict) and (steps_name is None or step.get("name") == steps_name)
     ]
     return json.dumps(kept, ensure_ascii=False, indent=1, default=str)
+
+
+def render_reference_steps(
+    groups: list[list[dict[str, Any]]], steps_name: str | None, keys: tuple[str, ...] = STEPS_KEYS
+) -> str:
+    """The reference step groups, one JSON list per group, groups separated by a blank line."""
+    return "\n\n".join(render_steps(list(group), steps_name, keys) for group in groups)
+
+
+def _decoded(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
 
 
 class CustomLLMMetric:
@@ -68,16 +107,24 @@ class CustomLLMMetric:
     cost_key = None
     uses_llm = True
 
-    def __init__(self, client: Any, spec: CustomMetric, model: str, output_mode: str = "json_schema"):
+    def __init__(
+        self,
+        client: Any,
+        spec: CustomMetric,
+        model: str,
+        output_mode: str = "json_schema",
+        temperature: float = 0.0,
+    ):
         self.client = client
         self.spec = spec
         self.model = model
+        self.temperature = temperature
         self.error_key = f"{spec.name}_error"
         self.spread_keys = tuple(
-            f"{spec.name}_{field.name}" for field in spec.outputs if field.type in ("number", "integer")
+            spec.output_key(field.name) for field in spec.outputs if field.type in ("number", "integer")
         )
         properties = {field.name: {"type": _SCHEMA_TYPES[field.type]} for field in spec.outputs}
-        self.response_format = response_format(spec.name, properties, output_mode)
+        self.response_format = response_format(_SCHEMA_NAME.sub("_", spec.name)[:64], properties, output_mode)
         self.system_message = (
             DATA_RULE
             + "\n\nReply with one JSON object and nothing else. Its fields:\n"
@@ -91,6 +138,7 @@ class CustomLLMMetric:
             "reference_answer": inputs.reference_answer is not None,
             "actual_answer": inputs.actual_answer is not None,
             "steps": inputs.steps is not None,
+            "reference_steps": inputs.reference_steps is not None,
         }
         return all(present[name] for name in self.spec.inputs)
 
@@ -100,7 +148,10 @@ class CustomLLMMetric:
             "question": inputs.question,
             "reference_answer": render_alternatives(inputs.reference_answer or ""),
             "actual_answer": inputs.actual_answer or "",
-            "steps": render_steps(inputs.steps or [], self.spec.steps_name),
+            "steps": render_steps(inputs.steps or [], self.spec.steps_name, self.spec.steps_keys),
+            "reference_steps": render_reference_steps(
+                inputs.reference_steps or [], self.spec.steps_name, self.spec.steps_keys
+            ),
         }
         blocks = [data_block(name, texts[name]) for name in self.spec.inputs]
         return "\n\n".join([self.spec.instructions.strip(), *blocks])
@@ -120,10 +171,11 @@ class CustomLLMMetric:
                 usage=usage,
                 model=self.model,
                 response_format=self.response_format,
+                temperature=self.temperature,
                 cache_key_extra=repeat_cache_extra(repeat),
             )
         except JudgeFailure as failure:
             keys[self.error_key] = str(failure)
             return Outcome(keys, usage)
-        keys.update({f"{self.spec.name}_{name}": value for name, value in values.items()})
+        keys.update({self.spec.output_key(name): value for name, value in values.items()})
         return Outcome(keys, usage)

@@ -48,10 +48,18 @@ class LLMCorrectness:
     cost_key = None
     uses_llm = True
 
-    def __init__(self, client: Any, template: PromptTemplate, model: str, output_mode: str = "json_schema"):
+    def __init__(
+        self,
+        client: Any,
+        template: PromptTemplate,
+        model: str,
+        output_mode: str = "json_schema",
+        temperature: float = 0.0,
+    ):
         self.client = client
         self.template = template
         self.model = model
+        self.temperature = temperature
         self.response_format = response_format("answer_correctness", REPLY_PROPERTIES, output_mode)
         self.label = f"llm:{model}"
 
@@ -99,5 +107,6 @@ class LLMCorrectness:
             usage=usage,
             model=self.model,
             response_format=self.response_format,
+            temperature=self.temperature,
             cache_key_extra=repeat_cache_extra(repeat),
         )

@@ -26,6 +26,7 @@ class AnswerInputs:
     reference_answer: str | list[str] | None = None
     actual_answer: str | None = None
     steps: list[dict[str, Any]] | None = None
+    reference_steps: list[list[dict[str, Any]]] | None = None
 
     @classmethod
     def from_question(cls, question: Question, response: Mapping[str, Any]) -> AnswerInputs:
@@ -34,6 +35,7 @@ class AnswerInputs:
             reference_answer=question.reference_answer,
             actual_answer=response.get("actual_answer"),
             steps=response.get("actual_steps"),
+            reference_steps=question.reference_steps,
         )
 
     def references(self) -> list[str]:

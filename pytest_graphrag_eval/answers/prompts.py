@@ -18,7 +18,15 @@ from pathlib import Path
 
 from pytest_graphrag_eval.errors import ConfigurationError
 
-BLOCK_NAMES = ("question", "reference_answer", "actual_answer", "steps")
+BLOCK_NAMES = (
+    "question",
+    "reference_answer",
+    "actual_answer",
+    "steps",
+    "reference_steps",
+    "context",
+    "reference",
+)
 CORRECTNESS_PLACEHOLDERS = ("question", "reference_answer", "actual_answer")
 _OUR_TAGS = re.compile(r"<(\s*/?\s*(?:" + "|".join(BLOCK_NAMES) + r")\b)", re.IGNORECASE)
 
@@ -112,8 +120,12 @@ def _placeholders(text: str, source: str, allowed: frozenset[str]) -> frozenset[
     return frozenset(found)
 
 
-def correctness_template(path: Path | None) -> PromptTemplate:
-    """The user's correctness prompt file if given, else the packaged default, both checked."""
+def correctness_template(path: Path | None, text: str | None = None) -> PromptTemplate:
+    """The user's correctness prompt (a file, or inline `text`), else the packaged default; all checked."""
+    if text is not None:
+        return PromptTemplate(
+            text, "answers option correctness_prompt", CORRECTNESS_PLACEHOLDERS, CORRECTNESS_PLACEHOLDERS
+        )
     if path is None:
         return PromptTemplate.packaged("correctness.txt", CORRECTNESS_PLACEHOLDERS, CORRECTNESS_PLACEHOLDERS)
     return PromptTemplate.from_file(path, CORRECTNESS_PLACEHOLDERS, CORRECTNESS_PLACEHOLDERS)

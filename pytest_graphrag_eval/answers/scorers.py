@@ -3,7 +3,8 @@
 `build_answer_scorers(settings, client)` is what the plugin and library call.
 It returns the deterministic scorer (exact match and token F1, always on) and,
 when any judged metric is configured, one scorer that runs the question's
-judged metrics concurrently and adds up their judge tokens and cost.
+judged metrics concurrently and adds up their judge tokens and cost; with
+`retrieval_judges`, also the judge of retrieval steps (retrieval_judges.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pytest_graphrag_eval.answers.lexical import LexicalCorrectness
 from pytest_graphrag_eval.answers.llm_correctness import LLMCorrectness
 from pytest_graphrag_eval.answers.metric import AnswerInputs, AnswerMetric
 from pytest_graphrag_eval.answers.relevance import NativeRelevance
+from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
 from pytest_graphrag_eval.answers.settings import AnswerSettings
 from pytest_graphrag_eval.answers.stability import evaluate_repeated
 from pytest_graphrag_eval.answers.usage import Usage
@@ -89,6 +91,9 @@ def build_answer_scorers(settings: AnswerSettings, client: JudgeClient | None) -
     metrics = build_answer_metrics(settings, client)
     if metrics:
         scorers.append(AnswerJudgeScorer(metrics, settings.repeats))
+    if settings.retrieval_judges and client is not None:  # without a client build_answer_metrics raised
+        model = settings.judge_model or client.settings.model
+        scorers.append(RetrievalJudgeScorer(client, model, settings.output_mode, settings.temperature))
     return scorers
 
 
@@ -105,7 +110,11 @@ def build_answer_metrics(settings: AnswerSettings, client: JudgeClient | None) -
     model = settings.judge_model or client.settings.model
     embedding_model = settings.embedding_model or client.settings.embedding_model
     if settings.judge == "llm":
-        metrics.append(LLMCorrectness(client, settings.correctness_template, model, settings.output_mode))
+        metrics.append(
+            LLMCorrectness(
+                client, settings.correctness_template, model, settings.output_mode, settings.temperature
+            )
+        )
     elif settings.judge == "lexical":
         metrics.append(LexicalCorrectness())
     if settings.relevance and settings.relevance_backend == "ragas":
@@ -119,6 +128,7 @@ def build_answer_metrics(settings: AnswerSettings, client: JudgeClient | None) -
             )
         )
     metrics.extend(
-        CustomLLMMetric(client, spec, model, settings.output_mode) for spec in settings.custom_metrics
+        CustomLLMMetric(client, spec, model, settings.output_mode, settings.temperature)
+        for spec in settings.custom_metrics
     )
     return metrics

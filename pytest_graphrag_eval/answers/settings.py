@@ -24,15 +24,31 @@ JUDGES = ("none", "lexical", "llm")
 """Answer judges, in the order options and errors list them (the one definition)."""
 RELEVANCE_BACKENDS = ("native", "ragas")
 OUTPUT_MODES = ("json_schema", "json_object")
-INPUT_NAMES = ("question", "reference_answer", "actual_answer", "steps")
-FIELD_TYPES = ("number", "integer", "boolean", "text")
+INPUT_NAMES = ("question", "reference_answer", "actual_answer", "steps", "reference_steps")
+# "value" takes any JSON scalar the judge gives (graphrag-eval's untyped outputs).
+FIELD_TYPES = ("number", "integer", "boolean", "text", "value")
+STEPS_KEYS = ("name", "args", "output")
 RESERVED_FIELDS = frozenset({"error", "judge"})
 # First name segments of the keys built-in scorers and the copied response fields use.
 RESERVED_PREFIXES = frozenset(
     {"answer", "steps", "retrieval", "question", "reference", "actual", "status", "error"}
     | {"input", "output", "total", "elapsed", "template"}
 )
+# Result keys graphrag-eval or our scorers write; a custom output with an unprefixed key must not take one.
+BUILTIN_KEYS = frozenset(
+    {"template_id", "question_id", "question_text", "reference_answer", "reference_steps"}
+    | {"actual_answer", "actual_steps", "status", "error", "steps_score", "steps_score_error"}
+    | {"input_tokens", "output_tokens", "total_tokens", "elapsed_sec"}
+    | {"answer_reference_claims_count", "answer_actual_claims_count", "answer_matching_claims_count"}
+    | {"answer_recall", "answer_precision", "answer_f1", "answer_correctness_reason", "answer_eval_error"}
+    | {"answer_correctness_error", "answer_relevance", "answer_relevance_error", "answer_judge"}
+    | {"answer_exact_match", "answer_token_f1", "answer_relevance_judge", "answer_relevance_cost"}
+    | {"answer_eval_input_tokens", "answer_eval_output_tokens", "answer_eval_cost"}
+    | {f"retrieval_{side}_{measure}" for side in ("answer", "context") for measure in ("recall", "precision")}
+    | {f"retrieval_{side}_f1" for side in ("answer", "context")}
+)
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
+_KEY_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 
@@ -48,9 +64,9 @@ class OutputField:
     maximum: float | None = None
 
     def __post_init__(self) -> None:
-        if not _IDENTIFIER.match(self.name) or self.name in RESERVED_FIELDS:
+        if not _KEY_NAME.match(self.name) or self.name in RESERVED_FIELDS:
             raise ConfigurationError(
-                f"output field {self.name!r}: use lower-case letters, digits and '_' (not 'error' or 'judge')"
+                f"output field {self.name!r}: use letters, digits and '_' (not 'error' or 'judge')"
             )
         if self.type not in FIELD_TYPES:
             raise ConfigurationError(
@@ -85,23 +101,27 @@ class OutputField:
 
 @dataclass(frozen=True)
 class CustomMetric:
-    """A metric the user declares: which inputs the judge sees, what it must do and reply."""
+    """A metric the user declares: which inputs the judge sees, what it must do and reply.
+
+    Outputs are reported as `<name>_<field>`; with `prefix_outputs=False` (graphrag-eval's
+    custom evaluations) as `<field>` itself. `steps_keys` picks the step fields the judge
+    sees (default name, args and output).
+    """
 
     name: str
     inputs: tuple[str, ...]
     instructions: str
     outputs: tuple[OutputField, ...]
     steps_name: str | None = None
+    prefix_outputs: bool = True
+    steps_keys: tuple[str, ...] = STEPS_KEYS
 
     def __post_init__(self) -> None:
         where = f"custom metric {self.name!r}"
-        if not _IDENTIFIER.match(self.name):
-            raise ConfigurationError(f"{where}: the name must be lower-case letters, digits and '_'")
-        if self.name.split("_")[0] in RESERVED_PREFIXES:
-            raise ConfigurationError(
-                f"{where}: names starting with {self.name.split('_')[0]!r} are reserved for built-in "
-                f"result keys; choose another name (e.g. 'my_{self.name}')"
-            )
+        if self.prefix_outputs:
+            self._check_prefixed_names(where)
+        else:
+            self._check_plain_names(where)
         if not self.inputs or len(set(self.inputs)) != len(self.inputs):
             raise ConfigurationError(f"{where}: inputs must be a non-empty list without repeats")
         unknown = [name for name in self.inputs if name not in INPUT_NAMES]
@@ -114,12 +134,43 @@ class CustomMetric:
         names = [output.name for output in self.outputs]
         if not names or len(set(names)) != len(names):
             raise ConfigurationError(f"{where}: outputs must be a non-empty list of distinct fields")
-        if self.steps_name is not None and "steps" not in self.inputs:
+        if self.steps_name is not None and not {"steps", "reference_steps"} & set(self.inputs):
             raise ConfigurationError(f"{where}: steps_name needs 'steps' among the inputs")
+        if not self.steps_keys or not set(self.steps_keys) <= set(STEPS_KEYS):
+            raise ConfigurationError(f"{where}: steps_keys must be some of {', '.join(STEPS_KEYS)}")
+
+    def _check_prefixed_names(self, where: str) -> None:
+        if not _IDENTIFIER.match(self.name):
+            raise ConfigurationError(f"{where}: the name must be lower-case letters, digits and '_'")
+        if self.name.split("_")[0] in RESERVED_PREFIXES:
+            raise ConfigurationError(
+                f"{where}: names starting with {self.name.split('_')[0]!r} are reserved for built-in "
+                f"result keys; choose another name (e.g. 'my_{self.name}')"
+            )
+        for output in self.outputs:
+            if not _IDENTIFIER.match(output.name):
+                raise ConfigurationError(
+                    f"{where}: output field {output.name!r}: use lower-case letters, digits and '_'"
+                )
+
+    def _check_plain_names(self, where: str) -> None:
+        if not _KEY_NAME.match(self.name):
+            raise ConfigurationError(
+                f"{where}: the name must be letters, digits and '_' (it names result keys)"
+            )
+        taken = sorted(BUILTIN_KEYS.intersection(self.result_keys()))
+        if taken:
+            raise ConfigurationError(
+                f"{where}: result key(s) {', '.join(taken)} are reserved for built-in results"
+            )
+
+    def output_key(self, field_name: str) -> str:
+        """The result key of one output field."""
+        return f"{self.name}_{field_name}" if self.prefix_outputs else field_name
 
     def result_keys(self) -> list[str]:
         """Every key this metric may write, to check for clashes."""
-        return [f"{self.name}_{output.name}" for output in self.outputs] + [
+        return [self.output_key(output.name) for output in self.outputs] + [
             f"{self.name}_error",
             f"{self.name}_judge",
         ]
@@ -163,7 +214,12 @@ class AnswerSettings:
     and reports the mean with `_stdev`, `_min`, `_max`. judge_model and
     embedding_model override the client's models. The correctness prompt
     file (checked even when another judge is chosen, so switching judges
-    never hides a broken file) is loaded into `correctness_template`.
+    never hides a broken file) is loaded into `correctness_template`;
+    `correctness_prompt` gives the template text inline instead (graphrag-eval's
+    `answer_correctness.prompt`). `retrieval_judges` turns on the LLM-judged
+    `retrieval_answer_*` / `retrieval_context_*` metrics of retrieval steps.
+    `temperature` is the sampling temperature of the judged metrics (answer
+    relevance keeps its own, it needs varied questions).
     """
 
     judge: str = "lexical"
@@ -176,6 +232,9 @@ class AnswerSettings:
     judge_model: str | None = None
     embedding_model: str | None = None
     output_mode: str = "json_schema"
+    correctness_prompt: str | None = None
+    retrieval_judges: bool = False
+    temperature: float = 0.0
     correctness_template: PromptTemplate = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -190,7 +249,23 @@ class AnswerSettings:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ConfigurationError(f"answers option {name}: must be a model name")
-        object.__setattr__(self, "correctness_template", correctness_template(self.correctness_prompt_file))
+        if self.correctness_prompt is not None and self.correctness_prompt_file is not None:
+            raise ConfigurationError(
+                "answers options correctness_prompt and correctness_prompt_file exclude each other"
+            )
+        if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)):
+            raise ConfigurationError(
+                f"answers option temperature: must be a number, got {self.temperature!r}"
+            )
+        if not 0.0 <= self.temperature <= 2.0:
+            raise ConfigurationError(
+                f"answers option temperature: must be from 0 to 2, got {self.temperature!r}"
+            )
+        object.__setattr__(
+            self,
+            "correctness_template",
+            correctness_template(self.correctness_prompt_file, self.correctness_prompt),
+        )
         seen: dict[str, str] = {}
         for metric in self.custom_metrics:
             for key in metric.result_keys():
@@ -204,7 +279,7 @@ class AnswerSettings:
     @property
     def needs_llm(self) -> bool:
         """True when some configured metric needs the judge client."""
-        return self.judge == "llm" or self.relevance or bool(self.custom_metrics)
+        return self.judge == "llm" or self.relevance or self.retrieval_judges or bool(self.custom_metrics)
 
     @classmethod
     def from_mapping(
@@ -231,8 +306,15 @@ class AnswerSettings:
 
 def _convert(name: str, value: Any, base_dir: Path | None, source: str) -> Any:
     where = f"{source}: answers option {name}"
-    if name == "relevance":
+    if name in ("relevance", "retrieval_judges"):
         return _boolean(value, where)
+    if name == "temperature":
+        try:
+            return float(str(value).strip())
+        except ValueError:
+            raise ConfigurationError(f"{where}: must be a number, got {value!r}") from None
+    if name == "correctness_prompt":
+        return str(value)
     if name in ("relevance_questions", "repeats"):
         try:
             return int(str(value).strip())
@@ -258,7 +340,9 @@ def _custom_metrics(value: Any, base_dir: Path | None, where: str) -> tuple[Cust
     if not isinstance(value, list):
         raise ConfigurationError(f"{where}: must be a list of custom metric mappings")
     try:
-        return tuple(CustomMetric.from_config(item) for item in value)
+        return tuple(
+            item if isinstance(item, CustomMetric) else CustomMetric.from_config(item) for item in value
+        )
     except ConfigurationError as error:
         raise ConfigurationError(f"{where}: {error}") from None
 

@@ -22,9 +22,12 @@ from pytest_graphrag_eval.formats.sparql_results import (
 
 SPARQL_RESULTS_MEDIA_TYPE = "application/sparql-results+json"
 JSON_MEDIA_TYPE = "application/json"
-MEDIA_TYPES = (SPARQL_RESULTS_MEDIA_TYPE, JSON_MEDIA_TYPE)
+# Only the two media types above have rules of their own; any other (text/uri, text/plain, ...)
+# compares the outputs as values.
 RETRIEVAL_STEP = "retrieval"
 IRI_DISCOVERY_STEP = "iri_discovery"
+TIME_SERIES_STEP = "retrieve_time_series"
+DATA_POINTS_STEP = "retrieve_data_points"
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,9 @@ def sparql_expectation(
 ) -> SparqlExpectation:
     """Read a SPARQL reference step; raises ValueError naming the bad field.
 
-    `required_columns` defaults to every variable of the reference result.
+    `required_columns` defaults to every variable of the reference result; an
+    empty list asks only that both results have rows (or both have none), and
+    an ASK reference ignores it.
     """
     output = step.get("output")
     if output is None:
@@ -122,32 +127,38 @@ def reference_iri(step: Mapping[str, Any]) -> str:
     return iri
 
 
+def time_series_args_problem(step: Mapping[str, Any]) -> str | None:
+    """What makes a reference time-series step unusable, naming the field, or None."""
+    args = step.get("args")
+    if not isinstance(args, Mapping):
+        return "'args' must be a mapping of the expected tool arguments"
+    if step.get("name") == "retrieve_data_points" and "external_id" not in args:
+        return "'args.external_id' is missing (the time series the data points come from)"
+    return None
+
+
 def _check_step(step: Mapping[str, Any], parse: ResultsParser) -> None:
     media = media_type(step)
-    if media is not None and media not in MEDIA_TYPES:
-        raise ValueError(f"'output_media_type' must be one of {', '.join(MEDIA_TYPES)}, got {media!r}")
+    if media is not None and not isinstance(media, str):
+        raise ValueError(f"'output_media_type' must be a media type (text), got {media!r}")
     _flag(step, "ordered", default=False)
     _flag(step, "ignore_duplicates", default=True)
     name = step.get("name")
-    if media == SPARQL_RESULTS_MEDIA_TYPE:
+    # The rules are tried in the order step_match_score applies them.
+    if name == IRI_DISCOVERY_STEP:
+        reference_iri(step)
+    elif name in (TIME_SERIES_STEP, DATA_POINTS_STEP):
+        problem = time_series_args_problem(step)
+        if problem:
+            raise ValueError(problem)
+    elif media == SPARQL_RESULTS_MEDIA_TYPE:
         sparql_expectation(step, parse)
-        return
-    if "required_columns" in step:
-        raise ValueError(
-            f"'required_columns' only applies with output_media_type: {SPARQL_RESULTS_MEDIA_TYPE}"
-        )
-    if media == JSON_MEDIA_TYPE:
+    elif media == JSON_MEDIA_TYPE:
         _check_json_output(step)
     elif name == RETRIEVAL_STEP:
         relevant_ids(step)
         cutoff(step)
-    elif name == IRI_DISCOVERY_STEP:
-        reference_iri(step)
-    elif not isinstance(step.get("output"), str):
-        raise ValueError(
-            "'output' must be the expected output text "
-            f"(or set output_media_type: {JSON_MEDIA_TYPE} for structured output)"
-        )
+    # Any other step compares its `output` as a value (text or JSON); a missing output expects none.
 
 
 def _check_json_output(step: Mapping[str, Any]) -> None:
@@ -171,12 +182,10 @@ def _required_columns(step: Mapping[str, Any], table: SparqlTable) -> tuple[str,
     if "required_columns" not in step:
         return table.variables
     columns = step["required_columns"]
+    if table.is_ask:
+        return ()  # an ASK result has no columns: whatever is listed is not used
     if not isinstance(columns, list) or not all(isinstance(name, str) for name in columns):
         raise ValueError("'required_columns' must be a list of variable names")
-    if table.is_ask:
-        raise ValueError("'required_columns' does not apply: the reference result is an ASK boolean")
-    if not columns:
-        raise ValueError("'required_columns' must name at least one variable")
     duplicated = sorted({name for name in columns if columns.count(name) > 1})
     if duplicated:
         raise ValueError(f"'required_columns' names {', '.join(map(repr, duplicated))} more than once")

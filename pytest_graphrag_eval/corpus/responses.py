@@ -3,7 +3,10 @@
 Accepted files: a JSON object keyed by question id, a JSON list of responses
 each carrying `question_id`, or JSONL (one response per line). A response is
 either the success shape (`actual_answer`, `actual_steps`, token counts,
-`elapsed_sec`) or the error shape (`status: error`, `error`).
+`elapsed_sec`) or the error shape: any record with a non-null `error` (its
+other keys are kept but not scored), or `status: error`. graphrag-eval 4.0
+recordings name the agent's steps `steps`; they are read as `actual_steps`.
+A step's `output` is the tool's raw output: text or any JSON value.
 
 A malformed response raises `ResponseError` naming the file, line (JSONL or
 list position), question id and field: a response file is machine-written, so
@@ -100,9 +103,16 @@ def validate_response(raw: Any, location: SourceLocation) -> dict[str, Any]:
     response = dict(raw)
     if location.question_id is not None:
         response.setdefault("question_id", location.question_id)
-    if response.get("status") == "error" or ("error" in response and "actual_answer" not in response):
-        if not isinstance(response.get("error", ""), str):
-            raise ResponseError("must be text", location, "error")
+    if "steps" in response:
+        if "actual_steps" in response:
+            raise ResponseError(
+                "has both 'steps' (graphrag-eval 4.0 name) and 'actual_steps'; keep one", location, "steps"
+            )
+        response["actual_steps"] = response.pop("steps")
+    if response.get("status") == "error" or response.get("error") is not None:
+        error = response.get("error")
+        if error is not None and not isinstance(error, str):
+            response["error"] = json.dumps(error, ensure_ascii=False, default=str)  # e.g. {"code": 503}
         response["status"] = "error"
         return response
     answer = response.get("actual_answer")
@@ -127,5 +137,3 @@ def _validate_steps(steps: Any, location: SourceLocation) -> None:
             raise ResponseError("must be an object", location, field)
         if not isinstance(step.get("name"), str):
             raise ResponseError("is missing", location, f"{field}.name")
-        if "output" in step and step["output"] is not None and not isinstance(step["output"], str):
-            raise ResponseError("must be text (the tool's raw output)", location, f"{field}.output")

@@ -20,6 +20,16 @@ MISSING_METRIC_HINTS: tuple[tuple[str, str], ...] = (
         "(--graphrag-judge)",
     ),
     (
+        "retrieval_answer_",
+        "judged retrieval metrics need an LLM judge (an llm section in a graphrag-eval config, or "
+        "retrieval_judges: true), a reference_answer and an actual retrieval step with document texts",
+    ),
+    (
+        "retrieval_context_",
+        "judged retrieval metrics need an LLM judge (an llm section in a graphrag-eval config, or "
+        "retrieval_judges: true) and an actual retrieval step that matched the reference retrieval step",
+    ),
+    (
         "retrieval_",
         "retrieval metrics need a reference step named retrieval (an agent without one scores 0)",
     ),

@@ -8,6 +8,12 @@ Grammar (whitespace around the parts is ignored):
     stat   := "sum" | "mean" | "median" | "min" | "max"
     op     := ">=" | "<=" | ">" | "<" | "=="
 
+Gates on change since a baseline run (see `change_gates.py`):
+
+    gate   := "delta:" [scope ":"] metric ".mean" op number ["@" percent]
+            | [scope ":"] count op number
+    count  := "regressions" | "fixed" | "new" | "removed" | "edited"
+
 The scope defaults to `micro`. `macro` holds only means of metrics, so it takes
 `.mean` and no counts. `template[*]` expands to one gate per template present
 in the aggregates. `error_rate` is errors / (errors + successes).
@@ -20,23 +26,31 @@ fails and says why; it never passes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from pytest_graphrag_eval.aggregates import STAT_NAMES
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
+from pytest_graphrag_eval.gates.change_gates import (
+    CHANGE_COUNTS,
+    ChangeView,
+    change_gate,
+    evaluate_change_gate,
+    split_confidence,
+    split_delta_prefix,
+)
 from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
     check_metric_name,
     compare,
-    display_number,
     format_number,
     numeric_value,
     parse_limit,
     split_comparison,
 )
 from pytest_graphrag_eval.gates.metric_hints import missing_metric_hint
+from pytest_graphrag_eval.gates.model import Gate, GateResult, outcome_message
 
 GATE_SOURCES = ("ini", "cli", "corpus")
 OPTION_NAMES = {"ini": "ini option graphrag_gates", "cli": "--graphrag-gate"}
@@ -47,66 +61,6 @@ _PLAIN_TARGETS = (*SAMPLE_COUNTS, ERROR_RATE)
 _SCOPES_HELP = "micro:, macro:, template[ID]: or template[*]:"
 _YAML_FIELD = "gates"
 _SHOWN_TEMPLATES = 10
-
-
-@dataclass(frozen=True)
-class Gate:
-    """One parsed gate. `template` is set only for the template scope (an id or "*")."""
-
-    scope: str
-    metric: str
-    stat: str | None
-    op: str
-    limit: float
-    template: str | None = None
-    source: str = field(default="cli", compare=False)
-
-    @property
-    def scope_text(self) -> str:
-        return f"template[{self.template}]" if self.scope == "template" else self.scope
-
-    @property
-    def target(self) -> str:
-        return self.metric if self.stat is None else f"{self.metric}.{self.stat}"
-
-    @property
-    def expression(self) -> str:
-        """Normalized text, scope always explicit; parses back to an equal gate."""
-        return f"{self.scope_text}:{self.target}{self.op}{format_number(self.limit)}"
-
-    def __str__(self) -> str:
-        return self.expression
-
-
-@dataclass(frozen=True)
-class GateResult:
-    """One evaluated gate; `pattern` is the gate as configured (differs for `template[*]`)."""
-
-    gate: Gate
-    actual: float | None
-    passed: bool
-    message: str
-    pattern: str
-
-    @property
-    def expression(self) -> str:
-        return self.gate.expression
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "expression": self.expression,
-            "gate": self.pattern,
-            "passed": self.passed,
-            "actual": self.actual,
-            "scope": self.gate.scope,
-            "template": self.gate.template,
-            "metric": self.gate.metric,
-            "stat": self.gate.stat,
-            "op": self.gate.op,
-            "limit": self.gate.limit,
-            "source": self.gate.source,
-            "message": self.message,
-        }
 
 
 def parse_gate(text: str, source: str = "cli") -> Gate:
@@ -174,20 +128,33 @@ def combine_gates(configured: Iterable[Gate], corpora: Iterable[Corpus] = ()) ->
     return unique
 
 
-def evaluate_gates(gates: Iterable[Gate], aggregates: Mapping[str, Any]) -> list[GateResult]:
-    """Evaluate gates in the order given; `template[*]` expands to templates in sorted id order."""
+def evaluate_gates(
+    gates: Iterable[Gate], aggregates: Mapping[str, Any], changes: ChangeView | None = None
+) -> list[GateResult]:
+    """Evaluate gates in the order given; `template[*]` expands to templates in sorted id order.
+
+    Gates on change need `changes` (the comparison with a baseline run); without it they fail and say so.
+    """
     per_template = aggregates.get("per_template") or {}
     results: list[GateResult] = []
     for gate in gates:
+
+        def evaluate(one: Gate, pattern: str) -> GateResult:
+            if one.change is None:
+                return _evaluate(one, aggregates, pattern)
+            return evaluate_change_gate(one, changes, pattern)
+
         if gate.template != ALL_TEMPLATES:
-            results.append(_evaluate(gate, aggregates, gate.expression))
+            results.append(evaluate(gate, gate.expression))
             continue
-        template_ids = sorted(str(template_id) for template_id in per_template)
+        if gate.change is None:
+            template_ids = sorted(str(template_id) for template_id in per_template)
+        else:
+            template_ids = changes.template_ids() if changes is not None else []
         if not template_ids:
-            results.append(_evaluate(gate, aggregates, gate.expression))
+            results.append(evaluate(gate, gate.expression))
         results.extend(
-            _evaluate(replace(gate, template=template_id), aggregates, gate.expression)
-            for template_id in template_ids
+            evaluate(replace(gate, template=template_id), gate.expression) for template_id in template_ids
         )
     return results
 
@@ -201,13 +168,9 @@ def _evaluate(gate: Gate, aggregates: Mapping[str, Any], pattern: str) -> GateRe
         message = f"{label} was not computed: {reason} (required {condition}, {gate.source} gate)"
         return GateResult(gate, None, False, message, pattern)
     passed = compare(actual, gate.op, gate.limit)
-    shown = display_number(actual)
-    message = (
-        f"{label} = {shown} {condition} ({gate.source} gate)"
-        if passed
-        else f"{label} = {shown}, required {condition}, {gate.source} gate"
+    return GateResult(
+        gate, actual, passed, outcome_message(label, actual, condition, passed, gate.source), pattern
     )
-    return GateResult(gate, actual, passed, message, pattern)
 
 
 def _scope_stats(gate: Gate, aggregates: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -256,14 +219,21 @@ def _value(gate: Gate, stats: Mapping[str, Any]) -> tuple[float | None, str]:
 def _parse(text: Any, source: str) -> Gate:
     if not isinstance(text, str):
         raise ExpressionError(f"expected text, got {type(text).__name__}")
-    scope, template, rest = _split_scope(text.strip())
+    delta, text = split_delta_prefix(text.strip())
+    text, confidence = split_confidence(text)
+    scope, template, rest = _split_scope(text)
     target, op, limit = split_comparison(rest)
+    if delta or confidence is not None or target.strip() in CHANGE_COUNTS:
+        return change_gate(delta, scope, template, target.strip(), op, limit, confidence, source)
     return _gate(scope, template, target, op, limit, source)
 
 
 def _gate_from_left(left: str, op: str, limit: float, source: str) -> Gate:
     """A gate from a YAML mapping entry: `left` is `[scope:]target`, the limit comes separately."""
-    scope, template, target = _split_scope(left.strip())
+    delta, left = split_delta_prefix(left.strip())
+    scope, template, target = _split_scope(left)
+    if delta or target.strip() in CHANGE_COUNTS:
+        return change_gate(delta, scope, template, target.strip(), op, limit, None, source)
     return _gate(scope, template, target.strip(), op, limit, source)
 
 

@@ -179,16 +179,17 @@ class JudgeClient:
         (e.g. `"sample-2"`) to get independent samples of the same prompt.
         """
         model = model or self.settings.model
-        key = cache_key(
-            {
-                "kind": "chat",
-                "model": model,
-                "messages": messages,
-                "response_format": response_format,
-                "temperature": temperature,
-                "extra": cache_key_extra,
-            }
-        )
+        identity: dict[str, Any] = {
+            "kind": "chat",
+            "model": model,
+            "messages": messages,
+            "response_format": response_format,
+            "temperature": temperature,
+            "extra": cache_key_extra,
+        }
+        if self.settings.max_tokens is not None:  # only when set, so existing cache entries stay valid
+            identity["max_tokens"] = self.settings.max_tokens
+        key = cache_key(identity)
         entry = self._cache_get(key, "chat", model)
         if entry is not None:
             try:
@@ -200,6 +201,8 @@ class JudgeClient:
             request["temperature"] = temperature
         if response_format is not None:
             request["response_format"] = response_format
+        if self.settings.max_tokens is not None:
+            request["max_tokens"] = self.settings.max_tokens
         text, input_tokens, output_tokens = await self._request(
             "chat", model, lambda sdk: sdk.chat.completions.create(**request), _parse_chat
         )

@@ -77,6 +77,16 @@ def flag_field(data: dict[str, Any], key: str) -> bool:
     raise InvalidReply(f"the field {key!r} must be 0 or 1, got {shorten(json.dumps(value))}")
 
 
+def scalar_field(data: dict[str, Any], key: str) -> float | int | bool | str:
+    """Any JSON scalar (a finite number, true/false or a text), for untyped outputs."""
+    value = require(data, key)
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, bool) or (isinstance(value, (int, float)) and math.isfinite(value)):
+        return value
+    raise InvalidReply(f"the field {key!r} must be a number or a text, got {shorten(json.dumps(value))}")
+
+
 def text_field(data: dict[str, Any], key: str) -> str:
     """A non-blank text field."""
     value = require(data, key)

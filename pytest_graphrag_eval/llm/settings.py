@@ -24,7 +24,8 @@ class LLMSettings:
     `azure_endpoint` switches to Azure OpenAI (`AsyncAzureOpenAI`); then `model` and
     `embedding_model` are deployment names and `api_version` is required.
     `backoff_base`/`backoff_max` shape the retry delays (seconds), `backoff_max`
-    also caps a server's Retry-After.
+    also caps a server's Retry-After. `max_tokens` caps every chat reply (unset: the
+    server's default).
     """
 
     model: str = "gpt-4o-mini"
@@ -41,8 +42,13 @@ class LLMSettings:
     api_version: str | None = None
     backoff_base: float = 0.5
     backoff_max: float = 30.0
+    max_tokens: int | None = None
 
     def __post_init__(self) -> None:
+        if self.max_tokens is not None and (
+            isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) or self.max_tokens < 1
+        ):
+            raise ConfigurationError(f"LLM max_tokens must be an integer >= 1, got {self.max_tokens!r}")
         if not isinstance(self.concurrency, int) or self.concurrency < 1:
             raise ConfigurationError(f"LLM concurrency must be an integer >= 1, got {self.concurrency!r}")
         if not self.timeout > 0:
@@ -71,13 +77,14 @@ class LLMSettings:
 
         `OPENAI_API_KEY` and `OPENAI_BASE_URL` select any OpenAI-compatible endpoint.
         When `AZURE_OPENAI_ENDPOINT` is set, Azure is used with `AZURE_OPENAI_API_KEY`
-        (falling back to `OPENAI_API_KEY`) and `OPENAI_API_VERSION`. Empty variables
-        count as unset. Overrides are field names and win over the environment.
+        (falling back to `OPENAI_API_KEY`) and `OPENAI_API_VERSION`; so it is when the
+        overrides name an `azure_endpoint`. Empty variables count as unset. Overrides are
+        field names and win over the environment.
         """
         env = {name: value for name, value in environ.items() if value}
         values: dict[str, Any] = {}
-        if "AZURE_OPENAI_ENDPOINT" in env:
-            values["azure_endpoint"] = env["AZURE_OPENAI_ENDPOINT"]
+        if "AZURE_OPENAI_ENDPOINT" in env or overrides.get("azure_endpoint"):
+            values["azure_endpoint"] = env.get("AZURE_OPENAI_ENDPOINT")
             values["api_key"] = env.get("AZURE_OPENAI_API_KEY") or env.get("OPENAI_API_KEY")
             values["api_version"] = env.get("OPENAI_API_VERSION")
         else:

@@ -13,7 +13,7 @@ import pytest
 
 from pytest_graphrag_eval.aggregates import is_metric_value
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template, load_corpus
-from pytest_graphrag_eval.errors import GraphragEvalError, SourceLocation
+from pytest_graphrag_eval.errors import CorpusError, GraphragEvalError, SourceLocation
 from pytest_graphrag_eval.gates.suite_gates import gates_from_yaml
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, check_thresholds
 from pytest_graphrag_eval.report.failure_report import format_failure
@@ -33,7 +33,14 @@ class CorpusFile(pytest.File):
 
     def collect(self) -> Iterator[TemplateCollector]:
         self.corpus = load_corpus(self.path, display_name=_display_path(self))
-        gates_from_yaml(self.corpus.settings.get("gates"), SourceLocation(file=self.corpus.file))
+        location = SourceLocation(file=self.corpus.file)
+        for gate in gates_from_yaml(self.corpus.settings.get("gates"), location):
+            if gate.needs_baseline and self.graphrag.baseline is None:
+                raise CorpusError(
+                    f"gate {gate.expression} compares with a baseline run: pass --graphrag-baseline PATH",
+                    location,
+                    "gates",
+                )
         self.graphrag.register_corpus(self.corpus, self.path)
         for template in self.corpus.templates:
             yield TemplateCollector.from_parent(self, name=template.template_id, template=template)
@@ -89,7 +96,8 @@ class QuestionItem(pytest.Item):
             raise QuestionFailed(f"{self.question.question_id}: {outcome.problem}")
         assert outcome.result is not None
         self.result = outcome.result
-        _record_properties(self, outcome.result)
+        baseline = session.baseline_result(self.question.question_id)
+        _record_properties(self, outcome.result, baseline)
         template = self.parent.template if isinstance(self.parent, TemplateCollector) else None
         thresholds = session.thresholds.for_question(
             self.corpus.settings, template, self.question, corpus_file=self.corpus.file
@@ -98,9 +106,11 @@ class QuestionItem(pytest.Item):
             check_thresholds(outcome.result, thresholds) if outcome.result["status"] == "success" else []
         )
         if outcome.result["status"] != "success" or not all(check.passed for check in self.checks):
-            raise QuestionFailed(
-                format_failure(self.question, outcome.result, self.checks, session.settings.steps_scope)
-            )
+            message = format_failure(self.question, outcome.result, self.checks, session.settings.steps_scope)
+            if baseline is not None and baseline.get("outcome") in ("passed", "xpassed"):
+                where = session.settings.baseline_path
+                message += f"\nREGRESSED: this question passed in the baseline run ({where})"
+            raise QuestionFailed(message)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, (QuestionFailed, GraphragEvalError)):
@@ -124,11 +134,14 @@ def _display_path(node: pytest.Collector) -> str:
         return str(node.path)
 
 
-def _record_properties(item: QuestionItem, result: dict[str, Any]) -> None:
-    """Numeric metrics become JUnit XML properties (`--junitxml`)."""
+def _record_properties(item: QuestionItem, result: dict[str, Any], baseline: dict[str, Any] | None) -> None:
+    """Numeric metrics become JUnit XML properties (`--junitxml`), with their change since the baseline."""
     for key, value in result.items():
         if is_metric_value(key, value):
             item.user_properties.append((f"graphrag.{key}", value))
+            before = baseline.get(key) if baseline is not None else None
+            if is_metric_value(key, before):
+                item.user_properties.append((f"graphrag.delta.{key}", value - before))
 
 
 SESSION_KEY: pytest.StashKey[GraphragSession] = pytest.StashKey()

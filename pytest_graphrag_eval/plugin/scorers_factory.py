@@ -9,10 +9,7 @@ client whenever any of them needs an LLM.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import yaml
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.errors import ConfigurationError
@@ -22,14 +19,21 @@ from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.answers import AnswerSettings
+    from pytest_graphrag_eval.answers.config_file import AnswersConfig
     from pytest_graphrag_eval.llm import LLMSettings
 
 
-def answer_settings(settings: PluginSettings) -> AnswerSettings:
-    """The answer-metric part of the plugin settings: the answers config file, then options over it."""
-    from pytest_graphrag_eval.answers import AnswerSettings
+def answer_settings(settings: PluginSettings, config: AnswersConfig | None = None) -> AnswerSettings:
+    """The answer-metric part of the plugin settings: the answers config file, then options over it.
 
-    raw: dict[str, Any] = dict(_answers_config(settings.answers_config))
+    The file may be ours or a graphrag-eval evaluation config (see `answers.config_file`).
+    """
+    from pytest_graphrag_eval.answers import AnswerSettings
+    from pytest_graphrag_eval.answers.config_file import load_answers_config
+
+    if config is None and settings.answers_config is not None:
+        config = load_answers_config(settings.answers_config)
+    raw: dict[str, Any] = dict(config.answers) if config is not None else {}
     raw["judge"] = settings.judge or raw.get("judge", "none")
     raw["relevance"] = settings.relevance or raw.get("relevance", False)
     if settings.judge_repeats != 1 or "repeats" not in raw:
@@ -41,29 +45,21 @@ def answer_settings(settings: PluginSettings) -> AnswerSettings:
     ):
         if value is not None:
             raw[key] = value
+    if settings.correctness_prompt is not None:
+        raw.pop("correctness_prompt", None)  # the option's file replaces the config's inline prompt
     base_dir = settings.answers_config.parent if settings.answers_config else None
     source = str(settings.answers_config) if settings.answers_config else "graphrag options"
     return AnswerSettings.from_mapping(raw, base_dir=base_dir, source=source)
 
 
-def _answers_config(path: Path | None) -> Mapping[str, Any]:
-    """The YAML mapping of `--graphrag-answers-config` (relevance backend, custom metrics, ...)."""
-    if path is None:
-        return {}
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as error:
-        raise ConfigurationError(f"{path}: cannot read the answers config: {error}") from None
-    if not isinstance(data, Mapping):
-        raise ConfigurationError(f"{path}: the answers config must be a YAML mapping")
-    return data
-
-
-def llm_settings(settings: PluginSettings, answers: AnswerSettings) -> LLMSettings:
-    """Client settings: endpoint and key from the environment, the rest from the plugin settings."""
+def llm_settings(
+    settings: PluginSettings, answers: AnswerSettings, config: AnswersConfig | None = None
+) -> LLMSettings:
+    """Client settings: the environment, then a graphrag-eval config's llm section, then the options."""
     from pytest_graphrag_eval.llm import LLMSettings
 
-    overrides: dict[str, Any] = {"cache_dir": settings.cache_dir, "use_cache": settings.use_cache}
+    overrides: dict[str, Any] = dict(config.llm) if config is not None else {}
+    overrides.update(cache_dir=settings.cache_dir, use_cache=settings.use_cache)
     if answers.judge_model:
         overrides["model"] = answers.judge_model
     if answers.embedding_model:
@@ -92,15 +88,17 @@ def build_scorers(
     settings are validated now, so a bad one is a usage error before any question runs.
     """
     from pytest_graphrag_eval.answers import build_answer_scorers
+    from pytest_graphrag_eval.answers.config_file import load_answers_config
     from pytest_graphrag_eval.retrieval.erag_config import build_erag
 
     corpora = list(corpora)
-    answers = answer_settings(settings)
+    config = load_answers_config(settings.answers_config) if settings.answers_config else None
+    answers = answer_settings(settings, config)
     client = None
     if answers.needs_llm or any(erag_uses_llm(c.settings.get("erag")) for c in corpora):
         from pytest_graphrag_eval.llm import JudgeClient  # the OpenAI SDK: only when a judge is needed
 
-        client = JudgeClient(llm_settings(settings, answers))
+        client = JudgeClient(llm_settings(settings, answers, config))
     for corpus in corpora:
         if corpus.settings.get("erag") is not None:
             try:

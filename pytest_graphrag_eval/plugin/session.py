@@ -17,13 +17,18 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
+from pytest_graphrag_eval.compare.baseline import load_baseline
+from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
+from pytest_graphrag_eval.compare.hashing import content_hash
+from pytest_graphrag_eval.compare.numeric import require_statistics
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, load_corpus
 from pytest_graphrag_eval.corpus.responses import load_responses
-from pytest_graphrag_eval.errors import GraphragEvalError
-from pytest_graphrag_eval.evaluation import check_responses_match
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
+from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
 from pytest_graphrag_eval.formats import json_text
-from pytest_graphrag_eval.gates.suite_gates import Gate, GateResult, combine_gates, evaluate_gates
-from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
+from pytest_graphrag_eval.gates.model import Gate, GateResult
+from pytest_graphrag_eval.gates.suite_gates import combine_gates, evaluate_gates
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, ThresholdResolver
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
@@ -34,13 +39,16 @@ from pytest_graphrag_eval.plugin.xdist_batches import (
     batching_note,
     dist_mode,
 )
+from pytest_graphrag_eval.report.atomic import write_text_atomic
+from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.json_report import (
     ResultCollector,
     build_report,
     write_json_atomic,
     write_recording,
 )
-from pytest_graphrag_eval.report.terminal_summary import write_terminal_summary
+from pytest_graphrag_eval.report.markdown_summary import render_markdown
+from pytest_graphrag_eval.report.terminal_summary import score_columns, write_terminal_summary
 
 RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
@@ -69,7 +77,22 @@ class GraphragSession:
         self.collector = ResultCollector()
         self.gate_results: list[GateResult] = []
         self.thresholds = ThresholdResolver(settings.thresholds_ini, settings.thresholds_cli)
+        self.baseline = load_baseline(settings.baseline_path) if settings.baseline_path else None
+        if self.baseline is not None:
+            require_statistics()  # a missing numpy/scipy is said now, not after every question ran
+        self.baseline_results: dict[str, dict[str, Any]] = {
+            str(result["question_id"]): result for result in (self.baseline or {}).get("results", [])
+        }
+        needing_baseline = [gate.expression for gate in settings.gates if gate.needs_baseline]
+        if needing_baseline and self.baseline is None:
+            raise ConfigurationError(
+                f"gate {needing_baseline[0]} compares with a baseline run: pass --graphrag-baseline PATH "
+                "(the JSON report of an earlier run, e.g. main's CI artifact)"
+            )
+        self.comparison: Comparison | None = None
         self.runner: QuestionRunner | None = None
+        # Responses for questions outside the corpora: warnings for the terminal summary and the report.
+        self.responses_check = ResponsesCheck()
         self.worker_batches: WorkerBatches | None = None
         self.started = time.time()
         self.interrupted = False
@@ -89,6 +112,10 @@ class GraphragSession:
         for corpus_file in self.corpus_files:
             if not any(corpus_file == path or path in corpus_file.parents for path in covered):
                 config.args.append(str(corpus_file))
+
+    def baseline_result(self, question_id: str) -> dict[str, Any] | None:
+        """This question's result in the baseline run, if one was given and had it."""
+        return self.baseline_results.get(question_id)
 
     def is_corpus_file(self, path: Path) -> bool:
         return self._resolve(path) in self._file_index
@@ -116,7 +143,7 @@ class GraphragSession:
         if settings.responses_path is not None:
             try:
                 responses = load_responses(settings.responses_path)
-                check_responses_match(
+                self.responses_check = check_responses_match(
                     (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), responses
                 )
             except GraphragEvalError as error:
@@ -185,7 +212,7 @@ class GraphragSession:
         report = report_outcome.get_result()
         ship = _as_json_text if _is_xdist_worker(self.config) else _unchanged
         if item.result is not None:
-            setattr(report, RESULT_ATTR, ship(item.result))
+            setattr(report, RESULT_ATTR, ship(_with_item_outcome(item, report)))
             setattr(report, ORDER_ATTR, self._order_of(item))
         if item.response is not None and self.runner is not None and self.runner.live:
             setattr(report, RESPONSE_ATTR, ship(item.response))
@@ -230,20 +257,36 @@ class GraphragSession:
             return
         results = self.collector.ordered_results()
         aggregates = compute_aggregates(results) if results else {}
-        self.gate_results = evaluate_gates(self._all_gates(), aggregates) if results else []
+        if self.baseline is not None and self.settings.baseline_path is not None:
+            self.comparison = compare_reports(
+                self.baseline,
+                results,
+                confidence=self.settings.confidence,
+                resamples=self.settings.resamples,
+                baseline_path=str(self.settings.baseline_path),
+            )
+        self.gate_results = evaluate_gates(self._all_gates(), aggregates, self.comparison) if results else []
         if any(not gate.passed for gate in self.gate_results) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         interrupted = self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
+        report = build_report(
+            results,
+            aggregates,
+            self.gate_results,
+            self.settings.report_metadata(),
+            started=self.started,
+            interrupted=interrupted,
+            comparison=self.comparison.to_dict() if self.comparison is not None else None,
+            warnings=self.responses_check.warnings,
+        )
         if self.settings.report_path is not None:
-            report = build_report(
-                results,
-                aggregates,
-                self.gate_results,
-                self.settings.report_metadata(),
-                started=self.started,
-                interrupted=interrupted,
-            )
             write_json_atomic(self.settings.report_path, report)
+        if self.settings.markdown_path is not None:
+            write_text_atomic(self.settings.markdown_path, render_markdown(report))
+        if self.settings.html_path is not None:
+            from pytest_graphrag_eval.report.html_report import write_html  # Jinja2 only when asked for
+
+            write_html(report, self.settings.html_path)
         if self.settings.record_path is not None and self.collector.responses:
             write_recording(self.settings.record_path, self.collector.ordered_responses())
 
@@ -260,9 +303,55 @@ class GraphragSession:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if _is_xdist_worker(self.config):
             return
-        write_terminal_summary(
-            terminalreporter, self.collector.ordered_results(), self.gate_results, self.settings.report_path
+        results = self.collector.ordered_results()
+        baseline_lines = (
+            since_baseline_lines(
+                self.comparison.to_dict(),
+                self.baseline_results,
+                {str(result["question_id"]): result for result in results},
+                score_columns(results),
+            )
+            if self.comparison is not None
+            else []
         )
+        write_terminal_summary(
+            terminalreporter,
+            results,
+            self.gate_results,
+            self.settings.report_path,
+            baseline_lines=baseline_lines,
+            warnings=self.responses_check.warnings,
+        )
+
+
+def _item_outcome(report: pytest.TestReport) -> str:
+    """The pytest outcome as people say it: xfail and xpass are told apart from skip and pass."""
+    if hasattr(report, "wasxfail"):
+        return "xpassed" if report.passed else "xfailed"
+    return report.outcome
+
+
+def _with_item_outcome(item: QuestionItem, report: pytest.TestReport) -> dict[str, Any]:
+    """The question's result plus what pytest decided about it, for the report and baselines."""
+    assert item.result is not None
+    return {
+        **item.result,
+        "nodeid": item.nodeid,
+        "outcome": _item_outcome(report),
+        "content_hash": content_hash(item.result),
+        "thresholds": [check.to_dict() for check in item.checks],
+        "failures": _failures(item.result, item.checks),
+    }
+
+
+def _failures(result: dict[str, Any], checks: list[ThresholdCheck]) -> list[str]:
+    """Why the item failed, one line each: the agent's error, then every threshold that did not hold."""
+    error = (
+        [f"agent error: {result.get('error') or 'no error message'}"]
+        if result.get("status") != "success"
+        else []
+    )
+    return error + [check.message for check in checks if not check.passed]
 
 
 def _as_json_text(value: dict[str, Any]) -> str:

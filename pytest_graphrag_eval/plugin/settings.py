@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.answers.settings import JUDGES
+from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.gates.suite_gates import Gate, parse_gate_list
+from pytest_graphrag_eval.gates.model import Gate
+from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
 from pytest_graphrag_eval.gates.thresholds import Threshold, parse_threshold_list
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
@@ -32,6 +34,11 @@ class PluginSettings:
     responses_path: Path | None = None
     record_path: Path | None = None
     report_path: Path | None = None
+    baseline_path: Path | None = None
+    confidence: float = DEFAULT_CONFIDENCE
+    resamples: int = DEFAULT_RESAMPLES
+    markdown_path: Path | None = None
+    html_path: Path | None = None
     thresholds_ini: Mapping[str, Threshold] = field(default_factory=dict)
     thresholds_cli: Mapping[str, Threshold] = field(default_factory=dict)
     gates: tuple[Gate, ...] = ()  # ini, then command line
@@ -61,6 +68,11 @@ class PluginSettings:
             responses_path=_path(config, "graphrag_responses", invocation_dir),
             record_path=_path(config, "graphrag_record", invocation_dir, ini=False),
             report_path=_path(config, "graphrag_report", invocation_dir),
+            baseline_path=_path(config, "graphrag_baseline", invocation_dir),
+            confidence=_percent(config, "graphrag_confidence", DEFAULT_CONFIDENCE),
+            resamples=_integer(config, "graphrag_resamples", DEFAULT_RESAMPLES),
+            markdown_path=_path(config, "graphrag_markdown", invocation_dir),
+            html_path=_path(config, "graphrag_html", invocation_dir),
             thresholds_ini=parse_threshold_list(config.getini("graphrag_thresholds"), "ini"),
             thresholds_cli=parse_threshold_list(config.getoption("graphrag_threshold"), "cli"),
             gates=(
@@ -107,6 +119,7 @@ class PluginSettings:
             ("graphrag_agent_concurrency", self.agent_concurrency),
             ("graphrag_judge_repeats", self.judge_repeats),
             ("graphrag_concurrency", self.llm_concurrency or 1),
+            ("graphrag_resamples", self.resamples),
         ):
             if value < 1:
                 raise ConfigurationError(f"{name} must be at least 1, got {value}")
@@ -127,6 +140,20 @@ def _integer(config: pytest.Config, name: str, default: Any) -> Any:
         return int(value)
     except ValueError:
         raise ConfigurationError(f"{name} must be a whole number, got {value!r}") from None
+
+
+def _percent(config: pytest.Config, name: str, default: float) -> float:
+    """A confidence given in percent (95) as a fraction (0.95); 50 to below 100."""
+    value = _text(config, name)
+    if value is None:
+        return default
+    try:
+        percent = float(value)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a percentage such as 95, got {value!r}") from None
+    if not 50 <= percent < 100:
+        raise ConfigurationError(f"{name} must be from 50 to below 100 (percent), got {value!r}")
+    return percent / 100
 
 
 def _path(config: pytest.Config, name: str, invocation_dir: Path, *, ini: bool = True) -> Path | None:

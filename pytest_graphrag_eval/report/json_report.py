@@ -15,10 +15,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.gates.suite_gates import GateResult
+from pytest_graphrag_eval.gates.model import GateResult
 from pytest_graphrag_eval.report.atomic import write_text_atomic
 
-REPORT_FORMAT_VERSION = 1
+REPORT_FORMAT_VERSION = 2
 
 
 class ResultCollector:
@@ -49,12 +49,14 @@ def build_report(
     *,
     started: float,
     interrupted: bool,
+    comparison: Mapping[str, Any] | None = None,
+    warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The report document: results, aggregates, gates and run metadata.
 
     `run_settings` is what the run was configured with (corpus, responses, judge...), as JSON values.
     """
-    return {
+    report: dict[str, Any] = {
         "format_version": REPORT_FORMAT_VERSION,
         "results": results,
         "aggregates": dict(aggregates),
@@ -70,6 +72,11 @@ def build_report(
             **run_settings,
         },
     }
+    if comparison is not None:
+        report["comparison"] = dict(comparison)
+    if warnings:
+        report["warnings"] = list(warnings)
+    return report
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

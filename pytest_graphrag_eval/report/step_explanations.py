@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import media_type, reference_iri
 from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
+from pytest_graphrag_eval.steps.timeseries import wrong_arguments
 
 SPARQL_JSON = "application/sparql-results+json"
 IRI_SOURCES = ("autocomplete_search", "sparql_query")
@@ -31,6 +32,10 @@ def explain_step_mismatch(
         return [f"no actual step named {name!r} was executed"]
     if not successful:
         return [f"{len(candidates)} actual {name!r} step(s), none successful"]
+    if name in ("retrieve_time_series", "retrieve_data_points"):
+        step = successful[-1]
+        wrong = wrong_arguments(reference_step, step)
+        return [f"latest actual {name!r} step {step.get('id', '?')} differs in its arguments:", *wrong]
     if media_type(reference_step) != SPARQL_JSON:
         return [f"{len(successful)} successful actual {name!r} step(s), none with a matching output"]
     explained = [

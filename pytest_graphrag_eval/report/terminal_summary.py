@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.aggregates import is_metric_value
-from pytest_graphrag_eval.gates.suite_gates import GateResult
+from pytest_graphrag_eval.gates.model import GateResult
 
 MAX_METRIC_COLUMNS = 6
 PREFERRED = ("steps_score", "answer_f1", "answer_relevance", "answer_token_f1")
@@ -81,9 +81,12 @@ def write_terminal_summary(
     results: Sequence[Mapping[str, Any]],
     gates: Sequence[GateResult],
     report_path: Path | None,
+    *,
+    baseline_lines: Sequence[tuple[str, str]] = (),
+    warnings: Sequence[str] = (),
 ) -> None:
-    """Print the graphrag-eval section of the terminal summary."""
-    if not results and not gates:
+    """Print the graphrag-eval section of the terminal summary; the gates come last, where CI logs end."""
+    if not results and not gates and not warnings:
         return
     terminalreporter.section("graphrag-eval summary")
     if results:
@@ -91,6 +94,12 @@ def write_terminal_summary(
         header = ["template", "questions", "errors", *columns, "tokens", "elapsed_s"]
         for line in format_table(header, summary_rows(results, columns)):
             terminalreporter.write_line(line)
+    for warning in warnings:
+        terminalreporter.write_line(f"warning: {warning}", yellow=True)
+    if baseline_lines:
+        terminalreporter.write_line("")
+    for text, colour in baseline_lines:
+        terminalreporter.write_line(text, **({colour: True} if colour else {}))
     if gates:
         terminalreporter.write_line("")
         terminalreporter.write_line("gates:")

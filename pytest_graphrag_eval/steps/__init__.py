@@ -6,6 +6,7 @@ Modules, from the bottom up:
 - sparql_compare: the column-mapping search behind `results_match`;
 - sparql_explain: `explain_sparql_mismatch`, a mismatch report for failure output;
 - reference: what a reference step expects, and `reference_step_problem`;
+- timeseries: the argument rules of `retrieve_time_series` / `retrieve_data_points` steps;
 - match: `step_match_score`, the match score of one reference step vs one actual step;
 - assignment, groups: one-to-one group matching, `score_steps`, `mark_matches`;
 - scorer: `StepsScorer`, the scorer `run_evaluation` uses by default.

@@ -3,17 +3,26 @@
 Only a successful actual step (`status: success`) can match. The first rule
 that applies decides the score:
 
-1. `output_media_type: application/sparql-results+json` - SPARQL result
-   comparison, 0 or 1 (sparql_compare.py); the names must be equal.
-2. `output_media_type: application/json` - 1 when both outputs parse to the
-   same JSON value (true is not 1; 1 equals 1.0); the names must be equal.
-3. reference step `retrieval` - recall@k of the relevant ids (the reference
-   output's documents) among the actual step's retrieved ids; k is the
-   reference step's `args.k`, else the actual step's, else every retrieved id.
-4. reference step `iri_discovery` - 1 when its IRI is bound as an IRI in the
-   results of an actual `autocomplete_search` or `sparql_query` step, or an
-   actual `iri_discovery` step outputs exactly that IRI.
-5. otherwise 1 when the names and output texts are exactly equal.
+1. reference step `iri_discovery` (whatever its media type, e.g. `text/uri`)
+   - 1 when its IRI is bound as an IRI in the results of an actual
+   `autocomplete_search` or `sparql_query` step (or written `<iri>` in a
+   non-JSON query output), or an actual `iri_discovery` step outputs exactly
+   that IRI.
+2. the step names differ - 0.
+3. `retrieve_time_series` / `retrieve_data_points` - 1 when the call's
+   arguments agree (timeseries.py).
+4. `output_media_type: application/sparql-results+json` - SPARQL result
+   comparison, 0 or 1 (sparql_compare.py).
+5. `output_media_type: application/json` - 1 when both outputs are the same
+   JSON value (text is parsed; true is not 1; 1 equals 1.0).
+6. reference step `retrieval` - the step recall: relevant documents among the
+   first k retrieved, divided by min(k, number relevant), so an agent that
+   fills all k slots with relevant documents matches fully (graphrag-eval 6.x).
+   k is the actual step's `args.k`, else the reference step's; with neither,
+   plain recall over everything retrieved. The `retrieval_*` IR metrics keep
+   the trec_eval definitions (retrieval/metrics.py).
+7. otherwise 1 when the outputs are the same value (text, number, JSON
+   object or list; a missing output equals null).
 
 An actual output that cannot be read (not JSON, not SPARQL results, not a
 document list) scores 0; nothing about an agent's output raises.
@@ -26,25 +35,27 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import (
+    DATA_POINTS_STEP,
     IRI_DISCOVERY_STEP,
     JSON_MEDIA_TYPE,
     RETRIEVAL_STEP,
     SPARQL_RESULTS_MEDIA_TYPE,
+    TIME_SERIES_STEP,
     cutoff,
     media_type,
     reference_iri,
     relevant_ids,
     sparql_expectation,
 )
-from pytest_graphrag_eval.formats.documents import parse_retrieved_ids
+from pytest_graphrag_eval.formats.documents import parse_documents
 from pytest_graphrag_eval.formats.sparql_results import (
     ResultsParser,
     SparqlResultsError,
     parse_sparql_results,
     uri_values,
 )
-from pytest_graphrag_eval.metrics.ranking import recall_at_k
 from pytest_graphrag_eval.steps.sparql_compare import results_match
+from pytest_graphrag_eval.steps.timeseries import data_points_score, time_series_score
 
 IRI_SOURCE_STEPS = ("autocomplete_search", "sparql_query")
 
@@ -63,19 +74,23 @@ def step_match_score(
     if actual_step.get("status") != "success":
         return 0.0
     name = reference_step.get("name")
-    media = media_type(reference_step)
-    if media is None and name == IRI_DISCOVERY_STEP:
+    if name == IRI_DISCOVERY_STEP:
         return iri_discovery_score(reference_step, actual_step)
     if actual_step.get("name") != name:
         return 0.0
+    if name == TIME_SERIES_STEP:
+        return time_series_score(reference_step, actual_step)
+    if name == DATA_POINTS_STEP:
+        return data_points_score(reference_step, actual_step)
+    media = media_type(reference_step)
     output = actual_step.get("output")
     if media == SPARQL_RESULTS_MEDIA_TYPE:
         return sparql_output_score(reference_step, output, parse)
     if media == JSON_MEDIA_TYPE:
         return float(json_outputs_equal(reference_step.get("output"), output))
     if name == RETRIEVAL_STEP:
-        return retrieval_recall(reference_step, actual_step)
-    return float(isinstance(output, str) and output == reference_step.get("output"))
+        return retrieval_step_recall(reference_step, actual_step)
+    return float(json_values_equal(reference_step.get("output"), output))
 
 
 def sparql_output_score(
@@ -98,11 +113,9 @@ def sparql_output_score(
 
 
 def json_outputs_equal(reference_output: Any, actual_output: Any) -> bool:
-    """Equal JSON values; the actual output must be JSON text, the reference may be parsed already."""
-    if not isinstance(actual_output, str):
-        return False
+    """Equal JSON values; either side may be JSON text or an already-parsed value."""
     try:
-        actual = json.loads(actual_output)
+        actual = json.loads(actual_output) if isinstance(actual_output, str) else actual_output
         expected = json.loads(reference_output) if isinstance(reference_output, str) else reference_output
     except (ValueError, RecursionError):
         return False
@@ -139,24 +152,29 @@ def _scalar_kind(value: Any) -> str | None:
     return "text" if isinstance(value, str) else None
 
 
-def retrieval_recall(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> float:
-    """recall@k of the reference's relevant documents among the actual retrieved ids."""
-    relevant = relevant_ids(reference_step)
-    k = cutoff(reference_step)
-    if k is None:
-        try:
-            k = cutoff(actual_step)
-        except ValueError:  # the agent's own k is only a fallback; a bad one is ignored
-            k = None
+def retrieval_step_recall(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> float:
+    """Relevant documents among the first k retrieved, over min(k, number relevant) (rule 6)."""
+    relevant = set(relevant_ids(reference_step))
+    k = _valid_cutoff(actual_step) or cutoff(reference_step)
     try:
-        retrieved = parse_retrieved_ids(actual_step.get("output"))
+        retrieved = [document.id for document in parse_documents(actual_step.get("output"))]
     except ValueError:
         return 0.0
-    return recall_at_k(relevant, retrieved, k)
+    if k is None:
+        return len(relevant.intersection(retrieved)) / len(relevant)
+    return len(relevant.intersection(retrieved[:k])) / min(k, len(relevant))
+
+
+def _valid_cutoff(step: Mapping[str, Any]) -> int | None:
+    """The agent's own `args.k`; an unusable value is ignored rather than failing the question."""
+    try:
+        return cutoff(step)
+    except ValueError:
+        return None
 
 
 def iri_discovery_score(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> float:
-    """1.0 when the actual step found the reference step's IRI (see rule 4)."""
+    """1.0 when the actual step found the reference step's IRI (see rule 1)."""
     iri = reference_iri(reference_step)
     output = actual_step.get("output")
     name = actual_step.get("name")
@@ -167,4 +185,5 @@ def iri_discovery_score(reference_step: Mapping[str, Any], actual_step: Mapping[
     try:
         return float(iri in uri_values(output))
     except SparqlResultsError:
-        return 0.0
+        # A CONSTRUCT/DESCRIBE answer (Turtle, N-Triples) writes IRIs as <iri>.
+        return float(name == "sparql_query" and isinstance(output, str) and f"<{iri}>" in output)

@@ -1,0 +1,64 @@
+"""The answers config file, in either of its two forms.
+
+Ours is a flat mapping of `AnswerSettings` options (judge, relevance, custom_metrics, ...).
+graphrag-eval 6.x's evaluation config (sections llm, answer_correctness, answer_relevance,
+custom_evaluations) is accepted as it is and translated. Both the plugin's
+`--graphrag-answers-config` and the library's `run_evaluation(..., config_path)` read
+files through `load_answers_config`, so the two agree on what a file means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_graphrag_eval.answers.graphrag_eval_config import (
+    SECTIONS,
+    is_graphrag_eval_config,
+    read_yaml_mapping,
+    translate,
+)
+from pytest_graphrag_eval.answers.settings import AnswerSettings
+from pytest_graphrag_eval.errors import ConfigurationError
+
+
+@dataclass(frozen=True)
+class AnswersConfig:
+    """A config file's answer options (`AnswerSettings.from_mapping` input) and judge-client overrides."""
+
+    path: Path
+    answers: Mapping[str, Any]
+    llm: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    graphrag_eval_format: bool = False
+
+    def answer_settings(self, **overrides: Any) -> AnswerSettings:
+        """The typed settings, with `overrides` (option names) over the file's values."""
+        raw = {**self.answers, **overrides}
+        return AnswerSettings.from_mapping(raw, base_dir=self.path.parent, source=str(self.path))
+
+
+def load_answers_config(path: Path) -> AnswersConfig:
+    """Read `path` as our answers config or as a graphrag-eval config (told apart by its keys).
+
+    Keys of the graphrag-eval file that have no effect here are reported in one
+    `ConfigurationWarning`; a file mixing both forms is a `ConfigurationError`.
+    """
+    path = Path(path)
+    data = read_yaml_mapping(path, "answers config")
+    if not is_graphrag_eval_config(data):
+        return AnswersConfig(path, dict(data))
+    ours = sorted(str(key) for key in data if str(key).replace("-", "_") in _OUR_OPTIONS)
+    if ours:
+        sections = ", ".join(key for key in SECTIONS if key in data)
+        raise ConfigurationError(
+            f"{path}: mixes graphrag-eval sections ({sections}) with pytest-graphrag-eval answers "
+            f"options ({', '.join(ours)}); use one form per file"
+        )
+    translated = translate(data, str(path))
+    translated.warn_ignored()
+    return AnswersConfig(path, translated.answers, translated.llm, graphrag_eval_format=True)
+
+
+_OUR_OPTIONS = frozenset(AnswerSettings.__dataclass_fields__) - {"correctness_template"}

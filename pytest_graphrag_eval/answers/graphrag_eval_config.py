@@ -1,0 +1,356 @@
+"""graphrag-eval 6.x evaluation config files, read as our answers configuration.
+
+A graphrag-eval user has a YAML file with the sections `llm` (generation and
+embedding model), `answer_correctness` (switch and prompt), `answer_relevance`
+(switch) and `custom_evaluations`. This module recognises such a file and maps
+it onto our typed settings: the `AnswerSettings` mapping (what is judged) and
+`LLMSettings` overrides (where and with which model). graphrag-eval's rules for
+what must be present are kept (an LLM for correctness and custom evaluations,
+an embedding model for relevance), so a file it rejects is rejected here too,
+with the file and the key in the message.
+
+Keys graphrag-eval ignores or hands to LiteLLM unread have no counterpart in
+the judge client; they are listed in a `ConfigurationWarning`, never dropped in
+silence. What cannot run on an OpenAI-compatible client (a provider other than
+OpenAI, Azure or an OpenAI-compatible server; different endpoints for chat and
+embeddings) is a `ConfigurationError`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pytest_graphrag_eval.answers.prompts import CORRECTNESS_PLACEHOLDERS, PromptTemplate
+from pytest_graphrag_eval.answers.settings import CustomMetric, OutputField
+from pytest_graphrag_eval.errors import ConfigurationError, ConfigurationWarning
+
+SECTIONS = ("llm", "custom_evaluations", "answer_correctness", "answer_relevance")
+CUSTOM_INPUTS = ("question", "reference_answer", "reference_steps", "actual_answer", "actual_steps")
+CUSTOM_KEYS = ("name", "inputs", "instructions", "outputs", "steps_name", "steps_keys")
+CUSTOM_STEPS_KEYS = ("args", "output")
+# LiteLLM provider names whose endpoint speaks the OpenAI API; the others (anthropic, ollama, ...) do not.
+OPENAI_PROVIDERS = ("openai", "custom_openai", "hosted_vllm", "lm_studio")
+AZURE_PROVIDER = "azure"
+# Model-section keys besides provider/model that become client settings; the rest is reported as ignored.
+ENDPOINT_KEYS = ("base_url", "api_base", "api_key", "api_version")
+CLIENT_KEYS = {"timeout": "timeout", "max_retries": "max_retries", "num_retries": "max_retries"}
+
+
+@dataclass(frozen=True)
+class GraphragEvalConfig:
+    """A graphrag-eval config mapped onto ours.
+
+    `answers` is the input of `AnswerSettings.from_mapping`; `llm` holds
+    `LLMSettings` overrides (it may carry an API key, so it is left out of
+    repr); `ignored` names the keys that have no effect here.
+    """
+
+    source: str
+    answers: dict[str, Any]
+    llm: dict[str, Any] = field(repr=False)
+    ignored: tuple[str, ...] = ()
+
+    def warn_ignored(self) -> None:
+        """Emit one `ConfigurationWarning` listing the ignored keys, if any."""
+        if self.ignored:
+            warnings.warn(
+                ConfigurationWarning(
+                    f"{self.source}: graphrag-eval config keys without effect in pytest-graphrag-eval: "
+                    + "; ".join(self.ignored)
+                ),
+                stacklevel=2,
+            )
+
+
+def is_graphrag_eval_config(data: Any) -> bool:
+    """True for a mapping with at least one of graphrag-eval's config sections."""
+    return isinstance(data, Mapping) and any(section in data for section in SECTIONS)
+
+
+def read_yaml_mapping(path: Path, what: str) -> Mapping[str, Any]:
+    """The YAML mapping in `path`; unreadable or non-mapping content is a ConfigurationError."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise ConfigurationError(f"{path}: cannot read the {what}: {error}") from None
+    if not isinstance(data, Mapping):
+        raise ConfigurationError(f"{path}: the {what} must be a YAML mapping, got {type(data).__name__}")
+    return data
+
+
+def load_graphrag_eval_config(path: Path) -> GraphragEvalConfig:
+    """Read and translate a graphrag-eval config file (ignored keys are only listed, not warned)."""
+    return translate(read_yaml_mapping(path, "graphrag-eval config"), str(path))
+
+
+def translate(data: Mapping[str, Any], source: str) -> GraphragEvalConfig:
+    """Map graphrag-eval's config sections onto our settings, checking them as graphrag-eval does."""
+    return _Translator(source).run(data)
+
+
+class _Translator:
+    """One translation: collects the mapped values and the ignored keys while walking the file."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.answers: dict[str, Any] = {}
+        self.llm: dict[str, Any] = {}
+        self.ignored: list[str] = []
+
+    def fail(self, key: str, message: str) -> ConfigurationError:
+        return ConfigurationError(f"{self.source}: {key}: {message}")
+
+    def run(self, data: Mapping[str, Any]) -> GraphragEvalConfig:
+        for key in data:
+            if key not in SECTIONS:
+                self.ignored.append(f"{key} (not a graphrag-eval config section)")
+        has_llm, has_embedding = self._llm(data.get("llm"))
+        correctness = self._switch(data, "answer_correctness", ("enabled", "prompt"))
+        relevance = self._switch(data, "answer_relevance", ("enabled",))
+        customs = self._custom_evaluations(data.get("custom_evaluations"))
+        # graphrag-eval's defaults: correctness on whenever an LLM is configured, relevance whenever
+        # an embedding model is; switching one on explicitly without its model is an error.
+        correctness_on = has_llm if correctness is None else _enabled(correctness, self, "answer_correctness")
+        relevance_on = has_embedding if relevance is None else _enabled(relevance, self, "answer_relevance")
+        if customs and not has_llm:
+            raise self.fail("custom_evaluations", "needs the llm section (an LLM judges them)")
+        if correctness_on and not has_llm:
+            raise self.fail("answer_correctness", "enabled, but there is no llm section to judge it")
+        if relevance_on and not has_embedding:
+            raise self.fail("answer_relevance", "enabled, but the llm section has no embedding model")
+        self.answers["judge"] = "llm" if correctness_on else "none"
+        self.answers["relevance"] = relevance_on
+        self.answers["retrieval_judges"] = has_llm
+        if correctness is not None and correctness.get("prompt") is not None:
+            self.answers["correctness_prompt"] = self._correctness_prompt(correctness["prompt"])
+        if customs:
+            self.answers["custom_metrics"] = customs
+        return GraphragEvalConfig(self.source, self.answers, self.llm, tuple(self.ignored))
+
+    def _correctness_prompt(self, prompt: Any) -> str:
+        """The inline prompt, checked now so that a bad one names this file and key."""
+        if not isinstance(prompt, str):
+            raise self.fail("answer_correctness.prompt", "must be the prompt text")
+        try:
+            PromptTemplate(
+                prompt, "answer_correctness.prompt", CORRECTNESS_PLACEHOLDERS, CORRECTNESS_PLACEHOLDERS
+            )
+        except ConfigurationError as error:
+            raise ConfigurationError(f"{self.source}: {error}") from None
+        return prompt
+
+    # -- llm ---------------------------------------------------------------------------------
+
+    def _llm(self, raw: Any) -> tuple[bool, bool]:
+        """Map the llm section; returns (an LLM is configured, an embedding model is)."""
+        if raw is None:
+            return False, False
+        if not isinstance(raw, Mapping):
+            raise self.fail("llm", "must be a mapping with generation (and optionally embedding)")
+        for key in raw:
+            if key not in ("generation", "embedding"):
+                self.ignored.append(f"llm.{key} (graphrag-eval reads only generation and embedding)")
+        generation = raw.get("generation")
+        if not isinstance(generation, Mapping):
+            raise self.fail("llm.generation", "required: a mapping with provider and model")
+        endpoint = self._model("llm.generation", generation)
+        self.answers["judge_model"] = self.llm["model"] = endpoint.pop("model")
+        self._generation_options(generation)
+        self.llm.update(endpoint)
+        embedding = raw.get("embedding")
+        if embedding is None:
+            return True, False
+        if not isinstance(embedding, Mapping):
+            raise self.fail("llm.embedding", "must be a mapping with provider and model")
+        embedding_endpoint = self._model("llm.embedding", embedding)
+        self.answers["embedding_model"] = self.llm["embedding_model"] = embedding_endpoint.pop("model")
+        self._same_endpoint(endpoint, embedding_endpoint)
+        for key in ("timeout", "max_retries"):
+            if key in embedding_endpoint and embedding_endpoint[key] != endpoint.get(key):
+                self.ignored.append(f"llm.embedding.{key} (the judge client uses llm.generation's for both)")
+        return True, True
+
+    def _same_endpoint(self, generation: Mapping[str, Any], embedding: Mapping[str, Any]) -> None:
+        """The judge client has one endpoint: chat and embeddings must not point to different ones."""
+        for key in ("base_url", "azure_endpoint", "api_version", "api_key"):
+            if key == "api_key" and (key not in generation or key not in embedding):
+                continue  # a key given once (or read from the environment) serves both
+            if generation.get(key) != embedding.get(key):
+                shown = "base_url" if key == "azure_endpoint" else key
+                raise self.fail(
+                    f"llm.embedding.{shown}",
+                    f"differs from llm.generation.{shown}: the judge client sends chat and embedding "
+                    "requests to one endpoint",
+                )
+
+    def _model(self, where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """Provider, model and endpoint keys of a generation or embedding section, as LLMSettings fields."""
+        provider = _text(raw.get("provider"), self, f"{where}.provider")
+        model = _text(raw.get("model"), self, f"{where}.model")
+        if provider not in (*OPENAI_PROVIDERS, AZURE_PROVIDER):
+            raise self.fail(
+                f"{where}.provider",
+                f"{provider!r} is not supported: the judge client speaks the OpenAI API; use openai "
+                "(with base_url for an OpenAI-compatible server), azure, or one of "
+                + ", ".join(OPENAI_PROVIDERS[1:]),
+            )
+        base_url = raw.get("base_url", raw.get("api_base"))
+        if "base_url" in raw and "api_base" in raw and raw["base_url"] != raw["api_base"]:
+            raise self.fail(f"{where}.api_base", "differs from base_url; give one of them")
+        values: dict[str, Any] = {"model": model}
+        if provider == AZURE_PROVIDER:
+            if base_url is None:
+                raise self.fail(f"{where}.base_url", "the azure provider needs the endpoint URL")
+            values["azure_endpoint"] = _text(base_url, self, f"{where}.base_url")
+        elif base_url is not None:
+            values["base_url"] = _text(base_url, self, f"{where}.base_url")
+        elif provider != "openai":
+            raise self.fail(f"{where}.base_url", f"the {provider} provider needs the server's base_url")
+        for key in ("api_key", "api_version"):
+            if raw.get(key) is not None:
+                values[key] = _text(raw[key], self, f"{where}.{key}")
+        for key, target in CLIENT_KEYS.items():
+            if raw.get(key) is not None:
+                values[target] = _number(raw[key], self, f"{where}.{key}", integer=target == "max_retries")
+        known = {"provider", "model", *ENDPOINT_KEYS, *CLIENT_KEYS, "temperature", "max_tokens"}
+        if where == "llm.embedding":
+            known -= {"temperature", "max_tokens"}
+        for key in raw:
+            if key not in known:
+                self.ignored.append(f"{where}.{key} (a LiteLLM parameter the judge client does not send)")
+        return values
+
+    def _generation_options(self, generation: Mapping[str, Any]) -> None:
+        temperature = generation.get("temperature")
+        if temperature is not None:
+            value = _number(temperature, self, "llm.generation.temperature")
+            if not 0.0 <= value <= 2.0:
+                raise self.fail("llm.generation.temperature", f"must be from 0.0 to 2.0, got {value}")
+            self.answers["temperature"] = value
+        max_tokens = generation.get("max_tokens")
+        if max_tokens is not None:
+            value = _number(max_tokens, self, "llm.generation.max_tokens", integer=True)
+            if value < 1:
+                raise self.fail("llm.generation.max_tokens", f"must be at least 1, got {value}")
+            self.llm["max_tokens"] = value
+
+    # -- switches and custom evaluations -----------------------------------------------------
+
+    def _switch(
+        self, data: Mapping[str, Any], section: str, keys: tuple[str, ...]
+    ) -> Mapping[str, Any] | None:
+        raw = data.get(section)
+        if raw is None:
+            return None
+        if not isinstance(raw, Mapping):
+            raise self.fail(section, f"must be a mapping with {' and '.join(keys)}")
+        for key in raw:
+            if key not in keys:
+                self.ignored.append(f"{section}.{key} (graphrag-eval reads only {', '.join(keys)})")
+        return raw
+
+    def _custom_evaluations(self, raw: Any) -> list[CustomMetric]:
+        if raw is None:
+            return []
+        if not isinstance(raw, list) or not raw:
+            raise self.fail("custom_evaluations", "must be a non-empty list of evaluations")
+        return [self._custom(index, item) for index, item in enumerate(raw)]
+
+    def _custom(self, index: int, raw: Any) -> CustomMetric:
+        where = f"custom_evaluations[{index}]"
+        if not isinstance(raw, Mapping):
+            raise self.fail(where, "must be a mapping with name, inputs, instructions and outputs")
+        unknown = sorted(str(key) for key in raw if key not in CUSTOM_KEYS)
+        if unknown:
+            raise self.fail(where, f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(CUSTOM_KEYS)}")
+        name = _text(raw.get("name"), self, f"{where}.name")
+        where = f"custom_evaluations[{index}] ({name})"
+        inputs = raw.get("inputs")
+        if not isinstance(inputs, list) or not inputs:
+            raise self.fail(f"{where}.inputs", f"must be a non-empty list of: {', '.join(CUSTOM_INPUTS)}")
+        wrong = [str(item) for item in inputs if item not in CUSTOM_INPUTS]
+        if wrong:
+            raise self.fail(
+                f"{where}.inputs",
+                f"unknown input(s) {', '.join(wrong)}; choose from {', '.join(CUSTOM_INPUTS)}",
+            )
+        instructions = _text(raw.get("instructions"), self, f"{where}.instructions", blank=True)
+        outputs = raw.get("outputs")
+        if not isinstance(outputs, Mapping) or not all(isinstance(value, str) for value in outputs.values()):
+            raise self.fail(f"{where}.outputs", "must map each output name to its description (a text)")
+        steps_name, steps_keys = self._custom_steps(where, raw, inputs)
+        try:
+            return CustomMetric(
+                name=name,
+                inputs=tuple(dict.fromkeys("steps" if item == "actual_steps" else item for item in inputs)),
+                instructions=instructions,
+                outputs=tuple(
+                    OutputField(name=str(key), type="value", description=value)
+                    for key, value in outputs.items()
+                ),
+                steps_name=steps_name,
+                prefix_outputs=False,
+                steps_keys=steps_keys,
+            )
+        except ConfigurationError as error:
+            raise self.fail(where, str(error)) from None
+
+    def _custom_steps(
+        self, where: str, raw: Mapping[str, Any], inputs: list[Any]
+    ) -> tuple[str | None, tuple[str, ...]]:
+        """steps_name and steps_keys: required when steps are an input, as graphrag-eval requires."""
+        steps_name = raw.get("steps_name")
+        keys = raw.get("steps_keys")
+        if steps_name is not None:
+            steps_name = _text(steps_name, self, f"{where}.steps_name")
+        if keys is not None and (
+            not isinstance(keys, list) or not keys or any(key not in CUSTOM_STEPS_KEYS for key in keys)
+        ):
+            raise self.fail(
+                f"{where}.steps_keys", f"must be a non-empty list of {' and/or '.join(CUSTOM_STEPS_KEYS)}"
+            )
+        if {"reference_steps", "actual_steps"} & set(inputs):
+            for key, value in (("steps_name", steps_name), ("steps_keys", keys)):
+                if value is None:
+                    raise self.fail(
+                        f"{where}.{key}", "required when reference_steps or actual_steps is an input"
+                    )
+        return steps_name, tuple(dict.fromkeys(keys or CUSTOM_STEPS_KEYS))
+
+
+def _enabled(section: Mapping[str, Any], translator: _Translator, where: str) -> bool:
+    value = section.get("enabled", True)
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    raise translator.fail(f"{where}.enabled", f"must be true or false, got {value!r}")
+
+
+def _text(value: Any, translator: _Translator, key: str, *, blank: bool = False) -> str:
+    if not isinstance(value, str) or (not blank and not value.strip()):
+        raise translator.fail(key, "required: a text" if value is None else f"must be a text, got {value!r}")
+    return value
+
+
+def _number(value: Any, translator: _Translator, key: str, *, integer: bool = False) -> Any:
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        number = float(value)
+    except (TypeError, ValueError):
+        raise translator.fail(key, f"must be a number, got {value!r}") from None
+    if integer:
+        if not number.is_integer():
+            raise translator.fail(key, f"must be a whole number, got {value!r}")
+        return int(number)
+    return number

@@ -1,0 +1,317 @@
+"""LLM-judged context recall and precision of retrieval steps (graphrag-eval 6.x's
+`retrieval_answer_*` and `retrieval_context_*` metrics), on our judge client.
+
+Both compare the texts a `retrieval` step returned with a reference:
+
+- `retrieval_answer_*`: the question's reference answer. Judged for every
+  actual retrieval step with an output (failed steps excepted) when the
+  question has a reference answer (with alternatives, the first one).
+- `retrieval_context_*`: the texts of the reference retrieval step, joined.
+  Judged for each actual step that the step matching paired with a reference
+  retrieval step, as graphrag-eval does.
+
+Recall: the judge splits the reference into statements and marks each as
+supported or not by the retrieved texts; recall = supported / statements.
+Precision: the judge decides for each retrieved text whether it helps to
+arrive at the reference (one call per text); precision is the average
+precision of those verdicts in rank order (sum of precision@i over the useful
+ranks i, divided by the number of useful texts; 0 when none is useful).
+F1 is the harmonic mean of the two. This is RAGAS' context recall and context
+precision, which graphrag-eval calls. A step that retrieved nothing scores 0
+without a judge call.
+
+Keys go where graphrag-eval puts them, on the judged actual step
+(`retrieval_answer_recall`, `..._precision`, `..._f1`, the same for
+`retrieval_context_`, and `<metric>_error` when a judgment failed). The
+question's result also gets each metric's mean over its judged steps, so
+thresholds and gates can use them, and the judge tokens and cost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
+from pytest_graphrag_eval.answers.usage import Usage
+from pytest_graphrag_eval.llm.replies import InvalidReply, flag_field, parse_object, text_field
+from pytest_graphrag_eval.scoring import ScoringContext
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.corpus.reference_corpus import Question
+
+RETRIEVAL_STEP = "retrieval"
+SIDES = ("answer", "context")
+MEASURES = ("recall", "precision", "f1")
+USAGE_KEYS = ("retrieval_judge_input_tokens", "retrieval_judge_output_tokens", "retrieval_judge_cost")
+
+RECALL_SYSTEM = (
+    DATA_RULE + "\n\nYou check how much of a reference is covered by retrieved texts. Split the text in the "
+    "<reference> block into its individual statements (one fact each). For every statement decide whether "
+    "the <context> blocks together support it: 1 if the statement can be attributed to them, 0 if not. "
+    "Reply with one JSON object and nothing else, with the field statements: a list with one entry per "
+    "statement, each with the fields statement (text), reason (text) and attributed (0 or 1)."
+)
+PRECISION_SYSTEM = (
+    DATA_RULE + "\n\nYou check whether one retrieved text was useful for arriving at a reference. Decide "
+    "whether the text in the <context> block helps to answer the question in the <question> block the way "
+    "the <reference> block does. Reply with one JSON object and nothing else, with the fields reason (one "
+    "sentence) and useful (1 if the text is useful, 0 if not)."
+)
+RECALL_PROPERTIES = {
+    "statements": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "statement": {"type": "string"},
+                "reason": {"type": "string"},
+                "attributed": {"type": "integer"},
+            },
+            "required": ["statement", "reason", "attributed"],
+            "additionalProperties": False,
+        },
+    }
+}
+PRECISION_PROPERTIES = {"reason": {"type": "string"}, "useful": {"type": "integer"}}
+
+
+def parse_attributions(text: str) -> list[bool]:
+    """The attributed flags of a recall reply; an empty or malformed list is invalid."""
+    statements = parse_object(text).get("statements")
+    if not isinstance(statements, list) or not statements:
+        raise InvalidReply("the field 'statements' must be a non-empty list of statements")
+    flags = []
+    for index, item in enumerate(statements):
+        if not isinstance(item, dict):
+            raise InvalidReply(f"statement #{index + 1} must be an object")
+        try:
+            text_field(item, "statement")
+            flags.append(flag_field(item, "attributed"))
+        except InvalidReply as problem:
+            raise InvalidReply(f"statement #{index + 1}: {problem}") from None
+    return flags
+
+
+def parse_usefulness(text: str) -> bool:
+    return flag_field(parse_object(text), "useful")
+
+
+def average_precision(useful: Sequence[bool]) -> float:
+    """Mean of precision@i over the useful ranks i; 0.0 when no text is useful."""
+    hits = 0
+    total = 0.0
+    for rank, flag in enumerate(useful, start=1):
+        if flag:
+            hits += 1
+            total += hits / rank
+    return total / hits if hits else 0.0
+
+
+def f1(recall: float, precision: float) -> float:
+    return 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
+
+
+def context_texts(output: Any) -> list[str]:
+    """The `text` of each document of a retrieval step output (JSON text or a parsed list), in rank order."""
+    items = output
+    if isinstance(output, str):
+        try:
+            items = json.loads(output)
+        except ValueError:
+            raise ValueError("the output is not JSON") from None
+    if not isinstance(items, list):
+        raise ValueError("the output must be a JSON list of documents")
+    texts = []
+    for index, item in enumerate(items):
+        text = item.get("text") if isinstance(item, Mapping) else None
+        if not isinstance(text, str):
+            raise ValueError(f"document #{index + 1} has no 'text'")
+        texts.append(text)
+    return texts
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One side (answer or context) of one actual step: what to judge against what."""
+
+    step_index: int
+    side: str
+    reference: str
+    contexts: list[str] | None  # None: the step's output could not be read
+    problem: str = ""
+
+
+class RetrievalJudgeScorer:
+    """Judges the retrieval steps of a response; see the module docstring for keys and rules."""
+
+    name = "retrieval_judge"
+
+    def __init__(
+        self, client: Any, model: str, output_mode: str = "json_schema", temperature: float = 0.0
+    ) -> None:
+        self.client = client
+        self.model = model
+        self.temperature = temperature
+        self.recall_format = response_format("context_recall", RECALL_PROPERTIES, output_mode)
+        self.precision_format = response_format("context_precision", PRECISION_PROPERTIES, output_mode)
+        self.label = f"llm:{model}"
+
+    async def score(
+        self, question: Question, response: dict[str, Any], context: ScoringContext
+    ) -> dict[str, Any]:
+        steps = response.get("actual_steps") or []
+        judgments = [*self._answer_judgments(question, steps), *self._context_judgments(question, steps)]
+        if not judgments:
+            return {}
+        usage = Usage()
+        outcomes = await asyncio.gather(
+            *(self._judge(question.question_text, judgment, usage) for judgment in judgments)
+        )
+        annotated = copy.deepcopy(list(steps))
+        for judgment, keys in zip(judgments, outcomes, strict=True):
+            annotated[judgment.step_index].update(keys)
+        result: dict[str, Any] = {"actual_steps": annotated, "retrieval_judge": self.label}
+        result.update(question_means(outcomes))
+        result.update(zip(USAGE_KEYS, (usage.input_tokens, usage.output_tokens, usage.cost_usd), strict=True))
+        return result
+
+    def _answer_judgments(self, question: Question, steps: Sequence[Any]) -> list[Judgment]:
+        reference = question.reference_answer
+        if isinstance(reference, list):
+            reference = next((text for text in reference if text.strip()), None)
+        if reference is None:
+            return []
+        return [
+            _judgment(index, "answer", reference, step.get("output"))
+            for index, step in enumerate(steps)
+            if _judged_step(step)
+        ]
+
+    def _context_judgments(self, question: Question, steps: Sequence[Any]) -> list[Judgment]:
+        from pytest_graphrag_eval.steps.groups import score_steps
+
+        if not question.reference_steps or question.reference_problems or not steps:
+            return []
+        judgments = []
+        for match in score_steps(question.reference_steps, steps, "all_groups").matches:
+            reference = question.reference_steps[match.group_index][match.reference_index]
+            step = steps[match.actual_index]
+            if match.score <= 0 or reference.get("name") != RETRIEVAL_STEP or not _judged_step(step):
+                continue
+            try:
+                reference_text = "\n".join(context_texts(reference.get("output")))
+            except ValueError as error:
+                judgments.append(
+                    Judgment(match.actual_index, "context", "", None, f"reference retrieval step: {error}")
+                )
+                continue
+            judgments.append(_judgment(match.actual_index, "context", reference_text, step.get("output")))
+        return judgments
+
+    async def _judge(self, question: str, judgment: Judgment, usage: Usage) -> dict[str, Any]:
+        prefix = f"retrieval_{judgment.side}_"
+        if judgment.contexts is None:
+            return {f"{prefix}{measure}_error": judgment.problem for measure in ("recall", "precision")}
+        if not judgment.reference.strip():
+            problem = "the reference is empty"
+            return {f"{prefix}{measure}_error": problem for measure in ("recall", "precision")}
+        if not judgment.contexts:
+            return {f"{prefix}recall": 0.0, f"{prefix}precision": 0.0, f"{prefix}f1": 0.0}
+        recall, precision = await asyncio.gather(
+            self._recall(question, judgment, usage),
+            self._precision(question, judgment, usage),
+            return_exceptions=True,
+        )
+        keys: dict[str, Any] = {}
+        for measure, value in (("recall", recall), ("precision", precision)):
+            if isinstance(value, JudgeFailure):
+                keys[f"{prefix}{measure}_error"] = str(value)
+            elif isinstance(value, BaseException):
+                raise value
+            else:
+                keys[f"{prefix}{measure}"] = value
+        if isinstance(recall, float) and isinstance(precision, float):
+            keys[f"{prefix}f1"] = f1(recall, precision)
+        return keys
+
+    async def _recall(self, question: str, judgment: Judgment, usage: Usage) -> float:
+        assert judgment.contexts is not None
+        blocks = [data_block("question", question), data_block("reference", judgment.reference)]
+        blocks += [data_block("context", text) for text in judgment.contexts]
+        flags = await ask_json(
+            self.client,
+            [{"role": "system", "content": RECALL_SYSTEM}, {"role": "user", "content": "\n\n".join(blocks)}],
+            parse_attributions,
+            usage=usage,
+            model=self.model,
+            response_format=self.recall_format,
+            temperature=self.temperature,
+        )
+        return sum(flags) / len(flags)
+
+    async def _precision(self, question: str, judgment: Judgment, usage: Usage) -> float:
+        assert judgment.contexts is not None
+        head = [data_block("question", question), data_block("reference", judgment.reference)]
+        verdicts = await asyncio.gather(
+            *(
+                ask_json(
+                    self.client,
+                    [
+                        {"role": "system", "content": PRECISION_SYSTEM},
+                        {"role": "user", "content": "\n\n".join([*head, data_block("context", text)])},
+                    ],
+                    parse_usefulness,
+                    usage=usage,
+                    model=self.model,
+                    response_format=self.precision_format,
+                    temperature=self.temperature,
+                )
+                for text in judgment.contexts
+            ),
+            return_exceptions=True,
+        )
+        useful: list[bool] = []
+        for verdict in verdicts:
+            if isinstance(verdict, BaseException):
+                raise verdict
+            useful.append(verdict)
+        return average_precision(useful)
+
+
+def _judged_step(step: Any) -> bool:
+    """A retrieval step that produced an output; failed steps are not judged."""
+    return (
+        isinstance(step, Mapping)
+        and step.get("name") == RETRIEVAL_STEP
+        and step.get("status") != "error"
+        and step.get("output") is not None
+    )
+
+
+def _judgment(step_index: int, side: str, reference: str, output: Any) -> Judgment:
+    try:
+        return Judgment(step_index, side, reference, context_texts(output))
+    except ValueError as error:
+        return Judgment(step_index, side, reference, None, f"actual retrieval step: {error}")
+
+
+def question_means(outcomes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Each metric's mean over the judged steps; its first error when no step has a value."""
+    keys: dict[str, Any] = {}
+    for side in SIDES:
+        for measure in MEASURES:
+            name = f"retrieval_{side}_{measure}"
+            values = [outcome[name] for outcome in outcomes if name in outcome]
+            errors = [outcome[f"{name}_error"] for outcome in outcomes if f"{name}_error" in outcome]
+            if values:
+                keys[name] = statistics.fmean(values)
+            elif errors:
+                keys[f"{name}_error"] = errors[0]
+    return keys

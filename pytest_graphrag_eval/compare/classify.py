@@ -1,0 +1,68 @@
+"""How one question changed between a baseline run and the current run.
+
+Pass/fail comes from the pytest outcome: `passed` and `xpassed` pass, `failed`
+fails; `skipped` and `xfailed` say nothing about the agent, so such a pair is
+never counted as regressed or fixed (and is left out of pass/fail statistics).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
+
+from pytest_graphrag_eval.compare.hashing import content_hash
+
+OUTCOMES = frozenset({"passed", "failed", "xfailed", "xpassed", "skipped"})
+_PASSING = frozenset({"passed", "xpassed"})
+_FAILING = frozenset({"failed"})
+
+
+class Classification(StrEnum):
+    REGRESSED = "regressed"
+    FIXED = "fixed"
+    UNCHANGED = "unchanged"
+    NEW = "new"
+    REMOVED = "removed"
+    EDITED = "edited"
+
+
+QuestionKey = tuple[str, str]
+
+
+def question_key(result: Mapping[str, Any]) -> QuestionKey:
+    """Questions are matched across runs by (template id, question id)."""
+    return (str(result["template_id"]), str(result["question_id"]))
+
+
+def passed(outcome: str | None) -> bool | None:
+    """True/False for a pass/fail outcome; None for skipped, xfailed or unknown ones."""
+    if outcome in _PASSING:
+        return True
+    if outcome in _FAILING:
+        return False
+    return None
+
+
+def stored_hash(result: Mapping[str, Any]) -> str:
+    """The result's `content_hash`, computed from its fields when it has none."""
+    value = result.get("content_hash")
+    return value if isinstance(value, str) else content_hash(result)
+
+
+def classify(baseline: Mapping[str, Any] | None, current: Mapping[str, Any] | None) -> Classification:
+    """The change of one question; either side is None when the question is only in the other run."""
+    if baseline is None and current is None:
+        raise ValueError("a question must be in at least one run")
+    if baseline is None:
+        return Classification.NEW
+    if current is None:
+        return Classification.REMOVED
+    if stored_hash(baseline) != stored_hash(current):
+        return Classification.EDITED
+    before, after = passed(baseline.get("outcome")), passed(current.get("outcome"))
+    if before is True and after is False:
+        return Classification.REGRESSED
+    if before is False and after is True:
+        return Classification.FIXED
+    return Classification.UNCHANGED

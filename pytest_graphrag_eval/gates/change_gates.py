@@ -1,0 +1,146 @@
+"""Gates on change since a baseline run: `delta:` gates, their confidence form, and change counts.
+
+- `delta:answer_f1.mean>=-0.02` holds the paired change of a mean (current minus baseline, over the
+  questions both runs share and neither edited) against a limit.
+- `delta:answer_f1.mean>=-0.02@95` fails only when the drop is real: when the whole 95% interval of
+  that change lies on the wrong side of the limit (for `>=`, its upper end is below it; for `<=`, its
+  lower end is above it). Noise alone then fails the gate in at most 2.5% of runs, a rate calibrated
+  by `benchmarks/bench_compare_calibration.py`.
+- `regressions<=0` (also `fixed`, `new`, `removed`, `edited`) counts questions by how they changed.
+
+The comparison itself lives in the `compare` package; this module sees it only through `ChangeView`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from pytest_graphrag_eval.gates.expressions import (
+    ExpressionError,
+    check_metric_name,
+    compare,
+    display_number,
+    format_number,
+)
+from pytest_graphrag_eval.gates.model import COUNT, DELTA, Gate, GateResult, outcome_message
+
+CHANGE_COUNTS = ("regressions", "fixed", "new", "removed", "edited")
+_DELTA_PREFIX = re.compile(r"delta\s*:", re.IGNORECASE)
+_CONFIDENCE = re.compile(r"@\s*([0-9]+(?:\.[0-9]+)?)\s*$")
+_INTERVAL_OPERATORS = (">=", "<=")
+
+
+class MetricChange(Protocol):
+    """The paired change of one metric's mean, with its interval at the confidence asked for."""
+
+    @property
+    def delta(self) -> float | None: ...
+    @property
+    def ci_low(self) -> float | None: ...
+    @property
+    def ci_high(self) -> float | None: ...
+    @property
+    def n_pairs(self) -> int: ...
+
+
+class ChangeView(Protocol):
+    """What gates on change need to know about a comparison with a baseline."""
+
+    def count(self, kind: str, template: str | None = None) -> int: ...
+    def metric_change(
+        self, metric: str, template: str | None = None, confidence: float | None = None
+    ) -> MetricChange | None: ...
+    def template_ids(self) -> list[str]: ...
+
+
+def split_delta_prefix(text: str) -> tuple[bool, str]:
+    """`delta:rest` -> (True, rest); anything else unchanged."""
+    match = _DELTA_PREFIX.match(text)
+    return (True, text[match.end() :].strip()) if match else (False, text)
+
+
+def split_confidence(text: str) -> tuple[str, float | None]:
+    """A trailing `@95` (after the limit) -> confidence 0.95; `@` inside a metric name is left alone."""
+    match = _CONFIDENCE.search(text)
+    if match is None or not any(char in text[: match.start()] for char in "<>="):
+        return text, None
+    percent = float(match.group(1))
+    if not 50 <= percent < 100:
+        raise ExpressionError(f"confidence @{match.group(1)} must be a percentage from 50 to below 100")
+    return text[: match.start()].rstrip(), percent / 100
+
+
+def change_gate(
+    delta: bool,
+    scope: str,
+    template: str | None,
+    target: str,
+    op: str,
+    limit: float,
+    confidence: float | None,
+    source: str,
+) -> Gate:
+    """Check and build a gate on change (see the module docstring for the forms)."""
+    if scope == "macro":
+        raise ExpressionError("gates on change take the micro or template[...] scope, not macro")
+    if not delta:
+        if confidence is not None:
+            raise ExpressionError("a confidence level (@95) goes with delta: gates only")
+        return Gate(scope, target, None, op, limit, template, source, change=COUNT)
+    if target in CHANGE_COUNTS:
+        raise ExpressionError(f"{target} is already a change; write {target}{op}{format_number(limit)}")
+    metric, dot, stat = (part.strip() for part in target.rpartition("."))
+    if not dot or stat != "mean":
+        raise ExpressionError(
+            f"a delta gate is on the paired change of a mean: delta:{metric or target}.mean"
+        )
+    if confidence is not None and op not in _INTERVAL_OPERATORS:
+        raise ExpressionError(f"a confidence gate takes >= or <=, not {op}")
+    return Gate(scope, check_metric_name(metric), "mean", op, limit, template, source, DELTA, confidence)
+
+
+def evaluate_change_gate(gate: Gate, changes: ChangeView | None, pattern: str) -> GateResult:
+    """Evaluate one gate on change; without a baseline it fails and says so."""
+    label = gate.expression.rpartition(gate.op)[0]
+    condition = f"{gate.op} {format_number(gate.limit)}"
+    if changes is None:
+        message = f"{label} needs a baseline run (--graphrag-baseline PATH), required {condition}"
+        return GateResult(gate, None, False, message, pattern)
+    if gate.change == COUNT:
+        actual = float(changes.count(gate.metric, gate.template))
+        passed = compare(actual, gate.op, gate.limit)
+        message = outcome_message(label, actual, condition, passed, gate.source)
+        return GateResult(gate, actual, passed, message, pattern)
+    change = changes.metric_change(gate.metric, gate.template, gate.confidence)
+    if change is None or change.delta is None:
+        reason = f"no question has {gate.metric} in both runs"
+        return GateResult(
+            gate, None, False, f"{label} was not computed: {reason} (required {condition})", pattern
+        )
+    delta = change.delta
+    if gate.confidence is None:
+        passed = compare(delta, gate.op, gate.limit)
+        return GateResult(
+            gate, delta, passed, outcome_message(label, delta, condition, passed, gate.source), pattern
+        )
+    return _interval_result(gate, change, delta, label, condition, pattern)
+
+
+def _interval_result(
+    gate: Gate, change: MetricChange, delta: float, label: str, condition: str, pattern: str
+) -> GateResult:
+    """Fails only when the whole interval lies on the wrong side of the limit."""
+    low, high = change.ci_low, change.ci_high
+    shown = display_number(delta)
+    if low is None or high is None:
+        reason = f"{change.n_pairs} paired question(s) are too few for an interval"
+        return GateResult(gate, delta, False, f"{label} = {shown}: {reason} (required {condition})", pattern)
+    percent = format_number((gate.confidence or 0) * 100)
+    interval = f"{percent}% interval [{display_number(low)}, {display_number(high)}]"
+    wrong_side = high < gate.limit if gate.op == ">=" else low > gate.limit
+    if wrong_side:
+        message = f"{label} = {shown}, {interval} lies entirely outside {condition}, {gate.source} gate"
+    else:
+        message = f"{label} = {shown}, {interval} reaches {condition} ({gate.source} gate)"
+    return GateResult(gate, delta, not wrong_side, message, pattern)

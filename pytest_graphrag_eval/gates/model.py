@@ -1,0 +1,89 @@
+"""Parsed gates and their outcomes, shared by level gates and gates on change."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_graphrag_eval.gates.expressions import display_number, format_number
+
+DELTA = "delta"
+COUNT = "count"
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One parsed gate. `template` is set only for the template scope (an id or "*")."""
+
+    scope: str
+    metric: str
+    stat: str | None
+    op: str
+    limit: float
+    template: str | None = None
+    source: str = field(default="cli", compare=False)
+    change: str | None = None
+    confidence: float | None = None
+
+    @property
+    def scope_text(self) -> str:
+        return f"template[{self.template}]" if self.scope == "template" else self.scope
+
+    @property
+    def target(self) -> str:
+        return self.metric if self.stat is None else f"{self.metric}.{self.stat}"
+
+    @property
+    def expression(self) -> str:
+        """Normalized text, scope always explicit; parses back to an equal gate."""
+        prefix = "delta:" if self.change == DELTA else ""
+        level = "" if self.confidence is None else f"@{format_number(self.confidence * 100)}"
+        return f"{prefix}{self.scope_text}:{self.target}{self.op}{format_number(self.limit)}{level}"
+
+    @property
+    def needs_baseline(self) -> bool:
+        return self.change is not None
+
+    def __str__(self) -> str:
+        return self.expression
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """One evaluated gate; `pattern` is the gate as configured (differs for `template[*]`)."""
+
+    gate: Gate
+    actual: float | None
+    passed: bool
+    message: str
+    pattern: str
+
+    @property
+    def expression(self) -> str:
+        return self.gate.expression
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "expression": self.expression,
+            "gate": self.pattern,
+            "passed": self.passed,
+            "actual": self.actual,
+            "scope": self.gate.scope,
+            "template": self.gate.template,
+            "metric": self.gate.metric,
+            "stat": self.gate.stat,
+            "op": self.gate.op,
+            "limit": self.gate.limit,
+            "change": self.gate.change,
+            "confidence": self.gate.confidence,
+            "source": self.gate.source,
+            "message": self.message,
+        }
+
+
+def outcome_message(label: str, actual: float, condition: str, passed: bool, source: str) -> str:
+    """`label = value op limit (source gate)`, or the failing form that says what was required."""
+    shown = display_number(actual)
+    if passed:
+        return f"{label} = {shown} {condition} ({source} gate)"
+    return f"{label} = {shown}, required {condition}, {source} gate"

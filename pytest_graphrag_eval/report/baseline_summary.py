@@ -1,0 +1,158 @@
+"""The "since baseline" block of the terminal summary, read from the report's `comparison` section.
+
+Regressions come first, each with its old -> new values and the reference steps that stopped
+matching; then fixes; then the paired change of each summary metric with its interval, p-value and
+the smallest change this corpus could have detected, so a team sees whether its corpus is big enough.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_graphrag_eval.gates.expressions import display_number
+
+MAX_LISTED = 20
+MAX_DELTAS_PER_QUESTION = 4
+_PREFERRED_DELTAS = ("steps_score", "answer_f1", "answer_relevance", "answer_correctness")
+# Costs and claim counts change with every run; a regression line shows what a score did.
+_NOT_SCORES = ("_count", "_cost", "_tokens", "_sec", "_usd")
+
+
+def stopped_matching(baseline: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+    """Reference steps that matched an actual step in the baseline and match none now."""
+    lost = []
+    before_groups = baseline.get("reference_steps") or []
+    after_groups = current.get("reference_steps") or []
+    for group_index, (before, after) in enumerate(zip(before_groups, after_groups, strict=False)):
+        if not isinstance(before, list) or not isinstance(after, list):
+            continue
+        for step_index, (old, new) in enumerate(zip(before, after, strict=False)):
+            if (
+                isinstance(old, Mapping)
+                and isinstance(new, Mapping)
+                and old.get("matches")
+                and not new.get("matches")
+            ):
+                lost.append(f"group {group_index + 1} step {step_index + 1} ({old.get('name')})")
+    return lost
+
+
+def since_baseline_lines(
+    comparison: Mapping[str, Any],
+    baseline_results: Mapping[str, Mapping[str, Any]],
+    current_results: Mapping[str, Mapping[str, Any]],
+    metrics: Sequence[str],
+) -> list[tuple[str, str]]:
+    """Lines with a colour name ("red", "green" or ""), ready for the terminal reporter.
+
+    `baseline_results` and `current_results` are keyed by question id; `metrics` are the summary's columns.
+    """
+    baseline = comparison.get("baseline") or {}
+    counts = ", ".join(
+        f"{len(comparison.get(kind) or [])} {kind}"
+        for kind in ("regressions", "fixed", "new", "removed", "edited")
+    )
+    lines = [(f"since baseline ({baseline.get('path') or 'baseline report'}): {counts}", "")]
+    questions = {change["question_id"]: change for change in comparison.get("questions") or []}
+    for kind, colour in (("regressions", "red"), ("fixed", "green")):
+        ids = list(comparison.get(kind) or [])
+        if not ids:
+            continue
+        lines.append((f"{'regressed' if kind == 'regressions' else 'fixed'}:", colour))
+        for question_id in ids[:MAX_LISTED]:
+            change = questions.get(question_id, {})
+            current = current_results.get(question_id, {})
+            what = (
+                f"agent error: {current.get('error') or 'no message'}"
+                if current.get("status") == "error"
+                else _deltas_text(change.get("deltas") or {})
+            )
+            line = f"  {change.get('nodeid') or question_id}  {what}"
+            if kind == "regressions" and question_id in baseline_results and question_id in current_results:
+                lost = stopped_matching(baseline_results[question_id], current_results[question_id])
+                if lost:
+                    line += f"; stopped matching: {', '.join(lost)}"
+            lines.append((line.rstrip(), colour))
+        if len(ids) > MAX_LISTED:
+            lines.append((f"  ... and {len(ids) - MAX_LISTED} more (see the JSON report)", colour))
+    lines.extend(_metric_lines(comparison, metrics))
+    return lines
+
+
+def _deltas_text(deltas: Mapping[str, Mapping[str, float]]) -> str:
+    changed = [
+        name for name, delta in deltas.items() if delta.get("delta") and not name.endswith(_NOT_SCORES)
+    ]
+    shown = [name for name in _PREFERRED_DELTAS if name in changed]
+    shown += sorted(name for name in changed if name not in shown)
+    parts = [
+        f"{name} {display_number(deltas[name]['baseline'])} -> {display_number(deltas[name]['current'])}"
+        for name in shown[:MAX_DELTAS_PER_QUESTION]
+    ]
+    return ", ".join(parts) if parts else "no score changed (a threshold or the outcome did)"
+
+
+def _metric_lines(comparison: Mapping[str, Any], metrics: Sequence[str]) -> list[tuple[str, str]]:
+    percent = display_number(float(comparison.get("confidence", 0.95)) * 100)
+    rows: list[tuple[str, Mapping[str, Any]]] = []
+    outcomes = comparison.get("outcomes")
+    if isinstance(outcomes, Mapping):
+        renamed = {
+            **outcomes,
+            "baseline": outcomes.get("baseline_pass_rate"),
+            "current": outcomes.get("current_pass_rate"),
+        }
+        rows.append(("pass rate", renamed))
+    changes = comparison.get("metrics") or {}
+    rows.extend((metric, changes[metric]) for metric in metrics if metric in changes)
+    if not rows:
+        return []
+    table = [
+        ["metric", "baseline", "current", "delta", f"{percent}% interval", "p", "test", "n", "detectable"]
+    ]
+    for name, change in rows:
+        table.append(
+            [
+                name,
+                _number(change.get("baseline")),
+                _number(change.get("current")),
+                _signed(change.get("delta")),
+                _interval(change.get("ci_low"), change.get("ci_high")),
+                _number(change.get("p_value")),
+                str(change.get("test") or "-"),
+                str(change.get("n_pairs", "-")),
+                _detectable(change),
+            ]
+        )
+    widths = [max(len(row[index]) for row in table) for index in range(len(table[0]))]
+    lines = [("paired changes over questions in both runs (edited ones left out):", "")]
+    for row in table:
+        cells = [
+            f"{row[0]:<{widths[0]}}",
+            *(f"{cell:>{width}}" for cell, width in zip(row[1:], widths[1:], strict=True)),
+        ]
+        lines.append(("  " + "  ".join(cells), ""))
+    return lines
+
+
+def _number(value: Any) -> str:
+    return "-" if not isinstance(value, (int, float)) else display_number(float(f"{value:.4g}"))
+
+
+def _signed(value: Any) -> str:
+    return "-" if not isinstance(value, (int, float)) else f"{value:+.4g}"
+
+
+def _interval(low: Any, high: Any) -> str:
+    if not isinstance(low, (int, float)) or not isinstance(high, (int, float)):
+        return "-"
+    return f"[{low:+.3g}, {high:+.3g}]"
+
+
+def _detectable(change: Mapping[str, Any]) -> str:
+    """The smallest change the corpus can detect; a 0/1 metric on too few questions can detect none."""
+    value = change.get("min_detectable_delta")
+    if not isinstance(value, (int, float)):
+        return "-"
+    return "none" if change.get("test") == "mcnemar" and value > 1 else f"±{value:.3g}"

@@ -1,0 +1,150 @@
+"""Chart geometry for server-side SVG: histograms, score bars and delta bars with intervals.
+
+The charts are computed here and drawn by the template as plain SVG, so the
+page needs no charting script, prints sharply and takes its colours from CSS
+(light and dark mode alike).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+HIST_WIDTH = 300
+HIST_HEIGHT = 120
+UNIT_BINS = 10
+OTHER_BINS = 12
+
+
+@dataclass(frozen=True)
+class Bin:
+    """One histogram bar in SVG units, with its tooltip."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+    count: int
+    label: str
+    level: str
+
+
+@dataclass(frozen=True)
+class Histogram:
+    bins: list[Bin]
+    low_label: str
+    high_label: str
+    count: int
+    missing: int
+    mean: float | None
+    peak: int
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """Short number text: integers without decimals, others with up to `digits` significant places."""
+    if value is None:
+        return "–"
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return str(value)
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}g}" if abs(value) < 1 else f"{value:.{digits + 1}g}"
+
+
+def histogram(values: Sequence[float | None], *, unit_interval: bool) -> Histogram:
+    """Counts of `values` in equal bins: tenths for scores, integers or twelfths of the range otherwise."""
+    present = [value for value in values if value is not None]
+    missing = len(values) - len(present)
+    edges = _edges(present, unit_interval)
+    counts = [0] * (len(edges) - 1)
+    for value in present:
+        counts[_bin_index(value, edges)] += 1
+    peak = max(counts, default=0)
+    width = HIST_WIDTH / len(counts)
+    bins = []
+    for index, count in enumerate(counts):
+        height = 0.0 if not peak else (HIST_HEIGHT - 4) * count / peak
+        closing = "]" if index == len(counts) - 1 else ")"
+        bins.append(
+            Bin(
+                x=round(index * width + 1, 2),
+                y=round(HIST_HEIGHT - height, 2),
+                width=round(max(width - 2, 1), 2),
+                height=round(height, 2),
+                count=count,
+                label=f"[{fmt(edges[index])}, {fmt(edges[index + 1])}{closing}: {count}",
+                level=_level(edges[index + 1]) if unit_interval else "",
+            )
+        )
+    mean = sum(present) / len(present) if present else None
+    return Histogram(bins, fmt(edges[0]), fmt(edges[-1]), len(present), missing, mean, peak)
+
+
+def _level(upper_edge: float) -> str:
+    """Score bins share the colours of the score bars: low, middle, high."""
+    return "hi" if upper_edge > 0.9 else "mid" if upper_edge > 0.6 else "lo"
+
+
+def _edges(values: Sequence[float], unit_interval: bool) -> list[float]:
+    if unit_interval:
+        return [index / UNIT_BINS for index in range(UNIT_BINS + 1)]
+    if not values:
+        return [0.0, 1.0]
+    low, high = min(values), max(values)
+    if low == high:
+        return [low - 0.5, high + 0.5]
+    if all(float(value).is_integer() for value in values) and high - low < OTHER_BINS * 2:
+        return [low - 0.5 + index for index in range(int(high - low) + 2)]
+    step = (high - low) / OTHER_BINS
+    return [low + index * step for index in range(OTHER_BINS)] + [high]
+
+
+def _bin_index(value: float, edges: Sequence[float]) -> int:
+    """The bin of `value`; the top edge belongs to the last bin."""
+    last = len(edges) - 2
+    span = edges[-1] - edges[0]
+    index = int((value - edges[0]) / span * (last + 1)) if span else 0
+    return min(max(index, 0), last)
+
+
+@dataclass(frozen=True)
+class DeltaBar:
+    """A delta and its confidence interval on a symmetric axis, as fractions of the width (0..1)."""
+
+    zero: float
+    bar_start: float
+    bar_end: float
+    ci_start: float | None
+    ci_end: float | None
+    direction: str
+
+
+def delta_scale(values: Sequence[float | None]) -> float:
+    """A round axis half-width covering every delta and interval end."""
+    largest = max((abs(value) for value in values if value is not None), default=0.0)
+    for candidate in (0.05, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0):
+        if largest <= candidate:
+            return candidate
+    return float(10 ** math.ceil(math.log10(largest)))
+
+
+def delta_bar(delta: float | None, low: float | None, high: float | None, scale: float) -> DeltaBar:
+    def place(value: float) -> float:
+        return round(min(max(0.5 + value / (2 * scale), 0.0), 1.0), 4)
+
+    value = delta or 0.0
+    start, end = sorted((place(0.0), place(value)))
+    direction = "up" if value > 0 else "down" if value < 0 else "flat"
+    has_ci = low is not None and high is not None
+    return DeltaBar(
+        zero=place(0.0),
+        bar_start=start,
+        bar_end=end,
+        ci_start=place(low) if has_ci and low is not None else None,
+        ci_end=place(high) if has_ci and high is not None else None,
+        direction=direction,
+    )

@@ -1,0 +1,102 @@
+"""Which numbers of a report are quality scores, which are usage, and how a question ended.
+
+The report stores every numeric result key side by side; the page needs to
+know which of them are scores in [0, 1] (drawn as bars, filtered on) and which
+are counts, tokens, seconds or dollars (summed as costs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+OUTCOMES = ("passed", "failed", "error", "xfailed", "xpassed", "skipped", "unknown")
+PASSING = frozenset({"passed", "xpassed"})
+FAILING = frozenset({"failed", "error"})
+USAGE_SUFFIXES = ("_tokens", "_cost", "_usd", "_sec", "_count", "_stdev", "_min", "_max")
+COST_SUFFIXES = ("_cost", "_usd")
+LEADING_METRICS = ("steps_score", "answer_f1", "answer_recall", "answer_precision")
+TOKEN_KEYS = ("input_tokens", "output_tokens", "total_tokens")
+NOT_METRICS = frozenset({"template_id", "question_id", "question_text"})
+
+
+def finite(value: Any) -> float | None:
+    """A JSON-safe number: NaN and infinities (which JSON.parse rejects) become None."""
+    if not is_number(value):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def is_number(value: Any) -> bool:
+    """Real numbers only: booleans are flags, not metrics."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def is_usage_key(key: str) -> bool:
+    """Tokens, durations, counts, dollars and spreads: summed or shown, never drawn as a score."""
+    return key.endswith(USAGE_SUFFIXES)
+
+
+def cost_keys(keys: Iterable[str]) -> list[str]:
+    """Model cost keys in USD (`answer_eval_cost`, `answer_relevance_cost`, `retrieval_judge_cost`, ...)."""
+    return sorted(key for key in keys if key.endswith(COST_SUFFIXES))
+
+
+def judge_token_keys(keys: Iterable[str]) -> list[str]:
+    """Tokens spent by judges and other evaluation models, apart from the agent's own."""
+    return sorted(key for key in keys if key.endswith("_tokens") and key not in TOKEN_KEYS)
+
+
+def numeric_keys(results: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Every metric key of the results, in first-seen order."""
+    seen: dict[str, None] = {}
+    for result in results:
+        for key, value in result.items():
+            if key not in seen and key not in NOT_METRICS and is_number(value):
+                seen[key] = None
+    return list(seen)
+
+
+def score_metrics(results: list[Mapping[str, Any]], keys: list[str]) -> list[str]:
+    """Keys whose values all lie in [0, 1] and are not usage: the quality scores, leading ones first."""
+    scores = []
+    for key in keys:
+        if is_usage_key(key):
+            continue
+        values = [finite(result.get(key)) for result in results]
+        if all(value is None or 0.0 <= value <= 1.0 for value in values):
+            scores.append(key)
+    leading = [key for key in LEADING_METRICS if key in scores]
+    return leading + [key for key in scores if key not in leading]
+
+
+def outcome_of(result: Mapping[str, Any]) -> str:
+    """The pytest outcome (report format 2); format 1 reports only know agent errors."""
+    outcome = result.get("outcome")
+    if outcome in OUTCOMES:
+        return str(outcome)
+    return "error" if result.get("status") == "error" else "unknown"
+
+
+def is_flaky(result: Mapping[str, Any]) -> bool:
+    """Some repeated agent attempts passed and some failed."""
+    if isinstance(result.get("flaky"), bool):
+        return bool(result["flaky"])
+    attempts = result.get("attempts")
+    if not isinstance(attempts, list):
+        return False
+    verdicts = {_attempt_passed(attempt) for attempt in attempts if isinstance(attempt, Mapping)}
+    return {True, False} <= verdicts
+
+
+def _attempt_passed(attempt: Mapping[str, Any]) -> bool | None:
+    if isinstance(attempt.get("passed"), bool):
+        return bool(attempt["passed"])
+    outcome = outcome_of(attempt)
+    if outcome in PASSING:
+        return True
+    if outcome in FAILING:
+        return False
+    return None

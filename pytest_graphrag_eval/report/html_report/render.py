@@ -1,0 +1,132 @@
+"""Render a JSON report as one self-contained HTML file and write it atomically.
+
+Jinja2 renders the page with autoescaping on; the report data travels in
+`<script type="application/json">` blocks through Jinja's `tojson`, which
+escapes `<`, `>`, `&` and `'`, so an agent answer holding `</script>` stays
+data. The page's own script and style are inlined and pinned by hash in a
+Content-Security-Policy that allows no network request at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from pytest_graphrag_eval.report.atomic import write_text_atomic
+from pytest_graphrag_eval.report.html_report.charts import HIST_HEIGHT, HIST_WIDTH, fmt
+from pytest_graphrag_eval.report.html_report.model import build_view
+
+ASSETS = "assets"
+
+
+def render_html(report: Mapping[str, Any]) -> str:
+    """The whole page for `report` (format 1 or 2); raises InputError naming a malformed field."""
+    view = build_view(report)
+    script, style = _asset("report.js"), _asset("report.css")
+    return (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            view=view,
+            details=pack_details(view.details),
+            script=script,
+            style=style,
+            csp=_content_security_policy(script, style),
+            hist_width=HIST_WIDTH,
+            hist_height=HIST_HEIGHT,
+        )
+    )
+
+
+def pack_details(details: Sequence[Any]) -> str:
+    """Every question's drill-down, one JSON document per line, gzip-compressed, in base64.
+
+    About a tenth of the plain size. The page inflates it with the browser's own
+    DecompressionStream when a question is first opened, splits the lines and parses only the
+    question shown. JSON text holds no raw newline, base64 cannot close a script element, and
+    mtime 0 keeps the output reproducible.
+    """
+    text = "\n".join(
+        json.dumps(detail, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+        for detail in details
+    )
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+
+
+def write_html(report: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
+    """Render and replace `path` in one rename, so a reader never sees half a page."""
+    target = Path(path)
+    write_text_atomic(target, render_html(report))
+    return target
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader(__package__ or "pytest_graphrag_eval.report.html_report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.policies["json.dumps_kwargs"] = {
+        "ensure_ascii": False,
+        "separators": (",", ":"),
+        "allow_nan": False,
+        "default": str,
+    }
+    environment.filters["num"] = fmt
+    environment.filters["pct"] = _percent
+    environment.filters["figure"] = lambda value, style: _percent(value) if style == "pct" else fmt(value)
+    environment.filters["signed"] = _signed
+    return environment
+
+
+def _percent(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value * 100:.1f}".removesuffix(".0") + "%"
+
+
+def _signed(value: float | None, style: str = "num") -> str:
+    """A delta with its sign; pass-rate deltas in percentage points."""
+    if value is None:
+        return "–"
+    sign = "+" if value > 0 else "−" if value < 0 else "±"
+    return sign + (f"{abs(value) * 100:.1f} pp" if style == "pct" else fmt(abs(value)))
+
+
+@cache
+def _asset(name: str) -> str:
+    return (
+        resources.files(__package__ or "pytest_graphrag_eval.report.html_report") / ASSETS / name
+    ).read_text(encoding="utf-8")
+
+
+def _content_security_policy(script: str, style: str) -> str:
+    """No fetch, image, font or frame from anywhere; only our own inline script and style may run."""
+    return "; ".join(
+        (
+            "default-src 'none'",
+            f"script-src '{_sha256(script)}'",
+            f"style-src '{_sha256(style)}'",
+            "img-src data:",
+            "base-uri 'none'",
+            "form-action 'none'",
+        )
+    )
+
+
+def _sha256(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")

@@ -1,0 +1,126 @@
+"""The step-matching table of one question, with the row diff of each unmatched SPARQL step.
+
+It is the data behind the terminal's failure report, kept structured so the page
+can draw tables: which reference step matched which actual step, and for an
+unmatched SPARQL step the closest actual result's missing and extra rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_graphrag_eval.formats.sparql_results import SparqlResultsError, parse_sparql_results
+from pytest_graphrag_eval.formats.terms import display_term
+from pytest_graphrag_eval.report.step_explanations import SPARQL_JSON, explain_step_mismatch
+from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
+
+ARG_LIMIT = 3000
+OUTPUT_LIMIT = 1200
+DIFF_ROW_LIMIT = 10
+
+
+def clip(text: str, limit: int) -> str:
+    """At most `limit` characters, saying how many were left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def as_text(value: Any) -> str:
+    """Step args and outputs may be any JSON value; the page shows text."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def step_table(result: Mapping[str, Any], steps_scope: str) -> dict[str, Any] | None:
+    """Reference steps (with their match or mismatch explanation) and actual steps of one result."""
+    groups = result.get("reference_steps")
+    actual = [step for step in result.get("actual_steps") or [] if isinstance(step, Mapping)]
+    if not isinstance(groups, list) or not groups:
+        return None
+    scored = {len(groups) - 1} if steps_scope == "last_group" else set(range(len(groups)))
+    answered = result.get("status", "success") == "success"
+    reference_rows = []
+    matched_by: dict[str, str] = {}
+    for group_index, group in enumerate(groups):
+        for step_index, step in enumerate(group if isinstance(group, list) else []):
+            if not isinstance(step, Mapping):
+                continue
+            label = f"[{group_index}][{step_index}]"
+            row: dict[str, Any] = {
+                "label": label,
+                "name": as_text(step.get("name")),
+                "args": _args(step.get("args")),
+                "scored": group_index in scored,
+                "matches": None if step.get("matches") is None else as_text(step["matches"]),
+            }
+            if row["matches"] is not None:
+                matched_by[row["matches"]] = label
+            elif row["scored"] and answered:
+                row["mismatch"] = explain_unmatched(step, actual)
+            reference_rows.append(row)
+    actual_rows = [
+        {
+            "id": as_text(step.get("id", "")),
+            "name": as_text(step.get("name")),
+            "status": as_text(step.get("status", "success")),
+            "args": _args(step.get("args")),
+            "output": clip(as_text(step.get("output", "")), OUTPUT_LIMIT),
+            "matched_by": matched_by.get(as_text(step.get("id", ""))),
+        }
+        for step in actual
+    ]
+    return {"scope": steps_scope, "reference": reference_rows, "actual": actual_rows}
+
+
+def explain_unmatched(
+    reference_step: Mapping[str, Any], actual: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """The row diff against the closest actual SPARQL result, or the terminal's explanation lines."""
+    name = reference_step.get("name")
+    candidates = [
+        step for step in actual if step.get("name") == name and step.get("status", "success") == "success"
+    ]
+    if reference_step.get("output_media_type") != SPARQL_JSON or not candidates:
+        return {"lines": explain_step_mismatch(reference_step, actual)}
+    explained = [
+        (step, explain_sparql_mismatch(reference_step, step.get("output"), limit=DIFF_ROW_LIMIT))
+        for step in candidates
+    ]
+    step, closest = min(explained, key=lambda pair: _distance(pair[1]))
+    return {
+        "closest": as_text(step.get("id", "")),
+        **closest,
+        "reference_table": result_table(reference_step.get("output")),
+        "actual_table": result_table(step.get("output")),
+    }
+
+
+def result_table(output: Any) -> dict[str, Any] | None:
+    """The first rows of a SPARQL SELECT result, so a reader can compare values the diff cannot pair."""
+    try:
+        table = parse_sparql_results(output)
+    except SparqlResultsError:
+        return None
+    if table.is_ask:
+        return None
+    rows = [[display_term(term) for term in row] for row in table.rows[:DIFF_ROW_LIMIT]]
+    return {"columns": list(table.variables), "rows": rows, "total": table.row_count}
+
+
+def _distance(explanation: Mapping[str, Any]) -> tuple[int, int]:
+    """Fewest missing plus extra rows first; results without rows (bad output, ASK) last."""
+    if explanation.get("matched"):
+        return (0, 0)
+    if "reference_row_count" not in explanation:
+        return (2, 0)
+    return (1, int(explanation.get("missing_rows_total", 0)) + int(explanation.get("extra_rows_total", 0)))
+
+
+def _args(args: Any) -> list[list[str]]:
+    if not isinstance(args, Mapping):
+        return [] if args is None else [["args", clip(as_text(args), ARG_LIMIT)]]
+    return [[str(key), clip(as_text(value), ARG_LIMIT)] for key, value in args.items()]

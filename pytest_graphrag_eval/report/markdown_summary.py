@@ -1,0 +1,271 @@
+"""render_markdown(): a GitHub-flavoured Markdown summary of a JSON report, for $GITHUB_STEP_SUMMARY.
+
+The report holds untrusted text (question texts, agent answers, ids from the
+corpus). Every such value goes through `escape_text`, which keeps it on one line
+and makes every Markdown and HTML character literal, so it can neither break a
+table nor inject links, images or markup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+MAIN_METRICS = (
+    "steps_score",
+    "answer_f1",
+    "answer_recall",
+    "answer_precision",
+    "answer_relevance",
+    "answer_token_f1",
+    "answer_exact_match",
+)
+_COST_SUFFIXES = ("_sec", "_tokens", "_count", "_cost", "_usd")
+_OUTCOME_ORDER = ("passed", "failed", "xfailed", "xpassed", "skipped")
+_QUESTION_TEXT_LIMIT = 80
+_CHANGES_PER_QUESTION = 4
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~:\"'=^$])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+
+
+def render_markdown(report: Mapping[str, Any], *, max_regressions: int = 10) -> str:
+    """The summary: run counts, main aggregates, gates, and the changes since the baseline."""
+    results = [result for result in report.get("results") or [] if isinstance(result, Mapping)]
+    comparison = report.get("comparison")
+    sections = [
+        _title(results, report.get("gates") or []),
+        _run_counts(results, report.get("metadata") or {}),
+        _aggregates(report.get("aggregates") or {}),
+        _gates(report.get("gates") or []),
+        _changes(comparison, results, max_regressions) if isinstance(comparison, Mapping) else "",
+    ]
+    return "\n\n".join(section for section in sections if section) + "\n"
+
+
+def escape_text(value: Any, limit: int | None = None) -> str:
+    """One line of literal text: whitespace collapsed, HTML and Markdown characters escaped."""
+    text = " ".join(_CONTROL.sub(" ", str(value)).split())
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
+def _title(results: Sequence[Mapping[str, Any]], gates: Sequence[Any]) -> str:
+    failed = any(result.get("outcome") == "failed" for result in results) or any(
+        isinstance(gate, Mapping) and gate.get("passed") is False for gate in gates
+    )
+    return f"## {'❌' if failed else '✅'} GraphRAG evaluation"
+
+
+def _run_counts(results: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any]) -> str:
+    outcomes = Counter(str(result.get("outcome")) for result in results if result.get("outcome"))
+    parts = [f"{outcomes[name]} {name}" for name in _OUTCOME_ORDER if outcomes[name]]
+    errors = sum(1 for result in results if result.get("status") == "error")
+    line = f"**{len(results)} questions**" + (f": {', '.join(parts)}" if parts else "")
+    if errors:
+        line += f"; {errors} with an agent error"
+    details = [
+        f"{label} {escape_text(metadata[key])}"
+        for key, label in (("started_at", "started"), ("duration_sec", "duration (s)"), ("judge", "judge"))
+        if metadata.get(key) is not None
+    ]
+    return line + (f" ({', '.join(details)})" if details else "")
+
+
+def _aggregates(aggregates: Mapping[str, Any]) -> str:
+    micro = aggregates.get("micro")
+    if not isinstance(micro, Mapping):
+        return ""
+    metrics = _ordered_metrics(
+        key for key, stats in micro.items() if isinstance(stats, Mapping) and "mean" in stats
+    )
+    if not metrics:
+        return ""
+    rows = [
+        [
+            escape_text(metric),
+            _number(micro[metric].get("mean")),
+            _number(micro[metric].get("min")),
+            _number(micro[metric].get("max")),
+        ]
+        for metric in metrics
+    ]
+    return "### Aggregates (all questions)\n\n" + _table(["Metric", "Mean", "Min", "Max"], rows)
+
+
+def _gates(gates: Sequence[Any]) -> str:
+    rows = [
+        [
+            escape_text(gate.get("expression") or gate.get("gate") or "?"),
+            "✅ pass" if gate.get("passed") else "❌ fail",
+            _number(gate.get("actual")),
+            escape_text(gate.get("message") or "", 120),
+        ]
+        for gate in gates
+        if isinstance(gate, Mapping)
+    ]
+    return "### Gates\n\n" + _table(["Gate", "Result", "Actual", "Detail"], rows) if rows else ""
+
+
+def _changes(
+    comparison: Mapping[str, Any], results: Sequence[Mapping[str, Any]], max_regressions: int
+) -> str:
+    baseline = comparison.get("baseline") or {}
+    confidence = comparison.get("confidence")
+    counts = ", ".join(
+        f"{len(comparison.get(key) or [])} {label}"
+        for key, label in (
+            ("fixed", "fixed"),
+            ("new", "new"),
+            ("removed", "removed"),
+            ("edited", "edited"),
+            ("unchanged", "unchanged"),
+        )
+    )
+    regressions = len(comparison.get("regressions") or [])
+    origin = escape_text(baseline.get("path") or "the baseline")
+    if baseline.get("started_at"):
+        origin += f" ({escape_text(baseline['started_at'])})"
+    lines = [
+        "### Changes since the baseline",
+        "",
+        f"Compared with {origin}: **{regressions} regressed**, {counts}. Edited questions are left out of "
+        "the paired statistics.",
+    ]
+    table = _change_table(comparison, confidence)
+    if table:
+        lines += ["", table]
+    worst = _worst_regressions(comparison, results, max_regressions)
+    if worst:
+        lines += ["", worst]
+    return "\n".join(lines)
+
+
+def _change_table(comparison: Mapping[str, Any], confidence: Any) -> str:
+    level = f"{confidence:.0%}" if isinstance(confidence, float) else "?"
+    rows = []
+    outcomes = comparison.get("outcomes")
+    if isinstance(outcomes, Mapping) and outcomes.get("n_pairs"):
+        rows.append(_change_row("pass rate", outcomes, "baseline_pass_rate", "current_pass_rate"))
+    metrics = comparison.get("metrics") or {}
+    for metric in _ordered_metrics(metrics):
+        if isinstance(metrics[metric], Mapping):
+            rows.append(_change_row(escape_text(metric), metrics[metric], "baseline", "current"))
+    header = ["Metric", "Baseline", "Current", "Δ", f"{level} interval", "p", "Test", "n", "Detectable Δ"]
+    return _table(header, rows) if rows else ""
+
+
+def _change_row(label: str, change: Mapping[str, Any], before: str, after: str) -> list[str]:
+    interval = (
+        f"{_signed(change.get('ci_low'))} … {_signed(change.get('ci_high'))}"
+        if change.get("ci_low") is not None
+        else "–"
+    )
+    return [
+        label,
+        _number(change.get(before)),
+        _number(change.get(after)),
+        _signed(change.get("delta")),
+        interval,
+        _number(change.get("p_value")),
+        escape_text(change.get("test") or ""),
+        _number(change.get("n_pairs")),
+        _detectable(change),
+    ]
+
+
+def _detectable(change: Mapping[str, Any]) -> str:
+    """A 0/1 metric's detectable change above 1 means no change is detectable on so few questions."""
+    value = change.get("min_detectable_delta")
+    if change.get("test") == "mcnemar" and isinstance(value, (int, float)) and value > 1:
+        return "none"
+    return _number(value)
+
+
+def _worst_regressions(
+    comparison: Mapping[str, Any], results: Sequence[Mapping[str, Any]], max_regressions: int
+) -> str:
+    regressed = [
+        question
+        for question in comparison.get("questions") or []
+        if isinstance(question, Mapping) and question.get("classification") == "regressed"
+    ]
+    if not regressed or max_regressions <= 0:
+        return ""
+    texts = {(str(r.get("template_id")), str(r.get("question_id"))): r for r in results}
+    regressed.sort(key=lambda question: _severity(question, texts.get(_key(question), {})))
+    rows = []
+    for question in regressed[:max_regressions]:
+        key = _key(question)
+        result = texts.get(key, {})
+        nodeid = question.get("nodeid") or result.get("nodeid") or f"{key[0]}::{key[1]}"
+        rows.append(
+            [
+                escape_text(nodeid),
+                escape_text(result.get("question_text") or "", _QUESTION_TEXT_LIMIT),
+                " → ".join(
+                    escape_text(question.get(side)) for side in ("baseline_outcome", "current_outcome")
+                ),
+                _metric_moves(question.get("deltas") or {}),
+            ]
+        )
+    heading = f"#### Worst regressions ({min(len(regressed), max_regressions)} of {len(regressed)})"
+    table = _table(["Test", "Question", "Outcome", "Changes (old → new)"], rows)
+    more = len(regressed) - max_regressions
+    return f"{heading}\n\n{table}" + (f"\n\n… and {more} more regressed questions." if more > 0 else "")
+
+
+def _key(question: Mapping[str, Any]) -> tuple[str, str]:
+    return (str(question.get("template_id")), str(question.get("question_id")))
+
+
+def _severity(question: Mapping[str, Any], result: Mapping[str, Any]) -> float:
+    """Most negative first: an agent error, then the sum of the drops of the main metrics."""
+    if result.get("status") == "error":
+        return float("-inf")
+    deltas = question.get("deltas") or {}
+    return sum(
+        min(0.0, float(deltas[metric].get("delta") or 0.0))
+        for metric in MAIN_METRICS
+        if isinstance(deltas.get(metric), Mapping)
+    )
+
+
+def _metric_moves(deltas: Mapping[str, Any]) -> str:
+    moves = [
+        f"{escape_text(metric)} {_number(change.get('baseline'))} → {_number(change.get('current'))}"
+        for metric, change in ((metric, deltas[metric]) for metric in _ordered_metrics(deltas))
+        if isinstance(change, Mapping) and change.get("delta")
+    ]
+    shown = moves[:_CHANGES_PER_QUESTION]
+    return "; ".join(shown) + (f"; +{len(moves) - len(shown)} more" if len(moves) > len(shown) else "") or "–"
+
+
+def _ordered_metrics(names: Iterable[str]) -> list[str]:
+    """Main metrics first in a fixed order, then the other quality metrics by name; costs left out."""
+    names = [name for name in names if not name.endswith(_COST_SUFFIXES)]
+    main = [metric for metric in MAIN_METRICS if metric in names]
+    return main + sorted(name for name in names if name not in MAIN_METRICS)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "–"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.3g}" if abs(value) < 0.001 and value != 0 else f"{value:.3f}"
+
+
+def _signed(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "–"
+    return f"{value:+.3f}"

@@ -1,0 +1,283 @@
+"""The HTML renderer without a browser: page structure, escaping, data, atomic writing, bad input."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from html_report_support import MALICIOUS, REGRESSION, run_example, with_malicious_answer
+
+from pytest_graphrag_eval.errors import InputError
+from pytest_graphrag_eval.report.html_report import render_html, write_html
+from pytest_graphrag_eval.report.html_report.charts import delta_bar, delta_scale, histogram
+from pytest_graphrag_eval.report.html_report.model import build_view
+from pytest_graphrag_eval.report.step_explanations import SPARQL_JSON, explain_step_mismatch
+from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
+
+
+@pytest.fixture(scope="module")
+def regression_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("html") / "regression.json"
+    run_example(path, "--graphrag-responses", str(REGRESSION))
+    return path
+
+
+@pytest.fixture(scope="module")
+def regression_report(regression_json: Path) -> dict[str, Any]:
+    return json.loads(regression_json.read_text(encoding="utf-8"))
+
+
+def embedded(page: str, block: str) -> Any:
+    match = re.search(rf'<script type="application/([a-z-]+)" id="{block}"[^>]*>(.*?)</script>', page, re.S)
+    assert match, f"no {block} block"
+    kind, text = match.groups()
+    if kind == "octet-stream":
+        lines = gzip.decompress(base64.b64decode(text)).decode("utf-8").split("\n")
+        return [json.loads(line) for line in lines]
+    return json.loads(text)
+
+
+def position_of(report: dict[str, Any], question_id: str) -> int:
+    return next(i for i, result in enumerate(report["results"]) if result["question_id"] == question_id)
+
+
+def test_page_is_self_contained_and_reproducible(regression_report: dict[str, Any]) -> None:
+    page = render_html(regression_report)
+    assert render_html(regression_report) == page
+    assert not re.search(r"\s(src|href)\s*=\s*[\"']?(https?:|//)", page, re.I)
+    assert not re.search(r"<link[^>]+stylesheet|@import|url\(", page, re.I)
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
+    assert policy and "default-src &#39;none&#39;" in policy.group(1)
+
+
+def test_plugin_writes_the_same_page(regression_json: Path, regression_report: dict[str, Any]) -> None:
+    written = regression_json.with_suffix(".html").read_text(encoding="utf-8")
+    assert written == render_html(regression_report)
+
+
+def test_untrusted_text_stays_data(regression_report: dict[str, Any]) -> None:
+    page = render_html(with_malicious_answer(regression_report))
+    assert "window.pwned" not in page.split('id="report-details">', 1)[0]
+    assert page.count("<script") == 3 and page.count("</script>") == 3
+    details = embedded(page, "report-details")
+    assert details[0]["actual_answer"] == MALICIOUS
+    assert details[0]["steps"]["actual"][0]["output"] == MALICIOUS
+    index = embedded(page, "report-index")
+    assert index["text"][0].startswith("<b>bold?</b>")
+
+
+def test_regression_view_matches_report(regression_report: dict[str, Any]) -> None:
+    view = build_view(regression_report)
+    micro = regression_report["aggregates"]["micro"]
+    results = regression_report["results"]
+    assert view.questions == len(results)
+    assert view.agent_errors == sum(result["status"] == "error" for result in results)
+    assert view.micro_means["steps_score"] == micro["steps_score"]["mean"]
+    assert view.micro_means["answer_f1"] == micro["answer_f1"]["mean"]
+    assert view.score_metrics[:2] == ["steps_score", "answer_f1"]
+    assert "input_tokens" not in view.score_metrics
+    templates = list(dict.fromkeys(result["template_id"] for result in results))
+    assert [row.template_id for row in view.templates] == templates
+    assert sum(row.questions for row in view.templates) == len(results)
+
+
+def test_unmatched_sparql_step_carries_its_row_diff(regression_report: dict[str, Any]) -> None:
+    view = build_view(regression_report)
+    position = position_of(regression_report, "capacity-no1")
+    result = regression_report["results"][position]
+    steps = view.details[position]["steps"]
+    unmatched = [row for row in steps["reference"] if row["scored"] and row["matches"] is None]
+    assert len(unmatched) == 1
+    diff = unmatched[0]["mismatch"]
+    terminal = explain_step_mismatch(result["reference_steps"][-1][0], result["actual_steps"])
+    assert terminal[0].startswith(f"closest actual step: {diff['closest']} — {diff['reason']}")
+    assert diff["unmapped_columns"] == ["capacity"]
+    assert diff["reference_table"]["rows"] == [[3590, 13]]
+    assert diff["actual_table"] == {"columns": ["count", "totalMVA"], "rows": [[13, 7180]], "total": 1}
+
+
+def test_extra_rows_of_an_unmatched_step(regression_report: dict[str, Any]) -> None:
+    view = build_view(regression_report)
+    position = position_of(regression_report, "ac-lines-no1-no2")
+    (unmatched,) = [row for row in view.details[position]["steps"]["reference"] if "mismatch" in row]
+    diff = unmatched["mismatch"]
+    assert (diff["missing_rows_total"], diff["extra_rows_total"]) == (0, 1)
+    assert diff["extra_rows"][0]["name"] == "DC450 SAUDA-DRAMMEN"
+
+
+def test_matched_steps_are_paired_both_ways(regression_report: dict[str, Any]) -> None:
+    view = build_view(regression_report)
+    steps = view.details[0]["steps"]
+    matched = [row for row in steps["reference"] if row["matches"]]
+    assert matched
+    by_id = {row["id"]: row for row in steps["actual"]}
+    for row in matched:
+        assert by_id[row["matches"]]["matched_by"] == row["label"]
+
+
+def test_synthetic_v2_report_outcomes_and_changes() -> None:
+    report = synthetic_report(300, templates=6)
+    view = build_view(report)
+    outcomes = [result["outcome"] for result in report["results"]]
+    assert view.has_outcomes
+    assert view.outcome_counts["passed"] == outcomes.count("passed")
+    assert view.outcome_counts["failed"] == outcomes.count("failed")
+    assert view.changes is not None
+    assert view.changes.counts["regressed"] == len(report["comparison"]["regressions"]) > 0
+    assert len(view.changes.lists["fixed"]) == len(report["comparison"]["fixed"])
+    assert sum(view.index["flaky"]) == 3
+    per_template = report["comparison"]["per_template"]
+    assert [row.label for row in view.changes.per_metric[0][1]] == sorted(per_template)
+    failing = next(i for i, outcome in enumerate(outcomes) if outcome == "failed")
+    assert view.details[failing]["thresholds"] and view.details[failing]["failures"]
+
+
+def test_interrupted_run_is_said_so() -> None:
+    report = synthetic_report(5, templates=1)
+    assert 'data-testid="interrupted"' not in render_html(report)
+    report["metadata"]["interrupted"] = True
+    page = render_html(report)
+    assert "Interrupted run" in page and "the 5 questions that finished" in page
+
+
+def test_report_without_aggregates_or_metadata_still_renders() -> None:
+    report = synthetic_report(20, templates=2)
+    del report["aggregates"], report["metadata"], report["gates"], report["comparison"]
+    report["results"][0]["answer_f1"] = float("nan")
+    page = render_html(report)
+    assert embedded(page, "report-details")[0]["scores"][1] == ["answer_f1", None]
+    view = build_view(report)
+    answered = [r["steps_score"] for r in report["results"] if r["status"] == "success"]
+    assert view.micro_means["steps_score"] == pytest.approx(sum(answered) / len(answered))
+
+
+@pytest.mark.parametrize(
+    ("report", "field"),
+    [
+        ([], "report"),
+        ({"results": {}}, "results"),
+        ({"results": ["x"]}, "results[0]"),
+        ({"results": [{"template_id": "t"}]}, "question_id"),
+    ],
+)
+def test_bad_report_names_the_field(report: Any, field: str) -> None:
+    with pytest.raises(InputError) as error:
+        render_html(report)
+    assert f"field {field!r}" in str(error.value)
+
+
+def test_write_is_atomic_and_honours_the_umask(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "report.html"
+    write_html(synthetic_report(5, templates=1), target)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask != 0o600
+    assert [path.name for path in target.parent.iterdir()] == ["report.html"]
+    with pytest.raises(InputError):
+        write_html({"results": None}, target)
+    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert [path.name for path in target.parent.iterdir()] == ["report.html"]
+
+
+def test_histogram_bins() -> None:
+    chart = histogram([0.0, 0.05, 0.5, 1.0, 1.0, None], unit_interval=True)
+    counts = [bin.count for bin in chart.bins]
+    assert counts == [2, 0, 0, 0, 0, 1, 0, 0, 0, 2]
+    assert (chart.count, chart.missing, chart.peak) == (5, 1, 2)
+    tokens = histogram([3, 4, 4, 7], unit_interval=False)
+    assert [bin.count for bin in tokens.bins] == [1, 2, 0, 0, 1]
+    spread = histogram([0.5, 10.0, 1000.0], unit_interval=False)
+    assert sum(bin.count for bin in spread.bins) == 3 and spread.bins[-1].count == 1
+
+
+def test_delta_bar_geometry() -> None:
+    scale = delta_scale([-0.33, -0.5, -0.17, 0.02])
+    assert scale == 0.5
+    bar = delta_bar(-0.33, -0.5, -0.17, scale)
+    assert (bar.zero, bar.bar_start, bar.bar_end) == (0.5, 0.17, 0.5)
+    assert (bar.ci_start, bar.ci_end, bar.direction) == (0.0, 0.33, "down")
+    assert delta_bar(None, None, None, 1.0).ci_start is None
+
+
+def test_odd_shapes_render_without_errors() -> None:
+    report = {
+        "results": [
+            {
+                "template_id": 1,
+                "question_id": 2,
+                "question_text": None,
+                "reference_steps": [
+                    [{"name": "sparql_query", "output_media_type": SPARQL_JSON, "output": "{"}],
+                    "not a group",
+                    [None, {"name": "x", "args": ["a"], "matches": 5}],
+                ],
+                "actual_steps": [{"name": "sparql_query", "output": {"a": 1}, "args": None, "id": 7}, "bad"],
+                "steps_score": True,
+                "answer_f1": "0.5",
+                "attempts": "x",
+                "thresholds": [1, {"limit": "x"}],
+                "failures": "not a list",
+            }
+        ],
+        "gates": [{"passed": False, "actual": "NaN"}],
+        "metadata": [],
+    }
+    view = build_view(report)
+    assert view.score_metrics == []
+    detail = view.details[0]
+    assert detail["failures"] == []
+    assert detail["thresholds"][0]["limit"] is None
+    steps = detail["steps"]
+    assert [row["label"] for row in steps["reference"]] == ["[0][0]", "[2][1]"]
+    assert steps["reference"][1]["matches"] == "5" and steps["actual"][0]["matched_by"] is None
+    assert steps["actual"][0]["output"] == '{"a": 1}'
+    assert render_html(report).startswith("<!DOCTYPE html>")
+    report["metadata"] = {"steps_scope": "all_groups"}
+    first = build_view(report).details[0]["steps"]["reference"][0]
+    assert first["scored"] and "reference step is invalid" in first["mismatch"]["reason"]
+
+
+def test_changes_keep_scores_and_usage_on_separate_axes() -> None:
+    report = synthetic_report(60, templates=3)
+    comparison = report["comparison"]
+    tokens = {"baseline": 150.0, "current": 180.0, "delta": 30.0, "ci_low": 12.0, "ci_high": 48.0}
+    comparison["metrics"]["input_tokens"] = tokens
+    for stats in comparison["per_template"].values():
+        stats["input_tokens"] = tokens
+    changes = build_view(report).changes
+    assert changes is not None
+    assert [metric for metric, _ in changes.micro] == [
+        "steps_score",
+        "answer_f1",
+        "answer_recall",
+        "answer_precision",
+    ]
+    ((metric, row),) = changes.micro_other
+    assert (metric, row.scale, row.neutral) == ("input_tokens", 100, True)
+    assert changes.scale <= 0.5
+    assert [metric for metric, _ in changes.per_metric][-1] == "input_tokens"
+    regressed = changes.lists["regressed"][0]
+    assert [delta[0] for delta in regressed["score_deltas"]] == ["steps_score"]
+
+
+def test_usage_sums_every_judge_cost_and_token_key() -> None:
+    report = synthetic_report(10, templates=1)
+    del report["aggregates"]
+    answered = [result for result in report["results"] if result["status"] == "success"]
+    for result in answered:
+        result["retrieval_judge_cost"] = 0.5
+        result["retrieval_judge_input_tokens"] = 10
+    view = build_view(report)
+    usage = {label: total for label, total, _ in view.usage}
+    assert usage["retrieval judge cost (USD)"] == f"${0.5 * len(answered):,.4f}"
+    assert usage["retrieval judge input tokens"] == str(10 * len(answered))
+    expected = sum(result["answer_eval_cost"] + 0.5 for result in answered)
+    assert view.templates[0].cost == pytest.approx(expected)
+    assert "retrieval_judge_cost" not in view.score_metrics
