@@ -89,3 +89,19 @@ def test_controller_takes_corpus_gates_from_the_workers(pytester: pytest.Pyteste
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     gates = json.loads((pytester.path / "report.json").read_text())["gates"]
     assert [(gate["gate"], gate["passed"]) for gate in gates] == [("micro:steps_score.mean>=1", False)]
+
+
+@pytest.mark.parametrize(("dist", "noted"), [("load", True), ("loadscope", False)])
+def test_header_notes_when_workers_look_only_one_question_ahead(
+    pytester: pytest.Pytester, dist: str, noted: bool
+) -> None:
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
+    pytester.makeconftest(ANSWER_LOG_CONFTEST)
+    result = pytester.runpytest_subprocess("--graphrag-corpus", "corpus.yaml", "-n", "2", "--dist", dist)
+    result.assert_outcomes(passed=3)
+    note = "*graphrag-eval: with --dist load each xdist worker answers and judges two questions at a time*"
+    if noted:
+        result.stdout.fnmatch_lines([note])
+    else:
+        result.stdout.no_fnmatch_line(note)

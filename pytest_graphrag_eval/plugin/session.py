@@ -34,7 +34,12 @@ from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionI
 from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
 from pytest_graphrag_eval.plugin.settings import PluginSettings
-from pytest_graphrag_eval.plugin.xdist_batches import WORKERINPUT_KEY, WorkerBatches, dist_mode
+from pytest_graphrag_eval.plugin.xdist_batches import (
+    WORKERINPUT_KEY,
+    WorkerBatches,
+    batching_note,
+    dist_mode,
+)
 from pytest_graphrag_eval.report.atomic import write_text_atomic
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.json_report import (
@@ -193,6 +198,13 @@ class GraphragSession:
         if self.runner is None or self.config.option.collectonly or _is_xdist_worker(self.config):
             return
         self.runner.submit(item.question for item in session.items if isinstance(item, QuestionItem))
+
+    def pytest_report_header(self, config: pytest.Config) -> str | None:
+        """Say so when xdist's distribution mode lets a worker have only two questions in flight."""
+        live = self.settings.responses_path is None and config.hook.pytest_graphrag_respond.get_hookimpls()
+        if not _is_xdist_controller(config) or not (live or self.settings.judge == "llm"):
+            return None
+        return batching_note(dist_mode(config))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:

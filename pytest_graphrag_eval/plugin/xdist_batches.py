@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 
 WORKERINPUT_KEY = "graphrag_dist"
-ITEM_ONLY_MODES = frozenset({"load", "worksteal", "no"})
 
 
 def dist_mode(config: pytest.Config) -> str:
@@ -32,6 +31,16 @@ def dist_mode(config: pytest.Config) -> str:
     if workerinput is not None:
         return str(workerinput.get(WORKERINPUT_KEY, "load"))
     return str(getattr(config.option, "dist", "no"))
+
+
+def batching_note(mode: str) -> str | None:
+    """A header line for the modes in which a worker can only look one item ahead, else None."""
+    if mode in ("each", "loadfile", "loadscope", "loadgroup"):
+        return None
+    return (
+        f"graphrag-eval: with --dist {mode} each xdist worker answers and judges two questions at a time; "
+        "--dist loadscope lets a worker work on a whole template at once"
+    )
 
 
 def batch_key(item: pytest.Item, mode: str) -> str:
