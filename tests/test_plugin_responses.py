@@ -166,3 +166,27 @@ def test_questions_are_answered_concurrently_within_the_bound(pytester: pytest.P
     result = pytester.runpytest("--graphrag-corpus", "corpus.yaml", "--graphrag-agent-concurrency", "3", "-s")
     result.assert_outcomes(passed=9)
     result.stdout.fnmatch_lines(["*MAX_IN_FLIGHT 3*"])
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_responses_for_unknown_questions_are_a_warning_in_summary_and_report(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    """graphrag-eval ignores them (a subset corpus against a full recording); we say so, also under xdist."""
+    write_corpus(pytester, corpus())
+    write_responses(pytester, [*good_responses(), {**response("q1"), "question_id": "q9"}])
+    result = pytester.runpytest(
+        "--graphrag-corpus",
+        "corpus.yaml",
+        "--graphrag-responses",
+        "responses.jsonl",
+        "--graphrag-report",
+        "r.json",
+        *workers,
+    )
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(
+        ["*warning: 1 response(s) for questions the corpus does not have, not scored: 'q9'"]
+    )
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert report["warnings"] == ["1 response(s) for questions the corpus does not have, not scored: 'q9'"]

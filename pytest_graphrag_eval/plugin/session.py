@@ -60,6 +60,7 @@ RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
 RESPONSE_ATTR = "graphrag_response"
 CORPUS_GATES_KEY = "graphrag_corpus_gates"
+WARNINGS_KEY = "graphrag_warnings"
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
@@ -103,6 +104,7 @@ class GraphragSession:
         self.worker_batches: WorkerBatches | None = None
         self.started = time.time()
         self.interrupted = False
+        self.worker_warnings: list[str] = []
         self.write_problems: list[str] = []
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
@@ -256,9 +258,11 @@ class GraphragSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """xdist controller: keep the `gates:` a worker read, so no corpus file is parsed again here."""
-        reported = getattr(node, "workeroutput", {}).get(CORPUS_GATES_KEY, {})
-        for path, (file, gates) in reported.items():
+        output = getattr(node, "workeroutput", {})
+        for path, (file, gates) in output.get(CORPUS_GATES_KEY, {}).items():
             self.corpora.setdefault(Path(path), Corpus(templates=(), file=file, settings={"gates": gates}))
+        # Every worker checked the responses against the whole corpus: one worker's warnings are all of them.
+        self.worker_warnings = self.worker_warnings or list(output.get(WARNINGS_KEY, []))
 
     def pytest_keyboard_interrupt(self) -> None:
         self.interrupted = True
@@ -275,6 +279,7 @@ class GraphragSession:
                 str(path): [corpus.file, corpus.settings.get("gates")]
                 for path, corpus in self.corpora.items()
             }
+            self.config.workeroutput[WARNINGS_KEY] = self.responses_check.warnings  # type: ignore[attr-defined]
             return
         if not (self.collector.results or self.interrupted):
             return
@@ -300,7 +305,7 @@ class GraphragSession:
             started=self.started,
             interrupted=interrupted,
             comparison=self.comparison.to_dict() if self.comparison is not None else None,
-            warnings=self.responses_check.warnings,
+            warnings=self.responses_check.warnings or self.worker_warnings,
         )
         settings = self.settings
         if settings.report_path is not None:
@@ -384,7 +389,7 @@ class GraphragSession:
             self.gate_results,
             self.settings.report_path,
             baseline_lines=baseline_lines,
-            warnings=self.responses_check.warnings,
+            warnings=self.responses_check.warnings or self.worker_warnings,
         )
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:
