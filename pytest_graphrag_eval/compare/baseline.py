@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.compare.classify import OUTCOMES, question_key
+from pytest_graphrag_eval.corpus.input_files import read_input_text
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 
 MIN_FORMAT_VERSION = 2
@@ -21,13 +22,8 @@ MIN_FORMAT_VERSION = 2
 
 def load_baseline(path: str | Path) -> dict[str, Any]:
     """The report at `path`, checked by `check_report`; an `InputError` naming the file otherwise."""
-    location = SourceLocation(file=str(path))
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("baseline report not found", location) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read the baseline report: {error}", location) from None
+    # Bounded and encoding-checked like every user file: a baseline is an artifact of another run.
+    text = read_input_text(path, what="baseline report")
     try:
         report = json.loads(text)
     except json.JSONDecodeError as error:

@@ -22,7 +22,7 @@ def test_loads_a_report(tmp_path: Path) -> None:
 
 
 def test_missing_file_names_the_path(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=r"nowhere\.json: baseline report not found"):
+    with pytest.raises(InputError, match=r"nowhere\.json: cannot read baseline report: No such file"):
         load_baseline(tmp_path / "nowhere.json")
 
 
