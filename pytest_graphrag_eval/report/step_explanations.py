@@ -42,7 +42,7 @@ def explain_step_mismatch(
         (step, explain_sparql_mismatch(reference_step, step.get("output"), limit=limit))
         for step in successful
     ]
-    step, closest = min(explained, key=lambda pair: _distance(pair[1]))
+    step, closest = min(explained, key=lambda pair: mismatch_distance(pair[1]))
     lines = [f"closest actual step: {step.get('id', '?')} — {closest.get('reason', 'no reason given')}"]
     mapping = closest.get("column_mapping")
     if mapping:
@@ -77,7 +77,8 @@ def _iri_lines(reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping
     return f"{iri} was not found in the {searched} successful autocomplete_search / sparql_query output(s)"
 
 
-def _distance(explanation: Mapping[str, Any]) -> tuple[int, int]:
+def mismatch_distance(explanation: Mapping[str, Any]) -> tuple[int, int]:
+    """Sort key of SPARQL mismatch explanations: fewest missing plus extra rows first, then bad outputs."""
     if explanation.get("matched"):
         return (0, 0)
     if "reference_row_count" not in explanation:

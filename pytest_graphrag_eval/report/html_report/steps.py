@@ -13,7 +13,11 @@ from typing import Any
 
 from pytest_graphrag_eval.formats.sparql_results import SparqlResultsError, parse_sparql_results
 from pytest_graphrag_eval.formats.terms import display_term
-from pytest_graphrag_eval.report.step_explanations import SPARQL_JSON, explain_step_mismatch
+from pytest_graphrag_eval.report.step_explanations import (
+    SPARQL_JSON,
+    explain_step_mismatch,
+    mismatch_distance,
+)
 from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
 
 ARG_LIMIT = 3000
@@ -90,7 +94,7 @@ def explain_unmatched(
         (step, explain_sparql_mismatch(reference_step, step.get("output"), limit=DIFF_ROW_LIMIT))
         for step in candidates
     ]
-    step, closest = min(explained, key=lambda pair: _distance(pair[1]))
+    step, closest = min(explained, key=lambda pair: mismatch_distance(pair[1]))
     return {
         "closest": as_text(step.get("id", "")),
         **closest,
@@ -109,15 +113,6 @@ def result_table(output: Any) -> dict[str, Any] | None:
         return None
     rows = [[display_term(term) for term in row] for row in table.rows[:DIFF_ROW_LIMIT]]
     return {"columns": list(table.variables), "rows": rows, "total": table.row_count}
-
-
-def _distance(explanation: Mapping[str, Any]) -> tuple[int, int]:
-    """Fewest missing plus extra rows first; results without rows (bad output, ASK) last."""
-    if explanation.get("matched"):
-        return (0, 0)
-    if "reference_row_count" not in explanation:
-        return (2, 0)
-    return (1, int(explanation.get("missing_rows_total", 0)) + int(explanation.get("extra_rows_total", 0)))
 
 
 def _args(args: Any) -> list[list[str]]:
