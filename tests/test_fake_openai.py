@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import time
+import threading
 import urllib.error
 import urllib.request
 
@@ -142,12 +142,10 @@ def test_malformed_body_breaks_sdk_parsing() -> None:
 def test_slow_reply_exceeds_the_client_timeout() -> None:
     with FakeOpenAIServer() as server:
         server.enqueue(Reply.slow(3.0))
-        started = time.monotonic()
         with pytest.raises(openai.APITimeoutError):
             sdk(server, timeout=0.2).chat.completions.create(
                 model="m", messages=[{"role": "user", "content": "q"}]
             )
-        assert time.monotonic() - started < 2.0
         server.enqueue("fast again")
         reply = sdk(server).chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
     assert reply.choices[0].message.content == "fast again"
@@ -227,12 +225,9 @@ def test_many_concurrent_requests_are_served_in_parallel() -> None:
 
     with FakeOpenAIServer(latency=0.2) as server:
         server.set_chat_handler(lambda body: "echo " + body["messages"][0]["content"])
-        started = time.monotonic()
         texts = asyncio.run(burst(server, 40))
-        elapsed = time.monotonic() - started
-        assert server.max_in_flight >= 20  # sequential serving would take 8 s
+        assert server.max_in_flight >= 20  # the server answers concurrently, not one by one
     assert texts == [f"echo {i}" for i in range(40)]
-    assert elapsed < 4.0
 
 
 def test_stop_interrupts_slow_replies_and_url_needs_a_started_server() -> None:
@@ -244,6 +239,8 @@ def test_stop_interrupts_slow_replies_and_url_needs_a_started_server() -> None:
     client = sdk(server, timeout=0.3)
     with pytest.raises(openai.APITimeoutError):
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
-    started = time.monotonic()
-    server.stop()
-    assert time.monotonic() - started < 5
+    # stop() must not wait for the 30 s reply: a hang detector, not a time budget.
+    stopper = threading.Thread(target=server.stop)
+    stopper.start()
+    stopper.join(timeout=25)
+    assert not stopper.is_alive(), "stop() waited for the slow reply"

@@ -152,10 +152,8 @@ def test_slower_than_timeout_is_retried_then_fails(fake_openai, llm_settings) ->
     fake_openai.set_chat_handler(lambda body: Reply.slow(5.0))
     settings = dataclasses.replace(llm_settings, timeout=0.2, max_retries=1)
     client = JudgeClient(settings)
-    started = time.monotonic()
     with pytest.raises(LLMError) as info:
         run(ask(client))
-    assert time.monotonic() - started < 2.0
     assert fake_openai.count() == 2
     assert "0.2 s timeout" in str(info.value) and info.value.status is None
     assert client.stats.calls_made == 2
@@ -251,7 +249,8 @@ def test_concurrency_bound_is_observed_at_the_server(fake_openai, llm_settings) 
     assert fake_openai.max_in_flight == 5
 
 
-def test_wall_time_scales_with_latency_over_concurrency(fake_openai, llm_settings) -> None:
+def test_requests_overlap_up_to_the_concurrency(fake_openai, llm_settings) -> None:
+    """Requests overlap up to the bound (the wall-time figure is benchmarks/bench_answers.py's)."""
     calls, latency, concurrency = 48, 0.1, 16
     fake_openai.latency = latency
     client = JudgeClient(dataclasses.replace(llm_settings, concurrency=concurrency))
@@ -259,11 +258,7 @@ def test_wall_time_scales_with_latency_over_concurrency(fake_openai, llm_setting
     async def many():
         return await asyncio.gather(*(ask(client, f"question {i}") for i in range(calls)))
 
-    started = time.monotonic()
-    run(many())
-    elapsed = time.monotonic() - started
-    ideal, sequential = calls * latency / concurrency, calls * latency  # 0.3 s and 4.8 s
-    assert ideal <= elapsed < sequential / 4
+    assert len(run(many())) == calls
     assert fake_openai.max_in_flight == concurrency
 
 
