@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.evaluation import run_evaluation
+from pytest_graphrag_eval.testing.graphrag_eval_outcome import comparable_outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = ROOT / "tests" / "conformance" / "graphrag_eval_driver.py"
@@ -318,15 +319,7 @@ def make_cases(count: int, seed: int) -> list[Case]:
 
 # ----------------------------------------------------------------------------- scoring and comparing
 def our_outcome(case: Case) -> dict[str, Any]:
-    result = run_evaluation(case["corpus"], case["responses"], steps_scope="all_groups")[0]
-    groups = result.get("reference_steps")
-    return {
-        "outcome": "result",
-        "status": result.get("status"),
-        "error": result.get("error"),
-        "steps_score": result.get("steps_score"),
-        "matches": None if groups is None else [[step.get("matches") for step in group] for group in groups],
-    }
+    return comparable_outcome(run_evaluation(case["corpus"], case["responses"], steps_scope="all_groups")[0])
 
 
 def their_outcomes(python: str, cases: list[Case]) -> dict[str, dict[str, Any]]:

@@ -98,6 +98,7 @@ class GraphragSession:
                 "(the JSON report of an earlier run, e.g. main's CI artifact)"
             )
         self.comparison: Comparison | None = None
+        self.comparison_section: dict[str, Any] | None = None  # its report form, built once
         self.runner: QuestionRunner | None = None
         # Responses for questions outside the corpora: warnings for the terminal summary and the report.
         self.responses_check = ResponsesCheck()
@@ -293,6 +294,7 @@ class GraphragSession:
                 resamples=self.settings.resamples,
                 baseline_path=str(self.settings.baseline_path),
             )
+            self.comparison_section = self.comparison.to_dict()
         self.gate_results = evaluate_gates(self._all_gates(), aggregates, self.comparison) if results else []
         if any(not gate.passed for gate in self.gate_results) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -304,7 +306,7 @@ class GraphragSession:
             self.settings.report_metadata(),
             started=self.started,
             interrupted=interrupted,
-            comparison=self.comparison.to_dict() if self.comparison is not None else None,
+            comparison=self.comparison_section,
             warnings=self.responses_check.warnings or self.worker_warnings,
         )
         settings = self.settings
@@ -375,12 +377,12 @@ class GraphragSession:
         results = self.collector.ordered_results()
         baseline_lines = (
             since_baseline_lines(
-                self.comparison.to_dict(),
+                self.comparison_section,
                 self.baseline_results,
                 {str(result["question_id"]): result for result in results},
                 score_columns(results),
             )
-            if self.comparison is not None
+            if self.comparison_section is not None
             else []
         )
         write_terminal_summary(

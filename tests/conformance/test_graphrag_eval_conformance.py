@@ -21,6 +21,7 @@ import pytest
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.corpus.responses import load_responses
 from pytest_graphrag_eval.evaluation import UnknownResponsesWarning, run_evaluation
+from pytest_graphrag_eval.testing.graphrag_eval_outcome import comparable_outcome
 
 HERE = Path(__file__).resolve().parent
 COMPARED_KEYS = ("outcome", "status", "error", "steps_score", "matches")
@@ -143,7 +144,7 @@ def our_outcomes(suite: str) -> dict[str, dict[str, Any]]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnknownResponsesWarning)
         results = run_evaluation(corpus, responses, steps_scope=SUITES[suite])
-    return {result["question_id"]: project(result) for result in results}
+    return {result["question_id"]: comparable_outcome(result) for result in results}
 
 
 def steps_score_errors(suite: str) -> dict[str, str]:
@@ -155,17 +156,6 @@ def steps_score_errors(suite: str) -> dict[str, str]:
         warnings.simplefilter("ignore", UnknownResponsesWarning)
         results = run_evaluation(corpus, responses, steps_scope=SUITES[suite])
     return {r["question_id"]: r["steps_score_error"] for r in results if "steps_score_error" in r}
-
-
-def project(result: dict[str, Any]) -> dict[str, Any]:
-    groups = result.get("reference_steps")
-    return {
-        "outcome": "result",
-        "status": result.get("status"),
-        "error": result.get("error"),
-        "steps_score": result.get("steps_score"),
-        "matches": None if groups is None else [[step.get("matches") for step in group] for group in groups],
-    }
 
 
 def same(left: Any, right: Any) -> bool:
