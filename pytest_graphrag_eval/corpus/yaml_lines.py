@@ -54,7 +54,11 @@ except ImportError:  # PyYAML built without LibYAML
 
 
 class _LineLoader(_SafeLoader):
-    """SafeLoader whose mappings become `LineDict`s, with the document checked before construction."""
+    """SafeLoader whose mappings become `LineDict`s."""
+
+
+class _CheckedLineLoader(_LineLoader):
+    """`_LineLoader` that checks the composed document before construction (for texts with anchors)."""
 
     def get_single_node(self) -> yaml.Node | None:
         # Overridden here rather than in the composer: LibYAML's parser composes in C.
@@ -158,8 +162,10 @@ def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory
             f"invalid YAML: nested too deeply (more than {MAX_YAML_DEPTH} levels of [ and {{)",
             SourceLocation(shown),
         )
+    # Without an anchor (`&`) there is no alias: the composed tree is the document, and no bomb.
+    loader = _CheckedLineLoader if "&" in text else _LineLoader
     try:
-        return yaml.load(text, Loader=_LineLoader)
+        return yaml.load(text, Loader=loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None

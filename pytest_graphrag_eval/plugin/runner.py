@@ -1,14 +1,17 @@
-"""Background evaluation of questions while pytest reports items one by one.
+"""Answering and scoring questions while pytest reports items one by one.
 
 pytest runs items sequentially, but answering and judging questions is I/O
-bound. The runner owns an event loop on a daemon thread: the plugin submits
-every question it will run up front, the agent and the judge work on them
-concurrently (each bounded by its own limit), and an item only waits for its
-own question's outcome.
+bound. For such runs the `BackgroundRunner` owns an event loop on a daemon
+thread: the plugin submits every question it will run up front, the agent and
+the judge work on them concurrently (each bounded by its own limit), and an item
+only waits for its own question's outcome. A replay with no LLM judge has
+nothing to wait on, and the `InlineRunner` scores each question on the item's
+own thread instead.
 """
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import concurrent.futures
 import contextlib
@@ -137,8 +140,8 @@ async def run_in_daemon_thread(function: Callable[..., T], *args: Any) -> T:
     return await future
 
 
-class QuestionRunner:
-    """Answers and scores submitted questions on a private event loop thread."""
+class QuestionRunner(abc.ABC):
+    """Answers and scores questions; the subclasses decide on which thread and when."""
 
     def __init__(
         self,
@@ -153,15 +156,112 @@ class QuestionRunner:
         self._scorers = list(scorers)
         self._context_for = context_for
         self._on_close = on_close
+
+    @property
+    def live(self) -> bool:
+        return self._source.live
+
+    @abc.abstractmethod
+    def submit(self, questions: Iterable[Question]) -> None:
+        """Questions this process will run: a runner may start them before they are asked for."""
+
+    @abc.abstractmethod
+    def outcome(self, question: Question) -> QuestionOutcome:
+        """This question's outcome, waiting for it if needed."""
+
+    @abc.abstractmethod
+    def finished(self) -> dict[str, QuestionOutcome]:
+        """Outcomes of the questions already done, by id (what an interrupted run can still report)."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Cancel unfinished work and release the judge client."""
+
+    async def _evaluate(self, question: Question) -> QuestionOutcome:
+        if self._repeats == 1:
+            return await self._attempt(question)
+        # The attempts run concurrently; a live source's semaphore keeps the agent within its bound.
+        attempts = await asyncio.gather(*(self._attempt(question) for _ in range(self._repeats)))
+        first = attempts[0]
+        return QuestionOutcome(first.result, first.response, first.problem, tuple(attempts))
+
+    async def _attempt(self, question: Question) -> QuestionOutcome:
+        response = await self._source.get(question)
+        try:
+            result = await evaluate_question(question, response, self._scorers, self._context_for(question))
+        except InputError as error:  # evaluate_question validates the response's shape
+            # Still a result: the question is reported with its error, not left out of the report.
+            problem = f"the agent returned a malformed response: {error}"
+            return QuestionOutcome({**base_result(question, None), "error": problem}, None)
+        except GraphragEvalError as error:
+            return QuestionOutcome(None, response, str(error))
+        return QuestionOutcome(result, response)
+
+
+class InlineRunner(QuestionRunner):
+    """Scores each question on the item's own thread, when the item asks for it.
+
+    For runs with nothing to wait on (recorded responses, no LLM judge) the work
+    is pure CPU: a second thread adds no overlap under the GIL, and handing every
+    question over to it and back costs more than scoring a steps-only question.
+    """
+
+    def __init__(
+        self,
+        source: ReplaySource | LiveSource,
+        scorers: Sequence[Scorer],
+        context_for: Callable[[Question], ScoringContext],
+        on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
+        repeats: int = 1,
+    ):
+        super().__init__(source, scorers, context_for, on_close, repeats)
+        self._loop = asyncio.new_event_loop()
+        self._done: dict[str, QuestionOutcome] = {}
+
+    def submit(self, questions: Iterable[Question]) -> None:
+        """Nothing to start ahead: each question is scored when its item runs."""
+
+    def outcome(self, question: Question) -> QuestionOutcome:
+        """Score this question now (once: a second call returns the first outcome)."""
+        if question.question_id not in self._done:
+            outcome = self._loop.run_until_complete(self._evaluate(question))
+            self._done[question.question_id] = outcome
+        return self._done[question.question_id]
+
+    def finished(self) -> dict[str, QuestionOutcome]:
+        return dict(self._done)
+
+    def close(self) -> None:
+        """Release the judge client, cancel what an interrupt left half done, close the loop."""
+        for task in asyncio.all_tasks(self._loop):
+            task.cancel()
+        if self._on_close is not None:
+            self._loop.run_until_complete(self._on_close())
+        self._loop.close()
+
+
+class BackgroundRunner(QuestionRunner):
+    """Answers and scores submitted questions on a private event loop thread.
+
+    For I/O-bound runs (a live agent, an LLM judge): the questions submitted up
+    front are answered and judged concurrently, each bounded by its own limit,
+    while pytest reports the items one by one.
+    """
+
+    def __init__(
+        self,
+        source: ReplaySource | LiveSource,
+        scorers: Sequence[Scorer],
+        context_for: Callable[[Question], ScoringContext],
+        on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
+        repeats: int = 1,
+    ):
+        super().__init__(source, scorers, context_for, on_close, repeats)
         self._futures: dict[str, concurrent.futures.Future[QuestionOutcome]] = {}
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="graphrag-eval", daemon=True)
         self._thread.start()
-
-    @property
-    def live(self) -> bool:
-        return self._source.live
 
     def submit(self, questions: Iterable[Question]) -> None:
         """Start answering and scoring these questions, unless already started."""
@@ -183,7 +283,6 @@ class QuestionRunner:
                 return future.result(timeout=SIGNAL_CHECK_INTERVAL)
 
     def finished(self) -> dict[str, QuestionOutcome]:
-        """Outcomes of the questions already done, by id (what an interrupted run can still report)."""
         with self._lock:
             futures = dict(self._futures)
         return {
@@ -191,26 +290,6 @@ class QuestionRunner:
             for question_id, future in futures.items()
             if future.done() and not future.cancelled() and future.exception() is None
         }
-
-    async def _evaluate(self, question: Question) -> QuestionOutcome:
-        if self._repeats == 1:
-            return await self._attempt(question)
-        # The attempts run concurrently; a live source's semaphore keeps the agent within its bound.
-        attempts = await asyncio.gather(*(self._attempt(question) for _ in range(self._repeats)))
-        first = attempts[0]
-        return QuestionOutcome(first.result, first.response, first.problem, tuple(attempts))
-
-    async def _attempt(self, question: Question) -> QuestionOutcome:
-        response = await self._source.get(question)
-        try:
-            result = await evaluate_question(question, response, self._scorers, self._context_for(question))
-        except InputError as error:  # evaluate_question validates the response's shape
-            # Still a result: the question is reported with its error, not left out of the report.
-            problem = f"the agent returned a malformed response: {error}"
-            return QuestionOutcome({**base_result(question, None), "error": problem}, None)
-        except GraphragEvalError as error:
-            return QuestionOutcome(None, response, str(error))
-        return QuestionOutcome(result, response)
 
     def close(self) -> None:
         """Cancel unfinished work, release the judge client and stop the loop thread."""

@@ -31,7 +31,14 @@ from pytest_graphrag_eval.gates.suite_gates import combine_gates, evaluate_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, ThresholdResolver
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
-from pytest_graphrag_eval.plugin.runner import LiveSource, QuestionOutcome, QuestionRunner, ReplaySource
+from pytest_graphrag_eval.plugin.runner import (
+    BackgroundRunner,
+    InlineRunner,
+    LiveSource,
+    QuestionOutcome,
+    QuestionRunner,
+    ReplaySource,
+)
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.plugin.xdist_batches import (
@@ -190,7 +197,9 @@ class GraphragSession:
         for corpus in self.corpora.values():
             corpus_context = dataclasses.replace(context, options={**context.options, **corpus.settings})
             contexts.update(dict.fromkeys(corpus.positions, corpus_context))
-        return QuestionRunner(
+        # Something to wait on (the agent, a judge) runs in the background; a plain replay inline.
+        runner_type = BackgroundRunner if source.live or on_close is not None else InlineRunner
+        return runner_type(
             source, scorers, lambda question: contexts[question.question_id], on_close, settings.agent_repeats
         )
 
