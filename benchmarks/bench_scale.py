@@ -196,7 +196,23 @@ def measure(count: int, workers: list[int], bare_workers: list[int]) -> dict[str
                 f"{run.seconds:>8.2f} {wall:>7} {run.cpu_seconds:>8.2f} {cpu:>7} {mib(run.peak_rss):>10}"
             )
             print(f"{label:>25} {figures}")
+        print_per_test_costs(runs, count)
     return runs
+
+
+def print_per_test_costs(runs: dict[str, Run], count: int) -> None:
+    """What xdist adds per test, next to what scoring adds: -n 2 can only win when scoring costs more.
+
+    On two cores a `-n 2` run has three processes (the controller and two
+    workers) and is bound by its total CPU time over two; xdist's messages cost
+    CPU per test in the worker and in the controller, whatever the test does.
+    """
+    needed = ("bare -n 0", "bare -n 2", "-n 0")
+    if not all(name in runs for name in needed):
+        return
+    xdist = (runs["bare -n 2"].cpu_seconds - runs["bare -n 0"].cpu_seconds) / count * 1000
+    scoring = (runs["-n 0"].cpu_seconds - runs["bare -n 0"].cpu_seconds) / count * 1000
+    print(f"CPU per test: xdist -n 2 adds {xdist:.2f} ms (bare runs), the plugin {scoring:.2f} ms (-n 0)")
 
 
 def main(argv: list[str] | None = None) -> int:
