@@ -155,6 +155,18 @@ def test_interrupted_run_is_said_so() -> None:
     assert "Interrupted run" in page and "the 5 questions that finished" in page
 
 
+def test_interrupted_outcome_is_its_own_kind() -> None:
+    """A question scored in the background whose item Ctrl-C stopped is neither passed nor unknown."""
+    report = synthetic_report(5, templates=1)
+    report["results"][4]["outcome"] = "interrupted"
+    view = build_view(report)
+    assert view.outcome_counts["interrupted"] == 1 and "unknown" not in view.outcome_counts
+    page = render_html(report)
+    assert 'data-testid="card-interrupted"' in page
+    index = embedded(page, "report-index")
+    assert index["outcomes"][index["outcome"][4]] == "interrupted"
+
+
 def test_report_without_aggregates_or_metadata_still_renders() -> None:
     report = synthetic_report(20, templates=2)
     del report["aggregates"], report["metadata"], report["gates"], report["comparison"]
@@ -306,6 +318,6 @@ def test_interrupted_run_still_writes_the_page(pytester: pytest.Pytester) -> Non
     assert result.ret == pytest.ExitCode.INTERRUPTED
     page = (pytester.path / "out" / "report.html").read_text(encoding="utf-8")
     assert "Interrupted run" in page
-    # Every question that finished is reported, also the one whose item the interrupt stopped.
+    # The questions whose items ran are reported (a replay scores a question when its item runs).
     assert embedded(page, "report-index")["id"][:2] == ["q1", "q2"]
     assert [path.name for path in (pytester.path / "out").iterdir()] == ["report.html"]

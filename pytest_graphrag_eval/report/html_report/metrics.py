@@ -11,7 +11,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-OUTCOMES = ("passed", "failed", "error", "xfailed", "xpassed", "skipped", "unknown")
+# "interrupted": scored, but Ctrl-C stopped the run before its item gave a verdict.
+OUTCOMES = ("passed", "failed", "error", "xfailed", "xpassed", "skipped", "interrupted", "unknown")
 PASSING = frozenset({"passed", "xpassed"})
 FAILING = frozenset({"failed", "error"})
 USAGE_SUFFIXES = ("_tokens", "_cost", "_usd", "_sec", "_count", "_stdev", "_min", "_max")
