@@ -23,7 +23,8 @@ from plugin_support import corpus, write_corpus
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.errors import SourceLocation
 from pytest_graphrag_eval.llm import JudgeClient, LLMError, LLMSettings
-from pytest_graphrag_eval.plugin.runner import LiveSource
+from pytest_graphrag_eval.plugin.runner import InlineRunner, LiveSource, ReplaySource
+from pytest_graphrag_eval.scoring import ScoringContext
 
 
 def _question(question_id: str) -> Question:
@@ -242,3 +243,36 @@ def test_unreachable_judge_in_the_plugin_fails_every_question_fast(
     assert any("refused" in error for error in errors)
     # Default settings: 5 attempts per call, 8 calls in flight; 30 questions would make 150 attempts.
     assert resetting_endpoint.attempts <= 5 + 2 * 8
+
+
+class _InterruptedScorer:
+    """A scorer that is mid-await when Ctrl-C arrives (the interrupt raised from a callback)."""
+
+    name = "interrupted"
+
+    async def score(self, question: Question, response: dict, context: ScoringContext) -> dict:
+        asyncio.get_running_loop().call_soon(_raise_keyboard_interrupt)
+        await asyncio.sleep(3600)
+        return {}
+
+
+def _raise_keyboard_interrupt() -> None:
+    raise KeyboardInterrupt
+
+
+def test_inline_runner_interrupted_mid_question_closes_without_a_pending_task() -> None:
+    responses = {"q1": [{"actual_answer": "a"}], "q2": [{"actual_answer": "b"}]}
+    runner = InlineRunner(ReplaySource(responses), [], lambda question: ScoringContext())
+    first = runner.outcome(_question("q1"))
+    assert first.result is not None and first.result["question_id"] == "q1"
+    interrupted = InlineRunner(
+        ReplaySource(responses), [_InterruptedScorer()], lambda question: ScoringContext()
+    )
+    with pytest.raises(KeyboardInterrupt):
+        interrupted.outcome(_question("q2"))
+    pending = asyncio.all_tasks(interrupted._loop)
+    assert pending, "the interrupt must leave the question's task unfinished for close() to handle"
+    interrupted.close()
+    assert all(task.cancelled() for task in pending)
+    assert interrupted.finished() == {}
+    runner.close()

@@ -233,11 +233,16 @@ class InlineRunner(QuestionRunner):
 
     def close(self) -> None:
         """Release the judge client, cancel what an interrupt left half done, close the loop."""
-        for task in asyncio.all_tasks(self._loop):
-            task.cancel()
+        self._loop.run_until_complete(_cancel_all(asyncio.all_tasks(self._loop)))
         if self._on_close is not None:
             self._loop.run_until_complete(self._on_close())
         self._loop.close()
+
+
+async def _cancel_all(tasks: set[asyncio.Task[Any]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class BackgroundRunner(QuestionRunner):
