@@ -156,6 +156,11 @@ class QuestionRunner(abc.ABC):
         self._scorers = list(scorers)
         self._context_for = context_for
         self._on_close = on_close
+        self._start()
+
+    @abc.abstractmethod
+    def _start(self) -> None:
+        """Set up the loop (and thread) this runner answers and scores questions on."""
 
     @property
     def live(self) -> bool:
@@ -206,17 +211,11 @@ class InlineRunner(QuestionRunner):
     question over to it and back costs more than scoring a steps-only question.
     """
 
-    def __init__(
-        self,
-        source: ReplaySource | LiveSource,
-        scorers: Sequence[Scorer],
-        context_for: Callable[[Question], ScoringContext],
-        on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
-        repeats: int = 1,
-    ):
-        super().__init__(source, scorers, context_for, on_close, repeats)
+    _done: dict[str, QuestionOutcome]
+
+    def _start(self) -> None:
         self._loop = asyncio.new_event_loop()
-        self._done: dict[str, QuestionOutcome] = {}
+        self._done = {}
 
     def submit(self, questions: Iterable[Question]) -> None:
         """Nothing to start ahead: each question is scored when its item runs."""
@@ -253,16 +252,10 @@ class BackgroundRunner(QuestionRunner):
     while pytest reports the items one by one.
     """
 
-    def __init__(
-        self,
-        source: ReplaySource | LiveSource,
-        scorers: Sequence[Scorer],
-        context_for: Callable[[Question], ScoringContext],
-        on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
-        repeats: int = 1,
-    ):
-        super().__init__(source, scorers, context_for, on_close, repeats)
-        self._futures: dict[str, concurrent.futures.Future[QuestionOutcome]] = {}
+    _futures: dict[str, concurrent.futures.Future[QuestionOutcome]]
+
+    def _start(self) -> None:
+        self._futures = {}
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="graphrag-eval", daemon=True)
