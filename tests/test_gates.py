@@ -351,3 +351,19 @@ def test_results_are_deterministic_and_json_serialisable() -> None:
         "source": "cli",
         "message": "template[t_a]:steps_score.mean = 0.75 >= 0.7 (cli gate)",
     }
+
+
+def test_gate_on_a_metric_every_scorer_failed_quotes_the_error_of_its_own_scope() -> None:
+    judged = [
+        {"template_id": "t_a", "question_id": "a1", "status": "success", "answer_eval_error": "reply <1>"},
+        {"template_id": "t_a", "question_id": "a2", "status": "success", "answer_eval_error": "x" * 300},
+        {"template_id": "t_b", "question_id": "b1", "status": "success", "answer_f1_error": "no reply"},
+    ]
+    gates = parse_gate_list(["answer_f1.mean>=0.5", "template[t_a]:answer_f1.mean>=0.5"], "cli")
+    micro, template = evaluate_gates(gates, compute_aggregates(judged), None, judged)
+    assert not micro.passed and not template.passed
+    assert "3 of 3 questions have an error for it, the first answer_eval_error: 'reply <1>'" in micro.message
+    assert "2 of 2 questions have an error for it, the first answer_eval_error" in template.message
+    # Without results the gate still fails, with the usual hint.
+    [alone] = evaluate_gates(gates[:1], compute_aggregates(judged))
+    assert not alone.passed and "answer judge" in alone.message

@@ -69,11 +69,21 @@ def test_judge_failure_is_a_metric_error_never_a_pass(judged) -> None:
         "llm",
         "--graphrag-threshold",
         "answer_f1>=0.1",
+        "--graphrag-gate",
+        "answer_f1.mean>=0.5",
         "--junitxml",
         "junit.xml",
     )
     result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines(["*answer_f1 was not computed*answer_eval_error*"])
+    # The gate quotes the judge's failure, not the hint to configure a judge that is configured.
+    result.stdout.fnmatch_lines(
+        [
+            "*micro:answer_f1.mean was not computed: "
+            "3 of 3 questions have an error for it, the first answer_eval_error: *"
+        ]
+    )
+    assert "--graphrag-judge" not in result.stdout.str().split("graphrag-eval summary")[-1]
     assert SECRET not in _all_output(pytester, result)
 
 

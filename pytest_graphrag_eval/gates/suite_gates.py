@@ -26,7 +26,7 @@ fails and says why; it never passes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -50,7 +50,7 @@ from pytest_graphrag_eval.gates.expressions import (
     parse_limit,
     split_comparison,
 )
-from pytest_graphrag_eval.gates.metric_hints import missing_metric_hint
+from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
 from pytest_graphrag_eval.gates.model import Gate, GateResult, outcome_message
 
 GATE_SOURCES = ("ini", "cli", "corpus")
@@ -58,6 +58,7 @@ OPTION_NAMES = {"ini": "ini option graphrag_gates", "cli": "--graphrag-gate"}
 SAMPLE_COUNTS = ("number_of_error_samples", "number_of_success_samples")
 ERROR_RATE = "error_rate"
 ALL_TEMPLATES = "*"
+_QUOTED_ERROR_CHARS = 200
 FLAKY_RATE = "flaky_rate"
 _PLAIN_TARGETS = (*SAMPLE_COUNTS, ERROR_RATE, FLAKY_RATE)
 _SCOPES_HELP = "micro:, macro:, template[ID]: or template[*]:"
@@ -131,41 +132,50 @@ def combine_gates(configured: Iterable[Gate], corpora: Iterable[Corpus] = ()) ->
 
 
 def evaluate_gates(
-    gates: Iterable[Gate], aggregates: Mapping[str, Any], changes: ChangeView | None = None
+    gates: Iterable[Gate],
+    aggregates: Mapping[str, Any],
+    changes: ChangeView | None = None,
+    results: Sequence[Mapping[str, Any]] = (),
 ) -> list[GateResult]:
     """Evaluate gates in the order given; `template[*]` expands to templates in sorted id order.
 
     Gates on change need `changes` (the comparison with a baseline run); without it they fail and say so.
+    `results` (the per-question results) let a gate on a metric no question has quote the error the
+    scorers left instead (every judge reply invalid, say) rather than guess at the cause.
     """
     per_template = aggregates.get("per_template") or {}
-    results: list[GateResult] = []
+    gate_results: list[GateResult] = []
     for gate in gates:
 
         def evaluate(one: Gate, pattern: str) -> GateResult:
             if one.change is None:
-                return _evaluate(one, aggregates, pattern)
+                return _evaluate(one, aggregates, pattern, results)
             return evaluate_change_gate(one, changes, pattern)
 
         if gate.template != ALL_TEMPLATES:
-            results.append(evaluate(gate, gate.expression))
+            gate_results.append(evaluate(gate, gate.expression))
             continue
         if gate.change is None:
             template_ids = sorted(str(template_id) for template_id in per_template)
         else:
             template_ids = changes.template_ids() if changes is not None else []
         if not template_ids:
-            results.append(evaluate(gate, gate.expression))
-        results.extend(
+            gate_results.append(evaluate(gate, gate.expression))
+        gate_results.extend(
             evaluate(replace(gate, template=template_id), gate.expression) for template_id in template_ids
         )
-    return results
+    return gate_results
 
 
-def _evaluate(gate: Gate, aggregates: Mapping[str, Any], pattern: str) -> GateResult:
+def _evaluate(
+    gate: Gate, aggregates: Mapping[str, Any], pattern: str, results: Sequence[Mapping[str, Any]]
+) -> GateResult:
     label = f"{gate.scope_text}:{gate.target}"
     condition = f"{gate.op} {format_number(gate.limit)}"
     stats = _scope_stats(gate, aggregates)
     actual, reason = (None, _missing_scope(gate, aggregates)) if stats is None else _value(gate, stats)
+    if actual is None and stats is not None and gate.stat is not None:
+        reason = _scorer_errors(gate, results) or reason
     if actual is None:
         message = f"{label} was not computed: {reason} (required {condition}, {gate.source} gate)"
         return GateResult(gate, None, False, message, pattern)
@@ -218,6 +228,22 @@ def _value(gate: Gate, stats: Mapping[str, Any]) -> tuple[float | None, str]:
         return None, "no question succeeded"
     available = [key for key, item in stats.items() if isinstance(item, Mapping) and gate.stat in item]
     return None, missing_metric_hint(gate.metric, available)
+
+
+def _scorer_errors(gate: Gate, results: Sequence[Mapping[str, Any]]) -> str | None:
+    """The error the scorers left for the gated metric on the questions in the gate's scope, if any."""
+    in_scope = [
+        result
+        for result in results
+        if gate.scope != "template" or str(result.get("template_id")) == gate.template
+    ]
+    errors = [found for result in in_scope if (found := metric_error(result, gate.metric)) is not None]
+    if not errors:
+        return None
+    key, text = errors[0]
+    if len(text) > _QUOTED_ERROR_CHARS:
+        text = text[: _QUOTED_ERROR_CHARS - 1] + "…"
+    return f"{len(errors)} of {len(in_scope)} questions have an error for it, the first {key}: {text!r}"
 
 
 def _parse(text: Any, source: str) -> Gate:

@@ -304,7 +304,9 @@ class GraphragSession:
                 baseline_path=str(self.settings.baseline_path),
             )
             self.comparison_section = self.comparison.to_dict()
-        self.gate_results = evaluate_gates(self._all_gates(), aggregates, self.comparison) if results else []
+        self.gate_results = (
+            evaluate_gates(self._all_gates(), aggregates, self.comparison, results) if results else []
+        )
         if any(not gate.passed for gate in self.gate_results) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         interrupted = self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
