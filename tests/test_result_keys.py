@@ -21,6 +21,7 @@ from conftest import TEST_API_KEY
 from test_judged_metrics_differential import DATA, our_judge
 
 from pytest_graphrag_eval import arun_evaluation, load_corpus, load_responses
+from pytest_graphrag_eval.aggregates import STEP_METRICS
 from pytest_graphrag_eval.answers import (
     AnswerSettings,
     CustomMetric,
@@ -30,6 +31,7 @@ from pytest_graphrag_eval.answers import (
 )
 from pytest_graphrag_eval.answers.custom import CustomLLMMetric
 from pytest_graphrag_eval.answers.lexical import LexicalCorrectness
+from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
 from pytest_graphrag_eval.answers.scorers import AnswerJudgeScorer, DeterministicAnswerScorer
 from pytest_graphrag_eval.config_scorers import scorers_from_config
 from pytest_graphrag_eval.corpus.reference_corpus import Question
@@ -280,3 +282,9 @@ def test_a_key_declared_twice_differently_is_refused() -> None:
 def test_an_unprefixed_output_may_not_take_a_declared_key(output: str) -> None:
     with pytest.raises(ConfigurationError, match=f"result key\\(s\\) {output} are reserved"):
         CustomMetric("tone", ("question",), "Rate the tone.", (OutputField(output),), prefix_outputs=False)
+
+
+def test_aggregated_step_metrics_are_the_declared_retrieval_judge_scores() -> None:
+    """aggregates.py sits below the answers package it would read them from, so it lists them."""
+    judged = [key.name for key in RetrievalJudgeScorer.produces if key.role == "score" and not key.prefix]
+    assert list(STEP_METRICS) == judged
