@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
@@ -51,9 +51,10 @@ class Scorer(Protocol):
         ...
 
 
-ROLES = ("score", "count", "tokens", "cost", "seconds", "text", "data", "error")
+Role = Literal["score", "count", "tokens", "cost", "seconds", "text", "data", "error"]
 """What a key holds: a quality score, a count, tokens, US dollars, seconds, a label or text, a copied
 structure (steps, references), or the reason a metric is missing."""
+ROLES: tuple[Role, ...] = get_args(Role)
 SPREAD_SUFFIXES = ("_stdev", "_min", "_max")
 """Added to a judged metric's name when it is judged several times (answers/stability.py)."""
 # The naming rule of usage numbers: it classifies keys nobody declared (a custom metric's outputs), and
@@ -72,7 +73,7 @@ class ResultKey:
     """
 
     name: str
-    role: str
+    role: Role
     prefix: bool = False
     missing: str = ""
     error_key: str = ""
@@ -140,7 +141,7 @@ class KeyCatalogue:
     def error_key(self, key: str) -> str | None:
         """The shared key explaining the absence of `key`, when it is not `<key>_error`."""
         declared = self.exact.get(key)
-        return declared.error_key or None if declared is not None else None
+        return declared.error_key if declared is not None and declared.error_key else None
 
     def names(self) -> frozenset[str]:
         """Every exactly declared key."""
