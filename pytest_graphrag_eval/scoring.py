@@ -4,12 +4,19 @@ A scorer looks at one question and its response and returns a flat dict of
 result keys (the seed's output keys, or new ones). It reports what it could
 not compute as `<metric>_error`, never as a low score. Scorers are async so
 LLM-backed ones can run concurrently; deterministic ones simply return.
+
+Each built-in scorer also declares the keys it may write (`produces`, a
+class-level tuple of `ResultKey`, readable without an instance or an LLM
+import). `result_keys.py` gathers the declarations into one `KeyCatalogue`,
+from which the missing-metric hints, the terminal summary's columns and the
+names custom metrics may not take are derived, so a new key is described once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
@@ -30,7 +37,10 @@ class ScoringContext:
 
 @runtime_checkable
 class Scorer(Protocol):
-    """One metric family; `name` labels it in reports and errors."""
+    """One metric family; `name` labels it in reports and errors.
+
+    A built-in scorer also has `produces`, the `ResultKey`s it may write; a user's scorer need not.
+    """
 
     name: str
 
@@ -39,3 +49,124 @@ class Scorer(Protocol):
     ) -> dict[str, Any]:
         """Return result keys for this question; never raise for bad agent output."""
         ...
+
+
+Role = Literal["score", "count", "tokens", "cost", "seconds", "text", "data", "error"]
+"""What a key holds: a quality score, a count, tokens, US dollars, seconds, a label or text, a copied
+structure (steps, references), or the reason a metric is missing."""
+ROLES: tuple[Role, ...] = get_args(Role)
+SPREAD_SUFFIXES = ("_stdev", "_min", "_max")
+"""Added to a judged metric's name when it is judged several times (answers/stability.py)."""
+# The naming rule of usage numbers: it classifies keys nobody declared (a custom metric's outputs), and
+# every declared key follows it (tests/test_result_keys.py).
+USAGE_SUFFIXES = (("_count", "count"), ("_cost", "cost"), ("_tokens", "tokens"), ("_sec", "seconds"))
+
+
+@dataclass(frozen=True)
+class ResultKey:
+    """One result key a scorer may write, or with `prefix` a family of keys starting with `name`.
+
+    `missing` says why the key may be absent when a threshold or gate needs it (families pass their
+    text on to the keys they cover that have none); `error_key` names the key that explains its absence
+    when that is not `<name>_error`. `column` ranks a score among the terminal summary's first columns;
+    `in_summary=False` leaves a score out of that table (it stays in every report).
+    """
+
+    name: str
+    role: Role
+    prefix: bool = False
+    missing: str = ""
+    error_key: str = ""
+    column: int | None = None
+    in_summary: bool = True
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"result key {self.name!r}: role must be one of {', '.join(ROLES)}")
+        if (self.column is not None or not self.in_summary) and self.role != "score":
+            raise ValueError(f"result key {self.name!r}: only scores have a summary column")
+
+    def covers(self, key: str) -> bool:
+        return key.startswith(self.name) if self.prefix else key == self.name
+
+
+class KeyCatalogue:
+    """Declared result keys, looked up by key name: an exact declaration first, then the longest family."""
+
+    def __init__(self, declarations: Iterable[ResultKey]) -> None:
+        exact: dict[str, ResultKey] = {}
+        families: dict[str, ResultKey] = {}
+        for declaration in declarations:
+            table = families if declaration.prefix else exact
+            known = table.setdefault(declaration.name, declaration)
+            if known != declaration:
+                raise ValueError(f"result key {declaration.name!r} is declared twice, differently")
+        self.exact = exact
+        self.families = sorted(families.values(), key=lambda family: len(family.name), reverse=True)
+
+    def matches(self, key: str) -> list[ResultKey]:
+        """The declarations covering `key`, most specific first."""
+        found = [self.exact[key]] if key in self.exact else []
+        return found + [family for family in self.families if family.covers(key)]
+
+    def role(self, key: str) -> str:
+        """The declared role; for an undeclared key its suffix's, else its family's, else a score.
+
+        Spread keys (`answer_f1_stdev`) have the role "spread": numbers about a score, not scores.
+        """
+        if key in self.exact:
+            return self.exact[key].role
+        if key.endswith(SPREAD_SUFFIXES):
+            return "spread"
+        for suffix, role in USAGE_SUFFIXES:
+            if key.endswith(suffix):
+                return role
+        families = self.matches(key)
+        return families[0].role if families else "score"
+
+    def summary_score(self, key: str) -> bool:
+        """True for a score the terminal summary may show as a column."""
+        found = self.matches(key)
+        return self.role(key) == "score" and (not found or found[0].in_summary)
+
+    def summary_columns(self) -> list[str]:
+        """The scores that lead the terminal summary, in their declared order."""
+        ranked = [key for key in self.exact.values() if key.column is not None]
+        return [key.name for key in sorted(ranked, key=lambda key: (key.column, key.name))]
+
+    def missing_hint(self, key: str) -> str | None:
+        """Why `key` is usually missing; None when no declaration covers it."""
+        return next((found.missing for found in self.matches(key) if found.missing), None)
+
+    def error_key(self, key: str) -> str | None:
+        """The shared key explaining the absence of `key`, when it is not `<key>_error`."""
+        declared = self.exact.get(key)
+        return declared.error_key if declared is not None and declared.error_key else None
+
+    def names(self) -> frozenset[str]:
+        """Every exactly declared key."""
+        return frozenset(self.exact)
+
+    def first_segments(self) -> frozenset[str]:
+        """The first `_`-separated segment of every declared key and family."""
+        return frozenset(name.split("_")[0] for name in [*self.exact, *(key.name for key in self.families)])
+
+
+BASE_KEYS = (
+    ResultKey("template_id", "text"),
+    ResultKey("question_id", "text"),
+    ResultKey("question_text", "text"),
+    ResultKey("reference_answer", "data"),
+    ResultKey("reference_steps", "data"),
+    ResultKey("status", "text"),
+    ResultKey("error", "error"),
+    ResultKey("actual_answer", "text"),
+    ResultKey("actual_steps", "data"),
+    *(
+        ResultKey(name, "tokens", missing=f"the agent's response did not report {name}")
+        for name in ("input_tokens", "output_tokens", "total_tokens")
+    ),
+    ResultKey("elapsed_sec", "seconds", missing="the agent's response did not report elapsed_sec"),
+)
+"""The keys of a result before any scorer runs: ids and texts, references, the agent's answer, steps and
+usage (evaluation.base_result). Scorers may refine `reference_steps` and `actual_steps`."""

@@ -94,6 +94,7 @@ def test_bad_values_are_configuration_errors(tmp_path: Path, raw: dict, message:
     [
         ({"name": "Polite-ness"}, "lower-case letters"),
         ({"name": "answer_politeness"}, "names starting with 'answer' are reserved"),
+        ({"name": "erag_politeness"}, "names starting with 'erag' are reserved"),
         ({"inputs": ["question", "context"]}, "unknown input(s) context"),
         ({"inputs": []}, "inputs must be a non-empty list"),
         ({"instructions": " "}, "instructions must not be empty"),

@@ -65,9 +65,10 @@ def test_readme_stays_short() -> None:
     assert size < README_SIZE_LIMIT, f"README.md is {size} bytes; move details to a page under docs/"
 
 
-def test_options_tables_are_current() -> None:
+@pytest.mark.parametrize("script", ["options_table.py", "result_keys_table.py"])
+def test_generated_tables_are_current(script: str) -> None:
     result = subprocess.run(
-        [sys.executable, str(ROOT / ".ci" / "options_table.py"), "--check"],
+        [sys.executable, str(ROOT / ".ci" / script), "--check"],
         capture_output=True,
         text=True,
         check=False,

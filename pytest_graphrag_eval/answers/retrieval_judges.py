@@ -35,13 +35,14 @@ import json
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
+from pytest_graphrag_eval.answers.result_keys import RETRIEVAL_JUDGE_KEYS
 from pytest_graphrag_eval.answers.usage import Usage
 from pytest_graphrag_eval.llm.replies import InvalidReply, flag_field, parse_object, text_field
-from pytest_graphrag_eval.scoring import ScoringContext
+from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
@@ -152,6 +153,7 @@ class RetrievalJudgeScorer:
     """Judges the retrieval steps of a response; see the module docstring for keys and rules."""
 
     name = "retrieval_judge"
+    produces: ClassVar[tuple[ResultKey, ...]] = RETRIEVAL_JUDGE_KEYS
 
     def __init__(
         self, client: Any, model: str, output_mode: str = "json_schema", temperature: float = 0.0

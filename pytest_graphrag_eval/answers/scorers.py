@@ -11,20 +11,26 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_graphrag_eval.answers.custom import CustomLLMMetric
 from pytest_graphrag_eval.answers.lexical import LexicalCorrectness
 from pytest_graphrag_eval.answers.llm_correctness import LLMCorrectness
 from pytest_graphrag_eval.answers.metric import AnswerInputs, AnswerMetric
 from pytest_graphrag_eval.answers.relevance import NativeRelevance
+from pytest_graphrag_eval.answers.result_keys import (
+    CORRECTNESS_KEYS,
+    JUDGE_USAGE_KEYS,
+    MATCH_KEYS,
+    RELEVANCE_KEYS,
+)
 from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
 from pytest_graphrag_eval.answers.settings import AnswerSettings
 from pytest_graphrag_eval.answers.stability import evaluate_repeated
 from pytest_graphrag_eval.answers.usage import Usage
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.metrics.text import exact_match, token_f1
-from pytest_graphrag_eval.scoring import Scorer, ScoringContext
+from pytest_graphrag_eval.scoring import ResultKey, Scorer, ScoringContext
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
@@ -35,6 +41,7 @@ class DeterministicAnswerScorer:
     """`answer_exact_match` and `answer_token_f1` (SQuAD normalization, best over references)."""
 
     name = "answer_match"
+    produces: ClassVar[tuple[ResultKey, ...]] = MATCH_KEYS
 
     async def score(
         self, question: Question, response: dict[str, Any], context: ScoringContext
@@ -58,6 +65,8 @@ class AnswerJudgeScorer:
     """
 
     name = "answer_eval"
+    # Custom metrics add the keys their settings name (CustomMetric.result_keys).
+    produces: ClassVar[tuple[ResultKey, ...]] = (*CORRECTNESS_KEYS, *RELEVANCE_KEYS, *JUDGE_USAGE_KEYS)
 
     def __init__(self, metrics: Sequence[AnswerMetric], repeats: int = 1):
         self.metrics = list(metrics)

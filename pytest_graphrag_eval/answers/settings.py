@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.answers.prompts import PromptTemplate, correctness_template
+from pytest_graphrag_eval.answers.result_keys import ANSWER_KEYS
 from pytest_graphrag_eval.corpus.input_files import configuration_error
 from pytest_graphrag_eval.corpus.yaml_lines import load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.scoring import BASE_KEYS, KeyCatalogue
 
 JUDGES = ("none", "lexical", "llm")
 """Answer judges, in the order options and errors list them (the one definition)."""
@@ -29,24 +31,18 @@ INPUT_NAMES = ("question", "reference_answer", "actual_answer", "steps", "refere
 FIELD_TYPES = ("number", "integer", "boolean", "text", "value")
 STEPS_KEYS = ("name", "args", "output")
 RESERVED_FIELDS = frozenset({"error", "judge"})
-# First name segments of the keys built-in scorers and the copied response fields use.
-RESERVED_PREFIXES = frozenset(
-    {"answer", "steps", "retrieval", "question", "reference", "actual", "status", "error"}
-    | {"input", "output", "total", "elapsed", "template"}
+# The steps and retrieval scorers' keys, which this package may not import (DESIGN.md's layers);
+# tests/test_result_keys.py proves they are what those scorers declare.
+_SIBLING_SEGMENTS = frozenset({"steps", "retrieval", "erag"})
+_SIBLING_KEYS = frozenset(
+    {"steps_score", "steps_score_error", "retrieval_ap", "retrieval_mrr", "retrieval_error"}
+    | {"erag_cost", "erag_error"}
 )
-# Result keys graphrag-eval or our scorers write; a custom output with an unprefixed key must not take one.
-BUILTIN_KEYS = frozenset(
-    {"template_id", "question_id", "question_text", "reference_answer", "reference_steps"}
-    | {"actual_answer", "actual_steps", "status", "error", "steps_score", "steps_score_error"}
-    | {"input_tokens", "output_tokens", "total_tokens", "elapsed_sec"}
-    | {"answer_reference_claims_count", "answer_actual_claims_count", "answer_matching_claims_count"}
-    | {"answer_recall", "answer_precision", "answer_f1", "answer_correctness_reason", "answer_eval_error"}
-    | {"answer_correctness_error", "answer_relevance", "answer_relevance_error", "answer_judge"}
-    | {"answer_exact_match", "answer_token_f1", "answer_relevance_judge", "answer_relevance_cost"}
-    | {"answer_eval_input_tokens", "answer_eval_output_tokens", "answer_eval_cost"}
-    | {f"retrieval_{side}_{measure}" for side in ("answer", "context") for measure in ("recall", "precision")}
-    | {f"retrieval_{side}_f1" for side in ("answer", "context")}
-)
+_OWN_KEYS = KeyCatalogue([*BASE_KEYS, *ANSWER_KEYS])
+RESERVED_PREFIXES = _OWN_KEYS.first_segments() | _SIBLING_SEGMENTS
+"""First name segments of built-in result keys: a custom metric's name must not start with one."""
+BUILTIN_KEYS = _OWN_KEYS.names() | _SIBLING_KEYS
+"""Built-in result keys: an unprefixed output (graphrag-eval's custom evaluations) must not take one."""
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
 _KEY_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TRUE = frozenset({"1", "true", "yes", "on"})

@@ -17,6 +17,7 @@ from typing import Any
 
 from pytest_graphrag_eval.answers.metric import AnswerInputs, AnswerMetric, Outcome
 from pytest_graphrag_eval.answers.usage import Usage
+from pytest_graphrag_eval.scoring import SPREAD_SUFFIXES
 
 
 def combine_repeats(outcomes: list[Outcome], spread_keys: tuple[str, ...], error_key: str) -> Outcome:
@@ -36,9 +37,8 @@ def combine_repeats(outcomes: list[Outcome], spread_keys: tuple[str, ...], error
         for key in spread_keys:
             values = [float(outcome.keys[key]) for outcome in outcomes]
             keys[key] = statistics.fmean(values)
-            keys[f"{key}_stdev"] = statistics.stdev(values)
-            keys[f"{key}_min"] = min(values)
-            keys[f"{key}_max"] = max(values)
+            spread = (statistics.stdev(values), min(values), max(values))
+            keys.update((key + suffix, value) for suffix, value in zip(SPREAD_SUFFIXES, spread, strict=True))
     return Outcome(keys, usage)
 
 

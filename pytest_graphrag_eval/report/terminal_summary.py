@@ -14,31 +14,24 @@ from typing import Any
 
 from pytest_graphrag_eval.aggregates import is_metric_value
 from pytest_graphrag_eval.gates.model import GateResult
+from pytest_graphrag_eval.result_keys import CATALOGUE
 
 MAX_METRIC_COLUMNS = 6
-PREFERRED = ("steps_score", "answer_f1", "answer_relevance", "answer_token_f1")
-_NOT_SCORES = ("_count", "_cost", "_tokens", "_stdev", "_min", "_max", "_sec")
-_HIDDEN = frozenset(
-    {
-        "answer_recall",
-        "answer_precision",
-        "answer_exact_match",
-        "input_tokens",
-        "output_tokens",
-        "total_tokens",
-    }
-)
 
 
 def score_columns(results: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Score-like metric keys present in results: preferred ones first, then the rest by name."""
+    """Score keys present in results: those the scorers rank first, then the rest by name.
+
+    Counts, tokens, costs, seconds and spreads are not scores (`KeyCatalogue.role`).
+    """
     present = {
         key
         for result in results
         for key, value in result.items()
-        if is_metric_value(key, value) and key not in _HIDDEN and not key.endswith(_NOT_SCORES)
+        if is_metric_value(key, value) and CATALOGUE.summary_score(key)
     }
-    ordered = [key for key in PREFERRED if key in present] + sorted(present - set(PREFERRED))
+    preferred = CATALOGUE.summary_columns()
+    ordered = [key for key in preferred if key in present] + sorted(present - set(preferred))
     return ordered[:MAX_METRIC_COLUMNS]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.documents import parse_retrieved_documents
@@ -23,7 +23,7 @@ from pytest_graphrag_eval.retrieval.erag import erag_within
 from pytest_graphrag_eval.retrieval.erag_components import tracked_costs
 from pytest_graphrag_eval.retrieval.erag_config import ERagSetup, build_erag
 from pytest_graphrag_eval.retrieval.steps import actual_retrieval_step, reference_retrieval_step
-from pytest_graphrag_eval.scoring import ScoringContext
+from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
@@ -33,6 +33,17 @@ class ERagScorer:
     """eRAG scores of a question's retrieved documents."""
 
     name = "erag"
+    produces: ClassVar[tuple[ResultKey, ...]] = (
+        ResultKey(
+            "erag_",
+            "score",
+            prefix=True,
+            missing="eRAG metrics need eRAG configured for the corpus and a retrieval step in the actual "
+            "steps",
+        ),
+        ResultKey("erag_cost", "cost"),
+        ResultKey("erag_error", "error"),
+    )
 
     def __init__(self) -> None:
         self._setups: dict[tuple[str, int], ERagSetup] = {}

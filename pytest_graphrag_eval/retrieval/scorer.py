@@ -16,7 +16,7 @@ fewer documents were retrieved. Unusable reference or actual output gives
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_graphrag_eval.corpus.reference_steps import cutoff, relevant_ids
 from pytest_graphrag_eval.errors import ConfigurationError
@@ -24,7 +24,7 @@ from pytest_graphrag_eval.formats.documents import parse_relevance, parse_retrie
 from pytest_graphrag_eval.metrics.measures import MeasurePlan
 from pytest_graphrag_eval.metrics.ranking import ranked_judgements, score_ranking
 from pytest_graphrag_eval.retrieval.steps import actual_retrieval_step, reference_retrieval_step
-from pytest_graphrag_eval.scoring import ScoringContext
+from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
@@ -36,6 +36,21 @@ class RetrievalScorer:
     """Scores the `retrieval` step of a response against the question's reference retrieval step."""
 
     name = "retrieval"
+    produces: ClassVar[tuple[ResultKey, ...]] = (
+        ResultKey(
+            "retrieval_",
+            "score",
+            prefix=True,
+            missing="retrieval metrics need a reference step named retrieval (an agent without one scores 0)",
+        ),
+        *(
+            ResultKey(f"retrieval_{measure}@", "score", prefix=True)
+            for measure in ("recall", "precision", "ndcg")
+        ),
+        ResultKey("retrieval_ap", "score"),
+        ResultKey("retrieval_mrr", "score"),
+        ResultKey("retrieval_error", "error"),
+    )
 
     async def score(
         self, question: Question, response: dict[str, Any], context: ScoringContext

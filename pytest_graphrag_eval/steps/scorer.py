@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_graphrag_eval.corpus.responses import actual_step_problems
-from pytest_graphrag_eval.scoring import ScoringContext
+from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 from pytest_graphrag_eval.steps.groups import mark_matches, score_steps
 
 if TYPE_CHECKING:
@@ -22,6 +22,11 @@ class StepsScorer:
     """
 
     name = "steps"
+    produces: ClassVar[tuple[ResultKey, ...]] = (
+        ResultKey("steps_score", "score", missing="the question has no reference_steps", column=0),
+        ResultKey("steps_score_error", "error"),
+        ResultKey("reference_steps", "data"),
+    )
 
     async def score(
         self, question: Question, response: dict[str, Any], context: ScoringContext
