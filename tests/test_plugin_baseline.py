@@ -13,6 +13,8 @@ import pytest
 from plugin_support import ROWS, reference_step, response, write_corpus, write_responses
 from test_example_project import REGRESSED_ERROR, REGRESSED_STEPS
 
+from pytest_graphrag_eval.report.baseline_summary import _deltas_text
+
 ROOT = Path(__file__).resolve().parents[1]
 REPLAY = ["--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl"]
 THRESHOLD = ["--graphrag-threshold", "steps_score>=1"]
@@ -254,3 +256,15 @@ def test_html_report_is_written_with_the_comparison(compared: pytest.Pytester) -
     page = (compared.path / "out" / "r.html").read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") or page.lower().startswith("<!doctype html>")
     assert 'data-testid="card-regressed">1<' in page.replace("\n", "")
+
+
+def test_a_regression_line_shows_scores_leading_ones_first() -> None:
+    deltas = {
+        "answer_eval_cost": {"baseline": 0.01, "current": 0.02, "delta": 0.01},
+        "answer_f1_stdev": {"baseline": 0.1, "current": 0.2, "delta": 0.1},
+        "answer_matching_claims_count": {"baseline": 2, "current": 1, "delta": -1},
+        "answer_token_f1": {"baseline": 0.5, "current": 0.25, "delta": -0.25},
+        "answer_f1": {"baseline": 1.0, "current": 0.5, "delta": -0.5},
+        "steps_score": {"baseline": 1.0, "current": 1.0, "delta": 0.0},
+    }
+    assert _deltas_text(deltas) == "answer_f1 1 -> 0.5, answer_token_f1 0.5 -> 0.25"

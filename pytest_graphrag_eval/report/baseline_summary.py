@@ -11,12 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_graphrag_eval.gates.expressions import display_number
+from pytest_graphrag_eval.result_keys import CATALOGUE
 
 MAX_LISTED = 20
 MAX_DELTAS_PER_QUESTION = 4
-_PREFERRED_DELTAS = ("steps_score", "answer_f1", "answer_relevance", "answer_correctness")
-# Costs and claim counts change with every run; a regression line shows what a score did.
-_NOT_SCORES = ("_count", "_cost", "_tokens", "_sec", "_usd")
 
 
 def stopped_matching(baseline: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
@@ -81,10 +79,12 @@ def since_baseline_lines(
 
 
 def _deltas_text(deltas: Mapping[str, Mapping[str, float]]) -> str:
+    # Costs, counts and spreads change with every run; a regression line shows what the scores did,
+    # the summary's leading scores first.
     changed = [
-        name for name, delta in deltas.items() if delta.get("delta") and not name.endswith(_NOT_SCORES)
+        name for name, delta in deltas.items() if delta.get("delta") and CATALOGUE.role(name) == "score"
     ]
-    shown = [name for name in _PREFERRED_DELTAS if name in changed]
+    shown = [name for name in CATALOGUE.summary_columns() if name in changed]
     shown += sorted(name for name in changed if name not in shown)
     parts = [
         f"{name} {display_number(deltas[name]['baseline'])} -> {display_number(deltas[name]['current'])}"
