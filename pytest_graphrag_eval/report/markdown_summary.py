@@ -13,6 +13,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pytest_graphrag_eval.result_keys import CATALOGUE
+
 MAIN_METRICS = (
     "steps_score",
     "answer_f1",
@@ -22,7 +24,6 @@ MAIN_METRICS = (
     "answer_token_f1",
     "answer_exact_match",
 )
-_COST_SUFFIXES = ("_sec", "_tokens", "_count", "_cost", "_usd")
 _OUTCOME_ORDER = ("passed", "failed", "xfailed", "xpassed", "skipped")
 _QUESTION_TEXT_LIMIT = 80
 _CHANGES_PER_QUESTION = 4
@@ -245,8 +246,8 @@ def _metric_moves(deltas: Mapping[str, Any]) -> str:
 
 
 def _ordered_metrics(names: Iterable[str]) -> list[str]:
-    """Main metrics first in a fixed order, then the other quality metrics by name; costs left out."""
-    names = [name for name in names if not name.endswith(_COST_SUFFIXES)]
+    """Main metrics first in a fixed order, then the other quality metrics by name; usage left out."""
+    names = [name for name in names if CATALOGUE.role(name) == "score"]
     main = [metric for metric in MAIN_METRICS if metric in names]
     return main + sorted(name for name in names if name not in MAIN_METRICS)
 

@@ -11,14 +11,16 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pytest_graphrag_eval.result_keys import CATALOGUE
+from pytest_graphrag_eval.scoring import BASE_KEYS
+
 # "interrupted": scored, but Ctrl-C stopped the run before its item gave a verdict.
 OUTCOMES = ("passed", "failed", "error", "xfailed", "xpassed", "skipped", "interrupted", "unknown")
 PASSING = frozenset({"passed", "xpassed"})
 FAILING = frozenset({"failed", "error"})
-USAGE_SUFFIXES = ("_tokens", "_cost", "_usd", "_sec", "_count", "_stdev", "_min", "_max")
-COST_SUFFIXES = ("_cost", "_usd")
 LEADING_METRICS = ("steps_score", "answer_f1", "answer_recall", "answer_precision")
-TOKEN_KEYS = ("input_tokens", "output_tokens", "total_tokens")
+# The agent's own token counts, as every result carries them.
+TOKEN_KEYS = tuple(key.name for key in BASE_KEYS if key.role == "tokens")
 NOT_METRICS = frozenset({"template_id", "question_id", "question_text"})
 
 
@@ -36,18 +38,21 @@ def is_number(value: Any) -> bool:
 
 
 def is_usage_key(key: str) -> bool:
-    """Tokens, durations, counts, dollars and spreads: summed or shown, never drawn as a score."""
-    return key.endswith(USAGE_SUFFIXES)
+    """Tokens, durations, counts, dollars and spreads: summed or shown, never drawn as a score.
+
+    The roles are the scorers' declarations (`result_keys.CATALOGUE`), suffixes for undeclared keys.
+    """
+    return CATALOGUE.role(key) != "score"
 
 
 def cost_keys(keys: Iterable[str]) -> list[str]:
     """Model cost keys in USD (`answer_eval_cost`, `answer_relevance_cost`, `retrieval_judge_cost`, ...)."""
-    return sorted(key for key in keys if key.endswith(COST_SUFFIXES))
+    return sorted(key for key in keys if CATALOGUE.role(key) == "cost")
 
 
 def judge_token_keys(keys: Iterable[str]) -> list[str]:
     """Tokens spent by judges and other evaluation models, apart from the agent's own."""
-    return sorted(key for key in keys if key.endswith("_tokens") and key not in TOKEN_KEYS)
+    return sorted(key for key in keys if CATALOGUE.role(key) == "tokens" and key not in TOKEN_KEYS)
 
 
 def numeric_keys(results: Iterable[Mapping[str, Any]]) -> list[str]:
