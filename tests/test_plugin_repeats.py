@@ -101,6 +101,8 @@ def test_every_attempt_is_recorded_and_replays(flaky: pytest.Pytester) -> None:
     again = flaky.runpytest(*THRESHOLD, *replay, "--graphrag-agent-repeats", "3")
     again.assert_outcomes(passed=1, failed=2)
     again.stdout.fnmatch_lines(["*2 of 3 attempts passed*(flaky)"])
+    spread = flaky.runpytest_subprocess(*THRESHOLD, *replay, "--graphrag-agent-repeats", "3", "-n", "2")
+    spread.assert_outcomes(passed=1, failed=2)
     first_only = flaky.runpytest(*THRESHOLD, *replay)
     first_only.assert_outcomes(passed=2, failed=1)
     first_only.stdout.fnmatch_lines(["*warning: the responses file holds up to 3 attempts per question*"])
