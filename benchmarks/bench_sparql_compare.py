@@ -19,11 +19,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import median_seconds
 
 from pytest_graphrag_eval.formats.sparql_results import parse_sparql_results
 from pytest_graphrag_eval.steps.match import sparql_output_score
@@ -98,15 +97,6 @@ def make_case(rows: int, seed: int) -> tuple[dict[str, Any], str]:
         "required_columns": reference_vars,
     }
     return step, results_json(actual_vars, actual_rows)
-
-
-def median_seconds(action: Callable[[], Any], runs: int) -> float:
-    timings = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        timings.append(time.perf_counter() - start)
-    return statistics.median(timings)
 
 
 def measure(rows: int, runs: int) -> tuple[float, float]:

@@ -23,12 +23,12 @@ import argparse
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
+
+from timing import median_seconds
 
 from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.steps.match import sparql_output_score
@@ -74,15 +74,6 @@ def worst_case() -> tuple[dict[str, Any], dict[str, Any]]:
     }
     actual = {"name": "sparql_query", "status": "success", "output": sparql_select(variables, actual_rows)}
     return reference, actual
-
-
-def median_seconds(action: Callable[[], Any], runs: int) -> float:
-    timings = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        timings.append(time.perf_counter() - start)
-    return statistics.median(timings)
 
 
 def raw_parser() -> Callable[[str], Any]:

@@ -362,8 +362,17 @@ def test_gate_on_a_metric_every_scorer_failed_quotes_the_error_of_its_own_scope(
     gates = parse_gate_list(["answer_f1.mean>=0.5", "template[t_a]:answer_f1.mean>=0.5"], "cli")
     micro, template = evaluate_gates(gates, compute_aggregates(judged), None, judged)
     assert not micro.passed and not template.passed
-    assert "3 of 3 questions have an error for it, the first answer_eval_error: 'reply <1>'" in micro.message
-    assert "2 of 2 questions have an error for it, the first answer_eval_error" in template.message
+    assert (
+        "3 of 3 answered questions have an error for it, the first answer_eval_error: 'reply <1>'"
+        in micro.message
+    )
+    assert "2 of 2 answered questions have an error for it, the first answer_eval_error" in template.message
+    # An agent error is the question's own failure: the gate does not quote it as a scorer's.
+    failed = [{"template_id": "t_a", "question_id": "a1", "status": "error", "error": "agent timed out"}]
+    [unanswered] = evaluate_gates(
+        gates[:1], compute_aggregates([*failed, judged[2]]), None, [*failed, judged[2]]
+    )
+    assert "1 of 1 answered questions have an error for it, the first answer_f1_error" in unanswered.message
     # Without results the gate still fails, with the usual hint.
     [alone] = evaluate_gates(gates[:1], compute_aggregates(judged))
     assert not alone.passed and "answer judge" in alone.message

@@ -28,6 +28,13 @@ from pytest_graphrag_eval.answers.retrieval_judges import PRECISION_SYSTEM, RECA
 from pytest_graphrag_eval.testing import FakeOpenAIServer
 
 DATA = Path(__file__).parent / "data" / "graphrag_eval_judged"
+# A graphrag-eval custom evaluation both sides run (judged by `our_judge`'s tone rule).
+TONE_EVALUATION = {
+    "name": "tone",
+    "inputs": ["question", "actual_answer"],
+    "instructions": "Does the answer commit to an answer?",
+    "outputs": {"tone_score": "1 if it commits, 0 if not", "tone_reason": "one word"},
+}
 RECORDED = json.loads((DATA / "graphrag_eval_results.json").read_text(encoding="utf-8"))
 KEYS = tuple(
     f"retrieval_{side}_{measure}"
@@ -74,15 +81,9 @@ def ours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenA
     fake_openai.set_chat_handler(handler)
     generation = {"provider": "openai", "model": "gpt-4o-mini", "base_url": fake_openai.base_url}
     embedding = {"provider": "openai", "model": "text-embedding-3-small", "api_base": fake_openai.base_url}
-    tone = {
-        "name": "tone",
-        "inputs": ["question", "actual_answer"],
-        "instructions": "Does the answer commit to an answer?",
-        "outputs": {"tone_score": "1 if it commits, 0 if not", "tone_reason": "one word"},
-    }
     config = {
         "llm": {"generation": {**generation, "api_key": TEST_API_KEY}, "embedding": embedding},
-        "custom_evaluations": [tone],
+        "custom_evaluations": [TONE_EVALUATION],
     }
     path = tmp_path / "eval_config.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")

@@ -80,7 +80,7 @@ def test_judge_failure_is_a_metric_error_never_a_pass(judged) -> None:
     result.stdout.fnmatch_lines(
         [
             "*micro:answer_f1.mean was not computed: "
-            "3 of 3 questions have an error for it, the first answer_eval_error: *"
+            "3 of 3 answered questions have an error for it, the first answer_eval_error: *"
         ]
     )
     assert "--graphrag-judge" not in result.stdout.str().split("graphrag-eval summary")[-1]

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import TEST_API_KEY
-from test_judged_metrics_differential import DATA, our_judge
+from test_judged_metrics_differential import DATA, TONE_EVALUATION, our_judge
 
 from pytest_graphrag_eval import arun_evaluation, load_corpus, load_responses
 from pytest_graphrag_eval.aggregates import STEP_METRICS
@@ -147,12 +147,6 @@ async def judged_runs(server: FakeOpenAIServer, cache: Path) -> list[Recording]:
     reference = yaml.safe_load((DATA / "reference.yaml").read_text(encoding="utf-8"))
     responses = json.loads((DATA / "responses.json").read_text(encoding="utf-8"))
     generation = {"provider": "openai", "model": "gpt-4o-mini", "base_url": server.base_url}
-    tone = {
-        "name": "tone",
-        "inputs": ["question", "actual_answer"],
-        "instructions": "Does the answer commit to an answer?",
-        "outputs": {"tone_score": "1 if it commits, 0 if not", "tone_reason": "one word"},
-    }
     config = {
         "llm": {
             "generation": {**generation, "api_key": TEST_API_KEY},
@@ -162,7 +156,7 @@ async def judged_runs(server: FakeOpenAIServer, cache: Path) -> list[Recording]:
                 "api_base": server.base_url,
             },
         },
-        "custom_evaluations": [tone],
+        "custom_evaluations": [TONE_EVALUATION],
     }
     path = cache / "eval_config.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")

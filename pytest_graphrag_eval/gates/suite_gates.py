@@ -231,11 +231,15 @@ def _value(gate: Gate, stats: Mapping[str, Any]) -> tuple[float | None, str]:
 
 
 def _scorer_errors(gate: Gate, results: Sequence[Mapping[str, Any]]) -> str | None:
-    """The error the scorers left for the gated metric on the questions in the gate's scope, if any."""
+    """The error the scorers left for the gated metric on the answered questions in the gate's scope.
+
+    Only answered questions count: an agent error is the question's own failure, not the scorer's.
+    """
     in_scope = [
         result
         for result in results
-        if gate.scope != "template" or str(result.get("template_id")) == gate.template
+        if result.get("status") == "success"
+        and (gate.scope != "template" or str(result.get("template_id")) == gate.template)
     ]
     errors = [found for result in in_scope if (found := metric_error(result, gate.metric)) is not None]
     if not errors:
@@ -243,7 +247,9 @@ def _scorer_errors(gate: Gate, results: Sequence[Mapping[str, Any]]) -> str | No
     key, text = errors[0]
     if len(text) > _QUOTED_ERROR_CHARS:
         text = text[: _QUOTED_ERROR_CHARS - 1] + "…"
-    return f"{len(errors)} of {len(in_scope)} questions have an error for it, the first {key}: {text!r}"
+    return (
+        f"{len(errors)} of {len(in_scope)} answered questions have an error for it, the first {key}: {text!r}"
+    )
 
 
 def _parse(text: Any, source: str) -> Gate:

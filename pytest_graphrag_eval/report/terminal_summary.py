@@ -24,12 +24,8 @@ def score_columns(results: Sequence[Mapping[str, Any]]) -> list[str]:
 
     Counts, tokens, costs, seconds and spreads are not scores (`KeyCatalogue.role`).
     """
-    present = {
-        key
-        for result in results
-        for key, value in result.items()
-        if is_metric_value(key, value) and CATALOGUE.summary_score(key)
-    }
+    numeric = {key for result in results for key, value in result.items() if is_metric_value(key, value)}
+    present = {key for key in numeric if CATALOGUE.summary_score(key)}  # once per key, not per result
     preferred = CATALOGUE.summary_columns()
     ordered = [key for key in preferred if key in present] + sorted(present - set(preferred))
     return ordered[:MAX_METRIC_COLUMNS]
