@@ -36,8 +36,8 @@ def answer_settings(settings: PluginSettings, config: AnswersConfig | None = Non
     raw: dict[str, Any] = dict(config.answers) if config is not None else {}
     raw["judge"] = settings.judge or raw.get("judge", "none")
     raw["relevance"] = settings.relevance or raw.get("relevance", False)
-    if settings.judge_repeats != 1 or "repeats" not in raw:
-        raw["repeats"] = settings.judge_repeats
+    if settings.judge_repeats is not None:
+        raw["repeats"] = settings.judge_repeats  # the option wins over the file, 1 included
     for key, value in (
         ("correctness_prompt_file", settings.correctness_prompt),
         ("judge_model", settings.judge_model),

@@ -55,7 +55,7 @@ class PluginSettings:
     judge_model: str | None = None
     embedding_model: str | None = None
     relevance: bool = False
-    judge_repeats: int = 1
+    judge_repeats: int | None = None  # None: the answers config's value, else 1
     agent_repeats: int = 1
     repeat_policy: str = "all"
     correctness_prompt: Path | None = None
@@ -95,7 +95,7 @@ class PluginSettings:
             judge_model=_text(config, "graphrag_judge_model"),
             embedding_model=_text(config, "graphrag_embedding_model"),
             relevance=bool(config.getoption("graphrag_relevance") or config.getini("graphrag_relevance")),
-            judge_repeats=_integer(config, "graphrag_judge_repeats", 1),
+            judge_repeats=_integer(config, "graphrag_judge_repeats", None),
             agent_repeats=_integer(config, "graphrag_agent_repeats", 1),
             repeat_policy=_text(config, "graphrag_repeat_policy") or "all",
             correctness_prompt=_path(config, "graphrag_correctness_prompt", invocation_dir),
