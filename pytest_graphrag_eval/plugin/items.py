@@ -6,35 +6,22 @@ Node ids read `corpus.yaml::<template_id>::<question_id>`, so `-k`, `--lf`,
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_graphrag_eval.aggregates import is_metric_value
-from pytest_graphrag_eval.compare.repeats import combine_attempts
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template, load_corpus
 from pytest_graphrag_eval.errors import CorpusError, GraphragEvalError, SourceLocation
 from pytest_graphrag_eval.gates.suite_gates import gates_from_yaml
-from pytest_graphrag_eval.gates.thresholds import (
-    ThresholdCheck,
-    check_corpus_thresholds,
-    check_thresholds,
-)
-from pytest_graphrag_eval.report.failure_report import format_failure
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, check_corpus_thresholds
+from pytest_graphrag_eval.gates.verdict import Attempt, judge_question
+from pytest_graphrag_eval.report.failure_report import verdict_failure
 from pytest_graphrag_eval.report.safe_text import printable
 
 if TYPE_CHECKING:
-    from pytest_graphrag_eval.gates.thresholds import Threshold
-    from pytest_graphrag_eval.plugin.runner import QuestionOutcome
     from pytest_graphrag_eval.plugin.session import GraphragSession
-
-
-_POLICY_NEEDS = {
-    "all": "every attempt to pass",
-    "any": "one passing attempt",
-    "majority": "most attempts to pass",
-}
 
 
 class QuestionFailed(Exception):
@@ -115,52 +102,25 @@ class QuestionItem(pytest.Item):
         thresholds = session.thresholds.for_question(
             self.corpus.settings, template, self.question, corpus_file=self.corpus.file
         )
-        if outcome.attempts:
-            failure = self._attempts_failure(outcome, thresholds)  # sets self.result to the combined result
-        else:
-            self.result, failure = outcome.result, None
-        result = self.result
-        assert result is not None
-        baseline = session.baseline_result(self.question.question_id)
-        _record_properties(self, result, baseline)
-        self.checks = check_thresholds(result, thresholds) if result["status"] == "success" else []
-        single_failed = result["status"] != "success" or not all(check.passed for check in self.checks)
-        if not outcome.attempts and single_failed:
-            failure = format_failure(self.question, result, self.checks, session.settings.steps_scope)
-        if failure is not None:
-            if baseline is not None and baseline.get("outcome") in ("passed", "xpassed"):
-                where = session.settings.baseline_path
-                failure += f"\nREGRESSED: this question passed in the baseline run ({where})"
-            raise QuestionFailed(failure)
-
-    def _attempts_failure(self, outcome: QuestionOutcome, thresholds: Mapping[str, Threshold]) -> str | None:
-        """Judge each attempt on its own, combine them, and say why the item fails under the policy."""
-        settings = self.graphrag.settings
-        base = outcome.result or {}
-        results = [
-            attempt.result
-            if attempt.result is not None
-            else {**base, "status": "error", "error": attempt.problem or "no response"}
-            for attempt in outcome.attempts
-        ]
-        checks = [
-            check_thresholds(result, thresholds) if result["status"] == "success" else []
-            for result in results
-        ]
-        passes = [
-            result["status"] == "success" and all(check.passed for check in attempt_checks)
-            for result, attempt_checks in zip(results, checks, strict=True)
-        ]
-        self.result, summary = combine_attempts(results, passes, policy=settings.repeat_policy)
-        if summary.passed:
-            return None
-        failing = passes.index(False)
-        head = (
-            f"{summary.passes} of {summary.attempts} attempts passed; the {settings.repeat_policy!r} policy "
-            f"needs {_POLICY_NEEDS[settings.repeat_policy]}" + (" (flaky)" if summary.flaky else "")
+        verdict = judge_question(
+            outcome.result,
+            thresholds,
+            attempts=[Attempt(attempt.result, attempt.problem) for attempt in outcome.attempts],
+            policy=session.settings.repeat_policy,
         )
-        detail = format_failure(self.question, results[failing], checks[failing], settings.steps_scope)
-        return f"{head}\nattempt {failing + 1}:\n{detail}"
+        self.result, self.checks = verdict.result, verdict.checks
+        baseline = session.baseline_result(self.question.question_id)
+        _record_properties(self, verdict.result, baseline)
+        if not verdict.passed:
+            raise QuestionFailed(
+                verdict_failure(
+                    self.question,
+                    verdict,
+                    session.settings.steps_scope,
+                    baseline=baseline,
+                    baseline_path=session.settings.baseline_path,
+                )
+            )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, (QuestionFailed, GraphragEvalError)):

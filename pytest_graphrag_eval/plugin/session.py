@@ -16,10 +16,8 @@ from typing import Any
 
 import pytest
 
-from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.compare.baseline import load_baseline
-from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
-from pytest_graphrag_eval.compare.hashing import content_hash
+from pytest_graphrag_eval.compare.comparison import Comparison
 from pytest_graphrag_eval.compare.numeric import require_statistics
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question, load_corpus
 from pytest_graphrag_eval.corpus.responses import load_response_attempts
@@ -27,8 +25,8 @@ from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
 from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.gates.model import Gate, GateResult
-from pytest_graphrag_eval.gates.suite_gates import combine_gates, evaluate_gates
-from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, ThresholdResolver
+from pytest_graphrag_eval.gates.suite_gates import combine_gates
+from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.runner import (
@@ -47,15 +45,17 @@ from pytest_graphrag_eval.plugin.xdist_batches import (
     batching_note,
     dist_mode,
 )
-from pytest_graphrag_eval.report.atomic import write_text_atomic
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
-from pytest_graphrag_eval.report.json_report import (
-    ResultCollector,
-    build_report,
-    write_json_atomic,
-    write_recording,
+from pytest_graphrag_eval.report.json_report import ResultCollector, write_recording
+from pytest_graphrag_eval.report.pipeline import (
+    OutputPaths,
+    RunSettings,
+    finish_run,
+    interrupted_record,
+    question_record,
+    write_output,
+    write_outputs,
 )
-from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report.terminal_summary import score_columns, write_terminal_summary
 
 NO_RESPONSES = (
@@ -293,61 +293,34 @@ class GraphragSession:
             return
         if not (self.collector.results or self.interrupted):
             return
-        results = self.collector.ordered_results()
-        aggregates = compute_aggregates(results) if results else {}
-        if self.baseline is not None and self.settings.baseline_path is not None:
-            self.comparison = compare_reports(
-                self.baseline,
-                results,
-                confidence=self.settings.confidence,
-                resamples=self.settings.resamples,
-                baseline_path=str(self.settings.baseline_path),
-            )
-            self.comparison_section = self.comparison.to_dict()
-        self.gate_results = (
-            evaluate_gates(self._all_gates(), aggregates, self.comparison, results) if results else []
-        )
-        if any(not gate.passed for gate in self.gate_results) and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        interrupted = self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
-        report = build_report(
-            results,
-            aggregates,
-            self.gate_results,
-            self.settings.report_metadata(),
+        settings = self.settings
+        finished = finish_run(
+            self.collector.ordered_results(),
+            RunSettings(
+                gates=self._all_gates(),
+                metadata=settings.report_metadata(),
+                baseline=self.baseline,
+                baseline_path=str(settings.baseline_path) if settings.baseline_path is not None else None,
+                confidence=settings.confidence,
+                resamples=settings.resamples,
+            ),
             started=self.started,
-            interrupted=interrupted,
-            comparison=self.comparison_section,
+            interrupted=self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED,
             warnings=self.responses_check.warnings or self.worker_warnings,
         )
-        settings = self.settings
-        if settings.report_path is not None:
-            self._write_output(
-                session, "report", settings.report_path, lambda p: write_json_atomic(p, report)
-            )
-        if settings.markdown_path is not None:
-            markdown = render_markdown(report)
-            self._write_output(
-                session, "Markdown summary", settings.markdown_path, lambda p: write_text_atomic(p, markdown)
-            )
-        if settings.html_path is not None:
-            from pytest_graphrag_eval.report.html_report import write_html  # Jinja2 only when asked for
-
-            self._write_output(session, "HTML report", settings.html_path, lambda p: write_html(report, p))
+        self.comparison, self.comparison_section = finished.comparison, finished.comparison_section
+        self.gate_results = finished.gate_results
+        if finished.gates_failed and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        self.write_problems += write_outputs(
+            finished.report, OutputPaths(settings.report_path, settings.markdown_path, settings.html_path)
+        )
         if settings.record_path is not None and self.collector.responses:
             responses = self.collector.ordered_responses()
-            self._write_output(
-                session, "recording", settings.record_path, lambda p: write_recording(p, responses)
-            )
-
-    def _write_output(self, session: pytest.Session, what: str, path: Path, write: Any) -> None:
-        """Write one output file; a disk failure after start-up fails the run with one line."""
-        try:
-            write(path)
-        except OSError as error:
-            self.write_problems.append(f"could not write the {what} {path}: {error.strerror or error}")
-            if session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            problem = write_output("recording", settings.record_path, lambda p: write_recording(p, responses))
+            self.write_problems += [problem] if problem is not None else []
+        if self.write_problems and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _collect_finished_unreported(self, session: pytest.Session) -> None:
         """After Ctrl-C: finished questions whose items never reported still go in the report."""
@@ -359,18 +332,7 @@ class GraphragSession:
             outcome = finished.get(item.question.question_id)
             order = tuple(self._order_of(item))
             if outcome is not None and outcome.result is not None and order not in self.collector.results:
-                result = outcome.result
-                self.collector.add(
-                    order,
-                    {
-                        **result,
-                        "nodeid": item.nodeid,
-                        "outcome": "interrupted",  # scored, but its item never ran to a verdict
-                        "content_hash": content_hash(result),
-                        "thresholds": [],
-                        "failures": [],
-                    },
-                )
+                self.collector.add(order, interrupted_record(outcome.result, nodeid=item.nodeid))
 
     def _all_gates(self) -> list[Gate]:
         """CLI and ini gates plus every corpus file's `gates:` (an xdist controller collects nothing)."""
@@ -437,24 +399,7 @@ def _item_outcome(report: pytest.TestReport) -> str:
 def _with_item_outcome(item: QuestionItem, report: pytest.TestReport) -> dict[str, Any]:
     """The question's result plus what pytest decided about it, for the report and baselines."""
     assert item.result is not None
-    return {
-        **item.result,
-        "nodeid": item.nodeid,
-        "outcome": _item_outcome(report),
-        "content_hash": content_hash(item.result),
-        "thresholds": [check.to_dict() for check in item.checks],
-        "failures": _failures(item.result, item.checks),
-    }
-
-
-def _failures(result: dict[str, Any], checks: list[ThresholdCheck]) -> list[str]:
-    """Why the item failed, one line each: the agent's error, then every threshold that did not hold."""
-    error = (
-        [f"agent error: {result.get('error') or 'no error message'}"]
-        if result.get("status") != "success"
-        else []
-    )
-    return error + [check.message for check in checks if not check.passed]
+    return question_record(item.result, nodeid=item.nodeid, outcome=_item_outcome(report), checks=item.checks)
 
 
 def _as_json_text(value: dict[str, Any]) -> str:

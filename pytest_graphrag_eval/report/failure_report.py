@@ -12,10 +12,43 @@ from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
+from pytest_graphrag_eval.gates.verdict import QuestionVerdict
 from pytest_graphrag_eval.report.step_explanations import explain_step_mismatch
 
 TEXT_LIMIT = 800
 ROW_LIMIT = 5
+_POLICY_NEEDS = {
+    "all": "every attempt to pass",
+    "any": "one passing attempt",
+    "majority": "most attempts to pass",
+}
+
+
+def verdict_failure(
+    question: Question,
+    verdict: QuestionVerdict,
+    steps_scope: str = "last_group",
+    *,
+    baseline: Mapping[str, Any] | None = None,
+    baseline_path: object = None,
+) -> str:
+    """Why a failed question failed; with repeats, the policy's count and the first failing attempt.
+
+    A question that passed in the baseline run says so, with the baseline's path.
+    """
+    failing, summary = verdict.failing_attempt, verdict.summary
+    if failing is not None and summary is not None:
+        head = (
+            f"{summary.passes} of {summary.attempts} attempts passed; the {summary.policy!r} policy "
+            f"needs {_POLICY_NEEDS[summary.policy]}" + (" (flaky)" if summary.flaky else "")
+        )
+        detail = format_failure(question, failing.result, failing.checks, steps_scope)
+        text = f"{head}\nattempt {failing.number}:\n{detail}"
+    else:
+        text = format_failure(question, verdict.result, verdict.checks, steps_scope)
+    if baseline is not None and baseline.get("outcome") in ("passed", "xpassed"):
+        text += f"\nREGRESSED: this question passed in the baseline run ({baseline_path})"
+    return text
 
 
 def format_failure(

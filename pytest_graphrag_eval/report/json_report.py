@@ -52,10 +52,12 @@ def build_report(
     interrupted: bool,
     comparison: Mapping[str, Any] | None = None,
     warnings: Sequence[str] = (),
+    finished: float | None = None,
 ) -> dict[str, Any]:
     """The report document: results, aggregates, gates and run metadata.
 
-    `run_settings` is what the run was configured with (corpus, responses, judge...), as JSON values.
+    `run_settings` is what the run was configured with (corpus, responses, judge...), as JSON values;
+    `finished` defaults to now (a merge of shard reports gives the last shard's end).
     """
     report: dict[str, Any] = {
         "format_version": REPORT_FORMAT_VERSION,
@@ -67,7 +69,7 @@ def build_report(
             "version": _version(),
             "python": platform.python_version(),
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-            "duration_sec": round(time.time() - started, 3),
+            "duration_sec": round((time.time() if finished is None else finished) - started, 3),
             "interrupted": interrupted,
             "questions": len(results),
             **run_settings,

@@ -1,0 +1,154 @@
+"""The end of a run, from the questions' results to the written reports, without pytest.
+
+results -> aggregates -> baseline comparison -> gates -> JSON report -> Markdown and HTML.
+The plugin calls it when its questions are done; `graphrag-eval-merge` calls it on the
+results of several shard reports, so a sharded run ends exactly as one run would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_graphrag_eval.aggregates import compute_aggregates
+from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
+from pytest_graphrag_eval.compare.hashing import content_hash
+from pytest_graphrag_eval.gates.model import Gate, GateResult
+from pytest_graphrag_eval.gates.suite_gates import evaluate_gates
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
+from pytest_graphrag_eval.gates.verdict import failure_lines
+from pytest_graphrag_eval.report.atomic import write_text_atomic
+from pytest_graphrag_eval.report.json_report import build_report, write_json_atomic
+from pytest_graphrag_eval.report.markdown_summary import render_markdown
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What the end of a run needs from the configuration, as plain values."""
+
+    gates: Sequence[Gate] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)  # the report's configuration metadata
+    baseline: Mapping[str, Any] | None = None  # the baseline report, already loaded and checked
+    baseline_path: str | None = None
+    confidence: float = 0.95
+    resamples: int = 2000
+    evaluate_gates: bool = True  # False on a shard: its gates are decided on the merged whole
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    """Everything computed at the end of a run; `report` is the JSON report document."""
+
+    results: list[dict[str, Any]]
+    aggregates: dict[str, Any]
+    comparison: Comparison | None
+    comparison_section: dict[str, Any] | None
+    gate_results: list[GateResult]
+    report: dict[str, Any]
+
+    @property
+    def gates_failed(self) -> bool:
+        return any(not gate.passed for gate in self.gate_results)
+
+
+@dataclass(frozen=True)
+class OutputPaths:
+    """Where to write the run's reports (None: not asked for)."""
+
+    report: Path | None = None
+    markdown: Path | None = None
+    html: Path | None = None
+
+
+def question_record(
+    result: Mapping[str, Any], *, nodeid: str, outcome: str, checks: Sequence[ThresholdCheck]
+) -> dict[str, Any]:
+    """A question's result plus its verdict, as the report and later baselines keep it."""
+    return {
+        **result,
+        "nodeid": nodeid,
+        "outcome": outcome,
+        "content_hash": content_hash(result),
+        "thresholds": [check.to_dict() for check in checks],
+        "failures": failure_lines(result, checks),
+    }
+
+
+def interrupted_record(result: Mapping[str, Any], *, nodeid: str) -> dict[str, Any]:
+    """A question that was scored but whose verdict never came (the run was interrupted)."""
+    return {
+        **result,
+        "nodeid": nodeid,
+        "outcome": "interrupted",
+        "content_hash": content_hash(result),
+        "thresholds": [],
+        "failures": [],
+    }
+
+
+def finish_run(
+    results: list[dict[str, Any]],
+    settings: RunSettings,
+    *,
+    started: float,
+    interrupted: bool,
+    warnings: Sequence[str] = (),
+    finished: float | None = None,
+) -> FinishedRun:
+    """Aggregates, the baseline comparison and the gates of a run's results, and its report."""
+    aggregates = compute_aggregates(results) if results else {}
+    comparison = None
+    if settings.baseline is not None and settings.baseline_path is not None:
+        comparison = compare_reports(
+            settings.baseline,
+            results,
+            confidence=settings.confidence,
+            resamples=settings.resamples,
+            baseline_path=settings.baseline_path,
+        )
+    comparison_section = comparison.to_dict() if comparison is not None else None
+    gate_results = (
+        evaluate_gates(settings.gates, aggregates, comparison, results)
+        if results and settings.evaluate_gates
+        else []
+    )
+    report = build_report(
+        results,
+        aggregates,
+        gate_results,
+        settings.metadata,
+        started=started,
+        interrupted=interrupted,
+        comparison=comparison_section,
+        warnings=warnings,
+        finished=finished,
+    )
+    return FinishedRun(results, aggregates, comparison, comparison_section, gate_results, report)
+
+
+def write_outputs(report: Mapping[str, Any], paths: OutputPaths) -> list[str]:
+    """Write the JSON report, the Markdown summary and the HTML report asked for; one line per failure."""
+    problems: list[str | None] = []
+    if paths.report is not None:
+        problems.append(write_output("report", paths.report, lambda path: write_json_atomic(path, report)))
+    if paths.markdown is not None:
+        markdown = render_markdown(report)
+        problems.append(
+            write_output("Markdown summary", paths.markdown, lambda path: write_text_atomic(path, markdown))
+        )
+    if paths.html is not None:
+        from pytest_graphrag_eval.report.html_report import write_html  # Jinja2 only when asked for
+
+        problems.append(write_output("HTML report", paths.html, lambda path: write_html(report, path)))
+    return [problem for problem in problems if problem is not None]
+
+
+def write_output(what: str, path: Path, write: Callable[[Path], object]) -> str | None:
+    """Write one output file; a disk failure is one line naming the file, not a traceback."""
+    try:
+        write(path)
+    except OSError as error:
+        return f"could not write the {what} {path}: {error.strerror or error}"
+    return None
