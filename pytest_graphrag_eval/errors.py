@@ -12,18 +12,25 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class SourceLocation:
-    """Where a record was read from; any part may be unknown (in-memory input)."""
+    """Where a record was read from; any part may be unknown (in-memory input).
+
+    `origin` names a source that is not a file (`in-memory responses[2]`, the agent hook) or a
+    place inside one that has no line of its own (`list item [2]` of a JSON list).
+    """
 
     file: str | None = None
     line: int | None = None
     template_id: str | None = None
     question_id: str | None = None
+    origin: str | None = None
 
     def describe(self, field: str | None = None) -> str:
         """Render as `file:line template=… question=… field=…`, skipping unknown parts."""
         parts: list[str] = []
         if self.file:
             parts.append(f"{self.file}:{self.line}" if self.line else self.file)
+        if self.origin:
+            parts.append(self.origin)
         if self.template_id is not None:
             parts.append(f"template {self.template_id!r}")
         if self.question_id is not None:

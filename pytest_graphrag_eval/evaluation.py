@@ -4,6 +4,8 @@ The result of one question is a flat dict: the seed's copied keys (ids, text,
 reference and actual answer and steps, tokens, elapsed) merged with the keys
 every applicable scorer returns. Only success responses are scored; an error
 response or a missing one yields `status: error` with the reason in `error`.
+In-memory responses (a dict keyed by question id, or a list of responses) are
+validated and normalised by `corpus.response_records`, as a responses file is.
 Responses for questions outside the corpus are not scored; `check_responses_match`
 lists them and `run_evaluation` warns (`UnknownResponsesWarning`).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,8 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, corpus_from_data
-from pytest_graphrag_eval.corpus.responses import NUMERIC_RESPONSE_KEYS, validate_response
-from pytest_graphrag_eval.errors import ConfigurationError, SourceLocation
+from pytest_graphrag_eval.corpus.response_records import (
+    NUMERIC_RESPONSE_KEYS,
+    ResponseRecord,
+    responses_from_memory,
+)
+from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
 
@@ -40,7 +47,7 @@ def default_scorers() -> list[Scorer]:
 
 def run_evaluation(
     reference_qas: Corpus | Sequence[Mapping[str, Any]],
-    chat_responses: Mapping[str, Mapping[str, Any]],
+    chat_responses: Mapping[str, Mapping[str, Any]] | Sequence[Mapping[str, Any]],
     config_file_path: str | PathLike[str] | None = None,
     *,
     steps_scope: str = "last_group",
@@ -51,11 +58,13 @@ def run_evaluation(
     """Score each question of `reference_qas` against `chat_responses[question_id]`.
 
     The first three arguments are graphrag-eval's: the reference templates (a
-    loaded list, or a `Corpus`), the responses keyed by question id, and an
-    optional config file, ours or graphrag-eval's (see `answers.config_file`),
-    which selects the answer metrics and the judge. Synchronous; inside a
-    running event loop use `await arun_evaluation(...)` (graphrag-eval's own
-    `run_evaluation` is a coroutine).
+    loaded list, or a `Corpus`), the responses (keyed by question id, or a list
+    of responses each with its `question_id`; checked as a responses file is,
+    a `ResponseError` names the bad one), and an optional config file, ours or
+    graphrag-eval's (see `answers.config_file`), which selects the answer
+    metrics and the judge. Synchronous; inside a running event loop use
+    `await arun_evaluation(...)` (graphrag-eval's own `run_evaluation` is a
+    coroutine).
     """
     try:
         asyncio.get_running_loop()
@@ -81,7 +90,7 @@ def run_evaluation(
 
 async def arun_evaluation(
     reference_qas: Corpus | Sequence[Mapping[str, Any]],
-    chat_responses: Mapping[str, Mapping[str, Any]],
+    chat_responses: Mapping[str, Mapping[str, Any]] | Sequence[Mapping[str, Any]],
     config_file_path: str | PathLike[str] | None = None,
     *,
     steps_scope: str = "last_group",
@@ -97,12 +106,15 @@ async def arun_evaluation(
     exclude each other.
     """
     corpus = corpus_from_data(reference_qas)
-    for message in check_responses_match(corpus.question_ids(), chat_responses).warnings:
+    responses = {
+        question_id: attempts[0] for question_id, attempts in responses_from_memory(chat_responses).items()
+    }
+    for message in check_responses_match(corpus.question_ids(), responses).warnings:
         warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
     context = make_context(steps_scope, judge, options)
     if config_file_path is None:
         active = list(scorers) if scorers is not None else default_scorers()
-        return await _evaluate_all(corpus, chat_responses, active, context)
+        return await _evaluate_all(corpus, responses, active, context)
     if scorers is not None:
         raise ConfigurationError("run_evaluation: give either scorers or a config file, not both")
     from pytest_graphrag_eval.config_scorers import scorers_from_config
@@ -110,7 +122,7 @@ async def arun_evaluation(
     configured = scorers_from_config(Path(config_file_path), judge)
     context.judge = configured.judge
     try:
-        return await _evaluate_all(corpus, chat_responses, configured.scorers, context)
+        return await _evaluate_all(corpus, responses, configured.scorers, context)
     finally:
         if configured.owns_judge:
             await configured.judge.aclose()
@@ -118,14 +130,14 @@ async def arun_evaluation(
 
 async def _evaluate_all(
     corpus: Corpus,
-    chat_responses: Mapping[str, Mapping[str, Any]],
+    responses: Mapping[str, ResponseRecord],
     scorers: Sequence[Scorer],
     context: ScoringContext,
 ) -> list[dict[str, Any]]:
     return list(
         await asyncio.gather(
             *(
-                evaluate_question(question, chat_responses.get(question.question_id), scorers, context)
+                evaluate_question(question, responses.get(question.question_id), scorers, context)
                 for question in corpus.questions()
             )
         )
@@ -177,7 +189,7 @@ def check_responses_match(question_ids: Iterable[str], chat_responses: Mapping[s
 
 async def evaluate_question(
     question: Question,
-    response: Mapping[str, Any] | None,
+    response: ResponseRecord | None,
     scorers: Sequence[Scorer],
     context: ScoringContext,
 ) -> dict[str, Any]:
@@ -186,6 +198,7 @@ async def evaluate_question(
     if result["status"] != "success":
         return result
     assert response is not None
+    context = dataclasses.replace(context, response_source=response.source)
     for scorer in scorers:
         try:
             result.update(await scorer.score(question, dict(response), context))
@@ -194,7 +207,7 @@ async def evaluate_question(
     return result
 
 
-def base_result(question: Question, response: Mapping[str, Any] | None) -> dict[str, Any]:
+def base_result(question: Question, response: ResponseRecord | None) -> dict[str, Any]:
     """The seed's copied keys for one question, before any scorer runs."""
     result: dict[str, Any] = {
         "template_id": question.template_id,
@@ -208,8 +221,7 @@ def base_result(question: Question, response: Mapping[str, Any] | None) -> dict[
     if response is None:
         result.update(status="error", error=NO_RESPONSE_ERROR)
         return result
-    response = validate_response(response, SourceLocation(question_id=question.question_id))
-    if response.get("status") == "error":
+    if response.is_error:
         result.update(status="error", error=str(response.get("error") or "the agent reported an error"))
         return result
     result["status"] = "success"

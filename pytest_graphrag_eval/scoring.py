@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_chec
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
+    from pytest_graphrag_eval.errors import SourceLocation
 
 
 @dataclass
@@ -27,12 +28,15 @@ class ScoringContext:
     """What scorers may use besides the question and response.
 
     `judge` is the shared LLM client (None when no LLM is configured);
-    `options` carries scorer-specific settings from the one settings object.
+    `options` carries scorer-specific settings from the one settings object;
+    `response_source` says where the response being scored came from (file and
+    line, `in-memory responses[2]`, the agent hook), for errors about it.
     """
 
     steps_scope: str = "last_group"
     judge: Any = None
     options: dict[str, Any] = field(default_factory=dict)
+    response_source: SourceLocation | None = None
 
 
 @runtime_checkable

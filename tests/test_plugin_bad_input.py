@@ -92,3 +92,43 @@ def test_user_files_are_never_modified(pytester: pytest.Pytester) -> None:
     pytester.runpytest(*REPLAY, "--graphrag-report", "report.json")
     after = {p.name: p.read_bytes() for p in pytester.path.iterdir() if p.is_file() and p.name in before}
     assert before == after
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '{"q1": "Alpha, Beta", "q2": "Gamma", "q3": "Delta"}',
+            "*responses.jsonl, question 'q1': a response must be an object, got text; an answer alone is "
+            'written {"actual_answer": "..."}*',
+        ),
+        (
+            '{"question_id": "q1", "actual_answer": "Alpha, Beta", "status": "failed"}\n',
+            "*responses.jsonl:1, question 'q1', field 'status': must be success or error, got 'failed'*",
+        ),
+    ],
+    ids=["answers-keyed-by-id", "status-failed"],
+)
+def test_responses_that_would_score_silently_are_usage_errors(
+    pytester: pytest.Pytester, text: str, expected: str
+) -> None:
+    write_corpus(pytester, corpus())
+    pytester.path.joinpath("responses.jsonl").write_text(text, encoding="utf-8")
+    result = _run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([expected])
+
+
+def test_an_unscorable_step_names_the_responses_file_and_line(pytester: pytest.Pytester) -> None:
+    write_corpus(pytester, corpus())
+    responses = good_responses()
+    del responses[1]["actual_steps"][0]["status"]
+    write_responses(pytester, responses)
+    result = pytester.runpytest(*REPLAY, "--graphrag-threshold", "steps_score>=1")
+    result.assert_outcomes(passed=2, failed=1)
+    output = result.stdout.str()
+    assert (
+        f"steps_score_error: unscorable agent steps: {pytester.path / 'responses.jsonl'}:2, question 'q2', "
+        in output
+    )
+    assert "field 'actual_steps[0].status': is missing (expected success or error)" in output

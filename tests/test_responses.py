@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_graphrag_eval import ResponseError, load_responses
+from pytest_graphrag_eval import ResponseError, load_responses, run_evaluation
+from pytest_graphrag_eval.corpus.response_records import ResponseRecord, responses_from_memory
 
 SUCCESS = {"question_id": "q1", "actual_answer": "OSLO", "actual_steps": [], "elapsed_sec": 1.5}
 ERROR = {"question_id": "q2", "status": "error", "error": "timeout"}
@@ -42,6 +43,12 @@ def test_layouts(tmp_path: Path, text: str) -> None:
         ([{**SUCCESS, "steps": [], "actual_steps": []}], "field 'steps': has both 'steps'"),
         ([{**SUCCESS, "input_tokens": "many"}], "field 'input_tokens': must be a number"),
         ([{**SUCCESS, "actual_answer": 42}], "field 'actual_answer': must be text"),
+        (
+            [SUCCESS, {**SUCCESS, "question_id": "q3", "status": "failed"}],
+            "responses.jsonl:2, question 'q3', field 'status': must be success or error, got 'failed' "
+            "(a failed run is `status: error` with the reason in `error`)",
+        ),
+        ([{**SUCCESS, "status": "ok"}], "responses.jsonl:1, question 'q1', field 'status'"),
     ],
 )
 def test_errors_name_location(tmp_path: Path, lines: list, message: str) -> None:
@@ -63,3 +70,110 @@ def test_empty_file_is_no_responses(tmp_path: Path) -> None:
     path = tmp_path / "responses.jsonl"
     path.write_text("\n", encoding="utf-8")
     assert load_responses(path) == {}
+
+
+def test_a_status_other_than_success_is_fine_with_an_error_reason(tmp_path: Path) -> None:
+    """`error` decides, as in graphrag-eval: a recorder's own status word does not matter then."""
+    path = tmp_path / "responses.jsonl"
+    path.write_text(json.dumps({"question_id": "q1", "status": "failed", "error": "timeout"}) + "\n")
+    assert load_responses(path)["q1"]["status"] == "error"
+
+
+def test_answers_keyed_by_question_id_name_the_question(tmp_path: Path) -> None:
+    path = tmp_path / "responses.json"
+    path.write_text(json.dumps({"q1": "OSLO", "q2": "BERGEN"}), encoding="utf-8")
+    with pytest.raises(ResponseError) as raised:
+        load_responses(path)
+    assert str(raised.value) == (
+        f"{path}, question 'q1': a response must be an object, got text; an answer alone is written "
+        '{"actual_answer": "..."} (see the responses format)'
+    )
+
+
+def test_a_json_list_names_the_position(tmp_path: Path) -> None:
+    path = tmp_path / "responses.json"
+    path.write_text(json.dumps([SUCCESS, {"actual_answer": "x"}]), encoding="utf-8")
+    with pytest.raises(
+        ResponseError, match=r"responses.json, list item \[1\], field 'question_id': is missing"
+    ):
+        load_responses(path)
+
+
+def test_loaded_responses_are_dicts_that_remember_their_line(tmp_path: Path) -> None:
+    path = tmp_path / "responses.jsonl"
+    path.write_text(json.dumps(SUCCESS) + "\n" + json.dumps({"question_id": "q2", "steps": []}) + "\n")
+    responses = load_responses(path)
+    assert responses["q2"] == {"question_id": "q2", "actual_steps": []}
+    assert isinstance(responses["q2"], ResponseRecord) and responses["q2"].source.line == 2
+    assert json.loads(json.dumps(responses["q1"])) == SUCCESS
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            [SUCCESS, {**SUCCESS, "question_id": "q2", "status": "failed"}],
+            "in-memory responses[1], question 'q2', ",
+        ),
+        ({"q1": {**SUCCESS, "status": "failed"}}, "in-memory responses, question 'q1', field 'status'"),
+        ({"q1": "OSLO"}, "in-memory responses, question 'q1': a response must be an object, got text"),
+        (
+            [SUCCESS, SUCCESS],
+            "in-memory responses[1], question 'q1', field 'question_id': duplicate response",
+        ),
+        (
+            {"q9": SUCCESS},
+            "in-memory responses, question 'q9', field 'question_id': does not match its key 'q9'",
+        ),
+        ([{"actual_answer": "x"}], "in-memory responses[0], field 'question_id': is missing"),
+        (
+            "responses.jsonl",
+            "in-memory responses: must be a dict keyed by question id or a list of responses, "
+            "got str; to read a responses file, call load_responses(path)",
+        ),
+    ],
+)
+def test_in_memory_responses_are_checked_like_a_file(data: object, message: str) -> None:
+    with pytest.raises(ResponseError) as raised:
+        responses_from_memory(data)
+    assert message in str(raised.value)
+
+
+def test_in_memory_forms_normalise_like_a_file(tmp_path: Path) -> None:
+    recorded = [{"question_id": "q1", "steps": [{"name": "s", "status": "success"}]}, ERROR]
+    path = tmp_path / "responses.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in recorded), encoding="utf-8")
+    from_file = {qid: records[0] for qid, records in responses_from_memory(load_responses(path)).items()}
+    by_id = {
+        qid: records[0]
+        for qid, records in responses_from_memory({r["question_id"]: r for r in recorded}).items()
+    }
+    listed = {qid: records[0] for qid, records in responses_from_memory(recorded).items()}
+    one = {qid: records[0] for qid, records in responses_from_memory(recorded[0]).items()}
+    assert from_file == by_id == listed
+    assert one == {"q1": from_file["q1"]}
+    assert from_file["q1"]["actual_steps"] == [{"name": "s", "status": "success"}]
+    assert from_file["q1"].source.file == str(path)  # a loaded record keeps its file and line
+    assert listed["q2"].source.origin == "in-memory responses[1]"
+
+
+def test_run_evaluation_with_a_loaded_file_names_its_line(tmp_path: Path) -> None:
+    corpus = [
+        {
+            "template_id": "t",
+            "questions": [
+                {"id": "q1", "question_text": "?", "reference_steps": [[{"name": "s", "output": "x"}]]}
+            ],
+        }
+    ]
+    path = tmp_path / "responses.jsonl"
+    path.write_text(json.dumps({"question_id": "q1", "actual_steps": [{"name": "s", "output": "x"}]}) + "\n")
+    for responses, where in (
+        (load_responses(path), f"{path}:1"),
+        ([json.loads(path.read_text())], "in-memory responses[0]"),
+    ):
+        [result] = run_evaluation(corpus, responses)
+        assert result["steps_score_error"] == (
+            f"unscorable agent steps: {where}, question 'q1', field 'actual_steps[0].status': is missing "
+            "(expected success or error)"
+        )

@@ -35,7 +35,8 @@ from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
 from pytest_graphrag_eval.answers.scorers import AnswerJudgeScorer, DeterministicAnswerScorer
 from pytest_graphrag_eval.config_scorers import scorers_from_config
 from pytest_graphrag_eval.corpus.reference_corpus import Question
-from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.corpus.response_records import normalise_response
+from pytest_graphrag_eval.errors import ConfigurationError, SourceLocation
 from pytest_graphrag_eval.evaluation import base_result, default_scorers
 from pytest_graphrag_eval.gates.metric_hints import missing_metric_hint
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
@@ -206,7 +207,10 @@ def test_the_checks_catch_an_undeclared_key() -> None:
 def test_base_result_writes_base_keys() -> None:
     question = next(load_corpus(EXAMPLE / "corpus.yaml").questions())
     response = {"actual_answer": "x", "actual_steps": [], "input_tokens": 1, "output_tokens": 2}
-    result = base_result(question, {**response, "total_tokens": 3, "elapsed_sec": 0.5})
+    where = SourceLocation(question_id=question.question_id)
+    result = base_result(
+        question, normalise_response({**response, "total_tokens": 3, "elapsed_sec": 0.5}, where)
+    )
     assert set(result) <= {key.name for key in BASE_KEYS}
     assert {"reference_steps", "elapsed_sec", "total_tokens"} <= set(result)
 

@@ -21,6 +21,7 @@ from conftest import TEST_API_KEY
 from plugin_support import corpus, write_corpus
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.corpus.response_records import responses_from_memory
 from pytest_graphrag_eval.errors import SourceLocation
 from pytest_graphrag_eval.llm import JudgeClient, LLMError, LLMSettings
 from pytest_graphrag_eval.plugin.runner import InlineRunner, LiveSource, ReplaySource
@@ -89,7 +90,11 @@ def test_a_hanging_agent_is_cut_by_the_timeout_and_does_not_block_the_next_quest
         hung, following = asyncio.run(answer_both())
     finally:
         release.set()
-    assert hung == {"status": "error", "error": "the agent did not answer within 0.2 s"}
+    assert hung == {
+        "question_id": "hangs",
+        "status": "error",
+        "error": "the agent did not answer within 0.2 s",
+    }
     assert following is not None and following["actual_answer"] == "fine"
 
 
@@ -98,7 +103,11 @@ def test_an_agent_that_raises_timeout_itself_is_reported_as_such() -> None:
         raise TimeoutError("backend timed out")
 
     response = asyncio.run(LiveSource(agent, concurrency=2, timeout=30).get(_question("q")))
-    assert response == {"status": "error", "error": "the agent hook raised TimeoutError: backend timed out"}
+    assert response == {
+        "question_id": "q",
+        "status": "error",
+        "error": "the agent hook raised TimeoutError: backend timed out",
+    }
 
 
 SLOW_CONFTEST = """
@@ -261,7 +270,7 @@ def _raise_keyboard_interrupt() -> None:
 
 
 def test_inline_runner_interrupted_mid_question_closes_without_a_pending_task() -> None:
-    responses = {"q1": [{"actual_answer": "a"}], "q2": [{"actual_answer": "b"}]}
+    responses = responses_from_memory({"q1": {"actual_answer": "a"}, "q2": {"actual_answer": "b"}})
     runner = InlineRunner(ReplaySource(responses), [], lambda question: ScoringContext())
     first = runner.outcome(_question("q1"))
     assert first.result is not None and first.result["question_id"] == "q1"

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem
-from pytest_graphrag_eval.corpus.responses import validate_response
+from pytest_graphrag_eval.corpus.response_records import normalise_response
 from pytest_graphrag_eval.errors import SourceLocation
 from pytest_graphrag_eval.report.step_explanations import explain_step_mismatch
 from pytest_graphrag_eval.steps.match import step_match_score
@@ -146,15 +146,15 @@ def test_time_comparison_edge_cases() -> None:
 
 def test_graphrag_eval_4_steps_key_and_error_without_status() -> None:
     location = SourceLocation(question_id="q1")
-    read = validate_response({"question_id": "q1", "steps": [ok("s", "x")]}, location)
+    read = normalise_response({"question_id": "q1", "steps": [ok("s", "x")]}, location)
     assert read["actual_steps"] == [ok("s", "x")] and "steps" not in read
-    failed = validate_response(
+    failed = normalise_response(
         {"question_id": "q1", "error": "timeout", "actual_answer": "partial"}, location
     )
     assert failed["status"] == "error"
-    coded = validate_response({"question_id": "q1", "error": {"code": 503}}, location)
+    coded = normalise_response({"question_id": "q1", "error": {"code": 503}}, location)
     assert coded["status"] == "error" and coded["error"] == '{"code": 503}'
-    assert validate_response({"question_id": "q1", "error": None}, location).get("status") is None
+    assert normalise_response({"question_id": "q1", "error": None}, location).get("status") is None
 
 
 def test_failure_report_names_the_wrong_time_series_arguments() -> None:

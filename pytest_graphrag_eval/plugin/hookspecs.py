@@ -24,5 +24,8 @@ def pytest_graphrag_respond(
     when the agent is async. Several questions are answered concurrently
     (`--graphrag-agent-concurrency`): a sync implementation runs in worker
     threads, an async one on the plugin's event loop. Return None to leave the
-    question unanswered (it then fails with "no response").
+    question unanswered (it then fails with "no response"). The return goes
+    through the same checks as a recorded response (graphrag-eval 4.0's `steps`
+    are read as `actual_steps`); a malformed one fails that question with a
+    message naming the hook, the question and the field.
     """

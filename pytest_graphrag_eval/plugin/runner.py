@@ -25,13 +25,15 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
-from pytest_graphrag_eval.errors import GraphragEvalError, InputError
+from pytest_graphrag_eval.corpus.response_records import ResponseRecord, normalise_response
+from pytest_graphrag_eval.errors import GraphragEvalError, InputError, SourceLocation
 from pytest_graphrag_eval.evaluation import base_result, evaluate_question
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 AgentCall = Callable[[Question], Any]
 T = TypeVar("T")
 SIGNAL_CHECK_INTERVAL = 0.1
+AGENT_HOOK = "agent hook pytest_graphrag_respond"
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class QuestionOutcome:
     """What one question produced: the scored result, the raw response, or a usage problem."""
 
     result: dict[str, Any] | None
-    response: dict[str, Any] | None
+    response: ResponseRecord | None
     problem: str | None = None
     # With --graphrag-agent-repeats: every attempt's outcome, the first one also in the fields above.
     attempts: tuple[QuestionOutcome, ...] = ()
@@ -50,16 +52,16 @@ class ReplaySource:
 
     live = False
 
-    def __init__(self, attempts: Mapping[str, Sequence[Mapping[str, Any]]]):
+    def __init__(self, attempts: Mapping[str, Sequence[ResponseRecord]]):
         self._attempts = attempts
         self._served: dict[str, int] = {}
 
-    async def get(self, question: Question) -> dict[str, Any] | None:
+    async def get(self, question: Question) -> ResponseRecord | None:
         """The next recorded attempt of this question (None when the recording has no more)."""
         recorded = self._attempts.get(question.question_id) or []
         index = self._served.get(question.question_id, 0)
         self._served[question.question_id] = index + 1
-        return dict(recorded[index]) if index < len(recorded) else None
+        return recorded[index] if index < len(recorded) else None
 
 
 class LiveSource:
@@ -81,8 +83,19 @@ class LiveSource:
         self._timeout = timeout
         self._semaphore: asyncio.Semaphore | None = None
 
-    async def get(self, question: Question) -> Any:
-        """The agent's response as it returned it (`evaluate_question` validates its shape)."""
+    async def get(self, question: Question) -> ResponseRecord | None:
+        """The agent's response, checked and normalised as a recorded one (a `ResponseError` if malformed)."""
+        response = await self._call(question)
+        if response is None:
+            return None
+        return normalise_response(
+            response,
+            SourceLocation(origin=AGENT_HOOK, question_id=question.question_id),
+            filed_as="the question asked",
+        )
+
+    async def _call(self, question: Question) -> Any:
+        """The agent's response as it returned it, or the error shape for a hook that raised or overran."""
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self._concurrency)
         async with self._semaphore:
@@ -102,13 +115,9 @@ class LiveSource:
                 return _hook_error(error)
             except Exception as error:
                 return _hook_error(error)
-            if response is None:
-                return None
-            if isinstance(response, Mapping):
+            if isinstance(response, Mapping) and response.get("status") != "error":
                 response = dict(response)
-                if response.get("status") != "error":
-                    response.setdefault("elapsed_sec", time.perf_counter() - started)
-                response.setdefault("question_id", question.question_id)
+                response.setdefault("elapsed_sec", time.perf_counter() - started)
             return response
 
 
@@ -191,13 +200,14 @@ class QuestionRunner(abc.ABC):
         return QuestionOutcome(first.result, first.response, first.problem, tuple(attempts))
 
     async def _attempt(self, question: Question) -> QuestionOutcome:
-        response = await self._source.get(question)
         try:
-            result = await evaluate_question(question, response, self._scorers, self._context_for(question))
-        except InputError as error:  # evaluate_question validates the response's shape
+            response = await self._source.get(question)
+        except InputError as error:  # the live agent's response failed the responses' checks
             # Still a result: the question is reported with its error, not left out of the report.
             problem = f"the agent returned a malformed response: {error}"
             return QuestionOutcome({**base_result(question, None), "error": problem}, None)
+        try:
+            result = await evaluate_question(question, response, self._scorers, self._context_for(question))
         except GraphragEvalError as error:
             return QuestionOutcome(None, response, str(error))
         return QuestionOutcome(result, response)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -378,7 +379,9 @@ def _numbered_attempts(responses: list[dict[str, Any]]) -> dict[str, Any]:
     return {"responses": [{**response, "attempt": number} for number, response in enumerate(responses, 1)]}
 
 
-def _unreplayed_attempts(attempts: dict[str, list[dict[str, Any]]], repeats: int) -> tuple[str, ...]:
+def _unreplayed_attempts(
+    attempts: Mapping[str, Sequence[Mapping[str, Any]]], repeats: int
+) -> tuple[str, ...]:
     """A warning when the recording holds more attempts per question than this run replays."""
     most = max((len(recorded) for recorded in attempts.values()), default=1)
     if most <= repeats:

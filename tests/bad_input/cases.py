@@ -128,10 +128,16 @@ def _raw_responses_case(
     )
 
 
-def _step_status_case(case_id: str, mutate: Callable[[Any], Any], *expect: str) -> Case:
+def _unscorable_step_case(case_id: str, mutate: Callable[[Any], Any], *expect: str) -> Case:
+    """A per-question steps_score_error that names the responses file, line, question and step field."""
     return Case(
         case_id,
-        ("corpus.yaml", "q1", "steps_score_error", "actual_steps[0].status", *expect),
+        (
+            "corpus.yaml",
+            "steps_score_error: unscorable agent steps: ",
+            "responses.jsonl:1, question 'q1'",
+            *expect,
+        ),
         "failed",
         files={"responses.jsonl": responses_jsonl(mutate)},
         args=(*REPLAY, "--graphrag-threshold", "steps_score>=1"),
@@ -456,9 +462,38 @@ RESPONSE_CASES = [
         "question 'q1'",
         "actual_steps[0].name",
     ),
-    _step_status_case("step-status-ok", lambda d: _r_step(d, "status", "ok"), "'ok'"),
-    _step_status_case("step-status-failed", lambda d: _r_step(d, "status", "failed"), "'failed'"),
-    _step_status_case("step-status-missing", lambda d: d[0]["actual_steps"][0].pop("status"), "is missing"),
+    _unscorable_step_case(
+        "step-status-ok",
+        lambda d: _r_step(d, "status", "ok"),
+        "field 'actual_steps[0].status': must be success or error, got 'ok'",
+    ),
+    _unscorable_step_case(
+        "step-status-failed",
+        lambda d: _r_step(d, "status", "failed"),
+        "field 'actual_steps[0].status': must be success or error, got 'failed'",
+    ),
+    _unscorable_step_case(
+        "step-status-missing",
+        lambda d: d[0]["actual_steps"][0].pop("status"),
+        "field 'actual_steps[0].status': is missing (expected success or error)",
+    ),
+    _unscorable_step_case(
+        "step-output-number",
+        lambda d: _r_step(d, "output", 42),
+        "field 'actual_steps[0].output': a sparql_query output must be SPARQL results JSON (text or an "
+        "object), got int 42",
+    ),
+    _responses_case(
+        "response-status-failed",
+        lambda d: _r(d, "status", "failed"),
+        "responses.jsonl:1, question 'q1', field 'status': must be success or error, got 'failed'",
+    ),
+    _raw_responses_case(
+        "responses-answer-text-by-id",
+        json.dumps({"q1": "Alpha, Beta", "q2": "Gamma", "q3": "Delta, Epsilon"}),
+        "responses.jsonl, question 'q1': a response must be an object, got text; an answer alone is written "
+        '{"actual_answer": "..."}',
+    ),
 ]
 
 OPTION_CASES = [
@@ -578,7 +613,33 @@ INI_CASES = [
 ]
 
 HOOK_CASES = [
-    _hook_case("hook-returns-text", "return 'Alpha, Beta'", "malformed response", "must be an object"),
+    _hook_case(
+        "hook-returns-text",
+        "return 'Alpha, Beta'",
+        "the agent returned a malformed response: agent hook pytest_graphrag_respond, question 'q1': "
+        "a response must be an object, got text",
+    ),
+    _hook_case(
+        "hook-status-failed",
+        "return {'actual_answer': 'x', 'status': 'failed'}",
+        "agent hook pytest_graphrag_respond, question 'q1', field 'status': must be success or error, "
+        "got 'failed'",
+    ),
+    _hook_case(
+        "hook-question-id-mismatch",
+        "return {'question_id': 'q2', 'actual_answer': 'x'}",
+        "agent hook pytest_graphrag_respond, question 'q1', field 'question_id': does not match the "
+        "question asked 'q1'",
+    ),
+    _hook_case(
+        "hook-step-output-number",
+        "return {'actual_answer': 'x', 'actual_steps': [{'name': 'sparql_query', 'status': 'success', "
+        "'output': 7}]}",
+        "steps_score_error",
+        "agent hook pytest_graphrag_respond, question 'q1', field 'actual_steps[0].output'",
+        "got int 7",
+        args=("--graphrag-threshold", "steps_score>=0"),
+    ),
     _hook_case("hook-returns-list", "return [1, 2]", "malformed response", "must be an object"),
     _hook_case("hook-answer-number", "return {'actual_answer': 7}", "field 'actual_answer'"),
     _hook_case(
@@ -603,7 +664,7 @@ HOOK_CASES = [
     _hook_case(
         "hook-step-status-ok",
         "return {'actual_answer': 'x', 'actual_steps': [{'name': 'q', 'status': 'ok', 'id': 'a'}]}",
-        "actual_steps[0].status",
+        "agent hook pytest_graphrag_respond, question 'q1', field 'actual_steps[0].status'",
         "'ok'",
         args=("--graphrag-threshold", "steps_score>=0"),
     ),

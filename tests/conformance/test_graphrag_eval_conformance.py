@@ -203,7 +203,12 @@ def test_our_results_on_graphrag_eval_crashes_are_scores_or_clear_errors() -> No
         outcome = ours[question_id]
         clear = outcome["status"] == "error" or question_id in steps_errors
         assert clear or isinstance(outcome["steps_score"], float), question_id
-    assert "actual_steps[0].status is missing" in steps_errors["step-without-status"]
+    missing_status = steps_errors["step-without-status"]
+    assert (
+        "responses_6x.json, list item [" in missing_status
+        and "question 'step-without-status'" in missing_status
+    )
+    assert "field 'actual_steps[0].status': is missing" in missing_status
     assert ours["no-response"]["error"] == "no response for this question"
     assert ours["step-without-id"]["matches"] == [["actual_steps[0]"]]
 

@@ -1,0 +1,231 @@
+"""One road for every agent response: the same checks and normalisation, whichever door it came in by.
+
+Responses reach scoring from a responses file (`responses.load_response_attempts`), from memory (the
+library's `run_evaluation(corpus, chat_responses)`: a dict keyed by question id, as graphrag-eval takes
+it, or a list of responses each with its `question_id`) and from the plugin's live agent hook. Each
+response goes through `normalise_response`, collections through `collect_attempts`, so every door
+gets the same checks, the same reading of graphrag-eval 4.0's `steps` as `actual_steps`, and a
+`ResponseError` naming where the response came from (file and line, `in-memory responses[2]`, the
+agent hook), its question and the field. Nothing downstream validates again.
+
+A response is either the success shape (`actual_answer`, `actual_steps`, token counts, `elapsed_sec`;
+`status` absent or `success`) or the error shape: a non-null `error` (the reason; other keys are kept
+but not scored) or `status: error`. A step's `output` is the tool's output: text or any JSON value.
+A step's `status` is checked per question when its steps are scored (`actual_step_problems`): a
+missing or unknown one spoils that question's steps score only, not the whole recording.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+
+TOKEN_KEYS = ("input_tokens", "output_tokens", "total_tokens")
+NUMERIC_RESPONSE_KEYS = (*TOKEN_KEYS, "elapsed_sec")
+RESPONSE_STATUSES = ("success", "error")
+STEP_STATUSES = ("success", "error")
+# Keys only a response has (not a question id): an object holding one of them is one response.
+RESPONSE_KEYS = frozenset(
+    {"question_id", "actual_answer", "actual_steps", "steps", "status", "error", "attempt"}
+).union(NUMERIC_RESPONSE_KEYS)
+IN_MEMORY = "in-memory responses"
+
+# Where a response came from, the id it was filed under (a dict key; None in a list), the raw response.
+Entry = tuple[SourceLocation, str | None, Any]
+
+
+class ResponseRecord(dict[str, Any]):
+    """One validated, normalised response: the dict scorers read, plus its question id, attempt and source.
+
+    A dict, so code written for graphrag-eval's plain response dicts (and JSON dumps of them) keeps
+    working; `source` lets a later per-question error (an unscorable step) say where it came from.
+    """
+
+    def __init__(self, fields: Mapping[str, Any], source: SourceLocation, attempt: int | None = None):
+        super().__init__(fields)
+        self.question_id = str(fields["question_id"])
+        self.source = source
+        self.attempt = attempt
+
+    @property
+    def is_error(self) -> bool:
+        """The agent reported an error: nothing of this response is scored."""
+        return self.get("status") == "error"
+
+
+def normalise_response(raw: Any, location: SourceLocation, *, filed_as: str = "its key") -> ResponseRecord:
+    """Check one response's shape and return it normalised, or raise a `ResponseError` at `location`.
+
+    `location.question_id`, when set, is the question the response was given for (its key in a
+    dict, the question the hook was asked, `filed_as` says which); a different `question_id` in
+    the response is an error. A `ResponseRecord` is checked again (it may have been edited since).
+    """
+    if not isinstance(raw, Mapping):
+        raise ResponseError(_not_an_object(raw), location)
+    given = raw.get("question_id")
+    if given is not None and location.question_id is not None and str(given) != location.question_id:
+        raise ResponseError(f"does not match {filed_as} {location.question_id!r}", location, "question_id")
+    question_id = location.question_id if given is None else str(given)
+    if question_id is None:
+        raise ResponseError("is missing", location, "question_id")
+    where = dataclasses.replace(location, question_id=question_id)
+    response = {**raw, "question_id": question_id}
+    attempt = _attempt(response.get("attempt"), where)
+    if "steps" in response:
+        if "actual_steps" in response:
+            raise ResponseError(
+                "has both 'steps' (graphrag-eval 4.0 name) and 'actual_steps'; keep one", where, "steps"
+            )
+        response["actual_steps"] = response.pop("steps")
+    status = response.get("status")
+    if status == "error" or response.get("error") is not None:
+        error = response.get("error")
+        if error is not None and not isinstance(error, str):
+            response["error"] = json.dumps(error, ensure_ascii=False, default=str)  # e.g. {"code": 503}
+        response["status"] = "error"
+        return ResponseRecord(response, where, attempt)
+    if status is not None and status not in RESPONSE_STATUSES:
+        raise ResponseError(
+            f"must be success or error, got {status!r} (a failed run is `status: error` with the reason "
+            "in `error`)",
+            where,
+            "status",
+        )
+    answer = response.get("actual_answer")
+    if answer is not None and not isinstance(answer, str):
+        raise ResponseError("must be text", where, "actual_answer")
+    for key in NUMERIC_RESPONSE_KEYS:
+        _check_number(response.get(key), key, where)
+    steps = response.get("actual_steps")
+    if steps is not None:
+        _check_steps(steps, where)
+    return ResponseRecord(response, where, attempt)
+
+
+def collect_attempts(entries: Iterable[Entry]) -> dict[str, list[ResponseRecord]]:
+    """Normalise every entry into `{question_id: [record, ...]}`, attempts in `attempt` order.
+
+    Two responses to one question are a duplicate unless both carry distinct `attempt` numbers
+    (what `--graphrag-record` writes with `--graphrag-agent-repeats`).
+    """
+    attempts: dict[str, dict[int | None, ResponseRecord]] = {}
+    for location, key, raw in entries:
+        filed = location if key is None else dataclasses.replace(location, question_id=key)
+        record = normalise_response(raw, filed)
+        recorded = attempts.setdefault(record.question_id, {})
+        if record.attempt in recorded or (recorded and (record.attempt is None or None in recorded)):
+            raise ResponseError(
+                "duplicate response (several attempts of one question need distinct `attempt` numbers)",
+                record.source,
+                "question_id",
+            )
+        recorded[record.attempt] = record
+    return {
+        question_id: [recorded[number] for number in sorted(recorded, key=lambda number: number or 0)]
+        for question_id, recorded in attempts.items()
+    }
+
+
+def responses_from_memory(data: Any, origin: str = IN_MEMORY) -> dict[str, list[ResponseRecord]]:
+    """The library's in-memory responses, through the same checks as a file's.
+
+    Accepted: a dict keyed by question id (graphrag-eval's `responses_dict`), a list of responses
+    each with its `question_id` (how graphrag-eval 6.x callers often hold them), or one response.
+    Records already loaded from a file keep naming their file and line.
+    """
+    if isinstance(data, Mapping):
+        if is_one_response(data):
+            return collect_attempts([(_where(data, SourceLocation(origin=origin)), None, data)])
+        return collect_attempts(
+            (_where(value, SourceLocation(origin=origin)), str(key), value) for key, value in data.items()
+        )
+    if isinstance(data, Sequence) and not isinstance(data, (str, bytes, bytearray)):
+        return collect_attempts(
+            (_where(value, SourceLocation(origin=f"{origin}[{index}]")), None, value)
+            for index, value in enumerate(data)
+        )
+    hint = "; to read a responses file, call load_responses(path)" if isinstance(data, (str, bytes)) else ""
+    raise ResponseError(
+        f"must be a dict keyed by question id or a list of responses, got {type(data).__name__}{hint}",
+        SourceLocation(origin=origin),
+    )
+
+
+def is_one_response(data: Mapping[str, Any]) -> bool:
+    """One response (e.g. a one-line JSONL file) rather than responses keyed by question id.
+
+    Keyed responses have question ids as keys; one response has response fields. A key that is
+    both (a question named `status`) is read as an id when its value is an object.
+    """
+    return any(key in RESPONSE_KEYS and not isinstance(value, Mapping) for key, value in data.items())
+
+
+def _where(value: Any, location: SourceLocation) -> SourceLocation:
+    """A record loaded from a file keeps its file and line; anything else is located by `location`."""
+    return value.source if isinstance(value, ResponseRecord) else location
+
+
+def _not_an_object(raw: Any) -> str:
+    if isinstance(raw, str):
+        return (
+            "a response must be an object, got text; an answer alone is written "
+            '{"actual_answer": "..."} (see the responses format)'
+        )
+    return f"a response must be an object, got {type(raw).__name__}"
+
+
+def _attempt(value: Any, location: SourceLocation) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ResponseError(f"must be a whole number from 1, got {value!r}", location, "attempt")
+    return value
+
+
+def _check_steps(steps: Any, location: SourceLocation) -> None:
+    if not isinstance(steps, list):
+        raise ResponseError("must be a list of steps", location, "actual_steps")
+    for index, step in enumerate(steps):
+        field = f"actual_steps[{index}]"
+        if not isinstance(step, Mapping):
+            raise ResponseError("must be an object", location, field)
+        if not isinstance(step.get("name"), str):
+            raise ResponseError("is missing", location, f"{field}.name")
+
+
+def _check_number(value: Any, key: str, location: SourceLocation) -> None:
+    """Token counts are whole numbers >= 0, `elapsed_sec` a finite number >= 0 (they feed the aggregates)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ResponseError(f"must be a number, got {value!r}", location, key)
+    if not math.isfinite(value) or value < 0:
+        raise ResponseError(f"must be a finite number >= 0, got {value!r}", location, key)
+    if key in TOKEN_KEYS and value != int(value):
+        raise ResponseError(f"must be a whole number, got {value!r}", location, key)
+
+
+def actual_step_problems(steps: Any, source: SourceLocation | None = None) -> list[str]:
+    """What makes the agent's steps unscorable, each naming the response's source and field; empty if none.
+
+    A step's `status` decides whether it can match at all, so a missing or unknown one (`ok`,
+    `failed`) must not be read as a plain non-match or a success (graphrag-eval 4.0 and 6.x stop
+    with a KeyError on a missing one). This makes only that question's `steps_score_error`.
+    """
+    if not isinstance(steps, list):
+        return []
+    where = source or SourceLocation()
+    problems = []
+    for index, step in enumerate(steps):
+        if not isinstance(step, Mapping):
+            continue
+        status = step.get("status")
+        field = f"actual_steps[{index}].status"
+        if status is None:
+            problems.append(f"{where.describe(field)}: is missing (expected {' or '.join(STEP_STATUSES)})")
+        elif status not in STEP_STATUSES:
+            problems.append(f"{where.describe(field)}: must be {' or '.join(STEP_STATUSES)}, got {status!r}")
+    return problems
