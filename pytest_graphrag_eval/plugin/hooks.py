@@ -13,6 +13,7 @@ import pytest
 
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.plugin import hookspecs
+from pytest_graphrag_eval.plugin.detached_paths import check_detached_path_values
 from pytest_graphrag_eval.plugin.items import CorpusFile
 from pytest_graphrag_eval.plugin.options import add_options
 from pytest_graphrag_eval.plugin.scorers_factory import check_judge_settings
@@ -34,6 +35,9 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     try:
+        check_detached_path_values(
+            config.invocation_params.args, config.invocation_params.dir, config.rootpath, config.inipath
+        )
         settings = PluginSettings.from_config(config)
         check_startup(settings)
         if settings.corpus_paths:  # runs that collect no corpus need no judge
