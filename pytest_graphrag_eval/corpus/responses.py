@@ -21,8 +21,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_graphrag_eval.corpus.gc_pause import paused_gc
 from pytest_graphrag_eval.corpus.input_files import read_input_text
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+from pytest_graphrag_eval.formats import json_text
 
 TOKEN_KEYS = ("input_tokens", "output_tokens", "total_tokens")
 NUMERIC_RESPONSE_KEYS = (*TOKEN_KEYS, "elapsed_sec")
@@ -46,7 +48,8 @@ def load_response_attempts(path: str | Path) -> dict[str, list[dict[str, Any]]]:
     """
     path = Path(path)
     text = read_input_text(path, error_type=ResponseError, what="response file")
-    entries = _parse_entries(text, str(path))
+    with paused_gc():  # every parsed record is kept
+        entries = _parse_entries(text, str(path))
     attempts: dict[str, dict[int | None, dict[str, Any]]] = {}
     for line, key, raw in entries:
         location = SourceLocation(str(path), line, question_id=key)
@@ -75,7 +78,7 @@ def _parse_entries(text: str, file: str) -> list[tuple[int | None, str | None, A
         return []
     if stripped[0] in "[{":
         try:
-            data = json.loads(text)
+            data = json_text.loads(text)
         except json.JSONDecodeError as error:
             if stripped[0] == "{" and "\n{" in text.strip():
                 return _parse_jsonl(text, file)
@@ -102,7 +105,7 @@ def _parse_jsonl(text: str, file: str) -> list[tuple[int | None, str | None, Any
         if not line.strip():
             continue
         try:
-            entries.append((number, None, json.loads(line)))
+            entries.append((number, None, json_text.loads(line)))
         except json.JSONDecodeError as error:
             raise ResponseError(f"invalid JSON line: {error.msg}", SourceLocation(file, number)) from None
         except RecursionError:
