@@ -15,9 +15,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_graphrag_eval.corpus.gc_pause import paused_gc
 from pytest_graphrag_eval.corpus.yaml_lines import flow_depth, may_have_aliases, parse_yaml_with_lines
 from pytest_graphrag_eval.errors import CorpusError
+from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 ALIASED = [
     "a: &x 1\nb: *x\n",

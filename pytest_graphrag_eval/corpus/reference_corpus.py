@@ -23,10 +23,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.corpus.gc_pause import paused_gc
 from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import CorpusError, SourceLocation
+from pytest_graphrag_eval.formats.gc_pause import paused_gc
 from pytest_graphrag_eval.formats.sparql_results import MemoizedParser, SparqlTable, memoized_parser
 
 QUESTION_RESERVED_KEYS = frozenset(

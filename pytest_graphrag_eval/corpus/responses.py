@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.corpus.gc_pause import paused_gc
 from pytest_graphrag_eval.corpus.input_files import read_input_text
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 from pytest_graphrag_eval.formats import json_text
+from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 TOKEN_KEYS = ("input_tokens", "output_tokens", "total_tokens")
 NUMERIC_RESPONSE_KEYS = (*TOKEN_KEYS, "elapsed_sec")

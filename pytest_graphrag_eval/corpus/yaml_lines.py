@@ -21,9 +21,9 @@ from typing import Any
 
 import yaml
 
-from pytest_graphrag_eval.corpus.gc_pause import paused_gc
 from pytest_graphrag_eval.corpus.input_files import ErrorFactory, read_input_text
 from pytest_graphrag_eval.errors import InputError, SourceLocation
+from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 MAX_YAML_NODES = 2_000_000
 # LibYAML composes recursively in C: a few hundred thousand nested brackets crash the process.

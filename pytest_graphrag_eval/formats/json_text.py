@@ -11,12 +11,15 @@ run of 19 or more digits goes to `json` directly.
 That run is looked for in the UTF-8 bytes orjson is given anyway: `bytes.translate`
 is a table lookup per byte, while `str.translate` on non-ASCII text (labels in
 other scripts, as knowledge-graph answers have) costs several times the parse.
+Both parsers run with the cyclic garbage collector paused (see gc_pause.py).
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 try:
     import orjson
@@ -30,6 +33,11 @@ _LONG_NUMBER = b"0" * 19
 
 def loads(text: str) -> Any:
     """`json.loads(text)`, computed by orjson when it can be."""
+    with paused_gc():
+        return _loads(text)
+
+
+def _loads(text: str) -> Any:
     if orjson is not None:
         try:
             encoded = text.encode("utf-8")
