@@ -14,7 +14,8 @@ answers, written as real files (corpus YAML, responses JSONL) in a temporary fol
   IRIs, typed literals where the reference has plain ones (and the reverse), an
   empty result; for ASK, the same answer, the opposite one, a SELECT instead.
 
-Timed side by side in one run (median of `--runs`, each phase separately):
+Timed side by side in one run, in CPU seconds of the process doing the work (steadier than
+wall time on a shared machine; the work is single-threaded), median of `--runs` per phase:
 
 (a) our library: `load_corpus` + `load_responses` (load), `run_evaluation` with
     graphrag-eval's group semantics (score), `compute_aggregates` (aggregate);
@@ -38,6 +39,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -361,14 +363,14 @@ def write_files(folder: Path, count: int, seed: int, large_every: int) -> tuple[
 # ----------------------------------------------------------------------------- the three runs
 def our_phases(corpus_path: Path, responses_path: Path) -> Callable[[], dict[str, float]]:
     def run() -> dict[str, float]:
-        start = time.perf_counter()
+        start = time.process_time()
         corpus = load_corpus(corpus_path)
         responses = load_responses(responses_path)
-        loaded = time.perf_counter()
+        loaded = time.process_time()
         results = run_evaluation(corpus, responses, steps_scope="all_groups")
-        scored = time.perf_counter()
+        scored = time.process_time()
         compute_aggregates(results)
-        return {"load": loaded - start, "score": scored - loaded, "aggregate": time.perf_counter() - scored}
+        return {"load": loaded - start, "score": scored - loaded, "aggregate": time.process_time() - scored}
 
     return run
 
@@ -380,26 +382,25 @@ from graphrag_eval import compute_aggregates, run_evaluation
 corpus_path, responses_path, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 phases = {"load": [], "score": [], "aggregate": [], "total": []}
 for _ in range(runs):
-    start = time.perf_counter()
+    start = time.process_time()
     with open(corpus_path, encoding="utf-8") as handle:
         corpus = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     with open(responses_path, encoding="utf-8") as handle:
         responses = {r["question_id"]: r for r in map(json.loads, filter(str.strip, handle))}
-    loaded = time.perf_counter()
+    loaded = time.process_time()
     results = asyncio.run(run_evaluation(corpus, responses))
-    scored = time.perf_counter()
+    scored = time.process_time()
     compute_aggregates(results)
-    done = time.perf_counter()
+    done = time.process_time()
     phases["load"].append(loaded - start)
     phases["score"].append(scored - loaded)
     phases["aggregate"].append(done - scored)
     phases["total"].append(done - start)
-scores = [r.get("steps_score") for r in results]
-print(json.dumps({"phases": {k: statistics.median(v) for k, v in phases.items()}, "scores": scores}))
+print(json.dumps({k: statistics.median(v) for k, v in phases.items()}))
 """
 
 
-def their_phases(python: str, corpus: Path, responses: Path, runs: int) -> tuple[dict[str, float], list[Any]]:
+def their_phases(python: str, corpus: Path, responses: Path, runs: int) -> dict[str, float]:
     completed = subprocess.run(
         [python, "-c", THEIR_TIMER, str(corpus), str(responses), str(runs)],
         capture_output=True,
@@ -408,21 +409,28 @@ def their_phases(python: str, corpus: Path, responses: Path, runs: int) -> tuple
     )
     if completed.returncode != 0:
         raise SystemExit(f"graphrag-eval's interpreter failed:\n{completed.stderr[-2000:]}")
-    measured = json.loads(completed.stdout.strip().splitlines()[-1])
-    return measured["phases"], measured["scores"]
+    phases: dict[str, float] = json.loads(completed.stdout.strip().splitlines()[-1])
+    return phases
 
 
-def pytest_seconds(folder: Path) -> float:
-    """One whole replay run of the plugin on the files, in a fresh process (failed questions are expected)."""
+def pytest_seconds(folder: Path) -> tuple[float, float]:
+    """CPU and wall seconds of one whole replay run of the plugin on the files, in a fresh process
+    (questions that fail their thresholds are expected)."""
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0"]
     command += ["--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl"]
     command += ["--graphrag-steps-scope", "all_groups", "--graphrag-report", "report.json"]
+    cpu_before = children_cpu_seconds()
     start = time.perf_counter()
     completed = subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - start
+    wall = time.perf_counter() - start
     if completed.returncode not in (0, 1):  # 1: some questions scored below their thresholds
         raise SystemExit(f"the pytest run failed (exit {completed.returncode}):\n{completed.stdout[-2000:]}")
-    return seconds
+    return children_cpu_seconds() - cpu_before, wall
+
+
+def children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -454,19 +462,19 @@ def main(argv: list[str] | None = None) -> int:
         ours = median_phases(our_phases(corpus, responses), runs)
         theirs = None
         if args.graphrag_eval_python:
-            theirs, _ = their_phases(args.graphrag_eval_python, corpus, responses, runs)
-        whole_pytest = pytest_seconds(folder)
-    print(f"{'':>22} {'ours':>9} {'graphrag-eval':>14} {'theirs/ours':>12}")
+            theirs = their_phases(args.graphrag_eval_python, corpus, responses, runs)
+        pytest_cpu, pytest_wall = pytest_seconds(folder)
+    print(f"CPU seconds {'ours':>19} {'graphrag-eval':>14} {'theirs/ours':>12}")
     for phase in ("load", "score", "aggregate", "total"):
         line = f"{'library ' + phase:>22} {ours[phase]:>8.2f}s"
         if theirs is not None:
             line += f" {theirs[phase]:>13.2f}s {theirs[phase] / ours[phase]:>11.2f}x"
         print(line)
-    line = f"{'pytest run (-n 0)':>22} {whole_pytest:>8.2f}s"
+    line = f"{'pytest run (-n 0)':>22} {pytest_cpu:>8.2f}s"
     if theirs is not None:
-        ratio = theirs["total"] / whole_pytest
-        line += f" {theirs['total']:>13.2f}s {ratio:>11.2f}x  (against their library run)"
-    print(line)
+        ratio = theirs["total"] / pytest_cpu
+        line += f" {theirs['total']:>13.2f}s {ratio:>11.2f}x  (their library run)"
+    print(line + f"; wall {pytest_wall:.2f}s")
     if theirs is None:
         print("graphrag-eval: skipped (no --graphrag-eval-python / GRAPHRAG_EVAL_PYTHON)")
         return 0

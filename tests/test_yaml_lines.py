@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import gc
 import itertools
+from typing import Any
 
 import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_graphrag_eval.corpus import yaml_lines
 from pytest_graphrag_eval.corpus.yaml_lines import flow_depth, may_have_aliases, parse_yaml_with_lines
 from pytest_graphrag_eval.errors import CorpusError
 from pytest_graphrag_eval.formats.gc_pause import paused_gc
@@ -131,3 +133,43 @@ def test_pausing_the_collector_restores_its_state() -> None:
         assert not gc.isenabled()  # a caller that had disabled it keeps it disabled
     finally:
         gc.enable()
+
+
+TREES = [
+    "- template_id: t\n  questions:\n  - {id: q1, question_text: 'Why?', k: 5, ok: true, none: null}\n",
+    "a: 1\nb: 1.5\nc: yes\nd: ~\ne: 2025-03-01\nf: '1'\ng: \"x\"\nh: |\n  block\ni: [1, two, 3.0]\n",
+    "base: {x: 1}\nmerged:\n  <<: {y: 2}\n  z: 3\n",  # a merge key (no alias needed)
+    "1: int key\ntrue: bool key\n? [a, b]\n: complex key\n",
+    "tagged: !!str 12\nbinary: !!binary aGVsbG8=\nset: !!set {a, b}\nomap: !!omap [{a: 1}]\n",
+    "a: 1\nb: 2\na: 3\n",  # a duplicate key
+    "- !!python/object:os.system {}\n",
+    "nested:\n- - {name: sparql_query, output: '{\"head\": {}}'}\n  - {name: x}\n",
+    "",
+    "just text",
+]
+
+
+def lines_of(value: Any) -> list[int | None]:
+    found: list[int | None] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            found.append(getattr(item, "line", None))
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return found
+
+
+def outcome(text: str, loader: Any) -> Any:
+    try:
+        value = yaml.load(text, Loader=loader)
+    except yaml.YAMLError as error:
+        return ("error", str(error))
+    return (repr(value), lines_of(value))
+
+
+@pytest.mark.parametrize("text", TREES)
+def test_the_tree_loader_builds_what_pyyaml_builds(text: str) -> None:
+    assert outcome(text, yaml_lines._TreeLineLoader) == outcome(text, yaml_lines._LineLoader)
