@@ -76,6 +76,13 @@ def _parse_entries(text: str, file: str) -> list[tuple[int | None, str | None, A
     stripped = text.lstrip()
     if not stripped:
         return []
+    if stripped[0] == "{" and "\n{" in stripped:
+        # Most likely JSONL: its lines are parsed first (a single JSON document cannot also be
+        # a sequence of complete lines); only if one fails is the whole text tried as one value.
+        try:
+            return _parse_jsonl(text, file)
+        except ResponseError:
+            pass
     if stripped[0] in "[{":
         try:
             data = json_text.loads(text)
