@@ -7,13 +7,14 @@ Booleans, ids and texts are not metrics; `*_error` keys are texts.
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
 from typing import Any
+
+from pytest_graphrag_eval.formats import json_text
 
 STAT_NAMES = ("sum", "mean", "median", "min", "max")
 # Metrics the retrieval judges write on each judged retrieval step (answers/retrieval_judges.py).
@@ -151,7 +152,7 @@ def is_empty_output(output: Any) -> bool:
         if not text:
             return True
         try:
-            data = json.loads(text)
+            data = json_text.loads(text)
         except ValueError:
             return False
     else:

@@ -13,7 +13,6 @@ lists them and `run_evaluation` warns (`UnknownResponsesWarning`).
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,6 +28,7 @@ from pytest_graphrag_eval.corpus.response_records import (
     responses_from_memory,
 )
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.formats.json_copy import copy_json_like
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
 
@@ -215,9 +215,9 @@ def base_result(question: Question, response: ResponseRecord | None) -> dict[str
         "question_text": question.question_text,
     }
     if question.reference_answer is not None:
-        result["reference_answer"] = copy.deepcopy(question.reference_answer)
+        result["reference_answer"] = copy_json_like(question.reference_answer)
     if question.reference_steps is not None:
-        result["reference_steps"] = copy.deepcopy(question.reference_steps)
+        result["reference_steps"] = copy_json_like(question.reference_steps)
     if response is None:
         result.update(status="error", error=NO_RESPONSE_ERROR)
         return result
@@ -228,7 +228,7 @@ def base_result(question: Question, response: ResponseRecord | None) -> dict[str
     if response.get("actual_answer") is not None:
         result["actual_answer"] = response["actual_answer"]
     if response.get("actual_steps") is not None:
-        result["actual_steps"] = copy.deepcopy(response["actual_steps"])
+        result["actual_steps"] = copy_json_like(response["actual_steps"])
     for key in NUMERIC_RESPONSE_KEYS:
         if response.get(key) is not None:
             result[key] = response[key]

@@ -15,8 +15,12 @@ TEXTS = [
     "[123456789012345678901234567890]",  # beyond 64 bits
     '["\\ud800"]',  # a lone surrogate
     '{"k": 1, "k": 2}',
+    '{"label": {"value": "Zürich 東京 Москва", "xml:lang": "de"}, "n": 12345678901234567890123}',
+    '["São Paulo", 9223372036854775807, 18446744073709551616]',  # the long run after non-ASCII text
+    '["Łódź \\ud800", "é"]',  # an escaped lone surrogate in non-ASCII text
+    '["\ud800 raw"]',  # a raw lone surrogate: not encodable as UTF-8
 ]
-BROKEN = ["", "{", "[1,]", "CONSTRUCT { ?s ?p ?o }", '{"a": 1} trailing']
+BROKEN = ["", "{", "[1,]", "CONSTRUCT { ?s ?p ?o }", '{"a": 1} trailing', '{"Zürich": 1,}', '["\ud800", ']
 
 
 @pytest.fixture(params=["orjson", "json"])

@@ -23,6 +23,8 @@ from pytest_graphrag_eval.corpus.response_records import (
     is_one_response,
 )
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+from pytest_graphrag_eval.formats import json_text
+from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 
 def load_responses(path: str | Path) -> dict[str, ResponseRecord]:
@@ -39,16 +41,25 @@ def load_response_attempts(path: str | Path) -> dict[str, list[ResponseRecord]]:
     """Read a response file into `{question_id: [response, ...]}`, attempts in `attempt` order."""
     path = Path(path)
     text = read_input_text(path, error_type=ResponseError, what="response file")
-    return collect_attempts(_parse_entries(text, str(path)))
+    with paused_gc():  # every parsed record is kept
+        entries = _parse_entries(text, str(path))
+    return collect_attempts(entries)
 
 
 def _parse_entries(text: str, file: str) -> list[Entry]:
     stripped = text.lstrip()
     if not stripped:
         return []
+    if stripped[0] == "{" and "\n{" in stripped:
+        # Most likely JSONL: its lines are parsed first (a single JSON document cannot also be
+        # a sequence of complete lines); only if one fails is the whole text tried as one value.
+        try:
+            return _parse_jsonl(text, file)
+        except ResponseError:
+            pass
     if stripped[0] in "[{":
         try:
-            data = json.loads(text)
+            data = json_text.loads(text)
         except json.JSONDecodeError as error:
             if stripped[0] == "{" and "\n{" in text.strip():
                 return _parse_jsonl(text, file)
@@ -73,7 +84,7 @@ def _parse_jsonl(text: str, file: str) -> list[Entry]:
         if not line.strip():
             continue
         try:
-            entries.append((SourceLocation(file, number), None, json.loads(line)))
+            entries.append((SourceLocation(file, number), None, json_text.loads(line)))
         except json.JSONDecodeError as error:
             raise ResponseError(f"invalid JSON line: {error.msg}", SourceLocation(file, number)) from None
         except RecursionError:

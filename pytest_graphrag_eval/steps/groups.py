@@ -17,11 +17,11 @@ answer on).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_graphrag_eval.formats.json_copy import copy_json_like
 from pytest_graphrag_eval.formats.sparql_results import ResultsParser, SparqlTable, memoized_parser
 from pytest_graphrag_eval.steps.assignment import max_weight_assignment
 from pytest_graphrag_eval.steps.match import step_match_score
@@ -130,7 +130,7 @@ def mark_matches(
 
 
 def _without_matches(step: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: copy.deepcopy(value) for key, value in step.items() if key != "matches"}
+    return {key: copy_json_like(value) for key, value in step.items() if key != "matches"}
 
 
 def _group_score(matches: Sequence[StepMatch], group: Sequence[Mapping[str, Any]]) -> float:

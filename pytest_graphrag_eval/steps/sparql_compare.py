@@ -18,8 +18,9 @@ joined strings). Cost is about linear in rows for realistic results.
 from __future__ import annotations
 
 import enum
+import itertools
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 
 from pytest_graphrag_eval.formats.sparql_results import SparqlTable
 from pytest_graphrag_eval.formats.terms import Term
@@ -102,8 +103,9 @@ def find_column_mapping(
     if mode is not RowMode.SET and reference.row_count != actual.row_count:
         return None
     codes: dict[Term, int] = {}
-    reference_columns = [encode_column(reference.column(name), codes) for name in required_columns]
-    actual_columns = [encode_column(column, codes) for column in actual.columns]
+    fresh = itertools.count()
+    reference_columns = [encode_column(reference.column(name), codes, fresh) for name in required_columns]
+    actual_columns = [encode_column(column, codes, fresh) for column in actual.columns]
     candidates = signature_candidates(reference_columns, actual_columns, mode)
     if any(not options for options in candidates):
         return None
@@ -121,12 +123,14 @@ def find_column_mapping(
     return {required_columns[order[depth]]: actual.variables[column] for depth, column in enumerate(found)}
 
 
-def encode_column(column: Sequence[Term], codes: dict[Term, int]) -> tuple[int, ...]:
+def encode_column(column: Sequence[Term], codes: dict[Term, int], fresh: Iterator[int]) -> tuple[int, ...]:
     """The column with each term replaced by its number in `codes` (equal terms, equal numbers).
 
-    Decimal terms hash slowly and every projection rehashes them; small ints hash at once.
+    Decimal terms hash slowly and every projection rehashes them; small ints hash at once. A term
+    seen first takes the next number of `fresh` (shared by every column of one comparison, so no
+    number is given twice); the loop runs in C (`map` over `dict.setdefault`).
     """
-    return tuple([codes.setdefault(term, len(codes)) for term in column])
+    return tuple(map(codes.setdefault, column, fresh))
 
 
 def signature_candidates(

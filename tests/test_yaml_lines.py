@@ -1,0 +1,175 @@
+"""The YAML loader's cheap pre-checks decide exactly as the full checks would.
+
+`may_have_aliases` lets a document skip the alias-expansion check, so it must never
+say False for a text whose composed tree shares a node (an anchor used by an alias);
+`flow_depth` must give the bracket depth the loader's bound is defined on.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_graphrag_eval.corpus import yaml_lines
+from pytest_graphrag_eval.corpus.yaml_lines import flow_depth, may_have_aliases, parse_yaml_with_lines
+from pytest_graphrag_eval.errors import CorpusError
+from pytest_graphrag_eval.formats.gc_pause import paused_gc
+
+ALIASED = [
+    "a: &x 1\nb: *x\n",
+    "- &x [1, 2]\n- *x\n",
+    "[&x a, *x]",
+    "{a: &x 1, b: *x}",
+    '{"a":&x [1], "b":*x}',  # after a colon in flow context, no space needed
+    "['q'\t, &x 1,*x]",
+    "[? &x a : 1, *x]",
+    "\ufeff&x [*x]",  # BOM, then an anchor at the start
+    "- &x a\n-\u2028*x",
+    "- &a [*a]\n",
+]
+NOT_ALIASED = [
+    "iri: http://dbpedia.org/resource/AT&T\nquery: SELECT * WHERE { ?s ?p ?o }\n",
+    "q: 'FILTER(?a && ?b)'\n",  # an anchor-like token, but no alias-like one
+    "q: 'SELECT ?x WHERE { ?x rdfs:subClassOf* ?c }'\n",
+    "a: Procter_&_Gamble\nb: x*y\n",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", ALIASED)
+def test_texts_with_anchors_and_aliases_are_checked(text: str) -> None:
+    assert may_have_aliases(text)
+
+
+@pytest.mark.parametrize("text", NOT_ALIASED)
+def test_texts_without_them_are_not(text: str) -> None:
+    assert not may_have_aliases(text)
+
+
+def shares_a_node(text: str) -> bool:
+    """Whether the composed document reaches some node twice (what only an alias can do)."""
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    seen: set[int] = set()
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return True
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(item for pair in node.value for item in pair)
+    return False
+
+
+FRAGMENTS = [
+    "&x ",
+    "*x",
+    "AT&T",
+    "SELECT *",
+    "a",
+    " ",
+    "\n",
+    "- ",
+    ": ",
+    ", ",
+    "[",
+    "]",
+    "{",
+    "}",
+    "'",
+    '"',
+    "?",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=14))
+def test_a_text_said_to_have_no_aliases_shares_no_node(fragments: list[str]) -> None:
+    text = "".join(fragments)
+    try:
+        shared = shares_a_node(text)
+    except (yaml.YAMLError, RecursionError):
+        return  # not YAML: the loader reports the syntax error either way
+    assert may_have_aliases(text) or not shared
+
+
+def depth_by_definition(text: str) -> int:
+    steps = {"[": 1, "{": 1, "]": -1, "}": -1}
+    return max(itertools.accumulate(steps[char] for char in text if char in steps), default=0)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "a: b", "[[{}]]", "]]][[", '{"é": ["東京", {"x": "[["}]}', "x: '}'\n" + "[" * 600, "\ud800["]
+)
+def test_flow_depth_is_the_running_bracket_count(text: str) -> None:
+    assert flow_depth(text) == depth_by_definition(text)
+
+
+def test_the_alias_bomb_is_still_refused_among_ampersands_in_scalars() -> None:
+    bomb = "iri: AT&T\na: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{name}: &{name} [{', '.join(['*' + prev] * 10)}]\n"
+        for prev, name in zip("abcdefghi", "bcdefghij", strict=True)
+    )
+    with pytest.raises(CorpusError, match="alias bomb"):
+        parse_yaml_with_lines(bomb, "corpus.yaml", CorpusError)
+
+
+def test_pausing_the_collector_restores_its_state() -> None:
+    with paused_gc():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused_gc():
+            pass
+        assert not gc.isenabled()  # a caller that had disabled it keeps it disabled
+    finally:
+        gc.enable()
+
+
+TREES = [
+    "- template_id: t\n  questions:\n  - {id: q1, question_text: 'Why?', k: 5, ok: true, none: null}\n",
+    "a: 1\nb: 1.5\nc: yes\nd: ~\ne: 2025-03-01\nf: '1'\ng: \"x\"\nh: |\n  block\ni: [1, two, 3.0]\n",
+    "base: {x: 1}\nmerged:\n  <<: {y: 2}\n  z: 3\n",  # a merge key (no alias needed)
+    "1: int key\ntrue: bool key\n? [a, b]\n: complex key\n",
+    "tagged: !!str 12\nbinary: !!binary aGVsbG8=\nset: !!set {a, b}\nomap: !!omap [{a: 1}]\n",
+    "a: 1\nb: 2\na: 3\n",  # a duplicate key
+    "- !!python/object:os.system {}\n",
+    "nested:\n- - {name: sparql_query, output: '{\"head\": {}}'}\n  - {name: x}\n",
+    "",
+    "just text",
+]
+
+
+def lines_of(value: Any) -> list[int | None]:
+    found: list[int | None] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            found.append(getattr(item, "line", None))
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return found
+
+
+def outcome(text: str, loader: Any) -> Any:
+    try:
+        value = yaml.load(text, Loader=loader)
+    except yaml.YAMLError as error:
+        return ("error", str(error))
+    return (repr(value), lines_of(value))
+
+
+@pytest.mark.parametrize("text", TREES)
+def test_the_tree_loader_builds_what_pyyaml_builds(text: str) -> None:
+    assert outcome(text, yaml_lines._TreeLineLoader) == outcome(text, yaml_lines._LineLoader)
