@@ -56,7 +56,11 @@ from pytest_graphrag_eval.report.json_report import (
     write_recording,
 )
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
-from pytest_graphrag_eval.report.terminal_summary import score_columns, write_terminal_summary
+from pytest_graphrag_eval.report.terminal_summary import (
+    score_columns,
+    write_output_paths,
+    write_terminal_summary,
+)
 
 NO_RESPONSES = (
     "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
@@ -114,6 +118,7 @@ class GraphragSession:
         self.interrupted = False
         self.worker_warnings: list[str] = []
         self.write_problems: list[str] = []
+        self.written: list[tuple[str, Path]] = []  # (what, path) of each output file written, in order
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
         self.responses = load_response_attempts(settings.responses_path) if settings.responses_path else None
@@ -323,7 +328,7 @@ class GraphragSession:
         settings = self.settings
         if settings.report_path is not None:
             self._write_output(
-                session, "report", settings.report_path, lambda p: write_json_atomic(p, report)
+                session, "JSON report", settings.report_path, lambda p: write_json_atomic(p, report)
             )
         if settings.markdown_path is not None:
             markdown = render_markdown(report)
@@ -348,6 +353,8 @@ class GraphragSession:
             self.write_problems.append(f"could not write the {what} {path}: {error.strerror or error}")
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        else:
+            self.written.append((what, path))
 
     def _collect_finished_unreported(self, session: pytest.Session) -> None:
         """After Ctrl-C: finished questions whose items never reported still go in the report."""
@@ -400,10 +407,10 @@ class GraphragSession:
             terminalreporter,
             results,
             self.gate_results,
-            self.settings.report_path,
             baseline_lines=baseline_lines,
             warnings=self.responses_check.warnings or self.worker_warnings,
         )
+        write_output_paths(terminalreporter, self.written)
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
