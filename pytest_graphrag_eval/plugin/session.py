@@ -21,6 +21,7 @@ from pytest_graphrag_eval.compare.baseline import load_baseline
 from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
 from pytest_graphrag_eval.compare.hashing import content_hash
 from pytest_graphrag_eval.compare.numeric import require_statistics
+from pytest_graphrag_eval.compare.repeats import replay_warnings
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question, load_corpus
 from pytest_graphrag_eval.corpus.responses import load_response_attempts
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
@@ -177,7 +178,10 @@ class GraphragSession:
                 )
                 self.responses_check = dataclasses.replace(
                     self.responses_check,
-                    extra_warnings=_unreplayed_attempts(attempts, settings.agent_repeats),
+                    extra_warnings=replay_warnings(
+                        {question_id: len(recorded) for question_id, recorded in attempts.items()},
+                        settings.agent_repeats,
+                    ),
                 )
             except GraphragEvalError as error:
                 shown = str(error)
@@ -421,17 +425,6 @@ def _numbered_attempts(responses: list[dict[str, Any]]) -> dict[str, Any]:
     if len(responses) == 1:
         return {"responses": responses}
     return {"responses": [{**response, "attempt": number} for number, response in enumerate(responses, 1)]}
-
-
-def _unreplayed_attempts(attempts: dict[str, list[dict[str, Any]]], repeats: int) -> tuple[str, ...]:
-    """A warning when the recording holds more attempts per question than this run replays."""
-    most = max((len(recorded) for recorded in attempts.values()), default=1)
-    if most <= repeats:
-        return ()
-    return (
-        f"the responses file holds up to {most} attempts per question; this run replays {repeats} "
-        f"(pass --graphrag-agent-repeats {most} to replay them all)",
-    )
 
 
 def _item_outcome(report: pytest.TestReport) -> str:
