@@ -79,7 +79,9 @@ def test_regression_view_matches_report(regression_report: dict[str, Any]) -> No
     micro = regression_report["aggregates"]["micro"]
     results = regression_report["results"]
     assert view.questions == len(results)
-    assert view.agent_errors == sum(result["status"] == "error" for result in results)
+    errors = [result for result in results if result["status"] == "error"]
+    assert view.agent_errors == sum(result["outcome"] != "xfailed" for result in errors) == 1
+    assert view.expected_errors == sum(result["outcome"] == "xfailed" for result in errors) == 1
     assert view.micro_means["steps_score"] == micro["steps_score"]["mean"]
     assert view.micro_means["answer_f1"] == micro["answer_f1"]["mean"]
     assert view.score_metrics[:2] == ["steps_score", "answer_f1"]

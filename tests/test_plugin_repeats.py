@@ -116,3 +116,38 @@ def test_attempt_numbers_must_be_distinct(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(
         ["*responses.jsonl:2, question 'q1', field 'question_id'*distinct `attempt` numbers*"]
     )
+
+
+def test_a_recording_with_fewer_attempts_is_judged_on_those_it_has(pytester: pytest.Pytester) -> None:
+    """Asking for 3 attempts of a recording with 1 or 2 replays what exists: nothing is flaky, one warning."""
+    write_corpus(pytester, corpus())
+    q1, q2, _ = good_responses()
+    wrong_q3 = response("q3", rows=[])
+    write_responses(pytester, [{**q1, "attempt": 1}, {**q1, "attempt": 2}, q2, wrong_q3])
+    result = pytester.runpytest(
+        *THRESHOLD,
+        "--graphrag-responses",
+        "responses.jsonl",
+        "--graphrag-agent-repeats",
+        "3",
+        "--graphrag-report",
+        "r.json",
+        "--graphrag-gate",
+        "flaky_rate<=0",
+    )
+    result.assert_outcomes(passed=2, failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # q3's own failure, not a gate
+    output = result.stdout.str()
+    assert "(flaky)" not in output
+    warning = (
+        "--graphrag-agent-repeats 3, but the responses file holds fewer attempts for 3 of 3 question(s) "
+        "(as few as 1, e.g. 'q2'): each is judged on the attempts recorded"
+    )
+    assert output.count(warning) == 1
+    result.stdout.fnmatch_lines(["*0 of 1 attempts passed*", "*PASS  micro:flaky_rate = 0 <= 0 (cli gate)"])
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    by_id = {result["question_id"]: result for result in report["results"]}
+    assert [by_id[q]["agent_attempts"] for q in ("q1", "q2", "q3")] == [2, 1, 1]
+    assert [by_id[q]["flaky"] for q in ("q1", "q2", "q3")] == [0, 0, 0]
+    assert (by_id["q1"]["pass_hat_k"], by_id["q3"]["pass_at_k"]) == (1.0, 0.0)
+    assert [warning in text for text in report["warnings"]] == [True]

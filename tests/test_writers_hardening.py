@@ -120,4 +120,51 @@ def test_a_report_folder_broken_during_the_run_fails_the_run_with_one_line(pytes
     output = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in output and "INTERNALERROR" not in output
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["graphrag-eval: could not write the report *out/r.json: *"])
+    result.stdout.fnmatch_lines(["graphrag-eval: could not write the JSON report *out/r.json: *"])
+
+
+def test_each_written_file_is_named_once_at_the_end_like_junitxml(pytester: pytest.Pytester) -> None:
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
+    result = pytester.runpytest(
+        "--graphrag-corpus=corpus.yaml",
+        "--graphrag-responses=responses.jsonl",
+        "--graphrag-report=out/r.json",
+        "--graphrag-html=out/r.html",
+        "--graphrag-markdown=out/r.md",
+        "--junitxml=out/junit.xml",
+    )
+    assert result.ret == pytest.ExitCode.OK
+    generated = [line for line in result.outlines if " generated " in line]
+    assert len(generated) == 4, generated
+    assert generated[-1].strip("- ").startswith("generated xml file: ")  # pytest's line, for comparison
+    for line, what, name in zip(
+        generated[:-1],
+        ("JSON report", "Markdown summary", "HTML report"),
+        ("r.json", "r.md", "r.html"),
+        strict=True,
+    ):
+        assert line.startswith("-") and line.endswith("-")
+        shown = line.strip("- ").removeprefix(f"generated graphrag-eval {what}: ")
+        assert Path(shown).name == name and Path(shown).is_file()
+    assert not any(line.startswith("report: ") for line in result.outlines)  # the old line, once per run
+
+
+def test_a_file_that_could_not_be_written_is_not_announced(pytester: pytest.Pytester) -> None:
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
+    pytester.makeconftest(
+        "from pathlib import Path\n"
+        "def pytest_collection_finish(session):\n"
+        "    Path('blocked').write_text('a file where the summary folder should be')\n"
+    )
+    result = pytester.runpytest(
+        "--graphrag-corpus=corpus.yaml",
+        "--graphrag-responses=responses.jsonl",
+        "--graphrag-report=out/r.json",
+        "--graphrag-markdown=blocked/r.md",
+    )
+    output = result.stdout.str()
+    assert "generated graphrag-eval JSON report" in output
+    assert "generated graphrag-eval Markdown summary" not in output
+    assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -136,6 +136,33 @@ def _check_counts(n: int, c: int, k: int) -> None:
         raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
 
 
+def replay_warnings(recorded: Mapping[str, int], repeats: int) -> tuple[str, ...]:
+    """What a replay with `repeats` attempts per question should say about a recording's attempt counts.
+
+    `recorded` maps each question id to how many attempts the recording holds. A replay asks only for
+    attempts that exist: a question recorded fewer times than `repeats` is judged on the attempts it
+    has, so it is never called flaky for attempts that were not recorded. One warning says so; another
+    says when the recording holds more attempts than this run replays.
+    """
+    warnings = []
+    short = {question_id: count for question_id, count in recorded.items() if 0 < count < repeats}
+    if short:
+        fewest = min(short.values())
+        example = next(question_id for question_id, count in sorted(short.items()) if count == fewest)
+        warnings.append(
+            f"--graphrag-agent-repeats {repeats}, but the responses file holds fewer attempts for "
+            f"{len(short)} of {len(recorded)} question(s) (as few as {fewest}, e.g. {example!r}): each is "
+            "judged on the attempts recorded, and pass@k, pass^k and flaky count only those"
+        )
+    most = max(recorded.values(), default=1)
+    if most > repeats:
+        warnings.append(
+            f"the responses file holds up to {most} attempts per question; this run replays {repeats} "
+            f"(pass --graphrag-agent-repeats {most} to replay them all)"
+        )
+    return tuple(warnings)
+
+
 def combine_attempts(
     results: Sequence[Mapping[str, Any]], passes: Sequence[bool], *, policy: str = "all"
 ) -> tuple[dict[str, Any], AttemptSummary]:

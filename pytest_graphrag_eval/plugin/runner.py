@@ -56,6 +56,10 @@ class ReplaySource:
         self._attempts = attempts
         self._served: dict[str, int] = {}
 
+    def attempts(self, question: Question, repeats: int) -> int:
+        """Attempts to replay: those recorded, up to `repeats` (one for a question never recorded)."""
+        return max(1, min(repeats, len(self._attempts.get(question.question_id) or [])))
+
     async def get(self, question: Question) -> ResponseRecord | None:
         """The next recorded attempt of this question (None when the recording has no more)."""
         recorded = self._attempts.get(question.question_id) or []
@@ -82,6 +86,10 @@ class LiveSource:
         self._concurrency = concurrency
         self._timeout = timeout
         self._semaphore: asyncio.Semaphore | None = None
+
+    def attempts(self, question: Question, repeats: int) -> int:
+        """A live agent is asked `repeats` times."""
+        return repeats
 
     async def get(self, question: Question) -> ResponseRecord | None:
         """The agent's response, checked and normalised as a recorded one (a `ResponseError` if malformed)."""
@@ -194,8 +202,10 @@ class QuestionRunner(abc.ABC):
     async def _evaluate(self, question: Question) -> QuestionOutcome:
         if self._repeats == 1:
             return await self._attempt(question)
-        # The attempts run concurrently; a live source's semaphore keeps the agent within its bound.
-        attempts = await asyncio.gather(*(self._attempt(question) for _ in range(self._repeats)))
+        # The attempts run concurrently; a live source's semaphore keeps the agent within its bound. A
+        # replay replays only the attempts recorded: one that does not exist is no failed attempt.
+        count = self._source.attempts(question, self._repeats)
+        attempts = await asyncio.gather(*(self._attempt(question) for _ in range(count)))
         first = attempts[0]
         return QuestionOutcome(first.result, first.response, first.problem, tuple(attempts))
 

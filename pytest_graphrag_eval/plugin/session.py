@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import pytest
 from pytest_graphrag_eval.compare.baseline import load_baseline
 from pytest_graphrag_eval.compare.comparison import Comparison
 from pytest_graphrag_eval.compare.numeric import require_statistics
+from pytest_graphrag_eval.compare.repeats import replay_warnings
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question, load_corpus
 from pytest_graphrag_eval.corpus.responses import load_response_attempts
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
@@ -54,10 +54,13 @@ from pytest_graphrag_eval.report.pipeline import (
     finish_run,
     interrupted_record,
     question_record,
-    write_output,
     write_outputs,
 )
-from pytest_graphrag_eval.report.terminal_summary import score_columns, write_terminal_summary
+from pytest_graphrag_eval.report.terminal_summary import (
+    score_columns,
+    write_output_paths,
+    write_terminal_summary,
+)
 
 NO_RESPONSES = (
     "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
@@ -115,6 +118,7 @@ class GraphragSession:
         self.interrupted = False
         self.worker_warnings: list[str] = []
         self.write_problems: list[str] = []
+        self.written: list[tuple[str, Path]] = []  # (what, path) of each output file written, in order
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
         self.responses = load_response_attempts(settings.responses_path) if settings.responses_path else None
@@ -173,7 +177,10 @@ class GraphragSession:
                 )
                 self.responses_check = dataclasses.replace(
                     self.responses_check,
-                    extra_warnings=_unreplayed_attempts(attempts, settings.agent_repeats),
+                    extra_warnings=replay_warnings(
+                        {question_id: len(recorded) for question_id, recorded in attempts.items()},
+                        settings.agent_repeats,
+                    ),
                 )
             except GraphragEvalError as error:
                 shown = str(error)
@@ -313,13 +320,14 @@ class GraphragSession:
         self.gate_results = finished.gate_results
         if finished.gates_failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        self.write_problems += write_outputs(
+        outputs = write_outputs(
             finished.report, OutputPaths(settings.report_path, settings.markdown_path, settings.html_path)
         )
         if settings.record_path is not None and self.collector.responses:
             responses = self.collector.ordered_responses()
-            problem = write_output("recording", settings.record_path, lambda p: write_recording(p, responses))
-            self.write_problems += [problem] if problem is not None else []
+            outputs.write("recording", settings.record_path, lambda p: write_recording(p, responses))
+        self.written += outputs.written
+        self.write_problems += outputs.problems
         if self.write_problems and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -363,10 +371,10 @@ class GraphragSession:
             terminalreporter,
             results,
             self.gate_results,
-            self.settings.report_path,
             baseline_lines=baseline_lines,
             warnings=self.responses_check.warnings or self.worker_warnings,
         )
+        write_output_paths(terminalreporter, self.written)
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
@@ -377,19 +385,6 @@ def _numbered_attempts(responses: list[dict[str, Any]]) -> dict[str, Any]:
     if len(responses) == 1:
         return {"responses": responses}
     return {"responses": [{**response, "attempt": number} for number, response in enumerate(responses, 1)]}
-
-
-def _unreplayed_attempts(
-    attempts: Mapping[str, Sequence[Mapping[str, Any]]], repeats: int
-) -> tuple[str, ...]:
-    """A warning when the recording holds more attempts per question than this run replays."""
-    most = max((len(recorded) for recorded in attempts.values()), default=1)
-    if most <= repeats:
-        return ()
-    return (
-        f"the responses file holds up to {most} attempts per question; this run replays {repeats} "
-        f"(pass --graphrag-agent-repeats {most} to replay them all)",
-    )
 
 
 def _item_outcome(report: pytest.TestReport) -> str:

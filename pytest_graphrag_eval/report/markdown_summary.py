@@ -2,8 +2,11 @@
 
 The report holds untrusted text (question texts, agent answers, ids from the
 corpus). Every such value goes through `escape_text`, which keeps it on one line
-and makes every Markdown and HTML character literal, so it can neither break a
-table nor inject links, images or markup.
+and escapes only what could start markup in a table cell or a line of text: a
+cell separator, HTML, code, emphasis, links and images, math, and GitHub's
+mentions and bare-URL links (an invisible word joiner breaks those). Everything
+else stays as written, so the file also reads as plain text in a terminal or a
+CI log (`2026-11-23T23:37:43Z`, `steps_score`, `answer_f1.mean>=0.9`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,22 @@ MAIN_METRICS = (
 _OUTCOME_ORDER = ("passed", "failed", "xfailed", "xpassed", "skipped")
 _QUESTION_TEXT_LIMIT = 80
 _CHANGES_PER_QUESTION = 4
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~:\"'=^$])")
+_TEMPLATE_METRICS = 4  # score columns of the per-template table, so it fits a page
+# Characters that start markup anywhere in a line: a backslash escape, code, emphasis, HTML and
+# autolinks, strikethrough, math, the cell separator.
+_STARTS_MARKUP = re.compile(r"([\\`*<~$|])")
+# A link or image is `[text](url)` or `[text][label]`: escaping the `]` before `(` or `[` unmakes it,
+# and keeps `[-0.2, 0.1]` as written (a `[label]` alone needs a definition, which starts a line).
+_LINK_TEXT_END = re.compile(r"\](?=[(\[])")
+# `_` emphasises only where it is not inside a word (`steps_score` stays as it is).
+_EMPHASIS_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
+# An entity reference (`&lt;`, `&#60;`) would become the character it names.
+_ENTITY = re.compile(r"&(?=#?\w+;)")
+# GitHub links @mentions, bare URLs, www. addresses and e-mail addresses in text: a word joiner
+# (U+2060, invisible and zero-width) after such an `@`, in `://` and after `www` keeps them text
+# (`ndcg@5` is neither a mention nor an address and stays as it is).
+_GITHUB_AUTOLINK = re.compile(r"(?<!\w)@(?=\w)|@(?=[\w.+-]+\.\w)|:(?=//)|www(?=\.)", re.IGNORECASE)
+_WORD_JOINER = "\u2060"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 
 
@@ -39,6 +57,7 @@ def render_markdown(report: Mapping[str, Any], *, max_regressions: int = 10) -> 
         _title(results, report.get("gates") or []),
         _run_counts(results, report.get("metadata") or {}),
         _aggregates(report.get("aggregates") or {}),
+        _per_template(results, report.get("aggregates") or {}),
         _gates(report.get("gates") or []),
         _changes(comparison, results, max_regressions) if isinstance(comparison, Mapping) else "",
     ]
@@ -46,12 +65,15 @@ def render_markdown(report: Mapping[str, Any], *, max_regressions: int = 10) -> 
 
 
 def escape_text(value: Any, limit: int | None = None) -> str:
-    """One line of literal text: whitespace collapsed, HTML and Markdown characters escaped."""
+    """One line of literal text for a table cell or a sentence: whitespace collapsed, markup escaped."""
     text = " ".join(_CONTROL.sub(" ", str(value)).split())
     if limit is not None and len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+    text = _ENTITY.sub("&amp;", text)
+    text = _STARTS_MARKUP.sub(r"\\\1", text)
+    text = _LINK_TEXT_END.sub(r"\\]", text)
+    text = _EMPHASIS_UNDERSCORE.sub(r"\\_", text)
+    return _GITHUB_AUTOLINK.sub(lambda match: match.group(0) + _WORD_JOINER, text)
 
 
 def _title(results: Sequence[Mapping[str, Any]], gates: Sequence[Any]) -> str:
@@ -95,6 +117,40 @@ def _aggregates(aggregates: Mapping[str, Any]) -> str:
         for metric in metrics
     ]
     return "### Aggregates (all questions)\n\n" + _table(["Metric", "Mean", "Min", "Max"], rows)
+
+
+def _per_template(results: Sequence[Mapping[str, Any]], aggregates: Mapping[str, Any]) -> str:
+    """One row per template (in the order of the results): its outcomes and the means of the main scores."""
+    per_template = aggregates.get("per_template")
+    micro = aggregates.get("micro")
+    if not isinstance(per_template, Mapping) or not isinstance(micro, Mapping) or not results:
+        return ""
+    metrics = _ordered_metrics(key for key, stats in micro.items() if isinstance(stats, Mapping))
+    metrics = metrics[:_TEMPLATE_METRICS]
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for result in results:
+        groups.setdefault(str(result.get("template_id")), []).append(result)
+    with_outcomes = any(result.get("outcome") for result in results)  # a report pytest did not write has none
+    rows = []
+    for template_id, group in groups.items():
+        outcomes = Counter(str(result.get("outcome")) for result in group)
+        stats = per_template.get(template_id)
+        stats = stats if isinstance(stats, Mapping) else {}
+        verdicts = (
+            [str(outcomes["passed"] + outcomes["xpassed"]), str(outcomes["failed"])] if with_outcomes else []
+        )
+        rows.append(
+            [
+                escape_text(template_id),
+                str(len(group)),
+                *verdicts,
+                str(sum(1 for result in group if result.get("status") == "error")),
+                *(_number((stats.get(metric) or {}).get("mean")) for metric in metrics),
+            ]
+        )
+    counts = ["Questions", "Passed", "Failed", "Errors"] if with_outcomes else ["Questions", "Errors"]
+    header = ["Template", *counts, *(f"{escape_text(metric)} (mean)" for metric in metrics)]
+    return "### Per template\n\n" + _table(header, rows)
 
 
 def _gates(gates: Sequence[Any]) -> str:

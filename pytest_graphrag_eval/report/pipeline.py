@@ -128,21 +128,34 @@ def finish_run(
     return FinishedRun(results, aggregates, comparison, comparison_section, gate_results, report)
 
 
-def write_outputs(report: Mapping[str, Any], paths: OutputPaths) -> list[str]:
-    """Write the JSON report, the Markdown summary and the HTML report asked for; one line per failure."""
-    problems: list[str | None] = []
+@dataclass
+class WrittenOutputs:
+    """The files a run wrote, as (what, path) in order, and one line per file it could not write."""
+
+    written: list[tuple[str, Path]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def write(self, what: str, path: Path, write: Callable[[Path], object]) -> None:
+        problem = write_output(what, path, write)
+        if problem is None:
+            self.written.append((what, path))
+        else:
+            self.problems.append(problem)
+
+
+def write_outputs(report: Mapping[str, Any], paths: OutputPaths) -> WrittenOutputs:
+    """Write the JSON report, the Markdown summary and the HTML report asked for."""
+    outputs = WrittenOutputs()
     if paths.report is not None:
-        problems.append(write_output("report", paths.report, lambda path: write_json_atomic(path, report)))
+        outputs.write("JSON report", paths.report, lambda path: write_json_atomic(path, report))
     if paths.markdown is not None:
         markdown = render_markdown(report)
-        problems.append(
-            write_output("Markdown summary", paths.markdown, lambda path: write_text_atomic(path, markdown))
-        )
+        outputs.write("Markdown summary", paths.markdown, lambda path: write_text_atomic(path, markdown))
     if paths.html is not None:
         from pytest_graphrag_eval.report.html_report import write_html  # Jinja2 only when asked for
 
-        problems.append(write_output("HTML report", paths.html, lambda path: write_html(report, path)))
-    return [problem for problem in problems if problem is not None]
+        outputs.write("HTML report", paths.html, lambda path: write_html(report, path))
+    return outputs
 
 
 def write_output(what: str, path: Path, write: Callable[[Path], object]) -> str | None:

@@ -69,7 +69,6 @@ def write_terminal_summary(
     terminalreporter: Any,
     results: Sequence[Mapping[str, Any]],
     gates: Sequence[GateResult],
-    report_path: Path | None,
     *,
     baseline_lines: Sequence[tuple[str, str]] = (),
     warnings: Sequence[str] = (),
@@ -95,5 +94,9 @@ def write_terminal_summary(
         for gate in gates:
             status = "PASS" if gate.passed else "FAIL"
             terminalreporter.write_line(f"  {status}  {gate.message}", red=not gate.passed, green=gate.passed)
-    if report_path is not None:
-        terminalreporter.write_line(f"report: {report_path}")
+
+
+def write_output_paths(terminalreporter: Any, written: Sequence[tuple[str, Path]]) -> None:
+    """One line per file the run wrote, as pytest's own `--junitxml` says `generated xml file: ...`."""
+    for what, path in written:
+        terminalreporter.write_sep("-", f"generated graphrag-eval {what}: {path}")

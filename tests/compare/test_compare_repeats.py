@@ -97,3 +97,14 @@ def test_flaky_rate() -> None:
     ]
     assert flaky_rate(summaries) == 0.5
     assert flaky_rate([]) is None
+
+
+def test_replay_warnings_for_short_and_long_recordings() -> None:
+    from pytest_graphrag_eval.compare.repeats import replay_warnings
+
+    assert replay_warnings({"a": 3, "b": 3}, 3) == ()
+    (short,) = replay_warnings({"a": 3, "b": 1, "c": 2, "d": 0}, 3)
+    assert "fewer attempts for 2 of 4 question(s) (as few as 1, e.g. 'b')" in short
+    (long,) = replay_warnings({"a": 5, "b": 1}, 1)
+    assert long.startswith("the responses file holds up to 5 attempts per question; this run replays 1")
+    assert len(replay_warnings({"a": 5, "b": 1}, 3)) == 2

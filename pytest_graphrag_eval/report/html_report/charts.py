@@ -28,7 +28,6 @@ class Bin:
     height: float
     count: int
     label: str
-    level: str
 
 
 @dataclass(frozen=True)
@@ -77,16 +76,10 @@ def histogram(values: Sequence[float | None], *, unit_interval: bool) -> Histogr
                 height=round(height, 2),
                 count=count,
                 label=f"[{fmt(edges[index])}, {fmt(edges[index + 1])}{closing}: {count}",
-                level=_level(edges[index + 1]) if unit_interval else "",
             )
         )
     mean = sum(present) / len(present) if present else None
     return Histogram(bins, fmt(edges[0]), fmt(edges[-1]), len(present), missing, mean, peak)
-
-
-def _level(upper_edge: float) -> str:
-    """Score bins share the colours of the score bars: low, middle, high."""
-    return "hi" if upper_edge > 0.9 else "mid" if upper_edge > 0.6 else "lo"
 
 
 def _edges(values: Sequence[float], unit_interval: bool) -> list[float]:

@@ -36,6 +36,7 @@ from pytest_graphrag_eval.report.html_report.metrics import (
 from pytest_graphrag_eval.report.html_report.steps import as_text, clip, step_table
 
 TEXT_LIMIT = 4000
+OVERVIEW_METRICS = 6  # score columns of the overview's template table before the gated ones
 CHANGE_KINDS = ("regressed", "fixed", "new", "removed", "edited", "unchanged")
 
 
@@ -81,10 +82,13 @@ class ReportView:
     questions: int
     outcome_counts: dict[str, int]
     has_outcomes: bool
-    agent_errors: int
+    agent_errors: int  # of questions not marked xfail: those are expected to fail
+    expected_errors: int  # agent errors of xfailed questions
     gates: list[Mapping[str, Any]]
     warnings: list[str]
     score_metrics: list[str]
+    overview_metrics: list[str]  # the template table's columns: it fits a 1400 px window
+    gate_verdicts: dict[tuple[str, str], bool]  # (micro|macro|template id, metric) -> its mean's gates passed
     other_metrics: list[str]
     templates: list[TemplateRow]
     micro_means: dict[str, float | None]
@@ -96,6 +100,10 @@ class ReportView:
     changes: Changes | None
     index: dict[str, Any]
     details: list[dict[str, Any]] = field(default_factory=list)
+
+    def verdict(self, row: str, metric: str) -> bool | None:
+        """Whether the gates on this row's mean of `metric` passed; None when no gate judges it."""
+        return self.gate_verdicts.get((row, metric))
 
 
 def build_view(report: Mapping[str, Any]) -> ReportView:
@@ -125,16 +133,29 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
         groups.setdefault(str(result["template_id"]), []).append(position)
     templates = list(groups)
     micro = _mapping(aggregates.get("micro"))
+    gates = [gate for gate in report.get("gates") or [] if isinstance(gate, Mapping)]
+    verdicts = _gate_verdicts(gates)
     return ReportView(
         metadata=metadata,
         format_version=report.get("format_version"),
         questions=len(results),
         outcome_counts={name: count for name, count in Counter(outcomes).items()},
         has_outcomes=any(isinstance(result.get("outcome"), str) for result in results),
-        agent_errors=sum(1 for result in results if result.get("status") == "error"),
-        gates=[gate for gate in report.get("gates") or [] if isinstance(gate, Mapping)],
+        agent_errors=sum(
+            1
+            for result, outcome in zip(results, outcomes, strict=True)
+            if result.get("status") == "error" and outcome != "xfailed"
+        ),
+        expected_errors=sum(
+            1
+            for result, outcome in zip(results, outcomes, strict=True)
+            if result.get("status") == "error" and outcome == "xfailed"
+        ),
+        gates=gates,
         warnings=[clip(_text(warning), TEXT_LIMIT) for warning in _list(report.get("warnings"))],
         score_metrics=scores,
+        overview_metrics=_overview_metrics(scores, verdicts),
+        gate_verdicts=verdicts,
         other_metrics=others,
         templates=[
             _template_row(tid, members, results, outcomes, scores, keys) for tid, members in groups.items()
@@ -156,6 +177,29 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
             for result in results
         ],
     )
+
+
+def _gate_verdicts(gates: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], bool]:
+    """Which means a gate judged, and whether every gate on each passed.
+
+    Only these get a pass or fail colour; a score no gate judges is shown without one (a low number is
+    not a failure unless someone said so).
+    """
+    verdicts: dict[tuple[str, str], bool] = {}
+    for gate in gates:
+        if gate.get("stat") != "mean" or gate.get("change") or not isinstance(gate.get("metric"), str):
+            continue
+        scope = gate.get("scope")
+        row = _text(gate.get("template")) if scope == "template" else _text(scope or "micro")
+        key = (row, gate["metric"])
+        verdicts[key] = verdicts.get(key, True) and bool(gate.get("passed"))
+    return verdicts
+
+
+def _overview_metrics(scores: Sequence[str], verdicts: Mapping[tuple[str, str], bool]) -> list[str]:
+    """The first scores (the scorers' own order) and every gated one: all of them are in Distributions."""
+    gated = {metric for _, metric in verdicts}
+    return [metric for index, metric in enumerate(scores) if index < OVERVIEW_METRICS or metric in gated]
 
 
 def _template_row(

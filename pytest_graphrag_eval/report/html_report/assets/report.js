@@ -205,7 +205,7 @@
     var values = el("span", { class: "vals" });
     index.metrics.slice(0, 2).forEach(function (metric) {
       var value = index.values[metric][position];
-      values.append(el("span", { class: value !== null && value < 0.5 ? "lo" : null, title: metric },
+      values.append(el("span", { title: metric },
         metric.replace(/^answer_/, "") + " " + fmt(value)));
     });
     var row = el("a", {
@@ -307,10 +307,16 @@
     var scores = data.scores.filter(function (pair) { return pair[1] !== null; });
     var values = data.values.filter(function (pair) { return pair[1] !== null; });
     if (!scores.length && !values.length) return null;
+    /* A score is green or red only when a threshold on it judged it; otherwise it stays neutral. */
+    var verdicts = {};
+    data.thresholds.forEach(function (item) {
+      verdicts[item.metric] = verdicts[item.metric] === "fail" || !item.passed ? "fail" : "pass";
+    });
     return el("div", null, el("h3", null, "Scores"),
       el("div", { class: "score-grid", "data-testid": "scores" }, scores.map(function (pair) {
-        return el("div", null, el("span", { class: "name", title: pair[0] }, pair[0]), scoreBar(pair[1]),
-          el("span", { class: "value" + (pair[1] < 0.5 ? " lo" : "") }, fmt(pair[1])));
+        var tone = verdicts[pair[0]] || "";
+        return el("div", { "data-verdict": tone || null }, el("span", { class: "name", title: pair[0] }, pair[0]),
+          scoreBar(pair[1], tone), el("span", { class: "value" + (tone ? " " + tone : "") }, fmt(pair[1])));
       })),
       values.length ? el("p", { class: "usage-line" }, values.map(function (pair) {
         return el("span", null, el("code", null, pair[0]), " " + fmt(pair[1]));
@@ -318,13 +324,13 @@
   }
 
   var SVG = "http://www.w3.org/2000/svg";
-  function scoreBar(value) {
+  function scoreBar(value, tone) {
     var svg = doc.createElementNS(SVG, "svg");
     svg.setAttribute("class", "sbar");
     svg.setAttribute("viewBox", "0 0 100 8");
     svg.setAttribute("preserveAspectRatio", "none");
     svg.setAttribute("aria-hidden", "true");
-    [["track", 100], ["fill " + (value >= 0.9 ? "hi" : value >= 0.6 ? "mid" : "lo"), Math.max(0, Math.min(1, value)) * 100]]
+    [["track", 100], [tone ? "fill " + tone : "fill", Math.max(0, Math.min(1, value)) * 100]]
       .forEach(function (spec) {
         var rect = doc.createElementNS(SVG, "rect");
         rect.setAttribute("class", spec[0]);

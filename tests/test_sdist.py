@@ -1,0 +1,100 @@
+"""The sdist carries a test suite that collects and runs: the tests with their conftest and data.
+
+It is built as a release would be (`python -m build --sdist`), unpacked, and its files compared with the
+repository's tracked files; pytest then collects the whole suite from the unpacked tree, the same tests
+as from the repository, and runs the tests that read the docs, the example project and the data files.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# Written by the build from pyproject.toml: not tracked in git.
+BUILD_METADATA = re.compile(r"^(PKG-INFO|setup\.cfg|pytest_graphrag_eval\.egg-info/.*)$")
+# Tests that read what a bare package would lack: the docs, README, .ci scripts, example project, data.
+READERS = [
+    "tests/test_docs_links.py",
+    "tests/test_readme_consistency.py",
+    "tests/test_evaluation_seed_examples.py",
+    "tests/test_example_reports_stable.py",
+]
+
+
+@pytest.fixture(scope="module")
+def unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("builds the sdist from a git checkout")
+    out = tmp_path_factory.mktemp("sdist")
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    (archive,) = out.glob("*.tar.gz")
+    with tarfile.open(archive) as tar:
+        tar.extractall(out, filter="data")
+    (tree,) = (path for path in out.iterdir() if path.is_dir())
+    return tree
+
+
+def _collected(where: Path, *args: str) -> tuple[int, str]:
+    """How many tests pytest collects in `where` (the package imported from there), and its output."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 0, output[-3000:]
+    match = re.search(r"^(\d+) tests? collected", output, re.MULTILINE)
+    assert match, output[-3000:]
+    return int(match.group(1)), output
+
+
+def test_the_sdist_holds_the_source_tree_and_nothing_else(unpacked: Path) -> None:
+    # The sdist is built from the working tree: what git tracks, or would (untracked and not ignored).
+    listing = ["git", "ls-files", "--cached", "--others", "--exclude-standard"]
+    tracked = set(
+        subprocess.run(listing, cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    )
+    tracked = {path for path in tracked if (ROOT / path).is_file()}  # a deletion not yet committed
+    shipped = {
+        path.relative_to(unpacked).as_posix()
+        for path in unpacked.rglob("*")
+        if path.is_file() and not BUILD_METADATA.match(path.relative_to(unpacked).as_posix())
+    }
+    assert shipped - tracked == set()  # nothing ignored (reports, caches, virtual environments)
+    assert tracked - shipped == set()
+
+
+def test_the_suite_collects_from_the_sdist_as_from_the_repository(unpacked: Path) -> None:
+    count, _ = _collected(unpacked)
+    repository_count, _ = _collected(ROOT)
+    assert count == repository_count > 1000
+
+
+def test_tests_reading_docs_and_data_pass_from_the_sdist(unpacked: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *READERS],
+        cwd=unpacked,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+    assert re.search(r"\d+ passed", completed.stdout)
