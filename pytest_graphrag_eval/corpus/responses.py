@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
+from pytest_graphrag_eval.adapters.replay import trace_entries
 from pytest_graphrag_eval.corpus.input_files import read_input_text
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
@@ -29,16 +31,22 @@ NUMERIC_RESPONSE_KEYS = (*TOKEN_KEYS, "elapsed_sec")
 STEP_STATUSES = ("success", "error")
 
 
-def load_responses(path: str | Path) -> dict[str, dict[str, Any]]:
+def load_responses(
+    path: str | Path, response_format: str = "auto", question_attribute: str = QUESTION_ID_ATTRIBUTE
+) -> dict[str, dict[str, Any]]:
     """Read a JSON, JSON-list or JSONL response file into `{question_id: response}`.
 
     A recording of repeated agent runs holds several attempts per question; here only the first counts
-    (`load_response_attempts` gives them all).
+    (`load_response_attempts` gives them all). Trace files (OTLP/JSON, JSONL of message lists) are
+    converted by `adapters.replay`; `response_format` names the format instead of detecting it.
     """
-    return {question_id: attempts[0] for question_id, attempts in load_response_attempts(path).items()}
+    attempts = load_response_attempts(path, response_format, question_attribute)
+    return {question_id: responses[0] for question_id, responses in attempts.items()}
 
 
-def load_response_attempts(path: str | Path) -> dict[str, list[dict[str, Any]]]:
+def load_response_attempts(
+    path: str | Path, response_format: str = "auto", question_attribute: str = QUESTION_ID_ATTRIBUTE
+) -> dict[str, list[dict[str, Any]]]:
     """Read a response file into `{question_id: [response, ...]}`, attempts in `attempt` order.
 
     Two records of one question are a duplicate unless both carry distinct whole `attempt` numbers
@@ -46,7 +54,8 @@ def load_response_attempts(path: str | Path) -> dict[str, list[dict[str, Any]]]:
     """
     path = Path(path)
     text = read_input_text(path, error_type=ResponseError, what="response file")
-    entries = _parse_entries(text, str(path))
+    converted = trace_entries(text, str(path), response_format, question_attribute)
+    entries = converted if converted is not None else _parse_entries(text, str(path))
     attempts: dict[str, dict[int | None, dict[str, Any]]] = {}
     for line, key, raw in entries:
         location = SourceLocation(str(path), line, question_id=key)

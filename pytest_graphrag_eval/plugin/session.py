@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from pytest_graphrag_eval.adapters.replay import match_question_texts
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.compare.baseline import load_baseline
 from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
@@ -116,8 +117,15 @@ class GraphragSession:
         self.write_problems: list[str] = []
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
-        self.responses = load_response_attempts(settings.responses_path) if settings.responses_path else None
+        self.responses = self._load_responses() if settings.responses_path else None
         config.stash[SESSION_KEY] = self
+
+    def _load_responses(self) -> dict[str, list[dict[str, Any]]]:
+        settings = self.settings
+        assert settings.responses_path is not None
+        return load_response_attempts(
+            settings.responses_path, settings.responses_format, settings.trace_question_attribute
+        )
 
     # collection ---------------------------------------------------------------------------
     def add_corpus_args(self) -> None:
@@ -166,7 +174,14 @@ class GraphragSession:
         settings = self.settings
         if settings.responses_path is not None:
             try:
-                attempts = self.responses or load_response_attempts(settings.responses_path)
+                attempts = match_question_texts(
+                    self.responses or self._load_responses(),
+                    {
+                        q.question_text: q.question_id
+                        for corpus in self.corpora.values()
+                        for q in corpus.questions()
+                    },
+                )
                 self.responses_check = check_responses_match(
                     (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), attempts
                 )
