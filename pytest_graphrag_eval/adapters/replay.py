@@ -53,8 +53,9 @@ def trace_entries(
 
 def sniff_format(text: str) -> str:
     """`otlp`, `messages` or `responses`, from the file's first line (or first characters)."""
-    head = text.lstrip()[:OTLP_SNIFF_CHARS]
-    first_line = head.split("\n", 1)[0]
+    stripped = text.lstrip()
+    head = stripped[:OTLP_SNIFF_CHARS]
+    first_line = stripped.split("\n", 1)[0]
     try:
         first = json.loads(first_line)
     except (json.JSONDecodeError, RecursionError):
