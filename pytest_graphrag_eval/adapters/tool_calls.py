@@ -126,8 +126,11 @@ def sum_usage(totals: dict[str, int], usage: Any, names: tuple[str, str, str | N
 def response_dict(
     steps: list[dict[str, Any]], answer: str | None, usage: dict[str, int], elapsed_sec: float | None
 ) -> dict[str, Any]:
-    """The response dict in the replay format, with only what the trace told."""
-    response: dict[str, Any] = {"actual_answer": answer, "actual_steps": steps}
+    """The response dict in the replay format, with only what the trace told.
+
+    An empty text (the content of an assistant turn that only called tools) is no answer.
+    """
+    response: dict[str, Any] = {"actual_answer": answer or None, "actual_steps": steps}
     if usage:
         if "total_tokens" not in usage and {"input_tokens", "output_tokens"} <= usage.keys():
             usage = {**usage, "total_tokens": usage["input_tokens"] + usage["output_tokens"]}
