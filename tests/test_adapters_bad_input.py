@@ -225,4 +225,6 @@ def test_plugin_rejects_an_unknown_format_option(pytester: pytest.Pytester) -> N
         "otel",
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*invalid choice: 'otel'*"])
+    result.stderr.fnmatch_lines(
+        ["*graphrag_responses_format must be one of auto, responses, otlp*got 'otel'"]
+    )

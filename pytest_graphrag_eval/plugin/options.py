@@ -11,8 +11,6 @@ from typing import Any, Literal
 
 import pytest
 
-from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
-from pytest_graphrag_eval.adapters.replay import RESPONSE_FORMATS
 from pytest_graphrag_eval.answers.settings import JUDGES
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
@@ -56,16 +54,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-responses-format",
         "graphrag_responses_format",
-        "Format of the --graphrag-responses file: responses, an OTLP/JSON trace export (otlp) or JSONL "
-        "of message lists (openai-messages, openai-responses, langchain-messages); default: auto.",
+        "Its format, when not detected: otlp, openai-messages, openai-responses, langchain-messages.",
         ini="graphrag_responses_format",
-        choices=RESPONSE_FORMATS,
+        metavar="FORMAT",
     ),
     OptionSpec(
         "--graphrag-trace-question-attribute",
         "graphrag_trace_question_attribute",
-        f"Span attribute naming the question a replayed trace answers (default {QUESTION_ID_ATTRIBUTE}); "
-        "traces without it are matched by question text.",
+        "Span attribute holding a replayed trace's question id.",
         ini="graphrag_trace_question_attribute",
         metavar="NAME",
     ),
