@@ -19,6 +19,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from pytest_graphrag_eval.adapters.tool_names import TOOL_NAMES_OPTION, rename_tools
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, corpus_from_data
 from pytest_graphrag_eval.corpus.responses import NUMERIC_RESPONSE_KEYS, validate_response
 from pytest_graphrag_eval.errors import ConfigurationError, SourceLocation
@@ -182,6 +183,8 @@ async def evaluate_question(
     context: ScoringContext,
 ) -> dict[str, Any]:
     """Score one question; scorer failures become `<scorer>_error` keys, never exceptions."""
+    if response is not None:  # the agent's tool names mapped to the corpus' (`tool_names` option)
+        response = rename_tools(response, context.options.get(TOOL_NAMES_OPTION))
     result = base_result(question, response)
     if result["status"] != "success":
         return result

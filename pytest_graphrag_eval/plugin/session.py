@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.adapters.replay import match_question_texts
+from pytest_graphrag_eval.adapters.tool_names import TOOL_NAMES_OPTION, tool_names_setting
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.compare.baseline import load_baseline
 from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
@@ -204,14 +205,18 @@ class GraphragSession:
             )
         else:
             raise pytest.UsageError(NO_RESPONSES)
+        contexts = {}
         try:
             scorers, context, on_close = build_scorers(settings, self.corpora.values())
+            for path, corpus in self.corpora.items():
+                options = {**context.options, TOOL_NAMES_OPTION: dict(settings.tool_names), **corpus.settings}
+                tool_names_setting(
+                    options[TOOL_NAMES_OPTION], f"{path}: settings"
+                )  # a corpus' replaces the ini's
+                corpus_context = dataclasses.replace(context, options=options)
+                contexts.update(dict.fromkeys(corpus.positions, corpus_context))
         except GraphragEvalError as error:
             raise pytest.UsageError(str(error)) from None
-        contexts = {}
-        for corpus in self.corpora.values():
-            corpus_context = dataclasses.replace(context, options={**context.options, **corpus.settings})
-            contexts.update(dict.fromkeys(corpus.positions, corpus_context))
         # Something to wait on (the agent, a judge) runs in the background; a plain replay inline.
         runner_type = BackgroundRunner if source.live or on_close is not None else InlineRunner
         return runner_type(

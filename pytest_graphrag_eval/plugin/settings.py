@@ -17,6 +17,7 @@ import pytest
 
 from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
 from pytest_graphrag_eval.adapters.replay import RESPONSE_FORMATS
+from pytest_graphrag_eval.adapters.tool_names import parse_tool_name_lines
 from pytest_graphrag_eval.answers.settings import JUDGES
 from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from pytest_graphrag_eval.compare.repeats import POLICIES
@@ -42,6 +43,7 @@ class PluginSettings:
     responses_path: Path | None = None
     responses_format: str = "auto"
     trace_question_attribute: str = QUESTION_ID_ATTRIBUTE
+    tool_names: Mapping[str, str] = field(default_factory=dict)  # ini, then command line
     record_path: Path | None = None
     report_path: Path | None = None
     baseline_path: Path | None = None
@@ -80,8 +82,11 @@ class PluginSettings:
             corpus_from_cli=bool(cli_corpus),
             responses_path=_path(config, "graphrag_responses", invocation_dir),
             responses_format=_text(config, "graphrag_responses_format") or "auto",
-            trace_question_attribute=_text(config, "graphrag_trace_question_attribute")
-            or QUESTION_ID_ATTRIBUTE,
+            trace_question_attribute=_text(config, "graphrag_question_attribute") or QUESTION_ID_ATTRIBUTE,
+            tool_names={
+                **parse_tool_name_lines(config.getini("graphrag_tool_names"), "ini graphrag_tool_names"),
+                **parse_tool_name_lines(config.getoption("graphrag_tool_name") or [], "--graphrag-tool-name"),
+            },
             record_path=_path(config, "graphrag_record", invocation_dir, ini=False),
             report_path=_path(config, "graphrag_report", invocation_dir),
             baseline_path=_path(config, "graphrag_baseline", invocation_dir),
