@@ -228,3 +228,21 @@ def test_plugin_rejects_an_unknown_format_option(pytester: pytest.Pytester) -> N
     result.stderr.fnmatch_lines(
         ["*graphrag_responses_format must be one of auto, responses, otlp*got 'otel'"]
     )
+
+
+def test_a_run_with_no_tool_call_and_no_answer_is_an_error_not_an_empty_response() -> None:
+    only_user = [{"role": "user", "content": "Which substations?"}]
+    with pytest.raises(ResponseError, match="no tool call and no assistant answer"):
+        from_openai_messages(only_user)
+    with pytest.raises(ResponseError, match="no tool call and no assistant answer"):
+        from_langchain_messages({"messages": []})
+    with pytest.raises(ResponseError, match="no tool call and no assistant answer"):
+        from_openai_responses([])
+
+
+def test_narration_of_a_turn_that_calls_tools_is_not_the_answer() -> None:
+    call = {"id": "c1", "function": {"name": "sparql_query", "arguments": "{}"}}
+    messages = [{"role": "assistant", "content": "Let me query the graph.", "tool_calls": [call]}]
+    response = from_openai_messages(messages)
+    assert response["actual_answer"] is None
+    assert response["actual_steps"][0]["error"] == NO_RESULT

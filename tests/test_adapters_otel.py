@@ -83,7 +83,12 @@ def test_openinference_spans() -> None:
 
 
 def test_usage_of_an_agent_span_repeating_its_model_calls_is_not_counted_twice() -> None:
-    usage = {"gen_ai.usage.input_tokens": 7, "gen_ai.usage.output_tokens": 2}
+    answer = [{"role": "assistant", "parts": [{"type": "text", "content": "NO1"}]}]
+    usage = {
+        "gen_ai.usage.input_tokens": 7,
+        "gen_ai.usage.output_tokens": 2,
+        "gen_ai.output.messages": json.dumps(answer),
+    }
     with memory_tracer() as (tracer, exporter):
         agent = {
             "gen_ai.operation.name": "invoke_agent",
@@ -98,6 +103,7 @@ def test_usage_of_an_agent_span_repeating_its_model_calls_is_not_counted_twice()
                     pass
         response = from_otel_spans(exporter.get_finished_spans())
     assert (response["input_tokens"], response["output_tokens"], response["total_tokens"]) == (14, 4, 18)
+    assert response["actual_answer"] == "NO1"
 
 
 def test_otlp_json_with_hex_ids_and_one_export_per_line() -> None:

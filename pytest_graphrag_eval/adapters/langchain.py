@@ -70,13 +70,15 @@ def from_langchain_messages(
                 call_where = f"{where}.invalid_tool_calls[{number}]"
                 log.call(field(call, "name"), field(call, "args"), field(call, "id"), call_where)
                 log.result(field(call, "id", call_where), None, call_where, tool_error(field(call, "error")))
-            answer = text_of(field(message, "content"))
+            # A turn that calls tools is not the last one: its text is narration, not the answer.
+            calls = field(message, "tool_calls") or field(message, "invalid_tool_calls")
+            answer = None if calls else text_of(field(message, "content"))
         elif kind == "tool":
             content = field(message, "content")
             output = content if isinstance(content, str) else text_of(content)
             error = tool_error(output) if field(message, "status") == "error" else None
             log.result(field(message, "tool_call_id"), output, f"{where}.tool_call_id", error)
-    return response_dict(log.steps(), answer, totals, elapsed_sec)
+    return response_dict(log.steps(), answer, totals, elapsed_sec, location)
 
 
 def _unwrap(item: Any) -> tuple[str | None, Any]:

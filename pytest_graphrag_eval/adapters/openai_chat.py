@@ -68,10 +68,11 @@ def from_openai_messages(
                     field(tool_call, "id"),
                     f"{where}.tool_calls[{number}]",
                 )
-            answer = text_of(field(message, "content"))
+            # A turn that calls tools is not the last one: its text is narration, not the answer.
+            answer = None if field(message, "tool_calls") else text_of(field(message, "content"))
         elif role == "tool":
             content = field(message, "content")
             output = text_of(content) if not isinstance(content, str) else content
             error = tool_error(output) if field(message, "status") == "error" else None
             log.result(field(message, "tool_call_id"), output, f"{where}.tool_call_id", error)
-    return response_dict(log.steps(), answer, totals, elapsed_sec)
+    return response_dict(log.steps(), answer, totals, elapsed_sec, location)

@@ -53,7 +53,7 @@ def from_openai_responses(
             expanded = [(where, item)]
         for item_where, part in expanded:
             answer = _read_item(part, item_where, log, location, answer)
-    return response_dict(log.steps(), answer, totals, elapsed_sec)
+    return response_dict(log.steps(), answer, totals, elapsed_sec, location)
 
 
 def _read_item(

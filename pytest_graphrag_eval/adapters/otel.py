@@ -181,7 +181,7 @@ def trace_response(spans: list[SpanRecord], location: SourceLocation) -> dict[st
     starts = [span.start_ns for span in spans if span.start_ns is not None]
     ends = [span.end_ns for span in spans if span.end_ns is not None]
     elapsed = (max(ends) - min(starts)) / 1e9 if starts and ends and max(ends) >= min(starts) else None
-    return response_dict(steps, answer, usage, elapsed)
+    return response_dict(steps, answer, usage, elapsed, location, "spans")
 
 
 def _is_tool_span(span: SpanRecord) -> bool:

@@ -124,12 +124,22 @@ def sum_usage(totals: dict[str, int], usage: Any, names: tuple[str, str, str | N
 
 
 def response_dict(
-    steps: list[dict[str, Any]], answer: str | None, usage: dict[str, int], elapsed_sec: float | None
+    steps: list[dict[str, Any]],
+    answer: str | None,
+    usage: dict[str, int],
+    elapsed_sec: float | None,
+    location: SourceLocation | None = None,
+    input_field: str = "messages",
 ) -> dict[str, Any]:
     """The response dict in the replay format, with only what the trace told.
 
-    An empty text (the content of an assistant turn that only called tools) is no answer.
+    An empty text is no answer. A run with neither a tool call nor an answer is an error rather
+    than a response scoring 0: the agent's output was not in what was passed (wrong list, lost turns).
     """
+    if not steps and not answer:
+        raise ResponseError(
+            "holds no tool call and no assistant answer: nothing the agent did", location, input_field
+        )
     response: dict[str, Any] = {"actual_answer": answer or None, "actual_steps": steps}
     if usage:
         if "total_tokens" not in usage and {"input_tokens", "output_tokens"} <= usage.keys():
