@@ -45,8 +45,10 @@ def tool_names_setting(value: Any, source: str) -> dict[str, str]:
 def rename_tools(response: Mapping[str, Any], tool_names: Any) -> Mapping[str, Any]:
     """The response with its steps' names mapped; the same object when nothing is renamed."""
     mapping = tool_names_setting(tool_names, TOOL_NAMES_OPTION)
+    if not mapping or not isinstance(response, Mapping):  # a malformed response is reported as such later
+        return response
     steps = response.get("actual_steps")
-    if not mapping or not isinstance(steps, list):
+    if not isinstance(steps, list):
         return response
     if not any(isinstance(step, Mapping) and step.get("name") in mapping for step in steps):
         return response

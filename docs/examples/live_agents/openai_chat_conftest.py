@@ -1,7 +1,6 @@
 # conftest.py: an agent looping over OpenAI Chat Completions
-from my_agent import (
-    run_agent,
-)  # returns the messages list it sent and extended (ChatCompletions may stand in)
+# run_agent returns the messages list it sent and extended (its ChatCompletions may stand in)
+from my_agent import run_agent
 
 from pytest_graphrag_eval import from_openai_messages
 

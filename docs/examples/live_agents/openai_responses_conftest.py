@@ -1,5 +1,6 @@
 # conftest.py: an agent on the OpenAI Responses API
-from my_agent import run_agent  # returns the items it sent and received (Response objects may stand in)
+# run_agent returns the items it sent and received (its Response objects may stand in)
+from my_agent import run_agent
 
 from pytest_graphrag_eval import from_openai_responses
 
