@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -172,3 +174,24 @@ def test_recorder_sets_the_question_attribute_and_needs_an_sdk_provider() -> Non
 def test_to_response_reads_a_langgraph_state_and_a_responses_object() -> None:
     state = {"messages": [{"type": "human", "content": "Q?"}, {"type": "ai", "content": "A."}]}
     assert to_response(state) == {"actual_answer": "A.", "actual_steps": []}
+
+
+def test_the_adapters_import_none_of_the_libraries_they_read() -> None:
+    """Reading an OTLP file and message lists needs neither opentelemetry, langchain nor openai."""
+    code = (
+        "import sys, json\n"
+        "from pytest_graphrag_eval import from_openai_messages, from_langchain_messages, from_otlp_json\n"
+        "from_openai_messages([{'role': 'assistant', 'content': 'A.'}])\n"
+        "from_langchain_messages([{'type': 'ai', 'content': 'A.'}])\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
+    )
+    loaded = json.loads(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, text=True).stdout
+    )
+    assert not {"openai", "langchain_core", "opentelemetry", "httpx"} & set(loaded)
+
+
+def test_recorder_without_the_sdk_says_which_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)  # as if opentelemetry-sdk were absent
+    with pytest.raises(ConfigurationError, match=r"pip install 'pytest-graphrag-eval\[traces\]'"):
+        OtelRecorder()
