@@ -4,6 +4,15 @@ The scoring core below never imports pytest, so library users get the same
 numbers as the plugin.
 """
 
+from pytest_graphrag_eval.adapters import (
+    OtelRecorder,
+    from_langchain_messages,
+    from_openai_messages,
+    from_openai_responses,
+    from_otel_spans,
+    from_otlp_json,
+    to_response,
+)
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.corpus.reference_corpus import (
     Corpus,
@@ -29,6 +38,7 @@ __all__ = [
     "CorpusError",
     "GraphragEvalError",
     "InputError",
+    "OtelRecorder",
     "Question",
     "ResponseError",
     "Scorer",
@@ -37,7 +47,13 @@ __all__ = [
     "arun_evaluation",
     "compute_aggregates",
     "corpus_from_data",
+    "from_langchain_messages",
+    "from_openai_messages",
+    "from_openai_responses",
+    "from_otel_spans",
+    "from_otlp_json",
     "load_corpus",
     "load_responses",
     "run_evaluation",
+    "to_response",
 ]

@@ -21,6 +21,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from pytest_graphrag_eval.adapters.tool_names import TOOL_NAMES_OPTION, rename_tools
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, corpus_from_data
 from pytest_graphrag_eval.corpus.response_records import (
     NUMERIC_RESPONSE_KEYS,
@@ -194,6 +195,10 @@ async def evaluate_question(
     context: ScoringContext,
 ) -> dict[str, Any]:
     """Score one question; scorer failures become `<scorer>_error` keys, never exceptions."""
+    if response is not None:  # the agent's tool names mapped to the corpus' (`tool_names` option)
+        renamed = rename_tools(response, context.options.get(TOOL_NAMES_OPTION))
+        if renamed is not response:
+            response = ResponseRecord(renamed, response.source, response.attempt)
     result = base_result(question, response)
     if result["status"] != "success":
         return result

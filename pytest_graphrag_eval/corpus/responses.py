@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
+from pytest_graphrag_eval.adapters.replay import trace_entries
 from pytest_graphrag_eval.corpus.input_files import read_input_text
 from pytest_graphrag_eval.corpus.response_records import (
     Entry,
@@ -27,22 +29,32 @@ from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 
-def load_responses(path: str | Path) -> dict[str, ResponseRecord]:
+def load_responses(
+    path: str | Path, response_format: str = "auto", question_attribute: str = QUESTION_ID_ATTRIBUTE
+) -> dict[str, ResponseRecord]:
     """Read a JSON, JSON-list or JSONL response file into `{question_id: response}`.
 
     Each response is a dict (a `ResponseRecord` that also remembers its file and line). A recording
     of repeated agent runs holds several attempts per question; here only the first counts
-    (`load_response_attempts` gives them all).
+    (`load_response_attempts` gives them all). Trace files (OTLP/JSON, JSONL of message lists) are
+    converted by `adapters.replay`; `response_format` names the format instead of detecting it.
     """
-    return {question_id: attempts[0] for question_id, attempts in load_response_attempts(path).items()}
+    attempts = load_response_attempts(path, response_format, question_attribute)
+    return {question_id: responses[0] for question_id, responses in attempts.items()}
 
 
-def load_response_attempts(path: str | Path) -> dict[str, list[ResponseRecord]]:
+def load_response_attempts(
+    path: str | Path, response_format: str = "auto", question_attribute: str = QUESTION_ID_ATTRIBUTE
+) -> dict[str, list[ResponseRecord]]:
     """Read a response file into `{question_id: [response, ...]}`, attempts in `attempt` order."""
     path = Path(path)
     text = read_input_text(path, error_type=ResponseError, what="response file")
     with paused_gc():  # every parsed record is kept
-        entries = _parse_entries(text, str(path))
+        converted = trace_entries(text, str(path), response_format, question_attribute)
+        if converted is None:
+            entries = _parse_entries(text, str(path))
+        else:
+            entries = [(SourceLocation(str(path), line), key, raw) for line, key, raw in converted]
     return collect_attempts(entries)
 
 

@@ -16,11 +16,14 @@ from typing import Any
 
 import pytest
 
+from pytest_graphrag_eval.adapters.replay import match_question_texts
+from pytest_graphrag_eval.adapters.tool_names import TOOL_NAMES_OPTION, tool_names_setting
 from pytest_graphrag_eval.compare.baseline import load_baseline
 from pytest_graphrag_eval.compare.comparison import Comparison
 from pytest_graphrag_eval.compare.numeric import require_statistics
 from pytest_graphrag_eval.compare.repeats import replay_warnings
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question, load_corpus
+from pytest_graphrag_eval.corpus.response_records import ResponseRecord
 from pytest_graphrag_eval.corpus.responses import load_response_attempts
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
@@ -121,8 +124,15 @@ class GraphragSession:
         self.written: list[tuple[str, Path]] = []  # (what, path) of each output file written, in order
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
-        self.responses = load_response_attempts(settings.responses_path) if settings.responses_path else None
+        self.responses = self._load_responses() if settings.responses_path else None
         config.stash[SESSION_KEY] = self
+
+    def _load_responses(self) -> dict[str, list[ResponseRecord]]:
+        settings = self.settings
+        assert settings.responses_path is not None
+        return load_response_attempts(
+            settings.responses_path, settings.responses_format, settings.trace_question_attribute
+        )
 
     # collection ---------------------------------------------------------------------------
     def add_corpus_args(self) -> None:
@@ -171,7 +181,15 @@ class GraphragSession:
         settings = self.settings
         if settings.responses_path is not None:
             try:
-                attempts = self.responses or load_response_attempts(settings.responses_path)
+                attempts = match_question_texts(
+                    self.responses or self._load_responses(),
+                    {
+                        q.question_text: q.question_id
+                        for corpus in self.corpora.values()
+                        for q in corpus.questions()
+                    },
+                    _filed_under,
+                )
                 self.responses_check = check_responses_match(
                     (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), attempts
                 )
@@ -197,14 +215,18 @@ class GraphragSession:
             )
         else:
             raise pytest.UsageError(NO_RESPONSES)
+        contexts = {}
         try:
             scorers, context, on_close = build_scorers(settings, self.corpora.values())
+            for path, corpus in self.corpora.items():
+                options = {**context.options, TOOL_NAMES_OPTION: dict(settings.tool_names), **corpus.settings}
+                tool_names_setting(
+                    options[TOOL_NAMES_OPTION], f"{path}: settings"
+                )  # a corpus' replaces the ini's
+                corpus_context = dataclasses.replace(context, options=options)
+                contexts.update(dict.fromkeys(corpus.positions, corpus_context))
         except GraphragEvalError as error:
             raise pytest.UsageError(str(error)) from None
-        contexts = {}
-        for corpus in self.corpora.values():
-            corpus_context = dataclasses.replace(context, options={**context.options, **corpus.settings})
-            contexts.update(dict.fromkeys(corpus.positions, corpus_context))
         # Something to wait on (the agent, a judge) runs in the background; a plain replay inline.
         runner_type = BackgroundRunner if source.live or on_close is not None else InlineRunner
         return runner_type(
@@ -385,6 +407,12 @@ def _numbered_attempts(responses: list[dict[str, Any]]) -> dict[str, Any]:
     if len(responses) == 1:
         return {"responses": responses}
     return {"responses": [{**response, "attempt": number} for number, response in enumerate(responses, 1)]}
+
+
+def _filed_under(record: ResponseRecord, question_id: str) -> ResponseRecord:
+    """A trace response matched by its question's text, filed under the question's id."""
+    source = dataclasses.replace(record.source, question_id=question_id)
+    return ResponseRecord({**record, "question_id": question_id}, source, record.attempt)
 
 
 def _item_outcome(report: pytest.TestReport) -> str:

@@ -15,6 +15,9 @@ from typing import Any
 
 import pytest
 
+from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
+from pytest_graphrag_eval.adapters.replay import RESPONSE_FORMATS
+from pytest_graphrag_eval.adapters.tool_names import parse_tool_name_lines
 from pytest_graphrag_eval.answers.settings import JUDGES
 from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from pytest_graphrag_eval.compare.repeats import POLICIES
@@ -38,6 +41,9 @@ class PluginSettings:
     corpus_paths: tuple[Path, ...] = ()
     corpus_from_cli: bool = False
     responses_path: Path | None = None
+    responses_format: str = "auto"
+    trace_question_attribute: str = QUESTION_ID_ATTRIBUTE
+    tool_names: Mapping[str, str] = field(default_factory=dict)  # ini, then command line
     record_path: Path | None = None
     report_path: Path | None = None
     baseline_path: Path | None = None
@@ -75,6 +81,12 @@ class PluginSettings:
             corpus_paths=tuple(cli_corpus or ini_corpus),
             corpus_from_cli=bool(cli_corpus),
             responses_path=_path(config, "graphrag_responses", invocation_dir),
+            responses_format=_text(config, "graphrag_responses_format") or "auto",
+            trace_question_attribute=_text(config, "graphrag_question_attribute") or QUESTION_ID_ATTRIBUTE,
+            tool_names={
+                **parse_tool_name_lines(config.getini("graphrag_tool_names"), "ini graphrag_tool_names"),
+                **parse_tool_name_lines(config.getoption("graphrag_tool_name") or [], "--graphrag-tool-name"),
+            },
             record_path=_path(config, "graphrag_record", invocation_dir, ini=False),
             report_path=_path(config, "graphrag_report", invocation_dir),
             baseline_path=_path(config, "graphrag_baseline", invocation_dir),
@@ -124,6 +136,11 @@ class PluginSettings:
         if self.steps_scope not in STEPS_SCOPES:
             raise ConfigurationError(
                 f"graphrag_steps_scope must be one of {', '.join(STEPS_SCOPES)}, got {self.steps_scope!r}"
+            )
+        if self.responses_format not in RESPONSE_FORMATS:
+            raise ConfigurationError(
+                f"graphrag_responses_format must be one of {', '.join(RESPONSE_FORMATS)}, "
+                f"got {self.responses_format!r}"
             )
         if self.repeat_policy not in POLICIES:
             raise ConfigurationError(

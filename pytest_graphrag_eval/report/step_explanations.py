@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import media_type, reference_iri
+from pytest_graphrag_eval.steps.match import step_match_score
 from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
 from pytest_graphrag_eval.steps.timeseries import wrong_arguments
 
@@ -29,7 +30,10 @@ def explain_step_mismatch(
     candidates = [step for step in actual_steps if step.get("name") == name]
     successful = [step for step in candidates if step.get("status", "success") == "success"]
     if not candidates:
-        return [f"no actual step named {name!r} was executed"]
+        return [
+            f"no actual step named {name!r} was executed",
+            *_unmapped_name_hints(reference_step, actual_steps),
+        ]
     if not successful:
         return [f"{len(candidates)} actual {name!r} step(s), none successful"]
     if name in ("retrieve_time_series", "retrieve_data_points"):
@@ -64,6 +68,29 @@ def explain_step_mismatch(
     if closest.get("first_differing_row") is not None:
         lines.append(f"same rows in another order; first differing row: {closest['first_differing_row']}")
     return lines
+
+
+def _unmapped_name_hints(
+    reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping[str, Any]]
+) -> list[str]:
+    """Actual steps that would match under a tool-name mapping nobody configured, one line each."""
+    name = reference_step.get("name")
+    hints = []
+    for step in actual_steps:
+        agent_name = step.get("name") if isinstance(step, Mapping) else None
+        if not isinstance(agent_name, str) or agent_name == name:
+            continue
+        try:
+            matched = step_match_score(reference_step, {**step, "name": name}) > 0
+        except (ValueError, TypeError):
+            matched = False
+        if matched:
+            hints.append(
+                f"actual step {step.get('id', '?')} named {agent_name!r} would match under the tool-name "
+                f"mapping {agent_name} = {name}, which is not configured (graphrag_tool_names in the ini "
+                "file, or tool_names in the corpus settings)"
+            )
+    return hints
 
 
 def _iri_lines(reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping[str, Any]]) -> str:

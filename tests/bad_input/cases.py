@@ -84,6 +84,30 @@ def _r_step(data: list[dict[str, Any]], key: str, value: Any) -> None:
     data[0]["actual_steps"][0][key] = value
 
 
+def _span(name: str, span_id: str, attributes: dict[str, str], parent: str | None = None) -> dict[str, Any]:
+    """One OTLP/JSON span of trace 1 (string attributes)."""
+    span: dict[str, Any] = {
+        "traceId": "5b8aa5a2d2c872e8321cf37308d69df2",
+        "spanId": span_id,
+        "name": name,
+        "attributes": [{"key": key, "value": {"stringValue": value}} for key, value in attributes.items()],
+    }
+    if parent:
+        span["parentSpanId"] = parent
+    return span
+
+
+def _otlp(spans: list[dict[str, Any]], service: str = "agent") -> str:
+    """An OTLP/JSON trace export of `spans`, from one service."""
+    resource = {"attributes": [{"key": "service.name", "value": {"stringValue": service}}]}
+    return json.dumps({"resourceSpans": [{"resource": resource, "scopeSpans": [{"spans": spans}]}]})
+
+
+def _messages_line(question_id: str, messages: Any) -> str:
+    """A message-list JSONL file of one line."""
+    return json.dumps({"question_id": question_id, "messages": messages}) + "\n"
+
+
 def _corpus_case(case_id: str, mutate: Callable[[Any], Any], *expect: str, library: str = "corpus") -> Case:
     return Case(
         case_id,
@@ -496,6 +520,48 @@ RESPONSE_CASES = [
     ),
 ]
 
+TRACE_CASES = [
+    _raw_responses_case(
+        "trace-otlp-unrelated-service",
+        _otlp([_span("GET /", "h1", {"http.route": "/"})], service="web-frontend"),
+        "from service web-frontend",
+        "not an agent trace",
+    ),
+    _raw_responses_case(
+        "trace-otlp-tool-span-without-name",
+        _otlp(
+            [
+                _span("agent", "a1", {"gen_ai.operation.name": "invoke_agent", "graphrag.question_id": "q1"}),
+                _span("execute_tool", "t1", {"gen_ai.operation.name": "execute_tool"}, parent="a1"),
+            ]
+        ),
+        "span 'execute_tool'",
+        "field 'gen_ai.tool.name'",
+        "without a tool name",
+    ),
+    _raw_responses_case(
+        "trace-messages-not-a-list",
+        _messages_line("q1", "hello"),
+        "responses.jsonl:1",
+        "question 'q1'",
+        "field 'messages'",
+        "must be a list of messages",
+    ),
+    _raw_responses_case(
+        "trace-tool-message-without-call",
+        _messages_line("q1", [{"role": "tool", "tool_call_id": "call_9", "content": "{}"}]),
+        "responses.jsonl:1",
+        "field 'messages[0].tool_call_id'",
+        "no matching tool call",
+    ),
+    _raw_responses_case(
+        "trace-messages-of-no-known-format",
+        _messages_line("q1", [{"text": "hello"}]),
+        "responses.jsonl:1",
+        "cannot tell the message format",
+    ),
+]
+
 OPTION_CASES = [
     _option_case("llm-concurrency-zero", ("--graphrag-concurrency", "0"), "graphrag_concurrency", "got 0"),
     _option_case("llm-concurrency-huge", ("--graphrag-concurrency", "5000"), "graphrag_concurrency", "5000"),
@@ -675,6 +741,7 @@ CASES = [
     *REFERENCE_CONTENT_CASES,
     *ENCODING_CASES,
     *RESPONSE_CASES,
+    *TRACE_CASES,
     *OPTION_CASES,
     *ANSWERS_CASES,
     *INI_CASES,

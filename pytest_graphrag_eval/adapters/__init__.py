@@ -1,0 +1,28 @@
+"""Agent traces to response dicts: OpenAI messages and Responses items, LangChain messages, OTel spans.
+
+Teams already have their agent's output in one of these formats; the adapters turn it into the
+response dict the scorers read (`actual_steps`, `actual_answer`, token counts, `elapsed_sec`),
+so no one writes the converter by hand. Nothing here imports openai, langchain-core or
+opentelemetry: their objects are read by their fields, and their JSON forms are accepted too.
+"""
+
+from pytest_graphrag_eval.adapters.detect import message_format, to_response
+from pytest_graphrag_eval.adapters.langchain import from_langchain_messages
+from pytest_graphrag_eval.adapters.openai_chat import from_openai_messages
+from pytest_graphrag_eval.adapters.openai_responses import from_openai_responses
+from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE, from_otel_spans, from_otlp_json
+from pytest_graphrag_eval.adapters.otel_recorder import OtelRecorder
+from pytest_graphrag_eval.adapters.tool_calls import NO_RESULT
+
+__all__ = [
+    "NO_RESULT",
+    "QUESTION_ID_ATTRIBUTE",
+    "OtelRecorder",
+    "from_langchain_messages",
+    "from_openai_messages",
+    "from_openai_responses",
+    "from_otel_spans",
+    "from_otlp_json",
+    "message_format",
+    "to_response",
+]

@@ -1,0 +1,78 @@
+"""OpenAI Chat Completions messages to a response dict.
+
+Takes what a Chat Completions agent loop holds: the `messages` list it sent and extended
+(dicts, or `ChatCompletionMessage` objects from the SDK), optionally with the `ChatCompletion`
+objects themselves in place of their messages, so their `usage` is counted. Assistant
+`tool_calls` become steps; `tool` messages are their results, matched by `tool_call_id`. The
+format has no error flag for tool results: a tool message carrying `"status": "error"` (as
+LangChain writes it) counts as a failed call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_graphrag_eval.adapters.access import field, is_sequence, kind_name
+from pytest_graphrag_eval.adapters.tool_calls import (
+    ToolCallLog,
+    response_dict,
+    sum_usage,
+    text_of,
+    tool_error,
+)
+from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+
+CHAT_USAGE_NAMES = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def from_openai_messages(
+    messages: Any,
+    *,
+    usage: Any = None,
+    elapsed_sec: float | None = None,
+    location: SourceLocation | None = None,
+) -> dict[str, Any]:
+    """The response dict for one agent run given as Chat Completions messages.
+
+    `usage`: a `CompletionUsage` (or a list of them) when the list holds only messages;
+    `ChatCompletion` objects in the list add their own usage.
+    """
+    location = location or SourceLocation()
+    if not is_sequence(messages):
+        raise ResponseError(f"must be a list of messages, got {kind_name(messages)}", location, "messages")
+    log = ToolCallLog(location)
+    totals: dict[str, int] = {}
+    for usage_record in usage if is_sequence(usage) else [usage]:
+        sum_usage(totals, usage_record, CHAT_USAGE_NAMES)
+    answer: str | None = None
+    for index, item in enumerate(messages):
+        where = f"messages[{index}]"
+        message = item
+        choices = field(item, "choices")
+        if choices is not None:  # a ChatCompletion: its first choice's message, and its usage
+            sum_usage(totals, field(item, "usage"), CHAT_USAGE_NAMES)
+            if not is_sequence(choices) or not choices:
+                raise ResponseError("a chat completion without choices", location, f"{where}.choices")
+            message = field(choices[0], "message")
+        role = field(message, "role")
+        if role is None:
+            raise ResponseError(
+                f"is not a chat message (no role): got {kind_name(message)}", location, f"{where}.role"
+            )
+        if role == "assistant":
+            for number, tool_call in enumerate(field(message, "tool_calls", [])):
+                function = field(tool_call, "function", {})
+                log.call(
+                    field(function, "name"),
+                    field(function, "arguments"),
+                    field(tool_call, "id"),
+                    f"{where}.tool_calls[{number}]",
+                )
+            # A turn that calls tools is not the last one: its text is narration, not the answer.
+            answer = None if field(message, "tool_calls") else text_of(field(message, "content"))
+        elif role == "tool":
+            content = field(message, "content")
+            output = text_of(content) if not isinstance(content, str) else content
+            error = tool_error(output) if field(message, "status") == "error" else None
+            log.result(field(message, "tool_call_id"), output, f"{where}.tool_call_id", error)
+    return response_dict(log.steps(), answer, totals, elapsed_sec, location)

@@ -1,0 +1,81 @@
+"""OpenAI Responses API items to a response dict.
+
+Takes the item list an agent loop over the Responses API holds (the input items it sent,
+`function_call_output` items among them, and the output items it got), as dicts or SDK
+objects; `Response` objects may stand in the list for their output items, which also counts
+their `usage`. `function_call` items become steps, matched to `function_call_output` items by
+`call_id`; the last assistant `message` item's text is the answer. A `function_call_output`
+carrying `"status": "error"` counts as a failed call (the API itself has no error flag).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_graphrag_eval.adapters.access import field, is_sequence, kind_name
+from pytest_graphrag_eval.adapters.tool_calls import (
+    ToolCallLog,
+    response_dict,
+    sum_usage,
+    text_of,
+    tool_error,
+)
+from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+
+RESPONSES_USAGE_NAMES = ("input_tokens", "output_tokens", "total_tokens")
+
+
+def from_openai_responses(
+    items: Any,
+    *,
+    usage: Any = None,
+    elapsed_sec: float | None = None,
+    location: SourceLocation | None = None,
+) -> dict[str, Any]:
+    """The response dict for one agent run given as Responses API items (or `Response` objects)."""
+    location = location or SourceLocation()
+    if not is_sequence(items):
+        items = [items] if field(items, "output") is not None else items
+    if not is_sequence(items):
+        raise ResponseError(f"must be a list of items, got {kind_name(items)}", location, "items")
+    log = ToolCallLog(location)
+    totals: dict[str, int] = {}
+    for usage_record in usage if is_sequence(usage) else [usage]:
+        sum_usage(totals, usage_record, RESPONSES_USAGE_NAMES)
+    answer: str | None = None
+    for index, item in enumerate(items):
+        where = f"items[{index}]"
+        output = field(item, "output")
+        if field(item, "object") == "response" or (is_sequence(output) and field(item, "type") is None):
+            sum_usage(totals, field(item, "usage"), RESPONSES_USAGE_NAMES)
+            expanded = [(f"{where}.output[{number}]", part) for number, part in enumerate(output or [])]
+        else:
+            expanded = [(where, item)]
+        for item_where, part in expanded:
+            answer = _read_item(part, item_where, log, location, answer)
+    return response_dict(log.steps(), answer, totals, elapsed_sec, location)
+
+
+def _read_item(
+    item: Any, where: str, log: ToolCallLog, location: SourceLocation, answer: str | None
+) -> str | None:
+    """Record one item; return the answer so far (the last assistant text)."""
+    kind = field(item, "type")
+    role = field(item, "role")
+    if kind is None and role is None:
+        raise ResponseError(
+            f"is not a Responses API item (no type or role): got {kind_name(item)}", location, f"{where}.type"
+        )
+    if kind == "function_call":
+        log.call(field(item, "name"), field(item, "arguments"), field(item, "call_id"), where)
+        return None  # the run went on: an earlier text was not the final answer
+    elif kind == "function_call_output":
+        output = field(item, "output")
+        output = output if isinstance(output, str) else text_of(output)
+        error = tool_error(output) if field(item, "status") == "error" else None
+        log.result(field(item, "call_id"), output, f"{where}.call_id", error)
+    elif role == "assistant" and kind in (None, "message"):
+        text = text_of(field(item, "content"))
+        if text is not None:
+            return text
+    return answer

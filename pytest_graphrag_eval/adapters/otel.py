@@ -1,0 +1,331 @@
+"""OpenTelemetry traces of an agent run to a response dict.
+
+Two conventions name a tool call's span:
+- the GenAI semantic conventions: `gen_ai.operation.name = execute_tool`, with `gen_ai.tool.name`,
+  `gen_ai.tool.call.id`, `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`;
+- Arize OpenInference: `openinference.span.kind = TOOL`, with `tool.name`, `input.value` (the
+  arguments), `output.value` (the result) and `tool_call.id` when the instrumentation sets it.
+A tool span whose status is ERROR is a failed call (its status message, or its exception event,
+is the error). Token counts are summed over the spans that report usage (GenAI
+`gen_ai.usage.*`, OpenInference `llm.token_count.*`) and have no descendant that does, so an agent
+span repeating its model calls' totals is not counted twice. The answer is the assistant text of
+the span that ended last among those carrying one (`gen_ai.output.messages`, OpenInference's
+`llm.output_messages.*` or an agent/chain span's `output.value`); the elapsed time is the trace's
+extent. A trace whose root span failed is the agent's error response (`status: error`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pytest_graphrag_eval.adapters.access import field, is_sequence, kind_name
+from pytest_graphrag_eval.adapters.spans import SpanRecord, otlp_span_records, sdk_span_record
+from pytest_graphrag_eval.adapters.tool_calls import NO_RESULT, parse_arguments, response_dict, tool_error
+from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+
+# The span attribute naming the corpus question a trace answers (set by `OtelRecorder`).
+QUESTION_ID_ATTRIBUTE = "graphrag.question_id"
+
+OPERATION = "gen_ai.operation.name"
+SPAN_KIND = "openinference.span.kind"
+USAGE_NAMES = {
+    "input_tokens": ("gen_ai.usage.input_tokens", "llm.token_count.prompt"),
+    "output_tokens": ("gen_ai.usage.output_tokens", "llm.token_count.completion"),
+    "total_tokens": ("llm.token_count.total",),
+}
+OPENINFERENCE_MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(role|content)$")
+
+
+def from_otel_spans(spans: Any, *, location: SourceLocation | None = None) -> dict[str, Any]:
+    """The response dict for one agent run given as the spans of its trace.
+
+    `spans`: opentelemetry-sdk `ReadableSpan`s (e.g. from an `InMemorySpanExporter`), or OTLP/JSON
+    span dicts. Spans of several traces are an error: pass one trace, or use `from_otlp_json`.
+    """
+    location = location or SourceLocation()
+    records = span_records(spans, location)
+    traces = group_traces(records)
+    if len(traces) != 1:
+        raise ResponseError(
+            f"spans of {len(traces)} traces given; one agent run is one trace", location, "spans"
+        )
+    return trace_response(next(iter(traces.values())), location)
+
+
+def from_otlp_json(
+    data: Any, *, question_attribute: str = QUESTION_ID_ATTRIBUTE, location: SourceLocation | None = None
+) -> dict[str, dict[str, Any]]:
+    """Responses of an OTLP/JSON trace export, one per trace: `{question id (or text): response}`.
+
+    `data`: the export's text (one JSON document, or JSON lines as the collector's file exporter
+    writes), or the parsed document. A trace is keyed by its `question_attribute` span attribute,
+    else by the question text of its first user input (the plugin matches that to a corpus question).
+    """
+    location = location or SourceLocation()
+    documents = [(location.line, data)] if not isinstance(data, str) else otlp_documents(data, location)
+    records = [
+        record
+        for line, document in documents
+        for record in otlp_span_records(document, SourceLocation(location.file, line))
+    ]
+    responses: dict[str, dict[str, Any]] = {}
+    for spans in group_traces(records).values():
+        key, response = keyed_trace_response(spans, question_attribute, location)
+        if key in responses:
+            raise ResponseError(f"two traces answer {key!r}", _at(spans, location), question_attribute)
+        responses[key] = response
+    return responses
+
+
+def otlp_documents(text: str, location: SourceLocation) -> list[tuple[int | None, Any]]:
+    """The JSON documents of an OTLP/JSON file: the whole text, or one per line."""
+    try:
+        return [(None, json.loads(text))]
+    except json.JSONDecodeError:
+        pass
+    except RecursionError:
+        raise ResponseError("invalid JSON: nested too deeply", location) from None
+    documents: list[tuple[int | None, Any]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            try:
+                documents.append((number, json.loads(line)))
+            except (json.JSONDecodeError, RecursionError) as error:
+                detail = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
+                raise ResponseError(
+                    f"invalid JSON line: {detail}", SourceLocation(location.file, number)
+                ) from None
+    return documents
+
+
+def span_records(spans: Any, location: SourceLocation) -> list[SpanRecord]:
+    """SDK spans or OTLP/JSON span dicts (or a whole OTLP/JSON document) as `SpanRecord`s."""
+    if isinstance(spans, Mapping) and "resourceSpans" in spans:
+        return otlp_span_records(spans, location)
+    if not is_sequence(spans):
+        raise ResponseError(f"must be a list of spans, got {kind_name(spans)}", location, "spans")
+    records = []
+    for index, span in enumerate(spans):
+        if isinstance(span, SpanRecord):
+            records.append(span)
+        elif isinstance(span, Mapping):
+            records.extend(
+                otlp_span_records({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}, location)
+            )
+        elif hasattr(span, "context") and hasattr(span, "attributes"):
+            records.append(sdk_span_record(span))
+        else:
+            raise ResponseError(f"is not a span: got {kind_name(span)}", location, f"spans[{index}]")
+    return records
+
+
+def group_traces(records: Iterable[SpanRecord]) -> dict[str, list[SpanRecord]]:
+    """Spans by trace id, each trace's spans in start order, traces in order of first appearance."""
+    traces: dict[str, list[SpanRecord]] = {}
+    for record in records:
+        traces.setdefault(record.trace_id, []).append(record)
+    return {
+        trace_id: sorted(spans, key=lambda span: (span.start_ns or 0, span.end_ns or 0))
+        for trace_id, spans in traces.items()
+    }
+
+
+def keyed_trace_response(
+    spans: list[SpanRecord], question_attribute: str, location: SourceLocation
+) -> tuple[str, dict[str, Any]]:
+    """One trace's response and the key to match it to a question: the id attribute, else the question."""
+    where = _at(spans, location)
+    response = trace_response(spans, where)
+    question_id = next(
+        (span.attributes[question_attribute] for span in spans if question_attribute in span.attributes), None
+    )
+    if question_id is not None:
+        return str(question_id), response
+    question_text = _question_text(spans)
+    if question_text is None:
+        raise ResponseError(
+            f"trace {spans[0].trace_id} names no question: none of its spans has the "
+            f"{question_attribute!r} attribute and none holds the user's input text",
+            where,
+            question_attribute,
+        )
+    return question_text, response
+
+
+def trace_response(spans: list[SpanRecord], location: SourceLocation) -> dict[str, Any]:
+    """The response dict of one trace's spans; a failed root span is the agent's error response."""
+    span_ids = {span.span_id for span in spans}
+    failed_roots = [span for span in spans if span.failed and span.parent_id not in span_ids]
+    if failed_roots:
+        root = failed_roots[0]
+        return {
+            "status": "error",
+            "error": root.status_message or _exception_message(root) or "the agent failed",
+        }
+    tool_spans = [span for span in spans if _is_tool_span(span)]
+    answer = _answer(spans)
+    usage = _usage(spans)
+    if not tool_spans and answer is None and not usage:
+        services = sorted({span.service for span in spans if span.service})
+        service = f" from service {', '.join(services)}" if services else ""
+        raise ResponseError(
+            f"trace {spans[0].trace_id}{service} has no GenAI or OpenInference spans (no tool call, "
+            f"model call or answer): not an agent trace",
+            location,
+            "spans",
+        )
+    steps = [_tool_step(span, location) for span in tool_spans]
+    starts = [span.start_ns for span in spans if span.start_ns is not None]
+    ends = [span.end_ns for span in spans if span.end_ns is not None]
+    elapsed = (max(ends) - min(starts)) / 1e9 if starts and ends and max(ends) >= min(starts) else None
+    return response_dict(steps, answer, usage, elapsed, location, "spans")
+
+
+def _is_tool_span(span: SpanRecord) -> bool:
+    return span.attributes.get(OPERATION) == "execute_tool" or span.attributes.get(SPAN_KIND) == "TOOL"
+
+
+def _tool_step(span: SpanRecord, location: SourceLocation) -> dict[str, Any]:
+    attributes = span.attributes
+    genai = attributes.get(OPERATION) == "execute_tool"
+    name_key = "gen_ai.tool.name" if genai else "tool.name"
+    name = attributes.get(name_key)
+    if not isinstance(name, str) or not name:
+        raise ResponseError(f"{span.describe()} is a tool call without a tool name", location, name_key)
+    call_id = attributes.get("gen_ai.tool.call.id" if genai else "tool_call.id") or span.span_id
+    arguments = attributes.get("gen_ai.tool.call.arguments" if genai else "input.value")
+    output = attributes.get("gen_ai.tool.call.result" if genai else "output.value")
+    step: dict[str, Any] = {"name": name, "args": parse_arguments(arguments), "id": str(call_id)}
+    if span.failed:
+        step.update(status="error", error=tool_error(span.status_message or _exception_message(span)))
+        if output is not None:
+            step["output"] = output
+    elif output is None:
+        step.update(status="error", error=NO_RESULT)
+    else:
+        step.update(status="success", output=output)
+    return step
+
+
+def _exception_message(span: SpanRecord) -> str | None:
+    for name, attributes in span.events:
+        if name == "exception":
+            message = attributes.get("exception.message") or attributes.get("exception.type")
+            if isinstance(message, str):
+                return message
+    error_type = span.attributes.get("error.type")
+    return error_type if isinstance(error_type, str) else None
+
+
+def _answer(spans: list[SpanRecord]) -> str | None:
+    """The assistant text of the span that ended last among those carrying one."""
+    answer, answered_at = None, -1
+    for span in spans:
+        text = _span_answer(span)
+        if text is not None and (span.end_ns or 0) >= answered_at:
+            answer, answered_at = text, span.end_ns or 0
+    return answer
+
+
+def _span_answer(span: SpanRecord) -> str | None:
+    attributes = span.attributes
+    messages = attributes.get("gen_ai.output.messages")
+    if isinstance(messages, str):
+        return _genai_text(messages, "assistant")
+    if attributes.get(SPAN_KIND) == "LLM":
+        contents: dict[int, dict[str, Any]] = {}
+        for key, value in attributes.items():
+            match = OPENINFERENCE_MESSAGE.match(key)
+            if match:
+                contents.setdefault(int(match.group(1)), {})[match.group(2)] = value
+        texts = [
+            message["content"]
+            for _, message in sorted(contents.items())
+            if message.get("role") == "assistant" and isinstance(message.get("content"), str)
+        ]
+        return texts[-1] if texts else None
+    if (
+        attributes.get(SPAN_KIND) in ("AGENT", "CHAIN")
+        and attributes.get("output.mime_type") != "application/json"
+    ):
+        output = attributes.get("output.value")
+        return output if isinstance(output, str) else None
+    return None
+
+
+def _genai_text(messages: str, role: str) -> str | None:
+    """The text of the last `role` message of a `gen_ai.*.messages` JSON attribute."""
+    texts = _message_texts(messages, role)
+    return texts[-1] if texts else None
+
+
+def _message_texts(messages: str, role: str) -> list[str]:
+    """The text of each `role` message (its text parts joined) of a `gen_ai.*.messages` attribute."""
+    try:
+        parsed = json.loads(messages)
+    except (json.JSONDecodeError, RecursionError):
+        return []
+    texts = []
+    for message in parsed if isinstance(parsed, list) else []:
+        if field(message, "role") != role:
+            continue
+        parts = [
+            part["content"]
+            for part in field(message, "parts", [])
+            if isinstance(part, Mapping)
+            and part.get("type") == "text"
+            and isinstance(part.get("content"), str)
+        ]
+        if parts:
+            texts.append("".join(parts))
+    return texts
+
+
+def _usage(spans: list[SpanRecord]) -> dict[str, int]:
+    """Token counts of the spans reporting usage with no descendant that also does."""
+    reporting = {span.span_id for span in spans if _reports_usage(span)}
+    parents = {span.span_id: span.parent_id for span in spans}
+    has_reporting_descendant: set[str] = set()
+    for span_id in reporting:
+        parent, seen = parents.get(span_id), {span_id}
+        while parent is not None and parent not in seen:
+            has_reporting_descendant.add(parent)
+            seen.add(parent)
+            parent = parents.get(parent)
+    totals: dict[str, int] = {}
+    for span in spans:
+        if span.span_id not in reporting or span.span_id in has_reporting_descendant:
+            continue
+        for target, names in USAGE_NAMES.items():
+            value = next((span.attributes[name] for name in names if name in span.attributes), None)
+            if isinstance(value, int) and not isinstance(value, bool):
+                totals[target] = totals.get(target, 0) + value
+    return totals
+
+
+def _reports_usage(span: SpanRecord) -> bool:
+    return any(name in span.attributes for names in USAGE_NAMES.values() for name in names)
+
+
+def _question_text(spans: list[SpanRecord]) -> str | None:
+    """The first user text a trace received: GenAI input messages, or an agent/chain span's input."""
+    for span in spans:
+        messages = span.attributes.get("gen_ai.input.messages")
+        if isinstance(messages, str):
+            texts = _message_texts(messages, "user")
+            if texts:
+                return texts[0]
+        if span.attributes.get(SPAN_KIND) in ("AGENT", "CHAIN") and span.parent_id is None:
+            value = span.attributes.get("input.value")
+            if isinstance(value, str):
+                return value
+    return None
+
+
+def _at(spans: list[SpanRecord], location: SourceLocation) -> SourceLocation:
+    """The location of a trace: its file and the line of its first span."""
+    lines = [span.line for span in spans if span.line is not None]
+    return SourceLocation(location.file, min(lines) if lines else location.line)

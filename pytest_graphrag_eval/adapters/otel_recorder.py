@@ -1,0 +1,94 @@
+"""Recording the spans of each question's agent run, for a live `pytest_graphrag_respond` hook.
+
+`OtelRecorder` adds a span processor to the opentelemetry-sdk tracer provider the agent already
+exports to, runs each agent call inside a root span carrying the question id, and keeps the
+spans of that trace only, so questions answered concurrently (threads or tasks) never mix.
+opentelemetry-sdk is imported when a recorder is made, never by `import pytest_graphrag_eval`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE, from_otel_spans
+from pytest_graphrag_eval.adapters.spans import SpanRecord, sdk_span_record
+from pytest_graphrag_eval.errors import ConfigurationError
+
+ROOT_SPAN_NAME = "graphrag.question"
+
+
+class OtelRecorder:
+    """Turns the spans an agent call emits into the call's response dict."""
+
+    def __init__(self, tracer_provider: Any = None) -> None:
+        try:
+            from opentelemetry import trace
+            from opentelemetry.sdk.trace import TracerProvider
+        except ImportError:
+            raise ConfigurationError(
+                "OtelRecorder needs opentelemetry-sdk: pip install 'pytest-graphrag-eval[traces]'"
+            ) from None
+        provider = tracer_provider if tracer_provider is not None else trace.get_tracer_provider()
+        if not isinstance(provider, TracerProvider):
+            raise ConfigurationError(
+                "OtelRecorder needs an opentelemetry-sdk TracerProvider (set one with "
+                f"trace.set_tracer_provider, or pass it), got {type(provider).__name__}"
+            )
+        self._finished: dict[int, list[SpanRecord]] = {}
+        self._recording: set[int] = set()
+        self._lock = threading.Lock()
+        provider.add_span_processor(_processor(self._on_end))
+        self._tracer = provider.get_tracer(__name__)
+
+    def _on_end(self, span: Any) -> None:
+        trace_id = span.context.trace_id
+        with self._lock:
+            if trace_id in self._recording:
+                self._finished.setdefault(trace_id, []).append(sdk_span_record(span))
+
+    @contextmanager
+    def _question_trace(self, question: Any) -> Iterator[list[SpanRecord]]:
+        """Run the block in a new trace for `question`; the list holds its spans afterwards."""
+        spans: list[SpanRecord] = []
+        attributes = {QUESTION_ID_ATTRIBUTE: str(question.question_id)}
+        from opentelemetry import context
+
+        token = context.attach(context.Context())  # a new trace, whatever span is current
+        trace_id = 0  # no trace yet (a valid trace id is never 0)
+        try:
+            with self._tracer.start_as_current_span(ROOT_SPAN_NAME, attributes=attributes) as root:
+                trace_id = root.get_span_context().trace_id
+                with self._lock:
+                    self._recording.add(trace_id)
+                yield spans
+        finally:
+            context.detach(token)
+            with self._lock:
+                self._recording.discard(trace_id)
+                spans.extend(self._finished.pop(trace_id, []))
+
+    def respond(self, question: Any, agent_call: Callable[[], Any]) -> dict[str, Any]:
+        """Call the agent for `question` and return the response its spans tell."""
+        with self._question_trace(question) as spans:
+            agent_call()
+        return from_otel_spans(spans)
+
+    async def arespond(self, question: Any, agent_call: Callable[[], Awaitable[Any]]) -> dict[str, Any]:
+        """`respond` for an async agent."""
+        with self._question_trace(question) as spans:
+            await agent_call()
+        return from_otel_spans(spans)
+
+
+def _processor(on_end: Callable[[Any], None]) -> Any:
+    """A span processor handing every ended span to `on_end`."""
+    from opentelemetry.sdk.trace import SpanProcessor
+
+    class _Forward(SpanProcessor):
+        def on_end(self, span: Any) -> None:
+            on_end(span)
+
+    return _Forward()

@@ -1,0 +1,126 @@
+"""Recorded traces as replay files: OTLP/JSON trace exports and JSONL files of message lists.
+
+`corpus/responses.py` asks `trace_entries` first: it returns the file's responses, converted by
+the adapters, as `(line, key, response)` entries for the loader's usual checks, or None for a
+file in the plain response format. Formats:
+- `otlp`: an OTLP/JSON export (one document, or one per line as the collector's file exporter
+  writes); one trace per question, keyed by a span attribute (`graphrag.question_id` unless
+  configured) or the question text;
+- `openai-messages`, `openai-responses`, `langchain-messages`: JSONL, one agent run per line:
+  `{"question_id": ..., "messages": [...]}` plus optional `elapsed_sec`, token counts and `attempt`
+  (which win over what the messages tell); a line with `error` and no messages is the agent's
+  error for that question;
+- `auto` (default) recognises these from the first line, and each message list's format from
+  its items.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from pytest_graphrag_eval.adapters.access import kind_name
+from pytest_graphrag_eval.adapters.detect import MESSAGE_ADAPTERS, message_format
+from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE, from_otlp_json
+from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+
+ResponseT = TypeVar("ResponseT", bound=Mapping[str, Any])
+
+RESPONSE_FORMATS = ("auto", "responses", "otlp", *MESSAGE_ADAPTERS)
+# Keys of a message-list line that are not the messages: they are kept on the response.
+LINE_KEYS = ("question_id", "attempt", "elapsed_sec", "input_tokens", "output_tokens", "total_tokens")
+OTLP_SNIFF_CHARS = 4096
+
+Entry = tuple[int | None, str | None, Any]
+
+
+def trace_entries(
+    text: str, file: str, response_format: str = "auto", question_attribute: str = QUESTION_ID_ATTRIBUTE
+) -> list[Entry] | None:
+    """The file's responses as loader entries, or None when it holds plain responses."""
+    if response_format not in RESPONSE_FORMATS:
+        raise ResponseError(
+            f"unknown responses format {response_format!r}; expected one of {', '.join(RESPONSE_FORMATS)}",
+            SourceLocation(file),
+        )
+    kind = response_format if response_format != "auto" else sniff_format(text)
+    if kind == "responses" or not text.strip():
+        return None
+    if kind == "otlp":
+        responses = from_otlp_json(text, question_attribute=question_attribute, location=SourceLocation(file))
+        return [(None, key, response) for key, response in responses.items()]
+    return _message_entries(text, file, None if response_format == "auto" else kind)
+
+
+def sniff_format(text: str) -> str:
+    """`otlp`, `messages` or `responses`, from the file's first line (or first characters)."""
+    stripped = text.lstrip()
+    head = stripped[:OTLP_SNIFF_CHARS]
+    first_line = stripped.split("\n", 1)[0]
+    try:
+        first = json.loads(first_line)
+    except (json.JSONDecodeError, RecursionError):
+        first = None
+    if isinstance(first, Mapping):
+        if "resourceSpans" in first:
+            return "otlp"
+        if "messages" in first and not {"actual_answer", "actual_steps", "steps"} & first.keys():
+            return "messages"
+        return "responses"
+    if head.startswith("{") and '"resourceSpans"' in head:  # one pretty-printed OTLP/JSON document
+        return "otlp"
+    return "responses"
+
+
+def _message_entries(text: str, file: str, named: str | None) -> list[Entry]:
+    entries: list[Entry] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        location = SourceLocation(file, number)
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as error:
+            detail = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
+            raise ResponseError(f"invalid JSON line: {detail}", location) from None
+        if not isinstance(record, Mapping):
+            raise ResponseError(
+                "a message-list line must be an object with question_id and messages, "
+                f"got {kind_name(record)}",
+                location,
+            )
+        question_id = record.get("question_id")
+        location = SourceLocation(file, number, question_id=None if question_id is None else str(question_id))
+        if "messages" not in record and record.get("error") is not None:  # the agent failed
+            entries.append((number, None, dict(record)))
+            continue
+        if "messages" not in record:
+            raise ResponseError("is missing", location, "messages")
+        messages = record["messages"]
+        kind = named or message_format(messages, location)
+        response = MESSAGE_ADAPTERS[kind](messages, location=location)
+        response.update({key: record[key] for key in LINE_KEYS if key in record})
+        entries.append((number, None, response))
+    return entries
+
+
+def match_question_texts(
+    attempts: Mapping[str, Sequence[ResponseT]],
+    question_ids_by_text: Mapping[str, str],
+    rekey: Callable[[ResponseT, str], ResponseT],
+) -> dict[str, list[ResponseT]]:
+    """Re-key responses keyed by their question's text (traces without an id attribute) by its id.
+
+    `rekey(response, question_id)` makes the response filed under its id, keeping whatever the
+    caller's record type carries (its source, its attempt number).
+    """
+    ids = set(question_ids_by_text.values())
+    matched: dict[str, list[ResponseT]] = {}
+    for key, responses in attempts.items():
+        question_id = key if key in ids else question_ids_by_text.get(key.strip(), key)
+        rekeyed = (
+            [rekey(response, question_id) for response in responses] if question_id != key else responses
+        )
+        matched.setdefault(question_id, []).extend(rekeyed)
+    return matched

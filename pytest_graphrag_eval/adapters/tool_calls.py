@@ -1,0 +1,150 @@
+"""Tool calls and their results, paired into the step format every adapter returns.
+
+A step is `{"name", "args", "id", "status", "output"}` (or `"error"` instead of `"output"`).
+Each format reports a call and its result separately (an assistant message and a tool
+message, a `function_call` and a `function_call_output` item); `ToolCallLog` pairs them by
+call id. A call that never got a result is kept as an error step, so it can never count as a
+successful step; a result naming a call that was never made is an error of the whole input.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_graphrag_eval.adapters.access import field as read
+from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+
+NO_RESULT = "the trace has no result for this tool call (the agent stopped or the result was lost)"
+
+
+@dataclass
+class _Call:
+    name: str
+    args: Any
+    call_id: str
+    output: Any = None
+    error: str | None = None
+    answered: bool = False
+
+
+@dataclass
+class ToolCallLog:
+    """The calls of one agent run in call order, each with its result once it arrives."""
+
+    location: SourceLocation = field(default_factory=SourceLocation)
+    _calls: dict[str, _Call] = field(default_factory=dict)
+
+    def call(self, name: Any, arguments: Any, call_id: Any, where: str) -> None:
+        """Record a call; `arguments` may be the JSON text the model wrote or an already parsed value."""
+        if not isinstance(name, str) or not name:
+            raise ResponseError("a tool call has no tool name", self.location, f"{where}.name")
+        key = str(call_id) if call_id not in (None, "") else f"{where}"
+        if key in self._calls:
+            raise ResponseError(f"two tool calls share the id {key!r}", self.location, f"{where}.id")
+        self._calls[key] = _Call(name=name, args=parse_arguments(arguments), call_id=key)
+
+    def result(self, call_id: Any, output: Any, where: str, error: str | None = None) -> None:
+        """Attach a call's result (or its error message) by call id."""
+        key = str(call_id) if call_id is not None else None
+        call = self._calls.get(key) if key is not None else None
+        if call is None:
+            raise ResponseError(
+                f"a tool result for call id {key!r} has no matching tool call before it",
+                self.location,
+                where,
+            )
+        if call.answered:
+            raise ResponseError(f"call id {key!r} has two tool results", self.location, where)
+        call.answered, call.output, call.error = True, output, error
+
+    def steps(self) -> list[dict[str, Any]]:
+        """The `actual_steps` list: every call in order, unanswered ones as error steps."""
+        steps: list[dict[str, Any]] = []
+        for call in self._calls.values():
+            step: dict[str, Any] = {"name": call.name, "args": call.args, "id": call.call_id}
+            if not call.answered:
+                step.update(status="error", error=NO_RESULT)
+            elif call.error is not None:
+                step.update(status="error", error=call.error)
+                if call.output is not None and call.output != call.error:
+                    step["output"] = call.output
+            else:
+                step.update(status="success", output=call.output)
+            steps.append(step)
+        return steps
+
+
+def tool_error(message: Any) -> str:
+    """A failed call's error text: its message, or a generic one when the format gave none."""
+    return message if isinstance(message, str) and message else "the tool reported an error"
+
+
+def parse_arguments(arguments: Any) -> Any:
+    """A tool call's arguments as a JSON value; text that is not JSON stays text (what the model wrote)."""
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments) if arguments.strip() else {}
+        except (json.JSONDecodeError, RecursionError):
+            return arguments
+    return {} if arguments is None else arguments
+
+
+def text_of(content: Any) -> str | None:
+    """The text of message content: a string as is (byte for byte), text parts joined.
+
+    Chat formats allow content as a list of parts (`{"type": "text", "text": ...}`,
+    `output_text`, LangChain's `{"type": "text", "text": ...}` or plain strings); only text
+    parts carry the answer.
+    """
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list | tuple):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+                continue
+            text = read(part, "text")
+            if isinstance(text, str):
+                texts.append(text)
+        return "".join(texts) if texts else None
+    return None
+
+
+def sum_usage(totals: dict[str, int], usage: Any, names: tuple[str, str, str | None]) -> None:
+    """Add one usage record's (input, output, total) counts, named per format, into `totals`."""
+    if usage is None:
+        return
+    for target, name in zip(("input_tokens", "output_tokens", "total_tokens"), names, strict=True):
+        value = read(usage, name) if name else None
+        if isinstance(value, int) and not isinstance(value, bool):
+            totals[target] = totals.get(target, 0) + value
+
+
+def response_dict(
+    steps: list[dict[str, Any]],
+    answer: str | None,
+    usage: dict[str, int],
+    elapsed_sec: float | None,
+    location: SourceLocation | None = None,
+    input_field: str = "messages",
+) -> dict[str, Any]:
+    """The response dict in the replay format, with only what the trace told.
+
+    An empty text is no answer. A run with neither a tool call nor an answer is an error rather
+    than a response scoring 0: the agent's output was not in what was passed (wrong list, lost turns).
+    """
+    if not steps and not answer:
+        raise ResponseError(
+            "holds no tool call and no assistant answer: nothing the agent did", location, input_field
+        )
+    response: dict[str, Any] = {"actual_answer": answer or None, "actual_steps": steps}
+    if usage:
+        if "total_tokens" not in usage and {"input_tokens", "output_tokens"} <= usage.keys():
+            usage = {**usage, "total_tokens": usage["input_tokens"] + usage["output_tokens"]}
+        response.update(usage)
+    if elapsed_sec is not None:
+        response["elapsed_sec"] = elapsed_sec
+    return response

@@ -1,0 +1,61 @@
+"""Renaming the agent's tools to the corpus' names before scoring (`run_sparql` -> `sparql_query`).
+
+Agents name their tools as their framework or team likes; the corpus names them once. The mapping
+comes from the ini file (`graphrag_tool_names`, lines `agent_name = corpus_name`), the command line
+or a corpus file's top-level `tool_names: {agent_name: corpus_name}`; it reaches the scorers as
+the `tool_names` scoring option.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pytest_graphrag_eval.errors import ConfigurationError
+
+TOOL_NAMES_OPTION = "tool_names"
+
+
+def parse_tool_name_lines(lines: Iterable[str], source: str) -> dict[str, str]:
+    """`agent_name = corpus_name` lines (`=` may have no spaces) into a mapping."""
+    mapping: dict[str, str] = {}
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        agent_name, separator, corpus_name = line.partition("=")
+        if not separator or not agent_name.strip() or not corpus_name.strip():
+            raise ConfigurationError(f"{source}: expected 'agent_name = corpus_name', got {line.strip()!r}")
+        mapping[agent_name.strip()] = corpus_name.strip()
+    return mapping
+
+
+def tool_names_setting(value: Any, source: str) -> dict[str, str]:
+    """A `tool_names` setting checked to be a mapping of tool names to tool names."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(
+        isinstance(key, str) and isinstance(name, str) and key and name for key, name in value.items()
+    ):
+        raise ConfigurationError(
+            f"{source}: tool_names must map the agent's tool names to the corpus' names, got {value!r}"
+        )
+    return dict(value)
+
+
+def rename_tools(response: Mapping[str, Any], tool_names: Any) -> Mapping[str, Any]:
+    """The response with its steps' names mapped; the same object when nothing is renamed."""
+    mapping = tool_names_setting(tool_names, TOOL_NAMES_OPTION)
+    if not mapping or not isinstance(response, Mapping):  # a malformed response is reported as such later
+        return response
+    steps = response.get("actual_steps")
+    if not isinstance(steps, list):
+        return response
+    if not any(isinstance(step, Mapping) and step.get("name") in mapping for step in steps):
+        return response
+    renamed = [
+        {**step, "name": mapping[step["name"]]}
+        if isinstance(step, Mapping) and step.get("name") in mapping
+        else step
+        for step in steps
+    ]
+    return {**response, "actual_steps": renamed}
