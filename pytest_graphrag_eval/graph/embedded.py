@@ -11,7 +11,6 @@ starting the worker.
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +33,6 @@ class EmbeddedEndpoint:
         self.triples = triples
         self.root = root
         self.loaded_at = datetime.now(UTC).isoformat(timespec="seconds")
-        self._lock = threading.Lock()
 
     @classmethod
     def load(cls, path: Path) -> EmbeddedEndpoint:
@@ -43,10 +41,8 @@ class EmbeddedEndpoint:
         files = rdf_files(path)
         root = path if path.is_dir() else path.parent
         store = pyoxigraph.Store()
-        digest = hashlib.sha256()
         for file in files:
             data = _read(file)
-            digest.update(_relative(file, root).encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
             try:
                 store.bulk_load(data, format=pyoxigraph.RdfFormat.from_extension(file.suffix[1:]))
             except SyntaxError as error:
@@ -54,7 +50,7 @@ class EmbeddedEndpoint:
                 raise EndpointError(f"{where}: the RDF file does not parse: {first_line(error)}") from None
             except (ValueError, OSError) as error:
                 raise EndpointError(f"{file}: the RDF file cannot be loaded: {first_line(error)}") from None
-        return cls(store, files, "sha256:" + digest.hexdigest(), len(store), root)
+        return cls(store, files, files_identity(path)["content_hash"], len(store), root)
 
     def execute(self, query: str) -> QueryResult:
         form = query_form(query)
@@ -77,6 +73,19 @@ class EmbeddedEndpoint:
 
     def close(self) -> None:
         """Nothing to release: the store is freed with the object."""
+
+
+def files_identity(path: Path) -> dict[str, Any]:
+    """The RDF files at `path` (relative names) and one SHA-256 over their names and contents."""
+    files = rdf_files(path)
+    root = path if path.is_dir() else path.parent
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(_relative(file, root).encode("utf-8") + b"\0" + hashlib.sha256(_read(file)).digest())
+    return {
+        "files": [_relative(file, root) for file in files],
+        "content_hash": "sha256:" + digest.hexdigest(),
+    }
 
 
 def rdf_files(path: Path) -> list[Path]:

@@ -71,6 +71,18 @@ class SparqlEndpoint(Protocol):
     def close(self) -> None: ...
 
 
+def identify_graph(spec: str) -> dict[str, Any]:
+    """Which graph `spec` names, without loading it: the URL without credentials, or the RDF files
+    and the hash of their content (so two runs can tell whether they saw the same data)."""
+    if is_remote(spec):
+        from pytest_graphrag_eval.graph.http import shown_url
+
+        return {"kind": "http", "url": shown_url(spec)}
+    from pytest_graphrag_eval.graph.embedded import files_identity
+
+    return {"kind": "embedded", **files_identity(Path(spec))}
+
+
 def is_remote(spec: str) -> bool:
     return spec.lower().startswith(("http://", "https://"))
 

@@ -77,11 +77,7 @@ class HttpEndpoint:
         environ: dict[str, str] | None = None,
     ):
         parts = urllib.parse.urlsplit(url)
-        self.shown_url = urllib.parse.urlunsplit((parts.scheme, parts.hostname or "", parts.path, "", ""))
-        if parts.port:
-            self.shown_url = urllib.parse.urlunsplit(
-                (parts.scheme, f"{parts.hostname}:{parts.port}", parts.path, "", "")
-            )
+        self.shown_url = shown_url(url)
         if parts.username or parts.password:
             raise EndpointError(
                 f"the SPARQL endpoint URL {self.shown_url} must not carry credentials: set "
@@ -267,6 +263,18 @@ class HttpEndpoint:
         for secret in self._secrets:
             text = text.replace(secret, "***")
         return text
+
+
+def shown_url(url: str) -> str:
+    """The URL as messages and reports show it: no user info, query string or fragment."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host = parts.hostname or ""
+        if parts.port:
+            host = f"{host}:{parts.port}"
+    except ValueError:
+        return "(an invalid URL)"
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def _auth_headers(environ: Any) -> tuple[dict[str, str], list[str]]:

@@ -109,6 +109,7 @@ class QuestionItem(pytest.Item):
         outcome = session.outcome_for(self)
         self.responses = [attempt.response for attempt in outcome.attempts or (outcome,) if attempt.response]
         if outcome.problem is not None:
+            self.result = outcome.result  # scored despite its problem (a failed reference query): reported
             raise QuestionFailed(f"{self.question.question_id}: {outcome.problem}")
         assert outcome.result is not None
         template = self.parent.template if isinstance(self.parent, TemplateCollector) else None

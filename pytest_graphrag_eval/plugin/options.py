@@ -231,6 +231,51 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="PATH",
     ),
     OptionSpec(
+        "--graphrag-sparql-endpoint",
+        "graphrag_sparql_endpoint",
+        "The knowledge graph: an RDF file or folder (loaded into an embedded store) or an http(s):// "
+        "SPARQL endpoint URL (credentials from GRAPHRAG_SPARQL_TOKEN or GRAPHRAG_SPARQL_USER/_PASSWORD).",
+        ini="graphrag_sparql_endpoint",
+        metavar="PATH_OR_URL",
+    ),
+    OptionSpec(
+        "--graphrag-check-references",
+        "graphrag_check_references",
+        "Execute every reference query on the graph and report the questions whose stored output is stale.",
+        action="store_true",
+    ),
+    OptionSpec(
+        "--graphrag-update-references",
+        "graphrag_update_references",
+        "Like --graphrag-check-references, then rewrite the stale (and fill the missing) reference outputs "
+        "in the corpus files, changing nothing else in them.",
+        action="store_true",
+    ),
+    OptionSpec(
+        "--graphrag-execute",
+        "graphrag_execute",
+        "Run queries on the graph: 'reference' computes reference outputs live, 'agent' re-executes the "
+        "recorded agent sparql_query steps and scores their fresh results, 'both' does both.",
+        ini="graphrag_execute",
+        choices=("reference", "agent", "both"),
+    ),
+    OptionSpec(
+        "--graphrag-sparql-timeout",
+        "graphrag_sparql_timeout",
+        "Seconds one query to an http(s) SPARQL endpoint may take (default 30).",
+        ini="graphrag_sparql_timeout",
+        value_type=float,
+        metavar="SECONDS",
+    ),
+    OptionSpec(
+        "--graphrag-sparql-concurrency",
+        "graphrag_sparql_concurrency",
+        "Maximum SPARQL queries in flight per process (default 8).",
+        ini="graphrag_sparql_concurrency",
+        value_type=int,
+        metavar="N",
+    ),
+    OptionSpec(
         "--graphrag-no-cache",
         "graphrag_no_cache",
         "Neither read nor write the judge cache.",

@@ -30,6 +30,12 @@ from pytest_graphrag_eval.evaluation import base_result, evaluate_question
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 AgentCall = Callable[[Question], Any]
+Prepare = Callable[
+    [Question, Mapping[str, Any] | None],
+    tuple[Question, Mapping[str, Any] | None, dict[str, Any], str | None],
+]
+"""Work done on a question and its response before scoring (the graph stage): the question and
+response to score, keys to add to the result, and the question's own error if any."""
 T = TypeVar("T")
 SIGNAL_CHECK_INTERVAL = 0.1
 
@@ -150,8 +156,10 @@ class QuestionRunner(abc.ABC):
         context_for: Callable[[Question], ScoringContext],
         on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
         repeats: int = 1,
+        prepare: Prepare | None = None,
     ):
         self._repeats = repeats
+        self._prepare = prepare
         self._source = source
         self._scorers = list(scorers)
         self._context_for = context_for
@@ -192,15 +200,27 @@ class QuestionRunner(abc.ABC):
 
     async def _attempt(self, question: Question) -> QuestionOutcome:
         response = await self._source.get(question)
+        added: dict[str, Any] = {}
+        problem = None
+        scored_question, scored_response = question, response
+        if self._prepare is not None:
+            try:
+                scored_question, scored_response, added, problem = await asyncio.to_thread(
+                    self._prepare, question, response
+                )
+            except GraphragEvalError as error:
+                return QuestionOutcome(None, response, str(error))
         try:
-            result = await evaluate_question(question, response, self._scorers, self._context_for(question))
+            result = await evaluate_question(
+                scored_question, scored_response, self._scorers, self._context_for(question)
+            )
         except InputError as error:  # evaluate_question validates the response's shape
             # Still a result: the question is reported with its error, not left out of the report.
             problem = f"the agent returned a malformed response: {error}"
             return QuestionOutcome({**base_result(question, None), "error": problem}, None)
         except GraphragEvalError as error:
             return QuestionOutcome(None, response, str(error))
-        return QuestionOutcome(result, response)
+        return QuestionOutcome({**result, **added}, response, problem)
 
 
 class InlineRunner(QuestionRunner):

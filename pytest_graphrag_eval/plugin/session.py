@@ -30,6 +30,7 @@ from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.suite_gates import combine_gates, evaluate_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, ThresholdResolver
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
+from pytest_graphrag_eval.plugin.graph_stage import GraphStage, finish_graph_run
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.runner import (
     BackgroundRunner,
@@ -117,6 +118,9 @@ class GraphragSession:
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
         self.responses = load_response_attempts(settings.responses_path) if settings.responses_path else None
+        # The knowledge graph, when a run checks references or executes queries (opened on first use).
+        self.graph = GraphStage(settings, Path(config.rootpath)) if settings.uses_graph else None
+        self.graph_lines: list[tuple[str, str]] = []
         config.stash[SESSION_KEY] = self
 
     # collection ---------------------------------------------------------------------------
@@ -161,6 +165,11 @@ class GraphragSession:
         self.runner = self._make_runner()
         if _is_xdist_worker(self.config):
             self.worker_batches = WorkerBatches(items, dist_mode(self.config))
+        elif self.graph is not None:  # one process runs them all: check every reference up front
+            try:
+                self.graph.prefetch(item.question for item in items)
+            except GraphragEvalError as error:
+                raise pytest.UsageError(str(error)) from None
 
     def _make_runner(self) -> QuestionRunner:
         settings = self.settings
@@ -199,8 +208,20 @@ class GraphragSession:
             contexts.update(dict.fromkeys(corpus.positions, corpus_context))
         # Something to wait on (the agent, a judge) runs in the background; a plain replay inline.
         runner_type = BackgroundRunner if source.live or on_close is not None else InlineRunner
+        prepare = None
+        if self.graph is not None:
+            try:
+                self.graph.endpoint  # noqa: B018 - load the graph now: a broken RDF file is a usage error
+            except GraphragEvalError as error:
+                raise pytest.UsageError(str(error)) from None
+            prepare = self.graph.prepare
         return runner_type(
-            source, scorers, lambda question: contexts[question.question_id], on_close, settings.agent_repeats
+            source,
+            scorers,
+            lambda question: contexts[question.question_id],
+            on_close,
+            settings.agent_repeats,
+            prepare,
         )
 
     # running ---------------------------------------------------------------------------------
@@ -284,6 +305,8 @@ class GraphragSession:
             if self.interrupted:
                 self._collect_finished_unreported(session)
             self.runner.close()
+        if self.graph is not None:
+            self.graph.close()
         if _is_xdist_worker(self.config):
             self.config.workeroutput[CORPUS_GATES_KEY] = {  # type: ignore[attr-defined]
                 str(path): [corpus.file, corpus.settings.get("gates")]
@@ -295,6 +318,7 @@ class GraphragSession:
             return
         results = self.collector.ordered_results()
         aggregates = compute_aggregates(results) if results else {}
+        graph_run = finish_graph_run(self, results, aggregates)
         if self.baseline is not None and self.settings.baseline_path is not None:
             self.comparison = compare_reports(
                 self.baseline,
@@ -314,12 +338,14 @@ class GraphragSession:
             results,
             aggregates,
             self.gate_results,
-            self.settings.report_metadata(),
+            {**self.settings.report_metadata(), **graph_run.metadata},
             started=self.started,
             interrupted=interrupted,
             comparison=self.comparison_section,
-            warnings=self.responses_check.warnings or self.worker_warnings,
+            warnings=[*(self.responses_check.warnings or self.worker_warnings), *graph_run.warnings],
         )
+        if graph_run.references is not None:
+            report["references"] = graph_run.references
         settings = self.settings
         if settings.report_path is not None:
             self._write_output(
@@ -404,6 +430,8 @@ class GraphragSession:
             baseline_lines=baseline_lines,
             warnings=self.responses_check.warnings or self.worker_warnings,
         )
+        for text, colour in self.graph_lines:
+            terminalreporter.write_line(text, **({colour: True} if colour else {}))
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
