@@ -57,9 +57,10 @@ _USER_AGENT = "pytest-graphrag-eval"
 class _Retryable(Exception):
     """One failed attempt worth another (429, 5xx, a dropped connection, a timeout)."""
 
-    def __init__(self, message: str, retry_after: float | None = None):
+    def __init__(self, message: str, retry_after: float | None = None, *, unreachable: bool = False):
         super().__init__(message)
         self.retry_after = retry_after
+        self.unreachable = unreachable  # no connection at all: the endpoint's problem, not the query's
 
 
 class HttpEndpoint:
@@ -134,6 +135,9 @@ class HttpEndpoint:
                 answer = self._request(body, accept)
             except _Retryable as failure:
                 if attempt == self.retries:
+                    if failure.unreachable:
+                        self._break(str(failure))
+                        raise EndpointUnavailable(self._broken or str(failure)) from None
                     self._count_failure(str(failure))
                     raise EndpointError(self._redact(str(failure))) from None
                 wait = failure.retry_after if failure.retry_after is not None else delay
@@ -173,7 +177,10 @@ class HttpEndpoint:
             raise EndpointUnavailable(self._broken or "") from None
         except (ConnectionError, http.client.HTTPException, OSError) as error:
             connection.close()
-            raise _Retryable(f"cannot reach {self.shown_url}: {_transport_reason(error)}") from None
+            raise _Retryable(
+                f"cannot reach {self.shown_url}: {_transport_reason(error)}",
+                unreachable=isinstance(error, ConnectionRefusedError),
+            ) from None
         status = response.status
         content_type = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if status == 429 or status >= 500:
