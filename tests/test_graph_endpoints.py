@@ -71,7 +71,7 @@ def test_an_update_is_refused_and_never_sent(
     before = server.triple_count()
     with RecordingProxy(server.url) as proxy:
         remote = HttpEndpoint(proxy.url, environ={})
-        with pytest.raises(QueryRefused, match="not a read-only SPARQL query"):
+        with pytest.raises(QueryRefused, match="not a valid read-only SPARQL query"):
             remote.execute(update)
         assert proxy.requests == []
     with pytest.raises(QueryRefused):

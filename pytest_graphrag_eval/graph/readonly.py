@@ -19,9 +19,10 @@ from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, QueryR
 _CACHE_SIZE = 4096
 _local = threading.local()
 NOT_READ_ONLY = (
-    "not a read-only SPARQL query (only SELECT, ASK, CONSTRUCT and DESCRIBE are run; an Update such as "
-    "INSERT, DELETE, LOAD, CLEAR or DROP is never sent)"
+    "not a valid read-only SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE; an Update such as INSERT, "
+    "DELETE, LOAD, CLEAR or DROP is never sent)"
 )
+_MESSAGE_CHARS = 160
 
 
 def query_form(query: Any) -> QueryForm:
@@ -62,7 +63,10 @@ def _empty_store() -> Any:
 def first_line(error: BaseException) -> str:
     """The first line of an error message, at most 200 characters (parser messages can be long)."""
     lines = str(error).strip().splitlines()
-    return lines[0][:200] if lines else type(error).__name__
+    if not lines:
+        return type(error).__name__
+    line = lines[0]
+    return line if len(line) <= _MESSAGE_CHARS else line[: _MESSAGE_CHARS - 1] + "…"
 
 
 def import_pyoxigraph() -> Any:

@@ -111,7 +111,7 @@ class GraphStage:
                     raise check
                 graph["references"] = check.to_dict()
                 if check.errors:
-                    problem = "reference query failed: " + "; ".join(check.errors)
+                    problem = "; ".join(check.errors)
                 question = (
                     with_fresh_references(question, check)
                     if self.settings.execute_reference
@@ -151,7 +151,9 @@ def finish_graph_run(
     settings = session.settings
     baseline_graph = (session.baseline or {}).get("metadata", {}).get("graph")
     if not settings.uses_graph or settings.sparql_endpoint is None:
-        return GraphRun(warnings=_graph_change_warning(baseline_graph, None))
+        warnings = _graph_change_warning(baseline_graph, None)
+        session.graph_lines = [(f"warning: {warning}", "yellow") for warning in warnings]
+        return GraphRun(warnings=warnings)
     try:
         identity: dict[str, Any] = identify_graph(settings.sparql_endpoint)
     except EndpointError as error:
@@ -168,8 +170,10 @@ def finish_graph_run(
         lines.append((f"graphrag-eval: {session.graph.unavailable}", "red"))
     if settings.update_references:
         lines.extend(_update_corpus_files(Path(session.config.rootpath), results))
+    warnings = _graph_change_warning(baseline_graph, identity)
+    lines.extend((f"warning: {warning}", "yellow") for warning in warnings)
     session.graph_lines = lines
-    return GraphRun({"graph": identity}, references, _graph_change_warning(baseline_graph, identity))
+    return GraphRun({"graph": identity}, references, warnings)
 
 
 def _references_headline(section: dict[str, Any], identity: dict[str, Any]) -> str:
