@@ -149,9 +149,10 @@ def finish_graph_run(
     section for the report, stale counts for the gates, the corpus files updated when asked, and the
     terminal lines saying all that (kept on `session.graph_lines`)."""
     settings = session.settings
-    baseline_graph = (session.baseline or {}).get("metadata", {}).get("graph")
+    baseline = session.baseline
+    baseline_graph = baseline.get("metadata", {}).get("graph") if baseline is not None else None
     if not settings.uses_graph or settings.sparql_endpoint is None:
-        warnings = _graph_change_warning(baseline_graph, None)
+        warnings = _graph_change_warning(baseline, baseline_graph, None)
         session.graph_lines = [(f"warning: {warning}", "yellow") for warning in warnings]
         return GraphRun(warnings=warnings)
     try:
@@ -170,7 +171,7 @@ def finish_graph_run(
         lines.append((f"graphrag-eval: {session.graph.unavailable}", "red"))
     if settings.update_references:
         lines.extend(_update_corpus_files(Path(session.config.rootpath), results))
-    warnings = _graph_change_warning(baseline_graph, identity)
+    warnings = _graph_change_warning(baseline, baseline_graph, identity)
     lines.extend((f"warning: {warning}", "yellow") for warning in warnings)
     session.graph_lines = lines
     return GraphRun({"graph": identity}, references, warnings)
@@ -216,9 +217,11 @@ def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> list[tupl
     return lines
 
 
-def _graph_change_warning(baseline: Any, current: dict[str, Any] | None) -> tuple[str, ...]:
+def _graph_change_warning(
+    baseline_report: Any, baseline: Any, current: dict[str, Any] | None
+) -> tuple[str, ...]:
     """A warning when this run and its baseline ran on different graphs (or only one of them on one)."""
-    if not isinstance(baseline, dict) and current is None:
+    if baseline_report is None or (not isinstance(baseline, dict) and current is None):
         return ()
     before = _graph_name(baseline) if isinstance(baseline, dict) else None
     after = _graph_name(current) if current is not None else None
