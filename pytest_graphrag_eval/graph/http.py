@@ -261,10 +261,9 @@ class HttpEndpoint:
             ) from None
 
     def _quote(self, data: bytes) -> str:
-        """The first non-empty line of a server's body, shortened, secrets blanked, as data (repr)."""
-        text = data.decode("utf-8", errors="replace")
-        line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        return repr(self._redact(line)[:_QUOTED_CHARS]) if line else "(empty body)"
+        """The start of a server's body, whitespace collapsed, shortened, secrets blanked, as data (repr)."""
+        text = " ".join(data[: _QUOTED_CHARS * 8].decode("utf-8", errors="replace").split())
+        return repr(self._redact(text)[:_QUOTED_CHARS]) if text else "(empty body)"
 
     def _redact(self, text: str) -> str:
         for secret in self._secrets:

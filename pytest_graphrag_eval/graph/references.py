@@ -142,15 +142,18 @@ def _check_step(
         return StepCheck(group, index, FAILED, error=f"the reference query failed: {error}")
     stored_media = step.get("output_media_type")
     media = stored_media if isinstance(stored_media, str) else result.media_type
-    base = dict(output=result.text, media_type=media, seconds=result.seconds)
+
+    def checked(status: str, changes: dict[str, Any] | None = None) -> StepCheck:
+        return StepCheck(group, index, status, result.text, media, changes or {}, seconds=result.seconds)
+
     if step.get("output") is None:
-        return StepCheck(group, index, MISSING, **base)
+        return checked(MISSING)
     if reference_step_problem(step) is not None:
-        return StepCheck(group, index, STALE, changes={"stored_output": "invalid"}, **base)
+        return checked(STALE, {"stored_output": "invalid"})
     actual = {"name": step.get("name"), "status": "success", "output": result.text}
     if step_match_score(step, actual) >= 1.0:
-        return StepCheck(group, index, FRESH, **base)
-    return StepCheck(group, index, STALE, changes=describe_changes(step, result.text, media), **base)
+        return checked(FRESH)
+    return checked(STALE, describe_changes(step, result.text, media))
 
 
 def describe_changes(step: Mapping[str, Any], fresh: str, media: str) -> dict[str, Any]:

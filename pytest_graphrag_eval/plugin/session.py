@@ -121,6 +121,7 @@ class GraphragSession:
         # The knowledge graph, when a run checks references or executes queries (opened on first use).
         self.graph = GraphStage(settings, Path(config.rootpath)) if settings.uses_graph else None
         self.graph_lines: list[tuple[str, str]] = []
+        self.pytest_session: pytest.Session | None = None
         config.stash[SESSION_KEY] = self
 
     # collection ---------------------------------------------------------------------------
@@ -159,6 +160,7 @@ class GraphragSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.pytest_session = session
         items = [item for item in session.items if isinstance(item, QuestionItem)]
         if not items or self.config.option.collectonly or _is_xdist_controller(self.config):
             return
@@ -277,6 +279,16 @@ class GraphragSession:
         return [file_index, str(item.path), item.corpus.positions[item.question.question_id]]
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        session = self.pytest_session
+        if (
+            self.graph is not None
+            and self.graph.unavailable
+            and session is not None
+            and not session.shouldstop
+        ):
+            # A dead endpoint is one error: stop here rather than fail every question the same way.
+            session.shouldstop = f"graphrag-eval: {self.graph.unavailable}"
+            self.graph_lines = [(str(session.shouldstop), "red")]
         if _is_xdist_worker(self.config) or report.when != "call":
             return
         result = _from_json_text(getattr(report, RESULT_ATTR, None))
