@@ -7,6 +7,7 @@ says which graph answered (a URL without credentials, or files with a content ha
 
 from __future__ import annotations
 
+import contextlib
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -71,16 +72,22 @@ class SparqlEndpoint(Protocol):
     def close(self) -> None: ...
 
 
-def identify_graph(spec: str) -> dict[str, Any]:
-    """Which graph `spec` names, without loading it: the URL without credentials, or the RDF files
-    and the hash of their content (so two runs can tell whether they saw the same data)."""
+def identify_graph(spec: str, root: Path | None = None) -> dict[str, Any]:
+    """Which graph `spec` names, without loading it: the URL without credentials, or the RDF file or
+    folder (relative to `root` when inside it), its files and the hash of their content, so two runs
+    can tell whether they saw the same data."""
     if is_remote(spec):
         from pytest_graphrag_eval.graph.http import shown_url
 
         return {"kind": "http", "url": shown_url(spec)}
     from pytest_graphrag_eval.graph.embedded import files_identity
 
-    return {"kind": "embedded", **files_identity(Path(spec))}
+    path = Path(spec)
+    location = str(path)
+    if root is not None and path.is_absolute():
+        with contextlib.suppress(ValueError):
+            location = str(path.relative_to(root))
+    return {"kind": "embedded", "location": location, **files_identity(path)}
 
 
 def is_remote(spec: str) -> bool:

@@ -156,7 +156,7 @@ def finish_graph_run(
         session.graph_lines = [(f"warning: {warning}", "yellow") for warning in warnings]
         return GraphRun(warnings=warnings)
     try:
-        identity: dict[str, Any] = identify_graph(settings.sparql_endpoint)
+        identity: dict[str, Any] = identify_graph(settings.sparql_endpoint, Path(session.config.rootpath))
     except EndpointError as error:
         identity = {"error": str(error)}
     identity = {**identity, "used_at": _now(), "execute": settings.execute}
@@ -178,7 +178,7 @@ def finish_graph_run(
 
 
 def _references_headline(section: dict[str, Any], identity: dict[str, Any]) -> str:
-    graph = identity.get("url") or ", ".join(identity.get("files", [])) or "the graph"
+    graph = identity.get("url") or identity.get("location") or "the graph"
     return (
         f"references: {section['steps_checked']} reference queries of {section['questions_checked']} "
         f"questions executed on {graph}: {section['stale_references']} question(s) stale, "
@@ -236,7 +236,7 @@ def _graph_change_warning(
 def _graph_name(identity: dict[str, Any]) -> str:
     if identity.get("url"):
         return str(identity["url"])
-    return f"{', '.join(identity.get('files', []))} ({identity.get('content_hash', 'no hash')})"
+    return f"{identity.get('location', 'files')} ({identity.get('content_hash', 'no hash')})"
 
 
 def _now() -> str:
