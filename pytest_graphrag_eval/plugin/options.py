@@ -233,36 +233,33 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-sparql-endpoint",
         "graphrag_sparql_endpoint",
-        "The knowledge graph: an RDF file or folder (loaded into an embedded store) or an http(s):// "
-        "SPARQL endpoint URL (credentials from GRAPHRAG_SPARQL_TOKEN or GRAPHRAG_SPARQL_USER/_PASSWORD).",
+        "The knowledge graph: an RDF file or folder, or an http(s) SPARQL endpoint URL.",
         ini="graphrag_sparql_endpoint",
         metavar="PATH_OR_URL",
     ),
     OptionSpec(
         "--graphrag-check-references",
         "graphrag_check_references",
-        "Execute every reference query on the graph and report the questions whose stored output is stale.",
+        "Run every reference query on the graph; report the stale stored outputs.",
         action="store_true",
     ),
     OptionSpec(
         "--graphrag-update-references",
         "graphrag_update_references",
-        "Like --graphrag-check-references, then rewrite the stale (and fill the missing) reference outputs "
-        "in the corpus files, changing nothing else in them.",
+        "Rewrite stale (and fill missing) reference outputs in the corpus files.",
         action="store_true",
     ),
     OptionSpec(
         "--graphrag-execute",
         "graphrag_execute",
-        "Run queries on the graph: 'reference' computes reference outputs live, 'agent' re-executes the "
-        "recorded agent sparql_query steps and scores their fresh results, 'both' does both.",
+        "Run live on the graph: the reference queries, the recorded agent queries, or both.",
         ini="graphrag_execute",
         choices=("reference", "agent", "both"),
     ),
     OptionSpec(
         "--graphrag-sparql-timeout",
         "graphrag_sparql_timeout",
-        "Seconds one query to an http(s) SPARQL endpoint may take (default 30).",
+        "Seconds per query to an http(s) endpoint (default 30).",
         ini="graphrag_sparql_timeout",
         value_type=float,
         metavar="SECONDS",
@@ -270,7 +267,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-sparql-concurrency",
         "graphrag_sparql_concurrency",
-        "Maximum SPARQL queries in flight per process (default 8).",
+        "SPARQL queries in flight per process (default 8).",
         ini="graphrag_sparql_concurrency",
         value_type=int,
         metavar="N",
