@@ -123,11 +123,26 @@ def test_a_reference_query_that_times_out_is_its_questions_error(
     ) in output
 
 
-def test_an_rdf_file_that_does_not_parse_names_file_and_line(project: pytest.Pytester) -> None:
+@pytest.mark.parametrize("workers", [None, "2"], ids=["serial", "xdist"])
+def test_an_rdf_file_that_does_not_parse_names_file_and_line(
+    project: pytest.Pytester, workers: str | None
+) -> None:
     project.path.joinpath("broken.ttl").write_text(
         "@prefix ex: <http://example.org/> .\nex:a ex:b ex:c .\nex:d ex:e \n", encoding="utf-8"
     )
-    result = run(project, "--graphrag-sparql-endpoint", "broken.ttl", "--graphrag-check-references")
+    args = ["--graphrag-sparql-endpoint", "broken.ttl", "--graphrag-check-references"]
+    if workers:  # the xdist controller loads the graph once for its workers: the same usage error
+        result = project.runpytest_subprocess(
+            "--graphrag-corpus",
+            "corpus.yaml",
+            "--graphrag-responses",
+            "responses.jsonl",
+            "-n",
+            workers,
+            *args,
+        )
+    else:
+        result = run(project, *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*broken.ttl:4: the RDF file does not parse: *"])
 

@@ -1,11 +1,12 @@
-"""The embedded endpoint: RDF files loaded once into an in-memory pyoxigraph store, queried read-only.
+"""The embedded endpoint: RDF files loaded once into a pyoxigraph store, queried read-only.
 
 A file or a folder (every RDF file under it, sorted by path) in any format pyoxigraph reads by
 extension: Turtle, N-Triples, N-Quads, TriG, N3, RDF/XML, JSON-LD. A file that does not parse is an
 error naming the file and line. The store is never written after loading, and only read-only
-queries reach it (`readonly.py`). Under pytest-xdist each worker loads its own copy: loading is
-measured by `benchmarks/bench_reference_check.py` and for corpus-sized graphs costs less than
-starting the worker.
+queries reach it (`readonly.py`). Under pytest-xdist the controller loads the files once into a
+store on disk (`load(path, directory=...)`) and each worker opens it read-only (`open_shared`):
+`benchmarks/bench_reference_check.py` measured opening at a tenth of loading, and the workers share
+the data instead of holding a copy each. A read-only store also refuses writes itself.
 """
 
 from __future__ import annotations
@@ -24,23 +25,21 @@ RDF_EXTENSIONS = (".ttl", ".nt", ".nq", ".trig", ".n3", ".rdf", ".owl", ".xml", 
 
 
 class EmbeddedEndpoint:
-    """An in-memory pyoxigraph store holding the graph of some RDF files."""
+    """A pyoxigraph store (in memory, or on disk opened read-only) holding the graph of some RDF files."""
 
-    def __init__(self, store: Any, files: list[Path], content_hash: str, triples: int, root: Path):
+    def __init__(self, store: Any, path: Path):
         self._store = store
-        self.files = files
-        self.content_hash = content_hash
-        self.triples = triples
-        self.root = root
+        self.path = path
+        self.triples = len(store)
         self.loaded_at = datetime.now(UTC).isoformat(timespec="seconds")
 
     @classmethod
-    def load(cls, path: Path) -> EmbeddedEndpoint:
-        """Load every RDF file at `path`; EndpointError names the file (and line) that fails."""
+    def load(cls, path: Path, *, directory: Path | None = None) -> EmbeddedEndpoint:
+        """Load every RDF file at `path` into memory, or into a store in `directory` (for sharing);
+        EndpointError names the file (and line) that fails."""
         pyoxigraph = import_pyoxigraph()
         files = rdf_files(path)
-        root = path if path.is_dir() else path.parent
-        store = pyoxigraph.Store()
+        store = pyoxigraph.Store(str(directory)) if directory is not None else pyoxigraph.Store()
         for file in files:
             data = _read(file)
             try:
@@ -50,7 +49,21 @@ class EmbeddedEndpoint:
                 raise EndpointError(f"{where}: the RDF file does not parse: {first_line(error)}") from None
             except (ValueError, OSError) as error:
                 raise EndpointError(f"{file}: the RDF file cannot be loaded: {first_line(error)}") from None
-        return cls(store, files, files_identity(path)["content_hash"], len(store), root)
+        if directory is not None:
+            store.flush()
+        return cls(store, path)
+
+    @classmethod
+    def open_shared(cls, directory: Path, path: Path) -> EmbeddedEndpoint:
+        """Open read-only the store another process loaded from `path` into `directory`."""
+        pyoxigraph = import_pyoxigraph()
+        try:
+            store = pyoxigraph.Store.read_only(str(directory))
+        except OSError as error:
+            raise EndpointError(
+                f"cannot open the shared graph store {directory}: {first_line(error)}"
+            ) from None
+        return cls(store, path)
 
     def execute(self, query: str) -> QueryResult:
         form = query_form(query)
@@ -65,14 +78,14 @@ class EmbeddedEndpoint:
     def describe(self) -> dict[str, Any]:
         return {
             "kind": "embedded",
-            "files": [_relative(file, self.root) for file in self.files],
-            "content_hash": self.content_hash,
+            **files_identity(self.path),
             "triples": self.triples,
             "loaded_at": self.loaded_at,
         }
 
     def close(self) -> None:
-        """Nothing to release: the store is freed with the object."""
+        """Release the store (an on-disk one is closed when its last reference goes)."""
+        self._store = None
 
 
 def files_identity(path: Path) -> dict[str, Any]:

@@ -13,6 +13,7 @@ queries in flight.
 
 from __future__ import annotations
 
+import tempfile
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -24,11 +25,13 @@ import yaml
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.graph.corpus_update import update_corpus_text
+from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
 from pytest_graphrag_eval.graph.endpoint import (
     EndpointError,
     EndpointUnavailable,
     SparqlEndpoint,
     identify_graph,
+    is_remote,
     open_endpoint,
 )
 from pytest_graphrag_eval.graph.references import (
@@ -68,11 +71,18 @@ class GraphStage:
         self._opening = threading.Lock()
         self._checked: dict[str, QuestionReferences | EndpointUnavailable] = {}
         self.unavailable: str | None = None
+        self.shared_store: str | None = None  # an xdist worker: the store its controller loaded
+        self._shared_folder: tempfile.TemporaryDirectory[str] | None = None
 
     @property
     def endpoint(self) -> SparqlEndpoint:
         """The endpoint, opened on first use (an embedded store is loaded then, once)."""
         with self._opening:
+            if self._endpoint is None and self.shared_store is not None:
+                assert self.settings.sparql_endpoint is not None
+                self._endpoint = EmbeddedEndpoint.open_shared(
+                    Path(self.shared_store), Path(self.settings.sparql_endpoint)
+                )
             if self._endpoint is None:
                 assert self.settings.sparql_endpoint is not None
                 self._endpoint = open_endpoint(
@@ -84,6 +94,20 @@ class GraphStage:
                     },
                 )
             return self._endpoint
+
+    def share_with_workers(self) -> str | None:
+        """xdist controller: load an embedded graph once into a store on disk for the workers to open
+        read-only (loading is the slow part; a worker opens it in a tenth of the time, sharing the
+        data). Returns its folder, None for an http(s) endpoint."""
+        spec = self.settings.sparql_endpoint
+        if spec is None or is_remote(spec):
+            return None
+        if self._shared_folder is None:
+            self._shared_folder = tempfile.TemporaryDirectory(prefix="graphrag-graph-")
+            store = Path(self._shared_folder.name) / "store"
+            EmbeddedEndpoint.load(Path(spec), directory=store).close()
+            self.shared_store = str(store)
+        return self.shared_store
 
     def prefetch(self, questions: Iterable[Question]) -> None:
         """Check the references of these questions now, concurrently (a run without xdist)."""
@@ -131,6 +155,8 @@ class GraphStage:
     def close(self) -> None:
         if self._endpoint is not None:
             self._endpoint.close()
+        if self._shared_folder is not None:
+            self._shared_folder.cleanup()
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ ORDER_ATTR = "graphrag_order"
 RESPONSE_ATTR = "graphrag_response"
 CORPUS_GATES_KEY = "graphrag_corpus_gates"
 WARNINGS_KEY = "graphrag_warnings"
+GRAPH_STORE_KEY = "graphrag_graph_store"
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
@@ -120,6 +121,10 @@ class GraphragSession:
         self.responses = load_response_attempts(settings.responses_path) if settings.responses_path else None
         # The knowledge graph, when a run checks references or executes queries (opened on first use).
         self.graph = GraphStage(settings, Path(config.rootpath)) if settings.uses_graph else None
+        if self.graph is not None and _is_xdist_controller(config):
+            self.graph.share_with_workers()  # load once here; a broken RDF file is a usage error now
+        elif self.graph is not None and _is_xdist_worker(config):
+            self.graph.shared_store = config.workerinput.get(GRAPH_STORE_KEY)  # type: ignore[attr-defined]
         self.graph_lines: list[tuple[str, str]] = []
         self.pytest_session: pytest.Session | None = None
         config.stash[SESSION_KEY] = self
@@ -245,6 +250,8 @@ class GraphragSession:
     def pytest_configure_node(self, node: Any) -> None:
         """xdist controller: tell each worker the distribution mode, which decides its batches."""
         node.workerinput[WORKERINPUT_KEY] = dist_mode(self.config)
+        if self.graph is not None and self.graph.shared_store is not None:
+            node.workerinput[GRAPH_STORE_KEY] = self.graph.shared_store
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
