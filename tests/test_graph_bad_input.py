@@ -193,3 +193,34 @@ def test_a_dead_endpoint_fails_every_question_with_one_message(project: pytest.P
         f"graphrag-eval: the SPARQL endpoint {url} is unavailable (cannot reach {url}: connection refused"
         in (output)
     )
+
+
+def test_credentials_never_reach_the_output_of_a_run(
+    project: pytest.Pytester, server: OxigraphServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "tok-SECRET-run-4f1e"
+    monkeypatch.setenv("GRAPHRAG_SPARQL_TOKEN", secret)
+
+    def echo_headers_for_gamma(request):  # a server whose error page quotes the request's headers
+        if b"s3" in request.body:
+            return 502, {"Content-Type": "text/html"}, f"<pre>{request.headers}</pre>".encode()
+        return None
+
+    with RecordingProxy(server.url, behaviour=echo_headers_for_gamma) as proxy:
+        url_with_query = proxy.url + "?api_key=not-shown"
+        result = run(
+            project, "--graphrag-sparql-endpoint", url_with_query, "--graphrag-check-references",
+            "--graphrag-report", "report.json", "--graphrag-html", "report.html",
+            "--graphrag-markdown", "r.md", "--junitxml", "junit.xml",
+        )  # fmt: skip
+        assert all(r.headers["Authorization"] == f"Bearer {secret}" for r in proxy.requests)
+    result.assert_outcomes(passed=2, failed=1)
+    assert "HTTP 502" in result.stdout.str() and "***" in result.stdout.str()
+    outputs = [result.stdout.str(), result.stderr.str()]
+    outputs += [
+        project.path.joinpath(name).read_text(encoding="utf-8")
+        for name in ("report.json", "report.html", "r.md", "junit.xml")
+    ]
+    for text in outputs:
+        assert secret not in text
+        assert "not-shown" not in text
