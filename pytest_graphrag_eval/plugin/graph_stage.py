@@ -57,7 +57,6 @@ if TYPE_CHECKING:
     from pytest_graphrag_eval.plugin.session import GraphragSession
 
 GRAPH_KEY = "graph"
-EXECUTE_MODES = ("reference", "agent", "both")
 
 
 class GraphStage:
@@ -150,7 +149,10 @@ class GraphStage:
         return question, response, ({GRAPH_KEY: graph} if graph else {}), problem
 
     def _check(self, question: Question) -> QuestionReferences:
-        return check_question(question, self.endpoint, require_queries=self.settings.execute_reference)
+        """Check one question now (an xdist worker checks its own questions as they come), once."""
+        check = check_question(question, self.endpoint, require_queries=self.settings.execute_reference)
+        self._checked[question.question_id] = check  # repeated attempts reuse it
+        return check
 
     def close(self) -> None:
         if self._endpoint is not None:
