@@ -96,6 +96,7 @@ class HttpEndpoint:
         self._headers, self._secrets = _auth_headers(os.environ if environ is None else environ)
         self._slots = threading.BoundedSemaphore(concurrency)
         self._local = threading.local()
+        self._connections: list[http.client.HTTPConnection] = []
         self._breaker_limit = breaker_failures
         self._failures_in_a_row = 0
         self._broken: str | None = None
@@ -121,8 +122,10 @@ class HttpEndpoint:
         return {"kind": "http", "url": self.shown_url, "first_query_at": self.first_used_at}
 
     def close(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
+        """Close every thread's kept-alive connection."""
+        with self._state:
+            connections, self._connections = self._connections, []
+        for connection in connections:
             connection.close()
 
     # requests ----------------------------------------------------------------------------------
@@ -201,6 +204,8 @@ class HttpEndpoint:
             else:
                 connection = http.client.HTTPConnection(host, port, timeout=self.timeout)
             self._local.connection = connection
+            with self._state:
+                self._connections.append(connection)
         return connection
 
     def _count_failure(self, message: str) -> None:
