@@ -224,3 +224,22 @@ def test_credentials_never_reach_the_output_of_a_run(
     for text in outputs:
         assert secret not in text
         assert "not-shown" not in text
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({}, "must not carry credentials"),
+        ({"GRAPHRAG_SPARQL_USER": "reader"}, "set both GRAPHRAG_SPARQL_USER and GRAPHRAG_SPARQL_PASSWORD"),
+    ],
+)
+def test_credentials_set_wrong_are_a_usage_error(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, environ: dict[str, str], expected: str
+) -> None:
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    url = "http://reader:pw-SECRET-x@127.0.0.1:9/query" if not environ else "http://127.0.0.1:9/query"
+    result = run(project, "--graphrag-sparql-endpoint", url, "--graphrag-check-references")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert expected in result.stderr.str()
+    assert "pw-SECRET-x" not in result.stderr.str() + result.stdout.str()

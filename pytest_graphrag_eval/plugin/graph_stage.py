@@ -94,6 +94,13 @@ class GraphStage:
                 )
             return self._endpoint
 
+    def check_remote(self) -> None:
+        """Open an http(s) endpoint now (no request is sent): a bad URL or half-set credentials are a
+        usage error at start-up, in every process."""
+        spec = self.settings.sparql_endpoint
+        if spec is not None and is_remote(spec):
+            self.endpoint  # noqa: B018 - constructing it validates the URL and the credentials
+
     def share_with_workers(self) -> str | None:
         """xdist controller: load an embedded graph once into a store on disk for the workers to open
         read-only (loading is the slow part; a worker opens it in a tenth of the time, sharing the

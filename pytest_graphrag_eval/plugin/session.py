@@ -121,6 +121,8 @@ class GraphragSession:
         self.responses = load_response_attempts(settings.responses_path) if settings.responses_path else None
         # The knowledge graph, when a run checks references or executes queries (opened on first use).
         self.graph = GraphStage(settings, Path(config.rootpath)) if settings.uses_graph else None
+        if self.graph is not None:
+            self.graph.check_remote()
         if self.graph is not None and _is_xdist_controller(config):
             self.graph.share_with_workers()  # load once here; a broken RDF file is a usage error now
         elif self.graph is not None and _is_xdist_worker(config):
