@@ -143,3 +143,21 @@ def test_execute_reference_computes_missing_outputs(project: pytest.Pytester) ->
     run(
         project, "--graphrag-sparql-endpoint", "release1.ttl", "--graphrag-execute", "reference"
     ).assert_outcomes(passed=3)
+
+
+def test_references_are_checked_and_filled_without_any_agent_answer(project: pytest.Pytester) -> None:
+    corpus = small_corpus(OLD)
+    del corpus[0]["questions"][0]["reference_steps"][0][0]["output"]  # a new question: query only
+    write_project(project, corpus, [], {})
+    result = project.runpytest(
+        "--graphrag-corpus", "corpus.yaml", "--graphrag-sparql-endpoint", "release2.ttl",
+        "--graphrag-update-references", "--graphrag-report", "report.json", "-p", "no:cacheprovider",
+    )  # fmt: skip
+    result.assert_outcomes(skipped=3)
+    assert result.ret == 0
+    output = result.stdout.str()
+    assert "updated corpus.yaml: in-zone-1 reference_steps[0][0]: no stored output" in output
+    assert (
+        "updated corpus.yaml: beta-in-zone-1 reference_steps[0][0]: ASK flipped from true to false" in output
+    )
+    assert report(project)["references"]["stale_references"] == 2

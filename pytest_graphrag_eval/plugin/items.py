@@ -112,6 +112,9 @@ class QuestionItem(pytest.Item):
             self.result = outcome.result  # scored despite its problem (a failed reference query): reported
             raise QuestionFailed(f"{self.question.question_id}: {outcome.problem}")
         assert outcome.result is not None
+        if session.references_only and outcome.result.get("status") != "success":
+            self.result = outcome.result  # reported with its reference check, as skipped
+            pytest.skip("references checked only (no --graphrag-responses and no agent hook)")
         template = self.parent.template if isinstance(self.parent, TemplateCollector) else None
         thresholds = session.thresholds.for_question(
             self.corpus.settings, template, self.question, corpus_file=self.corpus.file

@@ -129,6 +129,7 @@ class GraphragSession:
             self.graph.shared_store = config.workerinput.get(GRAPH_STORE_KEY)  # type: ignore[attr-defined]
         self.graph_lines: list[tuple[str, str]] = []
         self.pytest_session: pytest.Session | None = None
+        self.references_only = False  # no responses: a run that checks or updates references only
         config.stash[SESSION_KEY] = self
 
     # collection ---------------------------------------------------------------------------
@@ -205,6 +206,9 @@ class GraphragSession:
                 settings.agent_concurrency,
                 settings.agent_timeout,
             )
+        elif settings.references_only_allowed:
+            source = ReplaySource({})  # references only: each item reports its reference check alone
+            self.references_only = True
         else:
             raise pytest.UsageError(NO_RESPONSES)
         try:

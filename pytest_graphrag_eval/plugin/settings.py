@@ -80,6 +80,11 @@ class PluginSettings:
         return self.execute in ("agent", "both")
 
     @property
+    def references_only_allowed(self) -> bool:
+        """With references checked or updated, a run needs no agent answers: the references are the work."""
+        return self.sparql_endpoint is not None and (self.check_references or self.update_references)
+
+    @property
     def uses_graph(self) -> bool:
         return self.sparql_endpoint is not None and bool(
             self.check_references or self.update_references or self.execute
