@@ -20,7 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 QUICKSTART = ROOT / "docs" / "examples" / "quickstart"
 GETTING_STARTED = ROOT / "docs" / "getting-started.md"
-README_SIZE_LIMIT = 12_000  # the issue that split the docs out found a 56 KB README unreadable
+README_SIZE_LIMIT = (
+    13_000  # a 56 KB README was found unreadable; the generated options table grows with options
+)
 
 
 def _blocks(text: str, language: str) -> list[str]:

@@ -5,7 +5,7 @@ Grammar (whitespace around the parts is ignored):
     gate   := [scope ":"] target op number
     scope  := "micro" | "macro" | "template[" TEMPLATE_ID "]" | "template[*]"
     target := metric "." stat | "number_of_error_samples" | "number_of_success_samples" | "error_rate"
-            | "flaky_rate"
+            | "flaky_rate" | "stale_references"
     stat   := "sum" | "mean" | "median" | "min" | "max"
     op     := ">=" | "<=" | ">" | "<" | "=="
 
@@ -60,7 +60,8 @@ ERROR_RATE = "error_rate"
 ALL_TEMPLATES = "*"
 _QUOTED_ERROR_CHARS = 200
 FLAKY_RATE = "flaky_rate"
-_PLAIN_TARGETS = (*SAMPLE_COUNTS, ERROR_RATE, FLAKY_RATE)
+STALE_REFERENCES = "stale_references"
+_PLAIN_TARGETS = (*SAMPLE_COUNTS, ERROR_RATE, FLAKY_RATE, STALE_REFERENCES)
 _SCOPES_HELP = "micro:, macro:, template[ID]: or template[*]:"
 _YAML_FIELD = "gates"
 _SHOWN_TEMPLATES = 10
@@ -219,6 +220,8 @@ def _value(gate: Gate, stats: Mapping[str, Any]) -> tuple[float | None, str]:
         value = numeric_value(stats.get(gate.metric))
         if value is None and gate.metric == FLAKY_RATE:
             return None, "no question was asked more than once (--graphrag-agent-repeats K)"
+        if value is None and gate.metric == STALE_REFERENCES:
+            return None, "no reference was checked against the graph (--graphrag-check-references)"
         return value, "the aggregates have no sample counts" if value is None else ""
     entry = stats.get(gate.metric)
     if isinstance(entry, Mapping):

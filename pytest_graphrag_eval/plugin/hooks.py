@@ -49,7 +49,11 @@ def pytest_configure(config: pytest.Config) -> None:
     is_xdist_controller = bool(getattr(config.option, "numprocesses", None)) and not hasattr(
         config, "workerinput"
     )
-    has_source = settings.responses_path is not None or config.hook.pytest_graphrag_respond.get_hookimpls()
+    has_source = (
+        settings.responses_path is not None
+        or config.hook.pytest_graphrag_respond.get_hookimpls()
+        or settings.references_only_allowed
+    )
     if is_xdist_controller and settings.corpus_paths and not has_source:
         raise pytest.UsageError(NO_RESPONSES)
     if settings.clear_cache and settings.cache_dir is not None and not hasattr(config, "workerinput"):

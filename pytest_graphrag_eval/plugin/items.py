@@ -96,8 +96,12 @@ class QuestionItem(pytest.Item):
         outcome = session.outcome_for(self)
         self.responses = [attempt.response for attempt in outcome.attempts or (outcome,) if attempt.response]
         if outcome.problem is not None:
+            self.result = outcome.result  # scored despite its problem (a failed reference query): reported
             raise QuestionFailed(f"{self.question.question_id}: {outcome.problem}")
         assert outcome.result is not None
+        if session.references_only and outcome.result.get("status") != "success":
+            self.result = outcome.result  # reported with its reference check, as skipped
+            pytest.skip("references checked only (no --graphrag-responses and no agent hook)")
         template = self.parent.template if isinstance(self.parent, TemplateCollector) else None
         thresholds = session.thresholds.for_question(
             self.corpus.settings, template, self.question, corpus_file=self.corpus.file

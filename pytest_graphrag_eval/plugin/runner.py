@@ -31,6 +31,12 @@ from pytest_graphrag_eval.evaluation import base_result, evaluate_question
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 AgentCall = Callable[[Question], Any]
+Prepare = Callable[
+    [Question, Mapping[str, Any] | None],
+    tuple[Question, Mapping[str, Any] | None, dict[str, Any], str | None],
+]
+"""Work done on a question and its response before scoring (the graph stage): the question and
+response to score, keys to add to the result, and the question's own error if any."""
 T = TypeVar("T")
 SIGNAL_CHECK_INTERVAL = 0.1
 AGENT_HOOK = "agent hook pytest_graphrag_respond"
@@ -167,8 +173,10 @@ class QuestionRunner(abc.ABC):
         context_for: Callable[[Question], ScoringContext],
         on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
         repeats: int = 1,
+        prepare: Prepare | None = None,
     ):
         self._repeats = repeats
+        self._prepare = prepare
         self._source = source
         self._scorers = list(scorers)
         self._context_for = context_for
@@ -216,11 +224,23 @@ class QuestionRunner(abc.ABC):
             # Still a result: the question is reported with its error, not left out of the report.
             problem = f"the agent returned a malformed response: {error}"
             return QuestionOutcome({**base_result(question, None), "error": problem}, None)
+        added: dict[str, Any] = {}
+        graph_problem = None
+        scored_question, scored_response = question, response
         try:
-            result = await evaluate_question(question, response, self._scorers, self._context_for(question))
+            if self._prepare is not None:
+                scored_question, prepared, added, graph_problem = await asyncio.to_thread(
+                    self._prepare, question, response
+                )
+                if response is not None and prepared is not None and prepared is not response:
+                    # re-executed steps: the same response, still naming where it came from
+                    scored_response = ResponseRecord(prepared, response.source, response.attempt)
+            result = await evaluate_question(
+                scored_question, scored_response, self._scorers, self._context_for(question)
+            )
         except GraphragEvalError as error:
             return QuestionOutcome(None, response, str(error))
-        return QuestionOutcome(result, response)
+        return QuestionOutcome({**result, **added}, response, graph_problem)
 
 
 class InlineRunner(QuestionRunner):

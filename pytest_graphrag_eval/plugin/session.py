@@ -32,6 +32,7 @@ from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.suite_gates import combine_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
+from pytest_graphrag_eval.plugin.graph_stage import GraphStage, finish_graph_run
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.runner import (
     BackgroundRunner,
@@ -75,6 +76,7 @@ ORDER_ATTR = "graphrag_order"
 RESPONSE_ATTR = "graphrag_response"
 CORPUS_GATES_KEY = "graphrag_corpus_gates"
 WARNINGS_KEY = "graphrag_warnings"
+GRAPH_STORE_KEY = "graphrag_graph_store"
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
@@ -125,6 +127,17 @@ class GraphragSession:
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
         self.responses = self._load_responses() if settings.responses_path else None
+        # The knowledge graph, when a run checks references or executes queries (opened on first use).
+        self.graph = GraphStage(settings, Path(config.rootpath)) if settings.uses_graph else None
+        if self.graph is not None:
+            self.graph.check_remote()
+        if self.graph is not None and _is_xdist_controller(config):
+            self.graph.share_with_workers()  # load once here; a broken RDF file is a usage error now
+        elif self.graph is not None and _is_xdist_worker(config):
+            self.graph.shared_store = config.workerinput.get(GRAPH_STORE_KEY)  # type: ignore[attr-defined]
+        self.graph_lines: list[tuple[str, str]] = []
+        self.pytest_session: pytest.Session | None = None
+        self.references_only = False  # no responses: a run that checks or updates references only
         config.stash[SESSION_KEY] = self
 
     def _load_responses(self) -> dict[str, list[ResponseRecord]]:
@@ -170,12 +183,18 @@ class GraphragSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.pytest_session = session
         items = [item for item in session.items if isinstance(item, QuestionItem)]
         if not items or self.config.option.collectonly or _is_xdist_controller(self.config):
             return
         self.runner = self._make_runner()
         if _is_xdist_worker(self.config):
             self.worker_batches = WorkerBatches(items, dist_mode(self.config))
+        elif self.graph is not None:  # one process runs them all: check every reference up front
+            try:
+                self.graph.prefetch(item.question for item in items)
+            except GraphragEvalError as error:
+                raise pytest.UsageError(str(error)) from None
 
     def _make_runner(self) -> QuestionRunner:
         settings = self.settings
@@ -213,6 +232,9 @@ class GraphragSession:
                 settings.agent_concurrency,
                 settings.agent_timeout,
             )
+        elif settings.references_only_allowed:
+            source = ReplaySource({})  # references only: each item reports its reference check alone
+            self.references_only = True
         else:
             raise pytest.UsageError(NO_RESPONSES)
         contexts = {}
@@ -229,8 +251,20 @@ class GraphragSession:
             raise pytest.UsageError(str(error)) from None
         # Something to wait on (the agent, a judge) runs in the background; a plain replay inline.
         runner_type = BackgroundRunner if source.live or on_close is not None else InlineRunner
+        prepare = None
+        if self.graph is not None:
+            try:
+                self.graph.endpoint  # noqa: B018 - load the graph now: a broken RDF file is a usage error
+            except GraphragEvalError as error:
+                raise pytest.UsageError(str(error)) from None
+            prepare = self.graph.prepare
         return runner_type(
-            source, scorers, lambda question: contexts[question.question_id], on_close, settings.agent_repeats
+            source,
+            scorers,
+            lambda question: contexts[question.question_id],
+            on_close,
+            settings.agent_repeats,
+            prepare,
         )
 
     # running ---------------------------------------------------------------------------------
@@ -252,6 +286,8 @@ class GraphragSession:
     def pytest_configure_node(self, node: Any) -> None:
         """xdist controller: tell each worker the distribution mode, which decides its batches."""
         node.workerinput[WORKERINPUT_KEY] = dist_mode(self.config)
+        if self.graph is not None and self.graph.shared_store is not None:
+            node.workerinput[GRAPH_STORE_KEY] = self.graph.shared_store
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
@@ -286,6 +322,16 @@ class GraphragSession:
         return [file_index, str(item.path), item.corpus.positions[item.question.question_id]]
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        session = self.pytest_session
+        if (
+            self.graph is not None
+            and self.graph.unavailable
+            and session is not None
+            and not session.shouldstop
+        ):
+            # A dead endpoint is one error: stop here rather than fail every question the same way.
+            session.shouldstop = f"graphrag-eval: {self.graph.unavailable}"
+            self.graph_lines = [(str(session.shouldstop), "red")]
         if _is_xdist_worker(self.config) or report.when != "call":
             return
         result = _from_json_text(getattr(report, RESULT_ATTR, None))
@@ -314,6 +360,8 @@ class GraphragSession:
             if self.interrupted:
                 self._collect_finished_unreported(session)
             self.runner.close()
+        if self.graph is not None:
+            self.graph.close()
         if _is_xdist_worker(self.config):
             self.config.workeroutput[CORPUS_GATES_KEY] = {  # type: ignore[attr-defined]
                 str(path): [corpus.file, corpus.settings.get("gates")]
@@ -324,11 +372,13 @@ class GraphragSession:
         if not (self.collector.results or self.interrupted):
             return
         settings = self.settings
+        results = self.collector.ordered_results()
+        graph_run = finish_graph_run(self, results)
         finished = finish_run(
-            self.collector.ordered_results(),
+            results,
             RunSettings(
                 gates=self._all_gates(),
-                metadata=settings.report_metadata(),
+                metadata={**settings.report_metadata(), **graph_run.metadata},
                 baseline=self.baseline,
                 baseline_path=str(settings.baseline_path) if settings.baseline_path is not None else None,
                 confidence=settings.confidence,
@@ -336,8 +386,10 @@ class GraphragSession:
             ),
             started=self.started,
             interrupted=self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED,
-            warnings=self.responses_check.warnings or self.worker_warnings,
+            warnings=[*(self.responses_check.warnings or self.worker_warnings), *graph_run.warnings],
         )
+        if graph_run.references is not None:
+            finished.report["references"] = graph_run.references
         self.comparison, self.comparison_section = finished.comparison, finished.comparison_section
         self.gate_results = finished.gate_results
         if finished.gates_failed and session.exitstatus == pytest.ExitCode.OK:
@@ -396,6 +448,8 @@ class GraphragSession:
             baseline_lines=baseline_lines,
             warnings=self.responses_check.warnings or self.worker_warnings,
         )
+        for text, colour in self.graph_lines:
+            terminalreporter.write_line(text, **({colour: True} if colour else {}))
         write_output_paths(terminalreporter, self.written)
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:

@@ -70,6 +70,31 @@ class PluginSettings:
     cache_dir: Path | None = None
     use_cache: bool = True
     clear_cache: bool = False
+    sparql_endpoint: str | None = None
+    sparql_timeout: float = 30.0
+    sparql_concurrency: int = 8
+    check_references: bool = False
+    update_references: bool = False
+    execute: str | None = None
+
+    @property
+    def execute_reference(self) -> bool:
+        return self.execute in ("reference", "both")
+
+    @property
+    def execute_agent(self) -> bool:
+        return self.execute in ("agent", "both")
+
+    @property
+    def references_only_allowed(self) -> bool:
+        """With references checked or updated, a run needs no agent answers: the references are the work."""
+        return self.sparql_endpoint is not None and (self.check_references or self.update_references)
+
+    @property
+    def uses_graph(self) -> bool:
+        return self.sparql_endpoint is not None and bool(
+            self.check_references or self.update_references or self.execute
+        )
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> PluginSettings:
@@ -117,6 +142,12 @@ class PluginSettings:
             or Path(config.rootpath) / ".graphrag-cache",
             use_cache=not config.getoption("graphrag_no_cache"),
             clear_cache=bool(config.getoption("graphrag_cache_clear")),
+            sparql_endpoint=_endpoint(config, invocation_dir),
+            sparql_timeout=_number(config, "graphrag_sparql_timeout") or 30.0,
+            sparql_concurrency=_integer(config, "graphrag_sparql_concurrency", 8),
+            check_references=bool(config.getoption("graphrag_check_references")),
+            update_references=bool(config.getoption("graphrag_update_references")),
+            execute=_text(config, "graphrag_execute"),
         )
         settings.validate()
         return settings
@@ -157,6 +188,7 @@ class PluginSettings:
         ):
             if value is not None and not 1 <= value <= most:
                 raise ConfigurationError(f"{name} must be between 1 and {most}, got {value}")
+        self._validate_graph()
         timeout = self.agent_timeout
         if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
             raise ConfigurationError(f"graphrag_agent_timeout must be a number of seconds > 0, got {timeout}")
@@ -165,6 +197,51 @@ class PluginSettings:
                 "--graphrag-record records live agent answers, but --graphrag-responses (or the "
                 "graphrag_responses ini key) replays recorded ones, so nothing would be recorded; use one"
             )
+
+    def _validate_graph(self) -> None:
+        if self.execute is not None and self.execute not in ("reference", "agent", "both"):
+            raise ConfigurationError(
+                f"graphrag_execute must be one of reference, agent, both, got {self.execute!r}"
+            )
+        wants = [
+            flag
+            for flag, on in (
+                ("--graphrag-check-references", self.check_references),
+                ("--graphrag-update-references", self.update_references),
+                (f"--graphrag-execute {self.execute}", self.execute is not None),
+            )
+            if on
+        ]
+        if wants and self.sparql_endpoint is None:
+            raise ConfigurationError(
+                f"{wants[0]} needs a graph: pass --graphrag-sparql-endpoint (an RDF file or folder, "
+                "or an http(s):// SPARQL endpoint URL), or set the graphrag_sparql_endpoint ini key"
+            )
+        if not (math.isfinite(self.sparql_timeout) and self.sparql_timeout > 0):
+            raise ConfigurationError(
+                f"graphrag_sparql_timeout must be a number of seconds > 0, got {self.sparql_timeout}"
+            )
+        if not 1 <= self.sparql_concurrency <= MAX_CONCURRENCY:
+            raise ConfigurationError(
+                f"graphrag_sparql_concurrency must be between 1 and {MAX_CONCURRENCY}, "
+                f"got {self.sparql_concurrency}"
+            )
+
+
+def _endpoint(config: pytest.Config, invocation_dir: Path) -> str | None:
+    """The endpoint option: a URL as given; a path relative to the invocation dir (CLI) or the
+    ini file's folder (ini key)."""
+    value = config.getoption("graphrag_sparql_endpoint")
+    base = invocation_dir
+    if value is None:
+        value = config.getini("graphrag_sparql_endpoint") or None
+        base = Path(config.inipath).parent if config.inipath else invocation_dir
+    if value is None or not str(value).strip():
+        return None
+    text = str(value).strip()
+    if text.lower().startswith(("http://", "https://")):
+        return text
+    return str(base / text)
 
 
 def _text(config: pytest.Config, name: str) -> str | None:

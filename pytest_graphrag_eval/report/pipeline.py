@@ -19,6 +19,7 @@ from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.suite_gates import evaluate_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
 from pytest_graphrag_eval.gates.verdict import failure_lines
+from pytest_graphrag_eval.graph.summary import add_stale_counts
 from pytest_graphrag_eval.report.atomic import write_text_atomic
 from pytest_graphrag_eval.report.json_report import build_report, write_json_atomic
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
@@ -99,6 +100,7 @@ def finish_run(
 ) -> FinishedRun:
     """Aggregates, the baseline comparison and the gates of a run's results, and its report."""
     aggregates = compute_aggregates(results) if results else {}
+    add_stale_counts(aggregates, results)  # only when references were checked against a graph
     comparison = None
     if settings.baseline is not None and settings.baseline_path is not None:
         comparison = compare_reports(

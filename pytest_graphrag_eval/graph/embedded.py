@@ -1,0 +1,133 @@
+"""The embedded endpoint: RDF files loaded once into a pyoxigraph store, queried read-only.
+
+A file or a folder (every RDF file under it, sorted by path) in any format pyoxigraph reads by
+extension: Turtle, N-Triples, N-Quads, TriG, N3, RDF/XML, JSON-LD. A file that does not parse is an
+error naming the file and line. The store is never written after loading, and only read-only
+queries reach it (`readonly.py`). Under pytest-xdist the controller loads the files once into a
+store on disk (`load(path, directory=...)`) and each worker opens it read-only (`open_shared`):
+`benchmarks/bench_reference_check.py` measured opening at a tenth of loading, and the workers share
+the data instead of holding a copy each. A read-only store also refuses writes itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, QueryResult
+from pytest_graphrag_eval.graph.rdf_text import canonical_ntriples, solutions_json
+from pytest_graphrag_eval.graph.readonly import first_line, import_pyoxigraph, query_form
+
+RDF_EXTENSIONS = (".ttl", ".nt", ".nq", ".trig", ".n3", ".rdf", ".owl", ".xml", ".jsonld")
+
+
+class EmbeddedEndpoint:
+    """A pyoxigraph store (in memory, or on disk opened read-only) holding the graph of some RDF files."""
+
+    def __init__(self, store: Any, path: Path):
+        self._store = store
+        self.path = path
+        self.triples = len(store)
+        self.loaded_at = datetime.now(UTC).isoformat(timespec="seconds")
+
+    @classmethod
+    def load(cls, path: Path, *, directory: Path | None = None) -> EmbeddedEndpoint:
+        """Load every RDF file at `path` into memory, or into a store in `directory` (for sharing);
+        EndpointError names the file (and line) that fails."""
+        pyoxigraph = import_pyoxigraph()
+        files = rdf_files(path)
+        store = pyoxigraph.Store(str(directory)) if directory is not None else pyoxigraph.Store()
+        for file in files:
+            data = _read(file)
+            try:
+                store.bulk_load(data, format=pyoxigraph.RdfFormat.from_extension(file.suffix[1:]))
+            except SyntaxError as error:
+                where = f"{file}:{error.lineno}" if error.lineno else str(file)
+                raise EndpointError(f"{where}: the RDF file does not parse: {first_line(error)}") from None
+            except (ValueError, OSError) as error:
+                raise EndpointError(f"{file}: the RDF file cannot be loaded: {first_line(error)}") from None
+        if directory is not None:
+            store.flush()
+        return cls(store, path)
+
+    @classmethod
+    def open_shared(cls, directory: Path, path: Path) -> EmbeddedEndpoint:
+        """Open read-only the store another process loaded from `path` into `directory`."""
+        pyoxigraph = import_pyoxigraph()
+        try:
+            store = pyoxigraph.Store.read_only(str(directory))
+        except OSError as error:
+            raise EndpointError(
+                f"cannot open the shared graph store {directory}: {first_line(error)}"
+            ) from None
+        return cls(store, path)
+
+    def execute(self, query: str) -> QueryResult:
+        form = query_form(query)
+        started = time.perf_counter()
+        try:
+            results = self._store.query(query)
+            text = solutions_json(results) if form is not QueryForm.CONSTRUCT else canonical_ntriples(results)
+        except (SyntaxError, OSError, ValueError) as error:
+            raise EndpointError(f"the query failed in the embedded store: {first_line(error)}") from None
+        return QueryResult(form, text, time.perf_counter() - started)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "embedded",
+            **files_identity(self.path),
+            "triples": self.triples,
+            "loaded_at": self.loaded_at,
+        }
+
+    def close(self) -> None:
+        """Release the store (an on-disk one is closed when its last reference goes)."""
+        self._store = None
+
+
+def files_identity(path: Path) -> dict[str, Any]:
+    """The RDF files at `path` (relative names) and one SHA-256 over their names and contents."""
+    files = rdf_files(path)
+    root = path if path.is_dir() else path.parent
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(_relative(file, root).encode("utf-8") + b"\0" + hashlib.sha256(_read(file)).digest())
+    return {
+        "files": [_relative(file, root) for file in files],
+        "content_hash": "sha256:" + digest.hexdigest(),
+    }
+
+
+def rdf_files(path: Path) -> list[Path]:
+    """The RDF files at `path`: the file itself, or those under a folder, sorted."""
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in RDF_EXTENSIONS)
+        if not files:
+            raise EndpointError(
+                f"{path}: the folder holds no RDF file (looked for {', '.join(RDF_EXTENSIONS)})"
+            )
+        return files
+    if not path.exists():
+        raise EndpointError(f"{path}: no such RDF file or folder (and not an http(s):// URL)")
+    if path.suffix.lower() not in RDF_EXTENSIONS:
+        raise EndpointError(
+            f"{path}: not an RDF file name (its extension must be one of {', '.join(RDF_EXTENSIONS)})"
+        )
+    return [path]
+
+
+def _read(file: Path) -> bytes:
+    try:
+        return file.read_bytes()
+    except OSError as error:
+        raise EndpointError(f"{file}: cannot read the RDF file: {error.strerror or error}") from None
+
+
+def _relative(file: Path, root: Path) -> str:
+    try:
+        return str(file.relative_to(root))
+    except ValueError:
+        return str(file)

@@ -1,0 +1,114 @@
+"""What every SPARQL endpoint offers the rest of the package, and how one is chosen.
+
+An endpoint runs read-only queries and returns their results as text in the media type the corpus
+stores: SPARQL results JSON for SELECT and ASK, N-Triples for CONSTRUCT and DESCRIBE. `describe()`
+says which graph answered (a URL without credentials, or files with a content hash), for the report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from pytest_graphrag_eval.errors import GraphragEvalError
+
+SPARQL_RESULTS_JSON = "application/sparql-results+json"
+N_TRIPLES = "application/n-triples"
+
+
+class QueryForm(enum.Enum):
+    """The read-only SPARQL query forms, by the kind of result they give."""
+
+    SELECT = "SELECT"
+    ASK = "ASK"
+    CONSTRUCT = "CONSTRUCT or DESCRIBE"
+
+    @property
+    def media_type(self) -> str:
+        """The media type the result is returned (and stored in a corpus) as."""
+        return SPARQL_RESULTS_JSON if self in (QueryForm.SELECT, QueryForm.ASK) else N_TRIPLES
+
+
+class EndpointError(GraphragEvalError):
+    """A query could not be run: refused, invalid, timed out, or the endpoint failed (message says which)."""
+
+
+class QueryRefused(EndpointError):
+    """The text is not a read-only query (a SPARQL Update, or not SPARQL at all)."""
+
+
+class EndpointUnavailable(EndpointError):
+    """The endpoint cannot be reached or keeps failing: every later query fails at once with this."""
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """One query's result as text in `media_type`, with the engine's own time for it."""
+
+    form: QueryForm
+    text: str
+    seconds: float
+
+    @property
+    def media_type(self) -> str:
+        return self.form.media_type
+
+
+class SparqlEndpoint(Protocol):
+    """A graph that answers read-only SPARQL queries; safe to call from several threads at once."""
+
+    def execute(self, query: str) -> QueryResult:
+        """Run one query; raises EndpointError (QueryRefused for anything but a read-only query)."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Which graph this is, for the report: never a credential."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def identify_graph(spec: str, root: Path | None = None) -> dict[str, Any]:
+    """Which graph `spec` names, without loading it: the URL without credentials, or the RDF file or
+    folder (relative to `root` when inside it), its files and the hash of their content, so two runs
+    can tell whether they saw the same data."""
+    if is_remote(spec):
+        from pytest_graphrag_eval.graph.http import shown_url
+
+        return {"kind": "http", "url": shown_url(spec)}
+    from pytest_graphrag_eval.graph.embedded import files_identity
+
+    path = Path(spec)
+    location = str(path)
+    if root is not None and path.is_absolute():
+        with contextlib.suppress(ValueError):
+            location = str(path.relative_to(root))
+    return {"kind": "embedded", "location": location, **files_identity(path)}
+
+
+def is_remote(spec: str) -> bool:
+    return spec.lower().startswith(("http://", "https://"))
+
+
+def open_endpoint(
+    spec: str, *, base_dir: Path | None = None, options: Mapping[str, Any] | None = None
+) -> SparqlEndpoint:
+    """An HTTP endpoint for an `http(s)://` URL, else an embedded store loaded from the file or folder.
+
+    `options` are the HTTP client's keyword arguments (timeout, concurrency, ...); the embedded
+    store ignores them.
+    """
+    if is_remote(spec):
+        from pytest_graphrag_eval.graph.http import HttpEndpoint
+
+        return HttpEndpoint(spec, **dict(options or {}))
+    from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
+
+    path = Path(spec)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    return EmbeddedEndpoint.load(path)

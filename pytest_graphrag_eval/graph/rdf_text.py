@@ -1,0 +1,36 @@
+"""Results as the text a corpus stores, the same whichever engine produced them.
+
+SELECT and ASK results are written by pyoxigraph's SPARQL results JSON serializer, and a graph
+(CONSTRUCT, DESCRIBE) as canonical N-Triples: blank nodes renamed by RDF canonicalization, lines
+sorted. So the embedded store and a server give byte-identical outputs for the same results, and a
+refreshed reference output only changes when the results do.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from pytest_graphrag_eval.graph.readonly import import_pyoxigraph
+
+
+def solutions_json(results: Any) -> str:
+    """SELECT solutions or an ASK boolean (pyoxigraph objects) as SPARQL results JSON text.
+
+    Written with Python's default separators (a space after `,` and `:`), the style corpora already
+    use, so a long output folds over several lines when it is written into a YAML file.
+    """
+    pyoxigraph = import_pyoxigraph()
+    data: bytes = results.serialize(format=pyoxigraph.QueryResultsFormat.JSON)
+    return json.dumps(json.loads(data), ensure_ascii=False)
+
+
+def canonical_ntriples(triples: Iterable[Any]) -> str:
+    """Triples (or quads, graph names dropped) as sorted canonical N-Triples, one per line."""
+    pyoxigraph = import_pyoxigraph()
+    dataset = pyoxigraph.Dataset(
+        pyoxigraph.Quad(triple.subject, triple.predicate, triple.object) for triple in triples
+    )
+    dataset.canonicalize(pyoxigraph.CanonicalizationAlgorithm.UNSTABLE)
+    return "".join(f"{line} .\n" for line in sorted(str(quad) for quad in dataset))

@@ -1,0 +1,274 @@
+"""The knowledge graph in the run: reference checks, live references and re-executed agent queries.
+
+One `GraphStage` per pytest process holds the endpoint (opened once; an embedded store is loaded
+once per process, so each xdist worker has its own) and, per question, before scoring:
+- executes the reference steps' queries when references are checked, updated or computed live,
+  and records what is stale in the result's `graph.references`;
+- with `--graphrag-execute reference|both`, gives scoring the fresh reference outputs;
+- with `--graphrag-execute agent|both`, re-executes the recorded agent `sparql_query` steps.
+A reference query that fails is the question's error (the item fails, saying which step and why).
+Without xdist every question's references are checked up front, `--graphrag-sparql-concurrency`
+queries in flight.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.graph.corpus_update import update_corpus_text
+from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
+from pytest_graphrag_eval.graph.endpoint import (
+    EndpointError,
+    EndpointUnavailable,
+    SparqlEndpoint,
+    identify_graph,
+    is_remote,
+    open_endpoint,
+)
+from pytest_graphrag_eval.graph.references import (
+    QuestionReferences,
+    check_question,
+    check_questions,
+    reexecute_agent_steps,
+    with_failed_references,
+    with_fresh_references,
+)
+from pytest_graphrag_eval.graph.summary import (
+    describe_step,
+    output_updates,
+    question_references,
+    references_section,
+    stale_lines,
+)
+from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.report.atomic import write_text_atomic
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.plugin.session import GraphragSession
+
+GRAPH_KEY = "graph"
+
+
+class GraphStage:
+    """Per-process graph work done on each question before it is scored."""
+
+    def __init__(self, settings: PluginSettings, base_dir: Path):
+        self.settings = settings
+        self.check = settings.check_references or settings.update_references or settings.execute_reference
+        self._endpoint: SparqlEndpoint | None = None
+        self._base_dir = base_dir
+        self._opening = threading.Lock()
+        self._checked: dict[str, QuestionReferences | EndpointUnavailable] = {}
+        self.unavailable: str | None = None
+        self.shared_store: str | None = None  # an xdist worker: the store its controller loaded
+        self._shared_folder: tempfile.TemporaryDirectory[str] | None = None
+
+    @property
+    def endpoint(self) -> SparqlEndpoint:
+        """The endpoint, opened on first use (an embedded store is loaded then, once)."""
+        with self._opening:
+            if self._endpoint is None and self.shared_store is not None:
+                assert self.settings.sparql_endpoint is not None
+                self._endpoint = EmbeddedEndpoint.open_shared(
+                    Path(self.shared_store), Path(self.settings.sparql_endpoint)
+                )
+            if self._endpoint is None:
+                assert self.settings.sparql_endpoint is not None
+                self._endpoint = open_endpoint(
+                    self.settings.sparql_endpoint,
+                    base_dir=self._base_dir,
+                    options={
+                        "timeout": self.settings.sparql_timeout,
+                        "concurrency": self.settings.sparql_concurrency,
+                    },
+                )
+            return self._endpoint
+
+    def check_remote(self) -> None:
+        """Open an http(s) endpoint now (no request is sent): a bad URL or half-set credentials are a
+        usage error at start-up, in every process."""
+        spec = self.settings.sparql_endpoint
+        if spec is not None and is_remote(spec):
+            self.endpoint  # noqa: B018 - constructing it validates the URL and the credentials
+
+    def share_with_workers(self) -> str | None:
+        """xdist controller: load an embedded graph once into a store on disk for the workers to open
+        read-only (loading is the slow part; a worker opens it in a tenth of the time, sharing the
+        data). Returns its folder, None for an http(s) endpoint."""
+        spec = self.settings.sparql_endpoint
+        if spec is None or is_remote(spec):
+            return None
+        if self._shared_folder is None:
+            self._shared_folder = tempfile.TemporaryDirectory(prefix="graphrag-graph-")
+            store = Path(self._shared_folder.name) / "store"
+            EmbeddedEndpoint.load(Path(spec), directory=store).close()
+            self.shared_store = str(store)
+        return self.shared_store
+
+    def prefetch(self, questions: Iterable[Question]) -> None:
+        """Check the references of these questions now, concurrently (a run without xdist)."""
+        if not self.check:
+            return
+        self._checked.update(
+            check_questions(
+                questions,
+                self.endpoint,
+                concurrency=self.settings.sparql_concurrency,
+                require_queries=self.settings.execute_reference,
+            )
+        )
+
+    def prepare(
+        self, question: Question, response: Mapping[str, Any] | None
+    ) -> tuple[Question, Mapping[str, Any] | None, dict[str, Any], str | None]:
+        """(question to score, response to score, result keys to add, the question's error or None)."""
+        graph: dict[str, Any] = {}
+        problem = None
+        try:
+            if self.check:
+                check = self._checked.get(question.question_id) or self._check(question)
+                if isinstance(check, EndpointUnavailable):
+                    raise check
+                graph["references"] = check.to_dict()
+                if check.errors:
+                    problem = "; ".join(check.errors)
+                question = (
+                    with_fresh_references(question, check)
+                    if self.settings.execute_reference
+                    else with_failed_references(question, check)
+                )
+            if self.settings.execute_agent and response is not None:
+                response, summary = reexecute_agent_steps(response, self.endpoint)
+                graph["agent_steps"] = summary
+        except EndpointUnavailable as error:
+            self.unavailable = str(error)
+            raise
+        return question, response, ({GRAPH_KEY: graph} if graph else {}), problem
+
+    def _check(self, question: Question) -> QuestionReferences:
+        """Check one question now (an xdist worker checks its own questions as they come), once."""
+        check = check_question(question, self.endpoint, require_queries=self.settings.execute_reference)
+        self._checked[question.question_id] = check  # repeated attempts reuse it
+        return check
+
+    def close(self) -> None:
+        if self._endpoint is not None:
+            self._endpoint.close()
+        if self._shared_folder is not None:
+            self._shared_folder.cleanup()
+
+
+@dataclass(frozen=True)
+class GraphRun:
+    """What the graph adds to a finished run's report."""
+
+    metadata: dict[str, Any] = field(default_factory=dict)
+    references: dict[str, Any] | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def finish_graph_run(session: GraphragSession, results: list[dict[str, Any]]) -> GraphRun:
+    """After the last question (controller or plain run): the graph's identity and the references
+    section for the report, stale counts for the gates, the corpus files updated when asked, and the
+    terminal lines saying all that (kept on `session.graph_lines`)."""
+    settings = session.settings
+    baseline = session.baseline
+    baseline_graph = baseline.get("metadata", {}).get("graph") if baseline is not None else None
+    if not settings.uses_graph or settings.sparql_endpoint is None:
+        warnings = _graph_change_warning(baseline, baseline_graph, None)
+        session.graph_lines = [(f"warning: {warning}", "yellow") for warning in warnings]
+        return GraphRun(warnings=warnings)
+    try:
+        identity: dict[str, Any] = identify_graph(settings.sparql_endpoint, Path(session.config.rootpath))
+    except EndpointError as error:
+        identity = {"error": str(error)}
+    identity = {**identity, "used_at": _now(), "execute": settings.execute}
+    references = references_section(results, identity) if session.graph and session.graph.check else None
+    lines: list[tuple[str, str]] = []
+    if references is not None:
+        lines.append(("", ""))
+        lines.append((_references_headline(references, identity), "red" if references["stale"] else "green"))
+        lines.extend((line, "") for line in stale_lines(references))
+    if session.graph is not None and session.graph.unavailable:
+        lines.append((f"graphrag-eval: {session.graph.unavailable}", "red"))
+    if settings.update_references:
+        lines.extend(_update_corpus_files(Path(session.config.rootpath), results))
+    warnings = _graph_change_warning(baseline, baseline_graph, identity)
+    lines.extend((f"warning: {warning}", "yellow") for warning in warnings)
+    session.graph_lines = lines
+    return GraphRun({"graph": identity}, references, warnings)
+
+
+def _references_headline(section: dict[str, Any], identity: dict[str, Any]) -> str:
+    graph = identity.get("url") or identity.get("location") or "the graph"
+    return (
+        f"references: {section['steps_checked']} reference queries of {section['questions_checked']} "
+        f"questions executed on {graph}: {section['stale_references']} question(s) stale, "
+        f"{section['failed_queries']} query(ies) failed"
+    )
+
+
+def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Rewrite the stale and missing outputs in each corpus file (atomically); one line per change."""
+    lines: list[tuple[str, str]] = []
+    descriptions = {
+        (str(result["question_id"]), str(step.get("step"))): describe_step(step)
+        for result in results
+        if (refs := question_references(result)) and refs.get("stale")
+        for step in refs.get("steps", [])
+        if step.get("status") in ("stale", "missing")
+    }
+    for file, updates in output_updates(results).items():
+        path = root / file
+        try:
+            text = path.read_bytes().decode("utf-8")
+            new_text, problems = update_corpus_text(text, updates)
+            if new_text != text:
+                write_text_atomic(path, new_text)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+            lines.append((f"update-references: could not update {file}: {error}", "red"))
+            continue
+        lines.extend((f"update-references: {file}: {problem}", "red") for problem in problems)
+        failed = {problem.split(":")[0] for problem in problems}
+        for update in updates:
+            where = f"reference_steps[{update.group}][{update.index}]"
+            if f"question {update.question_id!r} {where}" in failed:
+                continue
+            change = descriptions.get((update.question_id, where), "updated")
+            lines.append((f"updated {file}: {update.question_id} {where}: {change}", "green"))
+    return lines
+
+
+def _graph_change_warning(
+    baseline_report: Any, baseline: Any, current: dict[str, Any] | None
+) -> tuple[str, ...]:
+    """A warning when this run and its baseline ran on different graphs (or only one of them on one)."""
+    if baseline_report is None or (not isinstance(baseline, dict) and current is None):
+        return ()
+    before = _graph_name(baseline) if isinstance(baseline, dict) else None
+    after = _graph_name(current) if current is not None else None
+    if before == after:
+        return ()
+    return (
+        f"the baseline ran on graph {before or 'unrecorded'}, this run on {after or 'unrecorded'}: "
+        "differences may come from the data, not the agent",
+    )
+
+
+def _graph_name(identity: dict[str, Any]) -> str:
+    if identity.get("url"):
+        return str(identity["url"])
+    return f"{identity.get('location', 'files')} ({identity.get('content_hash', 'no hash')})"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
