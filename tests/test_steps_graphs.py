@@ -255,5 +255,7 @@ def test_without_pyoxigraph_a_graph_step_is_that_questions_error_naming_the_extr
         encoding="utf-8",
     )
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert done.stdout.startswith("None invalid reference steps: ")
+    assert done.stdout.startswith(
+        "None invalid reference steps: reference_steps[0][0]: 'output_media_type' application/n-triples: "
+    )
     assert "needs pyoxigraph: pip install 'pytest-graphrag-eval[rdf]'" in done.stdout

@@ -250,3 +250,12 @@ def test_run_evaluation_writes_the_keys_next_to_steps_score(scope: str) -> None:
     assert (result["steps_result_precision"], result["steps_result_recall"]) == (1.0, 0.5)
     assert math.isclose(result["steps_result_f1"], 2 / 3)
     assert "steps_output_error" not in result
+
+
+def test_the_worked_example_of_the_steps_page() -> None:
+    """docs/steps.md: the agent that returned only OSLO T1 scores precision 1, recall 0.5, F1 0.667."""
+    reference = (["transformer", "transformerName"], [("urn:t2", "OSLO T2"), ("urn:t1", "OSLO T1")])
+    agent = (["name", "kind", "t"], [("OSLO T1", "PowerTransformer", "urn:t1")])
+    found = overlap(reference, agent)
+    assert (found.precision, found.recall) == (1.0, 0.5)
+    assert round(found.f1, 3) == 0.667

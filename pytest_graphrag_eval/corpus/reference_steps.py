@@ -13,7 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_graphrag_eval.formats.rdf_graphs import RDF_MEDIA_TYPES, RdfGraph, RdfGraphError, parse_rdf_graph
+from pytest_graphrag_eval.formats.rdf_graphs import (
+    RDF_MEDIA_TYPES,
+    RdfGraph,
+    RdfGraphError,
+    RdfSupportMissing,
+    parse_rdf_graph,
+)
 from pytest_graphrag_eval.formats.sparql_results import (
     ResultsParser,
     SparqlResultsError,
@@ -92,6 +98,8 @@ def graph_expectation(step: Mapping[str, Any]) -> RdfGraph:
         raise ValueError(f"'output' is missing (the expected {RDF_MEDIA_TYPES[media]} graph)")
     try:
         return parse_rdf_graph(output, media)
+    except RdfSupportMissing as error:
+        raise ValueError(f"'output_media_type' {media}: {error}") from None
     except RdfGraphError as error:
         raise ValueError(f"'output' is {str(error)[:1].lower()}{str(error)[1:]}") from None
 
