@@ -259,3 +259,8 @@ def test_the_worked_example_of_the_steps_page() -> None:
     found = overlap(reference, agent)
     assert (found.precision, found.recall) == (1.0, 0.5)
     assert round(found.f1, 3) == 0.667
+
+
+def test_malformed_actual_steps_count_as_no_answer() -> None:
+    credit = result_credit([[step(["a"], [("1",)])]], ["not a step", None, {"name": "sparql_query"}])  # type: ignore[list-item]
+    assert credit is not None and credit.f1 == 0.0

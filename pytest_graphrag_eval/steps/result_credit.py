@@ -65,12 +65,10 @@ def result_credit(
     if not references:
         return None
     parse = parse or memoized_parser()
+    steps = [step if isinstance(step, Mapping) else {} for step in actual_steps]
     unreadable: list[str] = []
     overlaps = [
-        [
-            _pair_overlap(reference, index, actual, parse, unreadable)
-            for index, actual in enumerate(actual_steps)
-        ]
+        [_pair_overlap(reference, index, actual, parse, unreadable) for index, actual in enumerate(steps)]
         for reference in references
     ]
     weights = [[round(overlap.f1 * _RESOLUTION) for overlap in row] for row in overlaps]

@@ -37,7 +37,7 @@ class StepsScorer:
                 "score",
                 missing="the scored reference steps include no SPARQL results or RDF graph step",
                 error_key="steps_score_error",
-                in_summary=measure == "f1",
+                in_summary=False,
             )
             for measure in ("precision", "recall", "f1")
         ),
