@@ -101,7 +101,10 @@ def main() -> None:
         for changed in (False, True):
             question, response = sparql_question(rows, changed)
             alone = median_seconds(
-                lambda q=question, r=response: score_steps(q.reference_steps, r["actual_steps"]), repeats
+                lambda q=question, r=response: score_steps(
+                    q.reference_steps, r["actual_steps"], "last_group", q.reference_tables
+                ),
+                repeats,
             )
             whole = median_seconds(
                 lambda q=question, r=response: asyncio.run(scorer.score(q, r, ScoringContext())), repeats

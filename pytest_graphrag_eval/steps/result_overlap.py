@@ -23,9 +23,8 @@ stops answering.
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections import Counter
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from pytest_graphrag_eval.corpus.reference_steps import SparqlExpectation
@@ -39,8 +38,8 @@ from pytest_graphrag_eval.steps.sparql_compare import (
     row_mode,
 )
 
-MAPPING_BUDGET = 256
-"""Complete column mappings tried per step, most overlapping first; realistic results need far fewer."""
+MAPPING_BUDGET = 512
+"""Partial column mappings bounded per step (each costs a pass over the rows); real results need few."""
 
 
 @dataclass(frozen=True)
@@ -87,55 +86,82 @@ def sparql_overlap(expected: SparqlExpectation, actual: SparqlTable) -> Overlap:
 
 
 class _BestMapping:
-    """Search of the injective column mappings for the best F1, most overlapping column pairs first.
+    """Branch and bound over injective column mappings, for the best F1.
 
     A mapped pair of columns sharing no value makes every row differ, so only pairs
-    sharing values are tried; at most MAPPING_BUDGET complete mappings are scored.
+    sharing values are candidates. Columns are chosen one at a time; each partial
+    mapping gets an upper bound on the rows any completion can share (reference
+    rows whose projection on the columns chosen so far the actual result also has),
+    candidates are tried best bound first, and a branch whose bound cannot beat the
+    best F1 found is cut. Exact unless MAPPING_BUDGET partial mappings were bounded.
     """
 
     def __init__(self, reference: SparqlTable, actual: SparqlTable, required: Sequence[str], mode: RowMode):
         codes: dict[Term, int] = {}
-        self.reference_columns = [encode_column(reference.column(name), codes) for name in required]
+        columns = [encode_column(reference.column(name), codes) for name in required]
         self.actual_columns = [encode_column(column, codes) for column in actual.columns]
+        candidates = self._candidates(columns)
+        order = sorted(range(len(columns)), key=lambda index: len(candidates[index]))
+        self.reference_columns = [columns[index] for index in order]
+        self.candidates = [candidates[index] for index in order]
         self.mode = mode
         self.reference_rows = _rows(self.reference_columns)
         self.reference_size = _size(self.reference_rows, mode)
+        self.prefixes: dict[int, list[tuple[Hashable, ...]]] = {}
+        self.best = NONE
+        self.budget = MAPPING_BUDGET
 
     def overlap(self) -> Overlap:
-        candidates = self._candidates()
-        if any(not options for options in candidates):
-            return NONE
-        best = NONE
-        for mapping in itertools.islice(self._mappings(candidates), MAPPING_BUDGET):
-            found = self._score(mapping)
-            if found.f1 > best.f1:
-                best = found
-        return best
+        if all(self.candidates):
+            self._extend(())
+        return self.best
 
-    def _candidates(self) -> list[list[int]]:
-        """Per reference column, the actual columns sharing values with it, most shared first."""
+    def _candidates(self, reference_columns: Sequence[Column]) -> list[list[int]]:
+        """Per reference column, the actual columns sharing at least one value with it."""
         actual_sets = [set(column) for column in self.actual_columns]
-        candidates = []
-        for column in self.reference_columns:
-            values = set(column)
-            shared = [(len(values & other), index) for index, other in enumerate(actual_sets)]
-            candidates.append(
-                [index for count, index in sorted(shared, key=lambda p: (-p[0], p[1])) if count]
+        return [
+            [index for index, other in enumerate(actual_sets) if not other.isdisjoint(column)]
+            for column in reference_columns
+        ]
+
+    def _extend(self, chosen: tuple[int, ...]) -> None:
+        depth = len(chosen)
+        if depth == len(self.reference_columns):
+            found = self._score(chosen)
+            if found.f1 > self.best.f1:
+                self.best = found
+            return
+        options = []
+        for column in self.candidates[depth]:
+            if column in chosen:
+                continue
+            if self.budget <= 0:
+                break
+            self.budget -= 1
+            options.append((self._bound((*chosen, column)), column))
+        for bound, column in sorted(options, key=lambda option: (-option[0], option[1])):
+            if bound == 0 or 2 * bound / (self.reference_size + bound) <= self.best.f1:
+                break  # sorted by bound: no later option can do better
+            self._extend((*chosen, column))
+
+    def _bound(self, chosen: tuple[int, ...]) -> int:
+        """The most rows any mapping extending `chosen` can share."""
+        depth = len(chosen)
+        if depth not in self.prefixes:
+            self.prefixes[depth] = _rows(self.reference_columns[:depth])
+        reference_prefix = self.prefixes[depth]
+        actual_prefix = _rows([self.actual_columns[index] for index in chosen])
+        if self.mode is RowMode.SET:
+            present = set(actual_prefix)
+            return len(
+                {
+                    row
+                    for row, prefix in zip(self.reference_rows, reference_prefix, strict=True)
+                    if prefix in present
+                }
             )
-        return candidates
-
-    def _mappings(self, candidates: list[list[int]]) -> Iterator[tuple[int, ...]]:
-        """Injective mappings (an actual column per reference column), depth-first."""
-
-        def extend(chosen: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-            if len(chosen) == len(candidates):
-                yield chosen
-                return
-            for column in candidates[len(chosen)]:
-                if column not in chosen:
-                    yield from extend((*chosen, column))
-
-        return extend(())
+        # Shared rows as multisets bound both the multiset overlap and the common subsequence.
+        return sum((Counter(reference_prefix) & Counter(actual_prefix)).values())
 
     def _score(self, mapping: tuple[int, ...]) -> Overlap:
         actual_rows = _rows([self.actual_columns[index] for index in mapping])
