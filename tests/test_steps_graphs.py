@@ -99,6 +99,14 @@ def test_string_comparison_would_fail_where_the_graph_comparison_matches() -> No
     assert score(graph_step(reference, NT), actual(renamed)) == 1.0
 
 
+def test_a_triple_stated_twice_is_in_the_graph_once() -> None:
+    twice = "_:a <urn:p> _:b . _:a <urn:p> _:b . _:b <urn:q> _:c . _:c <urn:r> 1 ."
+    integer = "<http://www.w3.org/2001/XMLSchema#integer>"
+    once = f'_:x <urn:p> _:y .\n_:y <urn:q> _:z .\n_:z <urn:r> "1"^^{integer} .\n'
+    assert score(graph_step(twice), actual(once, output_media_type=NT)) == 1.0
+    assert score(graph_step(once, NT), actual(twice, output_media_type=TURTLE)) == 1.0
+
+
 def test_symmetric_blank_nodes_are_compared_by_canonicalization() -> None:
     """Two interchangeable blank nodes cannot be told apart by their neighbourhoods: RDFC-1.0 decides."""
     reference = "_:r <urn:p> _:a . _:r <urn:p> _:b . _:a <urn:v> _:b . _:b <urn:v> _:a ."

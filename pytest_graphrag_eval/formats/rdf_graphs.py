@@ -110,14 +110,16 @@ def _pyoxigraph() -> Any:
 def _canonical_parts(quads: Sequence[Any], pyoxigraph: Any) -> Iterable[str]:
     """One canonical key per MSG: ground triples once each (a graph is a set), blank-node groups as found."""
     ground: set[str] = set()
+    stated: set[str] = set()  # a triple stated twice is in the graph once, and must count once
     linked = _BlankNodeGroups()
     for quad in quads:
         triple = quad.triple
         blanks = [term.value for term in (triple.subject, triple.object) if _is_blank(term, pyoxigraph)]
-        if blanks:
-            linked.add(blanks, triple)
-        else:
+        if not blanks:
             ground.add(str(triple))
+        elif (text := str(triple)) not in stated:
+            stated.add(text)
+            linked.add(blanks, triple)
     yield from ground
     for triples in linked.groups():
         yield _canonical_group(triples, pyoxigraph)
