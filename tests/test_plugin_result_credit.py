@@ -9,7 +9,10 @@ from typing import Any
 import pytest
 from plugin_support import corpus, good_responses, response, write_corpus, write_responses
 
+from pytest_graphrag_eval.report.html_report.steps import step_table
+
 REPLAY = ["--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl"]
+THRESHOLD = ["--graphrag-threshold", "steps_score>=1"]
 TWO_THIRDS = 2 / 3  # q1 returns one of its two rows: precision 1, recall 1/2
 
 
@@ -155,3 +158,21 @@ def test_bad_rdf_from_the_agent_is_named_in_the_failure(pytester: pytest.Pyteste
             "(actual_steps[[]0[]], sparql_query): its output is not valid Turtle*line 1*",
         ]
     )
+
+
+def test_html_report_step_table_carries_the_triple_diff(pytester: pytest.Pytester) -> None:
+    """The page's step table (its question details are compressed in the page) is built from these lines."""
+    moved = f'<{EX}S1> <{EX}zone> <{EX}NO2> ; <{EX}name> "OSLO" ; <{EX}geo> [ <{EX}lat> 59.9 ] .'
+    _graph_case(pytester, moved)
+    run = pytester.runpytest(
+        *REPLAY, *THRESHOLD, "--graphrag-html", "report.html", "--graphrag-report", "r.json"
+    )
+    run.assert_outcomes(failed=1)
+    assert (pytester.path / "report.html").stat().st_size > 0
+    (result,) = _report(pytester)["results"]
+    table = step_table(result, "last_group")
+    assert table is not None
+    (reference,) = table["reference"]
+    lines = reference["mismatch"]["lines"]
+    assert lines[0] == "closest actual step: call_d1 — 1 missing triple(s) and 1 extra triple(s)"
+    assert f"  - <{EX}S1> <{EX}zone> <{EX}NO1> ." in lines and f"  - <{EX}S1> <{EX}zone> <{EX}NO2> ." in lines
