@@ -25,6 +25,8 @@ NO2 = "d566b1e9da418ac83e520a66cc7af4d7"
 NO1 = "03d4283773b4387114342518176b128b"
 TRANSFORMERS = "list_all_transformers_within_Substation_SUBSTATION"
 SUBSTATIONS = "list_all_substations_within_bidding_zone_REGION"
+# Partial credit on the SPARQL step, next to graphrag-eval's keys (new keys, old values unchanged).
+PARTIAL_CREDIT = {"steps_result_precision", "steps_result_recall", "steps_result_f1"}
 SUCCESS_KEYS = {
     "template_id",
     "question_id",
@@ -39,7 +41,7 @@ SUCCESS_KEYS = {
     "output_tokens",
     "total_tokens",
     "elapsed_sec",
-}
+} | PARTIAL_CREDIT
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +120,7 @@ def test_oslo_result_equals_the_seed_example_result(results, examples) -> None:
     assert set(result) == SUCCESS_KEYS
     assert {key: result[key] for key in expected} == expected
     assert result["steps_score"] == 1
+    assert {key: result[key] for key in PARTIAL_CREDIT} == dict.fromkeys(PARTIAL_CREDIT, 1.0)
     assert result["reference_steps"][0][0]["matches"] == "call_3b3zHJnBXwYYSg04BiFGAAgO"
 
 
@@ -162,13 +165,17 @@ def test_aggregates_of_the_seed_run(results) -> None:
     assert micro["number_of_error_samples"] == 1 and micro["number_of_success_samples"] == 3
     assert micro["steps_score"]["sum"] == 2 and micro["steps_score"]["mean"] == pytest.approx(2 / 3)
     assert aggregates["macro"]["steps_score"] == {"mean": pytest.approx(0.75)}
-    assert set(aggregates["macro"]) == {
-        "input_tokens",
-        "output_tokens",
-        "total_tokens",
-        "elapsed_sec",
-        "steps_score",
-    }
+    assert (
+        set(aggregates["macro"])
+        == {
+            "input_tokens",
+            "output_tokens",
+            "total_tokens",
+            "elapsed_sec",
+            "steps_score",
+        }
+        | PARTIAL_CREDIT
+    )
 
 
 def stavanger_lines_corpus(examples: dict[str, Any], required: list[str]) -> list[dict[str, Any]]:

@@ -37,6 +37,7 @@ _SIBLING_SEGMENTS = frozenset({"steps", "retrieval", "erag"})
 _SIBLING_KEYS = frozenset(
     {"steps_score", "steps_score_error", "retrieval_ap", "retrieval_mrr", "retrieval_error"}
     | {"erag_cost", "erag_error"}
+    | {"steps_result_precision", "steps_result_recall", "steps_result_f1", "steps_output_error"}
 )
 _OWN_KEYS = KeyCatalogue([*BASE_KEYS, *ANSWER_KEYS])
 RESERVED_PREFIXES = _OWN_KEYS.first_segments() | _SIBLING_SEGMENTS

@@ -13,6 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_graphrag_eval.formats.rdf_graphs import (
+    RDF_MEDIA_TYPES,
+    RdfGraph,
+    RdfGraphError,
+    RdfSupportMissing,
+    parse_rdf_graph,
+)
 from pytest_graphrag_eval.formats.sparql_results import (
     ResultsParser,
     SparqlResultsError,
@@ -22,8 +29,8 @@ from pytest_graphrag_eval.formats.sparql_results import (
 
 SPARQL_RESULTS_MEDIA_TYPE = "application/sparql-results+json"
 JSON_MEDIA_TYPE = "application/json"
-# Only the two media types above have rules of their own; any other (text/uri, text/plain, ...)
-# compares the outputs as values.
+# Only the two media types above and the RDF syntaxes of graph outputs (formats/rdf_graphs.py) have
+# rules of their own; any other (text/uri, text/plain, ...) compares the outputs as values.
 RETRIEVAL_STEP = "retrieval"
 IRI_DISCOVERY_STEP = "iri_discovery"
 TIME_SERIES_STEP = "retrieve_time_series"
@@ -81,6 +88,20 @@ def sparql_expectation(
         ordered=_flag(step, "ordered", default=False),
         ignore_duplicates=_flag(step, "ignore_duplicates", default=True),
     )
+
+
+def graph_expectation(step: Mapping[str, Any]) -> RdfGraph:
+    """The graph a CONSTRUCT/DESCRIBE reference step expects; raises ValueError naming the field."""
+    media = step["output_media_type"]
+    output = step.get("output")
+    if output is None:
+        raise ValueError(f"'output' is missing (the expected {RDF_MEDIA_TYPES[media]} graph)")
+    try:
+        return parse_rdf_graph(output, media)
+    except RdfSupportMissing as error:
+        raise ValueError(f"'output_media_type' {media}: {error}") from None
+    except RdfGraphError as error:
+        raise ValueError(f"'output' is {str(error)[:1].lower()}{str(error)[1:]}") from None
 
 
 def relevant_ids(step: Mapping[str, Any]) -> list[str]:
@@ -153,6 +174,8 @@ def _check_step(step: Mapping[str, Any], parse: ResultsParser) -> None:
             raise ValueError(problem)
     elif media == SPARQL_RESULTS_MEDIA_TYPE:
         sparql_expectation(step, parse)
+    elif media in RDF_MEDIA_TYPES:
+        graph_expectation(step)
     elif media == JSON_MEDIA_TYPE:
         _check_json_output(step)
     elif name == RETRIEVAL_STEP:

@@ -1,8 +1,9 @@
 """Lines explaining why a reference step matched no actual step, for failure reports.
 
 For a SPARQL step the closest actual result (fewest missing plus extra rows) is
-diffed against the reference; for other steps the report says which candidate
-steps existed.
+diffed against the reference, for a CONSTRUCT/DESCRIBE step the closest graph
+(fewest missing plus extra triples); for other steps the report says which
+candidate steps existed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import media_type, reference_iri
+from pytest_graphrag_eval.formats.rdf_graphs import is_rdf_media_type
+from pytest_graphrag_eval.steps.graph_compare import explain_graph_mismatch
 from pytest_graphrag_eval.steps.match import step_match_score
 from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
 from pytest_graphrag_eval.steps.timeseries import wrong_arguments
@@ -40,6 +43,8 @@ def explain_step_mismatch(
         step = successful[-1]
         wrong = wrong_arguments(reference_step, step)
         return [f"latest actual {name!r} step {step.get('id', '?')} differs in its arguments:", *wrong]
+    if is_rdf_media_type(media_type(reference_step)):
+        return _graph_lines(reference_step, successful, limit)
     if media_type(reference_step) != SPARQL_JSON:
         return [f"{len(successful)} successful actual {name!r} step(s), none with a matching output"]
     explained = [
@@ -91,6 +96,34 @@ def _unmapped_name_hints(
                 "file, or tool_names in the corpus settings)"
             )
     return hints
+
+
+def _graph_lines(
+    reference_step: Mapping[str, Any], successful: Sequence[Mapping[str, Any]], limit: int
+) -> list[str]:
+    explained = [(step, explain_graph_mismatch(reference_step, step, limit=limit)) for step in successful]
+    step, closest = min(explained, key=lambda pair: graph_mismatch_distance(pair[1]))
+    lines = [f"closest actual step: {step.get('id', '?')} — {closest['reason']}"]
+    if "reference_triple_count" in closest:
+        lines.append(
+            f"triples: reference {closest['reference_triple_count']}, actual {closest['actual_triple_count']}"
+        )
+    for key, label in (("missing_triples", "missing triples"), ("extra_triples", "extra triples")):
+        triples = closest.get(key) or []
+        if triples:
+            total = closest[f"{key}_total"]
+            lines.append(f"{label} ({total}):")
+            lines += [f"  - {triple}" for triple in triples[:limit]]
+            if total > limit:
+                lines.append(f"  … {total - limit} more")
+    return lines
+
+
+def graph_mismatch_distance(explanation: Mapping[str, Any]) -> tuple[int, int]:
+    """Sort key of graph mismatch explanations: fewest missing plus extra triples first, then bad outputs."""
+    if "reference_triple_count" not in explanation:
+        return (1, 0)
+    return (0, int(explanation["missing_triples_total"]) + int(explanation["extra_triples_total"]))
 
 
 def _iri_lines(reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping[str, Any]]) -> str:

@@ -13,15 +13,18 @@ that applies decides the score:
    arguments agree (timeseries.py).
 4. `output_media_type: application/sparql-results+json` - SPARQL result
    comparison, 0 or 1 (sparql_compare.py).
-5. `output_media_type: application/json` - 1 when both outputs are the same
+5. `output_media_type` an RDF syntax (N-Triples, Turtle, JSON-LD, RDF/XML:
+   CONSTRUCT and DESCRIBE outputs) - 1 when both outputs are the same RDF
+   graph up to blank-node renaming (graph_compare.py).
+6. `output_media_type: application/json` - 1 when both outputs are the same
    JSON value (text is parsed; true is not 1; 1 equals 1.0).
-6. reference step `retrieval` - the step recall: relevant documents among the
+7. reference step `retrieval` - the step recall: relevant documents among the
    first k retrieved, divided by min(k, number relevant), so an agent that
    fills all k slots with relevant documents matches fully (graphrag-eval 6.x).
    k is the actual step's `args.k`, else the reference step's; with neither,
    plain recall over everything retrieved. The `retrieval_*` IR metrics keep
    the trec_eval definitions (retrieval/metrics.py).
-7. otherwise 1 when the outputs are the same value (text, number, JSON
+8. otherwise 1 when the outputs are the same value (text, number, JSON
    object or list; a missing output equals null).
 
 An actual output that cannot be read (not JSON, not SPARQL results, not a
@@ -48,12 +51,14 @@ from pytest_graphrag_eval.corpus.reference_steps import (
     sparql_expectation,
 )
 from pytest_graphrag_eval.formats.documents import parse_documents
+from pytest_graphrag_eval.formats.rdf_graphs import is_rdf_media_type
 from pytest_graphrag_eval.formats.sparql_results import (
     ResultsParser,
     SparqlResultsError,
     parse_sparql_results,
     uri_values,
 )
+from pytest_graphrag_eval.steps.graph_compare import graph_output_score
 from pytest_graphrag_eval.steps.sparql_compare import results_match
 from pytest_graphrag_eval.steps.timeseries import data_points_score, time_series_score
 
@@ -86,6 +91,8 @@ def step_match_score(
     output = actual_step.get("output")
     if media == SPARQL_RESULTS_MEDIA_TYPE:
         return sparql_output_score(reference_step, output, parse)
+    if is_rdf_media_type(media):
+        return graph_output_score(reference_step, actual_step)
     if media == JSON_MEDIA_TYPE:
         return float(json_outputs_equal(reference_step.get("output"), output))
     if name == RETRIEVAL_STEP:
@@ -153,7 +160,7 @@ def _scalar_kind(value: Any) -> str | None:
 
 
 def retrieval_step_recall(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> float:
-    """Relevant documents among the first k retrieved, over min(k, number relevant) (rule 6)."""
+    """Relevant documents among the first k retrieved, over min(k, number relevant) (rule 7)."""
     relevant = set(relevant_ids(reference_step))
     k = _valid_cutoff(actual_step) or cutoff(reference_step)
     try:

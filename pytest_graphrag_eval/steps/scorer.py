@@ -1,4 +1,4 @@
-"""StepsScorer: the rule-based `steps_score` of one question."""
+"""StepsScorer: the rule-based `steps_score` of one question, and partial credit on its results."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pytest_graphrag_eval.corpus.reference_steps import SPARQL_RESULTS_MEDIA_TYPE, media_type
 from pytest_graphrag_eval.corpus.response_records import actual_step_problems
 from pytest_graphrag_eval.errors import SourceLocation
+from pytest_graphrag_eval.formats.sparql_results import memoized_parser
 from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 from pytest_graphrag_eval.steps.groups import mark_matches, score_steps
+from pytest_graphrag_eval.steps.result_credit import result_credit
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
@@ -21,7 +23,10 @@ class StepsScorer:
     Returns nothing for a question without reference steps, `steps_score_error`
     when its reference steps are invalid, and otherwise `steps_score` plus the
     copy of `reference_steps` marked with `matches: <actual step id>`. A
-    response without actual steps scores 0.
+    response without actual steps scores 0. When the scored groups hold SPARQL
+    or graph steps, `steps_result_precision` / `_recall` / `_f1` give partial
+    credit on their rows or triples (result_credit.py), and `steps_output_error`
+    names each actual CONSTRUCT/DESCRIBE output that is not valid RDF.
     """
 
     name = "steps"
@@ -29,6 +34,17 @@ class StepsScorer:
         ResultKey("steps_score", "score", missing="the question has no reference_steps", column=0),
         ResultKey("steps_score_error", "error"),
         ResultKey("reference_steps", "data"),
+        *(
+            ResultKey(
+                f"steps_result_{measure}",
+                "score",
+                missing="the scored reference steps include no SPARQL results or RDF graph step",
+                error_key="steps_score_error",
+                in_summary=False,
+            )
+            for measure in ("precision", "recall", "f1")
+        ),
+        ResultKey("steps_output_error", "error"),
     )
 
     async def score(
@@ -45,13 +61,22 @@ class StepsScorer:
         )
         if step_problems:
             return {"steps_score_error": "unscorable agent steps: " + "; ".join(step_problems)}
-        outcome = score_steps(
-            question.reference_steps, actual_steps, context.steps_scope, question.reference_tables
-        )
-        return {
+        parse = memoized_parser(question.reference_tables)
+        credit = result_credit(question.reference_steps, actual_steps, context.steps_scope, parse)
+        # The actual outputs the credit parsed are not parsed again.
+        outcome = score_steps(question.reference_steps, actual_steps, context.steps_scope, parse.tables())
+        result: dict[str, Any] = {
             "reference_steps": mark_matches(question.reference_steps, actual_steps, outcome.matches),
             "steps_score": outcome.score,
         }
+        if credit is not None:
+            result["steps_result_precision"] = credit.precision
+            result["steps_result_recall"] = credit.recall
+            result["steps_result_f1"] = credit.f1
+            if credit.unreadable:
+                where = f"question {question.question_id!r} (template {question.template_id!r})"
+                result["steps_output_error"] = f"{where}: " + "; ".join(credit.unreadable)
+        return result
 
 
 def sparql_output_problems(

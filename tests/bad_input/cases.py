@@ -361,7 +361,51 @@ CORPUS_CASES = [
     _raw_corpus_case("yaml-python-tag", "- !!python/object:os.system {}\n", "corpus.yaml:1", "invalid YAML"),
 ]
 
+TURTLE_REFERENCE = {"output_media_type": "text/turtle", "output": "<urn:s1> <urn:name> 'Alpha' ."}
+
+
+def _graph_reference(data: list[dict[str, Any]]) -> None:
+    step = _step(data)
+    step.update(TURTLE_REFERENCE)
+    step.pop("required_columns")
+
+
+def _truncated_graph_answer(data: list[dict[str, Any]]) -> None:
+    data[0]["actual_steps"][0]["output"] = "<urn:s1> <urn:name> "
+
+
 REFERENCE_CONTENT_CASES = [
+    Case(
+        "reference-rdf-does-not-parse",
+        ("corpus.yaml", "q1", "steps_score_error", "reference_steps[0][0]", "not valid Turtle", "line 1"),
+        "failed",
+        files={
+            "corpus.yaml": corpus_yaml(lambda d: (_graph_reference(d), _step(d).update(output="ex:a ex:b .")))
+        },
+        args=(*REPLAY, "--graphrag-threshold", "steps_score>=1"),
+        library="result",
+        failed_question="q1",
+    ),
+    Case(
+        "agent-rdf-does-not-parse",
+        (
+            "corpus.yaml",
+            "q1",
+            "steps_output_error",
+            "question 'q1'",
+            "'call_q1'",
+            "not valid Turtle",
+            "line 1",
+        ),
+        "failed",
+        files={
+            "corpus.yaml": corpus_yaml(_graph_reference),
+            "responses.jsonl": responses_jsonl(_truncated_graph_answer),
+        },
+        args=(*REPLAY, "--graphrag-threshold", "steps_score>=1"),
+        library="result",
+        failed_question="q1",
+    ),
     Case(
         "reference-required-column-absent",
         ("corpus.yaml", "q1", "steps_score_error", "reference_steps[0][0]", "'nope'"),

@@ -1,0 +1,113 @@
+"""Per-question partial credit: `steps_result_precision`, `steps_result_recall`, `steps_result_f1`.
+
+The result-bearing reference steps (SPARQL results, RDF graphs) of the groups
+`steps_score` covers (the last group, or every group under `all_groups`) are
+paired one-to-one with successful actual steps of the same name so that the
+summed F1 is largest (assignment.py); each step's precision, recall and F1
+come from its partner (none: 0, 0, 0), and the question's keys are their means
+over those reference steps. Step order between groups is not enforced here.
+
+An actual output that does not parse as the reference step's RDF syntax is
+reported (`unreadable`), naming the step, so a broken CONSTRUCT/DESCRIBE
+output is never just a quiet 0.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_graphrag_eval.corpus.reference_steps import (
+    SPARQL_RESULTS_MEDIA_TYPE,
+    graph_expectation,
+    media_type,
+    sparql_expectation,
+)
+from pytest_graphrag_eval.formats.rdf_graphs import RdfGraphError, is_rdf_media_type
+from pytest_graphrag_eval.formats.sparql_results import ResultsParser, SparqlResultsError, memoized_parser
+from pytest_graphrag_eval.steps.assignment import max_weight_assignment
+from pytest_graphrag_eval.steps.graph_compare import actual_graph, graph_difference
+from pytest_graphrag_eval.steps.result_overlap import NONE, Overlap, counted_overlap, sparql_overlap
+
+_RESOLUTION = 10**9
+
+
+@dataclass(frozen=True)
+class ResultCredit:
+    """Mean precision, recall and F1 over the result-bearing reference steps, and unreadable outputs."""
+
+    precision: float
+    recall: float
+    f1: float
+    unreadable: tuple[str, ...]
+
+
+def is_result_step(step: Mapping[str, Any]) -> bool:
+    """A reference step whose output is a result set: SPARQL results JSON or an RDF graph."""
+    media = media_type(step)
+    return media == SPARQL_RESULTS_MEDIA_TYPE or is_rdf_media_type(media)
+
+
+def result_credit(
+    reference_steps: Sequence[Sequence[Mapping[str, Any]]],
+    actual_steps: Sequence[Mapping[str, Any]],
+    scope: str = "last_group",
+    parse: ResultsParser | None = None,
+) -> ResultCredit | None:
+    """Partial credit of one question; None when its scored groups hold no result-bearing step.
+
+    The reference steps must be valid (the corpus loader checked them).
+    """
+    groups = reference_steps[-1:] if scope == "last_group" else reference_steps
+    references = [step for group in groups for step in group if is_result_step(step)]
+    if not references:
+        return None
+    parse = parse or memoized_parser()
+    steps = [step if isinstance(step, Mapping) else {} for step in actual_steps]
+    unreadable: list[str] = []
+    overlaps = [
+        [_pair_overlap(reference, index, actual, parse, unreadable) for index, actual in enumerate(steps)]
+        for reference in references
+    ]
+    weights = [[round(overlap.f1 * _RESOLUTION) for overlap in row] for row in overlaps]
+    assignment = max_weight_assignment(weights)
+    chosen = [overlaps[row][assignment[row]] if row in assignment else NONE for row in range(len(references))]
+    return ResultCredit(
+        precision=statistics.fmean(overlap.precision for overlap in chosen),
+        recall=statistics.fmean(overlap.recall for overlap in chosen),
+        f1=statistics.fmean(overlap.f1 for overlap in chosen),
+        unreadable=tuple(dict.fromkeys(unreadable)),
+    )
+
+
+def _pair_overlap(
+    reference: Mapping[str, Any],
+    index: int,
+    actual: Mapping[str, Any],
+    parse: ResultsParser,
+    unreadable: list[str],
+) -> Overlap:
+    if actual.get("status") != "success" or actual.get("name") != reference.get("name"):
+        return NONE
+    if media_type(reference) == SPARQL_RESULTS_MEDIA_TYPE:
+        try:
+            table = parse(actual.get("output"))
+        except SparqlResultsError:
+            return NONE
+        return sparql_overlap(sparql_expectation(reference, parse), table)
+    try:
+        graph = actual_graph(reference, actual)
+    except RdfGraphError as error:
+        text = str(error)
+        unreadable.append(f"{_step_label(actual, index)}: its output is {text[:1].lower()}{text[1:]}")
+        return NONE
+    difference = graph_difference(graph_expectation(reference), graph)
+    return counted_overlap(difference.reference_triples, difference.actual_triples, difference.shared_triples)
+
+
+def _step_label(step: Mapping[str, Any], index: int) -> str:
+    step_id = step.get("id")
+    named = f"actual step {step_id!r} " if step_id is not None else "actual step "
+    return f"{named}(actual_steps[{index}], {step.get('name')})"

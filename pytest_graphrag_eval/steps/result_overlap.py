@@ -1,0 +1,210 @@
+"""Partial credit on result-bearing steps: precision, recall and F1 of one step's rows or triples.
+
+`steps_score` gives a SPARQL or graph step 0 or 1; these numbers say how close
+a wrong result came. For a SELECT step they count projected rows under the
+column mapping with the best F1 (the same one-to-one mapping of required
+columns to actual variables as the 0/1 comparison), in the step's own row mode:
+
+- unordered (default): distinct rows, as sets;
+- `ignore_duplicates: false`: rows with their repeats, as multisets;
+- `ordered: true`: the longest common subsequence of the two row sequences,
+  so rows out of order count as missing.
+
+An ASK step and a step whose result has the wrong shape score all or nothing.
+A graph step counts triples (graph_compare.py). F1 is 1 exactly when the step
+matches, so these keys never contradict `steps_score`.
+
+Empty results (docs/steps.md): both empty is full credit (as GERBIL's QALD
+measures), but an empty actual result against a non-empty reference scores
+precision 0, not GERBIL's 1: a regression test must not reward an agent that
+stops answering.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from pytest_graphrag_eval.corpus.reference_steps import SparqlExpectation
+from pytest_graphrag_eval.formats.sparql_results import SparqlTable
+from pytest_graphrag_eval.formats.terms import Term
+from pytest_graphrag_eval.steps.sparql_compare import (
+    Column,
+    RowMode,
+    encode_column,
+    results_match,
+    row_mode,
+)
+
+MAPPING_BUDGET = 512
+"""Partial column mappings bounded per step (each costs a pass over the rows); real results need few."""
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Precision, recall and F1 of one actual result against one reference result."""
+
+    precision: float
+    recall: float
+    f1: float
+
+
+FULL = Overlap(1.0, 1.0, 1.0)
+NONE = Overlap(0.0, 0.0, 0.0)
+
+
+def counted_overlap(reference: int, actual: int, shared: int) -> Overlap:
+    """From sizes: both empty is full credit; one side empty is no credit (see the module docstring)."""
+    if reference == 0 and actual == 0:
+        return FULL
+    if reference == 0 or actual == 0 or shared == 0:
+        return NONE
+    precision, recall = shared / actual, shared / reference
+    return Overlap(precision, recall, 2 * precision * recall / (precision + recall))
+
+
+def sparql_overlap(expected: SparqlExpectation, actual: SparqlTable) -> Overlap:
+    """Rows of `actual` against a SPARQL reference step, under the column mapping with the best F1."""
+    reference = expected.table
+    matched = results_match(
+        reference,
+        actual,
+        expected.required_columns,
+        ordered=expected.ordered,
+        ignore_duplicates=expected.ignore_duplicates,
+    )
+    if matched:
+        return FULL
+    if reference.is_ask or actual.is_ask or len(expected.required_columns) > len(actual.variables):
+        return NONE
+    mode = row_mode(expected.ordered, expected.ignore_duplicates)
+    if not expected.required_columns or reference.row_count == 0 or actual.row_count == 0:
+        return counted_overlap(reference.row_count, actual.row_count, 0)
+    return _BestMapping(reference, actual, expected.required_columns, mode).overlap()
+
+
+class _BestMapping:
+    """Branch and bound over injective column mappings, for the best F1.
+
+    A mapped pair of columns sharing no value makes every row differ, so only pairs
+    sharing values are candidates. Columns are chosen one at a time; each partial
+    mapping gets an upper bound on the rows any completion can share (reference
+    rows whose projection on the columns chosen so far the actual result also has),
+    candidates are tried best bound first, and a branch whose bound cannot beat the
+    best F1 found is cut. Exact unless MAPPING_BUDGET partial mappings were bounded.
+    """
+
+    def __init__(self, reference: SparqlTable, actual: SparqlTable, required: Sequence[str], mode: RowMode):
+        codes: dict[Term, int] = {}
+        fresh = itertools.count()
+        columns = [encode_column(reference.column(name), codes, fresh) for name in required]
+        self.actual_columns = [encode_column(column, codes, fresh) for column in actual.columns]
+        candidates = self._candidates(columns)
+        order = sorted(range(len(columns)), key=lambda index: len(candidates[index]))
+        self.reference_columns = [columns[index] for index in order]
+        self.candidates = [candidates[index] for index in order]
+        self.mode = mode
+        self.reference_rows = _rows(self.reference_columns)
+        self.reference_size = _size(self.reference_rows, mode)
+        self.prefixes: dict[int, list[tuple[Hashable, ...]]] = {}
+        self.best = NONE
+        self.budget = MAPPING_BUDGET
+
+    def overlap(self) -> Overlap:
+        if all(self.candidates):
+            self._extend(())
+        return self.best
+
+    def _candidates(self, reference_columns: Sequence[Column]) -> list[list[int]]:
+        """Per reference column, the actual columns sharing at least one value with it."""
+        actual_sets = [set(column) for column in self.actual_columns]
+        return [
+            [index for index, other in enumerate(actual_sets) if not other.isdisjoint(column)]
+            for column in reference_columns
+        ]
+
+    def _extend(self, chosen: tuple[int, ...]) -> None:
+        depth = len(chosen)
+        if depth == len(self.reference_columns):
+            found = self._score(chosen)
+            if found.f1 > self.best.f1:
+                self.best = found
+            return
+        options = []
+        for column in self.candidates[depth]:
+            if column in chosen:
+                continue
+            if self.budget <= 0:
+                break
+            self.budget -= 1
+            options.append((self._bound((*chosen, column)), column))
+        for bound, column in sorted(options, key=lambda option: (-option[0], option[1])):
+            if bound == 0 or 2 * bound / (self.reference_size + bound) <= self.best.f1:
+                break  # sorted by bound: no later option can do better
+            self._extend((*chosen, column))
+
+    def _bound(self, chosen: tuple[int, ...]) -> int:
+        """The most rows any mapping extending `chosen` can share."""
+        depth = len(chosen)
+        if depth not in self.prefixes:
+            self.prefixes[depth] = _rows(self.reference_columns[:depth])
+        reference_prefix = self.prefixes[depth]
+        actual_prefix = _rows([self.actual_columns[index] for index in chosen])
+        if self.mode is RowMode.SET:
+            present = set(actual_prefix)
+            return len(
+                {
+                    row
+                    for row, prefix in zip(self.reference_rows, reference_prefix, strict=True)
+                    if prefix in present
+                }
+            )
+        # Shared rows as multisets bound both the multiset overlap and the common subsequence.
+        return sum((Counter(reference_prefix) & Counter(actual_prefix)).values())
+
+    def _score(self, mapping: tuple[int, ...]) -> Overlap:
+        actual_rows = _rows([self.actual_columns[index] for index in mapping])
+        shared = _shared(self.reference_rows, actual_rows, self.mode)
+        return counted_overlap(self.reference_size, _size(actual_rows, self.mode), shared)
+
+
+def _rows(columns: Sequence[Column]) -> list[tuple[Hashable, ...]]:
+    return list(zip(*columns, strict=True))
+
+
+def _size(rows: Sequence[tuple[Hashable, ...]], mode: RowMode) -> int:
+    return len(set(rows)) if mode is RowMode.SET else len(rows)
+
+
+def _shared(
+    reference: Sequence[tuple[Hashable, ...]], actual: Sequence[tuple[Hashable, ...]], mode: RowMode
+) -> int:
+    if mode is RowMode.SET:
+        return len(set(reference) & set(actual))
+    if mode is RowMode.MULTISET:
+        return sum((Counter(reference) & Counter(actual)).values())
+    return longest_common_subsequence(reference, actual)
+
+
+def longest_common_subsequence(left: Sequence[Hashable], right: Sequence[Hashable]) -> int:
+    """Length of the longest common subsequence (Hunt-Szymanski: a longest increasing subsequence).
+
+    Each element of `left` contributes the positions in `right` holding it, in
+    decreasing order; the longest strictly increasing run through them is the
+    answer. With distinct rows this takes O(n log n).
+    """
+    positions: dict[Hashable, list[int]] = {}
+    for index, item in enumerate(right):
+        positions.setdefault(item, []).append(index)
+    tails: list[int] = []  # tails[k]: smallest last position of an increasing run of length k + 1
+    for item in left:
+        for position in reversed(positions.get(item, ())):
+            slot = bisect.bisect_left(tails, position)
+            if slot == len(tails):
+                tails.append(position)
+            else:
+                tails[slot] = position
+    return len(tails)
