@@ -31,6 +31,7 @@ import sys
 from typing import Any
 
 import numpy as np
+from timing import announce_quick
 
 from pytest_graphrag_eval.compare import PairedSample, paired_changes
 from pytest_graphrag_eval.compare.bootstrap import resample_counts
@@ -133,6 +134,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="50 trials, n=20 and 40, no budget check")
     parser.add_argument("--seed", type=int, default=20261122)
     args = parser.parse_args()
+    announce_quick(args.quick)
     trials = 50 if args.quick else 1000
     sizes = [20, 40] if args.quick else [20, 40, 200]
     rows = null_rows(sizes, trials, args.seed)

@@ -29,6 +29,7 @@ import time  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
+from timing import announce_quick  # noqa: E402
 
 from pytest_graphrag_eval.compare import DEFAULT_RESAMPLES, compare_reports, content_hash  # noqa: E402
 
@@ -64,6 +65,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="500 questions, one run, no budget check")
     args = parser.parse_args()
+    announce_quick(args.quick)
     questions = 500 if args.quick else 10_000
     quality = np.random.default_rng(1).beta(2.0, 0.7, size=questions)
     baseline = {"format_version": 2, "results": make_results(questions, 2, quality), "metadata": {}}

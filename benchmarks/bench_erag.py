@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 
+from timing import announce_quick
+
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
 from pytest_graphrag_eval.retrieval import ModelGenerator, SingleInput, aerag_eval
 from pytest_graphrag_eval.testing import FakeOpenAIServer
@@ -112,6 +114,7 @@ def main() -> None:
     )
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    announce_quick(args.quick)
     questions, documents, repeats = (20, 5, 1) if args.quick else (100, 10, args.repeats)
     results, expected = make_inputs(questions, documents)
     calls = questions * documents

@@ -34,6 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from timing import announce_quick
+
 from pytest_graphrag_eval.evaluation import run_evaluation
 from pytest_graphrag_eval.testing.graphrag_eval_outcome import comparable_outcome
 
@@ -422,6 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20251)
     parser.add_argument("--write-sample", action="store_true", help="refresh the committed sample")
     args = parser.parse_args(argv)
+    announce_quick(args.quick)
     if args.quick:
         sample = json.loads(SAMPLE.read_text(encoding="utf-8"))
         print(

@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from timing import announce_quick
+
 from pytest_graphrag_eval.report.html_report import write_html
 from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
@@ -38,6 +40,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="500 questions, no budget check")
     arguments = parser.parse_args()
+    announce_quick(arguments.quick)
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     try:
         from playwright.sync_api import sync_playwright

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pyoxigraph  # noqa: E402
+from timing import announce_quick  # noqa: E402
 
 from pytest_graphrag_eval.corpus.reference_corpus import corpus_from_data  # noqa: E402
 from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint  # noqa: E402
@@ -174,6 +175,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="300 queries: only checks that it works")
     parser.add_argument("--queries", type=int, default=10_000)
     args = parser.parse_args()
+    announce_quick(args.quick)
     count = 300 if args.quick else args.queries
     embedded = EmbeddedEndpoint.load(GRID)
     questions = make_questions(count, embedded)

@@ -22,7 +22,7 @@ import random
 from typing import Any
 
 from bench_sparql_compare import ACTUAL_COLUMNS, REQUIRED, make_rows
-from timing import median_seconds
+from timing import announce_quick, median_seconds
 
 from pytest_graphrag_eval import ScoringContext, corpus_from_data
 from pytest_graphrag_eval.formats import rdf_graphs
@@ -93,6 +93,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for CI")
     quick = parser.parse_args().quick
+    announce_quick(quick)
     sizes = [200] if quick else [1_000, 10_000]
     repeats = 1 if quick else 5
     scorer = StepsScorer()

@@ -13,6 +13,8 @@ import random
 import statistics
 import time
 
+from timing import announce_quick
+
 from pytest_graphrag_eval.retrieval import evaluate_run
 
 METRICS = {"P_10", "recall_100", "map", "recip_rank", "ndcg", "ndcg_cut_10", "success_1"}
@@ -46,6 +48,7 @@ def main() -> None:
     parser.add_argument("--documents", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
+    announce_quick(args.quick)
     queries, repeats = (500, 3) if args.quick else (args.queries, args.repeats)
     qrels, run = make_inputs(queries, args.documents)
     print(

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from timing import announce_quick
 
 QUESTIONS_PER_TEMPLATE = 100
 SPARQL_JSON = "application/sparql-results+json"
@@ -221,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="N = 500 only, no budgets (for CI)")
     args = parser.parse_args(argv)
+    announce_quick(args.quick)
     if args.quick:
         measure(500, [0, 2], [0, 2])
         return 0

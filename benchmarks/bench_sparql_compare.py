@@ -22,7 +22,7 @@ import random
 import sys
 from typing import Any
 
-from timing import median_seconds
+from timing import announce_quick, median_seconds
 
 from pytest_graphrag_eval.formats.sparql_results import parse_sparql_results
 from pytest_graphrag_eval.steps.match import sparql_output_score
@@ -122,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="small sizes and fewer runs (for CI)")
     args = parser.parse_args(argv)
+    announce_quick(args.quick)
     sizes = [250, 500, 1_000] if args.quick else [2_500, 5_000, BUDGET_ROWS, 20_000]
     runs = 3 if args.quick else 5
     print(f"SPARQL comparison, {ACTUAL_COLUMNS} actual columns, {REQUIRED} required, median of {runs} runs")

@@ -28,7 +28,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from timing import median_seconds
+from timing import announce_quick, median_seconds
 
 from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.steps.match import sparql_output_score
@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         help="a Python with graphrag-eval 6.6.1 installed (default: $GRAPHRAG_EVAL_PYTHON)",
     )
     args = parser.parse_args(argv)
+    announce_quick(args.quick)
     runs = 20 if args.quick else 200
     reference, actual = worst_case()
     if sparql_output_score(reference, actual["output"]) != 0.0:

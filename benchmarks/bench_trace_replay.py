@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from timing import median_seconds
+from timing import announce_quick, median_seconds
 
 from pytest_graphrag_eval import load_responses
 
@@ -139,6 +139,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 50, one run: only checks that it works")
     args = parser.parse_args()
+    announce_quick(args.quick)
     count, repeats = (50, 1) if args.quick else (2000, 5)
     responses = runs(count)
     with tempfile.TemporaryDirectory() as folder:

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from timing import median_phases
+from timing import announce_quick, median_phases
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
@@ -470,6 +470,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--keep", type=Path, help="write the files into this folder and keep them")
     args = parser.parse_args(argv)
+    announce_quick(args.quick)
     count, runs = (300, 1) if args.quick else (args.questions, args.runs)
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.keep or Path(temporary)

@@ -7,6 +7,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+QUICK_NOTE = (
+    "quick mode: a smoke run that checks this benchmark works; its figures are small-sized and not "
+    "compared with any budget (run it without --quick for the budgets)"
+)
+
 
 def median_seconds(action: Callable[[], Any], runs: int) -> float:
     """The median wall time of `runs` calls: steadier than the mean on a shared machine."""
@@ -25,3 +30,9 @@ def median_phases(action: Callable[[], dict[str, float]], runs: int) -> dict[str
     for phases in measured:
         phases["total"] = sum(phases.values())
     return {name: statistics.median(phases[name] for phases in measured) for name in measured[0]}
+
+
+def announce_quick(quick: bool) -> None:
+    """Say once, first, that a --quick run is a smoke run, so its figures do not read as verdicts."""
+    if quick:
+        print(QUICK_NOTE)
