@@ -422,9 +422,11 @@ class GraphragSession:
         corpora = []
         for path in self.corpus_files:
             try:
-                corpora.append(self.corpora.get(path) or load_corpus(path))
+                corpus = self.corpora.get(path) or load_corpus(path)
+                combine_gates((), [corpus])
             except GraphragEvalError:
                 continue  # already reported as that file's collection error
+            corpora.append(corpus)
         return combine_gates(self.settings.gates, corpora)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
