@@ -28,6 +28,7 @@ from openai.types.chat import ChatCompletion
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.cache import ResponseCache, cache_dir_problem, cache_key
 from pytest_graphrag_eval.llm.errors import LLMError
+from pytest_graphrag_eval.llm.limits import CACHE_MISS, Budget, CallRefused
 from pytest_graphrag_eval.llm.pricing import price_for
 from pytest_graphrag_eval.llm.redact import redact, safe_url
 from pytest_graphrag_eval.llm.retry import Failure, MalformedResponse, classify, retry_delay
@@ -75,12 +76,16 @@ class ClientStats:
     """What this client spent in this process. Cache hits add no tokens or cost here.
 
     `calls_made` counts HTTP requests that reached the server, retries included;
-    `refused_connections` the attempts that never reached it (connection refused or reset).
+    `refused_connections` the attempts that never reached it (connection refused or reset);
+    `cache_misses_refused` the calls a cache-only run did not send, `budget_refused` those the
+    budget stopped.
     """
 
     calls_made: int = 0
     refused_connections: int = 0
     cache_hits: int = 0
+    cache_misses_refused: int = 0
+    budget_refused: int = 0
     retries: int = 0
     failures: int = 0
     input_tokens: int = 0
@@ -147,10 +152,13 @@ class JudgeClient:
     """Chat and embeddings calls with concurrency bound, retries, cache and cost accounting."""
 
     def __init__(self, settings: LLMSettings) -> None:
-        # Fail at start-up, not at the first question, on a missing key or API version.
-        check_connection_settings(settings)
+        # Fail at start-up, not at the first question, on a missing key or API version
+        # (a cache-only run connects nowhere, so offline CI needs no key).
+        if not settings.cache_only:
+            check_connection_settings(settings)
         self.settings = settings
         self.stats = ClientStats()
+        self.budget = Budget(settings.max_cost_usd, settings.max_calls)
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir and settings.use_cache else None
         if self._cache is not None and (problem := cache_dir_problem(self._cache.root.parent)):
             raise ConfigurationError(
@@ -204,6 +212,7 @@ class JudgeClient:
                 return ChatResult(**entry, cached=True, model=model)
             except TypeError:
                 log.warning("ignoring LLM cache entry %s with unexpected fields", key)
+        self._refuse_if_cache_only("chat", model)
         request: dict[str, Any] = {"model": model, "messages": messages}
         if temperature is not None:
             request["temperature"] = temperature
@@ -244,6 +253,7 @@ class JudgeClient:
             except (TypeError, KeyError):
                 pass
             log.warning("ignoring LLM cache entry %s with unexpected fields", key)
+        self._refuse_if_cache_only("embeddings", model)
         vectors, input_tokens = await self._request(
             "embeddings",
             model,
@@ -298,8 +308,10 @@ class JudgeClient:
             state = self._state()
             try:
                 async with state.semaphore:
-                    # Checked once a slot is free: calls queued behind the bound must not each try again.
+                    # Checked once a slot is free: calls queued behind the bound must not each try again,
+                    # nor start once the budget is spent.
                     self._fail_if_breaker_open(where, kind, model, attempt - 1)
+                    self._admit(kind, model)
                     async with asyncio.timeout(settings.timeout):
                         response = await send(state.sdk)
             except Exception as exc:
@@ -348,6 +360,22 @@ class JudgeClient:
                 attempts=attempts,
             )
 
+    def _refuse_if_cache_only(self, kind: str, model: str) -> None:
+        if self.settings.cache_only:
+            self.stats.cache_misses_refused += 1
+            self.stats.failures += 1
+            raise CallRefused(
+                f"{kind} call to model {model!r}: {CACHE_MISS}", reason="cache_miss", kind=kind, model=model
+            )
+
+    def _admit(self, kind: str, model: str) -> None:
+        try:
+            self.budget.admit(kind, model)
+        except CallRefused:
+            self.stats.budget_refused += 1
+            self.stats.failures += 1
+            raise
+
     def _cost(self, model: str, input_tokens: int, output_tokens: int) -> tuple[float, bool]:
         price = price_for(model, self.settings.prices)
         if price is None:
@@ -360,6 +388,7 @@ class JudgeClient:
         self.stats.input_tokens += input_tokens
         self.stats.output_tokens += output_tokens
         self.stats.cost_usd += cost
+        self.budget.record_cost(cost)
         return cost, price is not None
 
     def _cache_get(self, key: str, kind: str, model: str) -> dict[str, Any] | None:

@@ -21,6 +21,7 @@ from pytest_graphrag_eval.gates.thresholds import (
     check_corpus_thresholds,
     check_thresholds,
 )
+from pytest_graphrag_eval.llm.limits import refusal_of
 from pytest_graphrag_eval.report.failure_report import format_failure
 from pytest_graphrag_eval.report.safe_text import printable
 
@@ -97,6 +98,7 @@ class QuestionItem(pytest.Item):
         self.result: dict[str, Any] | None = None
         self.responses: list[dict[str, Any]] = []
         self.checks: list[ThresholdCheck] = []
+        self.not_evaluated = False  # the judge budget stopped this question's scoring
         if question.xfail:
             self.add_marker(pytest.mark.xfail(reason=question.xfail, strict=False))
 
@@ -121,6 +123,11 @@ class QuestionItem(pytest.Item):
             self.result, failure = outcome.result, None
         result = self.result
         assert result is not None
+        attempt_results = [attempt.result for attempt in outcome.attempts if attempt.result is not None]
+        if any(refusal_of(scored) == "budget" for scored in (result, *attempt_results)):
+            # Neither a pass nor a failure: its scores are incomplete, so no threshold is held against it.
+            self.not_evaluated = True
+            pytest.skip("not evaluated: the judge budget was reached before this question was scored")
         baseline = session.baseline_result(self.question.question_id)
         _record_properties(self, result, baseline)
         self.checks = check_thresholds(result, thresholds) if result["status"] == "success" else []

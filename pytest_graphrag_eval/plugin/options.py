@@ -242,6 +242,26 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Delete the judge cache before the run.",
         action="store_true",
     ),
+    OptionSpec(
+        "--graphrag-cache-only",
+        "graphrag_cache_only",
+        "Judge from the cache only, connecting nowhere; a miss is an error.",
+        action="store_true",
+    ),
+    OptionSpec(
+        "--graphrag-max-cost",
+        "graphrag_max_cost",
+        "Judge budget (USD); questions left unscored are not_evaluated.",
+        ini="graphrag_max_cost",
+        metavar="USD",
+    ),
+    OptionSpec(
+        "--graphrag-max-calls",
+        "graphrag_max_calls",
+        "At most N judge requests, as --graphrag-max-cost.",
+        ini="graphrag_max_calls",
+        metavar="N",
+    ),
 )
 
 

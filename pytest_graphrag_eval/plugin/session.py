@@ -55,6 +55,7 @@ from pytest_graphrag_eval.report.json_report import (
     write_json_atomic,
     write_recording,
 )
+from pytest_graphrag_eval.report.judge_spend import add_process_stats, spend_lines, spend_section
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report.terminal_summary import score_columns, write_terminal_summary
 
@@ -68,6 +69,7 @@ ORDER_ATTR = "graphrag_order"
 RESPONSE_ATTR = "graphrag_response"
 CORPUS_GATES_KEY = "graphrag_corpus_gates"
 WARNINGS_KEY = "graphrag_warnings"
+JUDGE_STATS_KEY = "graphrag_judge_stats"
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
@@ -114,6 +116,9 @@ class GraphragSession:
         self.interrupted = False
         self.worker_warnings: list[str] = []
         self.write_problems: list[str] = []
+        self.judge: Any = None  # the judge client of this process, if the run has one
+        self.judge_stats: dict[str, Any] | None = None  # xdist controller: summed over the workers
+        self.judge_spend: dict[str, Any] | None = None
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
         self.responses = load_response_attempts(settings.responses_path) if settings.responses_path else None
@@ -190,9 +195,12 @@ class GraphragSession:
         else:
             raise pytest.UsageError(NO_RESPONSES)
         try:
-            scorers, context, on_close = build_scorers(settings, self.corpora.values())
+            scorers, context, on_close = build_scorers(
+                _budget_share(settings, self.config), self.corpora.values()
+            )
         except GraphragEvalError as error:
             raise pytest.UsageError(str(error)) from None
+        self.judge = context.judge
         contexts = {}
         for corpus in self.corpora.values():
             corpus_context = dataclasses.replace(context, options={**context.options, **corpus.settings})
@@ -273,6 +281,9 @@ class GraphragSession:
             self.corpora.setdefault(Path(path), Corpus(templates=(), file=file, settings={"gates": gates}))
         # Every worker checked the responses against the whole corpus: one worker's warnings are all of them.
         self.worker_warnings = self.worker_warnings or list(output.get(WARNINGS_KEY, []))
+        if JUDGE_STATS_KEY in output:
+            self.judge_stats = self.judge_stats or {}
+            add_process_stats(self.judge_stats, output[JUDGE_STATS_KEY])
 
     def pytest_keyboard_interrupt(self) -> None:
         self.interrupted = True
@@ -290,6 +301,8 @@ class GraphragSession:
                 for path, corpus in self.corpora.items()
             }
             self.config.workeroutput[WARNINGS_KEY] = self.responses_check.warnings  # type: ignore[attr-defined]
+            if self.judge is not None:
+                self.config.workeroutput[JUDGE_STATS_KEY] = self.judge.stats.as_dict()  # type: ignore[attr-defined]
             return
         if not (self.collector.results or self.interrupted):
             return
@@ -310,6 +323,13 @@ class GraphragSession:
         if any(not gate.passed for gate in self.gate_results) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         interrupted = self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
+        self.judge_spend = spend_section(
+            self.judge.stats.as_dict() if self.judge is not None else self.judge_stats,
+            results,
+            max_cost_usd=self.settings.max_cost,
+            max_calls=self.settings.max_calls,
+            cache_only=self.settings.cache_only,
+        )
         report = build_report(
             results,
             aggregates,
@@ -319,6 +339,7 @@ class GraphragSession:
             interrupted=interrupted,
             comparison=self.comparison_section,
             warnings=self.responses_check.warnings or self.worker_warnings,
+            judge_spend=self.judge_spend,
         )
         settings = self.settings
         if settings.report_path is not None:
@@ -403,10 +424,23 @@ class GraphragSession:
             self.settings.report_path,
             baseline_lines=baseline_lines,
             warnings=self.responses_check.warnings or self.worker_warnings,
+            spend=spend_lines(self.judge_spend),
         )
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
+
+
+def _budget_share(settings: PluginSettings, config: pytest.Config) -> PluginSettings:
+    """An xdist worker's part of the judge budget: an equal share, so the run's total stays within it."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1) or 1)
+    if workers == 1 or (settings.max_cost is None and settings.max_calls is None):
+        return settings
+    return dataclasses.replace(
+        settings,
+        max_cost=settings.max_cost / workers if settings.max_cost is not None else None,
+        max_calls=settings.max_calls // workers if settings.max_calls is not None else None,
+    )
 
 
 def _numbered_attempts(responses: list[dict[str, Any]]) -> dict[str, Any]:
@@ -440,7 +474,7 @@ def _with_item_outcome(item: QuestionItem, report: pytest.TestReport) -> dict[st
     return {
         **item.result,
         "nodeid": item.nodeid,
-        "outcome": _item_outcome(report),
+        "outcome": "not_evaluated" if item.not_evaluated else _item_outcome(report),
         "content_hash": content_hash(item.result),
         "thresholds": [check.to_dict() for check in item.checks],
         "failures": _failures(item.result, item.checks),

@@ -64,6 +64,9 @@ class PluginSettings:
     cache_dir: Path | None = None
     use_cache: bool = True
     clear_cache: bool = False
+    cache_only: bool = False
+    max_cost: float | None = None
+    max_calls: int | None = None
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> PluginSettings:
@@ -105,6 +108,9 @@ class PluginSettings:
             or Path(config.rootpath) / ".graphrag-cache",
             use_cache=not config.getoption("graphrag_no_cache"),
             clear_cache=bool(config.getoption("graphrag_cache_clear")),
+            cache_only=bool(config.getoption("graphrag_cache_only")),
+            max_cost=_limit(config, "graphrag_max_cost", float, "a number of USD"),
+            max_calls=_limit(config, "graphrag_max_calls", int, "a whole number of calls"),
         )
         settings.validate()
         return settings
@@ -143,6 +149,11 @@ class PluginSettings:
         timeout = self.agent_timeout
         if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
             raise ConfigurationError(f"graphrag_agent_timeout must be a number of seconds > 0, got {timeout}")
+        if self.cache_only and not self.use_cache:
+            raise ConfigurationError(
+                "--graphrag-cache-only answers judge calls from the cache, which --graphrag-no-cache "
+                "turns off; use one"
+            )
         if self.record_path is not None and self.responses_path is not None:
             raise ConfigurationError(
                 "--graphrag-record records live agent answers, but --graphrag-responses (or the "
@@ -175,6 +186,21 @@ def _number(config: pytest.Config, name: str) -> float | None:
         return float(value)
     except ValueError:
         raise ConfigurationError(f"{name} must be a number, got {value!r}") from None
+
+
+def _limit(config: pytest.Config, name: str, kind: type[Any], what: str) -> Any:
+    """A budget limit: a finite number >= 0 of the given kind, or None when unset."""
+    value = _text(config, name)
+    if value is None:
+        return None
+    flag = "--" + name.replace("_", "-")
+    try:
+        number = kind(value)
+    except ValueError:
+        number = None
+    if number is None or not (math.isfinite(number) and number >= 0):
+        raise ConfigurationError(f"{flag} (ini {name}) must be {what} >= 0, got {value!r}")
+    return number
 
 
 def _percent(config: pytest.Config, name: str, default: float) -> float:

@@ -34,6 +34,7 @@ from pytest_graphrag_eval.report.html_report.metrics import (
     score_metrics,
 )
 from pytest_graphrag_eval.report.html_report.steps import as_text, clip, step_table
+from pytest_graphrag_eval.report.judge_spend import spend_lines
 
 TEXT_LIMIT = 4000
 CHANGE_KINDS = ("regressed", "fixed", "new", "removed", "edited", "unchanged")
@@ -84,6 +85,7 @@ class ReportView:
     agent_errors: int
     gates: list[Mapping[str, Any]]
     warnings: list[str]
+    spend: list[str]
     score_metrics: list[str]
     other_metrics: list[str]
     templates: list[TemplateRow]
@@ -134,6 +136,7 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
         agent_errors=sum(1 for result in results if result.get("status") == "error"),
         gates=[gate for gate in report.get("gates") or [] if isinstance(gate, Mapping)],
         warnings=[clip(_text(warning), TEXT_LIMIT) for warning in _list(report.get("warnings"))],
+        spend=spend_lines(_mapping(report.get("judge_spend"))),
         score_metrics=scores,
         other_metrics=others,
         templates=[
