@@ -28,6 +28,7 @@ from openai.types.chat import ChatCompletion
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.cache import ResponseCache, cache_dir_problem, cache_key
 from pytest_graphrag_eval.llm.errors import LLMError
+from pytest_graphrag_eval.llm.estimate import CallPlanner
 from pytest_graphrag_eval.llm.limits import CACHE_MISS, Budget, CallRefused
 from pytest_graphrag_eval.llm.pricing import price_for
 from pytest_graphrag_eval.llm.redact import redact, safe_url
@@ -154,11 +155,13 @@ class JudgeClient:
     def __init__(self, settings: LLMSettings) -> None:
         # Fail at start-up, not at the first question, on a missing key or API version
         # (a cache-only run connects nowhere, so offline CI needs no key).
-        if not settings.cache_only:
+        if not (settings.cache_only or settings.dry_run):
             check_connection_settings(settings)
         self.settings = settings
         self.stats = ClientStats()
         self.budget = Budget(settings.max_cost_usd, settings.max_calls)
+        # A dry run records every call it would send and answers it with a synthetic reply (llm/estimate.py).
+        self.planner = CallPlanner(settings.max_tokens) if settings.dry_run else None
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir and settings.use_cache else None
         if self._cache is not None and (problem := cache_dir_problem(self._cache.root.parent)):
             raise ConfigurationError(
@@ -209,9 +212,16 @@ class JudgeClient:
         entry = self._cache_get(key, "chat", model)
         if entry is not None:
             try:
-                return ChatResult(**entry, cached=True, model=model)
+                result = ChatResult(**entry, cached=True, model=model)
             except TypeError:
                 log.warning("ignoring LLM cache entry %s with unexpected fields", key)
+            else:
+                if self.planner is not None:
+                    self.planner.record_cached("chat", model, response_format)
+                return result
+        if self.planner is not None:
+            text = self.planner.plan_chat(messages, model, response_format)
+            return ChatResult(text, 0, 0, 0.0, False, model)
         self._refuse_if_cache_only("chat", model)
         request: dict[str, Any] = {"model": model, "messages": messages}
         if temperature is not None:
@@ -249,10 +259,14 @@ class JudgeClient:
         if entry is not None:
             try:
                 if len(entry["vectors"]) == len(texts):
+                    if self.planner is not None:
+                        self.planner.record_cached("embeddings", model)
                     return EmbeddingResult(**entry, cached=True, model=model)
             except (TypeError, KeyError):
                 pass
             log.warning("ignoring LLM cache entry %s with unexpected fields", key)
+        if self.planner is not None:
+            return EmbeddingResult(self.planner.plan_embeddings(texts, model), 0, 0.0, False, model)
         self._refuse_if_cache_only("embeddings", model)
         vectors, input_tokens = await self._request(
             "embeddings",

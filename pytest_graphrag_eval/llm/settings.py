@@ -47,6 +47,7 @@ class LLMSettings:
     cache_only: bool = False
     max_cost_usd: float | None = None
     max_calls: int | None = None
+    dry_run: bool = False
 
     def __post_init__(self) -> None:
         if self.max_tokens is not None and (

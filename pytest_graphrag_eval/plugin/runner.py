@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.errors import GraphragEvalError, InputError
@@ -43,6 +43,14 @@ class QuestionOutcome:
     problem: str | None = None
     # With --graphrag-agent-repeats: every attempt's outcome, the first one also in the fields above.
     attempts: tuple[QuestionOutcome, ...] = ()
+
+
+class ResponseSource(Protocol):
+    """Where a question's response comes from: a recording, the agent, or a dry run's stand-in."""
+
+    live: bool
+
+    async def get(self, question: Question) -> Any: ...
 
 
 class ReplaySource:
@@ -145,7 +153,7 @@ class QuestionRunner(abc.ABC):
 
     def __init__(
         self,
-        source: ReplaySource | LiveSource,
+        source: ResponseSource,
         scorers: Sequence[Scorer],
         context_for: Callable[[Question], ScoringContext],
         on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,

@@ -63,6 +63,7 @@ def llm_settings(
         cache_dir=settings.cache_dir,
         use_cache=settings.use_cache,
         cache_only=settings.cache_only,
+        dry_run=settings.dry_run,
         max_cost_usd=settings.max_cost,
         max_calls=settings.max_calls,
     )

@@ -29,6 +29,7 @@ from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.suite_gates import combine_gates, evaluate_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, ThresholdResolver
+from pytest_graphrag_eval.plugin.dry_run import StandInAgent, plan_lines
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.runner import (
@@ -38,6 +39,7 @@ from pytest_graphrag_eval.plugin.runner import (
     QuestionOutcome,
     QuestionRunner,
     ReplaySource,
+    ResponseSource,
 )
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
 from pytest_graphrag_eval.plugin.settings import PluginSettings
@@ -119,6 +121,10 @@ class GraphragSession:
         self.judge: Any = None  # the judge client of this process, if the run has one
         self.judge_stats: dict[str, Any] | None = None  # xdist controller: summed over the workers
         self.judge_spend: dict[str, Any] | None = None
+        self.dry_run_lines: list[str] = []
+        self.stand_in: StandInAgent | None = None
+        if settings.dry_run and _is_xdist_controller(config):
+            raise ConfigurationError("--graphrag-dry-run plans the whole run in one process: drop -n")
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
         self.responses = load_response_attempts(settings.responses_path) if settings.responses_path else None
@@ -184,7 +190,9 @@ class GraphragSession:
                 if str(settings.responses_path) not in shown:  # loader errors already name the file
                     shown = f"{settings.responses_path}: {shown}"
                 raise pytest.UsageError(shown) from None
-            source: ReplaySource | LiveSource = ReplaySource(attempts)
+            source: ResponseSource = ReplaySource(attempts)
+        elif self.config.hook.pytest_graphrag_respond.get_hookimpls() and settings.dry_run:
+            source = self.stand_in = StandInAgent()  # a dry run asks no agent
         elif self.config.hook.pytest_graphrag_respond.get_hookimpls():
             hook = self.config.hook.pytest_graphrag_respond
             source = LiveSource(
@@ -213,11 +221,18 @@ class GraphragSession:
 
     # running ---------------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session: pytest.Session) -> None:
+    def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
         """Start every question this process will run before the first item reports."""
         if self.runner is None or self.config.option.collectonly or _is_xdist_worker(self.config):
-            return
+            return None
+        if self.settings.dry_run:  # plan the calls and run no item
+            questions = [item.question for item in session.items if isinstance(item, QuestionItem)]
+            live = self.stand_in is not None
+            agent_calls = len(questions) * self.settings.agent_repeats if live else None
+            self.dry_run_lines = plan_lines(self.runner, questions, self.judge, agent_calls)
+            return True
         self.runner.submit(item.question for item in session.items if isinstance(item, QuestionItem))
+        return None
 
     def pytest_report_header(self, config: pytest.Config) -> str | None:
         """Say so when xdist's distribution mode lets a worker have only two questions in flight."""
@@ -426,6 +441,10 @@ class GraphragSession:
             warnings=self.responses_check.warnings or self.worker_warnings,
             spend=spend_lines(self.judge_spend),
         )
+        if self.dry_run_lines:
+            terminalreporter.section("graphrag-eval dry run (no call was made)")
+            for line in self.dry_run_lines:
+                terminalreporter.write_line(line)
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)

@@ -65,6 +65,7 @@ class PluginSettings:
     use_cache: bool = True
     clear_cache: bool = False
     cache_only: bool = False
+    dry_run: bool = False
     max_cost: float | None = None
     max_calls: int | None = None
 
@@ -109,6 +110,7 @@ class PluginSettings:
             use_cache=not config.getoption("graphrag_no_cache"),
             clear_cache=bool(config.getoption("graphrag_cache_clear")),
             cache_only=bool(config.getoption("graphrag_cache_only")),
+            dry_run=bool(config.getoption("graphrag_dry_run")),
             max_cost=_limit(config, "graphrag_max_cost", float, "a number of USD"),
             max_calls=_limit(config, "graphrag_max_calls", int, "a whole number of calls"),
         )
