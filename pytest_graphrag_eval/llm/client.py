@@ -14,6 +14,7 @@ Using one JudgeClient from several threads at once is not supported.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import weakref
@@ -23,7 +24,6 @@ from typing import Any, TypeVar
 
 import openai
 from openai.types import CreateEmbeddingResponse
-from openai.types.chat import ChatCompletion
 
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.cache import ResponseCache, cache_dir_problem, cache_key
@@ -32,7 +32,13 @@ from pytest_graphrag_eval.llm.estimate import CallPlanner
 from pytest_graphrag_eval.llm.limits import CACHE_MISS, Budget, CallRefused
 from pytest_graphrag_eval.llm.pricing import price_for
 from pytest_graphrag_eval.llm.redact import redact, safe_url
-from pytest_graphrag_eval.llm.retry import Failure, MalformedResponse, classify, retry_delay
+from pytest_graphrag_eval.llm.retry import (
+    Failure,
+    MalformedResponse,
+    classify,
+    connection_error_in,
+    retry_delay,
+)
 from pytest_graphrag_eval.llm.settings import LLMSettings
 
 log = logging.getLogger("pytest_graphrag_eval.llm")
@@ -125,7 +131,7 @@ def make_sdk_client(
     # schedules `aclose()` on whatever loop is running at garbage collection, which fails for
     # connections of an earlier, closed loop (see JudgeClient on event loops). Taking the class from
     # the SDK keeps us independent of which HTTP library a given openai release is built on.
-    http_client = openai.DefaultAsyncHttpxClient(
+    http_client = _http_client(
         timeout=settings.timeout,
         follow_redirects=True,
         event_hooks={"response": [on_response] if on_response is not None else []},
@@ -141,6 +147,23 @@ def make_sdk_client(
             azure_endpoint=settings.azure_endpoint, api_version=settings.api_version, **common
         )
     return openai.AsyncOpenAI(base_url=settings.base_url or OPENAI_DEFAULT_BASE_URL, **common)
+
+
+def _http_client(**options: Any) -> Any:
+    """The SDK's aiohttp transport when its `aiohttp` extra is installed (our `[speed]` extra), else
+    its default one.
+
+    At tens of calls in flight the default transport's connection pool spends more CPU per request
+    the more connections it holds (3 ms per request at 64 in flight, 4 at 128, against 1.5 ms flat
+    with aiohttp: benchmarks/bench_judge_throughput.py); the SDK offers aiohttp for high concurrency.
+    """
+    aiohttp_client = getattr(openai, "DefaultAioHttpClient", None)  # openai releases since mid 2025
+    if aiohttp_client is not None:
+        try:
+            return aiohttp_client(**options)
+        except RuntimeError:  # the SDK's aiohttp extra is not installed
+            pass
+    return openai.DefaultAsyncHttpxClient(**options)
 
 
 @dataclass
@@ -230,12 +253,20 @@ class JudgeClient:
             request["response_format"] = response_format
         if self.settings.max_tokens is not None:
             request["max_tokens"] = self.settings.max_tokens
+        # The SDK's documented low-level `post` sends the same request as `chat.completions.create`
+        # without walking the plain-JSON body through its parameter types, and hands back the body
+        # text, which `_parse_chat` reads for the three fields used instead of building the full
+        # response model: together most of the client's CPU per call at tens of calls in flight
+        # (benchmarks/bench_judge_throughput.py).
         text, input_tokens, output_tokens = await self._request(
-            "chat", model, lambda sdk: sdk.chat.completions.create(**request), _parse_chat
+            "chat",
+            model,
+            lambda sdk: sdk.post("/chat/completions", body=request, cast_to=str),
+            _parse_chat,
         )
         cost, known = self._cost(model, input_tokens, output_tokens)
         result = ChatResult(text, input_tokens, output_tokens, cost, False, model, known)
-        self._cache_put(
+        await self._cache_put(
             key,
             "chat",
             model,
@@ -275,7 +306,7 @@ class JudgeClient:
             lambda response: _parse_embeddings(response, len(texts)),
         )
         cost, known = self._cost(model, input_tokens, 0)
-        self._cache_put(
+        await self._cache_put(
             key,
             "embeddings",
             model,
@@ -417,9 +448,10 @@ class JudgeClient:
         self.stats.cache_hits += 1
         return result
 
-    def _cache_put(self, key: str, kind: str, model: str, result: dict[str, Any]) -> None:
+    async def _cache_put(self, key: str, kind: str, model: str, result: dict[str, Any]) -> None:
+        """Store on a worker thread: creating a file may take a millisecond the loop can use to send."""
         if self._cache is not None:
-            self._cache.put(key, {"kind": kind, "model": model, "result": result})
+            await asyncio.to_thread(self._cache.put, key, {"kind": kind, "model": model, "result": result})
 
 
 class ConnectionBreaker:
@@ -451,19 +483,26 @@ class ConnectionBreaker:
         self.refusals_in_a_row = 0
 
 
-def _parse_chat(response: Any) -> tuple[str, int, int]:
-    """Text and token counts of a chat completion; MalformedResponse when unusable."""
-    if not isinstance(response, ChatCompletion) or not response.choices:
+def _parse_chat(body: Any) -> tuple[str, int, int]:
+    """Text and token counts of a chat completion's JSON body; MalformedResponse when unusable."""
+    try:
+        response = json.loads(body) if isinstance(body, str | bytes) else body
+    except ValueError as exc:
+        raise MalformedResponse(f"malformed response body ({exc})") from None
+    choices = response.get("choices") if isinstance(response, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise MalformedResponse("expected a chat completion with at least one choice")
-    message = getattr(response.choices[0], "message", None)
-    content = getattr(message, "content", None)
+    message = choices[0].get("message")
+    message = message if isinstance(message, dict) else {}
+    content = message.get("content")
     if not isinstance(content, str):
-        refusal = getattr(message, "refusal", None)
+        refusal = message.get("refusal")
         if refusal:
             raise MalformedResponse(f"the model refused: {str(refusal)[:200]}", retryable=False)
         raise MalformedResponse("the reply has no text content")
-    usage = response.usage
-    return content, _tokens(usage, "prompt_tokens"), _tokens(usage, "completion_tokens")
+    usage = response.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    return content, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
 
 
 def _parse_embeddings(response: Any, expected: int) -> tuple[list[list[float]], int]:
@@ -482,7 +521,13 @@ def _parse_embeddings(response: Any, expected: int) -> tuple[list[list[float]], 
 
 def _never_reached_server(exc: Exception) -> bool:
     """Connection failures (refused, reset before a reply) never got an HTTP answer; timeouts did reach."""
+    if connection_error_in(exc) is not None:
+        return True
     return isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _tokens(usage: Any, name: str) -> int:
