@@ -196,6 +196,7 @@ class JudgeClient:
             weakref.WeakKeyDictionary()
         )
         self._breaker = ConnectionBreaker(settings.max_retries + 1)
+        self.pending_calls = 0  # calls past the cache, waiting for a slot or in flight (progress display)
 
     def __repr__(self) -> str:
         return f"JudgeClient({self.settings!r})"
@@ -345,6 +346,19 @@ class JudgeClient:
         parse: Callable[[Any], T],
     ) -> T:
         """Send with the concurrency bound, timeout and retries; raise LLMError when it finally fails."""
+        self.pending_calls += 1
+        try:
+            return await self._send_with_retries(kind, model, send, parse)
+        finally:
+            self.pending_calls -= 1
+
+    async def _send_with_retries(
+        self,
+        kind: str,
+        model: str,
+        send: Callable[[openai.AsyncOpenAI], Awaitable[Any]],
+        parse: Callable[[Any], T],
+    ) -> T:
         settings = self.settings
         attempt = 0
         where = f"{kind} call to model {model!r} at {safe_url(settings.endpoint)}"

@@ -8,6 +8,7 @@ run) alone aggregates, gates, writes the report and prints the summary.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import time
@@ -32,6 +33,7 @@ from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, ThresholdResol
 from pytest_graphrag_eval.plugin.dry_run import StandInAgent, plan_lines
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
+from pytest_graphrag_eval.plugin.progress import ProgressLine, status_text
 from pytest_graphrag_eval.plugin.runner import (
     BackgroundRunner,
     InlineRunner,
@@ -123,6 +125,7 @@ class GraphragSession:
         self.judge_spend: dict[str, Any] | None = None
         self.dry_run_lines: list[str] = []
         self.stand_in: StandInAgent | None = None
+        self.progress: ProgressLine | None = None
         if settings.dry_run and _is_xdist_controller(config):
             raise ConfigurationError("--graphrag-dry-run plans the whole run in one process: drop -n")
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
@@ -172,6 +175,8 @@ class GraphragSession:
         self.runner = self._make_runner()
         if _is_xdist_worker(self.config):
             self.worker_batches = WorkerBatches(items, dist_mode(self.config))
+        else:
+            self.progress = self._progress_line()
 
     def _make_runner(self) -> QuestionRunner:
         settings = self.settings
@@ -258,7 +263,35 @@ class GraphragSession:
 
     def outcome_for(self, item: QuestionItem) -> QuestionOutcome:
         assert self.runner is not None, "question items run only after collection finished"
-        return self.runner.outcome(item.question)
+        if self.progress is None:
+            return self.runner.outcome(item.question)
+        try:
+            return self.runner.outcome(item.question, self.progress.tick)
+        finally:
+            self.progress.done()
+
+    def _progress_line(self) -> ProgressLine | None:
+        """A progress status for a run with something to wait on, when the output is a terminal."""
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if not isinstance(self.runner, BackgroundRunner) or reporter is None or not reporter.isatty():
+            return None
+        runner, judge, started = self.runner, self.judge, time.monotonic()
+
+        def status() -> str:
+            done, total = runner.progress()
+            stats = judge.stats if judge is not None else None
+            return status_text(
+                done,
+                total,
+                stats.calls_made + stats.cache_hits if stats is not None else 0,
+                judge.pending_calls if judge is not None else 0,
+                stats.cost_usd if stats is not None else 0.0,
+                time.monotonic() - started,
+            )
+
+        capture = self.config.pluginmanager.get_plugin("capturemanager")
+        uncaptured = capture.global_and_fixture_disabled if capture is not None else contextlib.nullcontext
+        return ProgressLine(self.config.get_terminal_writer(), status, uncaptured=uncaptured)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
