@@ -173,3 +173,17 @@ def test_bad_budget_is_a_usage_error(judged, option: str, value: str, message: s
     result.stderr.fnmatch_lines([message])
     assert "Traceback" not in result.stderr.str()
     assert server.count() == 0
+
+
+def test_budget_under_xdist_is_shared_so_the_run_stays_within_it(judged) -> None:
+    pytester, server = judged
+    result = pytester.runpytest(
+        *JUDGED, "-n", "2", "--graphrag-max-calls", "2", "--graphrag-concurrency", "1"
+    )
+    assert server.count("chat") <= 2
+    data = report(pytester)
+    spend = data["judge_spend"]
+    assert spend["requests"] == server.count("chat") and spend["max_calls"] == 2
+    outcomes = [r["outcome"] for r in data["results"]]
+    assert outcomes.count("not_evaluated") == 3 - server.count("chat") and "failed" not in outcomes
+    result.assert_outcomes(passed=server.count("chat"), skipped=3 - server.count("chat"))
