@@ -13,17 +13,20 @@ Using one JudgeClient from several threads at once is not supported.
 
 from __future__ import annotations
 
+import array
 import asyncio
+import base64
+import binascii
 import json
 import logging
 import random
+import sys
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 import openai
-from openai.types import CreateEmbeddingResponse
 
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.cache import ResponseCache, cache_dir_problem, cache_key
@@ -303,8 +306,15 @@ class JudgeClient:
         vectors, input_tokens = await self._request(
             "embeddings",
             model,
-            lambda sdk: sdk.embeddings.create(model=model, input=texts),
-            lambda response: _parse_embeddings(response, len(texts)),
+            # As for chat: the documented `post`, the body read here; vectors come base64-encoded, as the
+            # SDK asks for them, and are decoded without numpy (whose first import, inside the call's
+            # timeout, could take longer than a short timeout on a busy machine).
+            lambda sdk: sdk.post(
+                "/embeddings",
+                body={"model": model, "input": texts, "encoding_format": "base64"},
+                cast_to=str,
+            ),
+            lambda body: _parse_embeddings(body, len(texts)),
         )
         cost, known = self._cost(model, input_tokens, 0)
         await self._cache_put(
@@ -519,18 +529,42 @@ def _parse_chat(body: Any) -> tuple[str, int, int]:
     return content, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
 
 
-def _parse_embeddings(response: Any, expected: int) -> tuple[list[list[float]], int]:
-    """Vectors in input order and prompt tokens; MalformedResponse when unusable."""
-    if not isinstance(response, CreateEmbeddingResponse) or not isinstance(response.data, list):
+def _parse_embeddings(body: Any, expected: int) -> tuple[list[list[float]], int]:
+    """Vectors in input order and prompt tokens of an embeddings JSON body; MalformedResponse when unusable.
+
+    Each vector is base64 of little-endian float32 values, or a plain list from servers that ignore
+    `encoding_format`.
+    """
+    try:
+        response = json.loads(body) if isinstance(body, str | bytes) else body
+    except ValueError as exc:
+        raise MalformedResponse(f"malformed response body ({exc})") from None
+    data = response.get("data") if isinstance(response, dict) else None
+    if not isinstance(data, list):
         raise MalformedResponse("expected an embeddings list")
     try:
-        items = sorted(response.data, key=lambda item: item.index)
-        vectors = [[float(x) for x in item.embedding] for item in items]
-    except (AttributeError, TypeError, ValueError) as exc:
+        items = sorted(data, key=lambda item: int(item["index"]))
+        vectors = [_vector(item["embedding"]) for item in items]
+    except (KeyError, TypeError, ValueError, binascii.Error) as exc:
         raise MalformedResponse(f"bad embedding item ({exc})") from None
     if len(vectors) != expected or len({len(v) for v in vectors}) > 1:
         raise MalformedResponse(f"expected {expected} vectors of one dimension, got {len(vectors)}")
-    return vectors, _tokens(response.usage, "prompt_tokens")
+    usage = response.get("usage")
+    return vectors, _count(usage.get("prompt_tokens") if isinstance(usage, dict) else None)
+
+
+def _vector(embedding: Any) -> list[float]:
+    if isinstance(embedding, str):
+        raw = base64.b64decode(embedding, validate=True)
+        if len(raw) % 4:
+            raise ValueError("base64 embedding is not a whole number of float32 values")
+        values = array.array("f", raw)
+        if sys.byteorder != "little":
+            values.byteswap()
+        return values.tolist()
+    if isinstance(embedding, list):
+        return [float(x) for x in embedding]
+    raise TypeError(f"embedding must be a list or base64 text, got {type(embedding).__name__}")
 
 
 def _never_reached_server(exc: Exception) -> bool:
@@ -542,8 +576,3 @@ def _never_reached_server(exc: Exception) -> bool:
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
-def _tokens(usage: Any, name: str) -> int:
-    value = getattr(usage, name, 0) if usage is not None else 0
-    return value if isinstance(value, int) and value >= 0 else 0
