@@ -2,7 +2,9 @@
 
 Every numeric result key of the successful questions is aggregated, so a
 metric a new scorer adds is summarised (and can be gated) without changes here.
-Booleans, ids and texts are not metrics; `*_error` keys are texts.
+Booleans, ids and texts are not metrics; `*_error` keys are texts. Questions a
+judge budget left `not_evaluated` are counted (`number_of_not_evaluated_samples`,
+present only when non-zero) and otherwise left out: their scores are incomplete.
 """
 
 from __future__ import annotations
@@ -58,12 +60,20 @@ def compute_aggregates(
     }
 
 
+NOT_EVALUATED_COUNT = "number_of_not_evaluated_samples"
+
+
 def _group_stats(results: Sequence[Mapping[str, Any]], *, with_steps: bool) -> dict[str, Any]:
+    evaluated = [result for result in results if result.get("outcome") != "not_evaluated"]
+    not_evaluated = len(results) - len(evaluated)
+    results = evaluated
     successes = [result for result in results if result.get("status") == "success"]
     stats: dict[str, Any] = {
         "number_of_error_samples": len(results) - len(successes),
         "number_of_success_samples": len(successes),
     }
+    if not_evaluated:
+        stats[NOT_EVALUATED_COUNT] = not_evaluated
     for metric, values in _metric_values(successes).items():
         stats[metric] = describe(values)
     flaky = [result["flaky"] for result in results if isinstance(result.get("flaky"), int)]

@@ -3,7 +3,9 @@
 Pass/fail comes from the pytest outcome: `passed` and `xpassed` pass, `failed`
 fails; `skipped` and `xfailed` say nothing about the agent, so such a pair is
 never counted as regressed or fixed (and is left out of pass/fail statistics); nor
-is `interrupted`, a question scored before Ctrl-C stopped the run.
+is `interrupted`, a question scored before Ctrl-C stopped the run. A question
+`not_evaluated` in either run (a judge budget stopped it) is its own class, left
+out of every paired statistic: a budget must never look like a regression.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import Any
 from pytest_graphrag_eval.compare.hashing import content_hash
 
 # "interrupted": scored, but Ctrl-C stopped the run before its item gave a verdict.
-OUTCOMES = frozenset({"passed", "failed", "xfailed", "xpassed", "skipped", "interrupted"})
+# "not_evaluated": the judge budget was reached before the question was fully scored.
+NOT_EVALUATED = "not_evaluated"
+OUTCOMES = frozenset({"passed", "failed", "xfailed", "xpassed", "skipped", "interrupted", NOT_EVALUATED})
 _PASSING = frozenset({"passed", "xpassed"})
 _FAILING = frozenset({"failed"})
 
@@ -27,6 +31,7 @@ class Classification(StrEnum):
     NEW = "new"
     REMOVED = "removed"
     EDITED = "edited"
+    NOT_EVALUATED = "not_evaluated"
 
 
 QuestionKey = tuple[str, str]
@@ -60,6 +65,8 @@ def classify(baseline: Mapping[str, Any] | None, current: Mapping[str, Any] | No
         return Classification.NEW
     if current is None:
         return Classification.REMOVED
+    if NOT_EVALUATED in (baseline.get("outcome"), current.get("outcome")):
+        return Classification.NOT_EVALUATED
     if stored_hash(baseline) != stored_hash(current):
         return Classification.EDITED
     before, after = passed(baseline.get("outcome")), passed(current.get("outcome"))

@@ -31,6 +31,7 @@ _LISTS = (
     ("removed", Classification.REMOVED),
     ("edited", Classification.EDITED),
     ("unchanged", Classification.UNCHANGED),
+    ("not_evaluated", Classification.NOT_EVALUATED),
 )
 
 

@@ -5,7 +5,7 @@ Grammar (whitespace around the parts is ignored):
     gate   := [scope ":"] target op number
     scope  := "micro" | "macro" | "template[" TEMPLATE_ID "]" | "template[*]"
     target := metric "." stat | "number_of_error_samples" | "number_of_success_samples" | "error_rate"
-            | "flaky_rate" | "stale_references"
+            | "flaky_rate" | "stale_references" | "not_evaluated"
     stat   := "sum" | "mean" | "median" | "min" | "max"
     op     := ">=" | "<=" | ">" | "<" | "=="
 
@@ -17,7 +17,8 @@ Gates on change since a baseline run (see `change_gates.py`):
 
 The scope defaults to `micro`. `macro` holds only means of metrics, so it takes
 `.mean` and no counts. `template[*]` expands to one gate per template present
-in the aggregates. `error_rate` is errors / (errors + successes).
+in the aggregates. `error_rate` is errors / (errors + successes). `not_evaluated`
+counts the questions a judge budget left unscored (0 when none).
 
 Gates from every source (ini, CLI, corpus files) all apply; an identical gate
 given twice is evaluated once. A gate whose value is absent from the aggregates
@@ -30,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from pytest_graphrag_eval.aggregates import STAT_NAMES
+from pytest_graphrag_eval.aggregates import NOT_EVALUATED_COUNT, STAT_NAMES
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
 from pytest_graphrag_eval.gates.change_gates import (
@@ -61,7 +62,8 @@ ALL_TEMPLATES = "*"
 _QUOTED_ERROR_CHARS = 200
 FLAKY_RATE = "flaky_rate"
 STALE_REFERENCES = "stale_references"
-_PLAIN_TARGETS = (*SAMPLE_COUNTS, ERROR_RATE, FLAKY_RATE, STALE_REFERENCES)
+NOT_EVALUATED = "not_evaluated"
+_PLAIN_TARGETS = (*SAMPLE_COUNTS, ERROR_RATE, FLAKY_RATE, STALE_REFERENCES, NOT_EVALUATED)
 _SCOPES_HELP = "micro:, macro:, template[ID]: or template[*]:"
 _YAML_FIELD = "gates"
 _SHOWN_TEMPLATES = 10
@@ -216,6 +218,8 @@ def _value(gate: Gate, stats: Mapping[str, Any]) -> tuple[float | None, str]:
         if errors + successes == 0:
             return None, "no questions ran"
         return errors / (errors + successes), ""
+    if gate.metric == NOT_EVALUATED:
+        return numeric_value(stats.get(NOT_EVALUATED_COUNT, 0)), ""
     if gate.stat is None:
         value = numeric_value(stats.get(gate.metric))
         if value is None and gate.metric == FLAKY_RATE:

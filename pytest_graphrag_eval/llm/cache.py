@@ -37,6 +37,7 @@ class ResponseCache:
     def __init__(self, cache_dir: Path) -> None:
         self.root = Path(cache_dir) / NAMESPACE
         self._write_failed = False
+        self._made_folders: set[Path] = set()  # one mkdir per folder, not per entry
 
     def path_for(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -60,7 +61,9 @@ class ResponseCache:
         """Store atomically; a failing disk only loses the cache, never the run."""
         path = self.path_for(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in self._made_folders:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._made_folders.add(path.parent)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:16]}.", suffix=".tmp")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:

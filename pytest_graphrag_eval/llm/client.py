@@ -13,24 +13,35 @@ Using one JudgeClient from several threads at once is not supported.
 
 from __future__ import annotations
 
+import array
 import asyncio
+import base64
+import binascii
+import json
 import logging
 import random
+import sys
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 import openai
-from openai.types import CreateEmbeddingResponse
-from openai.types.chat import ChatCompletion
 
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.cache import ResponseCache, cache_dir_problem, cache_key
 from pytest_graphrag_eval.llm.errors import LLMError
+from pytest_graphrag_eval.llm.estimate import CallPlanner
+from pytest_graphrag_eval.llm.limits import CACHE_MISS, Budget, CallRefused
 from pytest_graphrag_eval.llm.pricing import price_for
 from pytest_graphrag_eval.llm.redact import redact, safe_url
-from pytest_graphrag_eval.llm.retry import Failure, MalformedResponse, classify, retry_delay
+from pytest_graphrag_eval.llm.retry import (
+    Failure,
+    MalformedResponse,
+    classify,
+    connection_error_in,
+    retry_delay,
+)
 from pytest_graphrag_eval.llm.settings import LLMSettings
 
 log = logging.getLogger("pytest_graphrag_eval.llm")
@@ -75,12 +86,16 @@ class ClientStats:
     """What this client spent in this process. Cache hits add no tokens or cost here.
 
     `calls_made` counts HTTP requests that reached the server, retries included;
-    `refused_connections` the attempts that never reached it (connection refused or reset).
+    `refused_connections` the attempts that never reached it (connection refused or reset);
+    `cache_misses_refused` the calls a cache-only run did not send, `budget_refused` those the
+    budget stopped.
     """
 
     calls_made: int = 0
     refused_connections: int = 0
     cache_hits: int = 0
+    cache_misses_refused: int = 0
+    budget_refused: int = 0
     retries: int = 0
     failures: int = 0
     input_tokens: int = 0
@@ -119,7 +134,7 @@ def make_sdk_client(
     # schedules `aclose()` on whatever loop is running at garbage collection, which fails for
     # connections of an earlier, closed loop (see JudgeClient on event loops). Taking the class from
     # the SDK keeps us independent of which HTTP library a given openai release is built on.
-    http_client = openai.DefaultAsyncHttpxClient(
+    http_client = _http_client(
         timeout=settings.timeout,
         follow_redirects=True,
         event_hooks={"response": [on_response] if on_response is not None else []},
@@ -137,6 +152,23 @@ def make_sdk_client(
     return openai.AsyncOpenAI(base_url=settings.base_url or OPENAI_DEFAULT_BASE_URL, **common)
 
 
+def _http_client(**options: Any) -> Any:
+    """The SDK's aiohttp transport when its `aiohttp` extra is installed (our `[speed]` extra), else
+    its default one.
+
+    At tens of calls in flight the default transport's connection pool spends more CPU per request
+    the more connections it holds (3 ms per request at 64 in flight, 4 at 128, against 1.5 ms flat
+    with aiohttp: benchmarks/bench_judge_throughput.py); the SDK offers aiohttp for high concurrency.
+    """
+    aiohttp_client = getattr(openai, "DefaultAioHttpClient", None)  # openai releases since mid 2025
+    if aiohttp_client is not None:
+        try:
+            return aiohttp_client(**options)
+        except RuntimeError:  # the SDK's aiohttp extra is not installed
+            pass
+    return openai.DefaultAsyncHttpxClient(**options)
+
+
 @dataclass
 class _LoopState:
     sdk: openai.AsyncOpenAI
@@ -147,10 +179,15 @@ class JudgeClient:
     """Chat and embeddings calls with concurrency bound, retries, cache and cost accounting."""
 
     def __init__(self, settings: LLMSettings) -> None:
-        # Fail at start-up, not at the first question, on a missing key or API version.
-        check_connection_settings(settings)
+        # Fail at start-up, not at the first question, on a missing key or API version
+        # (a cache-only run connects nowhere, so offline CI needs no key).
+        if not (settings.cache_only or settings.dry_run):
+            check_connection_settings(settings)
         self.settings = settings
         self.stats = ClientStats()
+        self.budget = Budget(settings.max_cost_usd, settings.max_calls)
+        # A dry run records every call it would send and answers it with a synthetic reply (llm/estimate.py).
+        self.planner = CallPlanner(settings.max_tokens) if settings.dry_run else None
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir and settings.use_cache else None
         if self._cache is not None and (problem := cache_dir_problem(self._cache.root.parent)):
             raise ConfigurationError(
@@ -162,6 +199,7 @@ class JudgeClient:
             weakref.WeakKeyDictionary()
         )
         self._breaker = ConnectionBreaker(settings.max_retries + 1)
+        self.pending_calls = 0  # calls past the cache, waiting for a slot or in flight (progress display)
 
     def __repr__(self) -> str:
         return f"JudgeClient({self.settings!r})"
@@ -201,9 +239,17 @@ class JudgeClient:
         entry = self._cache_get(key, "chat", model)
         if entry is not None:
             try:
-                return ChatResult(**entry, cached=True, model=model)
+                result = ChatResult(**entry, cached=True, model=model)
             except TypeError:
                 log.warning("ignoring LLM cache entry %s with unexpected fields", key)
+            else:
+                if self.planner is not None:
+                    self.planner.record_cached("chat", model, response_format)
+                return result
+        if self.planner is not None:
+            text = self.planner.plan_chat(messages, model, response_format)
+            return ChatResult(text, 0, 0, 0.0, False, model)
+        self._refuse_if_cache_only("chat", model)
         request: dict[str, Any] = {"model": model, "messages": messages}
         if temperature is not None:
             request["temperature"] = temperature
@@ -211,12 +257,20 @@ class JudgeClient:
             request["response_format"] = response_format
         if self.settings.max_tokens is not None:
             request["max_tokens"] = self.settings.max_tokens
+        # The SDK's documented low-level `post` sends the same request as `chat.completions.create`
+        # without walking the plain-JSON body through its parameter types, and hands back the body
+        # text, which `_parse_chat` reads for the three fields used instead of building the full
+        # response model: together most of the client's CPU per call at tens of calls in flight
+        # (benchmarks/bench_judge_throughput.py).
         text, input_tokens, output_tokens = await self._request(
-            "chat", model, lambda sdk: sdk.chat.completions.create(**request), _parse_chat
+            "chat",
+            model,
+            lambda sdk: sdk.post("/chat/completions", body=request, cast_to=str),
+            _parse_chat,
         )
         cost, known = self._cost(model, input_tokens, output_tokens)
         result = ChatResult(text, input_tokens, output_tokens, cost, False, model, known)
-        self._cache_put(
+        await self._cache_put(
             key,
             "chat",
             model,
@@ -240,18 +294,30 @@ class JudgeClient:
         if entry is not None:
             try:
                 if len(entry["vectors"]) == len(texts):
+                    if self.planner is not None:
+                        self.planner.record_cached("embeddings", model)
                     return EmbeddingResult(**entry, cached=True, model=model)
             except (TypeError, KeyError):
                 pass
             log.warning("ignoring LLM cache entry %s with unexpected fields", key)
+        if self.planner is not None:
+            return EmbeddingResult(self.planner.plan_embeddings(texts, model), 0, 0.0, False, model)
+        self._refuse_if_cache_only("embeddings", model)
         vectors, input_tokens = await self._request(
             "embeddings",
             model,
-            lambda sdk: sdk.embeddings.create(model=model, input=texts),
-            lambda response: _parse_embeddings(response, len(texts)),
+            # As for chat: the documented `post`, the body read here; vectors come base64-encoded, as the
+            # SDK asks for them, and are decoded without numpy (whose first import, inside the call's
+            # timeout, could take longer than a short timeout on a busy machine).
+            lambda sdk: sdk.post(
+                "/embeddings",
+                body={"model": model, "input": texts, "encoding_format": "base64"},
+                cast_to=str,
+            ),
+            lambda body: _parse_embeddings(body, len(texts)),
         )
         cost, known = self._cost(model, input_tokens, 0)
-        self._cache_put(
+        await self._cache_put(
             key,
             "embeddings",
             model,
@@ -290,6 +356,19 @@ class JudgeClient:
         parse: Callable[[Any], T],
     ) -> T:
         """Send with the concurrency bound, timeout and retries; raise LLMError when it finally fails."""
+        self.pending_calls += 1
+        try:
+            return await self._send_with_retries(kind, model, send, parse)
+        finally:
+            self.pending_calls -= 1
+
+    async def _send_with_retries(
+        self,
+        kind: str,
+        model: str,
+        send: Callable[[openai.AsyncOpenAI], Awaitable[Any]],
+        parse: Callable[[Any], T],
+    ) -> T:
         settings = self.settings
         attempt = 0
         where = f"{kind} call to model {model!r} at {safe_url(settings.endpoint)}"
@@ -298,8 +377,10 @@ class JudgeClient:
             state = self._state()
             try:
                 async with state.semaphore:
-                    # Checked once a slot is free: calls queued behind the bound must not each try again.
+                    # Checked once a slot is free: calls queued behind the bound must not each try again,
+                    # nor start once the budget is spent.
                     self._fail_if_breaker_open(where, kind, model, attempt - 1)
+                    self._admit(kind, model)
                     async with asyncio.timeout(settings.timeout):
                         response = await send(state.sdk)
             except Exception as exc:
@@ -348,6 +429,22 @@ class JudgeClient:
                 attempts=attempts,
             )
 
+    def _refuse_if_cache_only(self, kind: str, model: str) -> None:
+        if self.settings.cache_only:
+            self.stats.cache_misses_refused += 1
+            self.stats.failures += 1
+            raise CallRefused(
+                f"{kind} call to model {model!r}: {CACHE_MISS}", reason="cache_miss", kind=kind, model=model
+            )
+
+    def _admit(self, kind: str, model: str) -> None:
+        try:
+            self.budget.admit(kind, model)
+        except CallRefused:
+            self.stats.budget_refused += 1
+            self.stats.failures += 1
+            raise
+
     def _cost(self, model: str, input_tokens: int, output_tokens: int) -> tuple[float, bool]:
         price = price_for(model, self.settings.prices)
         if price is None:
@@ -360,6 +457,7 @@ class JudgeClient:
         self.stats.input_tokens += input_tokens
         self.stats.output_tokens += output_tokens
         self.stats.cost_usd += cost
+        self.budget.record_cost(cost)
         return cost, price is not None
 
     def _cache_get(self, key: str, kind: str, model: str) -> dict[str, Any] | None:
@@ -374,9 +472,10 @@ class JudgeClient:
         self.stats.cache_hits += 1
         return result
 
-    def _cache_put(self, key: str, kind: str, model: str, result: dict[str, Any]) -> None:
+    async def _cache_put(self, key: str, kind: str, model: str, result: dict[str, Any]) -> None:
+        """Store on a worker thread: creating a file may take a millisecond the loop can use to send."""
         if self._cache is not None:
-            self._cache.put(key, {"kind": kind, "model": model, "result": result})
+            await asyncio.to_thread(self._cache.put, key, {"kind": kind, "model": model, "result": result})
 
 
 class ConnectionBreaker:
@@ -408,40 +507,72 @@ class ConnectionBreaker:
         self.refusals_in_a_row = 0
 
 
-def _parse_chat(response: Any) -> tuple[str, int, int]:
-    """Text and token counts of a chat completion; MalformedResponse when unusable."""
-    if not isinstance(response, ChatCompletion) or not response.choices:
+def _parse_chat(body: Any) -> tuple[str, int, int]:
+    """Text and token counts of a chat completion's JSON body; MalformedResponse when unusable."""
+    try:
+        response = json.loads(body) if isinstance(body, str | bytes) else body
+    except ValueError as exc:
+        raise MalformedResponse(f"malformed response body ({exc})") from None
+    choices = response.get("choices") if isinstance(response, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise MalformedResponse("expected a chat completion with at least one choice")
-    message = getattr(response.choices[0], "message", None)
-    content = getattr(message, "content", None)
+    message = choices[0].get("message")
+    message = message if isinstance(message, dict) else {}
+    content = message.get("content")
     if not isinstance(content, str):
-        refusal = getattr(message, "refusal", None)
+        refusal = message.get("refusal")
         if refusal:
             raise MalformedResponse(f"the model refused: {str(refusal)[:200]}", retryable=False)
         raise MalformedResponse("the reply has no text content")
-    usage = response.usage
-    return content, _tokens(usage, "prompt_tokens"), _tokens(usage, "completion_tokens")
+    usage = response.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    return content, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
 
 
-def _parse_embeddings(response: Any, expected: int) -> tuple[list[list[float]], int]:
-    """Vectors in input order and prompt tokens; MalformedResponse when unusable."""
-    if not isinstance(response, CreateEmbeddingResponse) or not isinstance(response.data, list):
+def _parse_embeddings(body: Any, expected: int) -> tuple[list[list[float]], int]:
+    """Vectors in input order and prompt tokens of an embeddings JSON body; MalformedResponse when unusable.
+
+    Each vector is base64 of little-endian float32 values, or a plain list from servers that ignore
+    `encoding_format`.
+    """
+    try:
+        response = json.loads(body) if isinstance(body, str | bytes) else body
+    except ValueError as exc:
+        raise MalformedResponse(f"malformed response body ({exc})") from None
+    data = response.get("data") if isinstance(response, dict) else None
+    if not isinstance(data, list):
         raise MalformedResponse("expected an embeddings list")
     try:
-        items = sorted(response.data, key=lambda item: item.index)
-        vectors = [[float(x) for x in item.embedding] for item in items]
-    except (AttributeError, TypeError, ValueError) as exc:
+        items = sorted(data, key=lambda item: int(item["index"]))
+        vectors = [_vector(item["embedding"]) for item in items]
+    except (KeyError, TypeError, ValueError, binascii.Error) as exc:
         raise MalformedResponse(f"bad embedding item ({exc})") from None
     if len(vectors) != expected or len({len(v) for v in vectors}) > 1:
         raise MalformedResponse(f"expected {expected} vectors of one dimension, got {len(vectors)}")
-    return vectors, _tokens(response.usage, "prompt_tokens")
+    usage = response.get("usage")
+    return vectors, _count(usage.get("prompt_tokens") if isinstance(usage, dict) else None)
+
+
+def _vector(embedding: Any) -> list[float]:
+    if isinstance(embedding, str):
+        raw = base64.b64decode(embedding, validate=True)
+        if len(raw) % 4:
+            raise ValueError("base64 embedding is not a whole number of float32 values")
+        values = array.array("f", raw)
+        if sys.byteorder != "little":
+            values.byteswap()
+        return values.tolist()
+    if isinstance(embedding, list):
+        return [float(x) for x in embedding]
+    raise TypeError(f"embedding must be a list or base64 text, got {type(embedding).__name__}")
 
 
 def _never_reached_server(exc: Exception) -> bool:
     """Connection failures (refused, reset before a reply) never got an HTTP answer; timeouts did reach."""
+    if connection_error_in(exc) is not None:
+        return True
     return isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError)
 
 
-def _tokens(usage: Any, name: str) -> int:
-    value = getattr(usage, name, 0) if usage is not None else 0
-    return value if isinstance(value, int) and value >= 0 else 0
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

@@ -54,8 +54,29 @@ class Failure:
     retry_after: float | None = None
 
 
+def connection_error_in(exc: BaseException) -> ConnectionError | None:
+    """The refused or reset connection behind an SDK error, if any.
+
+    The SDK's aiohttp transport reports a refused connection as a connect *timeout*; the
+    operating system's error further down the chain tells what really happened.
+    """
+    if not isinstance(exc, openai.APIConnectionError):
+        return None
+    seen: BaseException | None = exc
+    for _ in range(10):  # chains are short; a cycle must not loop forever
+        if seen is None:
+            return None
+        if isinstance(seen, ConnectionError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def classify(exc: BaseException, timeout: float) -> Failure | None:
     """Describe a failed attempt; None when `exc` is not a transport/API failure (a bug to propagate)."""
+    refused = connection_error_in(exc)
+    if refused is not None:
+        return Failure(f"connection failed ({type(refused).__name__}: {refused})", retryable=True)
     if isinstance(exc, openai.APITimeoutError | TimeoutError):
         return Failure(f"no complete reply within the {timeout:g} s timeout", retryable=True)
     if isinstance(exc, openai.APIConnectionError):

@@ -25,7 +25,8 @@ class LLMSettings:
     `embedding_model` are deployment names and `api_version` is required.
     `backoff_base`/`backoff_max` shape the retry delays (seconds), `backoff_max`
     also caps a server's Retry-After. `max_tokens` caps every chat reply (unset: the
-    server's default).
+    server's default). `cache_only` answers every call from the cache and sends none (a miss is
+    the call's error); `max_cost_usd` and `max_calls` bound what the run spends (see llm/limits.py).
     """
 
     model: str = "gpt-4o-mini"
@@ -43,6 +44,10 @@ class LLMSettings:
     backoff_base: float = 0.5
     backoff_max: float = 30.0
     max_tokens: int | None = None
+    cache_only: bool = False
+    max_cost_usd: float | None = None
+    max_calls: int | None = None
+    dry_run: bool = False
 
     def __post_init__(self) -> None:
         if self.max_tokens is not None and (
@@ -59,6 +64,22 @@ class LLMSettings:
             raise ConfigurationError("LLM backoff_base and backoff_max must be >= 0")
         if not self.model or not self.embedding_model:
             raise ConfigurationError("LLM model and embedding_model must be non-empty")
+        if self.max_cost_usd is not None and (
+            isinstance(self.max_cost_usd, bool)
+            or not isinstance(self.max_cost_usd, int | float)
+            or not 0 <= self.max_cost_usd < float("inf")
+        ):
+            raise ConfigurationError(
+                f"LLM max_cost_usd must be a number of USD >= 0, got {self.max_cost_usd!r}"
+            )
+        if self.max_calls is not None and (
+            isinstance(self.max_calls, bool) or not isinstance(self.max_calls, int) or self.max_calls < 0
+        ):
+            raise ConfigurationError(f"LLM max_calls must be an integer >= 0, got {self.max_calls!r}")
+        if self.cache_only and (self.cache_dir is None or not self.use_cache):
+            raise ConfigurationError(
+                "a cache-only judge needs its cache: give a cache folder and leave it on"
+            )
         if self.cache_dir is not None and not isinstance(self.cache_dir, Path):
             object.__setattr__(self, "cache_dir", Path(self.cache_dir))
 

@@ -307,6 +307,32 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Delete the judge cache before the run.",
         action="store_true",
     ),
+    OptionSpec(
+        "--graphrag-cache-only",
+        "graphrag_cache_only",
+        "Judge from the cache only, connecting nowhere.",
+        action="store_true",
+    ),
+    OptionSpec(
+        "--graphrag-dry-run",
+        "graphrag_dry_run",
+        "Print the calls, tokens and cost the run would make; call nothing.",
+        action="store_true",
+    ),
+    OptionSpec(
+        "--graphrag-max-cost",
+        "graphrag_max_cost",
+        "Judge budget in USD; unscored questions are not_evaluated.",
+        ini="graphrag_max_cost",
+        metavar="USD",
+    ),
+    OptionSpec(
+        "--graphrag-max-calls",
+        "graphrag_max_calls",
+        "Judge budget in requests.",
+        ini="graphrag_max_calls",
+        metavar="N",
+    ),
 )
 
 

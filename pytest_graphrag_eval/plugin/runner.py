@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord, normalise_response
@@ -51,6 +51,16 @@ class QuestionOutcome:
     problem: str | None = None
     # With --graphrag-agent-repeats: every attempt's outcome, the first one also in the fields above.
     attempts: tuple[QuestionOutcome, ...] = ()
+
+
+class ResponseSource(Protocol):
+    """Where a question's response comes from: a recording, the agent, or a dry run's stand-in."""
+
+    live: bool
+
+    def attempts(self, question: Question, repeats: int) -> int: ...
+
+    async def get(self, question: Question) -> ResponseRecord | None: ...
 
 
 class ReplaySource:
@@ -168,7 +178,7 @@ class QuestionRunner(abc.ABC):
 
     def __init__(
         self,
-        source: ReplaySource | LiveSource,
+        source: ResponseSource,
         scorers: Sequence[Scorer],
         context_for: Callable[[Question], ScoringContext],
         on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
@@ -196,8 +206,13 @@ class QuestionRunner(abc.ABC):
         """Questions this process will run: a runner may start them before they are asked for."""
 
     @abc.abstractmethod
-    def outcome(self, question: Question) -> QuestionOutcome:
-        """This question's outcome, waiting for it if needed."""
+    def outcome(self, question: Question, on_wait: Callable[[], None] | None = None) -> QuestionOutcome:
+        """This question's outcome, waiting for it if needed (calling `on_wait` now and then meanwhile)."""
+
+    def progress(self) -> tuple[int, int]:
+        """Questions done and questions started so far."""
+        done = len(self.finished())
+        return done, done
 
     @abc.abstractmethod
     def finished(self) -> dict[str, QuestionOutcome]:
@@ -260,7 +275,7 @@ class InlineRunner(QuestionRunner):
     def submit(self, questions: Iterable[Question]) -> None:
         """Nothing to start ahead: each question is scored when its item runs."""
 
-    def outcome(self, question: Question) -> QuestionOutcome:
+    def outcome(self, question: Question, on_wait: Callable[[], None] | None = None) -> QuestionOutcome:
         """Score this question now (once: a second call returns the first outcome)."""
         if question.question_id not in self._done:
             outcome = self._loop.run_until_complete(self._evaluate(question))
@@ -310,7 +325,7 @@ class BackgroundRunner(QuestionRunner):
                         self._evaluate(question), self._loop
                     )
 
-    def outcome(self, question: Question) -> QuestionOutcome:
+    def outcome(self, question: Question, on_wait: Callable[[], None] | None = None) -> QuestionOutcome:
         """Block until this question is done (submitting it if needed)."""
         self.submit([question])
         future = self._futures[question.question_id]
@@ -319,6 +334,13 @@ class BackgroundRunner(QuestionRunner):
             # and Python runs its handler (raising KeyboardInterrupt) only when this thread wakes.
             with contextlib.suppress(concurrent.futures.TimeoutError):
                 return future.result(timeout=SIGNAL_CHECK_INTERVAL)
+            if on_wait is not None:
+                on_wait()
+
+    def progress(self) -> tuple[int, int]:
+        with self._lock:
+            futures = list(self._futures.values())
+        return sum(1 for future in futures if future.done()), len(futures)
 
     def finished(self) -> dict[str, QuestionOutcome]:
         with self._lock:

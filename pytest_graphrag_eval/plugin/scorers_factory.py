@@ -59,7 +59,14 @@ def llm_settings(
     from pytest_graphrag_eval.llm import LLMSettings
 
     overrides: dict[str, Any] = dict(config.llm) if config is not None else {}
-    overrides.update(cache_dir=settings.cache_dir, use_cache=settings.use_cache)
+    overrides.update(
+        cache_dir=settings.cache_dir,
+        use_cache=settings.use_cache,
+        cache_only=settings.cache_only,
+        dry_run=settings.dry_run,
+        max_cost_usd=settings.max_cost,
+        max_calls=settings.max_calls,
+    )
     if answers.judge_model:
         overrides["model"] = answers.judge_model
     if answers.embedding_model:

@@ -8,6 +8,7 @@ run) alone aggregates, gates, writes the report and prints the summary.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import time
@@ -31,9 +32,11 @@ from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.suite_gates import combine_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
+from pytest_graphrag_eval.plugin.dry_run import StandInAgent, plan_lines
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.graph_stage import GraphStage, finish_graph_run
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
+from pytest_graphrag_eval.plugin.progress import ProgressLine, status_text
 from pytest_graphrag_eval.plugin.runner import (
     BackgroundRunner,
     InlineRunner,
@@ -41,6 +44,7 @@ from pytest_graphrag_eval.plugin.runner import (
     QuestionOutcome,
     QuestionRunner,
     ReplaySource,
+    ResponseSource,
 )
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
 from pytest_graphrag_eval.plugin.settings import PluginSettings
@@ -52,6 +56,7 @@ from pytest_graphrag_eval.plugin.xdist_batches import (
 )
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.json_report import ResultCollector, write_recording
+from pytest_graphrag_eval.report.judge_spend import add_process_stats, spend_lines, spend_section
 from pytest_graphrag_eval.report.pipeline import (
     OutputPaths,
     RunSettings,
@@ -77,6 +82,7 @@ RESPONSE_ATTR = "graphrag_response"
 CORPUS_GATES_KEY = "graphrag_corpus_gates"
 WARNINGS_KEY = "graphrag_warnings"
 GRAPH_STORE_KEY = "graphrag_graph_store"
+JUDGE_STATS_KEY = "graphrag_judge_stats"
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
@@ -124,6 +130,14 @@ class GraphragSession:
         self.worker_warnings: list[str] = []
         self.write_problems: list[str] = []
         self.written: list[tuple[str, Path]] = []  # (what, path) of each output file written, in order
+        self.judge: Any = None  # the judge client of this process, if the run has one
+        self.judge_stats: dict[str, Any] | None = None  # xdist controller: summed over the workers
+        self.judge_spend: dict[str, Any] | None = None
+        self.dry_run_lines: list[str] = []
+        self.stand_in: StandInAgent | None = None
+        self.progress: ProgressLine | None = None
+        if settings.dry_run and _is_xdist_controller(config):
+            raise ConfigurationError("--graphrag-dry-run plans the whole run in one process: drop -n")
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
         self.responses = self._load_responses() if settings.responses_path else None
@@ -195,6 +209,8 @@ class GraphragSession:
                 self.graph.prefetch(item.question for item in items)
             except GraphragEvalError as error:
                 raise pytest.UsageError(str(error)) from None
+        if not _is_xdist_worker(self.config):
+            self.progress = self._progress_line()
 
     def _make_runner(self) -> QuestionRunner:
         settings = self.settings
@@ -224,7 +240,9 @@ class GraphragSession:
                 if str(settings.responses_path) not in shown:  # loader errors already name the file
                     shown = f"{settings.responses_path}: {shown}"
                 raise pytest.UsageError(shown) from None
-            source: ReplaySource | LiveSource = ReplaySource(attempts)
+            source: ResponseSource = ReplaySource(attempts)
+        elif self.config.hook.pytest_graphrag_respond.get_hookimpls() and settings.dry_run:
+            source = self.stand_in = StandInAgent()  # a dry run asks no agent
         elif self.config.hook.pytest_graphrag_respond.get_hookimpls():
             hook = self.config.hook.pytest_graphrag_respond
             source = LiveSource(
@@ -239,7 +257,9 @@ class GraphragSession:
             raise pytest.UsageError(NO_RESPONSES)
         contexts = {}
         try:
-            scorers, context, on_close = build_scorers(settings, self.corpora.values())
+            scorers, context, on_close = build_scorers(
+                _budget_share(settings, self.config), self.corpora.values()
+            )
             for path, corpus in self.corpora.items():
                 options = {**context.options, TOOL_NAMES_OPTION: dict(settings.tool_names), **corpus.settings}
                 tool_names_setting(
@@ -249,6 +269,7 @@ class GraphragSession:
                 contexts.update(dict.fromkeys(corpus.positions, corpus_context))
         except GraphragEvalError as error:
             raise pytest.UsageError(str(error)) from None
+        self.judge = context.judge
         # Something to wait on (the agent, a judge) runs in the background; a plain replay inline.
         runner_type = BackgroundRunner if source.live or on_close is not None else InlineRunner
         prepare = None
@@ -269,11 +290,18 @@ class GraphragSession:
 
     # running ---------------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session: pytest.Session) -> None:
+    def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
         """Start every question this process will run before the first item reports."""
         if self.runner is None or self.config.option.collectonly or _is_xdist_worker(self.config):
-            return
+            return None
+        if self.settings.dry_run:  # plan the calls and run no item
+            questions = [item.question for item in session.items if isinstance(item, QuestionItem)]
+            live = self.stand_in is not None
+            agent_calls = len(questions) * self.settings.agent_repeats if live else None
+            self.dry_run_lines = plan_lines(self.runner, questions, self.judge, agent_calls)
+            return True
         self.runner.submit(item.question for item in session.items if isinstance(item, QuestionItem))
+        return None
 
     def pytest_report_header(self, config: pytest.Config) -> str | None:
         """Say so when xdist's distribution mode lets a worker have only two questions in flight."""
@@ -301,7 +329,35 @@ class GraphragSession:
 
     def outcome_for(self, item: QuestionItem) -> QuestionOutcome:
         assert self.runner is not None, "question items run only after collection finished"
-        return self.runner.outcome(item.question)
+        if self.progress is None:
+            return self.runner.outcome(item.question)
+        try:
+            return self.runner.outcome(item.question, self.progress.tick)
+        finally:
+            self.progress.done()
+
+    def _progress_line(self) -> ProgressLine | None:
+        """A progress status for a run with something to wait on, when the output is a terminal."""
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if not isinstance(self.runner, BackgroundRunner) or reporter is None or not reporter.isatty():
+            return None
+        runner, judge, started = self.runner, self.judge, time.monotonic()
+
+        def status() -> str:
+            done, total = runner.progress()
+            stats = judge.stats if judge is not None else None
+            return status_text(
+                done,
+                total,
+                stats.calls_made + stats.cache_hits if stats is not None else 0,
+                judge.pending_calls if judge is not None else 0,
+                stats.cost_usd if stats is not None else 0.0,
+                time.monotonic() - started,
+            )
+
+        capture = self.config.pluginmanager.get_plugin("capturemanager")
+        uncaptured = capture.global_and_fixture_disabled if capture is not None else contextlib.nullcontext
+        return ProgressLine(self.config.get_terminal_writer(), status, uncaptured=uncaptured)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -349,6 +405,9 @@ class GraphragSession:
             self.corpora.setdefault(Path(path), Corpus(templates=(), file=file, settings={"gates": gates}))
         # Every worker checked the responses against the whole corpus: one worker's warnings are all of them.
         self.worker_warnings = self.worker_warnings or list(output.get(WARNINGS_KEY, []))
+        if JUDGE_STATS_KEY in output:
+            self.judge_stats = self.judge_stats or {}
+            add_process_stats(self.judge_stats, output[JUDGE_STATS_KEY])
 
     def pytest_keyboard_interrupt(self) -> None:
         self.interrupted = True
@@ -368,12 +427,21 @@ class GraphragSession:
                 for path, corpus in self.corpora.items()
             }
             self.config.workeroutput[WARNINGS_KEY] = self.responses_check.warnings  # type: ignore[attr-defined]
+            if self.judge is not None:
+                self.config.workeroutput[JUDGE_STATS_KEY] = self.judge.stats.as_dict()  # type: ignore[attr-defined]
             return
         if not (self.collector.results or self.interrupted):
             return
         settings = self.settings
         results = self.collector.ordered_results()
         graph_run = finish_graph_run(self, results)
+        self.judge_spend = spend_section(
+            self.judge.stats.as_dict() if self.judge is not None else self.judge_stats,
+            results,
+            max_cost_usd=settings.max_cost,
+            max_calls=settings.max_calls,
+            cache_only=settings.cache_only,
+        )
         finished = finish_run(
             results,
             RunSettings(
@@ -387,6 +455,7 @@ class GraphragSession:
             started=self.started,
             interrupted=self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED,
             warnings=[*(self.responses_check.warnings or self.worker_warnings), *graph_run.warnings],
+            judge_spend=self.judge_spend,
         )
         if graph_run.references is not None:
             finished.report["references"] = graph_run.references
@@ -449,13 +518,30 @@ class GraphragSession:
             self.gate_results,
             baseline_lines=baseline_lines,
             warnings=self.responses_check.warnings or self.worker_warnings,
+            spend=spend_lines(self.judge_spend),
         )
+        if self.dry_run_lines:
+            terminalreporter.section("graphrag-eval dry run (no call was made)")
+            for line in self.dry_run_lines:
+                terminalreporter.write_line(line)
         for text, colour in self.graph_lines:
             terminalreporter.write_line(text, **({colour: True} if colour else {}))
         write_output_paths(terminalreporter, self.written)
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
+
+
+def _budget_share(settings: PluginSettings, config: pytest.Config) -> PluginSettings:
+    """An xdist worker's part of the judge budget: an equal share, so the run's total stays within it."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1) or 1)
+    if workers == 1 or (settings.max_cost is None and settings.max_calls is None):
+        return settings
+    return dataclasses.replace(
+        settings,
+        max_cost=settings.max_cost / workers if settings.max_cost is not None else None,
+        max_calls=settings.max_calls // workers if settings.max_calls is not None else None,
+    )
 
 
 def _numbered_attempts(responses: list[dict[str, Any]]) -> dict[str, Any]:
@@ -481,7 +567,8 @@ def _item_outcome(report: pytest.TestReport) -> str:
 def _with_item_outcome(item: QuestionItem, report: pytest.TestReport) -> dict[str, Any]:
     """The question's result plus what pytest decided about it, for the report and baselines."""
     assert item.result is not None
-    return question_record(item.result, nodeid=item.nodeid, outcome=_item_outcome(report), checks=item.checks)
+    outcome = "not_evaluated" if item.not_evaluated else _item_outcome(report)
+    return question_record(item.result, nodeid=item.nodeid, outcome=outcome, checks=item.checks)
 
 
 def _as_json_text(value: dict[str, Any]) -> str:

@@ -76,6 +76,10 @@ class PluginSettings:
     check_references: bool = False
     update_references: bool = False
     execute: str | None = None
+    cache_only: bool = False
+    dry_run: bool = False
+    max_cost: float | None = None
+    max_calls: int | None = None
 
     @property
     def execute_reference(self) -> bool:
@@ -148,6 +152,10 @@ class PluginSettings:
             check_references=bool(config.getoption("graphrag_check_references")),
             update_references=bool(config.getoption("graphrag_update_references")),
             execute=_text(config, "graphrag_execute"),
+            cache_only=bool(config.getoption("graphrag_cache_only")),
+            dry_run=bool(config.getoption("graphrag_dry_run")),
+            max_cost=_limit(config, "graphrag_max_cost", float, "a number of USD"),
+            max_calls=_limit(config, "graphrag_max_calls", int, "a whole number of calls"),
         )
         settings.validate()
         return settings
@@ -192,6 +200,11 @@ class PluginSettings:
         timeout = self.agent_timeout
         if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
             raise ConfigurationError(f"graphrag_agent_timeout must be a number of seconds > 0, got {timeout}")
+        if self.cache_only and not self.use_cache:
+            raise ConfigurationError(
+                "--graphrag-cache-only answers judge calls from the cache, which --graphrag-no-cache "
+                "turns off; use one"
+            )
         if self.record_path is not None and self.responses_path is not None:
             raise ConfigurationError(
                 "--graphrag-record records live agent answers, but --graphrag-responses (or the "
@@ -269,6 +282,21 @@ def _number(config: pytest.Config, name: str) -> float | None:
         return float(value)
     except ValueError:
         raise ConfigurationError(f"{name} must be a number, got {value!r}") from None
+
+
+def _limit(config: pytest.Config, name: str, kind: type[Any], what: str) -> Any:
+    """A budget limit: a finite number >= 0 of the given kind, or None when unset."""
+    value = _text(config, name)
+    if value is None:
+        return None
+    flag = "--" + name.replace("_", "-")
+    try:
+        number = kind(value)
+    except ValueError:
+        number = None
+    if number is None or not (math.isfinite(number) and number >= 0):
+        raise ConfigurationError(f"{flag} (ini {name}) must be {what} >= 0, got {value!r}")
+    return number
 
 
 def _percent(config: pytest.Config, name: str, default: float) -> float:

@@ -51,6 +51,9 @@ def since_baseline_lines(
         f"{len(comparison.get(kind) or [])} {kind}"
         for kind in ("regressions", "fixed", "new", "removed", "edited")
     )
+    if comparison.get("not_evaluated"):  # left out of every pair below: a budget stop is no regression
+        counts += f", {len(comparison['not_evaluated'])} not evaluated"
+
     lines = [(f"since baseline ({baseline.get('path') or 'baseline report'}): {counts}", "")]
     questions = {change["question_id"]: change for change in comparison.get("questions") or []}
     for kind, colour in (("regressions", "red"), ("fixed", "green")):

@@ -53,6 +53,7 @@ def build_report(
     comparison: Mapping[str, Any] | None = None,
     warnings: Sequence[str] = (),
     finished: float | None = None,
+    judge_spend: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The report document: results, aggregates, gates and run metadata.
 
@@ -79,6 +80,8 @@ def build_report(
         report["comparison"] = dict(comparison)
     if warnings:
         report["warnings"] = list(warnings)
+    if judge_spend is not None:
+        report["judge_spend"] = dict(judge_spend)
     return report
 
 

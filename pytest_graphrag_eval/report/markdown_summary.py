@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
 MAIN_METRICS = (
@@ -27,7 +28,7 @@ MAIN_METRICS = (
     "answer_token_f1",
     "answer_exact_match",
 )
-_OUTCOME_ORDER = ("passed", "failed", "xfailed", "xpassed", "skipped")
+_OUTCOME_ORDER = ("passed", "failed", "xfailed", "xpassed", "skipped", "not_evaluated")
 _QUESTION_TEXT_LIMIT = 80
 _CHANGES_PER_QUESTION = 4
 _TEMPLATE_METRICS = 4  # score columns of the per-template table, so it fits a page
@@ -56,6 +57,7 @@ def render_markdown(report: Mapping[str, Any], *, max_regressions: int = 10) -> 
     sections = [
         _title(results, report.get("gates") or []),
         _run_counts(results, report.get("metadata") or {}),
+        _spend(report.get("judge_spend")),
         _aggregates(report.get("aggregates") or {}),
         _per_template(results, report.get("aggregates") or {}),
         _gates(report.get("gates") or []),
@@ -96,6 +98,13 @@ def _run_counts(results: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any
         if metadata.get(key) is not None
     ]
     return line + (f" ({', '.join(details)})" if details else "")
+
+
+def _spend(section: Any) -> str:
+    """Judge spend against the budget, one escaped line each."""
+    if not isinstance(section, Mapping):
+        return ""
+    return "\n".join(f"- {escape_text(line)}" for line in spend_lines(section))
 
 
 def _aggregates(aggregates: Mapping[str, Any]) -> str:
@@ -182,6 +191,8 @@ def _changes(
             ("unchanged", "unchanged"),
         )
     )
+    if comparison.get("not_evaluated"):
+        counts += f", {len(comparison['not_evaluated'])} not evaluated (judge budget)"
     regressions = len(comparison.get("regressions") or [])
     origin = escape_text(baseline.get("path") or "the baseline")
     if baseline.get("started_at"):

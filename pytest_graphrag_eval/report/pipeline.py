@@ -97,6 +97,7 @@ def finish_run(
     interrupted: bool,
     warnings: Sequence[str] = (),
     finished: float | None = None,
+    judge_spend: Mapping[str, Any] | None = None,
 ) -> FinishedRun:
     """Aggregates, the baseline comparison and the gates of a run's results, and its report."""
     aggregates = compute_aggregates(results) if results else {}
@@ -126,6 +127,7 @@ def finish_run(
         comparison=comparison_section,
         warnings=warnings,
         finished=finished,
+        judge_spend=judge_spend,
     )
     return FinishedRun(results, aggregates, comparison, comparison_section, gate_results, report)
 

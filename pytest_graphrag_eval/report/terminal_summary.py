@@ -42,7 +42,11 @@ def summary_rows(results: Sequence[Mapping[str, Any]], columns: Sequence[str]) -
 
 
 def _row(label: str, results: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[str]:
-    successes = [result for result in results if result.get("status") == "success"]
+    successes = [
+        result
+        for result in results
+        if result.get("status") == "success" and result.get("outcome") != "not_evaluated"
+    ]
     cells = [label, str(len(results)), str(len(results) - len(successes))]
     for key in (*columns, "total_tokens", "elapsed_sec"):
         values = [result[key] for result in successes if is_metric_value(key, result.get(key))]
@@ -72,9 +76,10 @@ def write_terminal_summary(
     *,
     baseline_lines: Sequence[tuple[str, str]] = (),
     warnings: Sequence[str] = (),
+    spend: Sequence[str] = (),
 ) -> None:
     """Print the graphrag-eval section of the terminal summary; the gates come last, where CI logs end."""
-    if not results and not gates and not warnings:
+    if not results and not gates and not warnings and not spend:
         return
     terminalreporter.section("graphrag-eval summary")
     if results:
@@ -84,6 +89,8 @@ def write_terminal_summary(
             terminalreporter.write_line(line)
     for warning in warnings:
         terminalreporter.write_line(f"warning: {warning}", yellow=True)
+    for line in spend:
+        terminalreporter.write_line(line, yellow=line.startswith(("budget reached", "cache-only")))
     if baseline_lines:
         terminalreporter.write_line("")
     for text, colour in baseline_lines:

@@ -153,6 +153,7 @@ class FakeOpenAIServer:
         self._requests: list[RecordedRequest] = []
         self._in_flight = 0
         self.max_in_flight = 0
+        self._connections = 0
         self.handler_errors: list[str] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -229,6 +230,16 @@ class FakeOpenAIServer:
     @property
     def in_flight(self) -> int:
         return self._in_flight
+
+    @property
+    def connections(self) -> int:
+        """TCP connections accepted since start (kept-alive connections count once)."""
+        with self._lock:
+            return self._connections
+
+    def _accepted(self) -> None:
+        with self._lock:
+            self._connections += 1
 
     def reset(self) -> None:
         """Forget the log, queues and peak concurrency (handlers and latency stay)."""
@@ -343,6 +354,11 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # bursts of concurrent clients must not be refused
     fake: FakeOpenAIServer
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        """Called for every accepted connection: counted, so tests can prove none was made."""
+        self.fake._accepted()
+        return True
 
 
 class _Handler(BaseHTTPRequestHandler):

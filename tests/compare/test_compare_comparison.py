@@ -171,7 +171,15 @@ def test_bad_resamples_and_baseline() -> None:
 
 
 def test_classification_enum_values_match_the_schema() -> None:
-    assert [str(c) for c in Classification] == ["regressed", "fixed", "unchanged", "new", "removed", "edited"]
+    assert [str(c) for c in Classification] == [
+        "regressed",
+        "fixed",
+        "unchanged",
+        "new",
+        "removed",
+        "edited",
+        "not_evaluated",
+    ]
 
 
 def test_skipped_and_xfailed_are_not_paired_for_pass_fail() -> None:

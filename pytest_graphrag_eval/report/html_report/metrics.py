@@ -15,7 +15,17 @@ from pytest_graphrag_eval.result_keys import CATALOGUE
 from pytest_graphrag_eval.scoring import BASE_KEYS
 
 # "interrupted": scored, but Ctrl-C stopped the run before its item gave a verdict.
-OUTCOMES = ("passed", "failed", "error", "xfailed", "xpassed", "skipped", "interrupted", "unknown")
+OUTCOMES = (
+    "passed",
+    "failed",
+    "error",
+    "xfailed",
+    "xpassed",
+    "skipped",
+    "interrupted",
+    "not_evaluated",
+    "unknown",
+)
 PASSING = frozenset({"passed", "xpassed"})
 FAILING = frozenset({"failed", "error"})
 LEADING_METRICS = ("steps_score", "answer_f1", "answer_recall", "answer_precision")

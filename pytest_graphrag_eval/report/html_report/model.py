@@ -34,6 +34,7 @@ from pytest_graphrag_eval.report.html_report.metrics import (
     score_metrics,
 )
 from pytest_graphrag_eval.report.html_report.steps import as_text, clip, step_table
+from pytest_graphrag_eval.report.judge_spend import spend_lines
 
 TEXT_LIMIT = 4000
 OVERVIEW_METRICS = 6  # score columns of the overview's template table before the gated ones
@@ -86,6 +87,7 @@ class ReportView:
     expected_errors: int  # agent errors of xfailed questions
     gates: list[Mapping[str, Any]]
     warnings: list[str]
+    spend: list[str]
     score_metrics: list[str]
     overview_metrics: list[str]  # the template table's columns: it fits a 1400 px window
     gate_verdicts: dict[tuple[str, str], bool]  # (micro|macro|template id, metric) -> its mean's gates passed
@@ -153,6 +155,7 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
         ),
         gates=gates,
         warnings=[clip(_text(warning), TEXT_LIMIT) for warning in _list(report.get("warnings"))],
+        spend=spend_lines(_mapping(report.get("judge_spend"))),
         score_metrics=scores,
         overview_metrics=_overview_metrics(scores, verdicts),
         gate_verdicts=verdicts,

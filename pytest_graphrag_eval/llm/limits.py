@@ -1,0 +1,85 @@
+"""What a run lets the judge client send: cache-only runs and spending limits.
+
+A call the run refuses to send is an `LLMError` like any failed call, so every
+scorer already turns it into its `<metric>_error`; the refusal's wording is
+fixed here so a question's result can later say *why* it has no score:
+`refusal_of(result)` tells a budget stop (the question was not evaluated) from
+a cache miss in a cache-only run (the question's error).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_graphrag_eval.llm.errors import LLMError
+
+CACHE_MISS = "no cached reply and this run is cache-only (no call is sent)"
+BUDGET_REACHED = "judge budget reached (no new call is sent)"
+
+
+class CallRefused(LLMError):
+    """A judge call this run chose not to send; `reason` is "cache_miss" or "budget"."""
+
+    def __init__(self, message: str, *, reason: str, kind: str = "", model: str = "") -> None:
+        super().__init__(message, kind=kind, model=model)
+        self.reason = reason
+
+
+def refusal_of(result: Mapping[str, Any]) -> str | None:
+    """ "budget" when a judge call of this question was refused by the budget, "cache_miss" for a
+    cache-only miss, else None. Reads the `*_error` texts the scorers left (they quote the refusal)."""
+    found = None
+    for key, value in result.items():
+        if not (key.endswith("_error") and isinstance(value, str)):
+            continue
+        if BUDGET_REACHED in value:
+            return "budget"
+        if CACHE_MISS in value:
+            found = "cache_miss"
+    return found
+
+
+@dataclass
+class Budget:
+    """Limits on what a run spends on judge calls: USD and number of requests (retries included).
+
+    A request starts only while both limits hold; the cost of a request is known only when its
+    reply arrives, so requests already in flight when the limit is reached finish and may take
+    the spend above `max_cost_usd` by at most what those requests cost.
+    """
+
+    max_cost_usd: float | None = None
+    max_calls: int | None = None
+    calls_started: int = 0
+    spent_usd: float = 0.0
+    refused: int = 0
+
+    @property
+    def limited(self) -> bool:
+        return self.max_cost_usd is not None or self.max_calls is not None
+
+    def exhausted(self) -> str | None:
+        """Why no new request may start, or None while both limits hold."""
+        if self.max_calls is not None and self.calls_started >= self.max_calls:
+            return f"{self.calls_started} of at most {self.max_calls} judge requests sent"
+        if self.max_cost_usd is not None and self.spent_usd >= self.max_cost_usd:
+            return f"${self.spent_usd:.4f} spent of a ${self.max_cost_usd:g} budget"
+        return None
+
+    def admit(self, kind: str, model: str) -> None:
+        """Count one request about to start, or raise CallRefused when a limit is reached."""
+        reason = self.exhausted()
+        if reason is not None:
+            self.refused += 1
+            raise CallRefused(
+                f"{kind} call to model {model!r} {BUDGET_REACHED}: {reason}",
+                reason="budget",
+                kind=kind,
+                model=model,
+            )
+        self.calls_started += 1
+
+    def record_cost(self, cost_usd: float) -> None:
+        self.spent_usd += cost_usd

@@ -1,0 +1,94 @@
+"""A live run's progress, shown after pytest's own progress while an item waits for its question.
+
+On a terminal, while the next item is still waiting for its question to be answered
+and judged, a status is written after pytest's dots: questions done, judge calls
+done and queued, the cost so far and an estimate of the time left. It is written
+with the terminal writer's raw output (so pytest's own line bookkeeping is left
+alone), with output capturing suspended as pytest's live logging does (the item is
+running), and erased with backspaces before pytest reports the item. When the output
+is not a terminal (CI logs, files, pipes) nothing is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any
+
+WAIT_BEFORE_SHOWING = 0.5  # seconds an item waits before a status appears: quick items never flicker
+REFRESH_INTERVAL = 0.5
+MIN_ROOM = 24
+
+
+def status_text(
+    done: int, total: int, judge_done: int, judge_queued: int, cost_usd: float, elapsed: float
+) -> str:
+    """`graphrag 12/300 questions | judge 40 done, 64 queued | $0.0120 | ~1m20s left`."""
+    parts = [f"graphrag {done}/{total} questions"]
+    if judge_done or judge_queued:
+        parts.append(f"judge {judge_done} done, {judge_queued} queued")
+        parts.append(f"${cost_usd:.4f}")
+    if done and total > done:
+        parts.append(f"~{_duration(elapsed / done * (total - done))} left")
+    return " | ".join(parts)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds + 0.5)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{seconds:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+class ProgressLine:
+    """Writes and erases the status on pytest's current output line (a terminal writer)."""
+
+    def __init__(
+        self,
+        writer: Any,
+        status: Callable[[], str],
+        clock: Callable[[], float] = time.monotonic,
+        uncaptured: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext,
+    ):
+        self._writer = writer
+        self._uncaptured = uncaptured
+        self._status = status
+        self._clock = clock
+        self._shown = 0
+        self._waiting_since: float | None = None
+        self._last = 0.0
+
+    def tick(self) -> None:
+        """Called while an item waits: show or refresh the status once the wait is long enough."""
+        now = self._clock()
+        if self._waiting_since is None:
+            self._waiting_since = now
+        if now - self._waiting_since < WAIT_BEFORE_SHOWING or now - self._last < REFRESH_INTERVAL:
+            return
+        self._last = now
+        room = self._writer.fullwidth - self._writer.width_of_current_line - 1
+        if room < MIN_ROOM:
+            return
+        text = (" " + self._status())[:room]
+        with self._uncaptured():
+            self._erase()
+            self._writer.write_raw(text, flush=True)
+        self._shown = len(text)
+
+    def done(self) -> None:
+        """The item stops waiting: erase the status before pytest writes the item's outcome."""
+        self._waiting_since = None
+        if self._shown:
+            with self._uncaptured():
+                self._erase()
+
+    def _erase(self) -> None:
+        if self._shown:
+            self._writer.write_raw("\b" * self._shown + " " * self._shown + "\b" * self._shown, flush=True)
+            self._shown = 0

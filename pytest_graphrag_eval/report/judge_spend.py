@@ -1,0 +1,91 @@
+"""The `judge_spend` section of the report: what the judge cost against the budget.
+
+A team paying for nightly runs needs three numbers on every output (terminal,
+JSON, Markdown, HTML): what this run spent (cache hits are free), the limits it
+had, and how many questions a reached limit left `not_evaluated`. In a cache-only
+run the section also counts the questions whose judge calls missed the cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_graphrag_eval.llm.limits import refusal_of
+
+_SHOWN_IDS = 5
+
+
+def spend_section(
+    stats: Mapping[str, Any] | None,
+    results: Sequence[Mapping[str, Any]],
+    *,
+    max_cost_usd: float | None = None,
+    max_calls: int | None = None,
+    cache_only: bool = False,
+) -> dict[str, Any] | None:
+    """The section for the report, or None when no judge ran and no limit or cache-only mode was set.
+
+    `stats` are the judge client's counters summed over the processes of the run (ClientStats.as_dict).
+    """
+    limited = max_cost_usd is not None or max_calls is not None
+    if stats is None and not limited and not cache_only:
+        return None
+    stats = stats or {}
+    not_evaluated = [str(r["question_id"]) for r in results if r.get("outcome") == "not_evaluated"]
+    section: dict[str, Any] = {
+        "cost_usd": round(float(stats.get("cost_usd", 0.0)), 6),
+        "requests": int(stats.get("calls_made", 0)),
+        "cache_hits": int(stats.get("cache_hits", 0)),
+        "input_tokens": int(stats.get("input_tokens", 0)),
+        "output_tokens": int(stats.get("output_tokens", 0)),
+        "max_cost_usd": max_cost_usd,
+        "max_calls": max_calls,
+        "budget_reached": int(stats.get("budget_refused", 0)) > 0,
+        "refused_calls": int(stats.get("budget_refused", 0)),
+        "not_evaluated": len(not_evaluated),
+        "not_evaluated_ids": not_evaluated,
+    }
+    if cache_only:
+        missed = [str(r["question_id"]) for r in results if refusal_of(r) == "cache_miss"]
+        section.update(cache_only=True, cache_miss_questions=len(missed), cache_miss_ids=missed)
+    return section
+
+
+def spend_lines(section: Mapping[str, Any] | None) -> list[str]:
+    """The section as plain lines (terminal summary; the Markdown summary escapes nothing in them)."""
+    if not section:
+        return []
+    spent = f"judge spend: ${section['cost_usd']:.4f}"
+    if section.get("max_cost_usd") is not None:
+        spent += f" of a ${section['max_cost_usd']:g} budget"
+    spent += f", {section['requests']} requests"
+    if section.get("max_calls") is not None:
+        spent += f" of at most {section['max_calls']}"
+    spent += f", {section['cache_hits']} cache hits"
+    lines = [spent]
+    if section.get("budget_reached") or section.get("not_evaluated"):
+        lines.append(
+            f"budget reached: {section['not_evaluated']} questions not evaluated "
+            f"({section['refused_calls']} judge calls not sent)" + _first(section["not_evaluated_ids"])
+        )
+    if section.get("cache_only"):
+        lines.append(
+            f"cache-only: {section['cache_miss_questions']} questions had judge calls missing from the cache"
+            + _first(section["cache_miss_ids"])
+        )
+    return lines
+
+
+def add_process_stats(total: dict[str, Any], stats: Mapping[str, Any]) -> None:
+    """Add one process's judge counters to `total` (xdist workers each have their own client)."""
+    for key, value in stats.items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            total[key] = total.get(key, 0) + value
+
+
+def _first(ids: Sequence[str]) -> str:
+    if not ids:
+        return ""
+    more = f" and {len(ids) - _SHOWN_IDS} more" if len(ids) > _SHOWN_IDS else ""
+    return ": " + ", ".join(ids[:_SHOWN_IDS]) + more
