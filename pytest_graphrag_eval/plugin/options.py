@@ -242,6 +242,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Delete the judge cache before the run.",
         action="store_true",
     ),
+    OptionSpec(
+        "--graphrag-shard",
+        "graphrag_shard",
+        "Run shard K of N (e.g. 2/3): a stable share of the questions, balanced by template; "
+        "merge the shards' JSON reports with graphrag-eval-merge.",
+        metavar="K/N",
+    ),
 )
 
 

@@ -8,7 +8,7 @@ else reads options.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,10 +18,12 @@ import pytest
 from pytest_graphrag_eval.answers.settings import JUDGES
 from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from pytest_graphrag_eval.compare.repeats import POLICIES
+from pytest_graphrag_eval.corpus.shards import ShardSpec, parse_shard
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
 from pytest_graphrag_eval.gates.thresholds import Threshold, parse_threshold_list
+from pytest_graphrag_eval.report.run_identity import file_sha256, settings_record
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
 DEFAULT_AGENT_CONCURRENCY = 4
@@ -64,6 +66,7 @@ class PluginSettings:
     cache_dir: Path | None = None
     use_cache: bool = True
     clear_cache: bool = False
+    shard: ShardSpec | None = None
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> PluginSettings:
@@ -105,6 +108,9 @@ class PluginSettings:
             or Path(config.rootpath) / ".graphrag-cache",
             use_cache=not config.getoption("graphrag_no_cache"),
             clear_cache=bool(config.getoption("graphrag_cache_clear")),
+            shard=parse_shard(config.getoption("graphrag_shard"))
+            if config.getoption("graphrag_shard")
+            else None,
         )
         settings.validate()
         return settings
@@ -118,6 +124,26 @@ class PluginSettings:
             "judge": self.judge,
             "judge_model": self.judge_model,
         }
+
+    def settings_record(self, gates: Sequence[Gate]) -> dict[str, Any]:
+        """The settings that change results, verdicts, gates or the comparison (shards must share them)."""
+        baseline = self.baseline_path
+        return settings_record(
+            thresholds=[*self.thresholds_ini.values(), *self.thresholds_cli.values()],
+            gates=gates,
+            confidence=self.confidence,
+            resamples=self.resamples,
+            baseline={"path": str(baseline), "sha256": file_sha256(baseline)} if baseline else None,
+            other={
+                "embedding_model": self.embedding_model,
+                "relevance": self.relevance,
+                "judge_repeats": self.judge_repeats,
+                "agent_repeats": self.agent_repeats,
+                "repeat_policy": self.repeat_policy,
+                "correctness_prompt": _file_identity(self.correctness_prompt),
+                "answers_config": _file_identity(self.answers_config),
+            },
+        )
 
     def validate(self) -> None:
         """Reject values argparse cannot check (ini values are plain text)."""
@@ -148,6 +174,11 @@ class PluginSettings:
                 "--graphrag-record records live agent answers, but --graphrag-responses (or the "
                 "graphrag_responses ini key) replays recorded ones, so nothing would be recorded; use one"
             )
+
+
+def _file_identity(path: Path | None) -> str | None:
+    """A configuration file by content: shards may hold it at different paths."""
+    return file_sha256(path) if path is not None and path.is_file() else None
 
 
 def _text(config: pytest.Config, name: str) -> str | None:
