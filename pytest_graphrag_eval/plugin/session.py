@@ -337,7 +337,7 @@ class GraphragSession:
                 baseline_path=str(settings.baseline_path) if settings.baseline_path is not None else None,
                 confidence=settings.confidence,
                 resamples=settings.resamples,
-                evaluate_gates=not sharded,
+                defer_gates=sharded,
             ),
             started=self.started,
             interrupted=self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED,
