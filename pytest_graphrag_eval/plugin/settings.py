@@ -133,7 +133,7 @@ class PluginSettings:
             gates=gates,
             confidence=self.confidence,
             resamples=self.resamples,
-            baseline={"path": str(baseline), "sha256": file_sha256(baseline)} if baseline else None,
+            baseline={"path": str(baseline), "sha256": _file_identity(baseline)} if baseline else None,
             other={
                 "embedding_model": self.embedding_model,
                 "relevance": self.relevance,
@@ -177,7 +177,7 @@ class PluginSettings:
 
 
 def _file_identity(path: Path | None) -> str | None:
-    """A configuration file by content: shards may hold it at different paths."""
+    """A file the run read, by content (shards may hold it at different paths); None if it is gone."""
     return file_sha256(path) if path is not None and path.is_file() else None
 
 

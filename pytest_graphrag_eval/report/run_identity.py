@@ -47,7 +47,7 @@ def settings_record(
     gates: Iterable[Any],
     confidence: float,
     resamples: int,
-    baseline: Mapping[str, str] | None,
+    baseline: Mapping[str, str | None] | None,
     other: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The settings a merge checks are equal across shards, as JSON values.
