@@ -245,8 +245,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-shard",
         "graphrag_shard",
-        "Run shard K of N (e.g. 2/3): a stable share of the questions, balanced by template; "
-        "merge the shards' JSON reports with graphrag-eval-merge.",
+        "Run shard K of N (e.g. 2/3); merge the shard reports with graphrag-eval-merge.",
         metavar="K/N",
     ),
 )

@@ -389,9 +389,11 @@ class GraphragSession:
         corpora = []
         for path in self.corpus_files:
             try:
-                corpora.append(self.corpora.get(path) or load_corpus(path))
+                corpus = self.corpora.get(path) or load_corpus(path)
+                combine_gates((), [corpus])  # gates that do not parse failed the file's collection
             except GraphragEvalError:
                 continue  # already reported as that file's collection error
+            corpora.append(corpus)
         return combine_gates(self.settings.gates, corpora)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
