@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pytest_graphrag_eval.errors import ConfigurationError
@@ -65,14 +65,6 @@ def assign_shards(templates: Iterable[tuple[str, Sequence[str]]], count: int) ->
             block = rank * count // size
             shards[question_id] = (block + offset) % count + 1
     return shards
-
-
-def shard_sizes(shards: Mapping[str, int], count: int) -> list[int]:
-    """How many questions each shard got, shard 1 first."""
-    sizes = [0] * count
-    for shard in shards.values():
-        sizes[shard - 1] += 1
-    return sizes
 
 
 def _digest(text: str) -> str:
