@@ -1,4 +1,14 @@
-"""Console scripts. `answer-correctness`: judge a TSV of answers, as graphrag-eval's command does.
+"""Console scripts. `graphrag-eval-merge`: merge the JSON reports of a sharded run into one.
+
+    graphrag-eval-merge shard-1.json shard-2.json shard-3.json --report report.json \
+        [--markdown summary.md] [--html report.html] [--baseline main.json]
+
+The merged report is the one a single unsharded run would have written: results in
+corpus order, then aggregates, the baseline comparison, gates, Markdown and HTML
+computed on the whole. Exit status: 0, or 1 when a question or a gate failed
+(as pytest's), 2 when the reports cannot be merged (the message says why).
+
+`answer-correctness`: judge a TSV of answers, as graphrag-eval's command does.
 
     answer-correctness -i in.tsv -o out.tsv [--judge llm|lexical] [--model gpt-4o-mini]
 
@@ -24,6 +34,8 @@ from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, Answer
 from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.report.atomic import write_text_atomic
+from pytest_graphrag_eval.report.merge import load_shard, merge_shards, shard_summary
+from pytest_graphrag_eval.report.pipeline import OutputPaths, finish_run, write_outputs
 
 INPUT_COLUMNS = ("Question", "Reference answer", "Actual answer")
 OUTPUT_COLUMNS = (
@@ -58,6 +70,55 @@ def answer_correctness_main(argv: Sequence[str] | None = None) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def merge_main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `graphrag-eval-merge`; returns the exit status."""
+    args = _merge_parser().parse_args(argv)
+    try:
+        shards = [load_shard(path) for path in args.reports]
+        merged = merge_shards(shards, baseline_path=args.baseline)
+    except GraphragEvalError as error:
+        print(f"graphrag-eval-merge: error: {error}", file=sys.stderr)
+        return 2
+    finished = finish_run(
+        merged.results,
+        merged.settings,
+        started=merged.started,
+        finished=merged.finished,
+        interrupted=merged.interrupted,
+        warnings=merged.warnings,
+    )
+    outputs = write_outputs(finished.report, OutputPaths(args.report, args.markdown, args.html))
+    problems = outputs.problems
+    failed = sum(1 for result in merged.results if result.get("outcome") == "failed")
+    shown = shard_summary(shards)
+    print(f"graphrag-eval-merge: merged {shown}: {len(merged.results)} questions, {failed} failed")
+    for gate in finished.gate_results:
+        print(f"  gate {'passed' if gate.passed else 'FAILED'}: {gate.message}")
+    for what, path in outputs.written:
+        print(f"graphrag-eval-merge: wrote the {what}: {path}")
+    for problem in problems:
+        print(f"graphrag-eval-merge: {problem}", file=sys.stderr)
+    return 1 if failed or finished.gates_failed or problems else 0
+
+
+def _merge_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="graphrag-eval-merge",
+        description="Merge the JSON reports of a sharded run (--graphrag-shard K/N, or pytest-split) into "
+        "the report one unsharded run would have written.",
+    )
+    parser.add_argument("reports", nargs="+", type=Path, help="the shards' JSON reports, every shard once")
+    parser.add_argument("--report", type=Path, help="write the merged JSON report here")
+    parser.add_argument("--markdown", type=Path, help="write the Markdown summary here")
+    parser.add_argument("--html", type=Path, help="write the HTML report here")
+    parser.add_argument(
+        "--baseline",
+        help="the baseline report the shards were compared with, where the merge finds it "
+        "(default: the path the shards recorded), or one to compare the merged run with",
+    )
+    return parser
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -333,6 +333,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_max_calls",
         metavar="N",
     ),
+    OptionSpec(
+        "--graphrag-shard",
+        "graphrag_shard",
+        "Run shard K of N (e.g. 2/3); merge the shard reports with graphrag-eval-merge.",
+        metavar="K/N",
+    ),
 )
 
 

@@ -48,6 +48,12 @@ from pytest_graphrag_eval.plugin.runner import (
 )
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
 from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.plugin.shard_selection import (
+    SHARD_OPTION,
+    deselect_other_shards,
+    select_shard,
+    shard_note,
+)
 from pytest_graphrag_eval.plugin.xdist_batches import (
     WORKERINPUT_KEY,
     WorkerBatches,
@@ -65,6 +71,12 @@ from pytest_graphrag_eval.report.pipeline import (
     question_record,
     write_outputs,
 )
+from pytest_graphrag_eval.report.run_identity import (
+    corpus_file_record,
+    corpus_positions,
+    file_sha256,
+    identity_metadata,
+)
 from pytest_graphrag_eval.report.terminal_summary import (
     score_columns,
     write_output_paths,
@@ -80,6 +92,7 @@ RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
 RESPONSE_ATTR = "graphrag_response"
 CORPUS_GATES_KEY = "graphrag_corpus_gates"
+CORPUS_FILES_KEY = "graphrag_corpus_files"
 WARNINGS_KEY = "graphrag_warnings"
 GRAPH_STORE_KEY = "graphrag_graph_store"
 JUDGE_STATS_KEY = "graphrag_judge_stats"
@@ -103,6 +116,9 @@ class GraphragSession:
         self._file_index = {path: index for index, path in enumerate(self.corpus_files)}
         self._resolved: dict[Path, Path] = {}
         self.corpora: dict[Path, Corpus] = {}  # by resolved file path
+        self.corpus_records: dict[Path, dict[str, Any]] = {}  # each file's identity, for shard merges
+        self.shard = select_shard(config, settings)
+        self.reported: set[tuple[Any, ...]] = set()  # corpus order of every question item that ran
         self._questions_by_id: dict[str, Question] = {}
         self.collector = ResultCollector()
         self.gate_results: list[GateResult] = []
@@ -187,7 +203,16 @@ class GraphragSession:
         """Keep a collected corpus; a question id another corpus file already has is a CorpusError."""
         for question in corpus.questions():
             check_unique_question(question, self._questions_by_id)
-        self.corpora[self._resolve(path)] = corpus
+        resolved = self._resolve(path)
+        self.corpora[resolved] = corpus
+        self.corpus_records[resolved] = corpus_file_record(
+            corpus.file or str(path), file_sha256(resolved), len(corpus.positions)
+        )
+
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """With --graphrag-shard K/N, keep this shard's questions only."""
+        if self.shard is not None and self.shard.selected_by == SHARD_OPTION:
+            deselect_other_shards(config, items, self.shard.spec, self.corpora.values())
 
     def _resolve(self, path: Path) -> Path:
         """`path.resolve()`, remembered: items ask for their file's path once per question."""
@@ -366,9 +391,9 @@ class GraphragSession:
             return
         report = report_outcome.get_result()
         ship = _as_json_text if _is_xdist_worker(self.config) else _unchanged
+        setattr(report, ORDER_ATTR, self._order_of(item))
         if item.result is not None:
             setattr(report, RESULT_ATTR, ship(_with_item_outcome(item, report)))
-            setattr(report, ORDER_ATTR, self._order_of(item))
         if item.responses and self.runner is not None and self.runner.live:
             setattr(report, RESPONSE_ATTR, ship(_numbered_attempts(item.responses)))
 
@@ -390,6 +415,8 @@ class GraphragSession:
             self.graph_lines = [(str(session.shouldstop), "red")]
         if _is_xdist_worker(self.config) or report.when != "call":
             return
+        if hasattr(report, ORDER_ATTR):
+            self.reported.add(tuple(getattr(report, ORDER_ATTR)))
         result = _from_json_text(getattr(report, RESULT_ATTR, None))
         if result is not None:
             self.collector.add(getattr(report, ORDER_ATTR), result)
@@ -403,6 +430,8 @@ class GraphragSession:
         output = getattr(node, "workeroutput", {})
         for path, (file, gates) in output.get(CORPUS_GATES_KEY, {}).items():
             self.corpora.setdefault(Path(path), Corpus(templates=(), file=file, settings={"gates": gates}))
+        for path, record in output.get(CORPUS_FILES_KEY, {}).items():
+            self.corpus_records.setdefault(Path(path), record)
         # Every worker checked the responses against the whole corpus: one worker's warnings are all of them.
         self.worker_warnings = self.worker_warnings or list(output.get(WARNINGS_KEY, []))
         if JUDGE_STATS_KEY in output:
@@ -429,6 +458,9 @@ class GraphragSession:
             self.config.workeroutput[WARNINGS_KEY] = self.responses_check.warnings  # type: ignore[attr-defined]
             if self.judge is not None:
                 self.config.workeroutput[JUDGE_STATS_KEY] = self.judge.stats.as_dict()  # type: ignore[attr-defined]
+            self.config.workeroutput[CORPUS_FILES_KEY] = {  # type: ignore[attr-defined]
+                str(path): record for path, record in self.corpus_records.items()
+            }
             return
         if not (self.collector.results or self.interrupted):
             return
@@ -442,15 +474,22 @@ class GraphragSession:
             max_calls=settings.max_calls,
             cache_only=settings.cache_only,
         )
+        gates = self._all_gates()
+        sharded = self.shard is not None  # gates and the comparison are decided on the merged whole
         finished = finish_run(
             results,
             RunSettings(
-                gates=self._all_gates(),
-                metadata={**settings.report_metadata(), **graph_run.metadata},
-                baseline=self.baseline,
+                gates=gates,
+                metadata={
+                    **settings.report_metadata(),
+                    **graph_run.metadata,
+                    **self._identity_metadata(gates),
+                },
+                baseline=None if sharded else self.baseline,
                 baseline_path=str(settings.baseline_path) if settings.baseline_path is not None else None,
                 confidence=settings.confidence,
                 resamples=settings.resamples,
+                defer_gates=sharded,
             ),
             started=self.started,
             interrupted=self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED,
@@ -486,13 +525,28 @@ class GraphragSession:
             if outcome is not None and outcome.result is not None and order not in self.collector.results:
                 self.collector.add(order, interrupted_record(outcome.result, nodeid=item.nodeid))
 
+    def _identity_metadata(self, gates: list[Gate]) -> dict[str, Any]:
+        """What lets graphrag-eval-merge check and merge this run's report with other shards'."""
+        files = [
+            self.corpus_records.get(path) or corpus_file_record(str(path), "", 0)
+            for path in self.corpus_files
+        ]
+        answered = [(key[0], key[2]) for key in sorted(self.collector.results)]
+        unanswered = [(key[0], key[2]) for key in self.reported if key not in self.collector.results]
+        return identity_metadata(
+            files,
+            self.settings.settings_record(gates),
+            shard=self.shard.to_dict() if self.shard is not None else None,
+            positions=corpus_positions(answered, unanswered, sum(file["questions"] for file in files)),
+        )
+
     def _all_gates(self) -> list[Gate]:
         """CLI and ini gates plus every corpus file's `gates:` (an xdist controller collects nothing)."""
         corpora = []
         for path in self.corpus_files:
             try:
                 corpus = self.corpora.get(path) or load_corpus(path)
-                combine_gates((), [corpus])
+                combine_gates((), [corpus])  # gates that do not parse failed the file's collection
             except GraphragEvalError:
                 continue  # already reported as that file's collection error
             corpora.append(corpus)
@@ -520,6 +574,8 @@ class GraphragSession:
             warnings=self.responses_check.warnings or self.worker_warnings,
             spend=spend_lines(self.judge_spend),
         )
+        if self.shard is not None and self.collector.results:
+            terminalreporter.write_line(shard_note(self.shard, len(self.collector.results)))
         if self.dry_run_lines:
             terminalreporter.section("graphrag-eval dry run (no call was made)")
             for line in self.dry_run_lines:

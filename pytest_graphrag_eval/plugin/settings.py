@@ -8,7 +8,7 @@ else reads options.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,10 +21,12 @@ from pytest_graphrag_eval.adapters.tool_names import parse_tool_name_lines
 from pytest_graphrag_eval.answers.settings import JUDGES
 from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from pytest_graphrag_eval.compare.repeats import POLICIES
+from pytest_graphrag_eval.corpus.shards import ShardSpec, parse_shard
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
 from pytest_graphrag_eval.gates.thresholds import Threshold, parse_threshold_list
+from pytest_graphrag_eval.report.run_identity import file_sha256, settings_record
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
 DEFAULT_AGENT_CONCURRENCY = 4
@@ -80,6 +82,7 @@ class PluginSettings:
     dry_run: bool = False
     max_cost: float | None = None
     max_calls: int | None = None
+    shard: ShardSpec | None = None
 
     @property
     def execute_reference(self) -> bool:
@@ -156,6 +159,9 @@ class PluginSettings:
             dry_run=bool(config.getoption("graphrag_dry_run")),
             max_cost=_limit(config, "graphrag_max_cost", float, "a number of USD"),
             max_calls=_limit(config, "graphrag_max_calls", int, "a whole number of calls"),
+            shard=parse_shard(config.getoption("graphrag_shard"))
+            if config.getoption("graphrag_shard")
+            else None,
         )
         settings.validate()
         return settings
@@ -169,6 +175,26 @@ class PluginSettings:
             "judge": self.judge,
             "judge_model": self.judge_model,
         }
+
+    def settings_record(self, gates: Sequence[Gate]) -> dict[str, Any]:
+        """The settings that change results, verdicts, gates or the comparison (shards must share them)."""
+        baseline = self.baseline_path
+        return settings_record(
+            thresholds=[*self.thresholds_ini.values(), *self.thresholds_cli.values()],
+            gates=gates,
+            confidence=self.confidence,
+            resamples=self.resamples,
+            baseline={"path": str(baseline), "sha256": _file_identity(baseline)} if baseline else None,
+            other={
+                "embedding_model": self.embedding_model,
+                "relevance": self.relevance,
+                "judge_repeats": self.judge_repeats,
+                "agent_repeats": self.agent_repeats,
+                "repeat_policy": self.repeat_policy,
+                "correctness_prompt": _file_identity(self.correctness_prompt),
+                "answers_config": _file_identity(self.answers_config),
+            },
+        )
 
     def validate(self) -> None:
         """Reject values argparse cannot check (ini values are plain text)."""
@@ -255,6 +281,11 @@ def _endpoint(config: pytest.Config, invocation_dir: Path) -> str | None:
     if text.lower().startswith(("http://", "https://")):
         return text
     return str(base / text)
+
+
+def _file_identity(path: Path | None) -> str | None:
+    """A file the run read, by content (shards may hold it at different paths); None if it is gone."""
+    return file_sha256(path) if path is not None and path.is_file() else None
 
 
 def _text(config: pytest.Config, name: str) -> str | None:

@@ -35,7 +35,7 @@ class RunSettings:
     baseline_path: str | None = None
     confidence: float = 0.95
     resamples: int = 2000
-    evaluate_gates: bool = True  # False on a shard: its gates are decided on the merged whole
+    defer_gates: bool = False  # a shard's gates are decided on the merged whole, not on its part
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def finish_run(
     comparison_section = comparison.to_dict() if comparison is not None else None
     gate_results = (
         evaluate_gates(settings.gates, aggregates, comparison, results)
-        if results and settings.evaluate_gates
+        if results and not settings.defer_gates
         else []
     )
     report = build_report(

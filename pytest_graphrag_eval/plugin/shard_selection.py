@@ -1,0 +1,76 @@
+"""Which share of the questions this process runs: `--graphrag-shard K/N`, or pytest-split's group.
+
+With `--graphrag-shard` the plugin deselects the other shards' questions itself
+(`corpus.shards` decides which). When pytest-split (`--splits N --group K`)
+selects the tests, the run is recorded as shard K of N all the same, so its
+report defers gates and the comparison to `graphrag-eval-merge` like ours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+from pytest_graphrag_eval.corpus.shards import ShardSpec, assign_shards
+from pytest_graphrag_eval.plugin.settings import PluginSettings
+
+SHARD_OPTION = "--graphrag-shard"
+PYTEST_SPLIT = "pytest-split"
+
+
+@dataclass(frozen=True)
+class RunShard:
+    """This run's shard and who selected its questions."""
+
+    spec: ShardSpec
+    selected_by: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.spec.index, "count": self.spec.count, "selected_by": self.selected_by}
+
+
+def select_shard(config: pytest.Config, settings: PluginSettings) -> RunShard | None:
+    """`--graphrag-shard`, else pytest-split's `--splits`/`--group` when that plugin is active."""
+    if settings.shard is not None:
+        return RunShard(settings.shard, SHARD_OPTION)
+    splits = config.getoption("splits", None)
+    group = config.getoption("group", None)
+    if isinstance(splits, int) and isinstance(group, int) and 1 <= group <= splits:
+        return RunShard(ShardSpec(group, splits), PYTEST_SPLIT)
+    return None
+
+
+def deselect_other_shards(
+    config: pytest.Config, items: list[pytest.Item], spec: ShardSpec, corpora: Iterable[Corpus]
+) -> None:
+    """Keep the question items of shard `spec` (and every other test); report the rest deselected."""
+    from pytest_graphrag_eval.plugin.items import QuestionItem  # items imports the session module
+
+    shards = assign_shards(
+        (
+            (template.template_id, [question.question_id for question in template.questions])
+            for corpus in corpora
+            for template in corpus.templates
+        ),
+        spec.count,
+    )
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        other = isinstance(item, QuestionItem) and shards.get(item.question.question_id) != spec.index
+        (drop if other else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def shard_note(shard: RunShard, questions: int) -> str:
+    """The terminal line that says why a shard shows no gates."""
+    return (
+        f"graphrag-eval: shard {shard.spec} ({questions} questions, selected by {shard.selected_by}): "
+        "gates and the baseline comparison are decided on the whole run by graphrag-eval-merge"
+    )

@@ -1,0 +1,298 @@
+"""Merge the JSON reports of a sharded run into the report one unsharded run would have written.
+
+The shards' results are put back in corpus order; aggregates, the baseline
+comparison, gates, Markdown and HTML are then computed on the whole by the same
+pipeline the plugin runs (`report.pipeline`). Shards of different corpora or
+settings, a missing shard and a question in two shards are refused, each with
+a message naming the report files.
+"""
+
+from __future__ import annotations
+
+import calendar
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_graphrag_eval.compare.baseline import load_baseline
+from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.gates.suite_gates import parse_gate
+from pytest_graphrag_eval.report.pipeline import RunSettings
+from pytest_graphrag_eval.report.run_identity import Position, corpus_positions, file_sha256
+
+# Metadata the report writer sets itself, and what only a shard records.
+_WRITER_KEYS = frozenset(
+    {"tool", "version", "python", "started_at", "duration_sec", "interrupted", "questions"}
+)
+_SHARD_KEYS = frozenset({"shard", "corpus_positions"})
+# Settings every shard must share, beyond `settings`: they decide the results themselves.
+_SHARED_KEYS = ("responses", "steps_scope", "judge", "judge_model")
+_SHOWN = 5
+
+
+class MergeError(GraphragEvalError):
+    """Shard reports that cannot make one run."""
+
+
+@dataclass(frozen=True)
+class ShardReport:
+    path: str
+    report: Mapping[str, Any]
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        metadata = self.report.get("metadata")
+        return metadata if isinstance(metadata, Mapping) else {}
+
+
+@dataclass(frozen=True)
+class MergedRun:
+    """The merged results in corpus order and what the end-of-run pipeline needs to finish them."""
+
+    results: list[dict[str, Any]]
+    settings: RunSettings
+    started: float
+    finished: float
+    interrupted: bool
+    warnings: list[str]
+
+
+def load_shard(path: str | Path) -> ShardReport:
+    """A shard's JSON report, checked like a baseline (format, results, outcomes)."""
+    report = load_baseline(path)
+    shard = ShardReport(str(path), report)
+    for key in ("corpus_files", "settings"):
+        if key not in shard.metadata:
+            raise MergeError(
+                f"{path}: the report's metadata has no `{key}`: it was written by a version of "
+                "pytest-graphrag-eval without shard support; run the shards again with this version"
+            )
+    return shard
+
+
+def merge_shards(shards: Sequence[ShardReport], *, baseline_path: str | None = None) -> MergedRun:
+    """Check that the shards make one run, and put their results together in corpus order.
+
+    `baseline_path` overrides the baseline the shards recorded (it must be the same file), or
+    gives one to shards that had none.
+    """
+    if not shards:
+        raise MergeError("no shard reports given")
+    _check_same(shards, "corpus_files", "were run on different corpora (or an edited corpus)")
+    _check_same(shards, "settings", "were run with different settings")
+    for key in _SHARED_KEYS:
+        _check_same(shards, key, "were run with different settings")
+    _check_shard_numbers(shards)
+    first = shards[0].metadata
+    files = first["corpus_files"]
+    totals = [int(record["questions"]) for record in files]
+    placed: dict[Position, tuple[str, dict[str, Any] | None]] = {}
+    for shard in shards:
+        held, unanswered = _positions(shard, totals)
+        for position, result in [*held, *((position, None) for position in unanswered)]:
+            if position in placed:
+                raise MergeError(_duplicate_message(position, result, placed[position], shard.path, files))
+            placed[position] = (shard.path, result)
+    _check_complete(placed, totals, files)
+    ordered = [placed[position][1] for position in sorted(placed)]
+    results = [result for result in ordered if result is not None]
+    answered = [position for position in sorted(placed) if placed[position][1] is not None]
+    unanswered_positions = [position for position in sorted(placed) if placed[position][1] is None]
+    metadata = {key: value for key, value in first.items() if key not in _WRITER_KEYS | _SHARD_KEYS}
+    positions = corpus_positions(answered, unanswered_positions, sum(totals))
+    if positions is not None:
+        metadata["corpus_positions"] = positions
+    starts = [_started(shard) for shard in shards]
+    ends = [
+        start + float(shard.metadata.get("duration_sec") or 0)
+        for start, shard in zip(starts, shards, strict=True)
+    ]
+    return MergedRun(
+        results=results,
+        settings=_run_settings(first["settings"], metadata, baseline_path),
+        started=min(starts),
+        finished=max(ends),
+        interrupted=any(bool(shard.metadata.get("interrupted")) for shard in shards),
+        warnings=list(
+            dict.fromkeys(warning for shard in shards for warning in shard.report.get("warnings", []))
+        ),
+    )
+
+
+def _check_same(shards: Sequence[ShardReport], key: str, problem: str) -> None:
+    first = shards[0]
+    for shard in shards[1:]:
+        if shard.metadata.get(key) != first.metadata.get(key):
+            detail = _difference(first.metadata.get(key), shard.metadata.get(key))
+            raise MergeError(f"{first.path} and {shard.path} {problem}: {key}{detail}")
+
+
+def _difference(left: Any, right: Any, where: str = "") -> str:
+    """The first place two JSON values differ, as `.path: left != right`."""
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        for key in [*left, *(key for key in right if key not in left)]:
+            if left.get(key) != right.get(key):
+                return _difference(left.get(key), right.get(key), f"{where}.{key}")
+    if isinstance(left, list) and isinstance(right, list) and len(left) == len(right):
+        for index, (one, other) in enumerate(zip(left, right, strict=True)):
+            if one != other:
+                return _difference(one, other, f"{where}[{index}]")
+    return f"{where}: {left!r} != {right!r}"
+
+
+def _check_shard_numbers(shards: Sequence[ShardReport]) -> None:
+    """Shards that say `K/N` must all say the same N, each K once, every K from 1 to N."""
+    numbered = [(shard, shard.metadata["shard"]) for shard in shards if shard.metadata.get("shard")]
+    if not numbered:
+        return
+    counts = {int(spec["count"]) for _, spec in numbered}
+    if len(counts) > 1:
+        shown = ", ".join(
+            f"{shard.path} is shard {spec['index']}/{spec['count']}" for shard, spec in numbered
+        )
+        raise MergeError(f"the reports come from different splits: {shown}")
+    count = counts.pop()
+    seen: dict[int, str] = {}
+    for shard, spec in numbered:
+        index = int(spec["index"])
+        if index in seen:
+            raise MergeError(
+                f"shard {index}/{count} is given twice: {seen[index]} and {shard.path} "
+                "(pass each shard's report once)"
+            )
+        seen[index] = shard.path
+    missing = [index for index in range(1, count + 1) if index not in seen]
+    if missing and len(numbered) == len(shards):
+        names = ", ".join(f"{index}/{count}" for index in missing)
+        raise MergeError(
+            f"shard {names} {'is' if len(missing) == 1 else 'are'} missing: "
+            f"got {len(seen)} of {count} shard reports ({', '.join(seen[index] for index in sorted(seen))})"
+        )
+
+
+def _positions(
+    shard: ShardReport, totals: Sequence[int]
+) -> tuple[list[tuple[Position, dict[str, Any]]], list[Position]]:
+    """Each result with its corpus position, and the positions of selected questions without one."""
+    results = list(shard.report["results"])
+    recorded = shard.metadata.get("corpus_positions")
+    if recorded is None:
+        if len(results) != sum(totals):
+            raise MergeError(
+                f"{shard.path}: holds {len(results)} of the corpus's {sum(totals)} questions but "
+                "records no `corpus_positions`; was it edited?"
+            )
+        implied = [(file, position) for file, total in enumerate(totals) for position in range(total)]
+        return list(zip(implied, results, strict=True)), []
+    try:
+        positions = [_position(item, totals) for item in recorded["results"]]
+        unanswered = [_position(item, totals) for item in recorded["unanswered"]]
+    except (KeyError, TypeError, ValueError) as error:
+        raise MergeError(f"{shard.path}: malformed metadata.corpus_positions ({error})") from None
+    if len(positions) != len(results):
+        raise MergeError(
+            f"{shard.path}: metadata.corpus_positions has {len(positions)} positions for "
+            f"{len(results)} results; was it edited?"
+        )
+    return list(zip(positions, results, strict=True)), unanswered
+
+
+def _position(item: Any, totals: Sequence[int]) -> Position:
+    file, position = (int(part) for part in item)
+    if not (0 <= file < len(totals) and 0 <= position < totals[file]):
+        raise ValueError(f"position {item} is outside the corpus")
+    return file, position
+
+
+def _duplicate_message(
+    position: Position,
+    result: Mapping[str, Any] | None,
+    earlier: tuple[str, Mapping[str, Any] | None],
+    path: str,
+    files: Sequence[Mapping[str, Any]],
+) -> str:
+    known = result or earlier[1]
+    what = (
+        f"question {known['question_id']!r}"
+        if known is not None
+        else f"question {position[1] + 1} of {files[position[0]]['file']}"
+    )
+    return (
+        f"{what} is in two reports: {earlier[0]} and {path} (the same shard given twice, or shards of "
+        "two different splits)"
+    )
+
+
+def _check_complete(
+    placed: Mapping[Position, object], totals: Sequence[int], files: Sequence[Mapping[str, Any]]
+) -> None:
+    missing: dict[int, list[int]] = {}
+    for file, total in enumerate(totals):
+        for position in range(total):
+            if (file, position) not in placed:
+                missing.setdefault(file, []).append(position + 1)
+    if not missing:
+        return
+    parts = []
+    for file, numbers in missing.items():
+        shown = ", ".join(str(number) for number in numbers[:_SHOWN]) + (
+            ", ..." if len(numbers) > _SHOWN else ""
+        )
+        parts.append(f"{files[file]['file']}: {len(numbers)} (questions {shown})")
+    raise MergeError(
+        "questions of the corpus are in no report, so a shard is missing (or a shard run was "
+        f"stopped or deselected questions): {'; '.join(parts)}"
+    )
+
+
+def _run_settings(
+    recorded: Mapping[str, Any], metadata: Mapping[str, Any], baseline_path: str | None
+) -> RunSettings:
+    """The recorded settings, with the baseline read again (and checked to be the shards' own)."""
+    record = recorded.get("baseline")
+    read_from = baseline_path or (record or {}).get("path")
+    baseline = None
+    if read_from is not None:
+        if record is not None and _sha256_or_none(read_from) != record.get("sha256"):
+            raise MergeError(
+                f"the shards were compared with the baseline {record.get('path')} ({record.get('sha256')}), "
+                f"but {read_from} is {'not that file' if baseline_path else 'missing or changed'}; "
+                "pass that file with --baseline"
+            )
+        baseline = load_baseline(read_from)
+    return RunSettings(
+        gates=[parse_gate(expression, source) for expression, source in recorded.get("gates", [])],
+        metadata=metadata,
+        baseline=baseline,
+        # The report names the baseline as the shards did, wherever the merge found the file.
+        baseline_path=record.get("path") if record is not None else read_from,
+        confidence=float(recorded["confidence"]),
+        resamples=int(recorded["resamples"]),
+    )
+
+
+def _sha256_or_none(path: str) -> str | None:
+    try:
+        return file_sha256(Path(path))
+    except OSError:
+        return None
+
+
+def _started(shard: ShardReport) -> float:
+    text = shard.metadata.get("started_at")
+    try:
+        return float(calendar.timegm(time.strptime(str(text), "%Y-%m-%dT%H:%M:%SZ")))
+    except ValueError:
+        raise MergeError(f"{shard.path}: metadata.started_at is not a UTC time: {text!r}") from None
+
+
+def shard_summary(shards: Iterable[ShardReport]) -> str:
+    """`a.json (1/3), b.json (2/3)` for the merge's closing line."""
+    return ", ".join(
+        f"{shard.path} ({shard.metadata['shard']['index']}/{shard.metadata['shard']['count']})"
+        if shard.metadata.get("shard")
+        else shard.path
+        for shard in shards
+    )
