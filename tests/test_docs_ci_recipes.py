@@ -191,8 +191,13 @@ RECIPES = {
 }
 
 
+# Recipes with several jobs (a matrix, then a merge job) are not carried out by `Job`, which runs one
+# job's steps; their commands are run by the named test instead. Known gap: the matrix text itself.
+MULTI_JOB_RECIPES = {"docs/ci.md#4": "tests/test_shards.py (shards run, merged, compared with a baseline)"}
+
+
 def test_every_recipe_in_the_docs_is_run_here() -> None:
-    assert sorted(recipes()) == sorted(RECIPES)
+    assert sorted(recipes()) == sorted([*RECIPES, *MULTI_JOB_RECIPES])
 
 
 class Job:

@@ -128,7 +128,7 @@ def test_budget_stop_leaves_not_evaluated_questions_and_no_false_regressions(jud
     )
     markdown = (pytester.path / "summary.md").read_text(encoding="utf-8")
     assert "2 not_evaluated" in markdown and "2 not evaluated (judge budget)" in markdown
-    assert "budget reached\\: 2 questions not evaluated" in markdown
+    assert "budget reached: 2 questions not evaluated" in markdown
     html = (pytester.path / "report.html").read_text(encoding="utf-8")
     assert "budget reached: 2 questions not evaluated" in html
 
