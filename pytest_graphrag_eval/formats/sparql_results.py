@@ -17,13 +17,14 @@ from typing import Any, Protocol
 
 from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.formats.terms import (
-    CANONICAL_NUMERAL,
     DEFAULT_LITERAL_MATCH,
     LiteralMatch,
     Term,
     normalize_cell,
     text_term,
 )
+
+_AFTER_NUMERALS = ":"  # the character after "9"; sorts after "-" and every digit
 
 
 class SparqlResultsError(ValueError):
@@ -114,7 +115,8 @@ def _plain_column(
     """The column when every cell is bound to a value without a datatype (most columns), else None.
 
     Each step is one C-level pass over the column (`map` of dict methods and of the numeral
-    pattern), none a Python loop per cell; only a column holding a numeral converts its texts.
+    first characters), none a Python loop per cell; only a column where some text may be a numeral
+    converts its texts.
     """
     cells: list[Any] = list(map(dict.get, bindings, itertools.repeat(variable)))
     if set(map(type, cells)) != {dict} or any(map(dict.__contains__, cells, itertools.repeat("datatype"))):
@@ -122,7 +124,9 @@ def _plain_column(
     values: tuple[Any, ...] = tuple(map(dict.get, cells, itertools.repeat("value")))
     if set(map(type, values)) != {str}:
         return None
-    if literal_match == "value" and any(map(CANONICAL_NUMERAL.fullmatch, values)):
+    # A numeral starts with "-" or a digit, which sort before every letter: when even the smallest text
+    # starts after "9" (IRIs, most labels), no text is a numeral and the column stays as it is.
+    if literal_match == "value" and min(values, default=_AFTER_NUMERALS)[:1] <= "9":
         return tuple(map(text_term, values))
     return values
 
