@@ -244,3 +244,21 @@ def test_the_plugin_scores_each_steps_literal_match(pytester: pytest.Pytester) -
     )
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*counts::value PASSED*", "*counts::strict FAILED*"], consecutive=False)
+
+
+@pytest.mark.parametrize(("literal_match", "status"), [("value", "fresh"), ("strict", "stale")])
+def test_a_stored_plain_count_is_fresh_against_the_endpoints_typed_count(
+    tmp_path: Any, literal_match: str, status: str
+) -> None:
+    from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
+    from pytest_graphrag_eval.graph.references import check_question
+
+    graph = tmp_path / "graph.ttl"
+    graph.write_text("<urn:a> <urn:p> 1 . <urn:b> <urn:p> 2 . <urn:c> <urn:p> 3 .\n", encoding="utf-8")
+    step = reference_step(plain("3"), literal_match=literal_match)
+    step["args"] = {"query": "SELECT (COUNT(?s) AS ?n) WHERE { ?s <urn:p> ?o }"}
+    [question] = corpus_from_data([{"template_id": "t", "questions": [_question("q", step)]}]).questions()
+    [check] = check_question(question, EmbeddedEndpoint.load(graph)).steps
+    assert check.status == status
+    if status == "stale":
+        assert check.changes["rows_removed"] == [{"n": "3"}] and check.changes["rows_added"] == [{"n": 3}]
