@@ -114,9 +114,8 @@ def _plain_column(
 ) -> tuple[Term, ...] | None:
     """The column when every cell is bound to a value without a datatype (most columns), else None.
 
-    Each step is one C-level pass over the column (`map` of dict methods and of the numeral
-    first characters), none a Python loop per cell; only a column where some text may be a numeral
-    converts its texts.
+    Each step is one C-level pass over the column (`map` of dict methods, `min` of the texts), none a
+    Python loop per cell; only a column where some text may be a numeral converts its texts.
     """
     cells: list[Any] = list(map(dict.get, bindings, itertools.repeat(variable)))
     if set(map(type, cells)) != {dict} or any(map(dict.__contains__, cells, itertools.repeat("datatype"))):
