@@ -152,7 +152,8 @@ def normalize_cell(cell: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATC
 
     A cell without a numeric or boolean datatype (plain or language-tagged literal, xsd:string,
     IRI, blank node, any other datatype) is compared by its text, read by `text_term` under
-    the `value` literal match.
+    the `value` literal match. Every text cell, not only a plain literal: texts equal each other
+    whatever their kind, and equality must stay transitive (terms are hashed).
     """
     if not isinstance(cell, dict):
         raise ValueError(f"a binding must be an object, got {type(cell).__name__}")
