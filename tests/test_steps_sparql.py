@@ -216,7 +216,8 @@ def test_numbers_compare_by_value_with_five_decimals() -> None:
     assert score(["v"], [(1.0000049,)], ["w"], [(1.00000,)]) == 1.0
     assert score(["v"], [(3,)], ["w"], [(3.0,)]) == 1.0
     assert score(["v"], [(1.00001,)], ["w"], [(1.00002,)]) == 0.0
-    assert score(["v"], [(1,)], ["w"], [("1",)]) == 0.0
+    assert score(["v"], [(1,)], ["w"], [("1",)], literal_match="strict") == 0.0
+    assert score(["v"], [(1,)], ["w"], [("01",)]) == 0.0  # the default reads only canonical numerals
 
 
 def test_unbound_matches_only_unbound() -> None:
@@ -429,7 +430,9 @@ def test_reference_outputs_are_parsed_once_per_run(monkeypatch: pytest.MonkeyPat
     parsed: list[str] = []
     original = sparql_results.parse_sparql_results
     monkeypatch.setattr(
-        sparql_results, "parse_sparql_results", lambda output: parsed.append(output) or original(output)
+        sparql_results,
+        "parse_sparql_results",
+        lambda output, *mode: parsed.append(output) or original(output, *mode),
     )
     response = {
         "actual_answer": "x, y",

@@ -26,6 +26,7 @@ from pytest_graphrag_eval.formats.sparql_results import (
     SparqlTable,
     parse_sparql_results,
 )
+from pytest_graphrag_eval.formats.terms import DEFAULT_LITERAL_MATCH, LITERAL_MATCHES, LiteralMatch
 
 SPARQL_RESULTS_MEDIA_TYPE = "application/sparql-results+json"
 JSON_MEDIA_TYPE = "application/json"
@@ -39,12 +40,16 @@ DATA_POINTS_STEP = "retrieve_data_points"
 
 @dataclass(frozen=True)
 class SparqlExpectation:
-    """A reference SPARQL step: its result, the columns that must be present, and how rows compare."""
+    """A reference SPARQL step: its result, the columns that must be present, and how rows compare.
+
+    `table` is parsed under `literal_match`; an actual output must be parsed under it too.
+    """
 
     table: SparqlTable
     required_columns: tuple[str, ...]
     ordered: bool
     ignore_duplicates: bool
+    literal_match: LiteralMatch
 
 
 def reference_step_problem(
@@ -74,11 +79,12 @@ def sparql_expectation(
     empty list asks only that both results have rows (or both have none), and
     an ASK reference ignores it.
     """
+    literal_match = _literal_match(step)
     output = step.get("output")
     if output is None:
         raise ValueError("'output' is missing (the reference SPARQL results JSON)")
     try:
-        table = parse(output)
+        table = parse(output, literal_match)
     except SparqlResultsError as error:
         raise ValueError(f"'output' is not SPARQL results JSON: {error}") from None
     required = _required_columns(step, table)
@@ -87,6 +93,7 @@ def sparql_expectation(
         required_columns=required,
         ordered=_flag(step, "ordered", default=False),
         ignore_duplicates=_flag(step, "ignore_duplicates", default=True),
+        literal_match=literal_match,
     )
 
 
@@ -164,6 +171,7 @@ def _check_step(step: Mapping[str, Any], parse: ResultsParser) -> None:
         raise ValueError(f"'output_media_type' must be a media type (text), got {media!r}")
     _flag(step, "ordered", default=False)
     _flag(step, "ignore_duplicates", default=True)
+    _literal_match(step)
     name = step.get("name")
     # The rules are tried in the order step_match_score applies them.
     if name == IRI_DISCOVERY_STEP:
@@ -199,6 +207,15 @@ def _flag(step: Mapping[str, Any], key: str, *, default: bool) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"'{key}' must be true or false, got {value!r}")
     return value
+
+
+def _literal_match(step: Mapping[str, Any]) -> LiteralMatch:
+    """`literal_match`: `value` (default: a plain `8` equals a typed 8) or `strict` (text stays text)."""
+    value = step.get("literal_match", DEFAULT_LITERAL_MATCH)
+    for known in LITERAL_MATCHES:
+        if value == known:
+            return known
+    raise ValueError(f"'literal_match' must be one of {', '.join(LITERAL_MATCHES)}, got {value!r}")
 
 
 def _required_columns(step: Mapping[str, Any], table: SparqlTable) -> tuple[str, ...]:

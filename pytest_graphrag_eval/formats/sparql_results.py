@@ -4,7 +4,8 @@ Step outputs are untrusted: anything that is not SELECT or ASK results JSON
 (DESCRIBE/CONSTRUCT text, HTML error pages, truncated JSON) raises
 `SparqlResultsError`, a ValueError the comparison turns into a score of 0.
 Columns are stored as tuples of normalised terms (see terms.py) because the
-comparison works column by column.
+comparison works column by column. The terms depend on the literal match
+(`value` or `strict`), so a table is only compared with one parsed under the same.
 """
 
 from __future__ import annotations
@@ -12,10 +13,18 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pytest_graphrag_eval.formats import json_text
-from pytest_graphrag_eval.formats.terms import Term, normalize_cell
+from pytest_graphrag_eval.formats.terms import (
+    DEFAULT_LITERAL_MATCH,
+    LiteralMatch,
+    Term,
+    normalize_cell,
+    text_term,
+)
+
+_AFTER_NUMERALS = ":"  # the character after "9"; sorts after "-" and every digit
 
 
 class SparqlResultsError(ValueError):
@@ -58,7 +67,7 @@ def load_results_json(output: Any) -> dict[str, Any]:
     return dict(output)
 
 
-def parse_sparql_results(output: Any) -> SparqlTable:
+def parse_sparql_results(output: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
     """Parse SELECT or ASK results JSON; raises SparqlResultsError on anything else."""
     data = load_results_json(output)
     if "boolean" in data:
@@ -71,94 +80,118 @@ def parse_sparql_results(output: Any) -> SparqlTable:
         for index, binding in enumerate(bindings):
             if not isinstance(binding, dict):
                 raise SparqlResultsError(f"binding #{index + 1} must be an object")
-    return SparqlTable(variables=variables, columns=_columns(variables, bindings), row_count=len(bindings))
+    columns = _columns(variables, bindings, literal_match)
+    return SparqlTable(variables=variables, columns=columns, row_count=len(bindings))
 
 
-def _columns(variables: tuple[str, ...], bindings: list[dict[str, Any]]) -> tuple[tuple[Term, ...], ...]:
+def _columns(
+    variables: tuple[str, ...], bindings: list[dict[str, Any]], literal_match: LiteralMatch
+) -> tuple[tuple[Term, ...], ...]:
     """The bindings as columns of terms; raises SparqlResultsError naming the first bad binding.
 
     Built column by column, with two fast paths for the commonest cell (a value without a
     datatype): for large results this loop, not the JSON parse, would otherwise dominate.
     """
+    text: Callable[[str], Term] = text_term if literal_match == "value" else str
     try:
         return tuple(
-            _plain_column(bindings, variable) or _column(bindings, variable) for variable in variables
+            _plain_column(bindings, variable, literal_match)
+            or _column(bindings, variable, text, literal_match)
+            for variable in variables
         )
     except ValueError:
         for index, binding in enumerate(bindings):  # row by row, for the message only
             for variable in variables:
                 try:
-                    _term(binding.get(variable))
+                    _term(binding.get(variable), literal_match)
                 except ValueError as error:
                     raise SparqlResultsError(f"binding #{index + 1}: {error}") from None
         raise
 
 
-def _plain_column(bindings: list[dict[str, Any]], variable: str) -> tuple[str, ...] | None:
+def _plain_column(
+    bindings: list[dict[str, Any]], variable: str, literal_match: LiteralMatch
+) -> tuple[Term, ...] | None:
     """The column when every cell is bound to a value without a datatype (most columns), else None.
 
-    Each step is one C-level pass over the column (`map` of dict methods), none a Python loop per cell.
+    Each step is one C-level pass over the column (`map` of dict methods, `min` of the texts), none a
+    Python loop per cell; only a column where some text may be a numeral converts its texts.
     """
     cells: list[Any] = list(map(dict.get, bindings, itertools.repeat(variable)))
     if set(map(type, cells)) != {dict} or any(map(dict.__contains__, cells, itertools.repeat("datatype"))):
         return None
     values: tuple[Any, ...] = tuple(map(dict.get, cells, itertools.repeat("value")))
-    return values if set(map(type, values)) == {str} else None
+    if set(map(type, values)) != {str}:
+        return None
+    # A numeral starts with "-" or a digit, which sort before every letter: when even the smallest text
+    # starts after "9" (IRIs, most labels), no text is a numeral and the column stays as it is.
+    if literal_match == "value" and min(values, default=_AFTER_NUMERALS)[:1] <= "9":
+        return tuple(map(text_term, values))
+    return values
 
 
-def _column(bindings: list[dict[str, Any]], variable: str) -> tuple[Term, ...]:
+def _column(
+    bindings: list[dict[str, Any]], variable: str, text: Callable[[str], Term], literal_match: LiteralMatch
+) -> tuple[Term, ...]:
     return tuple(
         [
-            cell["value"]
+            text(cell["value"])
             if type(cell := binding.get(variable)) is dict
             and "datatype" not in cell
             and type(cell.get("value")) is str
-            else _term(cell)
+            else _term(cell, literal_match)
             for binding in bindings
         ]
     )
 
 
-def _term(cell: Any) -> Term:
-    return None if cell is None else normalize_cell(cell)
+def _term(cell: Any, literal_match: LiteralMatch) -> Term:
+    return None if cell is None else normalize_cell(cell, literal_match)
 
 
-ResultsParser = Callable[[Any], SparqlTable]
+class ResultsParser(Protocol):
+    """Reads SPARQL results JSON under a literal match (`parse_sparql_results` or a `MemoizedParser`)."""
+
+    def __call__(self, output: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable: ...
 
 
 class MemoizedParser:
-    """`parse_sparql_results` that parses each output text once (errors included).
+    """`parse_sparql_results` that parses each output text once per literal match (errors included).
 
     Made per question: a group compares every reference step with every actual
     step, and a large output should not be parsed once per pair. The corpus
     loader keeps the reference tables it parsed while validating (`tables()`), and
     scoring starts from them (`known`), so a reference output is parsed once per run.
+    `known` and `tables()` hold tables of the default literal match only; a step
+    asking for `strict` has its outputs parsed again, once per question.
     """
 
     def __init__(self, known: Mapping[str, SparqlTable] | None = None):
         self._seen: dict[str, SparqlTable | str] = dict(known or {})
+        self._seen_strict: dict[str, SparqlTable | str] = {}
 
-    def __call__(self, output: Any) -> SparqlTable:
+    def __call__(self, output: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
         if not isinstance(output, str):
-            return parse_sparql_results(output)
-        result = self._seen.get(output)
+            return parse_sparql_results(output, literal_match)
+        seen = self._seen if literal_match == DEFAULT_LITERAL_MATCH else self._seen_strict
+        result = seen.get(output)
         if result is None:
             try:
-                result = parse_sparql_results(output)
+                result = parse_sparql_results(output, literal_match)
             except SparqlResultsError as error:
                 result = str(error)
-            self._seen[output] = result
+            seen[output] = result
         if isinstance(result, str):
             raise SparqlResultsError(result)
         return result
 
     def tables(self) -> dict[str, SparqlTable]:
-        """Every output text parsed so far that is valid SPARQL results, with its table."""
+        """Every output text parsed so far under the default literal match that is valid SPARQL results."""
         return {text: table for text, table in self._seen.items() if isinstance(table, SparqlTable)}
 
 
 def memoized_parser(known: Mapping[str, SparqlTable] | None = None) -> MemoizedParser:
-    """A fresh `MemoizedParser`, starting from the `known` tables (text -> parsed table)."""
+    """A fresh `MemoizedParser`, starting from the `known` tables (text -> table, default literal match)."""
     return MemoizedParser(known)
 
 

@@ -3,8 +3,14 @@
 Integers (every xsd integer type) become `int`; xsd decimal, float and double
 become `Decimal` truncated (not rounded) to 5 decimals, so `1`, `1.0` and
 `1.000004` agree; xsd:boolean becomes a `BoolTerm` (never equal to 1 or "true");
-anything else is its value string, whatever its type or language tag. An
+anything else is compared by its text, whatever its type or language tag. An
 unbound variable is `None` and equals only another unbound one.
+
+Text that is a number written canonically (`8`, `-12`, `0.25`; see `text_term`)
+is that number under the default literal match, `value`: hand-written and
+exported references hold plain literals where endpoints return typed counts.
+Under `strict` it stays text, so only a literal typed as a number is a number.
+Either way two texts are equal only when they are the same text.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import json
 import re
 from collections.abc import Callable
 from decimal import ROUND_DOWN, Context, Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Literal, get_args
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 INTEGER_TYPES = frozenset(
@@ -38,7 +44,20 @@ DECIMAL_TYPES = frozenset(XSD + name for name in ("decimal", "float", "double"))
 BOOLEAN_TYPE = XSD + "boolean"
 DECIMAL_PLACES = 5
 
+LiteralMatch = Literal["value", "strict"]
+"""How text compares with typed numbers: `value` (a canonical numeral is its number) or `strict`."""
+LITERAL_MATCHES: tuple[LiteralMatch, ...] = get_args(LiteralMatch)
+DEFAULT_LITERAL_MATCH: LiteralMatch = "value"
+
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+# One written form per number: no sign on zero, no leading zeros, no plus, no exponent, and a
+# fraction of at most DECIMAL_PLACES digits without trailing zeros, so the number is exact (a typed
+# decimal is truncated to those places) and no two texts give the same number. A decimal numeral
+# always has a non-zero fraction, so it never equals an integer numeral.
+CANONICAL_NUMERAL = re.compile(
+    rf"(0|-?[1-9][0-9]*)|-?(?:0|[1-9][0-9]*)\.[0-9]{{0,{DECIMAL_PLACES - 1}}}[1-9]"
+)
+_NUMERAL_START = frozenset("-0123456789")
 _QUANTUM = Decimal(1).scaleb(-DECIMAL_PLACES)
 
 
@@ -66,6 +85,24 @@ FALSE_TERM = BoolTerm(False)
 
 Term = str | int | Decimal | BoolTerm | None
 """A normalised cell: value string, integer, truncated decimal, boolean, or None (unbound)."""
+
+
+def text_term(text: str) -> Term:
+    """Text compared under the `value` literal match: a canonical numeral is its number, else the text.
+
+    Injective on texts: two texts give equal terms only when they are the same text.
+    """
+    if text[:1] not in _NUMERAL_START:  # most texts (labels, IRIs) are decided here
+        return text
+    numeral = CANONICAL_NUMERAL.fullmatch(text)
+    if numeral is None:
+        return text
+    if numeral.group(1) is None:
+        return Decimal(text)
+    try:
+        return int(text)
+    except ValueError:  # more digits than int() accepts from text
+        return text
 
 
 def integer_term(text: str) -> Term:
@@ -110,8 +147,14 @@ CONVERTERS: dict[str, Callable[[str], Term]] = {
 }
 
 
-def normalize_cell(cell: Any) -> Term:
-    """Normalise one binding object of SPARQL results JSON; raises ValueError when malformed."""
+def normalize_cell(cell: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> Term:
+    """Normalise one binding object of SPARQL results JSON; raises ValueError when malformed.
+
+    A cell without a numeric or boolean datatype (plain or language-tagged literal, xsd:string,
+    IRI, blank node, any other datatype) is compared by its text, read by `text_term` under
+    the `value` literal match. Every text cell, not only a plain literal: texts equal each other
+    whatever their kind, and equality must stay transitive (terms are hashed).
+    """
     if not isinstance(cell, dict):
         raise ValueError(f"a binding must be an object, got {type(cell).__name__}")
     value = cell.get("value")
@@ -120,12 +163,13 @@ def normalize_cell(cell: Any) -> Term:
             return json.dumps(value, sort_keys=True)
         raise ValueError("a binding has no text 'value'")
     datatype = cell.get("datatype")
-    if datatype is None:
-        return value
-    if not isinstance(datatype, str):
-        raise ValueError("a binding's 'datatype' must be an IRI (text)")
-    converter = CONVERTERS.get(datatype)
-    return value if converter is None else converter(value)
+    if datatype is not None:
+        if not isinstance(datatype, str):
+            raise ValueError("a binding's 'datatype' must be an IRI (text)")
+        converter = CONVERTERS.get(datatype)
+        if converter is not None:
+            return converter(value)
+    return text_term(value) if literal_match == "value" else value
 
 
 def display_term(term: Term) -> str | int | float | bool | None:

@@ -106,7 +106,7 @@ def sparql_output_score(
     """1.0 when the actual output matches the SPARQL reference step, else 0.0."""
     expected = sparql_expectation(reference_step, parse)
     try:
-        actual = parse(actual_output)
+        actual = parse(actual_output, expected.literal_match)
     except SparqlResultsError:
         return 0.0
     matched = results_match(

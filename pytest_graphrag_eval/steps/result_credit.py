@@ -92,11 +92,12 @@ def _pair_overlap(
     if actual.get("status") != "success" or actual.get("name") != reference.get("name"):
         return NONE
     if media_type(reference) == SPARQL_RESULTS_MEDIA_TYPE:
+        expected = sparql_expectation(reference, parse)
         try:
-            table = parse(actual.get("output"))
+            table = parse(actual.get("output"), expected.literal_match)
         except SparqlResultsError:
             return NONE
-        return sparql_overlap(sparql_expectation(reference, parse), table)
+        return sparql_overlap(expected, table)
     try:
         graph = actual_graph(reference, actual)
     except RdfGraphError as error:

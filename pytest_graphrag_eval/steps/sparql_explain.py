@@ -51,7 +51,7 @@ def explain_sparql_mismatch(
     except ValueError as error:
         return {"matched": False, "reason": f"the reference step is invalid: {error}"}
     try:
-        actual = parse_sparql_results(actual_output)
+        actual = parse_sparql_results(actual_output, expected.literal_match)
     except SparqlResultsError as error:
         return {"matched": False, "reason": f"the actual output is not SPARQL results JSON: {error}"}
     if expected.table.is_ask or actual.is_ask:
