@@ -137,6 +137,9 @@ class MemoizedParser:
 
     def __init__(self, known: Mapping[str, SparqlTable] | None = None):
         self._seen: dict[str, SparqlTable | str] = dict(known or {})
+        # Comparisons of the tables this parser returned, shared by every scorer that uses it
+        # (steps_score and partial credit compare the same pairs); see steps/sparql_compare.py.
+        self.comparisons: dict[Any, Any] = {}
 
     def __call__(self, output: Any) -> SparqlTable:
         if not isinstance(output, str):

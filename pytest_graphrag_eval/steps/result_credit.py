@@ -96,7 +96,7 @@ def _pair_overlap(
             table = parse(actual.get("output"))
         except SparqlResultsError:
             return NONE
-        return sparql_overlap(sparql_expectation(reference, parse), table)
+        return sparql_overlap(sparql_expectation(reference, parse), table, parse)
     try:
         graph = actual_graph(reference, actual)
     except RdfGraphError as error:
