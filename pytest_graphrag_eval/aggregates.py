@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.formats import json_text
+from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 
 STAT_NAMES = ("sum", "mean", "median", "min", "max")
 # Metrics the retrieval judges write on each judged retrieval step (answers/retrieval_judges.py).
@@ -45,6 +46,11 @@ def compute_aggregates(
         from pytest_graphrag_eval.answers.config_file import load_answers_config
 
         load_answers_config(Path(config_file_path))
+    with paused_full_collections():  # nothing here is garbage until the caller drops it: see gc_pause.py
+        return _aggregates(results)
+
+
+def _aggregates(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     by_template: dict[str, list[Mapping[str, Any]]] = {}
     for result in results:
         by_template.setdefault(str(result["template_id"]), []).append(result)

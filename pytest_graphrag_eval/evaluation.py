@@ -29,6 +29,7 @@ from pytest_graphrag_eval.corpus.response_records import (
     responses_from_memory,
 )
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
@@ -106,6 +107,28 @@ async def arun_evaluation(
     is not given) is closed before returning. `scorers` and a config file
     exclude each other.
     """
+    with paused_full_collections():  # the checked responses and the results are kept: see gc_pause.py
+        return await _checked_and_scored(
+            reference_qas,
+            chat_responses,
+            config_file_path,
+            steps_scope=steps_scope,
+            scorers=scorers,
+            judge=judge,
+            options=options,
+        )
+
+
+async def _checked_and_scored(
+    reference_qas: Corpus | Sequence[Mapping[str, Any]],
+    chat_responses: Mapping[str, Mapping[str, Any]] | Sequence[Mapping[str, Any]],
+    config_file_path: str | PathLike[str] | None,
+    *,
+    steps_scope: str,
+    scorers: Sequence[Scorer] | None,
+    judge: Any,
+    options: Mapping[str, Any] | None,
+) -> list[dict[str, Any]]:
     corpus = corpus_from_data(reference_qas)
     responses = {
         question_id: attempts[0] for question_id, attempts in responses_from_memory(chat_responses).items()
