@@ -101,7 +101,11 @@ def _metric_values(results: Iterable[Mapping[str, Any]]) -> dict[str, list[float
     values: dict[str, list[float]] = {}
     for result in results:
         for key, value in result.items():
-            if is_metric_value(key, value):
+            # Most values are exactly int, float or str: decided by type alone, no call per value.
+            kind = type(value)
+            if kind is str or kind is dict or kind is list:
+                continue
+            if ((kind is float or kind is int) and key not in _NOT_METRICS) or is_metric_value(key, value):
                 values.setdefault(key, []).append(value)
     return values
 
