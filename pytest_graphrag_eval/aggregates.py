@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.formats import json_text
+from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 
 STAT_NAMES = ("sum", "mean", "median", "min", "max")
 # Metrics the retrieval judges write on each judged retrieval step (answers/retrieval_judges.py).
@@ -47,6 +48,11 @@ def compute_aggregates(
         from pytest_graphrag_eval.answers.config_file import load_answers_config
 
         load_answers_config(Path(config_file_path))
+    with paused_full_collections():  # nothing here is garbage until the caller drops it: see gc_pause.py
+        return _aggregates(results)
+
+
+def _aggregates(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     by_template: dict[str, list[Mapping[str, Any]]] = {}
     for result in results:
         by_template.setdefault(str(result["template_id"]), []).append(result)
@@ -105,7 +111,11 @@ def _metric_values(results: Iterable[Mapping[str, Any]]) -> dict[str, list[float
     values: dict[str, list[float]] = {}
     for result in results:
         for key, value in result.items():
-            if is_metric_value(key, value):
+            # Most values are exactly int, float or str: decided by type alone, no call per value.
+            kind = type(value)
+            if kind is str or kind is dict or kind is list:
+                continue
+            if ((kind is float or kind is int) and key not in _NOT_METRICS) or is_metric_value(key, value):
                 values.setdefault(key, []).append(value)
     return values
 

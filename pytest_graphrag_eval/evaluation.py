@@ -29,6 +29,7 @@ from pytest_graphrag_eval.corpus.response_records import (
     responses_from_memory,
 )
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
@@ -106,6 +107,28 @@ async def arun_evaluation(
     is not given) is closed before returning. `scorers` and a config file
     exclude each other.
     """
+    with paused_full_collections():  # the checked responses and the results are kept: see gc_pause.py
+        return await _checked_and_scored(
+            reference_qas,
+            chat_responses,
+            config_file_path,
+            steps_scope=steps_scope,
+            scorers=scorers,
+            judge=judge,
+            options=options,
+        )
+
+
+async def _checked_and_scored(
+    reference_qas: Corpus | Sequence[Mapping[str, Any]],
+    chat_responses: Mapping[str, Mapping[str, Any]] | Sequence[Mapping[str, Any]],
+    config_file_path: str | PathLike[str] | None,
+    *,
+    steps_scope: str,
+    scorers: Sequence[Scorer] | None,
+    judge: Any,
+    options: Mapping[str, Any] | None,
+) -> list[dict[str, Any]]:
     corpus = corpus_from_data(reference_qas)
     responses = {
         question_id: attempts[0] for question_id, attempts in responses_from_memory(chat_responses).items()
@@ -199,21 +222,31 @@ async def evaluate_question(
         renamed = rename_tools(response, context.options.get(TOOL_NAMES_OPTION))
         if renamed is not response:
             response = ResponseRecord(renamed, response.source, response.attempt)
-    result = base_result(question, response)
-    if result["status"] != "success":
-        return result
-    assert response is not None
-    context = dataclasses.replace(context, response_source=response.source)
-    for scorer in scorers:
-        try:
-            result.update(await scorer.score(question, dict(response), context))
-        except Exception as error:
-            result[f"{scorer.name}_error"] = f"{scorer.name} scorer failed: {type(error).__name__}: {error}"
+    result = base_result(question, response, copy_reference_steps=False)
+    if result["status"] == "success":
+        assert response is not None
+        context = dataclasses.replace(context, response_source=response.source)
+        for scorer in scorers:
+            try:
+                result.update(await scorer.score(question, dict(response), context))
+            except Exception as error:
+                result[f"{scorer.name}_error"] = (
+                    f"{scorer.name} scorer failed: {type(error).__name__}: {error}"
+                )
+    # The steps scorer returns its own marked copy; the question's steps are copied only when none did.
+    if question.reference_steps is not None and result["reference_steps"] is question.reference_steps:
+        result["reference_steps"] = copy_json_like(question.reference_steps)
     return result
 
 
-def base_result(question: Question, response: ResponseRecord | None) -> dict[str, Any]:
-    """The seed's copied keys for one question, before any scorer runs."""
+def base_result(
+    question: Question, response: ResponseRecord | None, *, copy_reference_steps: bool = True
+) -> dict[str, Any]:
+    """The seed's copied keys for one question, before any scorer runs.
+
+    Without `copy_reference_steps`, `reference_steps` is the question's own list, which the
+    caller must replace by a copy before the result leaves it (see `evaluate_question`).
+    """
     result: dict[str, Any] = {
         "template_id": question.template_id,
         "question_id": question.question_id,
@@ -222,7 +255,8 @@ def base_result(question: Question, response: ResponseRecord | None) -> dict[str
     if question.reference_answer is not None:
         result["reference_answer"] = copy_json_like(question.reference_answer)
     if question.reference_steps is not None:
-        result["reference_steps"] = copy_json_like(question.reference_steps)
+        steps = question.reference_steps
+        result["reference_steps"] = copy_json_like(steps) if copy_reference_steps else steps
     if response is None:
         result.update(status="error", error=NO_RESPONSE_ERROR)
         return result

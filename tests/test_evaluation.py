@@ -8,6 +8,7 @@ import pytest
 from plugin_support import corpus, good_responses, response
 
 from pytest_graphrag_eval import run_evaluation
+from pytest_graphrag_eval.corpus.reference_corpus import corpus_from_data
 from pytest_graphrag_eval.evaluation import UnknownResponsesWarning, check_responses_match
 from pytest_graphrag_eval.scoring import ScoringContext
 
@@ -42,6 +43,21 @@ def test_inputs_are_never_mutated() -> None:
     before = copy.deepcopy((reference, answers))
     run_evaluation(reference, answers)
     assert (reference, answers) == before
+
+
+@pytest.mark.parametrize("scorers", [None, []], ids=["steps scorer", "no scorer"])
+def test_editing_a_result_never_edits_the_corpus_or_another_result(scorers: list | None) -> None:
+    loaded = corpus_from_data(corpus())
+    answers = responses_by_id()
+    answers["q2"] = {"question_id": "q2", "status": "error", "error": "quota"}
+    first = run_evaluation(loaded, answers, scorers=scorers)
+    before = copy.deepcopy([question.reference_steps for question in loaded.questions()])
+    for result in first:
+        result["reference_steps"][0][0]["name"] = "edited"
+        result["reference_steps"][0].append({"name": "added"})
+    assert [question.reference_steps for question in loaded.questions()] == before
+    second = run_evaluation(loaded, answers, scorers=scorers)
+    assert [result["reference_steps"][0][0]["name"] for result in second] == ["sparql_query"] * 3
 
 
 def test_error_and_missing_responses() -> None:

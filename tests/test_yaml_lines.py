@@ -146,6 +146,9 @@ TREES = [
     "nested:\n- - {name: sparql_query, output: '{\"head\": {}}'}\n  - {name: x}\n",
     "",
     "just text",
+    # plain scalars of every implicit kind, some repeated (each value's tag is looked up once)
+    "a: [0x1F, 0o17, 017, 1_000, .inf, -.Inf, .nan, on, off, No, ~, null, '', 2025-03-01 10:00:00]\n"
+    "b: [0x1F, on, '0x1F', \"on\", =, -, 1e3, 1.0e+3, +12]\nc:\nd: {e: , f: [], g: {}}\n",
 ]
 
 

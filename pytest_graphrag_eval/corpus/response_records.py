@@ -126,7 +126,9 @@ def collect_attempts(entries: Iterable[Entry]) -> dict[str, list[ResponseRecord]
             )
         recorded[record.attempt] = record
     return {
-        question_id: [recorded[number] for number in sorted(recorded, key=lambda number: number or 0)]
+        question_id: list(recorded.values())
+        if len(recorded) == 1
+        else [recorded[number] for number in sorted(recorded, key=lambda number: number or 0)]
         for question_id, recorded in attempts.items()
     }
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import array
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG = "tag:yaml.org,2002:str"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MAP_TAG = "tag:yaml.org,2002:map"
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # what `to_plain` returns as it is
 
 
 class LineDict(dict[Any, Any]):
@@ -76,22 +78,12 @@ class _TreeLineLoader(_LineLoader):
 
     def __init__(self, stream: str):
         super().__init__(stream)
-        self._plain_tags: dict[str, str] = {}
-
-    def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
-        # SafeLoader has no path resolvers, so a quoted scalar is text and a plain one's tag
-        # depends on its value alone: keys and repeated values are resolved once.
-        if kind is yaml.ScalarNode and not self.yaml_path_resolvers:
-            if not implicit[0]:
-                return self.DEFAULT_SCALAR_TAG
-            tag = self._plain_tags.get(value)
-            if tag is None:
-                tag = self._plain_tags[value] = self._resolve_by_pyyaml(kind, value, implicit)
-            return tag
-        return self._resolve_by_pyyaml(kind, value, implicit)
-
-    def _resolve_by_pyyaml(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
-        return super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call,no-any-return]
+        if not self.yaml_path_resolvers:
+            # LibYAML's composer calls three resolver methods per node. SafeLoader has no path
+            # resolvers, so a node's tag depends on its kind and (plain scalars) its value alone:
+            # the path bookkeeping is skipped and a plain value is resolved once.
+            self.descend_resolver = self.ascend_resolver = _no_path  # type: ignore[method-assign,assignment]
+            self.resolve = _tag_by_kind(super().resolve)  # type: ignore[method-assign]
 
     def construct_document(self, node: yaml.Node) -> Any:
         data = self._build(node)
@@ -110,6 +102,33 @@ class _TreeLineLoader(_LineLoader):
             mapping.line = node.start_mark.line + 1
             return mapping
         return self.construct_object(node, deep=True)
+
+
+def _no_path(*_node_and_index: Any) -> None:
+    """What the resolver's path bookkeeping does without path resolvers: nothing."""
+
+
+def _tag_by_kind(
+    resolve_by_pyyaml: Callable[[type[yaml.Node], Any, Any], str],
+) -> Callable[[type[yaml.Node], Any, Any], str]:
+    """PyYAML's `resolve` without path resolvers, with each plain scalar's tag looked up once."""
+    plain_tags: dict[str, str] = {}
+
+    def resolve(kind: type[yaml.Node], value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode:
+            if not implicit[0]:  # quoted or block text
+                return _STR_TAG
+            tag = plain_tags.get(value)
+            if tag is None:
+                tag = plain_tags[value] = resolve_by_pyyaml(kind, value, implicit)
+            return tag
+        if kind is yaml.MappingNode:
+            return _MAP_TAG
+        if kind is yaml.SequenceNode:
+            return _SEQ_TAG
+        return resolve_by_pyyaml(kind, value, implicit)
+
+    return resolve
 
 
 def _text_keys(node: yaml.MappingNode) -> bool:
@@ -259,7 +278,7 @@ def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory
 def to_plain(value: Any) -> Any:
     """Deep-copy into plain dicts and lists, so results never leak LineDicts."""
     if isinstance(value, dict):
-        return {key: to_plain(item) for key, item in value.items()}
+        return {key: item if type(item) in _SCALARS else to_plain(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [to_plain(item) for item in value]
+        return [item if type(item) in _SCALARS else to_plain(item) for item in value]
     return value

@@ -16,6 +16,7 @@ Both parsers run with the cyclic garbage collector paused (see gc_pause.py).
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
@@ -33,6 +34,8 @@ _LONG_NUMBER = b"0" * 19
 
 def loads(text: str) -> Any:
     """`json.loads(text)`, computed by orjson when it can be."""
+    if not gc.isenabled():  # already paused by a caller building something larger (most calls)
+        return _loads(text)
     with paused_gc():
         return _loads(text)
 

@@ -169,6 +169,9 @@ class MemoizedParser:
     def __init__(self, known: Mapping[str, SparqlTable] | None = None):
         self._seen: dict[str, SparqlTable | str] = dict(known or {})
         self._seen_strict: dict[str, SparqlTable | str] = {}
+        # Comparisons of the tables this parser returned, shared by every scorer that uses it
+        # (steps_score and partial credit compare the same pairs); see steps/sparql_compare.py.
+        self.comparisons: dict[Any, Any] = {}
 
     def __call__(self, output: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
         if not isinstance(output, str):

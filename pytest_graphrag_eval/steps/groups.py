@@ -22,7 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
-from pytest_graphrag_eval.formats.sparql_results import ResultsParser, SparqlTable, memoized_parser
+from pytest_graphrag_eval.formats.sparql_results import (
+    MemoizedParser,
+    ResultsParser,
+    SparqlTable,
+    memoized_parser,
+)
 from pytest_graphrag_eval.steps.assignment import max_weight_assignment
 from pytest_graphrag_eval.steps.match import step_match_score
 
@@ -51,17 +56,20 @@ def score_steps(
     actual_steps: Sequence[Mapping[str, Any]],
     scope: str = "last_group",
     known_tables: Mapping[str, SparqlTable] | None = None,
+    *,
+    parse: MemoizedParser | None = None,
 ) -> StepsOutcome:
     """Match the reference groups to the actual steps and compute the steps score.
 
-    `known_tables` are SPARQL outputs parsed already (text -> table), such as `Question.reference_tables`.
+    `known_tables` are SPARQL outputs parsed already (text -> table), such as `Question.reference_tables`;
+    or `parse`, a parser already used for this question (its tables and comparisons are reused).
     """
     if scope not in SCOPES:
         raise ValueError(f"steps scope must be one of {', '.join(SCOPES)}, got {scope!r}")
     if not reference_steps:
         raise ValueError("there are no reference step groups to score")
     steps = [step if isinstance(step, Mapping) else {} for step in actual_steps]
-    parse = memoized_parser(known_tables)
+    parse = parse or memoized_parser(known_tables)
     last = len(reference_steps) - 1
     if scope == "last_group":
         matches = match_group(reference_steps[last], last, steps, len(steps), parse)

@@ -59,7 +59,7 @@ from pytest_graphrag_eval.formats.sparql_results import (
     uri_values,
 )
 from pytest_graphrag_eval.steps.graph_compare import graph_output_score
-from pytest_graphrag_eval.steps.sparql_compare import results_match
+from pytest_graphrag_eval.steps.sparql_compare import shared_results_match
 from pytest_graphrag_eval.steps.timeseries import data_points_score, time_series_score
 
 IRI_SOURCE_STEPS = ("autocomplete_search", "sparql_query")
@@ -109,7 +109,8 @@ def sparql_output_score(
         actual = parse(actual_output, expected.literal_match)
     except SparqlResultsError:
         return 0.0
-    matched = results_match(
+    matched = shared_results_match(
+        parse,
         expected.table,
         actual,
         expected.required_columns,

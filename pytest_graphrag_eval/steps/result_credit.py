@@ -97,7 +97,7 @@ def _pair_overlap(
             table = parse(actual.get("output"), expected.literal_match)
         except SparqlResultsError:
             return NONE
-        return sparql_overlap(expected, table)
+        return sparql_overlap(expected, table, parse)
     try:
         graph = actual_graph(reference, actual)
     except RdfGraphError as error:

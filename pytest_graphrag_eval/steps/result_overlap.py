@@ -29,14 +29,14 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from pytest_graphrag_eval.corpus.reference_steps import SparqlExpectation
-from pytest_graphrag_eval.formats.sparql_results import SparqlTable
+from pytest_graphrag_eval.formats.sparql_results import ResultsParser, SparqlTable, parse_sparql_results
 from pytest_graphrag_eval.formats.terms import Term
 from pytest_graphrag_eval.steps.sparql_compare import (
     Column,
     RowMode,
     encode_column,
-    results_match,
     row_mode,
+    shared_results_match,
 )
 
 MAPPING_BUDGET = 512
@@ -66,10 +66,16 @@ def counted_overlap(reference: int, actual: int, shared: int) -> Overlap:
     return Overlap(precision, recall, 2 * precision * recall / (precision + recall))
 
 
-def sparql_overlap(expected: SparqlExpectation, actual: SparqlTable) -> Overlap:
-    """Rows of `actual` against a SPARQL reference step, under the column mapping with the best F1."""
+def sparql_overlap(
+    expected: SparqlExpectation, actual: SparqlTable, parse: ResultsParser = parse_sparql_results
+) -> Overlap:
+    """Rows of `actual` against a SPARQL reference step, under the column mapping with the best F1.
+
+    `parse`, the question's `MemoizedParser`, shares the whole-result comparison with `steps_score`.
+    """
     reference = expected.table
-    matched = results_match(
+    matched = shared_results_match(
+        parse,
         reference,
         actual,
         expected.required_columns,

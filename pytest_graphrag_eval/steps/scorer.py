@@ -63,8 +63,8 @@ class StepsScorer:
             return {"steps_score_error": "unscorable agent steps: " + "; ".join(step_problems)}
         parse = memoized_parser(question.reference_tables)
         credit = result_credit(question.reference_steps, actual_steps, context.steps_scope, parse)
-        # The actual outputs the credit parsed are not parsed again.
-        outcome = score_steps(question.reference_steps, actual_steps, context.steps_scope, parse.tables())
+        # The actual outputs the credit parsed are not parsed again, nor its comparisons made again.
+        outcome = score_steps(question.reference_steps, actual_steps, context.steps_scope, parse=parse)
         result: dict[str, Any] = {
             "reference_steps": mark_matches(question.reference_steps, actual_steps, outcome.matches),
             "steps_score": outcome.score,

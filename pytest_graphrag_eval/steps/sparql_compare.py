@@ -22,7 +22,7 @@ import itertools
 from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 
-from pytest_graphrag_eval.formats.sparql_results import SparqlTable
+from pytest_graphrag_eval.formats.sparql_results import MemoizedParser, ResultsParser, SparqlTable
 from pytest_graphrag_eval.formats.terms import Term
 
 Column = tuple[Hashable, ...]
@@ -89,6 +89,35 @@ def results_match(
         return True  # nothing to compare: any rows will do
     mode = row_mode(ordered, ignore_duplicates)
     return find_column_mapping(reference, actual, required_columns, mode) is not None
+
+
+def shared_results_match(
+    parse: ResultsParser,
+    reference: SparqlTable,
+    actual: SparqlTable,
+    required_columns: Sequence[str],
+    *,
+    ordered: bool = False,
+    ignore_duplicates: bool = True,
+) -> bool:
+    """`results_match`, computed once per pair of tables for every caller sharing `parse`.
+
+    `steps_score` and the partial credit compare the same reference and actual results of a
+    question; with one `MemoizedParser` between them the second asks the first's answer. The
+    memo holds the tables, so the ids in its keys stay theirs while it lives.
+    """
+    if not isinstance(parse, MemoizedParser):
+        return results_match(
+            reference, actual, required_columns, ordered=ordered, ignore_duplicates=ignore_duplicates
+        )
+    key = (id(reference), id(actual), tuple(required_columns), ordered, ignore_duplicates)
+    known = parse.comparisons.get(key)
+    if known is None:
+        matched = results_match(
+            reference, actual, required_columns, ordered=ordered, ignore_duplicates=ignore_duplicates
+        )
+        known = parse.comparisons[key] = (reference, actual, matched)
+    return bool(known[2])
 
 
 def find_column_mapping(

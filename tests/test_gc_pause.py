@@ -1,0 +1,66 @@
+"""The collector pauses around loading and scoring give back the process's own settings."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+from pytest_graphrag_eval.aggregates import compute_aggregates
+from pytest_graphrag_eval.evaluation import run_evaluation
+from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
+
+
+def test_full_collections_pause_keeps_young_collections_and_restores_the_threshold() -> None:
+    before = gc.get_threshold()
+    young_runs: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop":
+            young_runs.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        with paused_full_collections():
+            assert gc.get_threshold()[:2] == before[:2]
+            assert gc.get_threshold()[2] > before[2]
+            for _ in range(5 * before[0]):  # short-lived cycles: the young generation still collects
+                cycle: list[object] = []
+                cycle.append(cycle)
+    finally:
+        gc.callbacks.remove(count)
+    assert gc.get_threshold() == before
+    assert young_runs and 2 not in young_runs
+
+
+def test_nested_and_concurrent_pauses_restore_the_threshold_once_all_end() -> None:
+    before = gc.get_threshold()
+    inside = threading.Event()
+    release = threading.Event()
+
+    def other() -> None:
+        with paused_full_collections():
+            inside.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    inside.wait(10)
+    with paused_full_collections():
+        with paused_full_collections():
+            pass
+        assert gc.get_threshold()[2] > before[2]
+    assert gc.get_threshold()[2] > before[2]  # the other thread's pause is still on
+    release.set()
+    thread.join(10)
+    assert gc.get_threshold() == before
+
+
+def test_library_run_and_aggregates_leave_the_threshold_as_they_found_it() -> None:
+    before = gc.get_threshold()
+    corpus = [
+        {"template_id": "t", "questions": [{"id": "q1", "question_text": "?", "reference_answer": "a"}]}
+    ]
+    results = run_evaluation(corpus, {"q1": {"actual_answer": "a"}})
+    compute_aggregates(results)
+    assert gc.get_threshold() == before
+    assert [result["status"] for result in results] == ["success"]
