@@ -22,6 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 import scripted_judge
 from conftest import TEST_API_KEY
 
@@ -29,6 +30,8 @@ from pytest_graphrag_eval.answers.lexical import lexical_counts
 from pytest_graphrag_eval.answers.llm_correctness import SYSTEM_MESSAGE as CORRECTNESS_SYSTEM
 from pytest_graphrag_eval.answers.relevance import SYSTEM_MESSAGE as RELEVANCE_SYSTEM
 from pytest_graphrag_eval.testing import FakeOpenAIServer
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", ROOT / "example_project" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

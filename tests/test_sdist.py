@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 # Written by the build from pyproject.toml: not tracked in git.
 BUILD_METADATA = re.compile(r"^(PKG-INFO|setup\.cfg|pytest_graphrag_eval\.egg-info/.*)$")

@@ -189,6 +189,7 @@ def test_example_project_in_three_shards_merges_into_the_unsharded_report(tmp_pa
     assert report["comparison"]["regressions"] and any(not gate["passed"] for gate in report["gates"])
 
 
+@pytest.mark.slow
 def test_ten_thousand_questions_in_three_shards_merge_into_the_unsharded_report(tmp_path: Path) -> None:
     """A generated 10,000-question corpus: 3 shard runs and one -n 2 run, compared field by field."""
     synthetic_baseline(tmp_path, 10_000, "-n", "2")
