@@ -24,6 +24,8 @@ import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from timing import announce_quick
+
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
 from pytest_graphrag_eval.testing import FakeOpenAIServer
 
@@ -87,6 +89,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--in-flight", type=int, nargs="+", default=[16, 64, 128])
     args = parser.parse_args()
+    announce_quick(args.quick)
     calls, repeats = (64, 1) if args.quick else (args.calls, args.repeats)
     parent, child = multiprocessing.Pipe()
     process = multiprocessing.get_context("spawn").Process(target=serve, args=(child,), daemon=True)
