@@ -542,15 +542,14 @@ class GraphragSession:
 
     def _all_gates(self) -> list[Gate]:
         """CLI and ini gates plus every corpus file's `gates:` (an xdist controller collects nothing)."""
-        corpora = []
+        gates = list(self.settings.gates)
         for path in self.corpus_files:
             try:
                 corpus = self.corpora.get(path) or load_corpus(path)
-                combine_gates((), [corpus])  # gates that do not parse failed the file's collection
+                gates.extend(combine_gates((), [corpus]))  # each corpus' gates parsed once
             except GraphragEvalError:
                 continue  # already reported as that file's collection error
-            corpora.append(corpus)
-        return combine_gates(self.settings.gates, corpora)
+        return combine_gates(gates)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if _is_xdist_worker(self.config):
