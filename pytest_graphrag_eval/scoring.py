@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_chec
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
     from pytest_graphrag_eval.errors import SourceLocation
+    from pytest_graphrag_eval.llm.judge import Judge
 
 
 @dataclass
@@ -34,7 +35,7 @@ class ScoringContext:
     """
 
     steps_scope: str = "last_group"
-    judge: Any = None
+    judge: Judge | None = None
     options: dict[str, Any] = field(default_factory=dict)
     response_source: SourceLocation | None = None
 

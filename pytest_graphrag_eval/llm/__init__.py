@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.llm.cache import clear_cache
 from pytest_graphrag_eval.llm.errors import LLMError
+from pytest_graphrag_eval.llm.judge import Judge
 from pytest_graphrag_eval.llm.pricing import DEFAULT_PRICES, ModelPrice, load_prices, parse_prices, price_for
 from pytest_graphrag_eval.llm.redact import redact
 from pytest_graphrag_eval.llm.settings import LLMSettings
@@ -36,6 +37,7 @@ __all__ = [
     "ChatResult",
     "ClientStats",
     "EmbeddingResult",
+    "Judge",
     "JudgeClient",
     "LLMError",
     "LLMSettings",
