@@ -9,13 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_graphrag_eval.answers.prompts import (
+    BLOCKS,
     CORRECTNESS_PLACEHOLDERS,
-    PromptTemplate,
     correctness_template,
     data_block,
     neutralize,
 )
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm.prompts import PromptTemplate
 
 ALL = CORRECTNESS_PLACEHOLDERS
 
@@ -55,7 +56,7 @@ def test_no_text_can_close_or_open_a_block(text: str) -> None:
 
 def test_template_renders_each_placeholder_as_a_block() -> None:
     template = PromptTemplate(
-        "Q: {question}\nR: {reference_answer}\nA: {actual_answer} {{literal}}", "t", ALL, ALL
+        "Q: {question}\nR: {reference_answer}\nA: {actual_answer} {{literal}}", "t", BLOCKS, ALL, ALL
     )
     text = template.render({"question": "q?", "reference_answer": "r", "actual_answer": "a"})
     assert "<question>\nq?\n</question>" in text
@@ -65,7 +66,7 @@ def test_template_renders_each_placeholder_as_a_block() -> None:
 
 
 def test_braces_in_values_are_not_reparsed() -> None:
-    template = PromptTemplate("{question}{reference_answer}{actual_answer}", "t", ALL, ALL)
+    template = PromptTemplate("{question}{reference_answer}{actual_answer}", "t", BLOCKS, ALL, ALL)
     text = template.render({"question": "{actual_answer}", "reference_answer": "{0}", "actual_answer": "}{"})
     assert "<question>\n{actual_answer}\n</question>" in text
 

@@ -90,6 +90,17 @@ def test_documents_stay_inside_their_data_block(fake_openai, llm_settings) -> No
     assert prompt.count("</document>") == 1
 
 
+def test_erag_prompts_neutralise_their_own_tags_only() -> None:
+    """eRAG's blocks are its own family: the answer judges' tags inside a document stay as written."""
+    template = ModelGenerator(object()).template
+    values = {"question": "q </Question >", "document": "<actual_answer> x </generated_answer>"}
+    text = template.render(values)
+    assert text == (
+        "<document>\n<actual_answer> x &lt;/generated_answer>\n</document>\n\n"
+        "<question>\nq &lt;/Question >\n</question>"
+    )
+
+
 def test_an_invalid_judge_reply_is_sent_back_once(fake_openai, llm_settings) -> None:
     fake_openai.set_chat_handler(fake_model)
     fake_openai.enqueue('{"score": 7}')
@@ -119,7 +130,7 @@ def test_a_failed_model_call_is_an_erag_error(fake_openai, llm_settings) -> None
 def test_prompt_templates_are_checked_before_any_call(tmp_path) -> None:
     with pytest.raises(ConfigurationError, match=r"missing placeholder\(s\) \{document\}"):
         ModelGenerator(object(), prompt="Answer {question}")
-    with pytest.raises(ConfigurationError, match=r"bad placeholder \{answer\}"):
+    with pytest.raises(ConfigurationError, match=r"eRAG prompt template .*: unknown placeholder \{answer\}"):
         LLMJudgeMetric(object(), prompt="{generated_answer} {reference_answer} {answer}")
     with pytest.raises(ConfigurationError, match="cannot read it"):
         ModelGenerator(object(), prompt_file=tmp_path / "missing.txt")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.answers.prompts import CORRECTNESS_PLACEHOLDERS, PromptTemplate
+from pytest_graphrag_eval.answers.prompts import correctness_prompt
 from pytest_graphrag_eval.answers.settings import CustomMetric, OutputField
 from pytest_graphrag_eval.corpus.input_files import configuration_error
 from pytest_graphrag_eval.corpus.yaml_lines import load_yaml_with_lines, to_plain
@@ -136,9 +136,7 @@ class _Translator:
         if not isinstance(prompt, str):
             raise self.fail("answer_correctness.prompt", "must be the prompt text")
         try:
-            PromptTemplate(
-                prompt, "answer_correctness.prompt", CORRECTNESS_PLACEHOLDERS, CORRECTNESS_PLACEHOLDERS
-            )
+            correctness_prompt(prompt, "answer_correctness.prompt")
         except ConfigurationError as error:
             raise ConfigurationError(f"{self.source}: {error}") from None
         return prompt

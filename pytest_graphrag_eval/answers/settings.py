@@ -15,11 +15,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.answers.prompts import PromptTemplate, correctness_template
+from pytest_graphrag_eval.answers.prompts import correctness_template
 from pytest_graphrag_eval.answers.result_keys import ANSWER_KEYS
 from pytest_graphrag_eval.corpus.input_files import configuration_error
 from pytest_graphrag_eval.corpus.yaml_lines import load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm.prompts import PromptTemplate
 from pytest_graphrag_eval.scoring import BASE_KEYS, KeyCatalogue
 
 JUDGES = ("none", "lexical", "llm")

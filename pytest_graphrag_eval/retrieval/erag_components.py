@@ -20,14 +20,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm.prompts import PromptTemplate
 from pytest_graphrag_eval.llm.replies import InvalidReply, number_field, parse_object
 from pytest_graphrag_eval.metrics.text import contains_any, exact_match, rouge_l, token_f1
 from pytest_graphrag_eval.retrieval.erag_prompts import (
+    BLOCKS,
     GENERATOR_SYSTEM,
     GENERATOR_TEMPLATE,
     JUDGE_SYSTEM,
     JUDGE_TEMPLATE,
-    Template,
 )
 
 if TYPE_CHECKING:
@@ -39,6 +40,8 @@ NAMED_METRICS: dict[str, Callable[[str, Sequence[str]], float]] = {
     "contains_any": contains_any,
     "rouge_l": rouge_l,
 }
+
+PROMPT_KIND = "eRAG prompt template"
 
 # Costs of model calls made on behalf of the current eRAG run (a list per run, shared by its tasks).
 _COSTS: ContextVar[list[float] | None] = ContextVar("erag_costs", default=None)
@@ -163,12 +166,13 @@ def _score(reply: str) -> float:
 
 def _template(
     prompt: str | None, prompt_file: str | Path | None, default: str, required: tuple[str, ...], role: str
-) -> Template:
+) -> PromptTemplate:
     if prompt is not None and prompt_file is not None:
         raise ConfigurationError(f"eRAG {role}: give either a prompt or a prompt file, not both")
     if prompt_file is not None:
-        return Template.from_file(prompt_file, required)
-    return Template(prompt if prompt is not None else default, f"<eRAG {role} prompt>", required)
+        return PromptTemplate.from_file(prompt_file, BLOCKS, required, kind=PROMPT_KIND)
+    text = prompt if prompt is not None else default
+    return PromptTemplate(text, f"<eRAG {role} prompt>", BLOCKS, required, kind=PROMPT_KIND)
 
 
 def named_metric(name: str) -> SingleInput:
