@@ -208,6 +208,22 @@ def test_scorer_with_model_generator_and_llm_judge_reports_cost(fake_openai, llm
     assert results["keeper"]["erag_P"] == 0.5
 
 
+def test_each_question_is_charged_the_calls_made_for_it(fake_openai, llm_settings) -> None:
+    """Questions scored concurrently each get the cost of their own calls, as when scored alone."""
+    fake_openai.set_chat_handler(fake_model)
+    uncached = dataclasses.replace(llm_settings, use_cache=False)
+    options = {"erag": {"generator": {"model": "gpt-4o-mini"}, "metric": "llm_judge"}}
+    alone = {}
+    for question_id in ("seeker", "keeper"):
+        client = JudgeClient(uncached)
+        result = evaluate(options, judge=client, responses={question_id: RESPONSES[question_id]})
+        alone[question_id] = result[question_id]["erag_cost"]
+        assert alone[question_id] == pytest.approx(client.stats.cost_usd, rel=1e-12)
+    together = evaluate(options, judge=JudgeClient(uncached))
+    assert alone["seeker"] != alone["keeper"]
+    assert {question_id: together[question_id]["erag_cost"] for question_id in alone} == pytest.approx(alone)
+
+
 def test_scorer_errors_are_keys_not_scores() -> None:
     options = {"erag": {"generator": f"{__name__}:first_word", "metric": "exact_match"}}
     responses = dict(

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from pytest_graphrag_eval.answers.usage import Usage
 from pytest_graphrag_eval.llm import LLMError
+from pytest_graphrag_eval.llm.judge import Usage
 from pytest_graphrag_eval.llm.replies import InvalidReply
 
 T = TypeVar("T")

@@ -3,8 +3,11 @@
 For users who want ragas' exact prompts and code path. ragas talks to the
 endpoint through its own wrappers around an SDK client we build from the judge
 settings, so our cache does not apply here; concurrency is still bounded by the
-judge settings, transport retries are left to the SDK, and tokens and cost are
-read from each HTTP response so the cost keys stay filled.
+judge settings and transport retries are left to the SDK. ragas returns no
+usage, so each evaluation gets an SDK client of its own whose response hook
+reads tokens from every HTTP response into that evaluation's `Usage` (the
+cost keys stay filled without any per-task state); the client is closed when
+the evaluation ends.
 
 ragas sends usage telemetry unless `RAGAS_DO_NOT_TRACK` is true; it is set
 (if the user has not set it) before ragas is imported: a test run must not
@@ -14,17 +17,15 @@ call the internet.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import json
 import os
+import weakref
 from typing import Any
 
 from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
-from pytest_graphrag_eval.answers.usage import Usage
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm import LLMSettings, make_sdk_client, price_for
-
-_CALL_USAGE: contextvars.ContextVar[Usage | None] = contextvars.ContextVar("ragas_call_usage", default=None)
+from pytest_graphrag_eval.llm.judge import Usage
 
 
 def load_answer_relevancy() -> Any:
@@ -57,7 +58,9 @@ class RagasRelevance:
         self.questions = questions
         self.label = f"ragas:{model}+{embedding_model}"
         self._classes = load_answer_relevancy()
-        self._loops: dict[asyncio.AbstractEventLoop, tuple[Any, asyncio.Semaphore]] = {}
+        self._limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def applies(self, inputs: AnswerInputs) -> bool:
         return inputs.actual_answer is not None
@@ -69,40 +72,37 @@ class RagasRelevance:
         if problem:
             keys[self.error_key] = problem
             return Outcome(keys, usage)
-        metric, semaphore = self._metric()
-        token = _CALL_USAGE.set(usage)
-        try:
-            async with semaphore:
+        async with self._limit():  # the client too: at most `concurrency` of them open at once
+            sdk = make_sdk_client(self.settings, on_response=lambda response: self._count(response, usage))
+            try:
+                metric = self._metric(sdk.with_options(max_retries=self.settings.max_retries))
                 result = await metric.ascore(user_input=inputs.question, response=inputs.actual_answer)
-            keys["answer_relevance"] = float(result.value)
-        except Exception as error:  # ragas raises many types (SDK, instructor, validation)
-            keys[self.error_key] = f"ragas AnswerRelevancy failed: {type(error).__name__}: {error}"
-        finally:
-            _CALL_USAGE.reset(token)
+                keys["answer_relevance"] = float(result.value)
+            except Exception as error:  # ragas raises many types (SDK, instructor, validation)
+                keys[self.error_key] = f"ragas AnswerRelevancy failed: {type(error).__name__}: {error}"
+            finally:
+                await sdk.close()
         return Outcome(keys, usage)
 
-    def _metric(self) -> tuple[Any, asyncio.Semaphore]:
-        """One ragas metric and semaphore per event loop (SDK clients are bound to their loop)."""
-        loop = asyncio.get_running_loop()
-        if loop not in self._loops:
-            for closed in [other for other in self._loops if other.is_closed()]:
-                del self._loops[closed]
-            answer_relevancy, llm_factory, embedding_factory = self._classes
-            sdk = make_sdk_client(self.settings, on_response=self._record_usage).with_options(
-                max_retries=self.settings.max_retries
-            )
-            metric = answer_relevancy(
-                llm=llm_factory(self.model, client=sdk),
-                embeddings=embedding_factory("openai", model=self.embedding_model, client=sdk),
-                strictness=self.questions,
-            )
-            self._loops[loop] = (metric, asyncio.Semaphore(self.settings.concurrency))
-        return self._loops[loop]
+    def _metric(self, sdk: Any) -> Any:
+        """ragas' AnswerRelevancy on `sdk`."""
+        answer_relevancy, llm_factory, embedding_factory = self._classes
+        return answer_relevancy(
+            llm=llm_factory(self.model, client=sdk),
+            embeddings=embedding_factory("openai", model=self.embedding_model, client=sdk),
+            strictness=self.questions,
+        )
 
-    async def _record_usage(self, response: Any) -> None:
-        """Add the tokens and cost of one ragas request to the current question's usage."""
-        usage = _CALL_USAGE.get()
-        if usage is None or response.status_code != 200:
+    def _limit(self) -> asyncio.Semaphore:
+        """The bound on concurrent evaluations, one per event loop (a semaphore is bound to its loop)."""
+        loop = asyncio.get_running_loop()
+        if loop not in self._limits:
+            self._limits[loop] = asyncio.Semaphore(self.settings.concurrency)
+        return self._limits[loop]
+
+    async def _count(self, response: Any, usage: Usage) -> None:
+        """Add the tokens and cost of one ragas request to `usage`."""
+        if response.status_code != 200:
             return
         await response.aread()
         try:

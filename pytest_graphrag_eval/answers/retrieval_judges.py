@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
 from pytest_graphrag_eval.answers.result_keys import RETRIEVAL_JUDGE_KEYS
-from pytest_graphrag_eval.answers.usage import Usage
+from pytest_graphrag_eval.llm.judge import Usage
 from pytest_graphrag_eval.llm.replies import InvalidReply, flag_field, parse_object, text_field
 from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 
@@ -181,7 +181,7 @@ class RetrievalJudgeScorer:
             annotated[judgment.step_index].update(keys)
         result: dict[str, Any] = {"actual_steps": annotated, "retrieval_judge": self.label}
         result.update(question_means(outcomes))
-        result.update(zip(USAGE_KEYS, (usage.input_tokens, usage.output_tokens, usage.cost_usd), strict=True))
+        result.update(usage.as_keys(USAGE_KEYS))
         return result
 
     def _answer_judgments(self, question: Question, steps: Sequence[Any]) -> list[Judgment]:

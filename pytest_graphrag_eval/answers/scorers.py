@@ -27,10 +27,12 @@ from pytest_graphrag_eval.answers.result_keys import (
 from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
 from pytest_graphrag_eval.answers.settings import AnswerSettings
 from pytest_graphrag_eval.answers.stability import evaluate_repeated
-from pytest_graphrag_eval.answers.usage import Usage
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm.judge import Usage
 from pytest_graphrag_eval.metrics.text import exact_match, token_f1
 from pytest_graphrag_eval.scoring import ResultKey, Scorer, ScoringContext
+
+USAGE_KEYS = tuple(key.name for key in JUDGE_USAGE_KEYS)  # input tokens, output tokens, cost
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
@@ -90,7 +92,7 @@ class AnswerJudgeScorer:
             keys.update(outcome.keys)
             usage.add(outcome.usage)
         if any(metric.uses_llm for metric in active):
-            keys.update(usage.as_keys())
+            keys.update(usage.as_keys(USAGE_KEYS))
         return keys
 
 

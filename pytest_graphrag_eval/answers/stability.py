@@ -16,7 +16,7 @@ import statistics
 from typing import Any
 
 from pytest_graphrag_eval.answers.metric import AnswerInputs, AnswerMetric, Outcome
-from pytest_graphrag_eval.answers.usage import Usage
+from pytest_graphrag_eval.llm.judge import Usage
 from pytest_graphrag_eval.scoring import SPREAD_SUFFIXES
 
 

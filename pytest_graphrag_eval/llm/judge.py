@@ -1,21 +1,32 @@
-"""What a scorer may ask of an LLM judge, as a protocol.
+"""What a scorer may ask of an LLM judge, as a protocol, and what its calls cost.
 
 Scorers, eRAG and the scorer factory type their judge as `Judge` rather than
 `JudgeClient`, so they do not import the OpenAI SDK to be type-checked and a
-test or a user may pass any object with these two calls. `JudgeClient` is the
-implementation; each call returns its own tokens and cost with the reply.
+test or a user may pass any object with these calls. `JudgeClient` is the
+implementation; each call returns its own tokens and cost with the reply, and
+a scorer adds them to the `Usage` of the question it is scoring, which it
+hands to whatever makes calls on its behalf (no hidden per-task state).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.llm.client import ChatResult, EmbeddingResult
+    from pytest_graphrag_eval.llm.settings import LLMSettings
 
 
 class Judge(Protocol):
-    """Chat completions and embeddings from an OpenAI-compatible endpoint."""
+    """Chat completions and embeddings from an OpenAI-compatible endpoint.
+
+    `settings` gives the default models and the limits a metric must respect.
+    """
+
+    @property
+    def settings(self) -> LLMSettings: ...
 
     async def chat(
         self,
@@ -32,3 +43,27 @@ class Judge(Protocol):
     async def embed(self, texts: list[str], *, model: str | None = None) -> EmbeddingResult:
         """One vector per text, in order."""
         ...
+
+
+@dataclass
+class Usage:
+    """Tokens and USD cost of some judge calls, summed as their replies arrive."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add_result(self, result: ChatResult | EmbeddingResult) -> None:
+        """Add one reply's usage (embeddings have no output tokens)."""
+        self.input_tokens += int(result.input_tokens or 0)
+        self.output_tokens += int(getattr(result, "output_tokens", 0) or 0)
+        self.cost_usd += float(result.cost_usd or 0.0)
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cost_usd += other.cost_usd
+
+    def as_keys(self, names: Sequence[str]) -> dict[str, Any]:
+        """Result keys for input tokens, output tokens and cost, under `names` in that order."""
+        return dict(zip(names, (self.input_tokens, self.output_tokens, self.cost_usd), strict=True))

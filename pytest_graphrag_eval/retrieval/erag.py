@@ -13,14 +13,18 @@ a time in the event loop; make a slow generator async to overlap its calls.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.metrics.measures import parse_measures
 from pytest_graphrag_eval.retrieval.erag_components import SingleInput, named_metric
 from pytest_graphrag_eval.retrieval.erag_scoring import ERagError, check_label, score_labels
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.llm.judge import Usage
 
 DEFAULT_CONCURRENCY = 16
 T = TypeVar("T")
@@ -95,8 +99,12 @@ async def erag_within(
     downstream_metric: Any,
     retrieval_metrics: str | Iterable[str],
     semaphore: asyncio.Semaphore,
+    usage: Usage | None = None,
 ) -> dict[str, Any]:
-    """`aerag_eval` with callables bounded by `semaphore`, which several runs may share."""
+    """`aerag_eval` with callables bounded by `semaphore`, which several runs may share.
+
+    With `usage`, the model-backed parts add the tokens and cost of every call they make to it.
+    """
     documents = _documents(retrieval_results)
     expected = _expected(expected_outputs, documents)
     metrics = [retrieval_metrics] if isinstance(retrieval_metrics, str) else list(retrieval_metrics)
@@ -104,8 +112,8 @@ async def erag_within(
     if isinstance(downstream_metric, str):
         downstream_metric = named_metric(downstream_metric)
     items = [(question, position) for question, docs in documents.items() for position in range(len(docs))]
-    outputs = await _generate(text_generator, items, documents, semaphore)
-    scores = await _score(downstream_metric, items, outputs, expected, semaphore)
+    outputs = await _generate(text_generator, items, documents, semaphore, usage)
+    scores = await _score(downstream_metric, items, outputs, expected, semaphore, usage)
     labels = {
         question: [check_label(scores[(question, i)], question, i) for i in range(len(docs))]
         for question, docs in documents.items()
@@ -159,24 +167,30 @@ def _some(names: list[str]) -> str:
     return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
-def _one_item_form(part: Any, semaphore: asyncio.Semaphore) -> tuple[Callable[..., Any], Any] | None:
+def _one_item_form(
+    part: Any, semaphore: asyncio.Semaphore, usage: Usage | None
+) -> tuple[Callable[..., Any], Any] | None:
     """The function of a one-item part and the bound on its concurrent calls; None for the batched form.
 
-    Model-backed parts are bounded by the judge client itself.
+    Model-backed parts are bounded by the judge client itself, and handed `usage` to add their calls to.
     """
     if isinstance(part, SingleInput):
         return part.function, semaphore
     if getattr(part, "self_limited", False):
-        return part, None
+        return (part if usage is None else functools.partial(part, usage=usage)), None
     return None
 
 
 async def _generate(
-    generator: Any, items: list[Item], documents: Mapping[str, list[str]], semaphore: asyncio.Semaphore
+    generator: Any,
+    items: list[Item],
+    documents: Mapping[str, list[str]],
+    semaphore: asyncio.Semaphore,
+    usage: Usage | None,
 ) -> dict[Item, str]:
     if not callable(generator) and not isinstance(generator, SingleInput):
         raise ConfigurationError("text_generator must be a callable, SingleInput(callable) or ModelGenerator")
-    one_item = _one_item_form(generator, semaphore)
+    one_item = _one_item_form(generator, semaphore, usage)
     if one_item is not None:
         function, limit = one_item
 
@@ -202,12 +216,13 @@ async def _score(
     outputs: Mapping[Item, str],
     expected: Mapping[str, list[str]],
     semaphore: asyncio.Semaphore,
+    usage: Usage | None,
 ) -> dict[Item, Any]:
     if not callable(metric) and not isinstance(metric, SingleInput):
         raise ConfigurationError(
             "downstream_metric must be a callable, SingleInput(callable), LLMJudgeMetric or a metric name"
         )
-    one_item = _one_item_form(metric, semaphore)
+    one_item = _one_item_form(metric, semaphore, usage)
     if one_item is not None:
         function, limit = one_item
         # Model-backed judges also see the question; one-item callables get (prediction, references).

@@ -12,9 +12,7 @@ rouge_l.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +30,7 @@ from pytest_graphrag_eval.retrieval.erag_prompts import (
 )
 
 if TYPE_CHECKING:
-    from pytest_graphrag_eval.llm.client import JudgeClient
+    from pytest_graphrag_eval.llm.judge import Judge, Usage
 
 NAMED_METRICS: dict[str, Callable[[str, Sequence[str]], float]] = {
     "exact_match": exact_match,
@@ -43,32 +41,12 @@ NAMED_METRICS: dict[str, Callable[[str, Sequence[str]], float]] = {
 
 PROMPT_KIND = "eRAG prompt template"
 
-# Costs of model calls made on behalf of the current eRAG run (a list per run, shared by its tasks).
-_COSTS: ContextVar[list[float] | None] = ContextVar("erag_costs", default=None)
-
 
 @dataclass(frozen=True)
 class SingleInput:
     """Marks a callable that handles one item instead of eRAG's dict of items."""
 
     function: Callable[..., Any]
-
-
-@contextmanager
-def tracked_costs() -> Iterator[list[float]]:
-    """Collect the cost of every model call made inside the block, in this task and tasks it starts."""
-    costs: list[float] = []
-    token = _COSTS.set(costs)
-    try:
-        yield costs
-    finally:
-        _COSTS.reset(token)
-
-
-def _record_cost(cost: float) -> None:
-    costs = _COSTS.get()
-    if costs is not None:
-        costs.append(cost)
 
 
 class ModelGenerator:
@@ -82,7 +60,7 @@ class ModelGenerator:
 
     def __init__(
         self,
-        client: JudgeClient,
+        client: Judge,
         *,
         model: str | None = None,
         prompt: str | None = None,
@@ -98,11 +76,13 @@ class ModelGenerator:
             prompt, prompt_file, GENERATOR_TEMPLATE, ("document", "question"), "generator"
         )
 
-    async def __call__(self, question: str, documents: Sequence[str]) -> str:
+    async def __call__(self, question: str, documents: Sequence[str], *, usage: Usage | None = None) -> str:
+        """The model's answer from `documents`; the call's tokens and cost go into `usage` when given."""
         user = self.template.render({"question": question, "document": "\n\n".join(documents)})
         messages = [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
         result = await self.client.chat(messages, model=self.model, temperature=self.temperature)
-        _record_cost(result.cost_usd)
+        if usage is not None:
+            usage.add_result(result)
         return result.text.strip()
 
 
@@ -118,7 +98,7 @@ class LLMJudgeMetric:
 
     def __init__(
         self,
-        client: JudgeClient,
+        client: Judge,
         *,
         model: str | None = None,
         prompt: str | None = None,
@@ -132,7 +112,10 @@ class LLMJudgeMetric:
             prompt, prompt_file, JUDGE_TEMPLATE, ("generated_answer", "reference_answer"), "judge"
         )
 
-    async def __call__(self, prediction: str, references: Sequence[str], question: str = "") -> float:
+    async def __call__(
+        self, prediction: str, references: Sequence[str], question: str = "", *, usage: Usage | None = None
+    ) -> float:
+        """The judge's score; every call's tokens and cost (the retry's too) go into `usage` when given."""
         reference_text = (
             references[0] if len(references) == 1 else "\n".join(f"- {ref}" for ref in references)
         )
@@ -140,23 +123,24 @@ class LLMJudgeMetric:
             {"question": question, "reference_answer": reference_text, "generated_answer": prediction}
         )
         messages = [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
-        reply = await self._ask(messages)
+        reply = await self._ask(messages, usage)
         try:
             return _score(reply)
         except InvalidReply as error:
             complaint = f'Invalid reply: {error}. Reply with only the JSON object {{"score": x}}.'
             messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": complaint}]
-        reply = await self._ask(messages)
+        reply = await self._ask(messages, usage)
         try:
             return _score(reply)
         except InvalidReply as error:
             raise ValueError(f"the LLM judge replied twice without a valid score: {error}") from None
 
-    async def _ask(self, messages: list[dict[str, str]]) -> str:
+    async def _ask(self, messages: list[dict[str, str]], usage: Usage | None) -> str:
         result = await self.client.chat(
             messages, model=self.model, response_format={"type": "json_object"}, temperature=0.0
         )
-        _record_cost(result.cost_usd)
+        if usage is not None:
+            usage.add_result(result)
         return result.text
 
 

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.documents import parse_retrieved_documents
+from pytest_graphrag_eval.llm.judge import Usage
 from pytest_graphrag_eval.retrieval.erag import erag_within
-from pytest_graphrag_eval.retrieval.erag_components import tracked_costs
 from pytest_graphrag_eval.retrieval.erag_config import ERagSetup, build_erag
 from pytest_graphrag_eval.retrieval.steps import actual_retrieval_step, reference_retrieval_step
 from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
@@ -69,23 +69,24 @@ class ERagScorer:
             documents = parse_retrieved_documents(step.get("output")) if step is not None else []
         except ValueError as error:
             return {"erag_error": f"actual retrieval step: {error}"}
-        with tracked_costs() as costs:
-            try:
-                result = await erag_within(
-                    {question.question_text: [document.text or "" for document in documents]},
-                    {question.question_text: question.reference_answer},
-                    setup.generator,
-                    setup.metric,
-                    setup.metrics,
-                    self._limit(setup.concurrency),
-                )
-            except GraphragEvalError as error:
-                return {"erag_error": str(error)}
+        usage = Usage()
+        try:
+            result = await erag_within(
+                {question.question_text: [document.text or "" for document in documents]},
+                {question.question_text: question.reference_answer},
+                setup.generator,
+                setup.metric,
+                setup.metrics,
+                self._limit(setup.concurrency),
+                usage,
+            )
+        except GraphragEvalError as error:
+            return {"erag_error": str(error)}
         values: dict[str, Any] = {
             f"erag_{key}": value for key, value in result["per_input"][question.question_text].items()
         }
         if setup.uses_llm:
-            values["erag_cost"] = sum(costs)
+            values["erag_cost"] = usage.cost_usd
         return values
 
     def _limit(self, concurrency: int) -> asyncio.Semaphore:
