@@ -27,9 +27,10 @@ from typing import Any
 
 from timing import announce_quick
 
-from pytest_graphrag_eval.answers import AnswerSettings, build_answer_scorers
+from pytest_graphrag_eval.answers import AnswerSettings
 from pytest_graphrag_eval.evaluation import arun_evaluation
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
+from pytest_graphrag_eval.scorer_factory import build_scorers
 from pytest_graphrag_eval.testing import FakeOpenAIServer
 
 LATENCY = 0.1
@@ -90,7 +91,7 @@ async def evaluate(base_url: str, cache_dir: Path, concurrency: int, questions: 
     answers = AnswerSettings(judge="llm", relevance=True)
     async with JudgeClient(settings) as client:
         started = time.perf_counter()
-        results = await arun_evaluation(corpus, responses, scorers=build_answer_scorers(answers, client))
+        results = await arun_evaluation(corpus, responses, scorers=build_scorers(answers, client))
         elapsed = time.perf_counter() - started
     errors = [key for result in results for key in result if key.endswith("_error")]
     if errors or any("answer_relevance" not in result for result in results):

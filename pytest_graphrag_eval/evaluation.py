@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.adapters.tool_names import TOOL_NAMES_OPTION, rename_tools
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, corpus_from_data
@@ -31,20 +31,17 @@ from pytest_graphrag_eval.corpus.response_records import (
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
+from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
 
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.answers.settings import AnswerSettings
+    from pytest_graphrag_eval.llm.client import JudgeClient
+    from pytest_graphrag_eval.llm.judge import Judge
+
 STEPS_SCOPES = SCOPES
 NO_RESPONSE_ERROR = "no response for this question"
-
-
-def default_scorers() -> list[Scorer]:
-    """Scorers that need no LLM client to exist: steps, retrieval, and eRAG (a no-op unless configured)."""
-    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
-    from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer
-    from pytest_graphrag_eval.steps.scorer import StepsScorer
-
-    return [StepsScorer(), RetrievalScorer(), ERagScorer()]
 
 
 def run_evaluation(
@@ -54,7 +51,7 @@ def run_evaluation(
     *,
     steps_scope: str = "last_group",
     scorers: Sequence[Scorer] | None = None,
-    judge: Any = None,
+    judge: Judge | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Score each question of `reference_qas` against `chat_responses[question_id]`.
@@ -97,15 +94,17 @@ async def arun_evaluation(
     *,
     steps_scope: str = "last_group",
     scorers: Sequence[Scorer] | None = None,
-    judge: Any = None,
+    judge: Judge | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Async form of `run_evaluation`: all questions are scored concurrently.
 
-    With `config_file_path`, the scorers are the default ones plus the answer
-    metrics the file configures; a judge client built for them (when `judge`
-    is not given) is closed before returning. `scorers` and a config file
-    exclude each other.
+    With `config_file_path`, the scorers are those `scorer_factory.build_scorers`
+    makes for the answer metrics the file configures; a judge client built for
+    them (when `judge` is not given) is closed before returning. Without it,
+    `judge` serves the default scorers (eRAG's model-backed parts); scorers
+    given in `scorers` carry their own. `scorers` and a config file exclude
+    each other.
     """
     with paused_full_collections():  # the checked responses and the results are kept: see gc_pause.py
         return await _checked_and_scored(
@@ -126,7 +125,7 @@ async def _checked_and_scored(
     *,
     steps_scope: str,
     scorers: Sequence[Scorer] | None,
-    judge: Any,
+    judge: Judge | None,
     options: Mapping[str, Any] | None,
 ) -> list[dict[str, Any]]:
     corpus = corpus_from_data(reference_qas)
@@ -137,19 +136,35 @@ async def _checked_and_scored(
         warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
     context = make_context(steps_scope, judge, options)
     if config_file_path is None:
-        active = list(scorers) if scorers is not None else default_scorers()
+        active = list(scorers) if scorers is not None else default_scorers(judge)
         return await _evaluate_all(corpus, responses, active, context)
     if scorers is not None:
         raise ConfigurationError("run_evaluation: give either scorers or a config file, not both")
-    from pytest_graphrag_eval.config_scorers import scorers_from_config
+    from pytest_graphrag_eval.answers.config_file import load_answers_config
 
-    configured = scorers_from_config(Path(config_file_path), judge)
-    context.judge = configured.judge
+    config = load_answers_config(Path(config_file_path))
+    answers = config.answer_settings()
+    owned = config_judge(config.llm, answers) if judge is None and answers.needs_llm else None
+    if owned is not None:
+        judge = owned
     try:
-        return await _evaluate_all(corpus, responses, configured.scorers, context)
+        active = build_scorers(answers, judge)
+        return await _evaluate_all(corpus, responses, active, dataclasses.replace(context, judge=judge))
     finally:
-        if configured.owns_judge:
-            await configured.judge.aclose()
+        if owned is not None:
+            await owned.aclose()
+
+
+def config_judge(llm: Mapping[str, Any], answers: AnswerSettings) -> JudgeClient:
+    """The judge a config file asks for: the environment, its llm section, then its model choices."""
+    from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
+
+    overrides = dict(llm)
+    if answers.judge_model:
+        overrides["model"] = answers.judge_model
+    if answers.embedding_model:
+        overrides["embedding_model"] = answers.embedding_model
+    return JudgeClient(LLMSettings.from_env(**overrides))
 
 
 async def _evaluate_all(
@@ -169,7 +184,7 @@ async def _evaluate_all(
 
 
 def make_context(
-    steps_scope: str, judge: Any = None, options: Mapping[str, Any] | None = None
+    steps_scope: str, judge: Judge | None = None, options: Mapping[str, Any] | None = None
 ) -> ScoringContext:
     """Build a scoring context, rejecting an unknown steps scope early."""
     if steps_scope not in STEPS_SCOPES:

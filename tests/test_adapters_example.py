@@ -37,8 +37,8 @@ from pytest_graphrag_eval import (
     run_evaluation,
     to_response,
 )
-from pytest_graphrag_eval.answers import AnswerSettings, build_answer_scorers
-from pytest_graphrag_eval.evaluation import default_scorers
+from pytest_graphrag_eval.answers import AnswerSettings
+from pytest_graphrag_eval.scorer_factory import build_scorers
 
 RECORDED = EXAMPLE / "recordings" / "responses.jsonl"
 ADAPTERS = {
@@ -61,7 +61,7 @@ def agent() -> Any:
 
 def scored(corpus: Corpus, responses: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Results by question id as the example's pytest.ini scores them, without measured times."""
-    scorers = [*default_scorers(), *build_answer_scorers(AnswerSettings(judge="lexical"), None)]
+    scorers = build_scorers(AnswerSettings(judge="lexical"), None)
     results = run_evaluation(corpus, responses, scorers=scorers)
     return {result["question_id"]: without_volatile(result) for result in results}
 

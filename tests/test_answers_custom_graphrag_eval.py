@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval import compute_aggregates
-from pytest_graphrag_eval.answers import AnswerSettings, build_answer_scorers
+from pytest_graphrag_eval.answers import AnswerSettings
 from pytest_graphrag_eval.answers.graphrag_eval_config import translate
 from pytest_graphrag_eval.evaluation import arun_evaluation
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
+from pytest_graphrag_eval.scorer_factory import build_scorers
 from pytest_graphrag_eval.testing import FakeOpenAIServer
 
 QUERY_OUTPUT = {"head": {"vars": ["t"]}, "results": {"bindings": [{"t": {"type": "literal", "value": "T1"}}]}}
@@ -87,7 +88,7 @@ def evaluate(fake_openai: FakeOpenAIServer, llm_settings: LLMSettings, *replies:
 
     async def main() -> list[dict[str, Any]]:
         async with JudgeClient(settings) as client:
-            return await arun_evaluation(CORPUS, RESPONSES, scorers=build_answer_scorers(answers, client))
+            return await arun_evaluation(CORPUS, RESPONSES, scorers=build_scorers(answers, client))
 
     fake_openai.set_chat_handler(handler)
     return asyncio.run(main())[0]
@@ -162,7 +163,7 @@ def test_inline_correctness_prompt_is_the_user_message_with_data_blocks(
 
     async def main() -> list[dict[str, Any]]:
         async with JudgeClient(llm_settings) as client:
-            return await arun_evaluation(CORPUS, RESPONSES, scorers=build_answer_scorers(answers, client))
+            return await arun_evaluation(CORPUS, RESPONSES, scorers=build_scorers(answers, client))
 
     assert asyncio.run(main())[0]["answer_f1"] == 1.0
     (request,) = [r.body for r in fake_openai.requests]

@@ -26,6 +26,7 @@ from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.gates.metric_hints import missing_metric_hint
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
 from pytest_graphrag_eval.llm.replies import InvalidReply
+from pytest_graphrag_eval.scorer_factory import all_group_matches
 from pytest_graphrag_eval.scoring import ScoringContext
 from pytest_graphrag_eval.testing import FakeOpenAIServer, Reply
 
@@ -94,7 +95,7 @@ def judge(
 def score(settings: LLMSettings, item: Question, steps: list[dict[str, Any]]) -> dict[str, Any]:
     async def run() -> dict[str, Any]:
         async with JudgeClient(settings) as client:
-            scorer = RetrievalJudgeScorer(client, "gpt-4o-mini")
+            scorer = RetrievalJudgeScorer(client, "gpt-4o-mini", all_group_matches)
             return await scorer.score(item, {"actual_steps": steps}, ScoringContext())
 
     return asyncio.run(run())

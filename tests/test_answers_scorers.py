@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval import compute_aggregates
-from pytest_graphrag_eval.answers import AnswerSettings, build_answer_scorers
+from pytest_graphrag_eval.answers import AnswerSettings
 from pytest_graphrag_eval.evaluation import arun_evaluation
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings, price_for
+from pytest_graphrag_eval.scorer_factory import build_scorers
 from pytest_graphrag_eval.testing import FakeOpenAIServer, Reply
 
 CORPUS = [
@@ -87,7 +88,7 @@ def evaluate(
 ) -> list[dict[str, Any]]:
     async def run() -> list[dict[str, Any]]:
         async with JudgeClient(settings) as client:
-            return await arun_evaluation(CORPUS, responses, scorers=build_answer_scorers(answers, client))
+            return await arun_evaluation(CORPUS, responses, scorers=build_scorers(answers, client))
 
     return asyncio.run(run())
 

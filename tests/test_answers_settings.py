@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_graphrag_eval.answers import AnswerSettings, CustomMetric, OutputField, build_answer_scorers
+from pytest_graphrag_eval.answers import AnswerSettings, CustomMetric, OutputField
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.scorer_factory import build_scorers
 
 POLITENESS = {
     "name": "politeness",
@@ -124,16 +125,19 @@ def test_custom_metric_result_keys_must_not_clash() -> None:
 
 def test_llm_metrics_without_a_client_are_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="need an LLM judge: set OPENAI_API_KEY"):
-        build_answer_scorers(AnswerSettings(judge="llm"), None)
+        build_scorers(AnswerSettings(judge="llm"), None)
     with pytest.raises(ConfigurationError, match="need an LLM judge"):
-        build_answer_scorers(AnswerSettings(relevance=True), None)
+        build_scorers(AnswerSettings(relevance=True), None)
 
 
 def test_offline_settings_build_without_a_client() -> None:
-    assert [scorer.name for scorer in build_answer_scorers(AnswerSettings(), None)] == [
+    defaults = ["steps", "retrieval", "erag"]
+    assert [scorer.name for scorer in build_scorers(AnswerSettings(), None)] == [
+        *defaults,
         "answer_match",
         "answer_eval",
     ]
-    assert [scorer.name for scorer in build_answer_scorers(AnswerSettings(judge="none"), None)] == [
-        "answer_match"
+    assert [scorer.name for scorer in build_scorers(AnswerSettings(judge="none"), None)] == [
+        *defaults,
+        "answer_match",
     ]

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval import Corpus, compute_aggregates, load_corpus, load_responses, run_evaluation
-from pytest_graphrag_eval.answers import AnswerSettings, build_answer_scorers
-from pytest_graphrag_eval.evaluation import default_scorers
+from pytest_graphrag_eval.answers import AnswerSettings
 from pytest_graphrag_eval.gates.suite_gates import evaluate_gates, resolve_gates
 from pytest_graphrag_eval.gates.thresholds import check_thresholds, resolve_thresholds
+from pytest_graphrag_eval.scorer_factory import build_scorers
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example_project"
 RECORDED = EXAMPLE / "recordings" / "responses.jsonl"
@@ -74,7 +74,7 @@ def live_responses(example: dict[str, ModuleType], store: Any) -> dict[str, dict
 
 def evaluate(corpus: Corpus, responses: dict[str, Any], steps_scope: str = "last_group") -> dict[str, Any]:
     """Results by question id, scored as the example's pytest.ini configures (lexical judge)."""
-    scorers = [*default_scorers(), *build_answer_scorers(AnswerSettings(judge="lexical"), None)]
+    scorers = build_scorers(AnswerSettings(judge="lexical"), None)
     results = run_evaluation(corpus, responses, scorers=scorers, steps_scope=steps_scope)
     return {result["question_id"]: result for result in results}
 

@@ -19,7 +19,8 @@ import pytest
 
 from pytest_graphrag_eval import load_corpus, load_responses, run_evaluation
 from pytest_graphrag_eval.answers.scorers import DeterministicAnswerScorer
-from pytest_graphrag_eval.evaluation import UnknownResponsesWarning, default_scorers
+from pytest_graphrag_eval.evaluation import UnknownResponsesWarning
+from pytest_graphrag_eval.scorer_factory import default_scorers
 
 INPUTS = Path(__file__).resolve().parent / "conformance" / "inputs"
 SUITES = {  # graphrag-eval version: corpus, responses, the steps scope with that version's group semantics

@@ -26,22 +26,22 @@ from pytest_graphrag_eval.answers import (
     AnswerSettings,
     CustomMetric,
     OutputField,
-    build_answer_scorers,
     settings,
 )
+from pytest_graphrag_eval.answers.config_file import load_answers_config
 from pytest_graphrag_eval.answers.custom import CustomLLMMetric
 from pytest_graphrag_eval.answers.lexical import LexicalCorrectness
 from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
 from pytest_graphrag_eval.answers.scorers import AnswerJudgeScorer, DeterministicAnswerScorer
-from pytest_graphrag_eval.config_scorers import scorers_from_config
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.corpus.response_records import normalise_response
 from pytest_graphrag_eval.errors import ConfigurationError, SourceLocation
-from pytest_graphrag_eval.evaluation import base_result, default_scorers
+from pytest_graphrag_eval.evaluation import base_result, config_judge
 from pytest_graphrag_eval.gates.metric_hints import missing_metric_hint
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
 from pytest_graphrag_eval.report.terminal_summary import score_columns
 from pytest_graphrag_eval.result_keys import BUILTIN_SCORERS, CATALOGUE
+from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
 from pytest_graphrag_eval.scoring import (
     BASE_KEYS,
     SPREAD_SUFFIXES,
@@ -161,15 +161,17 @@ async def judged_runs(server: FakeOpenAIServer, cache: Path) -> list[Recording]:
     }
     path = cache / "eval_config.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    configured = scorers_from_config(path)
+    config = load_answers_config(path)
+    configured = config.answer_settings()
+    judge = config_judge(config.llm, configured)
     try:
-        recordings = await run(reference, responses, configured.scorers, judge=configured.judge)
+        recordings = await run(reference, responses, build_scorers(configured, judge), judge=judge)
     finally:
-        await configured.judge.aclose()
+        await judge.aclose()
     answers = AnswerSettings(judge="llm", relevance=True, retrieval_judges=True, repeats=2)
     llm = LLMSettings(base_url=server.base_url, api_key=TEST_API_KEY, cache_dir=cache / "llm-cache")
     async with JudgeClient(llm) as client:
-        recordings += await run(reference, responses, build_answer_scorers(answers, client))
+        recordings += await run(reference, responses, build_scorers(answers, client))
     assert not server.handler_errors
     return recordings
 

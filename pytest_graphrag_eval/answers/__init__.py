@@ -1,8 +1,8 @@
 """Answer metrics: claims correctness (LLM or lexical judge), RAGAS answer relevance,
 exact match / token F1, and custom LLM metrics declared in configuration.
 
-Callers need only `AnswerSettings` and `build_answer_scorers(settings, client)`;
-the modules below it own one metric or one concern each.
+Callers need only `AnswerSettings`; `scorer_factory.build_scorers(settings, judge)`
+builds the scorers. The modules below own one metric or one concern each.
 """
 
 from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome
@@ -10,7 +10,6 @@ from pytest_graphrag_eval.answers.scorers import (
     AnswerJudgeScorer,
     DeterministicAnswerScorer,
     build_answer_metrics,
-    build_answer_scorers,
 )
 from pytest_graphrag_eval.answers.settings import AnswerSettings, CustomMetric, OutputField
 
@@ -23,5 +22,4 @@ __all__ = [
     "Outcome",
     "OutputField",
     "build_answer_metrics",
-    "build_answer_scorers",
 ]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pytest_graphrag_eval.llm import LLMError
-from pytest_graphrag_eval.llm.judge import Usage
+from pytest_graphrag_eval.llm.judge import Judge, Usage
 from pytest_graphrag_eval.llm.replies import InvalidReply
 
 T = TypeVar("T")
@@ -47,7 +47,7 @@ def response_format(name: str, properties: Mapping[str, Any], mode: str) -> dict
 
 
 async def ask_json(
-    client: Any,
+    client: Judge,
     messages: Sequence[Mapping[str, str]],
     parse: Callable[[str], T],
     *,
@@ -80,7 +80,7 @@ async def ask_json(
         raise JudgeFailure(f"invalid judge reply after one retry: {problem}") from None
 
 
-async def _chat(client: Any, messages: list[dict[str, str]], options: dict[str, Any], usage: Usage) -> str:
+async def _chat(client: Judge, messages: list[dict[str, str]], options: dict[str, Any], usage: Usage) -> str:
     try:
         result = await client.chat(messages, **options)
     except LLMError as error:

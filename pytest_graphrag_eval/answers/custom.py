@@ -17,7 +17,7 @@ from pytest_graphrag_eval.answers.llm_correctness import repeat_cache_extra
 from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block, render_alternatives
 from pytest_graphrag_eval.answers.settings import STEPS_KEYS, CustomMetric, OutputField
-from pytest_graphrag_eval.llm.judge import Usage
+from pytest_graphrag_eval.llm.judge import Judge, Usage
 from pytest_graphrag_eval.llm.replies import (
     flag_field,
     integer_field,
@@ -109,7 +109,7 @@ class CustomLLMMetric:
 
     def __init__(
         self,
-        client: Any,
+        client: Judge,
         spec: CustomMetric,
         model: str,
         output_mode: str = "json_schema",

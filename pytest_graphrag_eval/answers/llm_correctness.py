@@ -16,7 +16,7 @@ from pytest_graphrag_eval.answers.claims import ClaimCounts, parse_claim_counts
 from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
 from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
 from pytest_graphrag_eval.answers.prompts import DATA_RULE
-from pytest_graphrag_eval.llm.judge import Usage
+from pytest_graphrag_eval.llm.judge import Judge, Usage
 from pytest_graphrag_eval.llm.prompts import PromptTemplate
 
 SYSTEM_MESSAGE = (
@@ -51,7 +51,7 @@ class LLMCorrectness:
 
     def __init__(
         self,
-        client: Any,
+        client: Judge,
         template: PromptTemplate,
         model: str,
         output_mode: str = "json_schema",

@@ -21,7 +21,7 @@ from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, re
 from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
 from pytest_graphrag_eval.llm import LLMError
-from pytest_graphrag_eval.llm.judge import Usage
+from pytest_graphrag_eval.llm.judge import Judge, Usage
 from pytest_graphrag_eval.llm.replies import flag_field, parse_object, text_field
 
 # Several generations at temperature 0 would mostly repeat one question; ragas
@@ -77,7 +77,7 @@ class NativeRelevance:
 
     def __init__(
         self,
-        client: Any,
+        client: Judge,
         model: str,
         embedding_model: str,
         questions: int = 3,

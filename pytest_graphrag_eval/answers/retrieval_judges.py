@@ -33,14 +33,14 @@ import asyncio
 import copy
 import json
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
 from pytest_graphrag_eval.answers.result_keys import RETRIEVAL_JUDGE_KEYS
-from pytest_graphrag_eval.llm.judge import Usage
+from pytest_graphrag_eval.llm.judge import Judge, Usage
 from pytest_graphrag_eval.llm.replies import InvalidReply, flag_field, parse_object, text_field
 from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 
@@ -149,16 +149,45 @@ class Judgment:
     problem: str = ""
 
 
+class StepMatch(Protocol):
+    """Reference step `reference_index` of group `group_index` paired with actual step `actual_index`."""
+
+    @property
+    def group_index(self) -> int: ...
+    @property
+    def reference_index(self) -> int: ...
+    @property
+    def actual_index(self) -> int: ...
+    @property
+    def score(self) -> float: ...
+
+
+StepMatcher = Callable[
+    [Sequence[Sequence[Mapping[str, Any]]], Sequence[Mapping[str, Any]]], Sequence[StepMatch]
+]
+"""The step matching of every reference group (the steps scorer's, given by the scorer factory:
+`answers` may not import `steps`)."""
+
+
 class RetrievalJudgeScorer:
-    """Judges the retrieval steps of a response; see the module docstring for keys and rules."""
+    """Judges the retrieval steps of a response; see the module docstring for keys and rules.
+
+    `match_steps` pairs actual steps with reference steps, for the `retrieval_context_*` metrics.
+    """
 
     name = "retrieval_judge"
     produces: ClassVar[tuple[ResultKey, ...]] = RETRIEVAL_JUDGE_KEYS
 
     def __init__(
-        self, client: Any, model: str, output_mode: str = "json_schema", temperature: float = 0.0
+        self,
+        client: Judge,
+        model: str,
+        match_steps: StepMatcher,
+        output_mode: str = "json_schema",
+        temperature: float = 0.0,
     ) -> None:
         self.client = client
+        self.match_steps = match_steps
         self.model = model
         self.temperature = temperature
         self.recall_format = response_format("context_recall", RECALL_PROPERTIES, output_mode)
@@ -197,12 +226,10 @@ class RetrievalJudgeScorer:
         ]
 
     def _context_judgments(self, question: Question, steps: Sequence[Any]) -> list[Judgment]:
-        from pytest_graphrag_eval.steps.groups import score_steps
-
         if not question.reference_steps or question.reference_problems or not steps:
             return []
         judgments = []
-        for match in score_steps(question.reference_steps, steps, "all_groups").matches:
+        for match in self.match_steps(question.reference_steps, steps):
             reference = question.reference_steps[match.group_index][match.reference_index]
             step = steps[match.actual_index]
             if match.score <= 0 or reference.get("name") != RETRIEVAL_STEP or not _judged_step(step):

@@ -1,10 +1,9 @@
-"""The answer scorers the evaluation loop runs, and the one factory that builds them.
+"""The answer scorers the evaluation loop runs, and the judged metrics their settings ask for.
 
-`build_answer_scorers(settings, client)` is what the plugin and library call.
-It returns the deterministic scorer (exact match and token F1, always on) and,
-when any judged metric is configured, one scorer that runs the question's
-judged metrics concurrently and adds up their judge tokens and cost; with
-`retrieval_judges`, also the judge of retrieval steps (retrieval_judges.py).
+The deterministic scorer (exact match and token F1, always on) and one scorer
+that runs the question's judged metrics concurrently and adds up their judge
+tokens and cost. `scorer_factory.build_scorers` puts them in a run, with the
+judge of retrieval steps (retrieval_judges.py) when `retrieval_judges` is on.
 """
 
 from __future__ import annotations
@@ -24,19 +23,18 @@ from pytest_graphrag_eval.answers.result_keys import (
     MATCH_KEYS,
     RELEVANCE_KEYS,
 )
-from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
 from pytest_graphrag_eval.answers.settings import AnswerSettings
 from pytest_graphrag_eval.answers.stability import evaluate_repeated
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.judge import Usage
 from pytest_graphrag_eval.metrics.text import exact_match, token_f1
-from pytest_graphrag_eval.scoring import ResultKey, Scorer, ScoringContext
+from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 
 USAGE_KEYS = tuple(key.name for key in JUDGE_USAGE_KEYS)  # input tokens, output tokens, cost
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
-    from pytest_graphrag_eval.llm.client import JudgeClient
+    from pytest_graphrag_eval.llm.judge import Judge
 
 
 class DeterministicAnswerScorer:
@@ -96,19 +94,7 @@ class AnswerJudgeScorer:
         return keys
 
 
-def build_answer_scorers(settings: AnswerSettings, client: JudgeClient | None) -> list[Scorer]:
-    """The answer scorers for `settings`; `client` (a JudgeClient) is needed by LLM metrics."""
-    scorers: list[Scorer] = [DeterministicAnswerScorer()]
-    metrics = build_answer_metrics(settings, client)
-    if metrics:
-        scorers.append(AnswerJudgeScorer(metrics, settings.repeats))
-    if settings.retrieval_judges and client is not None:  # without a client build_answer_metrics raised
-        model = settings.judge_model or client.settings.model
-        scorers.append(RetrievalJudgeScorer(client, model, settings.output_mode, settings.temperature))
-    return scorers
-
-
-def build_answer_metrics(settings: AnswerSettings, client: JudgeClient | None) -> list[AnswerMetric]:
+def build_answer_metrics(settings: AnswerSettings, client: Judge | None) -> list[AnswerMetric]:
     """The judged metrics `settings` asks for, in report order."""
     if not settings.needs_llm:
         return [LexicalCorrectness()] if settings.judge == "lexical" else []

@@ -9,12 +9,15 @@ the judge prompts depend on.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord, normalise_response
 from pytest_graphrag_eval.errors import SourceLocation
 from pytest_graphrag_eval.plugin.runner import QuestionRunner
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.llm.judge import Judge
 
 
 class StandInAgent:
@@ -44,7 +47,7 @@ class StandInAgent:
 
 
 def plan_lines(
-    runner: QuestionRunner, questions: Sequence[Question], judge: Any, agent_calls: int | None
+    runner: QuestionRunner, questions: Sequence[Question], judge: Judge | None, agent_calls: int | None
 ) -> list[str]:
     """Score every question with the planning judge and describe the calls a real run would make."""
     runner.submit(questions)
@@ -56,8 +59,8 @@ def plan_lines(
         else "no agent calls (recorded responses are replayed)"
     )
     lines = [f"{len(questions)} questions; {agent}"]
-    planner = getattr(judge, "planner", None)
-    if planner is None:
+    planner = getattr(judge, "planner", None)  # a JudgeClient in a dry run records its calls
+    if judge is None or planner is None:
         lines.append("no judge calls: no LLM judge is configured")
         return lines
     from pytest_graphrag_eval.llm.estimate import estimate_lines

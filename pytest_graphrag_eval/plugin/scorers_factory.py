@@ -1,20 +1,21 @@
-"""Build the scorers, scoring context and judge client a plugin run uses.
+"""The plugin's settings turned into the inputs of the one scorer factory, and its judge client.
 
-Kept apart from the hooks so the wiring from settings to scorers can be read
-(and tested) in one place: deterministic scorers always, answer scorers by
-`--graphrag-judge`, eRAG by each corpus' `erag:` settings, and one shared judge
-client whenever any of them needs an LLM.
+Kept apart from the hooks: the answer and client settings are resolved from the
+options and the answers config file, then `scorer_factory.build_scorers` (the
+library's too) builds the scorers, with one shared judge client whenever any
+of them needs an LLM.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
+from pytest_graphrag_eval import scorer_factory
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
-from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.evaluation import default_scorers, make_context
+from pytest_graphrag_eval.evaluation import make_context
 from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.scorer_factory import needs_judge
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 
 if TYPE_CHECKING:
@@ -92,42 +93,25 @@ def check_judge_settings(settings: PluginSettings) -> None:
         JudgeClient(llm_settings(settings, answers, config))
 
 
-def erag_uses_llm(config: Any) -> bool:
-    """Whether a corpus' `erag:` settings name a model generator or the LLM-judge metric."""
-    if not isinstance(config, Mapping):
-        return False
-    generator = config.get("generator")
-    model_generator = isinstance(generator, Mapping) and "callable" not in generator
-    return model_generator or config.get("metric") == "llm_judge"
-
-
 def build_scorers(
     settings: PluginSettings, corpora: Iterable[Corpus] = ()
 ) -> tuple[list[Scorer], ScoringContext, Callable[[], Coroutine[Any, Any, None]] | None]:
     """Scorers, context and an async close callback for the judge client (None without one).
 
-    Answer, eRAG and LLM modules are imported here, not at module level, so the
-    plugin loads quickly in runs that configure no judge. Every corpus' eRAG
-    settings are validated now, so a bad one is a usage error before any question runs.
+    The scorers are `scorer_factory.build_scorers`' for the resolved answer settings and every
+    corpus' `erag` settings (checked now, so a bad one is a usage error before any question runs).
+    The LLM modules are imported only when a judge is needed, so runs without one load quickly.
     """
-    from pytest_graphrag_eval.answers import build_answer_scorers
     from pytest_graphrag_eval.answers.config_file import load_answers_config
-    from pytest_graphrag_eval.retrieval.erag_config import build_erag
 
-    corpora = list(corpora)
     config = load_answers_config(settings.answers_config) if settings.answers_config else None
     answers = answer_settings(settings, config)
+    erag_configs = {str(c.file): c.settings["erag"] for c in corpora if c.settings.get("erag") is not None}
     client = None
-    if answers.needs_llm or any(erag_uses_llm(c.settings.get("erag")) for c in corpora):
+    if needs_judge(answers, erag_configs.values()):
         from pytest_graphrag_eval.llm import JudgeClient  # the OpenAI SDK: only when a judge is needed
 
         client = JudgeClient(llm_settings(settings, answers, config))
-    for corpus in corpora:
-        if corpus.settings.get("erag") is not None:
-            try:
-                build_erag(corpus.settings["erag"], client)
-            except ConfigurationError as error:
-                raise ConfigurationError(f"{corpus.file}: {error}") from None
-    scorers = [*default_scorers(), *build_answer_scorers(answers, client)]
+    scorers = scorer_factory.build_scorers(answers, client, erag_configs)
     context = make_context(settings.steps_scope, judge=client)
     return scorers, context, (client.aclose if client is not None else None)

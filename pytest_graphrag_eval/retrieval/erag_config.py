@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.metrics.measures import parse_measures
@@ -30,6 +30,9 @@ from pytest_graphrag_eval.retrieval.erag_components import (
     SingleInput,
 )
 from pytest_graphrag_eval.retrieval.erag_scoring import CONTINUOUS_MEASURES
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.llm.judge import Judge
 
 DEFAULT_METRICS = ("P", "success")
 CONTINUOUS_NAMED = ("token_f1", "rouge_l", "llm_judge")
@@ -48,8 +51,8 @@ class ERagSetup:
     uses_llm: bool
 
 
-def build_erag(config: Any, judge: Any) -> ERagSetup:
-    """Validate the `erag` settings; `judge` is the JudgeClient (None when no LLM is configured)."""
+def build_erag(config: Any, judge: Judge | None) -> ERagSetup:
+    """Validate the `erag` settings; `judge` is the LLM judge (None when no LLM is configured)."""
     if not isinstance(config, Mapping):
         raise ConfigurationError("erag settings must be a mapping (generator, metric, metrics, ...)")
     unknown = sorted(set(config) - _KEYS)
@@ -77,6 +80,15 @@ def build_erag(config: Any, judge: Any) -> ERagSetup:
     return ERagSetup(generator, metric, metrics, concurrency, generator_llm or metric_llm)
 
 
+def erag_uses_llm(config: Any) -> bool:
+    """Whether `erag` settings name a model generator or the LLM-judge metric (so need a judge)."""
+    if not isinstance(config, Mapping):
+        return False
+    generator = config.get("generator")
+    model_generator = isinstance(generator, Mapping) and "callable" not in generator
+    return model_generator or config.get("metric") == "llm_judge"
+
+
 def _metrics(value: Any) -> tuple[str, ...]:
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names):
@@ -85,7 +97,7 @@ def _metrics(value: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _generator(spec: Any, judge: Any) -> tuple[Any, bool]:
+def _generator(spec: Any, judge: Judge | None) -> tuple[Any, bool]:
     if isinstance(spec, str):
         return SingleInput(load_callable(spec, "generator")), False
     if isinstance(spec, Mapping) and "callable" in spec:
@@ -105,7 +117,7 @@ def _generator(spec: Any, judge: Any) -> tuple[Any, bool]:
     )
 
 
-def _metric(name: Any, judge_spec: Any, judge: Any) -> tuple[Any, bool]:
+def _metric(name: Any, judge_spec: Any, judge: Judge | None) -> tuple[Any, bool]:
     if not isinstance(name, str):
         raise ConfigurationError("erag settings: 'metric' must be a metric name or 'module:function'")
     if judge_spec is not None and name != "llm_judge":
@@ -135,7 +147,7 @@ def _model_options(spec: Mapping[str, Any], role: str) -> dict[str, Any]:
     return {key: spec[key] for key in ("model", "prompt", "prompt_file", "temperature") if key in spec}
 
 
-def _client(judge: Any, role: str) -> Any:
+def _client(judge: Judge | None, role: str) -> Judge:
     if judge is None:
         raise ConfigurationError(
             f"erag settings: the {role} needs an LLM, but no judge client is configured "

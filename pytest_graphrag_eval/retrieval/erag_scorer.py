@@ -1,7 +1,8 @@
 """ERagScorer: eRAG per question, configured by the corpus's `erag` settings.
 
 Reads `context.options["erag"]` (format in erag_config.py) and does nothing
-without it. For each question that uses retrieval (the response has a
+without it; a model generator or the LLM-judge metric uses the judge the scorer
+was built with, as the answer scorers do. For each question that uses retrieval (the response has a
 `retrieval` step, or the reference steps have one), every retrieved document
 (with its `text`) is judged by the configured generator and metric against the
 question's reference answer(s), giving `erag_<metric>` keys (`erag_P`,
@@ -17,7 +18,7 @@ import json
 import weakref
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.formats.documents import parse_retrieved_documents
 from pytest_graphrag_eval.llm.judge import Usage
 from pytest_graphrag_eval.retrieval.erag import erag_within
@@ -27,6 +28,7 @@ from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
+    from pytest_graphrag_eval.llm.judge import Judge
 
 
 class ERagScorer:
@@ -45,8 +47,9 @@ class ERagScorer:
         ResultKey("erag_error", "error"),
     )
 
-    def __init__(self) -> None:
-        self._setups: dict[tuple[str, int], ERagSetup] = {}
+    def __init__(self, judge: Judge | None = None) -> None:
+        self.judge = judge
+        self._setups: dict[str, ERagSetup] = {}
         # One bound on Python callables across all questions of a run (per event loop).
         self._limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, asyncio.Semaphore]] = (
             weakref.WeakKeyDictionary()
@@ -62,7 +65,7 @@ class ERagScorer:
         step = actual_retrieval_step(response)
         if step is None and reference_retrieval_step(question.reference_steps) is None:
             return {}
-        setup = self._setup(config, context.judge)
+        setup = self._setup(config)
         if not question.reference_answer:
             return {"erag_error": "the question has no reference_answer to judge generated answers against"}
         try:
@@ -93,8 +96,15 @@ class ERagScorer:
         limits = self._limits.setdefault(asyncio.get_running_loop(), {})
         return limits.setdefault(concurrency, asyncio.Semaphore(concurrency))
 
-    def _setup(self, config: Any, judge: Any) -> ERagSetup:
-        key = (json.dumps(config, sort_keys=True, default=str), id(judge))
+    def check(self, config: Any, source: str) -> None:
+        """Build the setup of one corpus' `erag` settings now; a bad one is an error naming `source`."""
+        try:
+            self._setup(config)
+        except ConfigurationError as error:
+            raise ConfigurationError(f"{source}: {error}") from None
+
+    def _setup(self, config: Any) -> ERagSetup:
+        key = json.dumps(config, sort_keys=True, default=str)
         if key not in self._setups:
-            self._setups[key] = build_erag(config, judge)
+            self._setups[key] = build_erag(config, self.judge)
         return self._setups[key]

@@ -1,0 +1,80 @@
+"""The one scorer factory: the scorers a run uses, from settings already resolved.
+
+The library (`run_evaluation` with a config file) and the plugin both call
+`build_scorers`, so both run the same scorers, in the same order, sharing one
+judge: steps, retrieval and eRAG always; exact match and token F1; the judged
+answer metrics and the judge of retrieval steps when the `AnswerSettings` ask
+for them. It sits above the scorer packages, so it is also where they are
+connected: the retrieval judge gets the step matching of `steps`, which
+`answers` may not import. The scorer packages are imported when first called,
+so importing the library costs nothing for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pytest_graphrag_eval.scoring import Scorer
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.answers.settings import AnswerSettings
+    from pytest_graphrag_eval.llm.judge import Judge
+    from pytest_graphrag_eval.steps.groups import StepMatch
+
+
+def default_scorers(judge: Judge | None = None) -> list[Scorer]:
+    """Scorers that need no answer settings: steps, retrieval, and eRAG (a no-op unless configured)."""
+    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
+    from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer
+    from pytest_graphrag_eval.steps.scorer import StepsScorer
+
+    return [StepsScorer(), RetrievalScorer(), ERagScorer(judge)]
+
+
+def needs_judge(answers: AnswerSettings, erag_configs: Iterable[Any] = ()) -> bool:
+    """Whether the answer metrics or any `erag` settings call an LLM, so a judge must be built."""
+    from pytest_graphrag_eval.retrieval.erag_config import erag_uses_llm
+
+    return answers.needs_llm or any(erag_uses_llm(config) for config in erag_configs)
+
+
+def build_scorers(
+    answers: AnswerSettings, judge: Judge | None, erag_configs: Mapping[str, Any] | None = None
+) -> list[Scorer]:
+    """The scorers for `answers`, every LLM-backed one on `judge` (None when nothing needs one).
+
+    `erag_configs` maps where each `erag` setting came from (a corpus file) to the setting; each
+    is checked now, so a bad one is a ConfigurationError naming its source before any question runs.
+    """
+    from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
+    from pytest_graphrag_eval.answers.scorers import (
+        AnswerJudgeScorer,
+        DeterministicAnswerScorer,
+        build_answer_metrics,
+    )
+    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
+
+    scorers = default_scorers(judge)
+    erag = next(scorer for scorer in scorers if isinstance(scorer, ERagScorer))
+    for source, config in (erag_configs or {}).items():
+        erag.check(config, source)
+    scorers.append(DeterministicAnswerScorer())
+    metrics = build_answer_metrics(answers, judge)
+    if metrics:
+        scorers.append(AnswerJudgeScorer(metrics, answers.repeats))
+    if answers.retrieval_judges and judge is not None:  # without a judge build_answer_metrics raised
+        model = answers.judge_model or judge.settings.model
+        scorers.append(
+            RetrievalJudgeScorer(judge, model, all_group_matches, answers.output_mode, answers.temperature)
+        )
+    return scorers
+
+
+def all_group_matches(
+    reference_steps: Sequence[Sequence[Mapping[str, Any]]], actual_steps: Sequence[Mapping[str, Any]]
+) -> Sequence[StepMatch]:
+    """The steps scorer's matching of every reference group, which the retrieval judge follows."""
+    from pytest_graphrag_eval.steps.groups import score_steps
+
+    return score_steps(reference_steps, actual_steps, "all_groups").matches
