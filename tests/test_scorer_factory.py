@@ -1,0 +1,99 @@
+"""One scorer factory: the plugin and the library build the same scorers, sharing one judge."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_graphrag_eval import corpus_from_data, run_evaluation
+from pytest_graphrag_eval.answers import AnswerSettings
+from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
+from pytest_graphrag_eval.answers.scorers import AnswerJudgeScorer
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
+from pytest_graphrag_eval.plugin import scorers_factory as plugin_factory
+from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.retrieval import ERagScorer
+from pytest_graphrag_eval.scorer_factory import all_group_matches, build_scorers, needs_judge
+from pytest_graphrag_eval.steps.groups import score_steps
+from pytest_graphrag_eval.testing import FakeOpenAIServer
+
+TEMPLATES = [{"template_id": "t", "questions": [{"id": "q", "question_text": "Q?", "reference_answer": "A"}]}]
+MODEL_GENERATOR = {"generator": {"model": "gpt-4o-mini"}, "metric": "exact_match"}
+CALLABLE_GENERATOR = {"generator": "json:dumps", "metric": "exact_match"}
+
+
+def shape(scorers: list) -> list[tuple[str, str]]:
+    return [(type(scorer).__name__, scorer.name) for scorer in scorers]
+
+
+def test_plugin_builds_the_factory_scorers_on_one_judge(
+    pytester: pytest.Pytester, llm_settings: LLMSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", llm_settings.api_key)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # no call is made
+    pytester.makefile(".yaml", answers="judge: llm\nretrieval_judges: true\nrelevance: true\n")
+    pytester.makeini("[pytest]\ngraphrag_answers_config = answers.yaml\n")
+    settings = PluginSettings.from_config(pytester.parseconfigure())
+    corpus = corpus_from_data(
+        {"settings": {"erag": MODEL_GENERATOR}, "templates": TEMPLATES},
+        file="qa/corpus.yaml",
+    )
+    scorers, context, close = plugin_factory.build_scorers(settings, [corpus])
+    judge = context.judge
+    assert isinstance(judge, JudgeClient) and close is not None
+    answers = plugin_factory.answer_settings(settings)
+    assert shape(scorers) == shape(build_scorers(answers, judge))
+    erag = next(scorer for scorer in scorers if isinstance(scorer, ERagScorer))
+    judged = next(scorer for scorer in scorers if isinstance(scorer, AnswerJudgeScorer))
+    retrieval = next(scorer for scorer in scorers if isinstance(scorer, RetrievalJudgeScorer))
+    assert erag.judge is judge and retrieval.client is judge
+    assert all(metric.client is judge for metric in judged.metrics)  # type: ignore[attr-defined]
+
+
+def test_erag_settings_are_checked_when_built_and_name_their_source() -> None:
+    with pytest.raises(
+        ConfigurationError, match=r"^qa/corpus\.yaml: erag settings: the generator needs an LLM"
+    ):
+        build_scorers(AnswerSettings(), None, {"qa/corpus.yaml": MODEL_GENERATOR})
+    with pytest.raises(ConfigurationError, match=r"^b\.yaml: erag settings: unknown key\(s\) model"):
+        build_scorers(AnswerSettings(), None, {"a.yaml": CALLABLE_GENERATOR, "b.yaml": {"model": "x"}})
+
+
+def test_a_judge_is_needed_by_llm_answer_metrics_or_model_backed_erag() -> None:
+    assert not needs_judge(AnswerSettings(), [CALLABLE_GENERATOR, None])
+    assert needs_judge(AnswerSettings(), [MODEL_GENERATOR])
+    assert needs_judge(AnswerSettings(), [{**CALLABLE_GENERATOR, "metric": "llm_judge"}])
+    assert needs_judge(AnswerSettings(retrieval_judges=True))
+
+
+def test_the_retrieval_judge_follows_the_steps_scorer_matching() -> None:
+    select = {"name": "sparql_query", "args": {"query": "SELECT 1"}, "output": "{}"}
+    retrieve = {"name": "retrieval", "args": {"query": "q"}, "output": "[]"}
+    reference = [[select], [retrieve]]
+    actual = [retrieve, {"name": "other"}, select]
+    assert all_group_matches(reference, actual) == score_steps(reference, actual, "all_groups").matches
+
+
+def test_the_library_with_a_config_file_runs_the_factory_scorers(
+    tmp_path: Path, fake_openai: FakeOpenAIServer, llm_settings: LLMSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`run_evaluation(config)` builds and closes its own judge and gives the keys `build_scorers` gives."""
+    monkeypatch.setenv("OPENAI_API_KEY", llm_settings.api_key)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
+    monkeypatch.chdir(tmp_path)  # the environment's judge caches in the working directory
+    counts = {"reference_claims_count": 1, "actual_claims_count": 1, "matching_claims_count": 1}
+    fake_openai.set_chat_handler(lambda body: json.dumps({**counts, "reason": "same"}))
+    config = tmp_path / "answers.yaml"
+    config.write_text("judge: llm\n", encoding="utf-8")
+    corpus = [
+        {"template_id": "t", "questions": [{"id": "q", "question_text": "Q?", "reference_answer": "A"}]}
+    ]
+    responses = {"q": {"actual_answer": "A"}}
+    from_file = run_evaluation(corpus, responses, config)
+    answers = AnswerSettings(judge="llm")
+    factory = run_evaluation(corpus, responses, scorers=build_scorers(answers, JudgeClient(llm_settings)))
+    assert from_file == factory
+    assert from_file[0]["answer_f1"] == 1.0
