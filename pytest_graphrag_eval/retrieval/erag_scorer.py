@@ -2,11 +2,12 @@
 
 Reads `context.options["erag"]` (format in erag_config.py) and does nothing
 without it; a model generator or the LLM-judge metric uses the judge the scorer
-was built with, as the answer scorers do. For each question that uses retrieval (the response has a
-`retrieval` step, or the reference steps have one), every retrieved document
-(with its `text`) is judged by the configured generator and metric against the
-question's reference answer(s), giving `erag_<metric>` keys (`erag_P`,
-`erag_success`, `erag_P_5`, ...) and `erag_cost` when a model is involved.
+was built with, as the answer scorers do. For each question that uses
+retrieval (the response has a `retrieval` step, or the reference steps have
+one), every retrieved document (with its `text`) is judged by the configured
+generator and metric against the question's reference answer(s), giving
+`erag_<metric>` keys (`erag_P`, `erag_success`, `erag_P_5`, ...) and
+`erag_cost` (the question's own model calls) when a model is involved.
 A question that retrieved nothing scores 0; what cannot be computed is
 `erag_error`.
 """
