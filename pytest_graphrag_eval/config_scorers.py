@@ -1,8 +1,10 @@
 """The scorers and judge client a config file asks for, for the library's `run_evaluation`.
 
 The plugin builds the same from its options (scorers_factory.py); here the one
-input is the config file (ours or graphrag-eval's), with the judge's endpoint
-and key from the environment unless the file names them, as graphrag-eval does.
+input is the config file (ours or graphrag-eval's), resolved by the plugin's
+precedence rule (`answers.judge_settings`) with no option layers: the judge's
+endpoint and key come from the environment unless the file names them, as
+graphrag-eval does.
 """
 
 from __future__ import annotations
@@ -26,19 +28,13 @@ class ConfiguredScorers:
 def scorers_from_config(path: Path, judge: Any = None) -> ConfiguredScorers:
     """Default scorers plus the answer metrics `path` configures; builds a JudgeClient when one is needed."""
     from pytest_graphrag_eval.answers import build_answer_scorers
-    from pytest_graphrag_eval.answers.config_file import load_answers_config
+    from pytest_graphrag_eval.answers.judge_settings import resolve_judge_settings
     from pytest_graphrag_eval.evaluation import default_scorers
-    from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
+    from pytest_graphrag_eval.llm import JudgeClient
 
-    config = load_answers_config(path)
-    answers = config.answer_settings()
-    owns_judge = judge is None and answers.needs_llm
+    resolved = resolve_judge_settings((), path)  # the plugin's rule, with no option layers
+    owns_judge = judge is None and resolved.answers.needs_llm
     if owns_judge:
-        overrides = dict(config.llm)
-        if answers.judge_model:
-            overrides["model"] = answers.judge_model
-        if answers.embedding_model:
-            overrides["embedding_model"] = answers.embedding_model
-        judge = JudgeClient(LLMSettings.from_env(**overrides))
-    scorers = [*default_scorers(), *build_answer_scorers(answers, judge)]
+        judge = JudgeClient(resolved.llm)
+    scorers = [*default_scorers(), *build_answer_scorers(resolved.answers, judge)]
     return ConfiguredScorers(scorers, judge, owns_judge)

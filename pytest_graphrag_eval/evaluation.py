@@ -21,7 +21,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.adapters.tool_names import TOOL_NAMES_OPTION, rename_tools
+from pytest_graphrag_eval.adapters.tool_names import TOOL_NAMES_OPTION, rename_tools, tool_names_setting
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, corpus_from_data
 from pytest_graphrag_eval.corpus.response_records import (
     NUMERIC_RESPONSE_KEYS,
@@ -135,17 +135,17 @@ async def _checked_and_scored(
     }
     for message in check_responses_match(corpus.question_ids(), responses).warnings:
         warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
-    context = make_context(steps_scope, judge, options)
     if config_file_path is None:
         active = list(scorers) if scorers is not None else default_scorers()
-        return await _evaluate_all(corpus, responses, active, context)
+        return await _evaluate_all(corpus, responses, active, make_context(steps_scope, judge, options))
     if scorers is not None:
         raise ConfigurationError("run_evaluation: give either scorers or a config file, not both")
     from pytest_graphrag_eval.config_scorers import scorers_from_config
 
+    make_context(steps_scope)  # a bad scope is said before a judge client is built
     configured = scorers_from_config(Path(config_file_path), judge)
-    context.judge = configured.judge
     try:
+        context = make_context(steps_scope, configured.judge, options)
         return await _evaluate_all(corpus, responses, configured.scorers, context)
     finally:
         if configured.owns_judge:
@@ -169,12 +169,34 @@ async def _evaluate_all(
 
 
 def make_context(
-    steps_scope: str, judge: Any = None, options: Mapping[str, Any] | None = None
+    steps_scope: str, judge: Any = None, options: Mapping[str, Any] | None = None, *, source: str = "options"
 ) -> ScoringContext:
-    """Build a scoring context, rejecting an unknown steps scope early."""
+    """A scoring context with every option checked now and eRAG built once.
+
+    `options` are graphrag-eval-style settings (a corpus file's `settings`, or the library's
+    `options=`): `tool_names`, `retrieval_k` and `erag` are read, other keys (thresholds, gates)
+    belong to other readers. A bad value is a `ConfigurationError` naming `source`.
+    """
     if steps_scope not in STEPS_SCOPES:
         raise ValueError(f"steps_scope must be one of {', '.join(STEPS_SCOPES)}, got {steps_scope!r}")
-    return ScoringContext(steps_scope=steps_scope, judge=judge, options=dict(options or {}))
+    from pytest_graphrag_eval.retrieval.scorer import retrieval_k_setting
+
+    options = options or {}
+    erag = None
+    if options.get("erag") is not None:
+        from pytest_graphrag_eval.retrieval.erag_config import build_erag
+
+        try:
+            erag = build_erag(options["erag"], judge)
+        except ConfigurationError as error:
+            raise ConfigurationError(f"{source}: {error}") from None
+    return ScoringContext(
+        steps_scope=steps_scope,
+        judge=judge,
+        tool_names=tool_names_setting(options.get(TOOL_NAMES_OPTION), source),
+        retrieval_k=retrieval_k_setting(options.get("retrieval_k"), source),
+        erag=erag,
+    )
 
 
 class UnknownResponsesWarning(UserWarning):
@@ -219,7 +241,7 @@ async def evaluate_question(
 ) -> dict[str, Any]:
     """Score one question; scorer failures become `<scorer>_error` keys, never exceptions."""
     if response is not None:  # the agent's tool names mapped to the corpus' (`tool_names` option)
-        renamed = rename_tools(response, context.options.get(TOOL_NAMES_OPTION))
+        renamed = rename_tools(response, context.tool_names)
         if renamed is not response:
             response = ResponseRecord(renamed, response.source, response.attempt)
     result = base_result(question, response, copy_reference_steps=False)

@@ -13,12 +13,11 @@ import dataclasses
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_graphrag_eval.adapters.replay import match_question_texts
-from pytest_graphrag_eval.adapters.tool_names import TOOL_NAMES_OPTION, tool_names_setting
 from pytest_graphrag_eval.compare.baseline import load_baseline
 from pytest_graphrag_eval.compare.comparison import Comparison
 from pytest_graphrag_eval.compare.numeric import require_statistics
@@ -26,11 +25,12 @@ from pytest_graphrag_eval.compare.repeats import replay_warnings
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question, load_corpus
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
 from pytest_graphrag_eval.corpus.responses import load_response_attempts
-from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
-from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError, SourceLocation
+from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match, make_context
 from pytest_graphrag_eval.formats import json_text
+from pytest_graphrag_eval.gates.corpus_rules import CorpusRules, corpus_rules
 from pytest_graphrag_eval.gates.model import Gate, GateResult
-from pytest_graphrag_eval.gates.suite_gates import combine_gates
+from pytest_graphrag_eval.gates.suite_gates import combine_gates, gates_from_yaml
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
 from pytest_graphrag_eval.plugin.dry_run import StandInAgent, plan_lines
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
@@ -83,6 +83,9 @@ from pytest_graphrag_eval.report.terminal_summary import (
     write_terminal_summary,
 )
 
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.llm import JudgeClient
+
 NO_RESPONSES = (
     "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
     "(or set graphrag_responses in the ini file) to replay recorded responses, or implement "
@@ -116,6 +119,7 @@ class GraphragSession:
         self._file_index = {path: index for index, path in enumerate(self.corpus_files)}
         self._resolved: dict[Path, Path] = {}
         self.corpora: dict[Path, Corpus] = {}  # by resolved file path
+        self.rules: dict[Path, CorpusRules] = {}  # each collected file's thresholds, gates, scoring settings
         self.corpus_records: dict[Path, dict[str, Any]] = {}  # each file's identity, for shard merges
         self.shard = select_shard(config, settings)
         self.reported: set[tuple[Any, ...]] = set()  # corpus order of every question item that ran
@@ -146,7 +150,7 @@ class GraphragSession:
         self.worker_warnings: list[str] = []
         self.write_problems: list[str] = []
         self.written: list[tuple[str, Path]] = []  # (what, path) of each output file written, in order
-        self.judge: Any = None  # the judge client of this process, if the run has one
+        self.judge: JudgeClient | None = None  # the judge client of this process, made at most once
         self.judge_stats: dict[str, Any] | None = None  # xdist controller: summed over the workers
         self.judge_spend: dict[str, Any] | None = None
         self.dry_run_lines: list[str] = []
@@ -154,6 +158,11 @@ class GraphragSession:
         self.progress: ProgressLine | None = None
         if settings.dry_run and _is_xdist_controller(config):
             raise ConfigurationError("--graphrag-dry-run plans the whole run in one process: drop -n")
+        if settings.corpus_paths and settings.answers.needs_llm:
+            # Made now, so a missing API key or an unusable cache folder is a usage error in every
+            # process; an xdist controller scores nothing and keeps none (its workers' stats add up).
+            client = self._new_judge_client()
+            self.judge = None if _is_xdist_controller(config) else client
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
         self.responses = self._load_responses() if settings.responses_path else None
@@ -169,6 +178,11 @@ class GraphragSession:
         self.pytest_session: pytest.Session | None = None
         self.references_only = False  # no responses: a run that checks or updates references only
         config.stash[SESSION_KEY] = self
+
+    def _new_judge_client(self) -> JudgeClient:
+        from pytest_graphrag_eval.llm import JudgeClient  # the OpenAI SDK: only when a judge is needed
+
+        return JudgeClient(self.settings.llm)
 
     def _load_responses(self) -> dict[str, list[ResponseRecord]]:
         settings = self.settings
@@ -199,15 +213,18 @@ class GraphragSession:
     def is_corpus_file(self, path: Path) -> bool:
         return self._resolve(path) in self._file_index
 
-    def register_corpus(self, corpus: Corpus, path: Path) -> None:
-        """Keep a collected corpus; a question id another corpus file already has is a CorpusError."""
+    def register_corpus(self, corpus: Corpus, path: Path) -> CorpusRules:
+        """Keep a collected corpus and its rules, parsed here once; a bad rule, or a question id another
+        corpus file already has, is a CorpusError."""
+        rules = corpus_rules(corpus)
         for question in corpus.questions():
             check_unique_question(question, self._questions_by_id)
         resolved = self._resolve(path)
-        self.corpora[resolved] = corpus
+        self.corpora[resolved], self.rules[resolved] = corpus, rules
         self.corpus_records[resolved] = corpus_file_record(
             corpus.file or str(path), file_sha256(resolved), len(corpus.positions)
         )
+        return rules
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """With --graphrag-shard K/N, keep this shard's questions only."""
@@ -282,19 +299,17 @@ class GraphragSession:
             raise pytest.UsageError(NO_RESPONSES)
         contexts = {}
         try:
-            scorers, context, on_close = build_scorers(
-                _budget_share(settings, self.config), self.corpora.values()
-            )
-            for path, corpus in self.corpora.items():
-                options = {**context.options, TOOL_NAMES_OPTION: dict(settings.tool_names), **corpus.settings}
-                tool_names_setting(
-                    options[TOOL_NAMES_OPTION], f"{path}: settings"
-                )  # a corpus' replaces the ini's
-                corpus_context = dataclasses.replace(context, options=options)
-                contexts.update(dict.fromkeys(corpus.positions, corpus_context))
+            if self.judge is None and any(rules.erag_needs_llm for rules in self.rules.values()):
+                self.judge = self._new_judge_client()
+            scorers, on_close = build_scorers(settings.answers, self.judge)
+            for path, rules in self.rules.items():  # each corpus's settings checked and eRAG built, once
+                scoring = {"tool_names": dict(settings.tool_names), **rules.scoring}  # a corpus's win
+                context = make_context(
+                    settings.steps_scope, self.judge, scoring, source=f"{rules.file}: settings"
+                )
+                contexts.update(dict.fromkeys(self.corpora[path].positions, context))
         except GraphragEvalError as error:
             raise pytest.UsageError(str(error)) from None
-        self.judge = context.judge
         # Something to wait on (the agent, a judge) runs in the background; a plain replay inline.
         runner_type = BackgroundRunner if source.live or on_close is not None else InlineRunner
         prepare = None
@@ -544,9 +559,13 @@ class GraphragSession:
         """CLI and ini gates plus every corpus file's `gates:` (an xdist controller collects nothing)."""
         gates = list(self.settings.gates)
         for path in self.corpus_files:
-            try:
+            rules = self.rules.get(path)
+            if rules is not None:  # collected here: parsed then
+                gates.extend(rules.gates)
+                continue
+            try:  # shipped by a worker, or a file this run did not collect: parsed now, once
                 corpus = self.corpora.get(path) or load_corpus(path)
-                gates.extend(combine_gates((), [corpus]))  # each corpus' gates parsed once
+                gates.extend(gates_from_yaml(corpus.settings.get("gates"), SourceLocation(file=corpus.file)))
             except GraphragEvalError:
                 continue  # already reported as that file's collection error
         return combine_gates(gates)
@@ -585,18 +604,6 @@ class GraphragSession:
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
-
-
-def _budget_share(settings: PluginSettings, config: pytest.Config) -> PluginSettings:
-    """An xdist worker's part of the judge budget: an equal share, so the run's total stays within it."""
-    workers = int(getattr(config, "workerinput", {}).get("workercount", 1) or 1)
-    if workers == 1 or (settings.max_cost is None and settings.max_calls is None):
-        return settings
-    return dataclasses.replace(
-        settings,
-        max_cost=settings.max_cost / workers if settings.max_cost is not None else None,
-        max_calls=settings.max_calls // workers if settings.max_calls is not None else None,
-    )
 
 
 def _numbered_attempts(responses: list[dict[str, Any]]) -> dict[str, Any]:

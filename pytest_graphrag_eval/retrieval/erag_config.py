@@ -48,6 +48,15 @@ class ERagSetup:
     uses_llm: bool
 
 
+def erag_uses_llm(config: Any) -> bool:
+    """Whether `erag` settings name a model generator or the LLM-judge metric (so need a judge client)."""
+    if not isinstance(config, Mapping):
+        return False
+    generator = config.get("generator")
+    model_generator = isinstance(generator, Mapping) and "callable" not in generator
+    return model_generator or config.get("metric") == "llm_judge"
+
+
 def build_erag(config: Any, judge: Any) -> ERagSetup:
     """Validate the `erag` settings; `judge` is the JudgeClient (None when no LLM is configured)."""
     if not isinstance(config, Mapping):

@@ -1,7 +1,7 @@
 """ERagScorer: eRAG per question, configured by the corpus's `erag` settings.
 
-Reads `context.options["erag"]` (format in erag_config.py) and does nothing
-without it. For each question that uses retrieval (the response has a
+Reads `context.erag`, the corpus's `erag` settings built once (erag_config.py),
+and does nothing without it. For each question that uses retrieval (the response has a
 `retrieval` step, or the reference steps have one), every retrieved document
 (with its `text`) is judged by the configured generator and metric against the
 question's reference answer(s), giving `erag_<metric>` keys (`erag_P`,
@@ -13,7 +13,6 @@ A question that retrieved nothing scores 0; what cannot be computed is
 from __future__ import annotations
 
 import asyncio
-import json
 import weakref
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -21,7 +20,6 @@ from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.documents import parse_retrieved_documents
 from pytest_graphrag_eval.retrieval.erag import erag_within
 from pytest_graphrag_eval.retrieval.erag_components import tracked_costs
-from pytest_graphrag_eval.retrieval.erag_config import ERagSetup, build_erag
 from pytest_graphrag_eval.retrieval.steps import actual_retrieval_step, reference_retrieval_step
 from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 
@@ -46,7 +44,6 @@ class ERagScorer:
     )
 
     def __init__(self) -> None:
-        self._setups: dict[tuple[str, int], ERagSetup] = {}
         # One bound on Python callables across all questions of a run (per event loop).
         self._limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, asyncio.Semaphore]] = (
             weakref.WeakKeyDictionary()
@@ -56,13 +53,12 @@ class ERagScorer:
         self, question: Question, response: dict[str, Any], context: ScoringContext
     ) -> dict[str, Any]:
         """`erag_<metric>` keys, `erag_cost`, or `erag_error`; nothing when eRAG is not configured."""
-        config = context.options.get("erag")
-        if config is None:
+        setup = context.erag
+        if setup is None:
             return {}
         step = actual_retrieval_step(response)
         if step is None and reference_retrieval_step(question.reference_steps) is None:
             return {}
-        setup = self._setup(config, context.judge)
         if not question.reference_answer:
             return {"erag_error": "the question has no reference_answer to judge generated answers against"}
         try:
@@ -91,9 +87,3 @@ class ERagScorer:
     def _limit(self, concurrency: int) -> asyncio.Semaphore:
         limits = self._limits.setdefault(asyncio.get_running_loop(), {})
         return limits.setdefault(concurrency, asyncio.Semaphore(concurrency))
-
-    def _setup(self, config: Any, judge: Any) -> ERagSetup:
-        key = (json.dumps(config, sort_keys=True, default=str), id(judge))
-        if key not in self._setups:
-            self._setups[key] = build_erag(config, judge)
-        return self._setups[key]
