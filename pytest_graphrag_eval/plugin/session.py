@@ -9,7 +9,6 @@ run) alone aggregates, gates, writes the report and prints the summary.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import time
 from pathlib import Path
@@ -17,35 +16,21 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_graphrag_eval.adapters.replay import match_question_texts
 from pytest_graphrag_eval.compare.baseline import load_baseline
 from pytest_graphrag_eval.compare.comparison import Comparison
 from pytest_graphrag_eval.compare.numeric import require_statistics
-from pytest_graphrag_eval.compare.repeats import replay_warnings
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question, load_corpus
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
 from pytest_graphrag_eval.corpus.responses import load_response_attempts
-from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError, SourceLocation
-from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match, make_context
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
+from pytest_graphrag_eval.evaluation import ResponsesCheck, make_context
 from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules, corpus_rules
 from pytest_graphrag_eval.gates.model import Gate, GateResult
-from pytest_graphrag_eval.gates.suite_gates import combine_gates, gates_from_yaml
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
-from pytest_graphrag_eval.plugin.dry_run import StandInAgent, plan_lines
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
-from pytest_graphrag_eval.plugin.graph_stage import GraphStage, finish_graph_run
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.progress import ProgressLine, status_text
-from pytest_graphrag_eval.plugin.runner import (
-    BackgroundRunner,
-    InlineRunner,
-    LiveSource,
-    QuestionOutcome,
-    QuestionRunner,
-    ReplaySource,
-    ResponseSource,
-)
 from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.plugin.shard_selection import (
@@ -82,6 +67,19 @@ from pytest_graphrag_eval.report.terminal_summary import (
     write_output_paths,
     write_terminal_summary,
 )
+from pytest_graphrag_eval.run.corpora import expand_corpus_paths, run_gates
+from pytest_graphrag_eval.run.dry_run import StandInAgent, plan_lines
+from pytest_graphrag_eval.run.graph_stage import GraphStage, finish_graph_run
+from pytest_graphrag_eval.run.replay import numbered_attempts, replay_attempts
+from pytest_graphrag_eval.run.runner import (
+    BackgroundRunner,
+    InlineRunner,
+    LiveSource,
+    QuestionOutcome,
+    QuestionRunner,
+    ReplaySource,
+    ResponseSource,
+)
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.llm import JudgeClient
@@ -115,7 +113,7 @@ class GraphragSession:
     def __init__(self, config: pytest.Config, settings: PluginSettings):
         self.config = config
         self.settings = settings
-        self.corpus_files = _expand_corpus_paths(settings.corpus_paths)
+        self.corpus_files = expand_corpus_paths(settings.corpus_paths)
         self._file_index = {path: index for index, path in enumerate(self.corpus_files)}
         self._resolved: dict[Path, Path] = {}
         self.corpora: dict[Path, Corpus] = {}  # by resolved file path
@@ -258,24 +256,8 @@ class GraphragSession:
         settings = self.settings
         if settings.responses_path is not None:
             try:
-                attempts = match_question_texts(
-                    self.responses or self._load_responses(),
-                    {
-                        q.question_text: q.question_id
-                        for corpus in self.corpora.values()
-                        for q in corpus.questions()
-                    },
-                    _filed_under,
-                )
-                self.responses_check = check_responses_match(
-                    (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), attempts
-                )
-                self.responses_check = dataclasses.replace(
-                    self.responses_check,
-                    extra_warnings=replay_warnings(
-                        {question_id: len(recorded) for question_id, recorded in attempts.items()},
-                        settings.agent_repeats,
-                    ),
+                attempts, self.responses_check = replay_attempts(
+                    self.responses or self._load_responses(), self.corpora.values(), settings.agent_repeats
                 )
             except GraphragEvalError as error:
                 shown = str(error)
@@ -410,7 +392,7 @@ class GraphragSession:
         if item.result is not None:
             setattr(report, RESULT_ATTR, ship(_with_item_outcome(item, report)))
         if item.responses and self.runner is not None and self.runner.live:
-            setattr(report, RESPONSE_ATTR, ship(_numbered_attempts(item.responses)))
+            setattr(report, RESPONSE_ATTR, ship(numbered_attempts(item.responses)))
 
     def _order_of(self, item: QuestionItem) -> list[Any]:
         """A sort key that is the same in every process: corpus file, then position in it."""
@@ -481,7 +463,8 @@ class GraphragSession:
             return
         settings = self.settings
         results = self.collector.ordered_results()
-        graph_run = finish_graph_run(self, results)
+        graph_run = finish_graph_run(settings, self.graph, self.baseline, Path(self.config.rootpath), results)
+        self.graph_lines = list(graph_run.lines)
         self.judge_spend = spend_section(
             self.judge.stats.as_dict() if self.judge is not None else self.judge_stats,
             results,
@@ -489,7 +472,7 @@ class GraphragSession:
             max_calls=settings.max_calls,
             cache_only=settings.cache_only,
         )
-        gates = self._all_gates()
+        gates = run_gates(self.settings.gates, self.corpus_files, self.rules, self.corpora)
         sharded = self.shard is not None  # gates and the comparison are decided on the merged whole
         finished = finish_run(
             results,
@@ -555,21 +538,6 @@ class GraphragSession:
             positions=corpus_positions(answered, unanswered, sum(file["questions"] for file in files)),
         )
 
-    def _all_gates(self) -> list[Gate]:
-        """CLI and ini gates plus every corpus file's `gates:` (an xdist controller collects nothing)."""
-        gates = list(self.settings.gates)
-        for path in self.corpus_files:
-            rules = self.rules.get(path)
-            if rules is not None:  # collected here: parsed then
-                gates.extend(rules.gates)
-                continue
-            try:  # shipped by a worker, or a file this run did not collect: parsed now, once
-                corpus = self.corpora.get(path) or load_corpus(path)
-                gates.extend(gates_from_yaml(corpus.settings.get("gates"), SourceLocation(file=corpus.file)))
-            except GraphragEvalError:
-                continue  # already reported as that file's collection error
-        return combine_gates(gates)
-
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if _is_xdist_worker(self.config):
             return
@@ -606,19 +574,6 @@ class GraphragSession:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
 
 
-def _numbered_attempts(responses: list[dict[str, Any]]) -> dict[str, Any]:
-    """What a recording keeps of one question: its response, or every attempt numbered from 1."""
-    if len(responses) == 1:
-        return {"responses": responses}
-    return {"responses": [{**response, "attempt": number} for number, response in enumerate(responses, 1)]}
-
-
-def _filed_under(record: ResponseRecord, question_id: str) -> ResponseRecord:
-    """A trace response matched by its question's text, filed under the question's id."""
-    source = dataclasses.replace(record.source, question_id=question_id)
-    return ResponseRecord({**record, "question_id": question_id}, source, record.attempt)
-
-
 def _item_outcome(report: pytest.TestReport) -> str:
     """The pytest outcome as people say it: xfail and xpass are told apart from skip and pass."""
     if hasattr(report, "wasxfail"):
@@ -645,20 +600,6 @@ def _unchanged(value: dict[str, Any]) -> dict[str, Any]:
 
 def _from_json_text(value: Any) -> Any:
     return json_text.loads(value) if isinstance(value, str) else value
-
-
-def _expand_corpus_paths(paths: tuple[Path, ...]) -> list[Path]:
-    """Files as given; folders expand to their *.yaml / *.yml files, sorted for a stable order."""
-    files: list[Path] = []
-    for path in paths:
-        resolved = Path(path).resolve()
-        if resolved.is_dir():
-            files.extend(
-                sorted(p for p in resolved.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
-            )
-        else:
-            files.append(resolved)
-    return list(dict.fromkeys(files))
 
 
 def corpus_file_for(parent: pytest.Collector, file_path: Path) -> CorpusFile | None:
