@@ -120,10 +120,16 @@ LAYERED = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("name", "cli", "ini", "file", "values", "read"), LAYERED, ids=[row[0] for row in LAYERED]
-)
-@pytest.mark.parametrize("top", ["cli", "ini", "file", "default"])
+# Each setting with each layer as the highest one set (settings without a config-file form skip that layer).
+CASES = [
+    pytest.param(*row, top, id=f"{top}-{row[0]}")
+    for row in LAYERED
+    for top in ("cli", "ini", "file", "default")
+    if not (top == "file" and row[3] is None)
+]
+
+
+@pytest.mark.parametrize(("name", "cli", "ini", "file", "values", "read", "top"), CASES)
 def test_every_judge_setting_command_line_over_ini_over_config_file_over_default(
     pytester: pytest.Pytester,
     monkeypatch: pytest.MonkeyPatch,
@@ -141,8 +147,6 @@ def test_every_judge_setting_command_line_over_ini_over_config_file_over_default
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     order = ["cli", "ini", "file", "default"]
     present = order[order.index(top) :]
-    if top == "file" and file is None:
-        pytest.skip(f"{name} has no config-file form")
     settings = plugin_settings(
         pytester,
         cli if "cli" in present else [],
