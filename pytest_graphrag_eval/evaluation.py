@@ -21,7 +21,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_graphrag_eval.adapters.tool_names import TOOL_NAMES_OPTION, rename_tools
+from pytest_graphrag_eval.adapters.tool_names import TOOL_NAMES_OPTION, rename_tools, tool_names_setting
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, corpus_from_data
 from pytest_graphrag_eval.corpus.response_records import (
     NUMERIC_RESPONSE_KEYS,
@@ -36,8 +36,6 @@ from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
 
 if TYPE_CHECKING:
-    from pytest_graphrag_eval.answers.settings import AnswerSettings
-    from pytest_graphrag_eval.llm.client import JudgeClient
     from pytest_graphrag_eval.llm.judge import Judge
 
 STEPS_SCOPES = SCOPES
@@ -134,37 +132,26 @@ async def _checked_and_scored(
     }
     for message in check_responses_match(corpus.question_ids(), responses).warnings:
         warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
-    context = make_context(steps_scope, judge, options)
     if config_file_path is None:
-        active = list(scorers) if scorers is not None else default_scorers(judge)
-        return await _evaluate_all(corpus, responses, active, context)
+        active = list(scorers) if scorers is not None else default_scorers()
+        return await _evaluate_all(corpus, responses, active, make_context(steps_scope, judge, options))
     if scorers is not None:
         raise ConfigurationError("run_evaluation: give either scorers or a config file, not both")
-    from pytest_graphrag_eval.answers.config_file import load_answers_config
+    from pytest_graphrag_eval.answers.judge_settings import resolve_judge_settings
 
-    config = load_answers_config(Path(config_file_path))
-    answers = config.answer_settings()
-    owned = config_judge(config.llm, answers) if judge is None and answers.needs_llm else None
-    if owned is not None:
-        judge = owned
+    make_context(steps_scope)  # a bad scope is said before a judge client is built
+    resolved = resolve_judge_settings((), Path(config_file_path))  # the plugin's rule, no option layers
+    owned = None
+    if judge is None and resolved.answers.needs_llm:
+        from pytest_graphrag_eval.llm import JudgeClient
+
+        judge = owned = JudgeClient(resolved.llm)
     try:
-        active = build_scorers(answers, judge)
-        return await _evaluate_all(corpus, responses, active, dataclasses.replace(context, judge=judge))
+        active = build_scorers(resolved.answers, judge)
+        return await _evaluate_all(corpus, responses, active, make_context(steps_scope, judge, options))
     finally:
         if owned is not None:
             await owned.aclose()
-
-
-def config_judge(llm: Mapping[str, Any], answers: AnswerSettings) -> JudgeClient:
-    """The judge a config file asks for: the environment, its llm section, then its model choices."""
-    from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
-
-    overrides = dict(llm)
-    if answers.judge_model:
-        overrides["model"] = answers.judge_model
-    if answers.embedding_model:
-        overrides["embedding_model"] = answers.embedding_model
-    return JudgeClient(LLMSettings.from_env(**overrides))
 
 
 async def _evaluate_all(
@@ -184,12 +171,38 @@ async def _evaluate_all(
 
 
 def make_context(
-    steps_scope: str, judge: Judge | None = None, options: Mapping[str, Any] | None = None
+    steps_scope: str,
+    judge: Judge | None = None,
+    options: Mapping[str, Any] | None = None,
+    *,
+    source: str = "options",
 ) -> ScoringContext:
-    """Build a scoring context, rejecting an unknown steps scope early."""
+    """A scoring context with every option checked now and eRAG built once.
+
+    `options` are graphrag-eval-style settings (a corpus file's `settings`, or the library's
+    `options=`): `tool_names`, `retrieval_k` and `erag` are read, other keys (thresholds, gates)
+    belong to other readers. A bad value is a `ConfigurationError` naming `source`.
+    """
     if steps_scope not in STEPS_SCOPES:
         raise ValueError(f"steps_scope must be one of {', '.join(STEPS_SCOPES)}, got {steps_scope!r}")
-    return ScoringContext(steps_scope=steps_scope, judge=judge, options=dict(options or {}))
+    from pytest_graphrag_eval.retrieval.scorer import retrieval_k_setting
+
+    options = options or {}
+    erag = None
+    if options.get("erag") is not None:
+        from pytest_graphrag_eval.retrieval.erag_config import build_erag
+
+        try:
+            erag = build_erag(options["erag"], judge)
+        except ConfigurationError as error:
+            raise ConfigurationError(f"{source}: {error}") from None
+    return ScoringContext(
+        steps_scope=steps_scope,
+        judge=judge,
+        tool_names=tool_names_setting(options.get(TOOL_NAMES_OPTION), source),
+        retrieval_k=retrieval_k_setting(options.get("retrieval_k"), source),
+        erag=erag,
+    )
 
 
 class UnknownResponsesWarning(UserWarning):
@@ -234,7 +247,7 @@ async def evaluate_question(
 ) -> dict[str, Any]:
     """Score one question; scorer failures become `<scorer>_error` keys, never exceptions."""
     if response is not None:  # the agent's tool names mapped to the corpus' (`tool_names` option)
-        renamed = rename_tools(response, context.options.get(TOOL_NAMES_OPTION))
+        renamed = rename_tools(response, context.tool_names)
         if renamed is not response:
             response = ResponseRecord(renamed, response.source, response.attempt)
     result = base_result(question, response, copy_reference_steps=False)

@@ -12,7 +12,7 @@ so importing the library costs nothing for them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.scoring import Scorer
@@ -23,29 +23,20 @@ if TYPE_CHECKING:
     from pytest_graphrag_eval.steps.groups import StepMatch
 
 
-def default_scorers(judge: Judge | None = None) -> list[Scorer]:
+def default_scorers() -> list[Scorer]:
     """Scorers that need no answer settings: steps, retrieval, and eRAG (a no-op unless configured)."""
     from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
     from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer
     from pytest_graphrag_eval.steps.scorer import StepsScorer
 
-    return [StepsScorer(), RetrievalScorer(), ERagScorer(judge)]
+    return [StepsScorer(), RetrievalScorer(), ERagScorer()]
 
 
-def needs_judge(answers: AnswerSettings, erag_configs: Iterable[Any] = ()) -> bool:
-    """Whether the answer metrics or any `erag` settings call an LLM, so a judge must be built."""
-    from pytest_graphrag_eval.retrieval.erag_config import erag_uses_llm
-
-    return answers.needs_llm or any(erag_uses_llm(config) for config in erag_configs)
-
-
-def build_scorers(
-    answers: AnswerSettings, judge: Judge | None, erag_configs: Mapping[str, Any] | None = None
-) -> list[Scorer]:
+def build_scorers(answers: AnswerSettings, judge: Judge | None) -> list[Scorer]:
     """The scorers for `answers`, every LLM-backed one on `judge` (None when nothing needs one).
 
-    `erag_configs` maps where each `erag` setting came from (a corpus file) to the setting; each
-    is checked now, so a bad one is a ConfigurationError naming its source before any question runs.
+    eRAG is not configured here: each corpus's `erag` settings are built once into its scoring
+    context (`evaluation.make_context`), on the same judge.
     """
     from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
     from pytest_graphrag_eval.answers.scorers import (
@@ -53,12 +44,8 @@ def build_scorers(
         DeterministicAnswerScorer,
         build_answer_metrics,
     )
-    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
 
-    scorers = default_scorers(judge)
-    erag = next(scorer for scorer in scorers if isinstance(scorer, ERagScorer))
-    for source, config in (erag_configs or {}).items():
-        erag.check(config, source)
+    scorers = default_scorers()
     scorers.append(DeterministicAnswerScorer())
     metrics = build_answer_metrics(answers, judge)
     if metrics:

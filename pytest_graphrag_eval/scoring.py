@@ -14,7 +14,7 @@ names custom metrics may not take are derived, so a new key is described once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
@@ -24,19 +24,41 @@ if TYPE_CHECKING:
     from pytest_graphrag_eval.llm.judge import Judge
 
 
+DEFAULT_RETRIEVAL_K = 10
+"""The retrieval metrics' cut-off when neither the reference step nor the corpus sets one."""
+
+
+class BuiltERag(Protocol):
+    """eRAG as built once from a corpus's `erag:` settings (`retrieval.erag_config.ERagSetup`)."""
+
+    @property
+    def generator(self) -> Any: ...
+    @property
+    def metric(self) -> Any: ...
+    @property
+    def metrics(self) -> tuple[str, ...]: ...
+    @property
+    def concurrency(self) -> int: ...
+    @property
+    def uses_llm(self) -> bool: ...
+
+
 @dataclass
 class ScoringContext:
-    """What scorers may use besides the question and response.
+    """What scorers may use besides the question and response, every value already checked.
 
-    `judge` is the shared LLM client (None when no LLM is configured);
-    `options` carries scorer-specific settings from the one settings object;
-    `response_source` says where the response being scored came from (file and
-    line, `in-memory responses[2]`, the agent hook), for errors about it.
+    `judge` is the shared LLM client (None when no LLM is configured); `tool_names` maps the
+    agent's tool names to the corpus's; `retrieval_k` is the corpus's cut-off for the retrieval
+    metrics; `erag` is the corpus's eRAG, built once (None: not configured); `response_source`
+    says where the response being scored came from (file and line, `in-memory responses[2]`, the
+    agent hook), for errors about it.
     """
 
     steps_scope: str = "last_group"
     judge: Judge | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+    tool_names: Mapping[str, str] = field(default_factory=dict)
+    retrieval_k: int = DEFAULT_RETRIEVAL_K
+    erag: BuiltERag | None = None
     response_source: SourceLocation | None = None
 
 

@@ -172,7 +172,7 @@ RESPONSES = {
 def evaluate(options, judge=None, responses=RESPONSES):
     return {
         r["question_id"]: r
-        for r in run_evaluation(CORPUS, responses, scorers=[ERagScorer(judge)], options=options)
+        for r in run_evaluation(CORPUS, responses, scorers=[ERagScorer()], options=options, judge=judge)
     }
 
 

@@ -28,15 +28,15 @@ from pytest_graphrag_eval.answers import (
     OutputField,
     settings,
 )
-from pytest_graphrag_eval.answers.config_file import load_answers_config
 from pytest_graphrag_eval.answers.custom import CustomLLMMetric
+from pytest_graphrag_eval.answers.judge_settings import resolve_judge_settings
 from pytest_graphrag_eval.answers.lexical import LexicalCorrectness
 from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
 from pytest_graphrag_eval.answers.scorers import AnswerJudgeScorer, DeterministicAnswerScorer
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.corpus.response_records import normalise_response
 from pytest_graphrag_eval.errors import ConfigurationError, SourceLocation
-from pytest_graphrag_eval.evaluation import base_result, config_judge
+from pytest_graphrag_eval.evaluation import base_result
 from pytest_graphrag_eval.gates.metric_hints import missing_metric_hint
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
 from pytest_graphrag_eval.report.terminal_summary import score_columns
@@ -161,9 +161,9 @@ async def judged_runs(server: FakeOpenAIServer, cache: Path) -> list[Recording]:
     }
     path = cache / "eval_config.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    config = load_answers_config(path)
-    configured = config.answer_settings()
-    judge = config_judge(config.llm, configured)
+    resolved = resolve_judge_settings((), path)
+    configured = resolved.answers
+    judge = JudgeClient(resolved.llm)
     try:
         recordings = await run(reference, responses, build_scorers(configured, judge), judge=judge)
     finally:

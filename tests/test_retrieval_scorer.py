@@ -9,6 +9,7 @@ import pytest
 
 from pytest_graphrag_eval import compute_aggregates, corpus_from_data, run_evaluation
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.evaluation import make_context
 from pytest_graphrag_eval.retrieval import (
     RetrievalScorer,
     parse_relevance,
@@ -92,7 +93,9 @@ def retrieval(ids, status="success"):
 
 def score(corpus_, response_, **options):
     question = next(iter(corpus_.questions()))
-    return asyncio.run(RetrievalScorer().score(question, response_, ScoringContext(options=options)))
+    return asyncio.run(
+        RetrievalScorer().score(question, response_, make_context("last_group", options=options))
+    )
 
 
 def test_keys_for_the_seed_example() -> None:

@@ -24,7 +24,7 @@ from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.corpus.response_records import responses_from_memory
 from pytest_graphrag_eval.errors import SourceLocation
 from pytest_graphrag_eval.llm import JudgeClient, LLMError, LLMSettings
-from pytest_graphrag_eval.plugin.runner import InlineRunner, LiveSource, ReplaySource
+from pytest_graphrag_eval.run.runner import InlineRunner, LiveSource, ReplaySource
 from pytest_graphrag_eval.scoring import ScoringContext
 
 

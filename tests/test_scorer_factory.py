@@ -7,66 +7,46 @@ from pathlib import Path
 
 import pytest
 
-from pytest_graphrag_eval import corpus_from_data, run_evaluation
+from pytest_graphrag_eval import run_evaluation
 from pytest_graphrag_eval.answers import AnswerSettings
 from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
 from pytest_graphrag_eval.answers.scorers import AnswerJudgeScorer
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.evaluation import make_context
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
-from pytest_graphrag_eval.plugin import scorers_factory as plugin_factory
-from pytest_graphrag_eval.plugin.settings import PluginSettings
-from pytest_graphrag_eval.retrieval import ERagScorer
-from pytest_graphrag_eval.scorer_factory import all_group_matches, build_scorers, needs_judge
+from pytest_graphrag_eval.scorer_factory import all_group_matches, build_scorers
 from pytest_graphrag_eval.steps.groups import score_steps
 from pytest_graphrag_eval.testing import FakeOpenAIServer
 
-TEMPLATES = [{"template_id": "t", "questions": [{"id": "q", "question_text": "Q?", "reference_answer": "A"}]}]
 MODEL_GENERATOR = {"generator": {"model": "gpt-4o-mini"}, "metric": "exact_match"}
-CALLABLE_GENERATOR = {"generator": "json:dumps", "metric": "exact_match"}
 
 
 def shape(scorers: list) -> list[tuple[str, str]]:
     return [(type(scorer).__name__, scorer.name) for scorer in scorers]
 
 
-def test_plugin_builds_the_factory_scorers_on_one_judge(
-    pytester: pytest.Pytester, llm_settings: LLMSettings, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", llm_settings.api_key)
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # no call is made
-    pytester.makefile(".yaml", answers="judge: llm\nretrieval_judges: true\nrelevance: true\n")
-    pytester.makeini("[pytest]\ngraphrag_answers_config = answers.yaml\n")
-    settings = PluginSettings.from_config(pytester.parseconfigure())
-    corpus = corpus_from_data(
-        {"settings": {"erag": MODEL_GENERATOR}, "templates": TEMPLATES},
-        file="qa/corpus.yaml",
-    )
-    scorers, context, close = plugin_factory.build_scorers(settings, [corpus])
-    judge = context.judge
-    assert isinstance(judge, JudgeClient) and close is not None
-    answers = plugin_factory.answer_settings(settings)
-    assert shape(scorers) == shape(build_scorers(answers, judge))
-    erag = next(scorer for scorer in scorers if isinstance(scorer, ERagScorer))
+def test_the_factory_puts_every_llm_backed_scorer_on_the_one_judge(llm_settings: LLMSettings) -> None:
+    judge = JudgeClient(llm_settings)
+    answers = AnswerSettings(judge="llm", retrieval_judges=True, relevance=True)
+    scorers = build_scorers(answers, judge)
+    assert [scorer.name for scorer in scorers[:3]] == ["steps", "retrieval", "erag"]
     judged = next(scorer for scorer in scorers if isinstance(scorer, AnswerJudgeScorer))
     retrieval = next(scorer for scorer in scorers if isinstance(scorer, RetrievalJudgeScorer))
-    assert erag.judge is judge and retrieval.client is judge
+    assert retrieval.client is judge
     assert all(metric.client is judge for metric in judged.metrics)  # type: ignore[attr-defined]
+    context = make_context("last_group", judge, {"erag": MODEL_GENERATOR}, source="qa/corpus.yaml: settings")
+    assert context.erag is not None and context.erag.uses_llm
 
 
 def test_erag_settings_are_checked_when_built_and_name_their_source() -> None:
     with pytest.raises(
-        ConfigurationError, match=r"^qa/corpus\.yaml: erag settings: the generator needs an LLM"
+        ConfigurationError, match=r"^qa/corpus\.yaml: settings: erag settings: the generator needs an LLM"
     ):
-        build_scorers(AnswerSettings(), None, {"qa/corpus.yaml": MODEL_GENERATOR})
-    with pytest.raises(ConfigurationError, match=r"^b\.yaml: erag settings: unknown key\(s\) model"):
-        build_scorers(AnswerSettings(), None, {"a.yaml": CALLABLE_GENERATOR, "b.yaml": {"model": "x"}})
-
-
-def test_a_judge_is_needed_by_llm_answer_metrics_or_model_backed_erag() -> None:
-    assert not needs_judge(AnswerSettings(), [CALLABLE_GENERATOR, None])
-    assert needs_judge(AnswerSettings(), [MODEL_GENERATOR])
-    assert needs_judge(AnswerSettings(), [{**CALLABLE_GENERATOR, "metric": "llm_judge"}])
-    assert needs_judge(AnswerSettings(retrieval_judges=True))
+        make_context("last_group", None, {"erag": MODEL_GENERATOR}, source="qa/corpus.yaml: settings")
+    with pytest.raises(
+        ConfigurationError, match=r"^b\.yaml: settings: erag settings: unknown key\(s\) model"
+    ):
+        make_context("last_group", None, {"erag": {"model": "x"}}, source="b.yaml: settings")
 
 
 def test_the_retrieval_judge_follows_the_steps_scorer_matching() -> None:

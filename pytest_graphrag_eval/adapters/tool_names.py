@@ -42,9 +42,9 @@ def tool_names_setting(value: Any, source: str) -> dict[str, str]:
     return dict(value)
 
 
-def rename_tools(response: Mapping[str, Any], tool_names: Any) -> Mapping[str, Any]:
-    """The response with its steps' names mapped; the same object when nothing is renamed."""
-    mapping = tool_names_setting(tool_names, TOOL_NAMES_OPTION)
+def rename_tools(response: Mapping[str, Any], mapping: Mapping[str, str]) -> Mapping[str, Any]:
+    """The response with its steps' names mapped (`mapping` checked by `tool_names_setting`); the same
+    object when nothing is renamed."""
     if not mapping or not isinstance(response, Mapping):  # a malformed response is reported as such later
         return response
     steps = response.get("actual_steps")

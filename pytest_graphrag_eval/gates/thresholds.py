@@ -115,17 +115,36 @@ def thresholds_from_yaml(value: Any, source: str, location: SourceLocation) -> d
     )
 
 
-def check_corpus_thresholds(corpus: Corpus) -> None:
-    """Parse every `thresholds:` of a corpus (file, templates, questions) now.
+@dataclass(frozen=True)
+class CorpusThresholds:
+    """A corpus file's `thresholds:` at every level, parsed once; a None value removes that metric."""
+
+    file: str | None
+    corpus: Mapping[str, Threshold | None]
+    templates: Mapping[str, Mapping[str, Threshold | None]]
+    questions: Mapping[str, Mapping[str, Threshold | None]]  # only the questions that set their own
+
+
+def parse_corpus_thresholds(corpus: Corpus) -> CorpusThresholds:
+    """Parse every `thresholds:` of a corpus (file, templates, questions), once.
 
     Called at collection, so a typo is a collection error naming the file and
     field before any question is answered, scored or judged.
     """
-    thresholds_from_yaml(corpus.settings.get(_YAML_FIELD), "corpus", SourceLocation(file=corpus.file))
+    file_layer = thresholds_from_yaml(
+        corpus.settings.get(_YAML_FIELD), "corpus", SourceLocation(file=corpus.file)
+    )
+    templates, questions = {}, {}
     for template in corpus.templates:
-        thresholds_from_yaml(template.thresholds, "template", template.location)
+        templates[template.template_id] = thresholds_from_yaml(
+            template.thresholds, "template", template.location
+        )
         for question in template.questions:
-            thresholds_from_yaml(question.thresholds, "question", question.location)
+            if question.thresholds is not None:
+                questions[question.question_id] = thresholds_from_yaml(
+                    question.thresholds, "question", question.location
+                )
+    return CorpusThresholds(corpus.file, file_layer, templates, questions)
 
 
 def resolve_thresholds(
@@ -183,6 +202,22 @@ class ThresholdResolver:
             merged = self._template[key]
         if question is not None and question.thresholds is not None:
             merged = _over(merged, thresholds_from_yaml(question.thresholds, "question", question.location))
+        return {metric: threshold for metric, threshold in sorted(merged.items()) if threshold is not None}
+
+    def for_parsed(
+        self, parsed: CorpusThresholds, template_id: str, question_id: str
+    ) -> dict[str, Threshold]:
+        """As `for_question`, from the layers `parse_corpus_thresholds` parsed at collection."""
+        merged = self._corpus.get(parsed.file)
+        if merged is None:
+            merged = self._corpus[parsed.file] = _over(self._options, parsed.corpus)
+        key = (parsed.file, template_id)
+        if key not in self._template:
+            self._template[key] = _over(merged, parsed.templates.get(template_id, {}))
+        merged = self._template[key]
+        own = parsed.questions.get(question_id)
+        if own is not None:
+            merged = _over(merged, own)
         return {metric: threshold for metric, threshold in sorted(merged.items()) if threshold is not None}
 
 

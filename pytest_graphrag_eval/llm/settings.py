@@ -7,6 +7,7 @@ concurrency and cache options come from the plugin's options as overrides.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -116,3 +117,14 @@ class LLMSettings:
             raise ConfigurationError(f"unknown LLM settings: {', '.join(sorted(unknown))}")
         values.update(overrides)
         return cls(**values)
+
+
+def budget_share(settings: LLMSettings, processes: int) -> LLMSettings:
+    """One of `processes` equal shares of the judge budget (xdist workers): the total stays within it."""
+    if processes == 1 or (settings.max_cost_usd is None and settings.max_calls is None):
+        return settings
+    return dataclasses.replace(
+        settings,
+        max_cost_usd=settings.max_cost_usd / processes if settings.max_cost_usd is not None else None,
+        max_calls=settings.max_calls // processes if settings.max_calls is not None else None,
+    )

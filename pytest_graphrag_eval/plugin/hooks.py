@@ -16,7 +16,6 @@ from pytest_graphrag_eval.plugin import hookspecs
 from pytest_graphrag_eval.plugin.detached_paths import check_detached_path_values
 from pytest_graphrag_eval.plugin.items import CorpusFile
 from pytest_graphrag_eval.plugin.options import add_options
-from pytest_graphrag_eval.plugin.scorers_factory import check_judge_settings
 from pytest_graphrag_eval.plugin.session import NO_RESPONSES, GraphragSession, corpus_file_for
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.plugin.startup_checks import check_startup
@@ -40,8 +39,6 @@ def pytest_configure(config: pytest.Config) -> None:
         )
         settings = PluginSettings.from_config(config)
         check_startup(settings)
-        if settings.corpus_paths:  # runs that collect no corpus need no judge
-            check_judge_settings(settings)
         session = GraphragSession(config, settings)
     except GraphragEvalError as error:
         raise pytest.UsageError(str(error)) from None

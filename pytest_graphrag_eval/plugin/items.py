@@ -14,8 +14,8 @@ import pytest
 from pytest_graphrag_eval.aggregates import is_metric_value
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template, load_corpus
 from pytest_graphrag_eval.errors import CorpusError, GraphragEvalError, SourceLocation
-from pytest_graphrag_eval.gates.suite_gates import gates_from_yaml
-from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, check_corpus_thresholds
+from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
 from pytest_graphrag_eval.gates.verdict import Attempt, judge_question
 from pytest_graphrag_eval.llm.limits import refusal_of
 from pytest_graphrag_eval.report.failure_report import verdict_failure
@@ -33,19 +33,18 @@ class CorpusFile(pytest.File):
     """A reference-corpus YAML file."""
 
     corpus: Corpus
+    rules: CorpusRules
 
     def collect(self) -> Iterator[TemplateCollector]:
         self.corpus = load_corpus(self.path, display_name=_display_path(self))
-        location = SourceLocation(file=self.corpus.file)
-        for gate in gates_from_yaml(self.corpus.settings.get("gates"), location):
+        self.rules = self.graphrag.register_corpus(self.corpus, self.path)
+        for gate in self.rules.gates:
             if gate.needs_baseline and self.graphrag.baseline is None:
                 raise CorpusError(
                     f"gate {gate.expression} compares with a baseline run: pass --graphrag-baseline PATH",
-                    location,
+                    SourceLocation(file=self.corpus.file),
                     "gates",
                 )
-        check_corpus_thresholds(self.corpus)
-        self.graphrag.register_corpus(self.corpus, self.path)
         for template in self.corpus.templates:
             yield TemplateCollector.from_parent(self, name=template.template_id, template=template)
 
@@ -71,17 +70,22 @@ class TemplateCollector(pytest.Collector):
         assert isinstance(corpus_file, CorpusFile)
         for question in self.template.questions:
             yield QuestionItem.from_parent(
-                self, name=question.question_id, question=question, corpus=corpus_file.corpus
+                self,
+                name=question.question_id,
+                question=question,
+                corpus=corpus_file.corpus,
+                rules=corpus_file.rules,
             )
 
 
 class QuestionItem(pytest.Item):
     """One reference question: answered, scored and held against its thresholds."""
 
-    def __init__(self, *, question: Question, corpus: Corpus, **kwargs: Any):
+    def __init__(self, *, question: Question, corpus: Corpus, rules: CorpusRules, **kwargs: Any):
         super().__init__(**kwargs)
         self.question = question
         self.corpus = corpus
+        self.rules = rules
         self.result: dict[str, Any] | None = None
         self.responses: list[dict[str, Any]] = []
         self.checks: list[ThresholdCheck] = []
@@ -104,9 +108,8 @@ class QuestionItem(pytest.Item):
         if session.references_only and outcome.result.get("status") != "success":
             self.result = outcome.result  # reported with its reference check, as skipped
             pytest.skip("references checked only (no --graphrag-responses and no agent hook)")
-        template = self.parent.template if isinstance(self.parent, TemplateCollector) else None
-        thresholds = session.thresholds.for_question(
-            self.corpus.settings, template, self.question, corpus_file=self.corpus.file
+        thresholds = session.thresholds.for_parsed(
+            self.rules.thresholds, self.question.template_id, self.question.question_id
         )
         verdict = judge_question(
             outcome.result,

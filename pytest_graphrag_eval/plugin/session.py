@@ -9,44 +9,28 @@ run) alone aggregates, gates, writes the report and prints the summary.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_graphrag_eval.adapters.replay import match_question_texts
-from pytest_graphrag_eval.adapters.tool_names import TOOL_NAMES_OPTION, tool_names_setting
 from pytest_graphrag_eval.compare.baseline import load_baseline
 from pytest_graphrag_eval.compare.comparison import Comparison
 from pytest_graphrag_eval.compare.numeric import require_statistics
-from pytest_graphrag_eval.compare.repeats import replay_warnings
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question, load_corpus
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
 from pytest_graphrag_eval.corpus.responses import load_response_attempts
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
-from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
+from pytest_graphrag_eval.evaluation import ResponsesCheck, make_context
 from pytest_graphrag_eval.formats import json_text
+from pytest_graphrag_eval.gates.corpus_rules import CorpusRules, corpus_rules
 from pytest_graphrag_eval.gates.model import Gate, GateResult
-from pytest_graphrag_eval.gates.suite_gates import combine_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
-from pytest_graphrag_eval.plugin.dry_run import StandInAgent, plan_lines
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
-from pytest_graphrag_eval.plugin.graph_stage import GraphStage, finish_graph_run
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.progress import ProgressLine, status_text
-from pytest_graphrag_eval.plugin.runner import (
-    BackgroundRunner,
-    InlineRunner,
-    LiveSource,
-    QuestionOutcome,
-    QuestionRunner,
-    ReplaySource,
-    ResponseSource,
-)
-from pytest_graphrag_eval.plugin.scorers_factory import build_scorers
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.plugin.shard_selection import (
     SHARD_OPTION,
@@ -82,6 +66,23 @@ from pytest_graphrag_eval.report.terminal_summary import (
     write_output_paths,
     write_terminal_summary,
 )
+from pytest_graphrag_eval.run.corpora import expand_corpus_paths, run_gates
+from pytest_graphrag_eval.run.dry_run import StandInAgent, plan_lines
+from pytest_graphrag_eval.run.graph_stage import GraphStage, finish_graph_run
+from pytest_graphrag_eval.run.replay import numbered_attempts, replay_attempts
+from pytest_graphrag_eval.run.runner import (
+    BackgroundRunner,
+    InlineRunner,
+    LiveSource,
+    QuestionOutcome,
+    QuestionRunner,
+    ReplaySource,
+    ResponseSource,
+)
+from pytest_graphrag_eval.scorer_factory import build_scorers
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.llm import JudgeClient
 
 NO_RESPONSES = (
     "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
@@ -112,10 +113,11 @@ class GraphragSession:
     def __init__(self, config: pytest.Config, settings: PluginSettings):
         self.config = config
         self.settings = settings
-        self.corpus_files = _expand_corpus_paths(settings.corpus_paths)
+        self.corpus_files = expand_corpus_paths(settings.corpus_paths)
         self._file_index = {path: index for index, path in enumerate(self.corpus_files)}
         self._resolved: dict[Path, Path] = {}
         self.corpora: dict[Path, Corpus] = {}  # by resolved file path
+        self.rules: dict[Path, CorpusRules] = {}  # each collected file's thresholds, gates, scoring settings
         self.corpus_records: dict[Path, dict[str, Any]] = {}  # each file's identity, for shard merges
         self.shard = select_shard(config, settings)
         self.reported: set[tuple[Any, ...]] = set()  # corpus order of every question item that ran
@@ -146,7 +148,7 @@ class GraphragSession:
         self.worker_warnings: list[str] = []
         self.write_problems: list[str] = []
         self.written: list[tuple[str, Path]] = []  # (what, path) of each output file written, in order
-        self.judge: Any = None  # the judge client of this process, if the run has one
+        self.judge: JudgeClient | None = None  # the judge client of this process, made at most once
         self.judge_stats: dict[str, Any] | None = None  # xdist controller: summed over the workers
         self.judge_spend: dict[str, Any] | None = None
         self.dry_run_lines: list[str] = []
@@ -154,6 +156,11 @@ class GraphragSession:
         self.progress: ProgressLine | None = None
         if settings.dry_run and _is_xdist_controller(config):
             raise ConfigurationError("--graphrag-dry-run plans the whole run in one process: drop -n")
+        if settings.corpus_paths and settings.answers.needs_llm:
+            # Made now, so a missing API key or an unusable cache folder is a usage error in every
+            # process; an xdist controller scores nothing and keeps none (its workers' stats add up).
+            client = self._new_judge_client()
+            self.judge = None if _is_xdist_controller(config) else client
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
         self.responses = self._load_responses() if settings.responses_path else None
@@ -169,6 +176,11 @@ class GraphragSession:
         self.pytest_session: pytest.Session | None = None
         self.references_only = False  # no responses: a run that checks or updates references only
         config.stash[SESSION_KEY] = self
+
+    def _new_judge_client(self) -> JudgeClient:
+        from pytest_graphrag_eval.llm import JudgeClient  # the OpenAI SDK: only when a judge is needed
+
+        return JudgeClient(self.settings.llm)
 
     def _load_responses(self) -> dict[str, list[ResponseRecord]]:
         settings = self.settings
@@ -199,15 +211,18 @@ class GraphragSession:
     def is_corpus_file(self, path: Path) -> bool:
         return self._resolve(path) in self._file_index
 
-    def register_corpus(self, corpus: Corpus, path: Path) -> None:
-        """Keep a collected corpus; a question id another corpus file already has is a CorpusError."""
+    def register_corpus(self, corpus: Corpus, path: Path) -> CorpusRules:
+        """Keep a collected corpus and its rules, parsed here once; a bad rule, or a question id another
+        corpus file already has, is a CorpusError."""
+        rules = corpus_rules(corpus)
         for question in corpus.questions():
             check_unique_question(question, self._questions_by_id)
         resolved = self._resolve(path)
-        self.corpora[resolved] = corpus
+        self.corpora[resolved], self.rules[resolved] = corpus, rules
         self.corpus_records[resolved] = corpus_file_record(
             corpus.file or str(path), file_sha256(resolved), len(corpus.positions)
         )
+        return rules
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """With --graphrag-shard K/N, keep this shard's questions only."""
@@ -241,24 +256,8 @@ class GraphragSession:
         settings = self.settings
         if settings.responses_path is not None:
             try:
-                attempts = match_question_texts(
-                    self.responses or self._load_responses(),
-                    {
-                        q.question_text: q.question_id
-                        for corpus in self.corpora.values()
-                        for q in corpus.questions()
-                    },
-                    _filed_under,
-                )
-                self.responses_check = check_responses_match(
-                    (qid for corpus in self.corpora.values() for qid in corpus.question_ids()), attempts
-                )
-                self.responses_check = dataclasses.replace(
-                    self.responses_check,
-                    extra_warnings=replay_warnings(
-                        {question_id: len(recorded) for question_id, recorded in attempts.items()},
-                        settings.agent_repeats,
-                    ),
+                attempts, self.responses_check = replay_attempts(
+                    self.responses or self._load_responses(), self.corpora.values(), settings.agent_repeats
                 )
             except GraphragEvalError as error:
                 shown = str(error)
@@ -282,19 +281,18 @@ class GraphragSession:
             raise pytest.UsageError(NO_RESPONSES)
         contexts = {}
         try:
-            scorers, context, on_close = build_scorers(
-                _budget_share(settings, self.config), self.corpora.values()
-            )
-            for path, corpus in self.corpora.items():
-                options = {**context.options, TOOL_NAMES_OPTION: dict(settings.tool_names), **corpus.settings}
-                tool_names_setting(
-                    options[TOOL_NAMES_OPTION], f"{path}: settings"
-                )  # a corpus' replaces the ini's
-                corpus_context = dataclasses.replace(context, options=options)
-                contexts.update(dict.fromkeys(corpus.positions, corpus_context))
+            if self.judge is None and any(rules.erag_needs_llm for rules in self.rules.values()):
+                self.judge = self._new_judge_client()
+            scorers = build_scorers(settings.answers, self.judge)
+            on_close = self.judge.aclose if self.judge is not None else None
+            for path, rules in self.rules.items():  # each corpus's settings checked and eRAG built, once
+                scoring = {"tool_names": dict(settings.tool_names), **rules.scoring}  # a corpus's win
+                context = make_context(
+                    settings.steps_scope, self.judge, scoring, source=f"{rules.file}: settings"
+                )
+                contexts.update(dict.fromkeys(self.corpora[path].positions, context))
         except GraphragEvalError as error:
             raise pytest.UsageError(str(error)) from None
-        self.judge = context.judge
         # Something to wait on (the agent, a judge) runs in the background; a plain replay inline.
         runner_type = BackgroundRunner if source.live or on_close is not None else InlineRunner
         prepare = None
@@ -395,7 +393,7 @@ class GraphragSession:
         if item.result is not None:
             setattr(report, RESULT_ATTR, ship(_with_item_outcome(item, report)))
         if item.responses and self.runner is not None and self.runner.live:
-            setattr(report, RESPONSE_ATTR, ship(_numbered_attempts(item.responses)))
+            setattr(report, RESPONSE_ATTR, ship(numbered_attempts(item.responses)))
 
     def _order_of(self, item: QuestionItem) -> list[Any]:
         """A sort key that is the same in every process: corpus file, then position in it."""
@@ -466,7 +464,8 @@ class GraphragSession:
             return
         settings = self.settings
         results = self.collector.ordered_results()
-        graph_run = finish_graph_run(self, results)
+        graph_run = finish_graph_run(settings, self.graph, self.baseline, Path(self.config.rootpath), results)
+        self.graph_lines = list(graph_run.lines)
         self.judge_spend = spend_section(
             self.judge.stats.as_dict() if self.judge is not None else self.judge_stats,
             results,
@@ -474,7 +473,7 @@ class GraphragSession:
             max_calls=settings.max_calls,
             cache_only=settings.cache_only,
         )
-        gates = self._all_gates()
+        gates = run_gates(self.settings.gates, self.corpus_files, self.rules, self.corpora)
         sharded = self.shard is not None  # gates and the comparison are decided on the merged whole
         finished = finish_run(
             results,
@@ -540,17 +539,6 @@ class GraphragSession:
             positions=corpus_positions(answered, unanswered, sum(file["questions"] for file in files)),
         )
 
-    def _all_gates(self) -> list[Gate]:
-        """CLI and ini gates plus every corpus file's `gates:` (an xdist controller collects nothing)."""
-        gates = list(self.settings.gates)
-        for path in self.corpus_files:
-            try:
-                corpus = self.corpora.get(path) or load_corpus(path)
-                gates.extend(combine_gates((), [corpus]))  # each corpus' gates parsed once
-            except GraphragEvalError:
-                continue  # already reported as that file's collection error
-        return combine_gates(gates)
-
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if _is_xdist_worker(self.config):
             return
@@ -587,31 +575,6 @@ class GraphragSession:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
 
 
-def _budget_share(settings: PluginSettings, config: pytest.Config) -> PluginSettings:
-    """An xdist worker's part of the judge budget: an equal share, so the run's total stays within it."""
-    workers = int(getattr(config, "workerinput", {}).get("workercount", 1) or 1)
-    if workers == 1 or (settings.max_cost is None and settings.max_calls is None):
-        return settings
-    return dataclasses.replace(
-        settings,
-        max_cost=settings.max_cost / workers if settings.max_cost is not None else None,
-        max_calls=settings.max_calls // workers if settings.max_calls is not None else None,
-    )
-
-
-def _numbered_attempts(responses: list[dict[str, Any]]) -> dict[str, Any]:
-    """What a recording keeps of one question: its response, or every attempt numbered from 1."""
-    if len(responses) == 1:
-        return {"responses": responses}
-    return {"responses": [{**response, "attempt": number} for number, response in enumerate(responses, 1)]}
-
-
-def _filed_under(record: ResponseRecord, question_id: str) -> ResponseRecord:
-    """A trace response matched by its question's text, filed under the question's id."""
-    source = dataclasses.replace(record.source, question_id=question_id)
-    return ResponseRecord({**record, "question_id": question_id}, source, record.attempt)
-
-
 def _item_outcome(report: pytest.TestReport) -> str:
     """The pytest outcome as people say it: xfail and xpass are told apart from skip and pass."""
     if hasattr(report, "wasxfail"):
@@ -638,20 +601,6 @@ def _unchanged(value: dict[str, Any]) -> dict[str, Any]:
 
 def _from_json_text(value: Any) -> Any:
     return json_text.loads(value) if isinstance(value, str) else value
-
-
-def _expand_corpus_paths(paths: tuple[Path, ...]) -> list[Path]:
-    """Files as given; folders expand to their *.yaml / *.yml files, sorted for a stable order."""
-    files: list[Path] = []
-    for path in paths:
-        resolved = Path(path).resolve()
-        if resolved.is_dir():
-            files.extend(
-                sorted(p for p in resolved.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
-            )
-        else:
-            files.append(resolved)
-    return list(dict.fromkeys(files))
 
 
 def corpus_file_for(parent: pytest.Collector, file_path: Path) -> CorpusFile | None:

@@ -1,13 +1,17 @@
 """The plugin's one source of truth for configuration.
 
-`PluginSettings.from_config` merges the command line (wins), the ini file and
-the environment into a frozen object that is passed down explicitly; nothing
-else reads options.
+`PluginSettings.from_config` reads the command line and the ini file and merges
+them, with the answers config file and the environment, into a frozen object
+that is passed down explicitly; nothing else reads options. The judge part is
+resolved by the pytest-free rule of `answers.judge_settings` (command line over
+ini over config file over defaults and environment), once per process.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +22,8 @@ import pytest
 from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
 from pytest_graphrag_eval.adapters.replay import RESPONSE_FORMATS
 from pytest_graphrag_eval.adapters.tool_names import parse_tool_name_lines
-from pytest_graphrag_eval.answers.settings import JUDGES
+from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, first_set, resolve_judge_settings
+from pytest_graphrag_eval.answers.settings import JUDGES, AnswerSettings
 from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from pytest_graphrag_eval.compare.repeats import POLICIES
 from pytest_graphrag_eval.corpus.shards import ShardSpec, parse_shard
@@ -26,6 +31,7 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
 from pytest_graphrag_eval.gates.thresholds import Threshold, parse_threshold_list
+from pytest_graphrag_eval.llm.settings import LLMSettings, budget_share
 from pytest_graphrag_eval.report.run_identity import file_sha256, settings_record
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
@@ -83,6 +89,9 @@ class PluginSettings:
     max_cost: float | None = None
     max_calls: int | None = None
     shard: ShardSpec | None = None
+    # Resolved from the options above, the answers config file and the environment (from_config).
+    answers: AnswerSettings = field(default_factory=AnswerSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)  # an xdist worker's: its share of the budget
 
     @property
     def execute_reference(self) -> bool:
@@ -109,6 +118,9 @@ class PluginSettings:
         invocation_dir = Path(config.invocation_params.dir)
         cli_corpus = [invocation_dir / path for path in config.getoption("graphrag_corpus") or []]
         ini_corpus = list(config.getini("graphrag_corpus") or [])
+        layers = [_judge_options(config, layer, invocation_dir) for layer in ("cli", "ini")]
+        judge = first_set(layers)  # the command line over the ini file
+        default_cache = Path(config.rootpath) / ".graphrag-cache"
         settings = cls(
             corpus_paths=tuple(cli_corpus or ini_corpus),
             corpus_from_cli=bool(cli_corpus),
@@ -135,19 +147,18 @@ class PluginSettings:
             steps_scope=_text(config, "graphrag_steps_scope") or "last_group",
             agent_concurrency=_integer(config, "graphrag_agent_concurrency", DEFAULT_AGENT_CONCURRENCY),
             agent_timeout=_number(config, "graphrag_agent_timeout"),
-            judge=_text(config, "graphrag_judge"),
-            judge_model=_text(config, "graphrag_judge_model"),
-            embedding_model=_text(config, "graphrag_embedding_model"),
-            relevance=bool(config.getoption("graphrag_relevance") or config.getini("graphrag_relevance")),
-            judge_repeats=_integer(config, "graphrag_judge_repeats", None),
+            judge=judge.judge,
+            judge_model=judge.judge_model,
+            embedding_model=judge.embedding_model,
+            relevance=bool(judge.relevance),
+            judge_repeats=judge.repeats,
             agent_repeats=_integer(config, "graphrag_agent_repeats", 1),
             repeat_policy=_text(config, "graphrag_repeat_policy") or "all",
-            correctness_prompt=_path(config, "graphrag_correctness_prompt", invocation_dir),
+            correctness_prompt=judge.correctness_prompt,
             answers_config=_path(config, "graphrag_answers_config", invocation_dir),
-            llm_concurrency=_integer(config, "graphrag_concurrency", None),
-            cache_dir=_path(config, "graphrag_cache_dir", invocation_dir)
-            or Path(config.rootpath) / ".graphrag-cache",
-            use_cache=not config.getoption("graphrag_no_cache"),
+            llm_concurrency=judge.concurrency,
+            cache_dir=judge.cache_dir or default_cache,
+            use_cache=judge.use_cache is not False,
             clear_cache=bool(config.getoption("graphrag_cache_clear")),
             sparql_endpoint=_endpoint(config, invocation_dir),
             sparql_timeout=_number(config, "graphrag_sparql_timeout") or 30.0,
@@ -155,16 +166,26 @@ class PluginSettings:
             check_references=bool(config.getoption("graphrag_check_references")),
             update_references=bool(config.getoption("graphrag_update_references")),
             execute=_text(config, "graphrag_execute"),
-            cache_only=bool(config.getoption("graphrag_cache_only")),
-            dry_run=bool(config.getoption("graphrag_dry_run")),
-            max_cost=_limit(config, "graphrag_max_cost", float, "a number of USD"),
-            max_calls=_limit(config, "graphrag_max_calls", int, "a whole number of calls"),
+            cache_only=bool(judge.cache_only),
+            dry_run=bool(judge.dry_run),
+            max_cost=judge.max_cost_usd,
+            max_calls=judge.max_calls,
             shard=parse_shard(config.getoption("graphrag_shard"))
             if config.getoption("graphrag_shard")
             else None,
         )
         settings.validate()
-        return settings
+        with warnings.catch_warnings(record=True) as ignored_keys:  # a graphrag-eval file's unused keys
+            warnings.simplefilter("always")
+            resolved = resolve_judge_settings(
+                layers, settings.answers_config, defaults=JudgeOptions(judge="none", cache_dir=default_cache)
+            )
+        for warning in ignored_keys:  # shown in pytest's warnings summary, under its -W filters
+            config.issue_config_time_warning(_as_warning(warning.message), stacklevel=2)
+        workers = int(getattr(config, "workerinput", {}).get("workercount", 1) or 1)
+        return dataclasses.replace(
+            settings, answers=resolved.answers, llm=budget_share(resolved.llm, workers)
+        )
 
     def report_metadata(self) -> dict[str, Any]:
         """What the run was configured with, as the JSON report's metadata records it."""
@@ -267,6 +288,10 @@ class PluginSettings:
             )
 
 
+def _as_warning(message: Warning | str) -> Warning:
+    return message if isinstance(message, Warning) else UserWarning(message)
+
+
 def _endpoint(config: pytest.Config, invocation_dir: Path) -> str | None:
     """The endpoint option: a URL as given; a path relative to the invocation dir (CLI) or the
     ini file's folder (ini key)."""
@@ -288,15 +313,41 @@ def _file_identity(path: Path | None) -> str | None:
     return file_sha256(path) if path is not None and path.is_file() else None
 
 
-def _text(config: pytest.Config, name: str) -> str | None:
-    value = config.getoption(name)
-    if value is None:
+def _judge_options(config: pytest.Config, layer: str, invocation_dir: Path) -> JudgeOptions:
+    """The judge options one layer ("cli" or "ini") sets; flags without an ini key are command line only."""
+    cli = layer == "cli"
+
+    def flag(name: str) -> bool | None:
+        return True if cli and config.getoption(name) else None
+
+    relevance = config.getoption("graphrag_relevance") if cli else config.getini("graphrag_relevance")
+    return JudgeOptions(
+        judge=_text(config, "graphrag_judge", layer),
+        judge_model=_text(config, "graphrag_judge_model", layer),
+        embedding_model=_text(config, "graphrag_embedding_model", layer),
+        relevance=True if relevance else None,
+        repeats=_integer(config, "graphrag_judge_repeats", None, layer),
+        correctness_prompt=_path(config, "graphrag_correctness_prompt", invocation_dir, layer=layer),
+        concurrency=_integer(config, "graphrag_concurrency", None, layer),
+        cache_dir=_path(config, "graphrag_cache_dir", invocation_dir, layer=layer),
+        use_cache=False if flag("graphrag_no_cache") else None,
+        cache_only=flag("graphrag_cache_only"),
+        dry_run=flag("graphrag_dry_run"),
+        max_cost_usd=_limit(config, "graphrag_max_cost", float, "a number of USD", layer),
+        max_calls=_limit(config, "graphrag_max_calls", int, "a whole number of calls", layer),
+    )
+
+
+def _text(config: pytest.Config, name: str, layer: str = "both") -> str | None:
+    """An option's text: the command line's (layer "cli"), the ini file's ("ini") or the first set."""
+    value = config.getoption(name) if layer != "ini" else None
+    if value is None and layer != "cli":
         value = config.getini(name) or None
     return str(value).strip() if value is not None else None
 
 
-def _integer(config: pytest.Config, name: str, default: Any) -> Any:
-    value = _text(config, name)
+def _integer(config: pytest.Config, name: str, default: Any, layer: str = "both") -> Any:
+    value = _text(config, name, layer)
     if value is None:
         return default
     try:
@@ -315,9 +366,9 @@ def _number(config: pytest.Config, name: str) -> float | None:
         raise ConfigurationError(f"{name} must be a number, got {value!r}") from None
 
 
-def _limit(config: pytest.Config, name: str, kind: type[Any], what: str) -> Any:
+def _limit(config: pytest.Config, name: str, kind: type[Any], what: str, layer: str = "both") -> Any:
     """A budget limit: a finite number >= 0 of the given kind, or None when unset."""
-    value = _text(config, name)
+    value = _text(config, name, layer)
     if value is None:
         return None
     flag = "--" + name.replace("_", "-")
@@ -344,11 +395,14 @@ def _percent(config: pytest.Config, name: str, default: float) -> float:
     return percent / 100
 
 
-def _path(config: pytest.Config, name: str, invocation_dir: Path, *, ini: bool = True) -> Path | None:
-    value = config.getoption(name)
+def _path(
+    config: pytest.Config, name: str, invocation_dir: Path, *, ini: bool = True, layer: str = "both"
+) -> Path | None:
+    """A command-line path relative to the invocation dir, else the ini key's (relative to the ini file)."""
+    value = config.getoption(name) if layer != "ini" else None
     if value is not None:
         return invocation_dir / Path(value)
-    if not ini:
+    if not ini or layer == "cli":
         return None
     paths = config.getini(name)
     return Path(paths[0]) if paths else None

@@ -1,13 +1,12 @@
 """ERagScorer: eRAG per question, configured by the corpus's `erag` settings.
 
-Reads `context.options["erag"]` (format in erag_config.py) and does nothing
-without it; a model generator or the LLM-judge metric uses the judge the scorer
-was built with, as the answer scorers do. For each question that uses
-retrieval (the response has a `retrieval` step, or the reference steps have
-one), every retrieved document (with its `text`) is judged by the configured
-generator and metric against the question's reference answer(s), giving
-`erag_<metric>` keys (`erag_P`, `erag_success`, `erag_P_5`, ...) and
-`erag_cost` (the question's own model calls) when a model is involved.
+Reads `context.erag`, the corpus's `erag` settings built once (erag_config.py),
+and does nothing without it. For each question that uses retrieval (the response has a
+`retrieval` step, or the reference steps have one), every retrieved document
+(with its `text`) is judged by the configured generator and metric against the
+question's reference answer(s), giving `erag_<metric>` keys (`erag_P`,
+`erag_success`, `erag_P_5`, ...) and `erag_cost` (the question's own model
+calls, on the judge the setup was built with) when a model is involved.
 A question that retrieved nothing scores 0; what cannot be computed is
 `erag_error`.
 """
@@ -15,21 +14,18 @@ A question that retrieved nothing scores 0; what cannot be computed is
 from __future__ import annotations
 
 import asyncio
-import json
 import weakref
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
+from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.documents import parse_retrieved_documents
 from pytest_graphrag_eval.llm.judge import Usage
 from pytest_graphrag_eval.retrieval.erag import erag_within
-from pytest_graphrag_eval.retrieval.erag_config import ERagSetup, build_erag
 from pytest_graphrag_eval.retrieval.steps import actual_retrieval_step, reference_retrieval_step
 from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
-    from pytest_graphrag_eval.llm.judge import Judge
 
 
 class ERagScorer:
@@ -48,9 +44,7 @@ class ERagScorer:
         ResultKey("erag_error", "error"),
     )
 
-    def __init__(self, judge: Judge | None = None) -> None:
-        self.judge = judge
-        self._setups: dict[str, ERagSetup] = {}
+    def __init__(self) -> None:
         # One bound on Python callables across all questions of a run (per event loop).
         self._limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, asyncio.Semaphore]] = (
             weakref.WeakKeyDictionary()
@@ -60,13 +54,12 @@ class ERagScorer:
         self, question: Question, response: dict[str, Any], context: ScoringContext
     ) -> dict[str, Any]:
         """`erag_<metric>` keys, `erag_cost`, or `erag_error`; nothing when eRAG is not configured."""
-        config = context.options.get("erag")
-        if config is None:
+        setup = context.erag
+        if setup is None:
             return {}
         step = actual_retrieval_step(response)
         if step is None and reference_retrieval_step(question.reference_steps) is None:
             return {}
-        setup = self._setup(config)
         if not question.reference_answer:
             return {"erag_error": "the question has no reference_answer to judge generated answers against"}
         try:
@@ -96,16 +89,3 @@ class ERagScorer:
     def _limit(self, concurrency: int) -> asyncio.Semaphore:
         limits = self._limits.setdefault(asyncio.get_running_loop(), {})
         return limits.setdefault(concurrency, asyncio.Semaphore(concurrency))
-
-    def check(self, config: Any, source: str) -> None:
-        """Build the setup of one corpus' `erag` settings now; a bad one is an error naming `source`."""
-        try:
-            self._setup(config)
-        except ConfigurationError as error:
-            raise ConfigurationError(f"{source}: {error}") from None
-
-    def _setup(self, config: Any) -> ERagSetup:
-        key = json.dumps(config, sort_keys=True, default=str)
-        if key not in self._setups:
-            self._setups[key] = build_erag(config, self.judge)
-        return self._setups[key]

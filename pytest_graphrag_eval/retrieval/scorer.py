@@ -4,7 +4,7 @@ Applies to questions whose reference steps include a `retrieval` step (output:
 documents with `id` and optionally a graded `relevance`, default 1). The
 ranking is the actual retrieval step's document order (steps.py says which
 step). Keys, with k from the reference step's `args.k`, else the
-`retrieval_k` option, else 10:
+corpus's `retrieval_k` (`ScoringContext.retrieval_k`), else 10:
 
   retrieval_recall@k, retrieval_precision@k, retrieval_ndcg@k (graded),
   retrieval_ap, retrieval_mrr
@@ -24,12 +24,10 @@ from pytest_graphrag_eval.formats.documents import parse_relevance, parse_retrie
 from pytest_graphrag_eval.metrics.measures import MeasurePlan
 from pytest_graphrag_eval.metrics.ranking import ranked_judgements, score_ranking
 from pytest_graphrag_eval.retrieval.steps import actual_retrieval_step, reference_retrieval_step
-from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
+from pytest_graphrag_eval.scoring import DEFAULT_RETRIEVAL_K, ResultKey, ScoringContext
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
-
-DEFAULT_K = 10
 
 
 class RetrievalScorer:
@@ -59,7 +57,7 @@ class RetrievalScorer:
         reference = reference_retrieval_step(question.reference_steps)
         if reference is None:
             return {}
-        default_k = _option_k(context.options.get("retrieval_k", DEFAULT_K))
+        default_k = context.retrieval_k
         try:
             relevant_ids(reference)
             judgements = parse_relevance(reference["output"])
@@ -84,7 +82,10 @@ class RetrievalScorer:
         return values
 
 
-def _option_k(value: Any) -> int:
+def retrieval_k_setting(value: Any, source: str = "options") -> int:
+    """A `retrieval_k` setting checked to be a positive integer (default 10 when unset)."""
+    if value is None:
+        return DEFAULT_RETRIEVAL_K
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigurationError(f"the retrieval_k option must be a positive integer, got {value!r}")
+        raise ConfigurationError(f"{source}: retrieval_k must be a positive integer, got {value!r}")
     return value

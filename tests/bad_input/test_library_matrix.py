@@ -12,7 +12,7 @@ from pytest_graphrag_eval.corpus.responses import load_responses
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.evaluation import run_evaluation
 from pytest_graphrag_eval.gates.suite_gates import gates_from_yaml
-from pytest_graphrag_eval.gates.thresholds import check_corpus_thresholds
+from pytest_graphrag_eval.gates.thresholds import parse_corpus_thresholds
 
 LIBRARY_CASES = [case for case in CASES if case.library is not None]
 
@@ -37,7 +37,7 @@ def _load(case: Case) -> None:
         load_corpus("corpus.yaml")
     elif case.library == "corpus_settings":
         corpus = load_corpus("corpus.yaml")
-        check_corpus_thresholds(corpus)
+        parse_corpus_thresholds(corpus)
         gates_from_yaml(corpus.settings.get("gates"), corpus.templates[0].location)
     elif case.library == "corpora":
         load_corpora(sorted(Path("corpus").glob("*.yaml")))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord, normalise_response
 from pytest_graphrag_eval.errors import SourceLocation
-from pytest_graphrag_eval.plugin.runner import QuestionRunner
+from pytest_graphrag_eval.run.runner import QuestionRunner
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.llm.judge import Judge

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -49,19 +49,38 @@ from pytest_graphrag_eval.graph.summary import (
     references_section,
     stale_lines,
 )
-from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.report.atomic import write_text_atomic
 
-if TYPE_CHECKING:
-    from pytest_graphrag_eval.plugin.session import GraphragSession
-
 GRAPH_KEY = "graph"
+
+
+class GraphOptions(Protocol):
+    """The run's graph settings (the plugin's `PluginSettings` has them)."""
+
+    @property
+    def sparql_endpoint(self) -> str | None: ...
+    @property
+    def sparql_timeout(self) -> float: ...
+    @property
+    def sparql_concurrency(self) -> int: ...
+    @property
+    def check_references(self) -> bool: ...
+    @property
+    def update_references(self) -> bool: ...
+    @property
+    def execute(self) -> str | None: ...
+    @property
+    def execute_reference(self) -> bool: ...
+    @property
+    def execute_agent(self) -> bool: ...
+    @property
+    def uses_graph(self) -> bool: ...
 
 
 class GraphStage:
     """Per-process graph work done on each question before it is scored."""
 
-    def __init__(self, settings: PluginSettings, base_dir: Path):
+    def __init__(self, settings: GraphOptions, base_dir: Path):
         self.settings = settings
         self.check = settings.check_references or settings.update_references or settings.execute_reference
         self._endpoint: SparqlEndpoint | None = None
@@ -174,38 +193,43 @@ class GraphRun:
     metadata: dict[str, Any] = field(default_factory=dict)
     references: dict[str, Any] | None = None
     warnings: tuple[str, ...] = ()
+    lines: tuple[tuple[str, str], ...] = ()  # for the terminal: (text, colour)
 
 
-def finish_graph_run(session: GraphragSession, results: list[dict[str, Any]]) -> GraphRun:
+def finish_graph_run(
+    settings: GraphOptions,
+    stage: GraphStage | None,
+    baseline: dict[str, Any] | None,
+    root: Path,
+    results: list[dict[str, Any]],
+) -> GraphRun:
     """After the last question (controller or plain run): the graph's identity and the references
-    section for the report, stale counts for the gates, the corpus files updated when asked, and the
-    terminal lines saying all that (kept on `session.graph_lines`)."""
-    settings = session.settings
-    baseline = session.baseline
+    section for the report, stale counts for the gates, the corpus files (under `root`) updated when
+    asked, and the terminal lines saying all that."""
     baseline_graph = baseline.get("metadata", {}).get("graph") if baseline is not None else None
     if not settings.uses_graph or settings.sparql_endpoint is None:
         warnings = _graph_change_warning(baseline, baseline_graph, None)
-        session.graph_lines = [(f"warning: {warning}", "yellow") for warning in warnings]
-        return GraphRun(warnings=warnings)
+        return GraphRun(
+            warnings=warnings, lines=tuple((f"warning: {warning}", "yellow") for warning in warnings)
+        )
     try:
-        identity: dict[str, Any] = identify_graph(settings.sparql_endpoint, Path(session.config.rootpath))
+        identity: dict[str, Any] = identify_graph(settings.sparql_endpoint, root)
     except EndpointError as error:
         identity = {"error": str(error)}
     identity = {**identity, "used_at": _now(), "execute": settings.execute}
-    references = references_section(results, identity) if session.graph and session.graph.check else None
+    references = references_section(results, identity) if stage and stage.check else None
     lines: list[tuple[str, str]] = []
     if references is not None:
         lines.append(("", ""))
         lines.append((_references_headline(references, identity), "red" if references["stale"] else "green"))
         lines.extend((line, "") for line in stale_lines(references))
-    if session.graph is not None and session.graph.unavailable:
-        lines.append((f"graphrag-eval: {session.graph.unavailable}", "red"))
+    if stage is not None and stage.unavailable:
+        lines.append((f"graphrag-eval: {stage.unavailable}", "red"))
     if settings.update_references:
-        lines.extend(_update_corpus_files(Path(session.config.rootpath), results))
+        lines.extend(_update_corpus_files(root, results))
     warnings = _graph_change_warning(baseline, baseline_graph, identity)
     lines.extend((f"warning: {warning}", "yellow") for warning in warnings)
-    session.graph_lines = lines
-    return GraphRun({"graph": identity}, references, warnings)
+    return GraphRun({"graph": identity}, references, warnings, tuple(lines))
 
 
 def _references_headline(section: dict[str, Any], identity: dict[str, Any]) -> str:

@@ -1,0 +1,52 @@
+"""The run's corpus files: the configured paths expanded, and the gates the files add.
+
+A process that collected a file has its rules (`gates.corpus_rules`); an xdist
+controller collects nothing and gets each file's `gates:` from its workers, and a
+configured file a run did not collect is read here: either way, parsed once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, load_corpus
+from pytest_graphrag_eval.errors import GraphragEvalError, SourceLocation
+from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
+from pytest_graphrag_eval.gates.model import Gate
+from pytest_graphrag_eval.gates.suite_gates import combine_gates, gates_from_yaml
+
+
+def expand_corpus_paths(paths: Iterable[Path]) -> list[Path]:
+    """Files as given; folders expand to their *.yaml / *.yml files, sorted for a stable order."""
+    files: list[Path] = []
+    for path in paths:
+        resolved = Path(path).resolve()
+        if resolved.is_dir():
+            files.extend(
+                sorted(p for p in resolved.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+            )
+        else:
+            files.append(resolved)
+    return list(dict.fromkeys(files))
+
+
+def run_gates(
+    option_gates: Sequence[Gate],
+    corpus_files: Iterable[Path],
+    rules: Mapping[Path, CorpusRules],
+    corpora: Mapping[Path, Corpus],
+) -> list[Gate]:
+    """The options' gates, then each corpus file's `gates:` in file order; duplicates dropped."""
+    gates = list(option_gates)
+    for path in corpus_files:
+        collected = rules.get(path)
+        if collected is not None:
+            gates.extend(collected.gates)
+            continue
+        try:
+            corpus = corpora.get(path) or load_corpus(path)
+            gates.extend(gates_from_yaml(corpus.settings.get("gates"), SourceLocation(file=corpus.file)))
+        except GraphragEvalError:
+            continue  # already reported as that file's collection error
+    return combine_gates(gates)

@@ -1,0 +1,50 @@
+"""Recorded responses lined up with the collected corpora, before any question is scored.
+
+A trace response found by its question's text is filed under the question's id; responses for
+questions outside the corpora, and recordings with fewer or more attempts than the run repeats,
+become warnings for the terminal summary and the report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pytest_graphrag_eval.adapters.replay import match_question_texts
+from pytest_graphrag_eval.compare.repeats import replay_warnings
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+from pytest_graphrag_eval.corpus.response_records import ResponseRecord
+from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
+
+
+def replay_attempts(
+    responses: Mapping[str, list[ResponseRecord]], corpora: Iterable[Corpus], agent_repeats: int
+) -> tuple[dict[str, list[ResponseRecord]], ResponsesCheck]:
+    """Each question's recorded attempts, and what did not line up (a `GraphragEvalError` on bad input)."""
+    corpora = list(corpora)
+    attempts = match_question_texts(
+        responses,
+        {
+            question.question_text: question.question_id
+            for corpus in corpora
+            for question in corpus.questions()
+        },
+        _filed_under,
+    )
+    check = check_responses_match((qid for corpus in corpora for qid in corpus.question_ids()), attempts)
+    recorded = {question_id: len(attempts_of) for question_id, attempts_of in attempts.items()}
+    return attempts, dataclasses.replace(check, extra_warnings=replay_warnings(recorded, agent_repeats))
+
+
+def numbered_attempts(responses: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What a recording keeps of one question: its response, or every attempt numbered from 1."""
+    if len(responses) == 1:
+        return {"responses": list(responses)}
+    return {"responses": [{**response, "attempt": number} for number, response in enumerate(responses, 1)]}
+
+
+def _filed_under(record: ResponseRecord, question_id: str) -> ResponseRecord:
+    """A trace response matched by its question's text, filed under the question's id."""
+    source = dataclasses.replace(record.source, question_id=question_id)
+    return ResponseRecord({**record, "question_id": question_id}, source, record.attempt)
