@@ -64,6 +64,7 @@ def llm_settings(
         use_cache=settings.use_cache,
         cache_only=settings.cache_only,
         dry_run=settings.dry_run,
+        batch=settings.judge_batch,
         max_cost_usd=settings.max_cost,
         max_calls=settings.max_calls,
     )

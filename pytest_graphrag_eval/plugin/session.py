@@ -36,6 +36,7 @@ from pytest_graphrag_eval.plugin.dry_run import StandInAgent, plan_lines
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.graph_stage import GraphStage, finish_graph_run
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
+from pytest_graphrag_eval.plugin.judge_batch import RememberedSource, fill_cache_in_batches
 from pytest_graphrag_eval.plugin.progress import ProgressLine, status_text
 from pytest_graphrag_eval.plugin.runner import (
     BackgroundRunner,
@@ -152,8 +153,15 @@ class GraphragSession:
         self.dry_run_lines: list[str] = []
         self.stand_in: StandInAgent | None = None
         self.progress: ProgressLine | None = None
+        self.judge_batches: list[dict[str, Any]] | None = None  # --graphrag-judge-batch: each batch's record
+        self._remembered: RememberedSource | None = None
+        self._new_runner: Any = None  # a runner like self.runner, for a judge batch's collecting passes
         if settings.dry_run and _is_xdist_controller(config):
             raise ConfigurationError("--graphrag-dry-run plans the whole run in one process: drop -n")
+        if settings.judge_batch and not settings.dry_run and _is_xdist_controller(config):
+            raise ConfigurationError(
+                "--graphrag-judge-batch sends the run's judge calls from one process: drop -n"
+            )
         # Read at start-up: a broken file is a usage error before collection, also under xdist,
         # whose controller would otherwise only see its workers fail.
         self.responses = self._load_responses() if settings.responses_path else None
@@ -280,6 +288,8 @@ class GraphragSession:
             self.references_only = True
         else:
             raise pytest.UsageError(NO_RESPONSES)
+        if settings.judge_batch and not settings.dry_run:
+            source = self._remembered = RememberedSource(source)  # the agent is asked once for every pass
         contexts = {}
         try:
             scorers, context, on_close = build_scorers(
@@ -304,6 +314,14 @@ class GraphragSession:
             except GraphragEvalError as error:
                 raise pytest.UsageError(str(error)) from None
             prepare = self.graph.prepare
+        self._new_runner = lambda: BackgroundRunner(
+            source,
+            scorers,
+            lambda question: contexts[question.question_id],
+            None,
+            settings.agent_repeats,
+            prepare,
+        )
         return runner_type(
             source,
             scorers,
@@ -325,8 +343,41 @@ class GraphragSession:
             agent_calls = len(questions) * self.settings.agent_repeats if live else None
             self.dry_run_lines = plan_lines(self.runner, questions, self.judge, agent_calls)
             return True
+        if self.settings.judge_batch and self.judge is not None:
+            self._judge_in_batches(
+                [item.question for item in session.items if isinstance(item, QuestionItem)]
+            )
         self.runner.submit(item.question for item in session.items if isinstance(item, QuestionItem))
         return None
+
+    def _judge_in_batches(self, questions: list[Question]) -> None:
+        """Fill the judge cache through the Batch API, with a status on a terminal, before any item runs."""
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        line = None
+        status = [""]
+        if reporter is not None and reporter.isatty():
+            capture = self.config.pluginmanager.get_plugin("capturemanager")
+            line = ProgressLine(
+                self.config.get_terminal_writer(),
+                lambda: status[0],
+                uncaptured=capture.global_and_fixture_disabled
+                if capture is not None
+                else contextlib.nullcontext,
+            )
+
+        def show(text: str) -> None:
+            status[0] = text
+            if line is not None:
+                line.tick()
+
+        self.judge_batches = []
+        try:
+            self.judge_batches = fill_cache_in_batches(
+                self._new_runner, questions, self.judge, self._remembered, show
+            )
+        finally:
+            if line is not None:
+                line.done()
 
     def pytest_report_header(self, config: pytest.Config) -> str | None:
         """Say so when xdist's distribution mode lets a worker have only two questions in flight."""
@@ -473,6 +524,7 @@ class GraphragSession:
             max_cost_usd=settings.max_cost,
             max_calls=settings.max_calls,
             cache_only=settings.cache_only,
+            batches=self.judge_batches,
         )
         gates = self._all_gates()
         sharded = self.shard is not None  # gates and the comparison are decided on the merged whole
