@@ -109,6 +109,50 @@ def spend_lines(section: Mapping[str, Any] | None) -> list[str]:
     return lines
 
 
+def merge_spend(
+    sections: Sequence[Mapping[str, Any] | None], results: Sequence[Mapping[str, Any]]
+) -> dict[str, Any] | None:
+    """The section of a run made of shards (`graphrag-eval-merge`): spend summed, questions recounted.
+
+    Built by `spend_section` from the shards' summed counters and the merged results, as for one run; each
+    shard had its own budget, so the merged limits are their sum (None when a shard had none).
+    """
+    present = [section for section in sections if section]
+    if not present:
+        return None
+    stats: dict[str, Any] = {}
+    for section in present:
+        batch = section.get("batch") or {}
+        add_process_stats(
+            stats,
+            {
+                "cost_usd": section.get("cost_usd", 0.0),
+                "calls_made": section.get("requests", 0),
+                "cache_hits": section.get("cache_hits", 0),
+                "input_tokens": section.get("input_tokens", 0),
+                "output_tokens": section.get("output_tokens", 0),
+                "budget_refused": section.get("refused_calls", 0),
+                "batch_requests": batch.get("requests", 0),
+                "batch_failed": batch.get("unanswered_requests", 0),
+            },
+        )
+    batched = [section for section in present if section.get("batch")]
+    return spend_section(
+        stats,
+        results,
+        max_cost_usd=_summed_limit([section.get("max_cost_usd") for section in present]),
+        max_calls=_summed_limit([section.get("max_calls") for section in present]),
+        cache_only=any(section.get("cache_only") for section in present),
+        batches=[record for section in batched for record in section["batch"]["batches"]]
+        if batched
+        else None,
+    )
+
+
+def _summed_limit(limits: Sequence[Any]) -> Any:
+    return sum(limits) if limits and all(limit is not None for limit in limits) else None
+
+
 def add_process_stats(total: dict[str, Any], stats: Mapping[str, Any]) -> None:
     """Add one process's judge counters to `total` (xdist workers each have their own client)."""
     for key, value in stats.items():
