@@ -231,6 +231,7 @@ def test_dry_run_says_how_many_requests_a_batch_would_hold(judged) -> None:
         (["--graphrag-no-cache"], "*--graphrag-judge-batch stores*--graphrag-no-cache*"),
         (["--graphrag-max-cost", "1"], "*billed as a whole*--graphrag-max-cost cannot stop it*"),
         (["--graphrag-max-calls", "5"], "*--graphrag-max-calls cannot stop it*"),
+        (["-n", "2"], "*--graphrag-judge-batch sends the run's judge calls from one process: drop -n*"),
     ],
 )
 def test_contradictory_options_are_usage_errors(judged, extra: list[str], message: str) -> None:
@@ -239,3 +240,29 @@ def test_contradictory_options_are_usage_errors(judged, extra: list[str], messag
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
     assert server.count() == 0
+
+
+def test_live_agent_is_asked_once_per_attempt_across_the_passes(judged) -> None:
+    pytester, server = judged
+    pytester.makeconftest(
+        """
+        import collections
+        ASKED = collections.Counter()
+
+        def pytest_graphrag_respond(question, config):
+            ASKED[question.question_id] += 1
+            return {"actual_answer": f"Answer {ASKED[question.question_id]} to {question.question_id}.",
+                    "actual_steps": []}
+
+        def pytest_sessionfinish(session):
+            print("agent asked", sorted(ASKED.items()))
+        """
+    )
+    live = [arg for arg in BATCH if arg not in ("--graphrag-responses", "responses.jsonl")]
+    result = pytester.runpytest("-s", *live, "--graphrag-agent-repeats", "2")
+    # Two passes (chat, then the embeddings that need its replies) and the scoring run: 2 attempts each.
+    assert "agent asked [('q1', 2), ('q2', 2), ('q3', 2)]" in result.stdout.str()
+    assert server.count("batches") == 2
+    data = report(pytester)
+    assert all(result["answer_relevance"] is not None for result in data["results"])
+    assert data["judge_spend"]["batch"]["unanswered_requests"] == 0
