@@ -14,6 +14,7 @@ from unittest.mock import ANY
 
 import pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
+from test_plugin_progress import run_in_terminal
 
 from pytest_graphrag_eval.answers.relevance import SYSTEM_MESSAGE as RELEVANCE_SYSTEM
 from pytest_graphrag_eval.llm.batch import STATE_FOLDER
@@ -76,7 +77,9 @@ def test_batch_run_scores_as_a_direct_run_at_half_the_cost(judged) -> None:
     assert server.count("batches") == 0 and server.count("chat") == 12 and server.count("embeddings") == 3
 
     server.reset()
-    pytester.runpytest(*BATCH).assert_outcomes(passed=3)
+    quiet = pytester.runpytest(*BATCH)
+    quiet.assert_outcomes(passed=3)
+    assert "requests done" not in quiet.stdout.str(), "no status line when the output is not a terminal"
     batched = report(pytester)
     assert server.count("chat") == 0 and server.count("embeddings") == 0, "no judge call was sent directly"
     # Pass 1: correctness and relevance's question generation (chat); pass 2: the embeddings of the
@@ -266,3 +269,14 @@ def test_live_agent_is_asked_once_per_attempt_across_the_passes(judged) -> None:
     data = report(pytester)
     assert all(result["answer_relevance"] is not None for result in data["results"])
     assert data["judge_spend"]["batch"]["unanswered_requests"] == 0
+
+
+def test_batch_progress_is_shown_on_a_terminal(judged) -> None:
+    pytester, server = judged
+    server.batch_in_progress_polls = 5  # about 2.5 s of polling: the status appears after 0.5 s
+    env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": SECRET}
+    env.pop("PYTEST_ADDOPTS", None)
+    output = run_in_terminal(BATCH, pytester.path, env)
+    assert "3 passed" in output
+    assert "graphrag judge batch: 0/12 requests done (in_progress)" in output
+    assert "\b" in output  # erased before the items report
