@@ -280,3 +280,12 @@ def test_batch_progress_is_shown_on_a_terminal(judged) -> None:
     assert "3 passed" in output
     assert "graphrag judge batch: 0/12 requests done (in_progress)" in output
     assert "\b" in output  # erased before the items report
+
+
+def test_ragas_relevance_with_a_batch_is_a_usage_error(judged) -> None:
+    pytester, server = judged
+    pytester.path.joinpath("answers.yaml").write_text("relevance_backend: ragas\n", encoding="utf-8")
+    result = pytester.runpytest(*BATCH, "--graphrag-answers-config", "answers.yaml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*ragas sends its calls through ragas, outside the judge cache, batch*"])
+    assert server.count() == 0
