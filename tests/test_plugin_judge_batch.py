@@ -133,15 +133,7 @@ def wait_for(condition: Any, process: subprocess.Popen[str], what: str) -> None:
 def test_interrupted_batch_run_resumes_the_same_batch(judged) -> None:
     pytester, server = judged
     server.batch_in_progress_polls = 10**6  # the batch runs until the test lets it finish
-    process = run_in_subprocess(pytester, server)
-    try:
-        wait_for(lambda: server.count("batch_status") >= 2, process, "the batch was polled")
-        process.send_signal(signal.SIGINT)
-        output, _ = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert process.returncode == pytest.ExitCode.INTERRUPTED, output
+    interrupt_while_polling(pytester, server)
     assert server.count("batches") == 1
     (state,) = state_files(pytester)
     batch_id = json.loads(state.read_text(encoding="utf-8"))["batch_id"]
@@ -289,3 +281,33 @@ def test_ragas_relevance_with_a_batch_is_a_usage_error(judged) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*ragas sends its calls through ragas, outside the judge cache, batch*"])
     assert server.count() == 0
+
+
+def interrupt_while_polling(pytester: pytest.Pytester, server: FakeOpenAIServer) -> str:
+    """Run pytest in a subprocess and send it SIGINT while its batch is polled; what it printed."""
+    process = run_in_subprocess(pytester, server)
+    try:
+        wait_for(lambda: server.count("batch_status") >= 2, process, "the batch was polled")
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == pytest.ExitCode.INTERRUPTED, output
+    return output
+
+
+def test_a_batch_the_server_does_not_know_is_sent_again_by_the_next_run(judged) -> None:
+    pytester, server = judged
+    server.batch_in_progress_polls = 10**6
+    interrupt_while_polling(pytester, server)
+    (state,) = state_files(pytester)
+    state.write_text(json.dumps({"batch_id": "batch-unknown"}), encoding="utf-8")  # e.g. another account's
+    server.batch_in_progress_polls = 0
+    failed = pytester.runpytest(*BATCH)
+    failed.stdout.fnmatch_lines(["*judge batch batch-unknown unknown: 0 of 12 requests answered*"])
+    q1 = next(r for r in report(pytester)["results"] if r["question_id"] == "q1")
+    assert "No such Batch object: batch-unknown" in q1["answer_eval_error"]
+    assert state_files(pytester) == []
+    pytester.runpytest(*BATCH).assert_outcomes(passed=3)
+    assert server.count("batches") == 3  # the interrupted one, then both passes sent anew

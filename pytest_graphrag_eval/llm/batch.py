@@ -262,9 +262,13 @@ class _BatchRun:
             record.status = self.status = str(batch.status)
             answered = await self._store_output(batch.output_file_id)
             failures = await self._error_lines(batch.error_file_id)
-        except LLMError as error:  # the batch may still run: its state file stays for the next run
+        except LLMError as error:
             record.status = self.status = "unknown"
-            self._fail_all(f"{error}; the next run resumes it", keep_record=True)
+            if error.status == 404:  # the server does not know it (another account, long gone): send anew
+                self.state.unlink(missing_ok=True)
+                self._fail_all(f"{error}; the next run submits its requests again", keep_record=True)
+            else:  # the batch may still run: its state file stays for the next run
+                self._fail_all(f"{error}; the next run resumes it", keep_record=True)
             return
         reason = f"judge batch {record.batch_id} ended {record.status}"
         if batch.status == "failed":
