@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -155,7 +156,8 @@ class GraphragSession:
         self.progress: ProgressLine | None = None
         self.judge_batches: list[dict[str, Any]] | None = None  # --graphrag-judge-batch: each batch's record
         self._remembered: RememberedSource | None = None
-        self._new_runner: Any = None  # a runner like self.runner, for a judge batch's collecting passes
+        # Makes a runner like self.runner, for a judge batch's collecting passes.
+        self._new_runner: Callable[[], QuestionRunner] | None = None
         if settings.dry_run and _is_xdist_controller(config):
             raise ConfigurationError("--graphrag-dry-run plans the whole run in one process: drop -n")
         if settings.judge_batch and not settings.dry_run and _is_xdist_controller(config):
@@ -352,6 +354,8 @@ class GraphragSession:
 
     def _judge_in_batches(self, questions: list[Question]) -> None:
         """Fill the judge cache through the Batch API, with a status on a terminal, before any item runs."""
+        assert self._new_runner is not None, "made with the runner, which a judged run has"
+        new_runner = self._new_runner
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         line = None
         status = [""]
@@ -373,7 +377,7 @@ class GraphragSession:
         self.judge_batches = []
         try:
             self.judge_batches = fill_cache_in_batches(
-                self._new_runner, questions, self.judge, self._remembered, show
+                new_runner, questions, self.judge, self._remembered, show
             )
         finally:
             if line is not None:
