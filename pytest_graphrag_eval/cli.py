@@ -88,6 +88,7 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
         finished=merged.finished,
         interrupted=merged.interrupted,
         warnings=merged.warnings,
+        judge_spend=merged.judge_spend,
     )
     outputs = write_outputs(finished.report, OutputPaths(args.report, args.markdown, args.html))
     problems = outputs.problems

@@ -244,3 +244,75 @@ def test_stop_interrupts_slow_replies_and_url_needs_a_started_server() -> None:
     stopper.start()
     stopper.join(timeout=25)
     assert not stopper.is_alive(), "stop() waited for the slow reply"
+
+
+def batch_lines(*contents: str) -> bytes:
+    return "".join(
+        json.dumps(
+            {
+                "custom_id": f"req-{index}",
+                "method": "POST",
+                "url": "/v1/chat/completions",
+                "body": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": content}]},
+            }
+        )
+        + "\n"
+        for index, content in enumerate(contents)
+    ).encode()
+
+
+def test_batch_api_runs_lines_through_the_scripted_replies() -> None:
+    with FakeOpenAIServer(chat_text="default") as server:
+        server.batch_in_progress_polls = 2
+        server.enqueue("first", Reply.bad_request("scripted refusal"))
+        client = sdk(server)
+        uploaded = client.files.create(file=("in.jsonl", batch_lines("a", "b", "c")), purpose="batch")
+        batch = client.batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
+        )
+        statuses = [client.batches.retrieve(batch.id).status for _ in range(3)]
+        assert statuses == ["in_progress", "in_progress", "completed"]
+        done = client.batches.retrieve(batch.id)
+        assert (done.request_counts.total, done.request_counts.completed, done.request_counts.failed) == (
+            3,
+            2,
+            1,
+        )
+        output = [json.loads(line) for line in client.files.content(done.output_file_id).text.splitlines()]
+        texts = {
+            line["custom_id"]: line["response"]["body"]["choices"][0]["message"]["content"] for line in output
+        }
+        assert texts == {"req-0": "first", "req-2": "default"}
+        (error,) = [json.loads(line) for line in client.files.content(done.error_file_id).text.splitlines()]
+        assert error["custom_id"] == "req-1" and error["response"]["status_code"] == 400
+        assert (
+            server.count("batches") == 1 and server.count("batch_status") == 4 and server.count("chat") == 0
+        )
+
+
+@pytest.mark.parametrize("outcome", ["failed", "expired", "cancel"])
+def test_batch_outcomes_can_be_injected(outcome: str) -> None:
+    with FakeOpenAIServer() as server:
+        server.batch_in_progress_polls = 5
+        server.batch_answered = 1
+        if outcome != "cancel":
+            server.batch_outcome = outcome
+            server.batch_in_progress_polls = 0
+        client = sdk(server)
+        uploaded = client.files.create(file=("in.jsonl", batch_lines("a", "b")), purpose="batch")
+        batch = client.batches.create(
+            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
+        )
+        if outcome == "cancel":
+            client.batches.cancel(batch.id)
+        done = client.batches.retrieve(batch.id)
+        expected = {"failed": "failed", "expired": "expired", "cancel": "cancelled"}[outcome]
+        assert done.status == expected
+        if outcome == "failed":
+            assert done.output_file_id is None and done.errors is not None and done.errors.data
+        else:
+            assert (done.request_counts.completed, done.request_counts.failed) == (1, 1)
+            (error,) = [
+                json.loads(line) for line in client.files.content(done.error_file_id).text.splitlines()
+            ]
+            assert error["custom_id"] == "req-1" and error["error"]["code"] == f"batch_{expected}"

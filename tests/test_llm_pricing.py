@@ -79,3 +79,9 @@ def test_unreadable_price_files(tmp_path) -> None:
     broken.write_text("a: [unclosed\n")
     with pytest.raises(ConfigurationError, match=r"broken\.yaml"):
         load_prices(broken)
+
+
+def test_batch_price_is_half_the_listed_or_overridden_price() -> None:
+    assert ModelPrice(2.0, 8.0).batch() == ModelPrice(1.0, 4.0)
+    override = price_for("judge-deployment", {"judge-deployment": ModelPrice(3.0, 12.0)})
+    assert override is not None and override.batch().cost(1_000_000, 1_000_000) == pytest.approx(7.5)

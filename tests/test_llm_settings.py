@@ -101,3 +101,18 @@ def test_repr_never_shows_the_key() -> None:
 def test_invalid_values_are_configuration_errors(field: str, value: object, message: str) -> None:
     with pytest.raises(ConfigurationError, match=message):
         LLMSettings(**{field: value})
+
+
+@pytest.mark.parametrize(
+    ("overrides", "says"),
+    [
+        ({"use_cache": False}, "stores its replies in the cache"),
+        ({"cache_dir": None}, "stores its replies in the cache"),
+        ({"cache_only": True}, "a cache-only judge never does"),
+        ({"max_cost_usd": 1.0}, "billed as a whole"),
+        ({"max_calls": 10}, "billed as a whole"),
+    ],
+)
+def test_batch_judge_refuses_what_contradicts_it(overrides: dict, says: str) -> None:
+    with pytest.raises(ConfigurationError, match=says):
+        LLMSettings(api_key="sk-test", batch=True, **overrides)

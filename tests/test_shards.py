@@ -9,6 +9,7 @@ recorded responses; the merge runs through its console script.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ from report_equality import report_differences, without_timings
 from pytest_graphrag_eval.cli import merge_main
 from pytest_graphrag_eval.corpus.shards import assign_shards, parse_shard
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.testing import FakeOpenAIServer
 from pytest_graphrag_eval.testing.synthetic_corpus import write_synthetic_project
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,9 +43,11 @@ SYNTHETIC_OPTIONS = [
 ]
 
 
-def run_pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_pytest(
+    folder: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
-    return subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False)
+    return subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False, env=env)
 
 
 def run_merge(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -187,6 +191,33 @@ def test_example_project_in_three_shards_merges_into_the_unsharded_report(tmp_pa
     assert_same_outputs(tmp_path, "whole", "merged")
     report = read_json(tmp_path / "merged.json")
     assert report["comparison"]["regressions"] and any(not gate["passed"] for gate in report["gates"])
+
+
+def test_judged_shards_merge_into_the_unsharded_report_and_judge_spend(tmp_path: Path) -> None:
+    """An LLM judge on the loopback server: the merged `judge_spend` sums the shards' calls, tokens, cost."""
+    write_synthetic_project(tmp_path, 60, per_template=20)
+    verdict = {"reference_claims_count": 2, "actual_claims_count": 2, "matching_claims_count": 1}
+    with FakeOpenAIServer(chat_text=json.dumps({**verdict, "reason": "scripted"})) as server:
+        env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test-shards"}
+        common = [
+            "--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl",
+            "--graphrag-judge", "llm", "--graphrag-no-cache", "--graphrag-threshold", "answer_f1>=0.5",
+        ]  # fmt: skip
+        whole_run = run_pytest(tmp_path, *common, *outputs("whole"), env=env)
+        for index in (1, 2, 3):
+            run_pytest(tmp_path, *common, "--graphrag-shard", f"{index}/3", "--graphrag-report",
+                       f"shard-{index}.json", env=env)  # fmt: skip
+        sent = server.count("chat")
+    whole = read_json(tmp_path / "whole.json")["judge_spend"]
+    assert sent == 2 * whole["requests"] > 0, "each judged question once unsharded and once in its shard"
+    shards = [read_json(tmp_path / f"shard-{index}.json")["judge_spend"] for index in (1, 2, 3)]
+    assert all(spend["requests"] > 0 for spend in shards)
+    merged = run_merge(tmp_path, "shard-2.json", "shard-3.json", "shard-1.json", *merge_outputs("merged"))
+    assert merged.returncode == whole_run.returncode == 1, merged.stderr  # answer_f1>=0.5 fails some
+    spend = read_json(tmp_path / "merged.json")["judge_spend"]
+    assert spend["requests"] == sum(shard["requests"] for shard in shards) == whole["requests"]
+    assert spend["input_tokens"] == sum(shard["input_tokens"] for shard in shards)
+    assert_same_outputs(tmp_path, "whole", "merged")
 
 
 @pytest.mark.slow

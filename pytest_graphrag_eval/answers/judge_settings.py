@@ -45,6 +45,7 @@ class JudgeOptions:
     use_cache: bool | None = None
     cache_only: bool | None = None
     dry_run: bool | None = None
+    batch: bool | None = None
     max_cost_usd: float | None = None
     max_calls: int | None = None
 

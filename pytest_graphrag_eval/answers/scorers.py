@@ -116,10 +116,15 @@ def build_answer_metrics(settings: AnswerSettings, client: Judge | None) -> list
         metrics.append(LexicalCorrectness())
     if settings.relevance and settings.relevance_backend == "ragas":
         limits = client.settings
-        if limits.cache_only or limits.max_cost_usd is not None or limits.max_calls is not None:
+        if (
+            limits.cache_only
+            or limits.batch
+            or limits.max_cost_usd is not None
+            or limits.max_calls is not None
+        ):
             raise ConfigurationError(
-                "relevance_backend: ragas sends its calls through ragas, outside the judge cache and "
-                "budget: use the native relevance backend with a cache-only run or a budget"
+                "relevance_backend: ragas sends its calls through ragas, outside the judge cache, batch and "
+                "budget: use the native relevance backend with a cache-only or batch run or a budget"
             )
         from pytest_graphrag_eval.answers.ragas_relevance import RagasRelevance
 

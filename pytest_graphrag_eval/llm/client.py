@@ -29,10 +29,11 @@ from typing import Any, TypeVar
 import openai
 
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm.batch import BatchCollector, BatchRequest, CallDeferred
 from pytest_graphrag_eval.llm.cache import ResponseCache, cache_dir_problem, cache_key
 from pytest_graphrag_eval.llm.errors import LLMError
 from pytest_graphrag_eval.llm.estimate import CallPlanner
-from pytest_graphrag_eval.llm.limits import CACHE_MISS, Budget, CallRefused
+from pytest_graphrag_eval.llm.limits import BATCH_UNANSWERED, CACHE_MISS, Budget, CallRefused
 from pytest_graphrag_eval.llm.pricing import price_for
 from pytest_graphrag_eval.llm.redact import redact, safe_url
 from pytest_graphrag_eval.llm.retry import (
@@ -88,7 +89,8 @@ class ClientStats:
     `calls_made` counts HTTP requests that reached the server, retries included;
     `refused_connections` the attempts that never reached it (connection refused or reset);
     `cache_misses_refused` the calls a cache-only run did not send, `budget_refused` those the
-    budget stopped.
+    budget stopped. With a batch judge, `batch_requests` counts the requests submitted in batches
+    (`calls_made` the answered ones, which are billed) and `batch_failed` those that got no reply.
     """
 
     calls_made: int = 0
@@ -101,6 +103,8 @@ class ClientStats:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    batch_requests: int = 0
+    batch_failed: int = 0
     unpriced_models: set[str] = field(default_factory=set)
 
     def as_dict(self) -> dict[str, Any]:
@@ -200,6 +204,9 @@ class JudgeClient:
         )
         self._breaker = ConnectionBreaker(settings.max_retries + 1)
         self.pending_calls = 0  # calls past the cache, waiting for a slot or in flight (progress display)
+        # A batch judge (llm/batch.py): misses are recorded while collecting, else fail with their reason.
+        self.batch_collector: BatchCollector | None = None
+        self.batch_failures: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"JudgeClient({self.settings!r})"
@@ -257,6 +264,8 @@ class JudgeClient:
             request["response_format"] = response_format
         if self.settings.max_tokens is not None:
             request["max_tokens"] = self.settings.max_tokens
+        if self.settings.batch:
+            self._defer(BatchRequest(key, "chat", model, request))
         # The SDK's documented low-level `post` sends the same request as `chat.completions.create`
         # without walking the plain-JSON body through its parameter types, and hands back the body
         # text, which `_parse_chat` reads for the three fields used instead of building the full
@@ -303,6 +312,12 @@ class JudgeClient:
         if self.planner is not None:
             return EmbeddingResult(self.planner.plan_embeddings(texts, model), 0, 0.0, False, model)
         self._refuse_if_cache_only("embeddings", model)
+        if self.settings.batch:
+            self._defer(
+                BatchRequest(
+                    key, "embeddings", model, {"model": model, "input": texts, "encoding_format": "base64"}
+                )
+            )
         vectors, input_tokens = await self._request(
             "embeddings",
             model,
@@ -324,6 +339,36 @@ class JudgeClient:
             {"vectors": vectors, "input_tokens": input_tokens, "cost_usd": cost, "price_known": known},
         )
         return EmbeddingResult(vectors, input_tokens, cost, False, model, known)
+
+    def store_batch_reply(self, request: BatchRequest, body: Any) -> None:
+        """Store one reply of a judge batch in the cache at batch prices; MalformedResponse if unusable."""
+        model = request.model
+        if request.kind == "chat":
+            text, input_tokens, output_tokens = _parse_chat(body)
+            cost, known = self._cost(model, input_tokens, output_tokens, batch=True)
+            result: dict[str, Any] = {
+                "text": text,
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "cost_usd": cost,
+                "price_known": known,
+            }
+        else:
+            vectors, input_tokens = _parse_embeddings(body, len(request.body["input"]))
+            cost, known = self._cost(model, input_tokens, 0, batch=True)
+            result = {
+                "vectors": vectors,
+                "input_tokens": input_tokens,
+                "cost_usd": cost,
+                "price_known": known,
+            }
+        self.stats.calls_made += 1
+        if self._cache is not None:
+            self._cache.put(request.key, {"kind": request.kind, "model": model, "result": result})
+
+    def batch_sdk(self) -> openai.AsyncOpenAI:
+        """The SDK client of the running loop, for the Batch API's files and batches endpoints."""
+        return self._state().sdk
 
     async def aclose(self) -> None:
         """Release the current loop's connections (and forget states of closed loops)."""
@@ -437,6 +482,27 @@ class JudgeClient:
                 f"{kind} call to model {model!r}: {CACHE_MISS}", reason="cache_miss", kind=kind, model=model
             )
 
+    def _defer(self, request: BatchRequest) -> None:
+        """A batch judge's miss: recorded for the next batch while collecting, else its batch's failure."""
+        if request.key in self.batch_failures:
+            self.stats.failures += 1
+            raise LLMError(
+                f"{request.kind} call to model {request.model!r}: {self.batch_failures[request.key]}",
+                kind=request.kind,
+                model=request.model,
+            )
+        if self.batch_collector is not None:
+            self.batch_collector.add(request)
+            raise CallDeferred(
+                f"{request.kind} call deferred to a judge batch", kind=request.kind, model=request.model
+            )
+        self.stats.failures += 1
+        raise LLMError(
+            f"{request.kind} call to model {request.model!r}: {BATCH_UNANSWERED} (it was not in one)",
+            kind=request.kind,
+            model=request.model,
+        )
+
     def _admit(self, kind: str, model: str) -> None:
         try:
             self.budget.admit(kind, model)
@@ -445,8 +511,12 @@ class JudgeClient:
             self.stats.failures += 1
             raise
 
-    def _cost(self, model: str, input_tokens: int, output_tokens: int) -> tuple[float, bool]:
+    def _cost(
+        self, model: str, input_tokens: int, output_tokens: int, batch: bool = False
+    ) -> tuple[float, bool]:
         price = price_for(model, self.settings.prices)
+        if price is not None and batch:
+            price = price.batch()
         if price is None:
             if model not in self.stats.unpriced_models:
                 log.warning("no price known for model %r; its cost is reported as 0.0", model)

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_graphrag_eval.llm.pricing import ModelPrice, price_for
+from pytest_graphrag_eval.llm.pricing import BATCH_PRICE_FACTOR, ModelPrice, price_for
 
 DEFAULT_OUTPUT_CAP = 400
 MESSAGE_OVERHEAD = 4
@@ -233,6 +233,23 @@ def estimate_lines(planner: CallPlanner, prices: Mapping[str, ModelPrice] | None
     if unpriced:
         lines.append(f"no price known for {', '.join(sorted(set(unpriced)))}: left out of the cost")
     return lines
+
+
+def batch_line(planner: CallPlanner, prices: Mapping[str, ModelPrice] | None = None) -> str:
+    """What a batch run would do with the planned calls: requests, batches, cost at batch prices."""
+    rows = estimate_rows(planner)
+    calls = sum(row.calls for row in rows)
+    low = high = 0.0
+    for row in rows:
+        cost = row.cost(prices)
+        if cost is not None:
+            low, high = low + cost[0] * BATCH_PRICE_FACTOR, high + cost[1] * BATCH_PRICE_FACTOR
+    targets = {(call.purpose == "embeddings", call.model) for call in planner.calls}
+    return (
+        f"judge batch: {calls} requests in at least {len(targets)} batches (one per endpoint and model; "
+        "calls that need an earlier reply go in a later batch), "
+        f"{_money((low, high))} USD at batch prices ({BATCH_PRICE_FACTOR:.0%} of the listed price)"
+    )
 
 
 def _span(pair: Sequence[int]) -> str:

@@ -17,6 +17,7 @@ from pytest_graphrag_eval.llm.errors import LLMError
 
 CACHE_MISS = "no cached reply and this run is cache-only (no call is sent)"
 BUDGET_REACHED = "judge budget reached (no new call is sent)"
+BATCH_UNANSWERED = "no reply from the judge batch"
 
 
 class CallRefused(LLMError):
@@ -29,7 +30,8 @@ class CallRefused(LLMError):
 
 def refusal_of(result: Mapping[str, Any]) -> str | None:
     """ "budget" when a judge call of this question was refused by the budget, "cache_miss" for a
-    cache-only miss, else None. Reads the `*_error` texts the scorers left (they quote the refusal)."""
+    cache-only miss, "batch" for a request a judge batch did not answer, else None. Reads the
+    `*_error` texts the scorers left (they quote the refusal)."""
     found = None
     for key, value in result.items():
         if not (key.endswith("_error") and isinstance(value, str)):
@@ -38,6 +40,8 @@ def refusal_of(result: Mapping[str, Any]) -> str | None:
             return "budget"
         if CACHE_MISS in value:
             found = "cache_miss"
+        elif BATCH_UNANSWERED in value:
+            found = found or "batch"
     return found
 
 

@@ -2,8 +2,10 @@
 
 The built-in table holds public list prices in USD per 1M tokens as published by
 OpenAI when this table was written. List prices change and contracts differ
-(Azure, batch, cached-input discounts are not modelled): override them with
-`LLMSettings(prices=...)` or `load_prices(path)`. A model that is not in the table
+(Azure and cached-input discounts are not modelled): override them with
+`LLMSettings(prices=...)` or `load_prices(path)`. Requests sent through the Batch
+API cost `BATCH_PRICE_FACTOR` (50 %) of the price in the table, overrides included,
+as OpenAI bills batch input and output tokens at half the listed rate. A model that is not in the table
 costs 0.0 and is flagged, so an unknown price is visible rather than silently wrong.
 """
 
@@ -28,6 +30,15 @@ class ModelPrice:
 
     def cost(self, input_tokens: int, output_tokens: int = 0) -> float:
         return (input_tokens * self.input_per_million + output_tokens * self.output_per_million) / 1_000_000
+
+    def batch(self) -> ModelPrice:
+        """The price of the same tokens sent through the Batch API."""
+        return ModelPrice(
+            self.input_per_million * BATCH_PRICE_FACTOR, self.output_per_million * BATCH_PRICE_FACTOR
+        )
+
+
+BATCH_PRICE_FACTOR = 0.5
 
 
 # List prices (USD / 1M tokens, standard tier); they change — override for your contract.

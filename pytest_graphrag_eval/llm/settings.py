@@ -28,6 +28,8 @@ class LLMSettings:
     also caps a server's Retry-After. `max_tokens` caps every chat reply (unset: the
     server's default). `cache_only` answers every call from the cache and sends none (a miss is
     the call's error); `max_cost_usd` and `max_calls` bound what the run spends (see llm/limits.py).
+    `batch` sends the calls a run misses in its cache through the Batch API (llm/batch.py), which
+    needs the cache and cannot be stopped midway by a budget.
     """
 
     model: str = "gpt-4o-mini"
@@ -49,6 +51,7 @@ class LLMSettings:
     max_cost_usd: float | None = None
     max_calls: int | None = None
     dry_run: bool = False
+    batch: bool = False
 
     def __post_init__(self) -> None:
         if self.max_tokens is not None and (
@@ -80,6 +83,19 @@ class LLMSettings:
         if self.cache_only and (self.cache_dir is None or not self.use_cache):
             raise ConfigurationError(
                 "a cache-only judge needs its cache: give a cache folder and leave it on"
+            )
+        if self.batch and (self.cache_dir is None or not self.use_cache):
+            raise ConfigurationError(
+                "a batch judge stores its replies in the cache: give a cache folder and leave it on"
+            )
+        if self.batch and self.cache_only:
+            raise ConfigurationError(
+                "a batch judge sends requests, which a cache-only judge never does; use one"
+            )
+        if self.batch and (self.max_cost_usd is not None or self.max_calls is not None):
+            raise ConfigurationError(
+                "a judge batch is billed as a whole once it ends, so a budget cannot stop it midway; "
+                "drop the budget (a dry run shows what the batch would cost)"
             )
         if self.cache_dir is not None and not isinstance(self.cache_dir, Path):
             object.__setattr__(self, "cache_dir", Path(self.cache_dir))

@@ -320,6 +320,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         action="store_true",
     ),
     OptionSpec(
+        "--graphrag-judge-batch",
+        "graphrag_judge_batch",
+        "Send the judge calls the cache misses through the OpenAI Batch API (half price, slower).",
+        ini="graphrag_judge_batch",
+        ini_type="bool",
+        action="store_true",
+    ),
+    OptionSpec(
         "--graphrag-max-cost",
         "graphrag_max_cost",
         "Judge budget in USD; unscored questions are not_evaluated.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +70,7 @@ from pytest_graphrag_eval.report.terminal_summary import (
 from pytest_graphrag_eval.run.corpora import expand_corpus_paths, run_gates
 from pytest_graphrag_eval.run.dry_run import StandInAgent, plan_lines
 from pytest_graphrag_eval.run.graph_stage import GraphStage, finish_graph_run
+from pytest_graphrag_eval.run.judge_batch import RememberedSource, fill_cache_in_batches
 from pytest_graphrag_eval.run.replay import numbered_attempts, replay_attempts
 from pytest_graphrag_eval.run.runner import (
     BackgroundRunner,
@@ -154,8 +156,16 @@ class GraphragSession:
         self.dry_run_lines: list[str] = []
         self.stand_in: StandInAgent | None = None
         self.progress: ProgressLine | None = None
+        self.judge_batches: list[dict[str, Any]] | None = None  # --graphrag-judge-batch: each batch's record
+        self._remembered: RememberedSource | None = None
+        # Makes a runner like self.runner, for a judge batch's collecting passes.
+        self._new_runner: Callable[[], QuestionRunner] | None = None
         if settings.dry_run and _is_xdist_controller(config):
             raise ConfigurationError("--graphrag-dry-run plans the whole run in one process: drop -n")
+        if settings.judge_batch and not settings.dry_run and _is_xdist_controller(config):
+            raise ConfigurationError(
+                "--graphrag-judge-batch sends the run's judge calls from one process: drop -n"
+            )
         if settings.corpus_paths and settings.answers.needs_llm:
             # Made now, so a missing API key or an unusable cache folder is a usage error in every
             # process; an xdist controller scores nothing and keeps none (its workers' stats add up).
@@ -279,6 +289,8 @@ class GraphragSession:
             self.references_only = True
         else:
             raise pytest.UsageError(NO_RESPONSES)
+        if settings.judge_batch and not settings.dry_run:
+            source = self._remembered = RememberedSource(source)  # the agent is asked once for every pass
         contexts = {}
         try:
             if self.judge is None and any(rules.erag_needs_llm for rules in self.rules.values()):
@@ -302,6 +314,14 @@ class GraphragSession:
             except GraphragEvalError as error:
                 raise pytest.UsageError(str(error)) from None
             prepare = self.graph.prepare
+        self._new_runner = lambda: BackgroundRunner(
+            source,
+            scorers,
+            lambda question: contexts[question.question_id],
+            None,
+            settings.agent_repeats,
+            prepare,
+        )
         return runner_type(
             source,
             scorers,
@@ -323,8 +343,43 @@ class GraphragSession:
             agent_calls = len(questions) * self.settings.agent_repeats if live else None
             self.dry_run_lines = plan_lines(self.runner, questions, self.judge, agent_calls)
             return True
+        if self.settings.judge_batch and self.judge is not None:
+            self._judge_in_batches(
+                [item.question for item in session.items if isinstance(item, QuestionItem)]
+            )
         self.runner.submit(item.question for item in session.items if isinstance(item, QuestionItem))
         return None
+
+    def _judge_in_batches(self, questions: list[Question]) -> None:
+        """Fill the judge cache through the Batch API, with a status on a terminal, before any item runs."""
+        assert self._new_runner is not None, "made with the runner, which a judged run has"
+        new_runner = self._new_runner
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        line = None
+        status = [""]
+        if reporter is not None and reporter.isatty():
+            capture = self.config.pluginmanager.get_plugin("capturemanager")
+            line = ProgressLine(
+                self.config.get_terminal_writer(),
+                lambda: status[0],
+                uncaptured=capture.global_and_fixture_disabled
+                if capture is not None
+                else contextlib.nullcontext,
+            )
+
+        def show(text: str) -> None:
+            status[0] = text
+            if line is not None:
+                line.tick()
+
+        self.judge_batches = []
+        try:
+            self.judge_batches = fill_cache_in_batches(
+                new_runner, questions, self.judge, self._remembered, show
+            )
+        finally:
+            if line is not None:
+                line.done()
 
     def pytest_report_header(self, config: pytest.Config) -> str | None:
         """Say so when xdist's distribution mode lets a worker have only two questions in flight."""
@@ -472,6 +527,7 @@ class GraphragSession:
             max_cost_usd=settings.max_cost,
             max_calls=settings.max_calls,
             cache_only=settings.cache_only,
+            batches=self.judge_batches,
         )
         gates = run_gates(self.settings.gates, self.corpus_files, self.rules, self.corpora)
         sharded = self.shard is not None  # gates and the comparison are decided on the merged whole

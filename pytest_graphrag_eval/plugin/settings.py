@@ -86,6 +86,7 @@ class PluginSettings:
     execute: str | None = None
     cache_only: bool = False
     dry_run: bool = False
+    judge_batch: bool = False
     max_cost: float | None = None
     max_calls: int | None = None
     shard: ShardSpec | None = None
@@ -170,6 +171,7 @@ class PluginSettings:
             dry_run=bool(judge.dry_run),
             max_cost=judge.max_cost_usd,
             max_calls=judge.max_calls,
+            judge_batch=bool(judge.batch),
             shard=parse_shard(config.getoption("graphrag_shard"))
             if config.getoption("graphrag_shard")
             else None,
@@ -252,10 +254,31 @@ class PluginSettings:
                 "--graphrag-cache-only answers judge calls from the cache, which --graphrag-no-cache "
                 "turns off; use one"
             )
+        if self.judge_batch:
+            self._validate_batch()
         if self.record_path is not None and self.responses_path is not None:
             raise ConfigurationError(
                 "--graphrag-record records live agent answers, but --graphrag-responses (or the "
                 "graphrag_responses ini key) replays recorded ones, so nothing would be recorded; use one"
+            )
+
+    def _validate_batch(self) -> None:
+        """--graphrag-judge-batch fills the cache by sending requests, and is billed when a batch ends."""
+        if self.cache_only:
+            raise ConfigurationError(
+                "--graphrag-judge-batch sends the judge calls the cache misses, --graphrag-cache-only sends "
+                "none; use one"
+            )
+        if not self.use_cache:
+            raise ConfigurationError(
+                "--graphrag-judge-batch stores the batch's replies in the judge cache, which "
+                "--graphrag-no-cache turns off; use one"
+            )
+        budget = "--graphrag-max-cost" if self.max_cost is not None else "--graphrag-max-calls"
+        if self.max_cost is not None or self.max_calls is not None:
+            raise ConfigurationError(
+                f"--graphrag-judge-batch: a batch is billed as a whole when it ends, so {budget} cannot "
+                "stop it midway; drop the budget (--graphrag-dry-run shows what the batch would cost)"
             )
 
     def _validate_graph(self) -> None:
@@ -321,6 +344,7 @@ def _judge_options(config: pytest.Config, layer: str, invocation_dir: Path) -> J
         return True if cli and config.getoption(name) else None
 
     relevance = config.getoption("graphrag_relevance") if cli else config.getini("graphrag_relevance")
+    batch = config.getoption("graphrag_judge_batch") if cli else config.getini("graphrag_judge_batch")
     return JudgeOptions(
         judge=_text(config, "graphrag_judge", layer),
         judge_model=_text(config, "graphrag_judge_model", layer),
@@ -333,6 +357,7 @@ def _judge_options(config: pytest.Config, layer: str, invocation_dir: Path) -> J
         use_cache=False if flag("graphrag_no_cache") else None,
         cache_only=flag("graphrag_cache_only"),
         dry_run=flag("graphrag_dry_run"),
+        batch=True if batch else None,
         max_cost_usd=_limit(config, "graphrag_max_cost", float, "a number of USD", layer),
         max_calls=_limit(config, "graphrag_max_calls", int, "a whole number of calls", layer),
     )

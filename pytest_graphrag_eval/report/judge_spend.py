@@ -3,7 +3,9 @@
 A team paying for nightly runs needs three numbers on every output (terminal,
 JSON, Markdown, HTML): what this run spent (cache hits are free), the limits it
 had, and how many questions a reached limit left `not_evaluated`. In a cache-only
-run the section also counts the questions whose judge calls missed the cache.
+run the section also counts the questions whose judge calls missed the cache; with
+`--graphrag-judge-batch` it lists the batches and counts the questions with a
+request no batch answered.
 """
 
 from __future__ import annotations
@@ -23,10 +25,12 @@ def spend_section(
     max_cost_usd: float | None = None,
     max_calls: int | None = None,
     cache_only: bool = False,
+    batches: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any] | None:
     """The section for the report, or None when no judge ran and no limit or cache-only mode was set.
 
-    `stats` are the judge client's counters summed over the processes of the run (ClientStats.as_dict).
+    `stats` are the judge client's counters summed over the processes of the run (ClientStats.as_dict);
+    `batches` the records of a batch run's batches (llm/batch.py), None when the run sent none.
     """
     limited = max_cost_usd is not None or max_calls is not None
     if stats is None and not limited and not cache_only:
@@ -49,6 +53,15 @@ def spend_section(
     if cache_only:
         missed = [str(r["question_id"]) for r in results if refusal_of(r) == "cache_miss"]
         section.update(cache_only=True, cache_miss_questions=len(missed), cache_miss_ids=missed)
+    if batches is not None:
+        unanswered = [str(r["question_id"]) for r in results if refusal_of(r) == "batch"]
+        section["batch"] = {
+            "batches": [dict(batch) for batch in batches],
+            "requests": int(stats.get("batch_requests", 0)),
+            "unanswered_requests": int(stats.get("batch_failed", 0)),
+            "unanswered_questions": len(unanswered),
+            "unanswered_ids": unanswered,
+        }
     return section
 
 
@@ -69,12 +82,75 @@ def spend_lines(section: Mapping[str, Any] | None) -> list[str]:
             f"budget reached: {section['not_evaluated']} questions not evaluated "
             f"({section['refused_calls']} judge calls not sent)" + _first(section["not_evaluated_ids"])
         )
+    batch = section.get("batch")
+    if batch:
+        resumed = sum(1 for record in batch["batches"] if record.get("resumed"))
+        lines.append(
+            f"judge batch: {len(batch['batches'])} batches"
+            + (f" ({resumed} resumed)" if resumed else "")
+            + f", {batch['requests']} requests submitted, at batch prices"
+        )
+        for record in batch["batches"]:
+            if record.get("status") != "completed" or record.get("failed"):
+                lines.append(
+                    f"judge batch {record['id']} {record['status']}: {record['answered']} of "
+                    f"{record['requests']} requests answered (kept in the cache)"
+                )
+        if batch["unanswered_questions"]:
+            lines.append(
+                f"judge batch: {batch['unanswered_questions']} questions had judge requests no batch answered"
+                + _first(batch["unanswered_ids"])
+            )
     if section.get("cache_only"):
         lines.append(
             f"cache-only: {section['cache_miss_questions']} questions had judge calls missing from the cache"
             + _first(section["cache_miss_ids"])
         )
     return lines
+
+
+def merge_spend(
+    sections: Sequence[Mapping[str, Any] | None], results: Sequence[Mapping[str, Any]]
+) -> dict[str, Any] | None:
+    """The section of a run made of shards (`graphrag-eval-merge`): spend summed, questions recounted.
+
+    Built by `spend_section` from the shards' summed counters and the merged results, as for one run; each
+    shard had its own budget, so the merged limits are their sum (None when a shard had none).
+    """
+    present = [section for section in sections if section]
+    if not present:
+        return None
+    stats: dict[str, Any] = {}
+    for section in present:
+        batch = section.get("batch") or {}
+        add_process_stats(
+            stats,
+            {
+                "cost_usd": section.get("cost_usd", 0.0),
+                "calls_made": section.get("requests", 0),
+                "cache_hits": section.get("cache_hits", 0),
+                "input_tokens": section.get("input_tokens", 0),
+                "output_tokens": section.get("output_tokens", 0),
+                "budget_refused": section.get("refused_calls", 0),
+                "batch_requests": batch.get("requests", 0),
+                "batch_failed": batch.get("unanswered_requests", 0),
+            },
+        )
+    batched = [section for section in present if section.get("batch")]
+    return spend_section(
+        stats,
+        results,
+        max_cost_usd=_summed_limit([section.get("max_cost_usd") for section in present]),
+        max_calls=_summed_limit([section.get("max_calls") for section in present]),
+        cache_only=any(section.get("cache_only") for section in present),
+        batches=[record for section in batched for record in section["batch"]["batches"]]
+        if batched
+        else None,
+    )
+
+
+def _summed_limit(limits: Sequence[Any]) -> Any:
+    return sum(limits) if limits and all(limit is not None for limit in limits) else None
 
 
 def add_process_stats(total: dict[str, Any], stats: Mapping[str, Any]) -> None:

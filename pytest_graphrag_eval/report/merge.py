@@ -19,6 +19,7 @@ from typing import Any
 from pytest_graphrag_eval.compare.baseline import load_baseline
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
+from pytest_graphrag_eval.report.judge_spend import merge_spend
 from pytest_graphrag_eval.report.pipeline import RunSettings
 from pytest_graphrag_eval.report.run_identity import Position, corpus_positions, file_sha256
 
@@ -57,6 +58,7 @@ class MergedRun:
     finished: float
     interrupted: bool
     warnings: list[str]
+    judge_spend: dict[str, Any] | None = None
 
 
 def load_shard(path: str | Path) -> ShardReport:
@@ -118,6 +120,7 @@ def merge_shards(shards: Sequence[ShardReport], *, baseline_path: str | None = N
         warnings=list(
             dict.fromkeys(warning for shard in shards for warning in shard.report.get("warnings", []))
         ),
+        judge_spend=merge_spend([shard.report.get("judge_spend") for shard in shards], results),
     )
 
 

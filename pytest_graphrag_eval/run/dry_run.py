@@ -63,9 +63,11 @@ def plan_lines(
     if judge is None or planner is None:
         lines.append("no judge calls: no LLM judge is configured")
         return lines
-    from pytest_graphrag_eval.llm.estimate import estimate_lines
+    from pytest_graphrag_eval.llm.estimate import batch_line, estimate_lines
 
     lines.extend(estimate_lines(planner, judge.settings.prices))
+    if judge.settings.batch:
+        lines.append(batch_line(planner, judge.settings.prices))
     if agent_calls is not None:
         lines.append(
             "judge prompts are sized with each question's reference answer standing in for the agent's"

@@ -8,9 +8,18 @@ bag-of-words embeddings (texts sharing words get a high cosine). Faults are
 replies too: `Reply.rate_limited()`, `Reply.server_error()`, `Reply.slow()`,
 `Reply.malformed()`, `Reply.bad_request()`.
 
+It also speaks the Batch API (`POST /v1/files`, `GET /v1/files/{id}/content`,
+`POST /v1/batches`, `GET /v1/batches/{id}`, `POST /v1/batches/{id}/cancel`): each
+line of a batch's input file goes through the same queues, handlers and defaults as a
+direct call, when the batch finishes. A batch stays `in_progress` for
+`batch_in_progress_polls` status requests, then ends as `batch_outcome` says
+(`completed`, `failed`, `expired`, `cancelled`; the last two answer only the first
+`batch_answered` lines); a line whose scripted reply is an error goes to the error file.
+
 Requests are served by a thread each (many concurrent clients, each reply
-waiting `latency` seconds). The request log keeps bodies but never the API key:
-only whether a credential arrived (and matched `expected_api_key`, if set).
+waiting `latency` seconds; the Batch API's endpoints answer at once). The
+request log keeps bodies but never the API key: only whether a credential
+arrived (and matched `expected_api_key`, if set).
 
     with FakeOpenAIServer(latency=0.1) as server:
         server.enqueue(Reply.rate_limited(retry_after=1), "the answer")
@@ -20,7 +29,10 @@ only whether a credential arrived (and matched `expected_api_key`, if set).
 from __future__ import annotations
 
 import base64
+import email.parser
+import email.policy
 import hashlib
+import itertools
 import json
 import math
 import re
@@ -35,7 +47,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 ENDPOINTS = ("chat", "embeddings")
+BATCH_OUTCOMES = ("completed", "failed", "expired", "cancelled")
 _WORD = re.compile(r"\w+|[^\w\s]")
+_BATCH_URLS = {"/v1/chat/completions": "chat", "/v1/embeddings": "embeddings"}
+_BATCH_PATH = re.compile(r"/v1/(files|batches)(?:/([^/]+)(?:/(content|cancel))?)?$")
 
 
 @dataclass(frozen=True)
@@ -155,6 +170,12 @@ class FakeOpenAIServer:
         self.max_in_flight = 0
         self._connections = 0
         self.handler_errors: list[str] = []
+        self.batch_in_progress_polls = 0
+        self.batch_outcome = "completed"
+        self.batch_answered: int | None = None  # lines an expired or cancelled batch answered (None: half)
+        self._files: dict[str, tuple[str, bytes]] = {}  # id -> (purpose, content)
+        self._batches: dict[str, dict[str, Any]] = {}
+        self._ids = itertools.count(1)
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -226,6 +247,11 @@ class FakeOpenAIServer:
         """Requests received (all, or for one endpoint)."""
         with self._lock:
             return sum(1 for r in self._requests if endpoint is None or r.endpoint == endpoint)
+
+    def batch(self, batch_id: str) -> dict[str, Any]:
+        """A batch as the server last reported it (tests read its status and counts)."""
+        with self._lock:
+            return dict(self._batches[batch_id])
 
     @property
     def in_flight(self) -> int:
@@ -344,6 +370,162 @@ class FakeOpenAIServer:
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
 
+    # -- the Batch API (called from handler threads) -----------------------------------------
+
+    def _new_id(self, prefix: str) -> str:
+        with self._lock:
+            return f"{prefix}-fake-{next(self._ids)}"
+
+    def _upload(self, content_type: str, raw: bytes) -> tuple[int, dict[str, Any]]:
+        """`POST /v1/files`: a multipart form with `purpose` and `file`."""
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+            f"content-type: {content_type}\r\n\r\n".encode() + raw
+        )
+        fields: dict[str, tuple[str | None, bytes]] = {}
+        for part in message.iter_parts() if message.is_multipart() else ():
+            name = part.get_param("name", header="content-disposition")
+            payload = part.get_payload(decode=True)
+            if isinstance(name, str) and isinstance(payload, bytes):
+                fields[name] = (part.get_filename(), payload)
+        if "file" not in fields or "purpose" not in fields:
+            return 400, _error_body("expected a multipart form with 'file' and 'purpose'")
+        file_id = self._new_id("file")
+        purpose = fields["purpose"][1].decode()
+        with self._lock:
+            self._files[file_id] = (purpose, fields["file"][1])
+        return 200, {
+            "id": file_id,
+            "object": "file",
+            "bytes": len(fields["file"][1]),
+            "created_at": int(time.time()),
+            "filename": fields["file"][0] or "upload.jsonl",
+            "purpose": purpose,
+            "status": "processed",
+        }
+
+    def _file_content(self, file_id: str) -> bytes | None:
+        with self._lock:
+            stored = self._files.get(file_id)
+        return stored[1] if stored is not None else None
+
+    def _create_batch(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """`POST /v1/batches`: validated now, run when a status request finds it finished."""
+        content = self._file_content(str(body.get("input_file_id")))
+        if content is None:
+            return 404, _error_body(f"No such File object: {body.get('input_file_id')}")
+        if body.get("endpoint") not in _BATCH_URLS or body.get("completion_window") != "24h":
+            return 400, _error_body("endpoint must be a supported URL and completion_window '24h'")
+        batch_id = self._new_id("batch")
+        batch = {
+            "id": batch_id,
+            "object": "batch",
+            "endpoint": body["endpoint"],
+            "errors": None,
+            "input_file_id": body["input_file_id"],
+            "completion_window": "24h",
+            "status": "validating",
+            "output_file_id": None,
+            "error_file_id": None,
+            "created_at": int(time.time()),
+            "request_counts": {"total": content.count(b"\n"), "completed": 0, "failed": 0},
+            "metadata": body.get("metadata"),
+            "polls": 0,
+        }
+        with self._lock:
+            self._batches[batch_id] = batch
+        return 200, _public(batch)
+
+    def _batch_status(self, batch_id: str, cancel: bool = False) -> tuple[int, dict[str, Any]]:
+        """`GET /v1/batches/{id}` (each one a poll) or `POST /v1/batches/{id}/cancel`."""
+        with self._lock:
+            batch = self._batches.get(batch_id)
+            if batch is None:
+                return 404, _error_body(f"No such Batch object: {batch_id}")
+            if batch["status"] in ("validating", "in_progress"):
+                batch["polls"] += 1
+                finishing = cancel or batch["polls"] > self.batch_in_progress_polls
+                batch["status"] = "finishing" if finishing else "in_progress"
+            run = batch["status"] == "finishing"
+        if run:
+            self._run_batch(batch, "cancelled" if cancel else self.batch_outcome)
+        with self._lock:
+            return 200, _public(batch)
+
+    def _run_batch(self, batch: dict[str, Any], outcome: str) -> None:
+        """Answer the batch's lines as direct calls would be answered; write its output and error files."""
+        lines = [
+            json.loads(line) for line in (self._file_content(batch["input_file_id"]) or b"").splitlines()
+        ]
+        if outcome == "failed":
+            errors = {"object": "list", "data": [{"code": "invalid_request", "message": "scripted failure"}]}
+            with self._lock:
+                batch.update(status="failed", errors=errors, failed_at=int(time.time()))
+            return
+        answered = len(lines)
+        if outcome in ("expired", "cancelled"):
+            answered = self.batch_answered if self.batch_answered is not None else len(lines) // 2
+        output: list[dict[str, Any]] = []
+        failed: list[dict[str, Any]] = []
+        for number, line in enumerate(lines):
+            custom_id = line.get("custom_id")
+            if number >= answered:
+                code = f"batch_{outcome}"
+                failed.append(
+                    {
+                        "id": f"batch_req_{number}",
+                        "custom_id": custom_id,
+                        "response": None,
+                        "error": {"code": code, "message": f"This request was not run: {code}"},
+                    }
+                )
+                continue
+            endpoint = _BATCH_URLS.get(str(line.get("url")), "unknown")
+            body = line.get("body") if isinstance(line.get("body"), dict) else {}
+            if endpoint == "unknown":
+                status, text = 400, json.dumps(_error_body(f"unsupported url {line.get('url')}"))
+            else:
+                status, _headers, text = self._respond(endpoint, body, self._next_reply(endpoint, body))
+            try:
+                reply_body = json.loads(text)
+            except ValueError:
+                reply_body = text
+            record = {
+                "id": f"batch_req_{number}",
+                "custom_id": custom_id,
+                "response": {"status_code": status, "request_id": f"req_{number}", "body": reply_body},
+                "error": None,
+            }
+            (output if status == 200 else failed).append(record)
+        output_id = self._store_output(output)
+        error_id = self._store_output(failed)
+        with self._lock:
+            batch.update(
+                status=outcome,
+                output_file_id=output_id,
+                error_file_id=error_id,
+                request_counts={"total": len(lines), "completed": len(output), "failed": len(failed)},
+                **{f"{outcome}_at": int(time.time())},
+            )
+
+    def _store_output(self, records: list[dict[str, Any]]) -> str | None:
+        if not records:
+            return None
+        file_id = self._new_id("file")
+        with self._lock:
+            self._files[file_id] = ("batch_output", "".join(json.dumps(r) + "\n" for r in records).encode())
+        return file_id
+
+
+def _error_body(message: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
+
+
+def _public(batch: dict[str, Any]) -> dict[str, Any]:
+    """A batch as the API shows it: the poll counter is the server's own."""
+    shown = {key: value for key, value in batch.items() if key != "polls"}
+    shown["status"] = "in_progress" if batch["status"] == "finishing" else batch["status"]
+    return shown
+
 
 def _message_text(message: Any) -> str:
     content = message.get("content") if isinstance(message, dict) else None
@@ -370,11 +552,18 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Silence the default stderr access log."""
 
+    def do_GET(self) -> None:
+        """The Batch API's reads: a batch's status, a file's content."""
+        self._batch_api("GET", b"")
+
     def do_POST(self) -> None:
         fake = self.server.fake
         url = urlsplit(self.path)
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
+        if _BATCH_PATH.search(url.path):
+            self._batch_api("POST", raw)
+            return
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
@@ -421,6 +610,60 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(status, headers, text.encode("utf-8"))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout); nothing to answer
+        finally:
+            fake._end(record)
+
+    def _batch_api(self, method: str, raw: bytes) -> None:
+        """Files and batches; logged as files, file_content, batches, batch_status, batch_cancel."""
+        fake = self.server.fake
+        path = urlsplit(self.path).path
+        match = _BATCH_PATH.search(path)
+        kind, ident, action = match.groups() if match else ("", None, None)
+        if ident is None:
+            endpoint = kind if method == "POST" else "unknown"  # uploads and new batches
+        else:
+            endpoint = {
+                ("GET", "files", "content"): "file_content",
+                ("GET", "batches", None): "batch_status",
+                ("POST", "batches", "cancel"): "batch_cancel",
+            }.get((method, kind, action), "unknown")
+        body: Any = None
+        if endpoint == "batches":
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = None
+        record = RecordedRequest(
+            endpoint=endpoint,
+            path=path,
+            query={},
+            body=body,
+            model=None,
+            authorized=fake._authorized({k.lower(): v for k, v in self.headers.items()}),
+            started=time.monotonic(),
+        )
+        fake._begin(record)
+        try:
+            status, payload = 404, _error_body(f"Unknown path {path}")
+            if not record.authorized:
+                status, payload = 401, _error_body("Incorrect API key provided")
+            elif endpoint == "files":
+                status, payload = fake._upload(self.headers.get("content-type", ""), raw)
+            elif endpoint == "batches":
+                status, payload = (
+                    fake._create_batch(body) if isinstance(body, dict) else (400, _error_body("not JSON"))
+                )
+            elif endpoint in ("batch_status", "batch_cancel"):
+                status, payload = fake._batch_status(str(ident), cancel=endpoint == "batch_cancel")
+            elif endpoint == "file_content":
+                content = fake._file_content(str(ident))
+                if content is not None:
+                    self._send(200, {"content-type": "application/octet-stream"}, content)
+                    return
+                status, payload = 404, _error_body(f"No such File object: {ident}")
+            self._send(status, {"content-type": "application/json"}, json.dumps(payload).encode())
+        except (BrokenPipeError, ConnectionResetError):
+            pass
         finally:
             fake._end(record)
 

@@ -1,0 +1,404 @@
+"""Judge requests through the OpenAI Batch API, answered into the judge cache.
+
+A batch run scores its questions in passes. In a collecting pass the judge client
+answers what the cache holds and, for every miss, records the request it would
+send (`BatchRequest`, its cache key as `custom_id`) and fails the call with
+`CallDeferred`; scorers stop there, so a call that depends on an earlier reply is
+only reached in a later pass, once that reply is cached. `run_batches` uploads the
+recorded requests as JSONL (one batch per endpoint and model, at most
+`MAX_REQUESTS_PER_BATCH` lines), creates the batches, polls them and stores every
+reply in the cache at batch prices. When a pass records nothing, the questions are
+scored as usual, from the cache.
+
+A batch's id is kept in a state file in the cache folder until its replies are
+stored, named by the requests it holds: a run that was interrupted (Ctrl-C, a CI
+timeout) finds the same requests missing, finds the file and polls that batch
+instead of submitting it again. A request that got no reply (a failed, expired or
+cancelled batch, a line of the error file) keeps its message in `failures`: the
+client fails that call with it for the rest of the run, so it is its question's
+judge error and is not submitted again; replies already obtained stay cached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import random
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pytest_graphrag_eval.llm.errors import LLMError
+from pytest_graphrag_eval.llm.limits import BATCH_UNANSWERED
+from pytest_graphrag_eval.llm.redact import redact, safe_url
+from pytest_graphrag_eval.llm.retry import MalformedResponse, classify, retry_delay
+
+if TYPE_CHECKING:
+    import openai
+
+    from pytest_graphrag_eval.llm.client import JudgeClient
+
+log = logging.getLogger("pytest_graphrag_eval.llm")
+T = TypeVar("T")
+
+MAX_REQUESTS_PER_BATCH = 50_000  # the Batch API's limit per input file
+STATE_FOLDER = "llm-batches"
+FIRST_POLL = 0.2  # seconds; each wait is 1.5 times the last, up to MAX_POLL
+MAX_POLL = 30.0
+STATUS_SLICE = 0.1  # how often the status callback runs while waiting (a progress line's refresh)
+ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
+URLS = {"chat": "/v1/chat/completions", "embeddings": "/v1/embeddings"}
+
+
+class CallDeferred(LLMError):
+    """A cache miss recorded for the next batch instead of being sent (a collecting pass only)."""
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """One judge request as a Batch API input line; `key` is its cache key."""
+
+    key: str
+    kind: str  # chat or embeddings
+    model: str
+    body: Mapping[str, Any]
+
+    def line(self) -> str:
+        return json.dumps(
+            {"custom_id": self.key, "method": "POST", "url": URLS[self.kind], "body": self.body},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+
+
+@dataclass
+class BatchCollector:
+    """The requests a collecting pass found missing from the cache, by key (each once)."""
+
+    requests: dict[str, BatchRequest] = field(default_factory=dict)
+
+    def add(self, request: BatchRequest) -> None:
+        self.requests.setdefault(request.key, request)
+
+
+@dataclass
+class BatchRecord:
+    """What one batch did, for the report: its id, final status and request counts."""
+
+    batch_id: str
+    kind: str
+    model: str
+    status: str
+    requests: int
+    answered: int = 0
+    failed: int = 0
+    resumed: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.batch_id,
+            "endpoint": URLS[self.kind],
+            "model": self.model,
+            "status": self.status,
+            "requests": self.requests,
+            "answered": self.answered,
+            "failed": self.failed,
+            "resumed": self.resumed,
+        }
+
+
+StatusCallback = Callable[[str], None]
+
+
+def groups_of(requests: Iterable[BatchRequest]) -> list[list[BatchRequest]]:
+    """One group per endpoint and model (the Batch API's rule), split at `MAX_REQUESTS_PER_BATCH`."""
+    by_target: dict[tuple[str, str], list[BatchRequest]] = {}
+    for request in requests:
+        by_target.setdefault((request.kind, request.model), []).append(request)
+    return [
+        group[start : start + MAX_REQUESTS_PER_BATCH]
+        for group in by_target.values()
+        for start in range(0, len(group), MAX_REQUESTS_PER_BATCH)
+    ]
+
+
+def state_path(cache_dir: Path, group: Sequence[BatchRequest]) -> Path:
+    """The state file of the batch holding exactly these requests."""
+    digest = hashlib.sha256("\n".join(sorted(request.key for request in group)).encode()).hexdigest()
+    return cache_dir / STATE_FOLDER / f"{digest[:32]}.json"
+
+
+def read_state(path: Path) -> str | None:
+    """The batch id an earlier run left, or None (no file, or one that cannot be read)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        log.warning("ignoring unreadable judge batch state %s: %s", path, exc)
+        return None
+    batch_id = data.get("batch_id") if isinstance(data, dict) else None
+    return batch_id if isinstance(batch_id, str) and batch_id else None
+
+
+def write_state(path: Path, state: Mapping[str, Any]) -> None:
+    """Write atomically (temporary file, then `os.replace`): an interrupt leaves the old file or the new."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".batch.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(state, handle)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+async def run_batches(
+    client: JudgeClient, requests: Iterable[BatchRequest], on_status: StatusCallback | None = None
+) -> list[BatchRecord]:
+    """Send `requests` as batches (or resume the ones already sent), store their replies in the cache.
+
+    Requests without a reply go to `client.batch_failures` with the reason. Returns one record per batch.
+    """
+    cache_dir = client.settings.cache_dir
+    assert cache_dir is not None, "LLMSettings refuses a batch judge without a cache"
+    groups = groups_of(requests)
+    runs = [_BatchRun(client, group, state_path(cache_dir, group)) for group in groups]
+    try:
+        await asyncio.gather(*(run.submit() for run in runs))
+        watcher = asyncio.create_task(_report_status(runs, on_status)) if on_status is not None else None
+        try:
+            await asyncio.gather(*(run.finish() for run in runs))
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+    finally:
+        await client.aclose()
+    return [run.record for run in runs if run.record is not None]
+
+
+async def _report_status(runs: Sequence[_BatchRun], on_status: StatusCallback) -> None:
+    started = time.monotonic()
+    while True:
+        done = sum(run.done for run in runs)
+        total = sum(len(run.group) for run in runs)
+        states = ", ".join(sorted({run.status for run in runs}))
+        elapsed = time.monotonic() - started
+        on_status(f"graphrag judge batch: {done}/{total} requests done ({states}) | {elapsed:.0f}s")
+        await asyncio.sleep(STATUS_SLICE)
+
+
+class _BatchRun:
+    """One group of requests through one batch: submit or resume, poll, store the replies."""
+
+    def __init__(self, client: JudgeClient, group: Sequence[BatchRequest], state: Path) -> None:
+        self.client = client
+        self.group = group
+        self.state = state
+        self.record: BatchRecord | None = None
+        self.status = "submitting"
+        self.done = 0
+        self._where = f"judge batch of {len(group)} {group[0].kind} requests to model {group[0].model!r}"
+
+    async def submit(self) -> None:
+        first = self.group[0]
+        resumed = read_state(self.state)
+        try:
+            if resumed is None:
+                batch_id = await self._create()
+            else:
+                batch_id = resumed
+                log.info("resuming judge batch %s (%d requests)", batch_id, len(self.group))
+        except LLMError as error:
+            self._fail_all(str(error))
+            return
+        self.record = BatchRecord(
+            batch_id, first.kind, first.model, "submitted", len(self.group), resumed=bool(resumed)
+        )
+        self._where = f"judge batch {batch_id}"
+
+    async def _create(self) -> str:
+        first = self.group[0]
+        content = "".join(request.line() + "\n" for request in self.group).encode("utf-8")
+        uploaded = await self._call(
+            "upload",
+            lambda sdk: sdk.files.create(file=("graphrag-judge-batch.jsonl", content), purpose="batch"),
+        )
+        batch = await self._call(
+            "create",
+            lambda sdk: sdk.batches.create(
+                input_file_id=uploaded.id,
+                endpoint=URLS[first.kind],  # type: ignore[arg-type]
+                completion_window="24h",
+                metadata={"source": "pytest-graphrag-eval"},
+            ),
+        )
+        # Kept before anything else can be interrupted: a resumed run must find this batch, not send another.
+        write_state(
+            self.state,
+            {
+                "batch_id": batch.id,
+                "requests": len(self.group),
+                "endpoint": URLS[first.kind],
+                "model": first.model,
+            },
+        )
+        self.client.stats.batch_requests += len(self.group)
+        return str(batch.id)
+
+    async def finish(self) -> None:
+        if self.record is None:
+            return
+        record = self.record
+        try:
+            batch = await self._poll(record.batch_id)
+            record.status = self.status = str(batch.status)
+            answered = await self._store_output(batch.output_file_id)
+            failures = await self._error_lines(batch.error_file_id)
+        except LLMError as error:
+            record.status = self.status = "unknown"
+            if error.status == 404:  # the server does not know it (another account, long gone): send anew
+                self.state.unlink(missing_ok=True)
+                self._fail_all(f"{error}; the next run submits its requests again", keep_record=True)
+            else:  # the batch may still run: its state file stays for the next run
+                self._fail_all(f"{error}; the next run resumes it", keep_record=True)
+            return
+        reason = f"judge batch {record.batch_id} ended {record.status}"
+        if batch.status == "failed":
+            reason += _batch_errors(batch)
+        for request in self.group:
+            if request.key in answered:
+                continue
+            line_error = failures.get(request.key)
+            if line_error is None:
+                why = reason
+            elif batch.status == "completed":
+                why = f"judge batch {record.batch_id}: {line_error}"
+            else:
+                why = f"{reason} ({line_error})"
+            self.client.batch_failures[request.key] = f"{BATCH_UNANSWERED}: {why}"
+        record.answered = len(answered)
+        record.failed = len(self.group) - len(answered)
+        self.client.stats.batch_failed += record.failed
+        self.done = len(self.group)
+        self.state.unlink(missing_ok=True)  # every reply it had is stored; a later run sends what is missing
+
+    async def _poll(self, batch_id: str) -> Any:
+        wait = FIRST_POLL
+        while True:
+            batch = await self._call("status", lambda sdk: sdk.batches.retrieve(batch_id))
+            self.status = str(batch.status)
+            counts = getattr(batch, "request_counts", None)
+            if counts is not None:
+                self.done = int(counts.completed or 0) + int(counts.failed or 0)
+            if batch.status in ENDED:
+                return batch
+            await asyncio.sleep(wait)
+            wait = min(MAX_POLL, wait * 1.5)
+
+    async def _store_output(self, file_id: str | None) -> set[str]:
+        """Store every answered line in the cache; the keys stored."""
+        stored: set[str] = set()
+        if not file_id:
+            return stored
+        by_key = {request.key: request for request in self.group}
+        for line in await self._lines(file_id):
+            request = by_key.get(str(line.get("custom_id")))
+            response = line.get("response")
+            if request is None or not isinstance(response, dict) or response.get("status_code") != 200:
+                continue
+            try:
+                await asyncio.to_thread(self.client.store_batch_reply, request, response.get("body"))
+            except MalformedResponse as exc:
+                self.client.batch_failures[request.key] = f"{BATCH_UNANSWERED}: unusable reply ({exc})"
+                continue
+            stored.add(request.key)
+        return stored
+
+    async def _error_lines(self, file_id: str | None) -> dict[str, str]:
+        """Why each line of the error file got no reply, by key."""
+        if not file_id:
+            return {}
+        reasons: dict[str, str] = {}
+        for line in await self._lines(file_id):
+            reasons[str(line.get("custom_id"))] = _line_error(line)
+        return reasons
+
+    async def _lines(self, file_id: str) -> list[dict[str, Any]]:
+        content = await self._call("download", lambda sdk: sdk.files.content(file_id))
+        lines = []
+        for number, text in enumerate(content.text.splitlines(), 1):
+            if not text.strip():
+                continue
+            try:
+                line = json.loads(text)
+            except ValueError:
+                log.warning("%s: line %d of file %s is not JSON; skipped", self._where, number, file_id)
+                continue
+            if isinstance(line, dict):
+                lines.append(line)
+        return lines
+
+    async def _call(self, what: str, call: Callable[[openai.AsyncOpenAI], Awaitable[T]]) -> T:
+        """One Batch API request with the client's timeout and retries; LLMError when it finally fails."""
+        client = self.client
+        settings = client.settings
+        rng = random.Random()
+        attempt = 0
+        while True:
+            try:
+                async with asyncio.timeout(settings.timeout):
+                    return await call(client.batch_sdk())
+            except Exception as exc:
+                failure = classify(exc, settings.timeout)
+                if failure is None:
+                    raise
+            attempt += 1
+            if not failure.retryable or attempt > settings.max_retries:
+                raise LLMError(
+                    redact(
+                        f"{self._where} at {safe_url(settings.endpoint)}: "
+                        f"{what} failed: {failure.description}",
+                        settings,
+                    ),
+                    status=failure.status,
+                    attempts=attempt,
+                )
+            await asyncio.sleep(
+                retry_delay(failure, attempt - 1, settings.backoff_base, settings.backoff_max, rng)
+            )
+
+    def _fail_all(self, reason: str, keep_record: bool = False) -> None:
+        for request in self.group:
+            self.client.batch_failures[request.key] = f"{BATCH_UNANSWERED}: {reason}"
+        self.client.stats.batch_failed += len(self.group)
+        if keep_record and self.record is not None:
+            self.record.failed = len(self.group)
+        log.warning("%s", reason)
+
+
+def _line_error(line: Mapping[str, Any]) -> str:
+    error = line.get("error")
+    if isinstance(error, dict) and error.get("message"):
+        return f"{error.get('code') or 'error'}: {error['message']}"
+    response = line.get("response")
+    if isinstance(response, dict):
+        body = response.get("body")
+        detail = body.get("error") if isinstance(body, dict) else None
+        message = detail.get("message") if isinstance(detail, dict) else None
+        return f"HTTP {response.get('status_code')}" + (f": {message}" if message else "")
+    return "no reply"
+
+
+def _batch_errors(batch: Any) -> str:
+    errors = getattr(batch, "errors", None)
+    data = getattr(errors, "data", None) or []
+    messages = [str(getattr(item, "message", "") or "") for item in data]
+    return f" ({'; '.join(m for m in messages if m)[:300]})" if any(messages) else ""

@@ -1,0 +1,79 @@
+"""`--graphrag-judge-batch`: fill the judge cache through the Batch API before any item runs.
+
+The judge layer does the batches (llm/batch.py, which says why a run needs passes);
+this module only drives the passes: each one scores every question on a fresh runner
+while the judge collects its cache misses, then sends them. When a pass misses
+nothing, the items run as usual and score from the cache. A live agent is asked
+once per attempt: `RememberedSource` keeps its answers for the later passes and for
+the scoring run itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.corpus.response_records import ResponseRecord
+from pytest_graphrag_eval.run.runner import QuestionRunner, ResponseSource
+
+MAX_PASSES = 8  # a chain of judge calls, each needing the last one's reply, longer than this is not sent
+
+
+class RememberedSource:
+    """A response source whose answers are asked once: each pass gets the same attempt answers again."""
+
+    def __init__(self, source: ResponseSource) -> None:
+        self._source = source
+        self.live = source.live
+        self._answers: dict[tuple[str, int], ResponseRecord | None] = {}
+        self._asked: Counter[str] = Counter()
+
+    def new_pass(self) -> None:
+        """The next pass asks for attempt 1, 2, ... of each question again."""
+        self._asked.clear()
+
+    def attempts(self, question: Question, repeats: int) -> int:
+        return self._source.attempts(question, repeats)
+
+    async def get(self, question: Question) -> ResponseRecord | None:
+        attempt = (question.question_id, self._asked[question.question_id])
+        self._asked[question.question_id] += 1
+        if attempt not in self._answers:
+            self._answers[attempt] = await self._source.get(question)
+        return self._answers[attempt]
+
+
+def fill_cache_in_batches(
+    new_runner: Callable[[], QuestionRunner],
+    questions: Sequence[Question],
+    judge: Any,
+    source: RememberedSource | None,
+    on_status: Callable[[str], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Collect and send the judge's cache misses pass by pass; the batches' records, in order."""
+    from pytest_graphrag_eval.llm.batch import BatchCollector, run_batches
+
+    records: list[dict[str, Any]] = []
+    for _ in range(MAX_PASSES):
+        if source is not None:
+            source.new_pass()
+        collector = BatchCollector()
+        judge.batch_collector = collector
+        runner = new_runner()  # a pass's outcomes are thrown away; the items get the scoring run's
+        try:
+            runner.submit(questions)
+            for question in questions:
+                runner.outcome(question)
+        finally:
+            judge.batch_collector = None
+            runner.close()
+        if not collector.requests:
+            break
+        batches = asyncio.run(run_batches(judge, collector.requests.values(), on_status))
+        records.extend(batch.as_dict() for batch in batches)
+    if source is not None:
+        source.new_pass()  # the scoring run gets the same answers again
+    return records
