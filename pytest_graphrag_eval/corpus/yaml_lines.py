@@ -96,11 +96,15 @@ class _TreeLineLoader(_LineLoader):
             return node.value
         if kind is yaml.SequenceNode and tag == _SEQ_TAG:
             return [self._build(item) for item in node.value]
-        if isinstance(node, yaml.MappingNode) and tag == _MAP_TAG and _text_keys(node):
-            _check_duplicate_keys(node)
-            mapping = LineDict((key.value, self._build(value)) for key, value in node.value)
-            mapping.line = node.start_mark.line + 1
-            return mapping
+        if kind is yaml.MappingNode and tag == _MAP_TAG:
+            pairs = node.value
+            keys = [key.value for key, _ in pairs if type(key) is yaml.ScalarNode and key.tag == _STR_TAG]
+            if len(keys) == len(pairs):  # every key is text
+                if len(set(keys)) != len(keys):
+                    _check_duplicate_keys(node)  # raises, naming the key and both lines
+                mapping = LineDict(zip(keys, [self._build(value) for _, value in pairs], strict=True))
+                mapping.line = node.start_mark.line + 1
+                return mapping
         return self.construct_object(node, deep=True)
 
 
@@ -129,10 +133,6 @@ def _tag_by_kind(
         return resolve_by_pyyaml(kind, value, implicit)
 
     return resolve
-
-
-def _text_keys(node: yaml.MappingNode) -> bool:
-    return all(type(key) is yaml.ScalarNode and key.tag == _STR_TAG for key, _ in node.value)
 
 
 class _CheckedLineLoader(_LineLoader):
