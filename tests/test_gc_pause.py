@@ -5,6 +5,9 @@ from __future__ import annotations
 import gc
 import threading
 
+import pytest
+from plugin_support import corpus, good_responses, write_corpus, write_responses
+
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.evaluation import run_evaluation
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
@@ -64,3 +67,19 @@ def test_library_run_and_aggregates_leave_the_threshold_as_they_found_it() -> No
     compute_aggregates(results)
     assert gc.get_threshold() == before
     assert [result["status"] for result in results] == ["success"]
+
+
+def test_a_plugin_run_pauses_full_collections_until_its_config_ends(pytester: pytest.Pytester) -> None:
+    """A corpus run keeps everything to its end: no full collection traverses it meanwhile."""
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
+    pytester.makeconftest(
+        "import gc, pathlib\n"
+        "def pytest_sessionfinish(session):\n"
+        "    pathlib.Path('threshold.txt').write_text(str(gc.get_threshold()[2]))\n"
+    )
+    before = gc.get_threshold()
+    result = pytester.runpytest("--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl")
+    result.assert_outcomes(passed=3)
+    assert int((pytester.path / "threshold.txt").read_text()) > before[2]
+    assert gc.get_threshold() == before

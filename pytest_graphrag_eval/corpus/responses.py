@@ -50,7 +50,7 @@ def load_response_attempts(
     path = Path(path)
     file = str(path)
     data = read_input_bytes(path, error_type=ResponseError, what="response file")
-    with paused_gc():  # every parsed record is kept
+    with paused_gc():  # every parsed record and the records made of them are kept
         entries = _plain_jsonl_entries(data, file, response_format)
         if entries is None:
             text = decode_input(data, SourceLocation(file), ResponseError, "response file")
@@ -59,7 +59,7 @@ def load_response_attempts(
                 entries = _parse_entries(text, file)
             else:
                 entries = [(SourceLocation(file, line), key, raw) for line, key, raw in converted]
-    return collect_attempts(entries)
+        return collect_attempts(entries)
 
 
 def _plain_jsonl_entries(data: bytes, file: str, response_format: str) -> list[Entry] | None:

@@ -29,6 +29,7 @@ from pytest_graphrag_eval.corpus.responses import load_response_attempts
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
 from pytest_graphrag_eval.formats import json_text
+from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.suite_gates import combine_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
@@ -112,6 +113,13 @@ class GraphragSession:
     def __init__(self, config: pytest.Config, settings: PluginSettings):
         self.config = config
         self.settings = settings
+        if settings.corpus_paths:
+            # The corpus, the items and every result are kept to the end of the run, so full
+            # collections would only traverse them again and again (a second or so on 10,000
+            # questions); young collections go on (see gc_pause.py). It ends with the config.
+            pause = contextlib.ExitStack()
+            pause.enter_context(paused_full_collections())
+            config.add_cleanup(pause.close)
         self.corpus_files = _expand_corpus_paths(settings.corpus_paths)
         self._file_index = {path: index for index, path in enumerate(self.corpus_files)}
         self._resolved: dict[Path, Path] = {}
