@@ -96,7 +96,7 @@ class _TreeLineLoader(_LineLoader):
             return node.value
         if kind is yaml.SequenceNode and tag == _SEQ_TAG:
             return [self._build(item) for item in node.value]
-        if kind is yaml.MappingNode and tag == _MAP_TAG:
+        if isinstance(node, yaml.MappingNode) and tag == _MAP_TAG:
             pairs = node.value
             keys = [key.value for key, _ in pairs if type(key) is yaml.ScalarNode and key.tag == _STR_TAG]
             if len(keys) == len(pairs):  # every key is text
