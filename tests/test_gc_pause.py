@@ -6,7 +6,7 @@ import gc
 import threading
 
 import pytest
-from plugin_support import corpus, good_responses, write_corpus, write_responses
+from plugin_support import corpus, good_responses, response, write_corpus, write_responses
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.evaluation import run_evaluation
@@ -83,3 +83,26 @@ def test_a_plugin_run_pauses_full_collections_until_its_config_ends(pytester: py
     result.assert_outcomes(passed=3)
     assert int((pytester.path / "threshold.txt").read_text()) > before[2]
     assert gc.get_threshold() == before
+
+
+def test_steps_scoring_without_a_judge_makes_no_cyclic_garbage() -> None:
+    """Why `run_evaluation` may pause the collector outright without a judge: nothing waits for it.
+
+    Matches, wrong rows, unreadable outputs (an exception caught per step) and a missing step.
+    """
+    responses = [response("q1"), response("q2", rows=[["http://x/1", "wrong"]]), response("q3")]
+    responses[2]["actual_steps"][0]["output"] = "<html>502 Bad Gateway</html>"
+    answers = {r["question_id"]: r for r in responses[:3]}
+    answers["q2"]["actual_steps"].append({"name": "other", "status": "error", "output": None})
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        results = run_evaluation(corpus(), answers, steps_scope="all_groups")
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()
+    assert [result["steps_score"] for result in results] == [1, 0, 0]
+    run_evaluation(corpus(), answers)
+    assert gc.isenabled() == was_enabled
