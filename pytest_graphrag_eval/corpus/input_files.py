@@ -32,6 +32,7 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16", "UTF-16"),
     (codecs.BOM_UTF16_BE, "utf-16", "UTF-16"),
 )
+BYTE_ORDER_MARKS = tuple(bom for bom, _, _ in _BOMS)
 
 
 def configuration_error(message: str, location: SourceLocation) -> ConfigurationError:
