@@ -174,7 +174,7 @@ def is_empty_output(output: Any) -> bool:
         if not text:
             return True
         try:
-            data = json_text.loads(text)
+            data = json_text.loads_shape(text)
         except ValueError:
             return False
     else:

@@ -44,6 +44,20 @@ def loads(text: str) -> Any:
         return _loads(text)
 
 
+def loads_shape(text: str) -> Any:
+    """`loads(text)` where only the shape counts, not the exact numbers (is it empty? a list?).
+
+    orjson is given the text as it is: it reads integers beyond 64 bits as floats, which changes
+    no container and equals none; whatever it rejects is read by `loads`, value or error.
+    """
+    if orjson is not None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return loads(text)
+
+
 def loads_lines(data: bytes) -> list[tuple[int, Any]] | None:
     """`(line number, value)` of each non-blank line of UTF-8 JSONL, or None when orjson cannot
     vouch for every line (not installed, NUL bytes, a long digit run, a line it rejects).
