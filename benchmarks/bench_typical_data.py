@@ -25,13 +25,15 @@ wall time on a shared machine; the work is single-threaded), median of `--runs` 
     its `compute_aggregates`.
     Pass `--graphrag-eval-python PATH` or set GRAPHRAG_EVAL_PYTHON (a venv with
     `pip install graphrag-eval==6.6.1 pyyaml`); skipped without;
-(c) a whole replay run of the plugin on the same files (`pytest --graphrag-corpus
-    ... --graphrag-responses ...`, one fresh process, `-n 0`).
+(c) a whole replay run of the plugin on the same files (`pytest --graphrag-corpus ...
+    --graphrag-responses ...`, one fresh process, `-n 0`), beside graphrag-eval's library run.
+
+10,000 questions by default (`--questions`).
 
 Budgets (issue 20), checked only in full mode with graphrag-eval: the library run
 and the load alone at least 2x faster than graphrag-eval's.
 
-    python benchmarks/bench_typical_data.py --graphrag-eval-python PATH [--questions 6000]
+    python benchmarks/bench_typical_data.py --graphrag-eval-python PATH [--questions 10000]
     python benchmarks/bench_typical_data.py --quick     # small, only checks that it runs (CI)
 """
 
@@ -458,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="a small corpus, one run, no budgets (for CI)")
-    parser.add_argument("--questions", type=int, default=6000)
+    parser.add_argument("--questions", type=int, default=10_000)
     parser.add_argument(
         "--runs", type=int, default=3, help="runs per side; the median of each phase is shown"
     )

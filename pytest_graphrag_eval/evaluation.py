@@ -13,6 +13,7 @@ lists them and `run_evaluation` warns (`UnknownResponsesWarning`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,7 +30,7 @@ from pytest_graphrag_eval.corpus.response_records import (
     responses_from_memory,
 )
 from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
+from pytest_graphrag_eval.formats.gc_pause import paused_full_collections, paused_gc
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
 from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
@@ -72,17 +73,23 @@ def run_evaluation(
             "run_evaluation() runs its own event loop and cannot be called inside one; "
             "in async code use `await arun_evaluation(...)` with the same arguments"
         )
-    return asyncio.run(
-        arun_evaluation(
-            reference_qas,
-            chat_responses,
-            config_file_path,
-            steps_scope=steps_scope,
-            scorers=scorers,
-            judge=judge,
-            options=options,
+    # Without a judge, scoring is CPU work on data in memory whose garbage dies by reference counts
+    # (the built-in scorers make no cycles: tests/test_gc_pause.py), and the results are all kept:
+    # young collections would only walk them as they grow (a sixth of scoring 6,000 questions).
+    # With a judge (network clients, retries) only full collections are paused (below).
+    pause = paused_gc() if judge is None and config_file_path is None else contextlib.nullcontext()
+    with pause:
+        return asyncio.run(
+            arun_evaluation(
+                reference_qas,
+                chat_responses,
+                config_file_path,
+                steps_scope=steps_scope,
+                scorers=scorers,
+                judge=judge,
+                options=options,
+            )
         )
-    )
 
 
 async def arun_evaluation(

@@ -5,6 +5,9 @@ from __future__ import annotations
 import gc
 import threading
 
+import pytest
+from plugin_support import corpus, good_responses, response, write_corpus, write_responses
+
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.evaluation import run_evaluation
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
@@ -64,3 +67,42 @@ def test_library_run_and_aggregates_leave_the_threshold_as_they_found_it() -> No
     compute_aggregates(results)
     assert gc.get_threshold() == before
     assert [result["status"] for result in results] == ["success"]
+
+
+def test_a_plugin_run_pauses_full_collections_until_its_config_ends(pytester: pytest.Pytester) -> None:
+    """A corpus run keeps everything to its end: no full collection traverses it meanwhile."""
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
+    pytester.makeconftest(
+        "import gc, pathlib\n"
+        "def pytest_sessionfinish(session):\n"
+        "    pathlib.Path('threshold.txt').write_text(str(gc.get_threshold()[2]))\n"
+    )
+    before = gc.get_threshold()
+    result = pytester.runpytest("--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl")
+    result.assert_outcomes(passed=3)
+    assert int((pytester.path / "threshold.txt").read_text()) > before[2]
+    assert gc.get_threshold() == before
+
+
+def test_steps_scoring_without_a_judge_makes_no_cyclic_garbage() -> None:
+    """Why `run_evaluation` may pause the collector outright without a judge: nothing waits for it.
+
+    Matches, wrong rows, unreadable outputs (an exception caught per step) and a missing step.
+    """
+    responses = [response("q1"), response("q2", rows=[["http://x/1", "wrong"]]), response("q3")]
+    responses[2]["actual_steps"][0]["output"] = "<html>502 Bad Gateway</html>"
+    answers = {r["question_id"]: r for r in responses[:3]}
+    answers["q2"]["actual_steps"].append({"name": "other", "status": "error", "output": None})
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        results = run_evaluation(corpus(), answers, steps_scope="all_groups")
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()
+    assert [result["steps_score"] for result in results] == [1, 0, 0]
+    run_evaluation(corpus(), answers)
+    assert gc.isenabled() == was_enabled

@@ -49,3 +49,47 @@ def test_errors_are_the_standard_librarys(library: str, text: str) -> None:
         standard.value.lineno,
         standard.value.colno,
     )
+
+
+def test_loads_lines_gives_each_lines_value_or_declines() -> None:
+    """The bytes path reads what `loads` reads line by line, and declines whenever orjson cannot vouch."""
+    pytest.importorskip("orjson")
+    lines = [
+        TEXTS[0],
+        "",
+        "  \r",
+        TEXTS[5],
+        TEXTS[6].replace("12345678901234567890123", "1"),
+        "[-0.0, 2.5]",
+        "",
+    ]
+    data = "\n".join(lines).encode("utf-8")
+    expected = [(number, json.loads(text)) for number, text in enumerate(lines, 1) if text.strip()]
+    assert repr(json_text.loads_lines(data)) == repr(expected)
+    for odd in ("[NaN]", "[123456789012345678901234567890]", "\xa0", "\x1c", '["\\ud800"]', "{", "[1e400]"):
+        assert json_text.loads_lines(f"{TEXTS[0]}\n{odd}\n".encode()) is None, odd
+    assert json_text.loads_lines(b'{"a": 1}\n\x00') is None
+    assert json_text.loads_lines(b'{"a": "\xff"}') is None  # not UTF-8
+
+
+def test_loads_lines_declines_without_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(json_text, "orjson", None)
+    assert json_text.loads_lines(b'{"a": 1}\n{"b": 2}') is None
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_loads_shape_reads_the_same_containers(library: str, text: str) -> None:
+    """Only numbers beyond 64 bits may differ (read as floats); every container and text is the same."""
+    ours, standard = json_text.loads_shape(text), json.loads(text)
+    assert type(ours) is type(standard) and len(ours) == len(standard)
+    if "12345678901234567890" not in text and "18446744073709551616" not in text:
+        assert repr(ours) == repr(standard)
+
+
+@pytest.mark.parametrize("text", BROKEN)
+def test_loads_shape_errors_are_the_standard_librarys(library: str, text: str) -> None:
+    with pytest.raises(json.JSONDecodeError) as ours:
+        json_text.loads_shape(text)
+    with pytest.raises(json.JSONDecodeError) as standard:
+        json.loads(text)
+    assert str(ours.value) == str(standard.value)

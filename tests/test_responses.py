@@ -177,3 +177,31 @@ def test_run_evaluation_with_a_loaded_file_names_its_line(tmp_path: Path) -> Non
             f"unscorable agent steps: {where}, question 'q1', field 'actual_steps[0].status': is missing "
             "(expected success or error)"
         )
+
+
+@pytest.mark.parametrize(
+    "odd_line",
+    [
+        '{"question_id": "q3", "actual_steps": [{"name": "s", "output": NaN}]}',
+        '{"question_id": "q3", "total_tokens": 123456789012345678901}',
+    ],
+    ids=["nan", "beyond-64-bits"],
+)
+def test_jsonl_read_from_bytes_or_text_gives_the_same_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, odd_line: str
+) -> None:
+    """JSONL is read from the file's bytes when orjson vouches for every line, else as text: same records."""
+    pytest.importorskip("orjson")
+    from pytest_graphrag_eval.formats import json_text
+
+    plain, odd = tmp_path / "plain.jsonl", tmp_path / "odd.jsonl"
+    lines = [json.dumps(SUCCESS, ensure_ascii=False), "", json.dumps({**ERROR, "error": "Zürich 東京"})]
+    plain.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    odd.write_text("\n".join([*lines, odd_line]) + "\n", encoding="utf-8")
+    fast = {path.name: load_responses(path) for path in (plain, odd)}
+    monkeypatch.setattr(json_text, "orjson", None)
+    slow = {path.name: load_responses(path) for path in (plain, odd)}
+    for name, records in fast.items():
+        assert repr(records) == repr(slow[name])
+        assert [r.source for r in records.values()] == [r.source for r in slow[name].values()]
+    assert [r.source.line for r in fast["odd.jsonl"].values()] == [1, 3, 4]

@@ -441,3 +441,38 @@ def test_reference_outputs_are_parsed_once_per_run(monkeypatch: pytest.MonkeyPat
     results = run_evaluation(corpus, {"q": response})
     assert results[0]["steps_score"] == 1.0
     assert parsed == [actual], "scoring parses only the actual output"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(
+            {"head": {"vars": ["a", "b"]}, "results": {"bindings": [{"a": cell(1), "b": cell("x")}] * 2}}
+        ),
+        json.dumps({"head": {"vars": ["a"]}, "results": {"bindings": []}}),
+        json.dumps({"head": {}, "boolean": False}),
+    ],
+    ids=["select", "empty", "ask"],
+)
+def test_a_table_compared_with_itself_matches_in_every_mode(text: str) -> None:
+    """One output text parsed once is one table; comparing it with itself is the general answer."""
+    table = memoized_parser()(text)
+    for ordered in (False, True):
+        for ignore_duplicates in (False, True):
+            for required in (list(table.variables), list(table.variables)[:1], []):
+                same = results_match(
+                    table, table, required, ordered=ordered, ignore_duplicates=ignore_duplicates
+                )
+                copy = parse_sparql_results(text)
+                assert same is results_match(
+                    table, copy, required, ordered=ordered, ignore_duplicates=ignore_duplicates
+                )
+                assert same is True
+
+
+def test_a_table_compared_with_itself_on_an_unknown_column_is_not_waved_through() -> None:
+    table = parse_sparql_results(
+        json.dumps({"head": {"vars": ["a"]}, "results": {"bindings": [{"a": cell(1)}]}})
+    )
+    with pytest.raises(ValueError):
+        results_match(table, table, ["b"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,8 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_graphrag_eval.corpus import yaml_lines
-from pytest_graphrag_eval.corpus.yaml_lines import flow_depth, may_have_aliases, parse_yaml_with_lines
-from pytest_graphrag_eval.errors import CorpusError
+from pytest_graphrag_eval.corpus.input_files import decode_input
+from pytest_graphrag_eval.corpus.yaml_lines import (
+    flow_depth,
+    load_yaml_with_lines,
+    may_have_aliases,
+    parse_yaml_with_lines,
+)
+from pytest_graphrag_eval.errors import CorpusError, SourceLocation
 from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 ALIASED = [
@@ -176,3 +183,54 @@ def outcome(text: str, loader: Any) -> Any:
 @pytest.mark.parametrize("text", TREES)
 def test_the_tree_loader_builds_what_pyyaml_builds(text: str) -> None:
     assert outcome(text, yaml_lines._TreeLineLoader) == outcome(text, yaml_lines._LineLoader)
+
+
+@pytest.mark.parametrize("text", [*ALIASED, *NOT_ALIASED, "a: x\u3000&y\nb: \u3000*y\n"])
+def test_the_bytes_of_a_text_are_at_least_as_suspect_as_the_text(text: str) -> None:
+    """In UTF-8 bytes a non-ASCII character before `&` or `*` may be a space: counted as a token."""
+    encoded = text.encode("utf-8")
+    assert may_have_aliases(encoded) >= may_have_aliases(text)
+    assert may_have_aliases(encoded) == may_have_aliases(text) or not text.isascii()
+    assert flow_depth(encoded) == flow_depth(text)
+
+
+def by_the_text_path(data: bytes) -> Any:
+    """What the loader gave before files went to LibYAML as bytes: decode, then parse the text."""
+    try:
+        text = decode_input(data, SourceLocation("f.yaml"), CorpusError, "corpus file")
+        value = parse_yaml_with_lines(text, "f.yaml", CorpusError)
+    except CorpusError as error:
+        return ("error", str(error))
+    return (repr(value), lines_of(value))
+
+
+def by_the_file(tmp_path: Path, data: bytes) -> Any:
+    path = tmp_path / "f.yaml"
+    path.write_bytes(data)
+    try:
+        value = load_yaml_with_lines(path, shown="f.yaml", error_type=CorpusError, what="corpus file")
+    except CorpusError as error:
+        return ("error", str(error))
+    return (repr(value), lines_of(value))
+
+
+FILES = [
+    *(text.encode() for text in TREES),
+    "- id: München\n  q: 'AT&T 東京'\n  n: 3\n".encode(),
+    b"a: [1\nb: \xff\n",  # a syntax error before bytes that are not UTF-8: the encoding is said first
+    b"a: 1\nb: \xed\xa0\x80\n",  # an encoded surrogate
+    b"a: 1\nb: \xc0\xaf\n",  # an overlong encoding
+    b"a: \x07\n",  # a control character
+    b"a: 1\x00\n",
+    "\ufeffa: 1\n".encode(),
+    "a: 1\n".encode("utf-16"),
+    b"a: {b: [" * 300 + b"\n",
+    b"a: 1\na: 2\n",
+    b"- &x [1]\n- *x\n",
+    b"\xef\xbb",  # a BOM cut short
+]
+
+
+@pytest.mark.parametrize("data", FILES)
+def test_a_file_loads_as_its_decoded_text_does(tmp_path: Path, data: bytes) -> None:
+    assert by_the_file(tmp_path, data) == by_the_text_path(data)

@@ -63,13 +63,18 @@ def sniff_format(text: str) -> str:
     except (json.JSONDecodeError, RecursionError):
         first = None
     if isinstance(first, Mapping):
-        if "resourceSpans" in first:
-            return "otlp"
-        if "messages" in first and not {"actual_answer", "actual_steps", "steps"} & first.keys():
-            return "messages"
-        return "responses"
+        return first_record_format(first)
     if head.startswith("{") and '"resourceSpans"' in head:  # one pretty-printed OTLP/JSON document
         return "otlp"
+    return "responses"
+
+
+def first_record_format(first: Mapping[str, Any]) -> str:
+    """`otlp`, `messages` or `responses`, from the object on a file's first line."""
+    if "resourceSpans" in first:
+        return "otlp"
+    if "messages" in first and not {"actual_answer", "actual_steps", "steps"} & first.keys():
+        return "messages"
     return "responses"
 
 

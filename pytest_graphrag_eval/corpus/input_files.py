@@ -32,6 +32,7 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16", "UTF-16"),
     (codecs.BOM_UTF16_BE, "utf-16", "UTF-16"),
 )
+BYTE_ORDER_MARKS = tuple(bom for bom, _, _ in _BOMS)
 
 
 def configuration_error(message: str, location: SourceLocation) -> ConfigurationError:
@@ -57,6 +58,18 @@ def read_input_text(
     what: str = "file",
 ) -> str:
     """The text of a user file, or `error_type` naming the file (as `shown`) and what is wrong."""
+    data = read_input_bytes(path, shown=shown, error_type=error_type, what=what)
+    return decode_input(data, SourceLocation(file=shown or str(path)), error_type, what)
+
+
+def read_input_bytes(
+    path: str | Path,
+    *,
+    shown: str | None = None,
+    error_type: ErrorFactory = InputError,
+    what: str = "file",
+) -> bytes:
+    """The bytes of a user file within the size cap, not yet decoded (`decode_input` does that)."""
     path = Path(path)
     location = SourceLocation(file=shown or str(path))
     limit = max_input_bytes()
@@ -73,7 +86,7 @@ def read_input_text(
             "really meant to be this big",
             location,
         )
-    return decode_input(data, location, error_type, what)
+    return data
 
 
 def decode_input(

@@ -21,6 +21,7 @@ from pytest_graphrag_eval.formats.rdf_graphs import (
     parse_rdf_graph,
 )
 from pytest_graphrag_eval.formats.sparql_results import (
+    MemoizedParser,
     ResultsParser,
     SparqlResultsError,
     SparqlTable,
@@ -77,8 +78,19 @@ def sparql_expectation(
 
     `required_columns` defaults to every variable of the reference result; an
     empty list asks only that both results have rows (or both have none), and
-    an ASK reference ignores it.
+    an ASK reference ignores it. With a `MemoizedParser`, a step is read once per parser (the
+    scorers of one question read each reference step once per actual step).
     """
+    if isinstance(parse, MemoizedParser):
+        known = parse.readings.get(id(step))
+        if known is None:
+            known = parse.readings[id(step)] = (step, _read_sparql_step(step, parse))
+        expectation: SparqlExpectation = known[1]
+        return expectation
+    return _read_sparql_step(step, parse)
+
+
+def _read_sparql_step(step: Mapping[str, Any], parse: ResultsParser) -> SparqlExpectation:
     literal_match = _literal_match(step)
     output = step.get("output")
     if output is None:

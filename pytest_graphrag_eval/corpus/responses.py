@@ -16,8 +16,8 @@ import json
 from pathlib import Path
 
 from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
-from pytest_graphrag_eval.adapters.replay import trace_entries
-from pytest_graphrag_eval.corpus.input_files import read_input_text
+from pytest_graphrag_eval.adapters.replay import first_record_format, trace_entries
+from pytest_graphrag_eval.corpus.input_files import decode_input, read_input_bytes
 from pytest_graphrag_eval.corpus.response_records import (
     Entry,
     ResponseRecord,
@@ -48,14 +48,38 @@ def load_response_attempts(
 ) -> dict[str, list[ResponseRecord]]:
     """Read a response file into `{question_id: [response, ...]}`, attempts in `attempt` order."""
     path = Path(path)
-    text = read_input_text(path, error_type=ResponseError, what="response file")
-    with paused_gc():  # every parsed record is kept
-        converted = trace_entries(text, str(path), response_format, question_attribute)
-        if converted is None:
-            entries = _parse_entries(text, str(path))
-        else:
-            entries = [(SourceLocation(str(path), line), key, raw) for line, key, raw in converted]
-    return collect_attempts(entries)
+    file = str(path)
+    data = read_input_bytes(path, error_type=ResponseError, what="response file")
+    with paused_gc():  # every parsed record and the records made of them are kept
+        entries = _plain_jsonl_entries(data, file, response_format)
+        if entries is None:
+            text = decode_input(data, SourceLocation(file), ResponseError, "response file")
+            converted = trace_entries(text, file, response_format, question_attribute)
+            if converted is None:
+                entries = _parse_entries(text, file)
+            else:
+                entries = [(SourceLocation(file, line), key, raw) for line, key, raw in converted]
+        return collect_attempts(entries)
+
+
+def _plain_jsonl_entries(data: bytes, file: str, response_format: str) -> list[Entry] | None:
+    """The common case, JSONL of plain responses, read from the bytes; None for everything else.
+
+    Only what the text path would read line by line as the same values qualifies (see
+    `json_text.loads_lines`): a file starting with `{` (no BOM, no leading space) that has a
+    second line starting with `{` and whose first line is a plain response, not a trace.
+    """
+    if response_format not in ("auto", "responses") or not data.startswith(b"{") or b"\n{" not in data:
+        return None
+    lines = json_text.loads_lines(data)
+    if not lines:
+        return None
+    first = lines[0][1]
+    if response_format == "auto" and (
+        not isinstance(first, dict) or first_record_format(first) != "responses"
+    ):
+        return None
+    return [(SourceLocation(file, number), None, value) for number, value in lines]
 
 
 def _parse_entries(text: str, file: str) -> list[Entry]:

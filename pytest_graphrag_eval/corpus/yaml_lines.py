@@ -5,7 +5,7 @@ step they are about; PyYAML drops positions after construction, so this loader
 returns dicts that carry their 1-based start line.
 
 It is also where untrusted YAML is kept within bounds: the file is read through
-`read_input_text` (size cap, encodings), the composed document may expand to at
+`input_files` (size cap, encodings), the composed document may expand to at
 most `MAX_YAML_NODES` nodes once aliases are followed (an "alias bomb" of nested
 anchors fails at once instead of ending in a MemoryError), recursive aliases and
 absurd nesting are refused, and a key repeated in one mapping is an error rather
@@ -22,7 +22,12 @@ from typing import Any
 
 import yaml
 
-from pytest_graphrag_eval.corpus.input_files import ErrorFactory, read_input_text
+from pytest_graphrag_eval.corpus.input_files import (
+    BYTE_ORDER_MARKS,
+    ErrorFactory,
+    decode_input,
+    read_input_bytes,
+)
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
@@ -96,11 +101,15 @@ class _TreeLineLoader(_LineLoader):
             return node.value
         if kind is yaml.SequenceNode and tag == _SEQ_TAG:
             return [self._build(item) for item in node.value]
-        if isinstance(node, yaml.MappingNode) and tag == _MAP_TAG and _text_keys(node):
-            _check_duplicate_keys(node)
-            mapping = LineDict((key.value, self._build(value)) for key, value in node.value)
-            mapping.line = node.start_mark.line + 1
-            return mapping
+        if isinstance(node, yaml.MappingNode) and tag == _MAP_TAG:
+            pairs = node.value
+            keys = [key.value for key, _ in pairs if type(key) is yaml.ScalarNode and key.tag == _STR_TAG]
+            if len(keys) == len(pairs):  # every key is text
+                if len(set(keys)) != len(keys):
+                    _check_duplicate_keys(node)  # raises, naming the key and both lines
+                mapping = LineDict(zip(keys, [self._build(value) for _, value in pairs], strict=True))
+                mapping.line = node.start_mark.line + 1
+                return mapping
         return self.construct_object(node, deep=True)
 
 
@@ -129,10 +138,6 @@ def _tag_by_kind(
         return resolve_by_pyyaml(kind, value, implicit)
 
     return resolve
-
-
-def _text_keys(node: yaml.MappingNode) -> bool:
-    return all(type(key) is yaml.ScalarNode and key.tag == _STR_TAG for key, _ in node.value)
 
 
 class _CheckedLineLoader(_LineLoader):
@@ -209,33 +214,43 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-def flow_depth(text: str) -> int:
+def flow_depth(text: str | bytes) -> int:
     """The deepest nesting of flow brackets, counted over the whole text (brackets in strings too).
 
     An over-estimate at worst (balanced brackets inside quoted text add nothing), and cheap: the
     brackets are picked out of the UTF-8 bytes (a table lookup per byte; a regex or `str.translate`
     over non-ASCII text costs several times more) and summed in C-level iterators.
     """
-    brackets = text.encode("utf-8", "surrogatepass").translate(_BRACKETS_AS_STEPS, _NOT_BRACKET_BYTES)
+    encoded = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    brackets = encoded.translate(_BRACKETS_AS_STEPS, _NOT_BRACKET_BYTES)
     return max(itertools.accumulate(array.array("b", brackets)), default=0)
 
 
-def may_have_aliases(text: str) -> bool:
+def may_have_aliases(text: str | bytes) -> bool:
     """False only when the text cannot hold both an anchor and an alias, so no node can be shared.
 
     An anchor (`&name`) or alias (`*name`) token starts the text or follows whitespace, a flow
     indicator, `?`, `:` or a closing quote; an `&` or `*` after anything else is inside a scalar
     (`AT&T`, `?p*`, percent-encoded IRIs), and without both kinds of token there is nothing to expand.
+    In UTF-8 bytes, an `&` or `*` after a non-ASCII character (perhaps a space) counts as a token.
     """
     return _token_may_start_with(text, "&") and _token_may_start_with(text, "*")
 
 
-def _token_may_start_with(text: str, char: str) -> bool:
-    index = text.find(char)
+def _token_may_start_with(text: str | bytes, char: str) -> bool:
+    needle: Any = char.encode() if isinstance(text, bytes) else char
+    index = text.find(needle)
     while index != -1:
-        if index == 0 or text[index - 1] in _BEFORE_TOKEN or text[index - 1].isspace():
+        if index == 0:
             return True
-        index = text.find(char, index + 1)
+        before = text[index - 1 : index]
+        if isinstance(before, bytes):
+            if before[0] >= 0x80:
+                return True
+            before = before.decode("ascii")
+        if before in _BEFORE_TOKEN or before.isspace():
+            return True
+        index = text.find(needle, index + 1)
     return False
 
 
@@ -247,9 +262,20 @@ def line_of(value: Any) -> int | None:
 def load_yaml_with_lines(
     path: Path, *, shown: str | None = None, error_type: ErrorFactory = InputError, what: str = "file"
 ) -> Any:
-    """Read and parse one YAML document; every problem is `error_type` naming the file (and line)."""
+    """Read and parse one YAML document; every problem is `error_type` naming the file (and line).
+
+    A UTF-8 file without a byte-order mark goes to LibYAML as its bytes (given text, PyYAML first
+    encodes it back to exactly those bytes). A document built that way was read to its end, so every
+    byte was valid UTF-8; on any problem the text path runs instead, and its message is the answer.
+    """
     shown = shown or str(path)
-    text = read_input_text(path, shown=shown, error_type=error_type, what=what)
+    data = read_input_bytes(path, shown=shown, error_type=error_type, what=what)
+    if not data.startswith(BYTE_ORDER_MARKS) and b"\x00" not in data and flow_depth(data) <= MAX_YAML_DEPTH:
+        try:
+            return _build_document(data)
+        except (yaml.YAMLError, RecursionError):
+            pass
+    text = decode_input(data, SourceLocation(shown), error_type, what)
     return parse_yaml_with_lines(text, shown, error_type)
 
 
@@ -260,11 +286,8 @@ def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory
             f"invalid YAML: nested too deeply (more than {MAX_YAML_DEPTH} levels of [ and {{)",
             SourceLocation(shown),
         )
-    # Without anchors and aliases the composed tree is the document: no bomb, no recursion.
-    loader = _CheckedLineLoader if may_have_aliases(text) else _TreeLineLoader
     try:
-        with paused_gc():
-            return yaml.load(text, Loader=loader)
+        return _build_document(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -273,6 +296,13 @@ def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory
         raise error_type(f"invalid YAML: {problem}", SourceLocation(shown, line)) from None
     except RecursionError:
         raise error_type("invalid YAML: nested too deeply", SourceLocation(shown)) from None
+
+
+def _build_document(source: str | bytes) -> Any:
+    # Without anchors and aliases the composed tree is the document: no bomb, no recursion.
+    loader = _CheckedLineLoader if may_have_aliases(source) else _TreeLineLoader
+    with paused_gc():
+        return yaml.load(source, Loader=loader)
 
 
 def to_plain(value: Any) -> Any:

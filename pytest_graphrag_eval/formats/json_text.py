@@ -12,6 +12,10 @@ That run is looked for in the UTF-8 bytes orjson is given anyway: `bytes.transla
 is a table lookup per byte, while `str.translate` on non-ASCII text (labels in
 other scripts, as knowledge-graph answers have) costs several times the parse.
 Both parsers run with the cyclic garbage collector paused (see gc_pause.py).
+
+`loads_lines` reads JSONL straight from the file's bytes (no decoding to text and encoding
+back per line); it answers only when orjson read every line, so a caller falls back to the
+text path, and its exact values and messages, whenever anything is unusual.
 """
 
 from __future__ import annotations
@@ -38,6 +42,39 @@ def loads(text: str) -> Any:
         return _loads(text)
     with paused_gc():
         return _loads(text)
+
+
+def loads_shape(text: str) -> Any:
+    """`loads(text)` where only the shape counts, not the exact numbers (is it empty? a list?).
+
+    orjson is given the text as it is: it reads integers beyond 64 bits as floats, which changes
+    no container and equals none; whatever it rejects is read by `loads`, value or error.
+    """
+    if orjson is not None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return loads(text)
+
+
+def loads_lines(data: bytes) -> list[tuple[int, Any]] | None:
+    """`(line number, value)` of each non-blank line of UTF-8 JSONL, or None when orjson cannot
+    vouch for every line (not installed, NUL bytes, a long digit run, a line it rejects).
+
+    A line orjson accepts is valid UTF-8 and gets the value `loads` gives its decoded text;
+    a line blank only to `str.strip` (a non-ASCII space) is one orjson rejects.
+    """
+    if orjson is None or b"\x00" in data or _LONG_NUMBER in data.translate(_DIGITS_AS_ZERO):
+        return None
+    values: list[tuple[int, Any]] = []
+    try:
+        for number, line in enumerate(data.split(b"\n"), start=1):
+            if line.strip():
+                values.append((number, orjson.loads(line)))
+    except orjson.JSONDecodeError:
+        return None
+    return values
 
 
 def _loads(text: str) -> Any:

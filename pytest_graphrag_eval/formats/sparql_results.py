@@ -172,6 +172,9 @@ class MemoizedParser:
         # Comparisons of the tables this parser returned, shared by every scorer that uses it
         # (steps_score and partial credit compare the same pairs); see steps/sparql_compare.py.
         self.comparisons: dict[Any, Any] = {}
+        # Reference steps read under this parser (id -> (step, its reading)), for the same reason:
+        # the step is kept beside its reading so that its id stays its own while the memo lives.
+        self.readings: dict[int, tuple[Any, Any]] = {}
 
     def __call__(self, output: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
         if not isinstance(output, str):

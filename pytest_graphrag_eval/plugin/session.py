@@ -26,6 +26,7 @@ from pytest_graphrag_eval.corpus.responses import load_response_attempts
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.evaluation import ResponsesCheck, make_context
 from pytest_graphrag_eval.formats import json_text
+from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules, corpus_rules
 from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
@@ -115,6 +116,13 @@ class GraphragSession:
     def __init__(self, config: pytest.Config, settings: PluginSettings):
         self.config = config
         self.settings = settings
+        if settings.corpus_paths:
+            # The corpus, the items and every result are kept to the end of the run, so full
+            # collections would only traverse them again and again (a second or so on 10,000
+            # questions); young collections go on (see gc_pause.py). It ends with the config.
+            pause = contextlib.ExitStack()
+            pause.enter_context(paused_full_collections())
+            config.add_cleanup(pause.close)
         self.corpus_files = expand_corpus_paths(settings.corpus_paths)
         self._file_index = {path: index for index, path in enumerate(self.corpus_files)}
         self._resolved: dict[Path, Path] = {}

@@ -19,6 +19,14 @@ def max_weight_assignment(weights: Sequence[Sequence[int]]) -> dict[int, int]:
     columns = len(weights[0]) if rows else 0
     if not rows or not columns:
         return {}
+    if rows == 1 or columns == 1:
+        # Most groups have one step, or one candidate: the method then picks the first best
+        # entry (its minimum search takes a later entry only when strictly better), as here.
+        line = list(weights[0]) if rows == 1 else [row[0] for row in weights]
+        best = line.index(max(line))
+        if line[best] <= 0:
+            return {}
+        return {0: best} if rows == 1 else {best: 0}
     transposed = rows > columns
     table = [list(column) for column in zip(*weights, strict=True)] if transposed else weights
     top = max(max(row) for row in table)

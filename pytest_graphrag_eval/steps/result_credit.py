@@ -14,7 +14,7 @@ output is never just a quiet 0.
 
 from __future__ import annotations
 
-import statistics
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -74,10 +74,11 @@ def result_credit(
     weights = [[round(overlap.f1 * _RESOLUTION) for overlap in row] for row in overlaps]
     assignment = max_weight_assignment(weights)
     chosen = [overlaps[row][assignment[row]] if row in assignment else NONE for row in range(len(references))]
+    count = len(chosen)  # means as `statistics.fmean` computes them, without its per-call checks
     return ResultCredit(
-        precision=statistics.fmean(overlap.precision for overlap in chosen),
-        recall=statistics.fmean(overlap.recall for overlap in chosen),
-        f1=statistics.fmean(overlap.f1 for overlap in chosen),
+        precision=math.fsum([overlap.precision for overlap in chosen]) / count,
+        recall=math.fsum([overlap.recall for overlap in chosen]) / count,
+        f1=math.fsum([overlap.f1 for overlap in chosen]) / count,
         unreadable=tuple(dict.fromkeys(unreadable)),
     )
 
