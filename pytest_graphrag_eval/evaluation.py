@@ -107,8 +107,8 @@ async def arun_evaluation(
     With `config_file_path`, the scorers are those `scorer_factory.build_scorers`
     makes for the answer metrics the file configures; a judge client built for
     them (when `judge` is not given) is closed before returning. Without it,
-    `judge` serves the default scorers (eRAG's model-backed parts); scorers
-    given in `scorers` carry their own. `scorers` and a config file exclude
+    `judge` is the judge eRAG's model-backed parts (`options={"erag": ...}`) are
+    built on; scorers given in `scorers` carry their own. `scorers` and a config file exclude
     each other.
     """
     with paused_full_collections():  # the checked responses and the results are kept: see gc_pause.py
