@@ -92,3 +92,13 @@ class ProgressLine:
         if self._shown:
             self._writer.write_raw("\b" * self._shown + " " * self._shown + "\b" * self._shown, flush=True)
             self._shown = 0
+
+
+def terminal_progress_line(config: Any, status: Callable[[], str]) -> ProgressLine | None:
+    """A status line on pytest's terminal, capture suspended while it writes; None off a terminal."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or not reporter.isatty():
+        return None
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    uncaptured = capture.global_and_fixture_disabled if capture is not None else contextlib.nullcontext
+    return ProgressLine(config.get_terminal_writer(), status, uncaptured=uncaptured)

@@ -24,7 +24,7 @@ from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
 from pytest_graphrag_eval.corpus.responses import load_response_attempts
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
-from pytest_graphrag_eval.evaluation import ResponsesCheck, make_context
+from pytest_graphrag_eval.evaluation import ResponsesCheck
 from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules, corpus_rules
@@ -32,7 +32,7 @@ from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
-from pytest_graphrag_eval.plugin.progress import ProgressLine, status_text
+from pytest_graphrag_eval.plugin.progress import ProgressLine, status_text, terminal_progress_line
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.plugin.shard_selection import (
     SHARD_OPTION,
@@ -82,7 +82,7 @@ from pytest_graphrag_eval.run.runner import (
     ReplaySource,
     ResponseSource,
 )
-from pytest_graphrag_eval.scorer_factory import build_scorers
+from pytest_graphrag_eval.run.scoring_setup import scoring_setup
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.llm import JudgeClient
@@ -299,20 +299,20 @@ class GraphragSession:
             raise pytest.UsageError(NO_RESPONSES)
         if settings.judge_batch and not settings.dry_run:
             source = self._remembered = RememberedSource(source)  # the agent is asked once for every pass
-        contexts = {}
         try:
             if self.judge is None and any(rules.erag_needs_llm for rules in self.rules.values()):
                 self.judge = self._new_judge_client()
-            scorers = build_scorers(settings.answers, self.judge)
-            on_close = self.judge.aclose if self.judge is not None else None
-            for path, rules in self.rules.items():  # each corpus's settings checked and eRAG built, once
-                scoring = {"tool_names": dict(settings.tool_names), **rules.scoring}  # a corpus's win
-                context = make_context(
-                    settings.steps_scope, self.judge, scoring, source=f"{rules.file}: settings"
-                )
-                contexts.update(dict.fromkeys(self.corpora[path].positions, context))
+            setup = scoring_setup(
+                settings.answers,
+                self.judge,
+                settings.steps_scope,
+                settings.tool_names,
+                self.rules,
+                self.corpora,
+            )
         except GraphragEvalError as error:
             raise pytest.UsageError(str(error)) from None
+        on_close = self.judge.aclose if self.judge is not None else None
         # Something to wait on (the agent, a judge) runs in the background; a plain replay inline.
         runner_type = BackgroundRunner if source.live or on_close is not None else InlineRunner
         prepare = None
@@ -324,16 +324,16 @@ class GraphragSession:
             prepare = self.graph.prepare
         self._new_runner = lambda: BackgroundRunner(
             source,
-            scorers,
-            lambda question: contexts[question.question_id],
+            setup.scorers,
+            setup.context_for,
             None,
             settings.agent_repeats,
             prepare,
         )
         return runner_type(
             source,
-            scorers,
-            lambda question: contexts[question.question_id],
+            setup.scorers,
+            setup.context_for,
             on_close,
             settings.agent_repeats,
             prepare,
@@ -362,18 +362,8 @@ class GraphragSession:
         """Fill the judge cache through the Batch API, with a status on a terminal, before any item runs."""
         assert self._new_runner is not None, "made with the runner, which a judged run has"
         new_runner = self._new_runner
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        line = None
         status = [""]
-        if reporter is not None and reporter.isatty():
-            capture = self.config.pluginmanager.get_plugin("capturemanager")
-            line = ProgressLine(
-                self.config.get_terminal_writer(),
-                lambda: status[0],
-                uncaptured=capture.global_and_fixture_disabled
-                if capture is not None
-                else contextlib.nullcontext,
-            )
+        line = terminal_progress_line(self.config, lambda: status[0])
 
         def show(text: str) -> None:
             status[0] = text
@@ -424,8 +414,7 @@ class GraphragSession:
 
     def _progress_line(self) -> ProgressLine | None:
         """A progress status for a run with something to wait on, when the output is a terminal."""
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if not isinstance(self.runner, BackgroundRunner) or reporter is None or not reporter.isatty():
+        if not isinstance(self.runner, BackgroundRunner):
             return None
         runner, judge, started = self.runner, self.judge, time.monotonic()
 
@@ -441,9 +430,7 @@ class GraphragSession:
                 time.monotonic() - started,
             )
 
-        capture = self.config.pluginmanager.get_plugin("capturemanager")
-        uncaptured = capture.global_and_fixture_disabled if capture is not None else contextlib.nullcontext
-        return ProgressLine(self.config.get_terminal_writer(), status, uncaptured=uncaptured)
+        return terminal_progress_line(self.config, status)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
