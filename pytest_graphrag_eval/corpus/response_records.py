@@ -73,7 +73,12 @@ def normalise_response(raw: Any, location: SourceLocation, *, filed_as: str = "i
     question_id = location.question_id if given is None else str(given)
     if question_id is None:
         raise ResponseError("is missing", location, "question_id")
-    where = dataclasses.replace(location, question_id=question_id)
+    # Records loaded from a file already name their question: no new location to build.
+    where = (
+        location
+        if location.question_id == question_id
+        else dataclasses.replace(location, question_id=question_id)
+    )
     response = {**raw, "question_id": question_id}
     attempt = _attempt(response.get("attempt"), where)
     if "steps" in response:
@@ -115,7 +120,11 @@ def collect_attempts(entries: Iterable[Entry]) -> dict[str, list[ResponseRecord]
     """
     attempts: dict[str, dict[int | None, ResponseRecord]] = {}
     for location, key, raw in entries:
-        filed = location if key is None else dataclasses.replace(location, question_id=key)
+        filed = (
+            location
+            if key is None or key == location.question_id
+            else dataclasses.replace(location, question_id=key)
+        )
         record = normalise_response(raw, filed)
         recorded = attempts.setdefault(record.question_id, {})
         if record.attempt in recorded or (recorded and (record.attempt is None or None in recorded)):
