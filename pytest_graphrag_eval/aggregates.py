@@ -16,7 +16,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.formats import json_text, output_emptiness
+from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections, paused_gc
 
 STAT_NAMES = ("sum", "mean", "median", "min", "max")
@@ -170,9 +170,6 @@ def steps_summary(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, i
 def is_empty_output(output: Any) -> bool:
     """A step output with nothing in it: blank, `[]`/`{}`, or SPARQL JSON with no bindings."""
     if isinstance(output, str):
-        known = output_emptiness.known(output)  # scoring parsed it already (most SPARQL outputs)
-        if known is not None:
-            return known
         text = output.strip()
         if not text:
             return True

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 
 import pytest
 
 from pytest_graphrag_eval import compute_aggregates
 from pytest_graphrag_eval.aggregates import is_empty_output, steps_summary
-from pytest_graphrag_eval.formats import output_emptiness
-from pytest_graphrag_eval.formats.sparql_results import SparqlResultsError, memoized_parser, uri_values
 
 EMPTY_SPARQL = json.dumps({"head": {"vars": ["s"]}, "results": {"bindings": []}})
 ONE_ROW = json.dumps(
@@ -109,40 +106,3 @@ def test_flags_ids_and_texts_are_not_metrics() -> None:
 )
 def test_empty_output(output, empty: bool) -> None:
     assert is_empty_output(output) is empty
-
-
-SEARCH_HIT = json.dumps(
-    {"head": {"vars": ["iri"]}, "results": {"bindings": [{"iri": {"type": "uri", "value": "http://x/a"}}]}}
-)
-ASK_WITH_EMPTY_RESULTS = json.dumps({"head": {}, "boolean": True, "results": {"bindings": []}})
-
-
-@pytest.mark.parametrize(
-    "text",
-    [EMPTY_SPARQL, ONE_ROW, SEARCH_HIT, ASK_WITH_EMPTY_RESULTS, '{"head": {"vars": ["s"]}, "results": {}}'],
-)
-def test_outputs_scoring_parsed_are_empty_as_parsing_them_again_says(text: str) -> None:
-    """What the parsers note while scoring (formats/output_emptiness.py) never changes the step summary."""
-    parsed_again = is_empty_output(text)
-    parse = memoized_parser()
-    with contextlib.suppress(SparqlResultsError):
-        parse(text)
-    with contextlib.suppress(SparqlResultsError):
-        uri_values(text)
-    assert output_emptiness.known(text) in (None, parsed_again)
-    assert is_empty_output(text) is parsed_again
-
-
-def test_output_emptiness_memo_forgets_oldest_texts_past_its_capacity(monkeypatch) -> None:
-    monkeypatch.setattr(output_emptiness, "_known", {})  # a fresh memo, whatever other tests noted
-    monkeypatch.setattr(output_emptiness, "_held", 0)
-    monkeypatch.setattr(output_emptiness, "CAPACITY_CHARS", len(EMPTY_SPARQL) + len(ONE_ROW) + 1)
-    first, second, third = EMPTY_SPARQL, ONE_ROW + " ", ONE_ROW
-    output_emptiness.remember(first, True)
-    output_emptiness.remember(second, False)
-    assert output_emptiness.known(first) is True  # both fit
-    output_emptiness.remember(third, False)
-    assert output_emptiness.known(first) is None  # the oldest made room
-    assert output_emptiness.known(third) is False
-    output_emptiness.remember("x" * (output_emptiness.CAPACITY_CHARS + 1), True)  # larger than it all
-    assert output_emptiness.known(third) is False

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pytest_graphrag_eval.formats import json_text, output_emptiness
+from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.formats.terms import (
     DEFAULT_LITERAL_MATCH,
     LiteralMatch,
@@ -186,9 +186,6 @@ class MemoizedParser:
                 result = parse_sparql_results(output, literal_match)
             except SparqlResultsError as error:
                 result = str(error)
-            else:
-                if not result.is_ask:  # SELECT: `results.bindings` was a list of `row_count` bindings
-                    output_emptiness.remember(output, result.row_count == 0)
             seen[output] = result
         if isinstance(result, str):
             raise SparqlResultsError(result)
@@ -208,8 +205,6 @@ def uri_values(output: Any) -> set[str]:
     """Every value bound as an IRI (type `uri`) anywhere in SELECT results JSON."""
     data = load_results_json(output)
     bindings = _bindings(data.get("results"))
-    if isinstance(output, str):
-        output_emptiness.remember(output, not bindings)
     values: set[str] = set()
     for binding in bindings:
         if not isinstance(binding, dict):
