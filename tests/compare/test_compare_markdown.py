@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 from compare_support import report, result
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -29,6 +29,7 @@ def tokens(markdown: str) -> list[Any]:
 
 
 @given(st.text())
+@example("\u2060")  # a word joiner of the text's own, which hypothesis found in CI
 def test_escaped_text_renders_as_itself_in_one_table_cell(text: str) -> None:
     cell = escape_text(text)
     assert "\n" not in cell and "\r" not in cell
@@ -37,7 +38,9 @@ def test_escaped_text_renders_as_itself_in_one_table_cell(text: str) -> None:
     assert len(inline) == 4, cell
     children = inline[2].children or []
     assert {child.type for child in children} <= {"text"}
-    assert "".join(child.content for child in children).replace(WORD_JOINER, "") == _plain(text)
+    # The escaper's word joiners are invisible; so is one the text itself holds, so both sides drop them.
+    shown = "".join(child.content for child in children).replace(WORD_JOINER, "")
+    assert shown == _plain(text).replace(WORD_JOINER, "")
     assert inline[3].content == "end"
 
 
