@@ -32,7 +32,7 @@ from pytest_graphrag_eval.corpus.response_records import (
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections, paused_gc
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
-from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers, never_wait
+from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
 from pytest_graphrag_eval.scoring import Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
 
@@ -102,8 +102,7 @@ async def arun_evaluation(
     judge: Judge | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Async form of `run_evaluation`: the questions are scored concurrently when a scorer can wait
-    (a judge, eRAG's callable, a user's scorer), else one after another (`scorer_factory.never_wait`).
+    """Async form of `run_evaluation`: all questions are scored concurrently.
 
     With `config_file_path`, the scorers are those `scorer_factory.build_scorers`
     makes for the answer metrics the file configures; a judge client built for
@@ -168,11 +167,6 @@ async def _evaluate_all(
     scorers: Sequence[Scorer],
     context: ScoringContext,
 ) -> list[dict[str, Any]]:
-    if never_wait(scorers, context):  # one after another: a task per question costs 5 µs and buys nothing
-        return [
-            await evaluate_question(question, responses.get(question.question_id), scorers, context)
-            for question in corpus.questions()
-        ]
     return list(
         await asyncio.gather(
             *(

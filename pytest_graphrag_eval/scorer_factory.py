@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pytest_graphrag_eval.scoring import Scorer, ScoringContext
+from pytest_graphrag_eval.scoring import Scorer
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.answers.settings import AnswerSettings
@@ -30,24 +30,6 @@ def default_scorers() -> list[Scorer]:
     from pytest_graphrag_eval.steps.scorer import StepsScorer
 
     return [StepsScorer(), RetrievalScorer(), ERagScorer()]
-
-
-def never_wait(scorers: Sequence[Scorer], context: ScoringContext) -> bool:
-    """True when scoring with `scorers` under `context` can wait on nothing (no model, no callable).
-
-    Then a task per question buys no concurrency, only its cost (`evaluation._evaluate_all`): the
-    built-in steps, retrieval and exact-match scorers compute in place, and eRAG returns at once
-    unless the corpus configures it. Any other scorer, a user's included, may wait.
-    """
-    from pytest_graphrag_eval.answers.scorers import DeterministicAnswerScorer
-    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
-    from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer
-    from pytest_graphrag_eval.steps.scorer import StepsScorer
-
-    in_place: tuple[type, ...] = (StepsScorer, RetrievalScorer, DeterministicAnswerScorer)
-    if context.erag is None:
-        in_place += (ERagScorer,)
-    return all(type(scorer) in in_place for scorer in scorers)
 
 
 def build_scorers(answers: AnswerSettings, judge: Judge | None) -> list[Scorer]:

@@ -10,8 +10,7 @@ from plugin_support import corpus, good_responses, response
 
 from pytest_graphrag_eval import run_evaluation
 from pytest_graphrag_eval.corpus.reference_corpus import corpus_from_data
-from pytest_graphrag_eval.evaluation import UnknownResponsesWarning, check_responses_match, make_context
-from pytest_graphrag_eval.scorer_factory import default_scorers, never_wait
+from pytest_graphrag_eval.evaluation import UnknownResponsesWarning, check_responses_match
 from pytest_graphrag_eval.scoring import ScoringContext
 
 
@@ -111,11 +110,6 @@ def test_a_failing_scorer_becomes_an_error_key_and_others_still_run() -> None:
     assert results[0]["constant_score"] == 0.25
 
 
-def first_document(question: str, documents: list[str]) -> str:
-    """An eRAG generator (a Python callable)."""
-    return documents[0]
-
-
 class Rendezvous:
     """A custom scorer whose first question waits until a later question is scored: it needs concurrency."""
 
@@ -133,12 +127,6 @@ class Rendezvous:
         return {"rendezvous_score": 1.0}
 
 
-def test_questions_are_scored_one_by_one_only_when_no_scorer_can_wait() -> None:
-    context = make_context("last_group")
-    assert never_wait(default_scorers(), context)
-    erag_options = {"erag": {"generator": f"{__name__}:first_document", "metric": "exact_match"}}
-    erag = make_context("last_group", options=erag_options)
-    assert not never_wait(default_scorers(), erag)  # a configured eRAG calls a model or a callable
-    assert not never_wait([*default_scorers(), Constant()], context)  # a user's scorer may wait
+def test_questions_are_scored_concurrently() -> None:
     results = run_evaluation(corpus(), good_responses(), scorers=[Rendezvous()])
     assert [result.get("rendezvous_score") for result in results] == [1.0, 1.0, 1.0]
