@@ -19,6 +19,7 @@ from pytest_graphrag_eval.gates.thresholds import (
     THRESHOLD_SOURCES,
     Threshold,
     check_thresholds,
+    parse_corpus_thresholds,
     parse_threshold,
     parse_threshold_list,
     resolve_thresholds,
@@ -468,11 +469,11 @@ def test_resolver_reuses_parsed_layers_and_matches_resolve_thresholds() -> None:
     )
     ini, cli = ["steps_score>=0.1", "elapsed_sec<=9"], ["elapsed_sec<=5"]
     resolver = ThresholdResolver(parse_threshold_list(ini, "ini"), parse_threshold_list(cli, "cli"))
-    template = corpus.templates[0]
+    template, parsed = corpus.templates[0], parse_corpus_thresholds(corpus)
     for question in template.questions:
         expected = resolve_thresholds(ini, cli, corpus.settings, template, question, corpus_file=corpus.file)
-        assert resolver.for_question(corpus.settings, template, question, corpus_file=corpus.file) == expected
-    first = resolver.for_question(corpus.settings, template, template.questions[0], corpus_file=corpus.file)
+        assert resolver.for_parsed(parsed, template.template_id, question.question_id) == expected
+    first = resolver.for_parsed(parsed, template.template_id, template.questions[0].question_id)
     assert {metric: (t.op, t.limit, t.source) for metric, t in first.items()} == {
         "elapsed_sec": ("<=", 5.0, "cli"),
         "steps_score": (">=", 0.7, "template"),

@@ -161,61 +161,51 @@ def resolve_thresholds(
     `corpus_file` names the file in errors about corpus-level thresholds; by
     default it is taken from the template's or question's location.
     """
+    if corpus_file is None:
+        corpus_file = next((r.location.file for r in (template, question) if r is not None), None)
+    templates = {}
+    if template is not None:
+        templates[template.template_id] = thresholds_from_yaml(
+            template.thresholds, "template", template.location
+        )
+    questions = {}
+    if question is not None and question.thresholds is not None:
+        questions[question.question_id] = thresholds_from_yaml(
+            question.thresholds, "question", question.location
+        )
+    corpus_layer = thresholds_from_yaml(
+        (corpus_settings or {}).get(_YAML_FIELD), "corpus", SourceLocation(file=corpus_file)
+    )
     resolver = ThresholdResolver(parse_threshold_list(ini, "ini"), parse_threshold_list(cli, "cli"))
-    return resolver.for_question(corpus_settings, template, question, corpus_file=corpus_file)
+    return resolver.for_parsed(
+        CorpusThresholds(corpus_file, corpus_layer, templates, questions),
+        template.template_id if template is not None else None,
+        question.question_id if question is not None else None,
+    )
 
 
 class ThresholdResolver:
-    """Thresholds per question, each source parsed once per run.
-
-    The option layers come parsed; a corpus file's and a template's `thresholds:`
-    are parsed on first use and kept, so only a question's own field is read per question.
-    """
+    """Thresholds per question from layers parsed once: the options, then a corpus file's parsed
+    `thresholds:` (`parse_corpus_thresholds`); each file's and template's merge is kept, so only a
+    question's own layer is merged per question."""
 
     def __init__(self, ini: Mapping[str, Threshold], cli: Mapping[str, Threshold]):
         self._options: dict[str, Threshold | None] = {**ini, **cli}
         self._corpus: dict[str | None, dict[str, Threshold | None]] = {}
-        self._template: dict[tuple[str | None, str], dict[str, Threshold | None]] = {}
-
-    def for_question(
-        self,
-        corpus_settings: Mapping[str, Any] | None,
-        template: Template | None,
-        question: Question | None,
-        *,
-        corpus_file: str | None = None,
-    ) -> dict[str, Threshold]:
-        """As `resolve_thresholds`, with the option, corpus and template layers reused."""
-        if corpus_file is None:
-            corpus_file = next((r.location.file for r in (template, question) if r is not None), None)
-        merged = self._corpus.get(corpus_file)
-        if merged is None:
-            corpus_layer = thresholds_from_yaml(
-                (corpus_settings or {}).get(_YAML_FIELD), "corpus", SourceLocation(file=corpus_file)
-            )
-            merged = self._corpus[corpus_file] = _over(self._options, corpus_layer)
-        if template is not None:
-            key = (corpus_file, template.template_id)
-            if key not in self._template:
-                template_layer = thresholds_from_yaml(template.thresholds, "template", template.location)
-                self._template[key] = _over(merged, template_layer)
-            merged = self._template[key]
-        if question is not None and question.thresholds is not None:
-            merged = _over(merged, thresholds_from_yaml(question.thresholds, "question", question.location))
-        return {metric: threshold for metric, threshold in sorted(merged.items()) if threshold is not None}
+        self._template: dict[tuple[str | None, str | None], dict[str, Threshold | None]] = {}
 
     def for_parsed(
-        self, parsed: CorpusThresholds, template_id: str, question_id: str
+        self, parsed: CorpusThresholds, template_id: str | None, question_id: str | None
     ) -> dict[str, Threshold]:
-        """As `for_question`, from the layers `parse_corpus_thresholds` parsed at collection."""
+        """The options, then the corpus file's, the template's and the question's own layers."""
         merged = self._corpus.get(parsed.file)
         if merged is None:
             merged = self._corpus[parsed.file] = _over(self._options, parsed.corpus)
         key = (parsed.file, template_id)
         if key not in self._template:
-            self._template[key] = _over(merged, parsed.templates.get(template_id, {}))
+            self._template[key] = _over(merged, parsed.templates.get(template_id, {}) if template_id else {})
         merged = self._template[key]
-        own = parsed.questions.get(question_id)
+        own = parsed.questions.get(question_id) if question_id is not None else None
         if own is not None:
             merged = _over(merged, own)
         return {metric: threshold for metric, threshold in sorted(merged.items()) if threshold is not None}
