@@ -353,12 +353,12 @@ class GraphragSession:
             return True
         if self.settings.judge_batch and self.judge is not None:
             self._judge_in_batches(
-                [item.question for item in session.items if isinstance(item, QuestionItem)]
+                self.judge, [item.question for item in session.items if isinstance(item, QuestionItem)]
             )
         self.runner.submit(item.question for item in session.items if isinstance(item, QuestionItem))
         return None
 
-    def _judge_in_batches(self, questions: list[Question]) -> None:
+    def _judge_in_batches(self, judge: JudgeClient, questions: list[Question]) -> None:
         """Fill the judge cache through the Batch API, with a status on a terminal, before any item runs."""
         assert self._new_runner is not None, "made with the runner, which a judged run has"
         new_runner = self._new_runner
@@ -372,9 +372,7 @@ class GraphragSession:
 
         self.judge_batches = []
         try:
-            self.judge_batches = fill_cache_in_batches(
-                new_runner, questions, self.judge, self._remembered, show
-            )
+            self.judge_batches = fill_cache_in_batches(new_runner, questions, judge, self._remembered, show)
         finally:
             if line is not None:
                 line.done()

@@ -13,11 +13,14 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
 from pytest_graphrag_eval.run.runner import QuestionRunner, ResponseSource
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.llm.client import JudgeClient
 
 MAX_PASSES = 8  # a chain of judge calls, each needing the last one's reply, longer than this is not sent
 
@@ -49,7 +52,7 @@ class RememberedSource:
 def fill_cache_in_batches(
     new_runner: Callable[[], QuestionRunner],
     questions: Sequence[Question],
-    judge: Any,
+    judge: JudgeClient,
     source: RememberedSource | None,
     on_status: Callable[[str], None] | None = None,
 ) -> list[dict[str, Any]]:
