@@ -73,11 +73,13 @@ def run_evaluation(
             "run_evaluation() runs its own event loop and cannot be called inside one; "
             "in async code use `await arun_evaluation(...)` with the same arguments"
         )
-    # Without a judge, scoring is CPU work on data in memory whose garbage dies by reference counts
-    # (the built-in scorers make no cycles: tests/test_gc_pause.py), and the results are all kept:
+    # With the built-in scorers and no judge, scoring is CPU work on data in memory whose garbage dies
+    # by reference counts (they make no cycles: tests/test_gc_pause.py), and the results are all kept:
     # young collections would only walk them as they grow (a sixth of scoring 6,000 questions).
-    # With a judge (network clients, retries) only full collections are paused (below).
-    pause = paused_gc() if judge is None and config_file_path is None else contextlib.nullcontext()
+    # With a judge or a caller's scorers (network clients, retries, unknown code) only full
+    # collections are paused (below).
+    built_in_only = scorers is None and judge is None and config_file_path is None
+    pause = paused_gc() if built_in_only else contextlib.nullcontext()
     with pause:
         return asyncio.run(
             arun_evaluation(
