@@ -77,7 +77,7 @@ def test_report_has_spread_pass_at_k_and_flaky_rate(flaky: pytest.Pytester) -> N
     assert q1["steps_score"] == pytest.approx(2 / 3)
     assert q1["steps_score_agent_std"] == pytest.approx(0.57735, abs=1e-4)
     assert (q1["pass_at_k"], q1["pass_hat_k"]) == (1.0, 0.0)
-    assert [attempt["outcome"] for attempt in q1["attempts"]] == ["passed", "failed", "passed"]
+    assert sorted(attempt["outcome"] for attempt in q1["attempts"]) == ["failed", "passed", "passed"]
     assert (q2["flaky"], q2["pass_hat_k"], q3["flaky"], q3["pass_at_k"]) == (0, 1.0, 0, 0.0)
     assert report["aggregates"]["micro"]["flaky_rate"] == pytest.approx(1 / 3)
     result.stdout.fnmatch_lines(["*FAIL  micro:flaky_rate = 0.333333, required <= 0, cli gate"])
@@ -103,8 +103,15 @@ def test_every_attempt_is_recorded_and_replays(flaky: pytest.Pytester) -> None:
     again.stdout.fnmatch_lines(["*2 of 3 attempts passed*(flaky)"])
     spread = flaky.runpytest_subprocess(*THRESHOLD, *replay, "--graphrag-agent-repeats", "3", "-n", "2")
     spread.assert_outcomes(passed=1, failed=2)
+    # Attempts run concurrently, so which of q1's attempts got the agent's wrong 2nd call is up to the
+    # threads; replaying first attempts only must follow what the recording holds.
+    wrong_q1 = [
+        r["attempt"] for r in records if r["question_id"] == "q1" and r["actual_answer"] == "The names are ."
+    ]
+    assert len(wrong_q1) == 1
+    first_wrong = wrong_q1 == [1]
     first_only = flaky.runpytest(*THRESHOLD, *replay)
-    first_only.assert_outcomes(passed=2, failed=1)
+    first_only.assert_outcomes(passed=1 if first_wrong else 2, failed=2 if first_wrong else 1)
     first_only.stdout.fnmatch_lines(["*warning: the responses file holds up to 3 attempts per question*"])
 
 
