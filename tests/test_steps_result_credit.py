@@ -16,6 +16,7 @@ from test_steps_sparql_properties import modes, select, step, tables
 from pytest_graphrag_eval import run_evaluation
 from pytest_graphrag_eval.corpus.reference_steps import sparql_expectation
 from pytest_graphrag_eval.formats.sparql_results import parse_sparql_results
+from pytest_graphrag_eval.steps.groups import score_steps
 from pytest_graphrag_eval.steps.result_credit import result_credit
 from pytest_graphrag_eval.steps.result_overlap import (
     FULL,
@@ -141,6 +142,29 @@ def test_property_swapping_the_sides_swaps_precision_and_recall(
     assert math.isclose(forward.precision, backward.recall) and math.isclose(
         forward.recall, backward.precision
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(tables(max_columns=2), min_size=1, max_size=2), min_size=1, max_size=2),
+    st.lists(tables(max_columns=2), max_size=3),
+    st.sampled_from(["last_group", "all_groups"]),
+    st.data(),
+)
+def test_property_the_steps_score_matches_shortcut_nothing(
+    groups: list[list[tuple]], actual_tables: list[tuple], scope: str, data: st.DataObject
+) -> None:
+    """Credit told which steps the steps score matched equals credit computed pair by pair."""
+    reference_steps = [[step(*table) for table in group] for group in groups]
+    # Some actual results are copies of reference ones, so that whole groups match.
+    copies = data.draw(st.lists(st.sampled_from([t for group in groups for t in group]), max_size=3))
+    actual_steps = [
+        _actual(select(*table), f"s{index}") for index, table in enumerate(actual_tables + copies)
+    ]
+    outcome = score_steps(reference_steps, actual_steps, scope)
+    matched = {(match.group_index, match.reference_index) for match in outcome.matches if match.score == 1}
+    told = result_credit(reference_steps, actual_steps, scope, matched=matched)
+    assert told == result_credit(reference_steps, actual_steps, scope)
 
 
 @given(st.lists(st.integers(0, 4), max_size=12), st.lists(st.integers(0, 4), max_size=12))

@@ -15,7 +15,7 @@ output is never just a quiet 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,20 +50,38 @@ def is_result_step(step: Mapping[str, Any]) -> bool:
     return media == SPARQL_RESULTS_MEDIA_TYPE or is_rdf_media_type(media)
 
 
+FULL_CREDIT = ResultCredit(1.0, 1.0, 1.0, ())
+
+
 def result_credit(
     reference_steps: Sequence[Sequence[Mapping[str, Any]]],
     actual_steps: Sequence[Mapping[str, Any]],
     scope: str = "last_group",
     parse: ResultsParser | None = None,
+    matched: Collection[tuple[int, int]] = (),
 ) -> ResultCredit | None:
     """Partial credit of one question; None when its scored groups hold no result-bearing step.
 
-    The reference steps must be valid (the corpus loader checked them).
+    The reference steps must be valid (the corpus loader checked them). `matched` holds the
+    (group, index) of reference steps the steps score matched in full, each to its own actual step:
+    when it covers every SPARQL reference step in scope (and there is no graph step, whose unreadable
+    outputs are reported), the credit is full without a comparison (F1 is 1 exactly on a match).
     """
-    groups = reference_steps[-1:] if scope == "last_group" else reference_steps
-    references = [step for group in groups for step in group if is_result_step(step)]
-    if not references:
+    first = len(reference_steps) - 1 if scope == "last_group" else 0
+    located = [
+        (group_index, index, step)
+        for group_index in range(first, len(reference_steps))
+        for index, step in enumerate(reference_steps[group_index])
+        if is_result_step(step)
+    ]
+    if not located:
         return None
+    if all(
+        (group_index, index) in matched and media_type(step) == SPARQL_RESULTS_MEDIA_TYPE
+        for group_index, index, step in located
+    ):
+        return FULL_CREDIT
+    references = [step for _, _, step in located]
     parse = parse or memoized_parser()
     steps = [step if isinstance(step, Mapping) else {} for step in actual_steps]
     unreadable: list[str] = []

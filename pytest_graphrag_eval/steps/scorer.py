@@ -62,9 +62,13 @@ class StepsScorer:
         if step_problems:
             return {"steps_score_error": "unscorable agent steps: " + "; ".join(step_problems)}
         parse = memoized_parser(question.reference_tables)
-        credit = result_credit(question.reference_steps, actual_steps, context.steps_scope, parse)
-        # The actual outputs the credit parsed are not parsed again, nor its comparisons made again.
         outcome = score_steps(question.reference_steps, actual_steps, context.steps_scope, parse=parse)
+        # The credit reuses the outputs parsed and comparisons made above, and needs none of them
+        # when every result step matched.
+        matched = {
+            (match.group_index, match.reference_index) for match in outcome.matches if match.score == 1
+        }
+        credit = result_credit(question.reference_steps, actual_steps, context.steps_scope, parse, matched)
         result: dict[str, Any] = {
             "reference_steps": mark_matches(question.reference_steps, actual_steps, outcome.matches),
             "steps_score": outcome.score,
