@@ -33,7 +33,7 @@ from typing import Any
 from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, AnswerSettings, build_answer_metrics
 from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
 from pytest_graphrag_eval.errors import GraphragEvalError
-from pytest_graphrag_eval.report.atomic import write_text_atomic
+from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.report.merge import load_shard, merge_shards, shard_summary
 from pytest_graphrag_eval.report.pipeline import OutputPaths, finish_run, write_outputs
 

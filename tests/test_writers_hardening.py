@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 
-from pytest_graphrag_eval.report import atomic
-from pytest_graphrag_eval.report.atomic import write_text_atomic
+from pytest_graphrag_eval.formats import atomic
+from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.report.json_report import json_text
 
 ODD_ANSWER = "Alpha \ud800 Beta \udcff"

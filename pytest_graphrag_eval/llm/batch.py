@@ -25,15 +25,14 @@ import asyncio
 import hashlib
 import json
 import logging
-import os
 import random
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.llm.errors import LLMError
 from pytest_graphrag_eval.llm.limits import BATCH_UNANSWERED
 from pytest_graphrag_eval.llm.redact import redact, safe_url
@@ -148,16 +147,8 @@ def read_state(path: Path) -> str | None:
 
 
 def write_state(path: Path, state: Mapping[str, Any]) -> None:
-    """Write atomically (temporary file, then `os.replace`): an interrupt leaves the old file or the new."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".batch.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(state, handle)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Written atomically: an interrupt leaves the old file or the new."""
+    write_text_atomic(path, json.dumps(state))
 
 
 async def run_batches(

@@ -15,8 +15,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.gates.model import GateResult
-from pytest_graphrag_eval.report.atomic import write_text_atomic
 
 REPORT_FORMAT_VERSION = 2
 

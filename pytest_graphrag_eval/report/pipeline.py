@@ -15,12 +15,12 @@ from typing import Any
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
 from pytest_graphrag_eval.compare.hashing import content_hash
+from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.suite_gates import evaluate_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
 from pytest_graphrag_eval.gates.verdict import failure_lines
 from pytest_graphrag_eval.graph.summary import add_stale_counts
-from pytest_graphrag_eval.report.atomic import write_text_atomic
 from pytest_graphrag_eval.report.json_report import build_report, write_json_atomic
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 

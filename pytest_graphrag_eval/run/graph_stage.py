@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import yaml
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.graph.corpus_update import update_corpus_text
 from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
 from pytest_graphrag_eval.graph.endpoint import (
@@ -49,7 +50,6 @@ from pytest_graphrag_eval.graph.summary import (
     references_section,
     stale_lines,
 )
-from pytest_graphrag_eval.report.atomic import write_text_atomic
 
 GRAPH_KEY = "graph"
 

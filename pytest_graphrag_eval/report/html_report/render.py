@@ -22,7 +22,7 @@ from typing import Any
 
 import jinja2
 
-from pytest_graphrag_eval.report.atomic import write_text_atomic
+from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.report.html_report.charts import HIST_HEIGHT, HIST_WIDTH, fmt
 from pytest_graphrag_eval.report.html_report.model import build_view
 
