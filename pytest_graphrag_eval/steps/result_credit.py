@@ -15,7 +15,7 @@ output is never just a quiet 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ from pytest_graphrag_eval.formats.rdf_graphs import RdfGraphError, is_rdf_media_
 from pytest_graphrag_eval.formats.sparql_results import ResultsParser, SparqlResultsError, memoized_parser
 from pytest_graphrag_eval.steps.assignment import max_weight_assignment
 from pytest_graphrag_eval.steps.graph_compare import actual_graph, graph_difference
+from pytest_graphrag_eval.steps.groups import StepMatch
 from pytest_graphrag_eval.steps.result_overlap import NONE, Overlap, counted_overlap, sparql_overlap
 
 _RESOLUTION = 10**9
@@ -58,14 +59,14 @@ def result_credit(
     actual_steps: Sequence[Mapping[str, Any]],
     scope: str = "last_group",
     parse: ResultsParser | None = None,
-    matched: Collection[tuple[int, int]] = (),
+    matches: Sequence[StepMatch] = (),
 ) -> ResultCredit | None:
     """Partial credit of one question; None when its scored groups hold no result-bearing step.
 
-    The reference steps must be valid (the corpus loader checked them). `matched` holds the
-    (group, index) of reference steps the steps score matched in full, each to its own actual step:
-    when it covers every SPARQL reference step in scope (and there is no graph step, whose unreadable
-    outputs are reported), the credit is full without a comparison (F1 is 1 exactly on a match).
+    The reference steps must be valid (the corpus loader checked them). `matches` are the steps
+    score's (`score_steps`), each reference step to its own actual step: when they match every SPARQL
+    reference step in scope in full (and no graph step is in scope, whose unreadable outputs are
+    reported), the credit is full without a comparison (F1 is 1 exactly on a match).
     """
     first = len(reference_steps) - 1 if scope == "last_group" else 0
     located = [
@@ -76,6 +77,7 @@ def result_credit(
     ]
     if not located:
         return None
+    matched = {(match.group_index, match.reference_index) for match in matches if match.score == 1}
     if all(
         (group_index, index) in matched and media_type(step) == SPARQL_RESULTS_MEDIA_TYPE
         for group_index, index, step in located

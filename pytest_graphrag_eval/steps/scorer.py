@@ -65,10 +65,9 @@ class StepsScorer:
         outcome = score_steps(question.reference_steps, actual_steps, context.steps_scope, parse=parse)
         # The credit reuses the outputs parsed and comparisons made above, and needs none of them
         # when every result step matched.
-        matched = {
-            (match.group_index, match.reference_index) for match in outcome.matches if match.score == 1
-        }
-        credit = result_credit(question.reference_steps, actual_steps, context.steps_scope, parse, matched)
+        credit = result_credit(
+            question.reference_steps, actual_steps, context.steps_scope, parse, outcome.matches
+        )
         result: dict[str, Any] = {
             "reference_steps": mark_matches(question.reference_steps, actual_steps, outcome.matches),
             "steps_score": outcome.score,
