@@ -18,6 +18,8 @@ from typing import Any
 
 from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections, paused_gc
+from pytest_graphrag_eval.formats.sparql_results import SelectRowCounts
+from pytest_graphrag_eval.scoring import ScoredResults
 
 STAT_NAMES = ("sum", "mean", "median", "min", "max")
 # Metrics the retrieval judges write on each judged retrieval step (answers/retrieval_judges.py).
@@ -50,16 +52,18 @@ def compute_aggregates(
         load_answers_config(Path(config_file_path))
     # Nothing here is garbage until the caller drops it, and the outputs parsed to tell empty ones
     # hold no cycles: see gc_pause.py.
+    row_counts = results.row_counts if isinstance(results, ScoredResults) else None
     with paused_full_collections(), paused_gc():
-        return _aggregates(results)
+        return _aggregates(results, row_counts)
 
 
-def _aggregates(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _aggregates(results: Sequence[Mapping[str, Any]], row_counts: SelectRowCounts | None) -> dict[str, Any]:
     by_template: dict[str, list[Mapping[str, Any]]] = {}
     for result in results:
         by_template.setdefault(str(result["template_id"]), []).append(result)
     per_template = {
-        template_id: _group_stats(group, with_steps=True) for template_id, group in by_template.items()
+        template_id: _group_stats(group, with_steps=True, row_counts=row_counts)
+        for template_id, group in by_template.items()
     }
     return {
         "per_template": per_template,
@@ -71,7 +75,9 @@ def _aggregates(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 NOT_EVALUATED_COUNT = "number_of_not_evaluated_samples"
 
 
-def _group_stats(results: Sequence[Mapping[str, Any]], *, with_steps: bool) -> dict[str, Any]:
+def _group_stats(
+    results: Sequence[Mapping[str, Any]], *, with_steps: bool, row_counts: SelectRowCounts | None = None
+) -> dict[str, Any]:
     evaluated = [result for result in results if result.get("outcome") != "not_evaluated"]
     not_evaluated = len(results) - len(evaluated)
     results = evaluated
@@ -88,7 +94,7 @@ def _group_stats(results: Sequence[Mapping[str, Any]], *, with_steps: bool) -> d
     if flaky:  # questions asked several times (--graphrag-agent-repeats)
         stats["flaky_rate"] = sum(flaky) / len(flaky)
     if with_steps:
-        summary: dict[str, Any] = dict(steps_summary(successes))
+        summary: dict[str, Any] = dict(steps_summary(successes, row_counts))
         for metric, values in step_metric_values(successes).items():
             summary[metric] = describe(values)
         if summary:
@@ -142,8 +148,13 @@ def _macro(template_stats: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, f
     return {key: {"mean": statistics.fmean(values)} for key, values in means.items()}
 
 
-def steps_summary(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
-    """How often each step name ran, once per question, with empty results, with errors."""
+def steps_summary(
+    results: Iterable[Mapping[str, Any]], row_counts: SelectRowCounts | None = None
+) -> dict[str, dict[str, int]]:
+    """How often each step name ran, once per question, with empty results, with errors.
+
+    An output whose rows scoring counted (`row_counts`) is not parsed again.
+    """
     total: Counter[str] = Counter()
     once: Counter[str] = Counter()
     empty: Counter[str] = Counter()
@@ -156,7 +167,7 @@ def steps_summary(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, i
         for step in steps:
             if step.get("status") == "error":
                 errors[str(step.get("name"))] += 1
-            elif is_empty_output(step.get("output")):
+            elif _is_empty(step.get("output"), row_counts):
                 empty[str(step.get("name"))] += 1
     summary = {
         "total": dict(total),
@@ -165,6 +176,11 @@ def steps_summary(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, i
         "errors": dict(errors),
     }
     return {key: value for key, value in summary.items() if value}
+
+
+def _is_empty(output: Any, row_counts: SelectRowCounts | None) -> bool:
+    rows = row_counts.rows(output) if row_counts is not None else None
+    return is_empty_output(output) if rows is None else rows == 0
 
 
 def is_empty_output(output: Any) -> bool:

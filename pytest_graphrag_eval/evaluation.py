@@ -32,8 +32,9 @@ from pytest_graphrag_eval.corpus.response_records import (
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections, paused_gc
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
+from pytest_graphrag_eval.formats.sparql_results import SelectRowCounts
 from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
-from pytest_graphrag_eval.scoring import Scorer, ScoringContext
+from pytest_graphrag_eval.scoring import ScoredResults, Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
 
 if TYPE_CHECKING:
@@ -80,9 +81,13 @@ def run_evaluation(
     # collections are paused (below).
     built_in_only = scorers is None and judge is None and config_file_path is None
     pause = paused_gc() if built_in_only else contextlib.nullcontext()
+    # The steps scorer notes the rows of the SELECT outputs it parses, so that `compute_aggregates`
+    # need not parse them again. Attached here, outside the event loop: asyncio.run formats its main
+    # task's result for a signal check, and a list subclass would be formatted whole.
+    row_counts = SelectRowCounts()
     with pause:
-        return asyncio.run(
-            arun_evaluation(
+        results = asyncio.run(
+            _scored(
                 reference_qas,
                 chat_responses,
                 config_file_path,
@@ -90,8 +95,10 @@ def run_evaluation(
                 scorers=scorers,
                 judge=judge,
                 options=options,
+                row_counts=row_counts,
             )
         )
+    return ScoredResults(results, row_counts)
 
 
 async def arun_evaluation(
@@ -113,6 +120,29 @@ async def arun_evaluation(
     built on; scorers given in `scorers` carry their own. `scorers` and a config file exclude
     each other.
     """
+    return await _scored(
+        reference_qas,
+        chat_responses,
+        config_file_path,
+        steps_scope=steps_scope,
+        scorers=scorers,
+        judge=judge,
+        options=options,
+        row_counts=None,
+    )
+
+
+async def _scored(
+    reference_qas: Corpus | Sequence[Mapping[str, Any]],
+    chat_responses: Mapping[str, Mapping[str, Any]] | Sequence[Mapping[str, Any]],
+    config_file_path: str | PathLike[str] | None,
+    *,
+    steps_scope: str,
+    scorers: Sequence[Scorer] | None,
+    judge: Judge | None,
+    options: Mapping[str, Any] | None,
+    row_counts: SelectRowCounts | None,
+) -> list[dict[str, Any]]:
     with paused_full_collections():  # the checked responses and the results are kept: see gc_pause.py
         return await _checked_and_scored(
             reference_qas,
@@ -122,6 +152,7 @@ async def arun_evaluation(
             scorers=scorers,
             judge=judge,
             options=options,
+            row_counts=row_counts,
         )
 
 
@@ -134,6 +165,7 @@ async def _checked_and_scored(
     scorers: Sequence[Scorer] | None,
     judge: Judge | None,
     options: Mapping[str, Any] | None,
+    row_counts: SelectRowCounts | None,
 ) -> list[dict[str, Any]]:
     corpus = corpus_from_data(reference_qas)
     responses = {
@@ -143,7 +175,9 @@ async def _checked_and_scored(
         warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
     if config_file_path is None:
         active = list(scorers) if scorers is not None else default_scorers()
-        return await _evaluate_all(corpus, responses, active, make_context(steps_scope, judge, options))
+        return await _evaluate_all(
+            corpus, responses, active, make_context(steps_scope, judge, options, row_counts=row_counts)
+        )
     if scorers is not None:
         raise ConfigurationError("run_evaluation: give either scorers or a config file, not both")
     from pytest_graphrag_eval.answers.judge_settings import resolve_judge_settings
@@ -157,7 +191,8 @@ async def _checked_and_scored(
         judge = owned = JudgeClient(resolved.llm)
     try:
         active = build_scorers(resolved.answers, judge)
-        return await _evaluate_all(corpus, responses, active, make_context(steps_scope, judge, options))
+        context = make_context(steps_scope, judge, options, row_counts=row_counts)
+        return await _evaluate_all(corpus, responses, active, context)
     finally:
         if owned is not None:
             await owned.aclose()
@@ -185,6 +220,7 @@ def make_context(
     options: Mapping[str, Any] | None = None,
     *,
     source: str = "options",
+    row_counts: SelectRowCounts | None = None,
 ) -> ScoringContext:
     """A scoring context with every option checked now and eRAG built once.
 
@@ -211,6 +247,7 @@ def make_context(
         tool_names=tool_names_setting(options.get(TOOL_NAMES_OPTION), source),
         retrieval_k=retrieval_k_setting(options.get("retrieval_k"), source),
         erag=erag,
+        row_counts=row_counts,
     )
 
 

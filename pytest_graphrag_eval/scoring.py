@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_chec
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
     from pytest_graphrag_eval.errors import SourceLocation
+    from pytest_graphrag_eval.formats.sparql_results import SelectRowCounts
     from pytest_graphrag_eval.llm.judge import Judge
 
 
@@ -51,7 +52,8 @@ class ScoringContext:
     agent's tool names to the corpus's; `retrieval_k` is the corpus's cut-off for the retrieval
     metrics; `erag` is the corpus's eRAG, built once (None: not configured); `response_source`
     says where the response being scored came from (file and line, `in-memory responses[2]`, the
-    agent hook), for errors about it.
+    agent hook), for errors about it. `row_counts`, when set, is where the steps scorer notes the
+    row counts of the SELECT outputs it parsed, for the aggregates (one per run, shared).
     """
 
     steps_scope: str = "last_group"
@@ -60,6 +62,19 @@ class ScoringContext:
     retrieval_k: int = DEFAULT_RETRIEVAL_K
     erag: BuiltERag | None = None
     response_source: SourceLocation | None = None
+    row_counts: SelectRowCounts | None = None
+
+
+class ScoredResults(list[dict[str, Any]]):
+    """`run_evaluation`'s results: a list of result dicts that also carries what scoring parsed.
+
+    `compute_aggregates` reads `row_counts` to count empty step results without parsing the
+    outputs again; any other list of results (sliced, loaded from JSON) has them parsed.
+    """
+
+    def __init__(self, results: Iterable[dict[str, Any]], row_counts: SelectRowCounts | None = None):
+        super().__init__(results)
+        self.row_counts = row_counts
 
 
 @runtime_checkable

@@ -11,7 +11,7 @@ comparison works column by column. The terms depend on the literal match
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -191,9 +191,49 @@ class MemoizedParser:
             raise SparqlResultsError(result)
         return result
 
+    def parsed(self, output: Any) -> SparqlTable | None:
+        """The table this parser already made of the text `output` (either literal match), else None.
+
+        Never parses: a text it has not seen, or could not read, is None.
+        """
+        if not isinstance(output, str):
+            return None
+        for seen in (self._seen, self._seen_strict):
+            table = seen.get(output)
+            if isinstance(table, SparqlTable):
+                return table
+        return None
+
     def tables(self) -> dict[str, SparqlTable]:
         """Every output text parsed so far under the default literal match that is valid SPARQL results."""
         return {text: table for text, table in self._seen.items() if isinstance(table, SparqlTable)}
+
+
+class SelectRowCounts:
+    """How many rows each SELECT output text has that a run's scorers parsed, found by the text's identity.
+
+    The aggregates count step results with no rows, which takes a parse of every output; scoring
+    has parsed most SPARQL outputs already, and results share the very text objects scored (their
+    copies share text). So scoring notes the counts here and the aggregates look a text up before
+    parsing it again. Each text is kept with its count, so its id cannot be reused by another
+    object; an output replaced after scoring is a different object, and is parsed as usual.
+    ASK tables are not noted: an ASK object may carry a `results` member too.
+    """
+
+    def __init__(self) -> None:
+        self._counts: dict[int, tuple[str, int]] = {}
+
+    def note(self, outputs: Iterable[Any], parser: MemoizedParser) -> None:
+        """Note the row count of each of `outputs` that `parser` read as a SELECT result."""
+        for output in outputs:
+            table = parser.parsed(output)
+            if table is not None and not table.is_ask:
+                self._counts[id(output)] = (output, table.row_count)
+
+    def rows(self, output: Any) -> int | None:
+        """The noted row count of this very text object, else None."""
+        noted = self._counts.get(id(output))
+        return noted[1] if noted is not None and noted[0] is output else None
 
 
 def memoized_parser(known: Mapping[str, SparqlTable] | None = None) -> MemoizedParser:

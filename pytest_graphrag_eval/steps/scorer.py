@@ -68,6 +68,10 @@ class StepsScorer:
         credit = result_credit(
             question.reference_steps, actual_steps, context.steps_scope, parse, outcome.matches
         )
+        if context.row_counts is not None:
+            context.row_counts.note(
+                (step.get("output") for step in actual_steps if isinstance(step, Mapping)), parse
+            )
         result: dict[str, Any] = {
             "reference_steps": mark_matches(question.reference_steps, actual_steps, outcome.matches),
             "steps_score": outcome.score,
