@@ -137,6 +137,19 @@ def find_column_mapping(
         return None
     if mode is not RowMode.SET and reference.row_count != actual.row_count:
         return None
+    if len(required_columns) == 1:
+        # One column: its rows agree exactly when the signatures do, and each term is hashed once
+        # either way; the numbering and the search below would only add their own bookkeeping.
+        [name] = required_columns
+        signature = column_signature(reference.column(name), mode)
+        return next(
+            (
+                {name: variable}
+                for variable, column in zip(actual.variables, actual.columns, strict=True)
+                if column_signature(column, mode) == signature
+            ),
+            None,
+        )
     codes: dict[Term, int] = {}
     fresh = itertools.count()
     reference_columns = [encode_column(reference.column(name), codes, fresh) for name in required_columns]
