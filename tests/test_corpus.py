@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from pytest_graphrag_eval import CorpusError, corpus_from_data, load_corpus
+from pytest_graphrag_eval.corpus.reference_corpus import ReferenceReading
 
 GOOD = """\
 - template_id: zones
@@ -103,6 +106,23 @@ def test_reference_step_content_problems_stay_on_the_question(tmp_path: Path) ->
     assert "reference_steps[0][0] (line 10)" in first.reference_problems[0]
     assert "missing_var" in first.reference_problems[0]
     assert second.reference_problems == ()
+
+
+def test_reference_steps_are_read_once_on_first_use_and_afresh_after_replace(tmp_path: Path) -> None:
+    text = GOOD.replace("required_columns: [s]", "required_columns: [s, missing_var]")
+    first, _ = load_corpus(write(tmp_path, text)).questions()
+    reading = first.reference_reading
+    assert first.reference_reading is reading  # read once, kept
+    assert first.reference_problems is reading.problems and first.reference_tables is reading.tables
+    # A question with other reference steps reads its own, never the old reading.
+    fixed = copy.deepcopy(first.reference_steps)
+    fixed[0][0]["required_columns"] = ["s"]
+    replaced = dataclasses.replace(first, reference_steps=fixed)
+    assert replaced.reference_problems == ()
+    assert first.reference_problems == reading.problems
+    # Readings given from elsewhere (live reference outputs) are used as given.
+    given = ReferenceReading(problems=("reference query failed",))
+    assert dataclasses.replace(first, references_read=given).reference_problems == ("reference query failed",)
 
 
 def test_in_memory_data_has_no_file_but_still_ids() -> None:

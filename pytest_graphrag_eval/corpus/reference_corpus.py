@@ -10,9 +10,10 @@ What stops loading and what does not:
   not a mapping or has no `name`) raise `CorpusError`: nothing sensible can be
   scored until the file is fixed.
 - Problems inside one reference step's content (an `output` that is not SPARQL
-  JSON, `required_columns` naming a variable the reference result lacks) are kept
-  on that question as `reference_problems`; only that question's steps score
-  becomes `steps_score_error`, the rest of the corpus still runs.
+  JSON, `required_columns` naming a variable the reference result lacks) are found
+  when the question's references are first read (`Question.reference_reading`) and
+  kept on it as `reference_problems`; only that question's steps score becomes
+  `steps_score_error`, the rest of the corpus still runs.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import CorpusError, SourceLocation
 from pytest_graphrag_eval.formats.gc_pause import paused_gc
-from pytest_graphrag_eval.formats.sparql_results import MemoizedParser, SparqlTable, memoized_parser
+from pytest_graphrag_eval.formats.sparql_results import SparqlTable, memoized_parser
 
 QUESTION_RESERVED_KEYS = frozenset(
     {"id", "question_text", "reference_steps", "reference_answer", "thresholds", "xfail"}
@@ -35,8 +36,27 @@ QUESTION_RESERVED_KEYS = frozenset(
 
 
 @dataclass(frozen=True)
+class ReferenceReading:
+    """What reading a question's reference steps found.
+
+    `problems` names each unusable step and what is wrong with it; `tables` are the SPARQL
+    outputs parsed (output text -> table) and `readings` the SPARQL steps read (a
+    `MemoizedParser`'s), both handed to scoring so that a reference is parsed and read once.
+    """
+
+    problems: tuple[str, ...] = ()
+    tables: Mapping[str, SparqlTable] = field(default_factory=dict)
+    readings: Mapping[int, tuple[Any, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Question:
-    """One reference question with everything needed to score and to report it."""
+    """One reference question with everything needed to score and to report it.
+
+    Its reference steps are read (outputs parsed, expectations checked) on first use, not while
+    loading: a run that scores a part of the corpus (one xdist worker's share, `-k`) reads only
+    that part, and the load does no more than graphrag-eval users' own YAML load does.
+    """
 
     template_id: str
     question_id: str
@@ -47,9 +67,48 @@ class Question:
     thresholds: Any = None
     xfail: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-    reference_problems: tuple[str, ...] = ()
-    reference_tables: Mapping[str, SparqlTable] = field(default_factory=dict, repr=False, compare=False)
-    """The SPARQL reference outputs parsed while loading (output text -> table), reused by scoring."""
+    reference_lines: tuple[tuple[int | None, ...], ...] = field(default=(), repr=False, compare=False)
+    """The YAML line of each reference step (by group, then step), for the messages of its problems."""
+    references_read: ReferenceReading | None = field(default=None, repr=False, compare=False)
+    """The reference steps as read elsewhere (live reference outputs); None: read on first use."""
+
+    @property
+    def reference_reading(self) -> ReferenceReading:
+        """The reference steps read once, on first use (or as given in `references_read`)."""
+        if self.references_read is not None:
+            return self.references_read
+        reading: ReferenceReading | None = self.__dict__.get("_reading")
+        if reading is None:  # two threads may both read: the same reading, so no lock is needed
+            reading = read_reference_steps(self.reference_steps, self.reference_lines)
+            object.__setattr__(self, "_reading", reading)  # a cache, not a field: frozen stays true
+        return reading
+
+    @property
+    def reference_problems(self) -> tuple[str, ...]:
+        """What makes reference steps unusable, each naming its step; empty when all are usable."""
+        return self.reference_reading.problems
+
+    @property
+    def reference_tables(self) -> Mapping[str, SparqlTable]:
+        """The SPARQL reference outputs parsed (output text -> table), reused by scoring."""
+        return self.reference_reading.tables
+
+
+def read_reference_steps(
+    steps: list[list[dict[str, Any]]] | None, lines: tuple[tuple[int | None, ...], ...] = ()
+) -> ReferenceReading:
+    """Check every reference step and parse its output; `lines` (by group, then step) go into messages."""
+    parse = memoized_parser()
+    problems = []
+    for group_index, group in enumerate(steps or []):
+        group_lines = lines[group_index] if group_index < len(lines) else ()
+        for step_index, step in enumerate(group):
+            problem = reference_step_problem(step, parse)
+            if problem is not None:
+                line = group_lines[step_index] if step_index < len(group_lines) else None
+                where = f"reference_steps[{group_index}][{step_index}]" + (f" (line {line})" if line else "")
+                problems.append(f"{where}: {problem}")
+    return ReferenceReading(tuple(problems), parse.tables(), parse.readings)
 
 
 @dataclass(frozen=True)
@@ -88,7 +147,7 @@ def load_corpus(path: str | Path, *, display_name: str | None = None) -> Corpus:
     """Read and validate a reference-corpus YAML file; errors name it as `display_name` if given."""
     path = Path(path)
     shown = display_name or str(path)
-    with paused_gc():  # the parsed document and the reference tables built from it are all kept
+    with paused_gc():  # the parsed document and the questions built from it are all kept
         data = load_yaml_with_lines(path, shown=shown, error_type=CorpusError, what="corpus file")
         return corpus_from_data(data, file=shown)
 
@@ -182,13 +241,6 @@ def _question_from_data(
         raise CorpusError("must be a reason (text) or true", location, "xfail")
     if xfail is True:
         xfail = "expected to fail (no reason given)"
-    parse = memoized_parser()
-    problems = tuple(
-        problem
-        for group_index, group in enumerate(reference_steps or [])
-        for step_index, step in enumerate(group)
-        if (problem := _step_problem(step, group_index, step_index, parse))
-    )
     return Question(
         template_id=template_id,
         question_id=question_id,
@@ -199,20 +251,8 @@ def _question_from_data(
         thresholds=to_plain(raw.get("thresholds")),
         xfail=xfail or None,
         extra=to_plain({k: v for k, v in raw.items() if k not in QUESTION_RESERVED_KEYS}),
-        reference_problems=problems,
-        reference_tables=parse.tables(),
+        reference_lines=tuple(tuple(line_of(step) for step in group) for group in reference_steps or ()),
     )
-
-
-def _step_problem(
-    step: dict[str, Any], group_index: int, step_index: int, parse: MemoizedParser
-) -> str | None:
-    problem = reference_step_problem(step, parse)
-    if problem is None:
-        return None
-    line = line_of(step)
-    where = f"reference_steps[{group_index}][{step_index}]" + (f" (line {line})" if line else "")
-    return f"{where}: {problem}"
 
 
 def _required_text(raw: Mapping[str, Any], key: str, location: SourceLocation) -> str:

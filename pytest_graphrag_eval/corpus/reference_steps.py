@@ -1,8 +1,8 @@
 """What a reference step expects, and what can be wrong with it.
 
-The corpus loader calls `reference_step_problem` on every reference step so a
-broken expectation is reported once, naming the field, instead of silently
-scoring 0 for every agent. The matchers read the same expectations through
+Each question's reference steps go through `reference_step_problem` once, on
+first use (`Question.reference_reading`), so a broken expectation is reported,
+naming the field, instead of silently scoring 0 for every agent. The matchers read the same expectations through
 the helpers below, so validation and scoring cannot disagree.
 """
 

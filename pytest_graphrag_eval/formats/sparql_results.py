@@ -166,7 +166,11 @@ class MemoizedParser:
     asking for `strict` has its outputs parsed again, once per question.
     """
 
-    def __init__(self, known: Mapping[str, SparqlTable] | None = None):
+    def __init__(
+        self,
+        known: Mapping[str, SparqlTable] | None = None,
+        readings: Mapping[int, tuple[Any, Any]] | None = None,
+    ):
         self._seen: dict[str, SparqlTable | str] = dict(known or {})
         self._seen_strict: dict[str, SparqlTable | str] = {}
         # Comparisons of the tables this parser returned, shared by every scorer that uses it
@@ -174,7 +178,7 @@ class MemoizedParser:
         self.comparisons: dict[Any, Any] = {}
         # Reference steps read under this parser (id -> (step, its reading)), for the same reason:
         # the step is kept beside its reading so that its id stays its own while the memo lives.
-        self.readings: dict[int, tuple[Any, Any]] = {}
+        self.readings: dict[int, tuple[Any, Any]] = dict(readings or {})
 
     def __call__(self, output: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
         if not isinstance(output, str):
@@ -236,9 +240,12 @@ class SelectRowCounts:
         return noted[1] if noted is not None and noted[0] is output else None
 
 
-def memoized_parser(known: Mapping[str, SparqlTable] | None = None) -> MemoizedParser:
-    """A fresh `MemoizedParser`, starting from the `known` tables (text -> table, default literal match)."""
-    return MemoizedParser(known)
+def memoized_parser(
+    known: Mapping[str, SparqlTable] | None = None, readings: Mapping[int, tuple[Any, Any]] | None = None
+) -> MemoizedParser:
+    """A fresh `MemoizedParser`, starting from the `known` tables (text -> table, default literal match)
+    and the `readings` of reference steps another parser made (a `ReferenceReading`'s)."""
+    return MemoizedParser(known, readings)
 
 
 def uri_values(output: Any) -> set[str]:

@@ -20,9 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.corpus.reference_corpus import Question, read_reference_steps
 from pytest_graphrag_eval.corpus.reference_steps import SPARQL_RESULTS_MEDIA_TYPE, reference_step_problem
-from pytest_graphrag_eval.formats.sparql_results import memoized_parser
 from pytest_graphrag_eval.graph.endpoint import EndpointError, EndpointUnavailable, SparqlEndpoint
 from pytest_graphrag_eval.graph.readonly import import_pyoxigraph
 from pytest_graphrag_eval.steps.match import step_match_score
@@ -237,16 +236,10 @@ def with_fresh_references(question: Question, check: QuestionReferences) -> Ques
             step = steps[step_check.group][step_check.index]
             step["output"] = step_check.output
             step.setdefault("output_media_type", step_check.media_type)
-    parse = memoized_parser()
-    problems = [
-        f"reference_steps[{group}][{index}]: {problem}"
-        for group, grouped in enumerate(steps)
-        for index, step in enumerate(grouped)
-        if (problem := reference_step_problem(step, parse))
-    ]
-    problems.extend(check.errors)
+    reading = read_reference_steps(steps)
+    problems = (*reading.problems, *check.errors)
     return dataclasses.replace(
-        question, reference_steps=steps, reference_problems=tuple(problems), reference_tables=parse.tables()
+        question, reference_steps=steps, references_read=dataclasses.replace(reading, problems=problems)
     )
 
 
@@ -254,7 +247,9 @@ def with_failed_references(question: Question, check: QuestionReferences) -> Que
     """The question with its failed reference queries added to its reference problems (checks only)."""
     if not check.errors:
         return question
-    return dataclasses.replace(question, reference_problems=(*question.reference_problems, *check.errors))
+    reading = question.reference_reading
+    problems = (*reading.problems, *check.errors)
+    return dataclasses.replace(question, references_read=dataclasses.replace(reading, problems=problems))
 
 
 def reexecute_agent_steps(

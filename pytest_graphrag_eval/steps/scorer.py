@@ -61,7 +61,8 @@ class StepsScorer:
         )
         if step_problems:
             return {"steps_score_error": "unscorable agent steps: " + "; ".join(step_problems)}
-        parse = memoized_parser(question.reference_tables)
+        references = question.reference_reading  # parsed and read once per question, not per scoring
+        parse = memoized_parser(references.tables, references.readings)
         outcome = score_steps(question.reference_steps, actual_steps, context.steps_scope, parse=parse)
         # The credit reuses the outputs parsed and comparisons made above, and needs none of them
         # when every result step matched.
