@@ -87,7 +87,7 @@ def run_evaluation(
     row_counts = SelectRowCounts()
     with pause:
         results = asyncio.run(
-            _scored(
+            _checked_and_scored(
                 reference_qas,
                 chat_responses,
                 config_file_path,
@@ -120,7 +120,7 @@ async def arun_evaluation(
     built on; scorers given in `scorers` carry their own. `scorers` and a config file exclude
     each other.
     """
-    return await _scored(
+    return await _checked_and_scored(
         reference_qas,
         chat_responses,
         config_file_path,
@@ -130,30 +130,6 @@ async def arun_evaluation(
         options=options,
         row_counts=None,
     )
-
-
-async def _scored(
-    reference_qas: Corpus | Sequence[Mapping[str, Any]],
-    chat_responses: Mapping[str, Mapping[str, Any]] | Sequence[Mapping[str, Any]],
-    config_file_path: str | PathLike[str] | None,
-    *,
-    steps_scope: str,
-    scorers: Sequence[Scorer] | None,
-    judge: Judge | None,
-    options: Mapping[str, Any] | None,
-    row_counts: SelectRowCounts | None,
-) -> list[dict[str, Any]]:
-    with paused_full_collections():  # the checked responses and the results are kept: see gc_pause.py
-        return await _checked_and_scored(
-            reference_qas,
-            chat_responses,
-            config_file_path,
-            steps_scope=steps_scope,
-            scorers=scorers,
-            judge=judge,
-            options=options,
-            row_counts=row_counts,
-        )
 
 
 async def _checked_and_scored(
@@ -167,35 +143,37 @@ async def _checked_and_scored(
     options: Mapping[str, Any] | None,
     row_counts: SelectRowCounts | None,
 ) -> list[dict[str, Any]]:
-    corpus = corpus_from_data(reference_qas)
-    responses = {
-        question_id: attempts[0] for question_id, attempts in responses_from_memory(chat_responses).items()
-    }
-    for message in check_responses_match(corpus.question_ids(), responses).warnings:
-        warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
-    if config_file_path is None:
-        active = list(scorers) if scorers is not None else default_scorers()
-        return await _evaluate_all(
-            corpus, responses, active, make_context(steps_scope, judge, options, row_counts=row_counts)
-        )
-    if scorers is not None:
-        raise ConfigurationError("run_evaluation: give either scorers or a config file, not both")
-    from pytest_graphrag_eval.answers.judge_settings import resolve_judge_settings
+    with paused_full_collections():  # the checked responses and the results are kept: see gc_pause.py
+        corpus = corpus_from_data(reference_qas)
+        responses = {
+            question_id: attempts[0]
+            for question_id, attempts in responses_from_memory(chat_responses).items()
+        }
+        for message in check_responses_match(corpus.question_ids(), responses).warnings:
+            warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
+        if config_file_path is None:
+            active = list(scorers) if scorers is not None else default_scorers()
+            return await _evaluate_all(
+                corpus, responses, active, make_context(steps_scope, judge, options, row_counts=row_counts)
+            )
+        if scorers is not None:
+            raise ConfigurationError("run_evaluation: give either scorers or a config file, not both")
+        from pytest_graphrag_eval.answers.judge_settings import resolve_judge_settings
 
-    make_context(steps_scope)  # a bad scope is said before a judge client is built
-    resolved = resolve_judge_settings((), Path(config_file_path))  # the plugin's rule, no option layers
-    owned = None
-    if judge is None and resolved.answers.needs_llm:
-        from pytest_graphrag_eval.llm import JudgeClient
+        make_context(steps_scope)  # a bad scope is said before a judge client is built
+        resolved = resolve_judge_settings((), Path(config_file_path))  # the plugin's rule, no option layers
+        owned = None
+        if judge is None and resolved.answers.needs_llm:
+            from pytest_graphrag_eval.llm import JudgeClient
 
-        judge = owned = JudgeClient(resolved.llm)
-    try:
-        active = build_scorers(resolved.answers, judge)
-        context = make_context(steps_scope, judge, options, row_counts=row_counts)
-        return await _evaluate_all(corpus, responses, active, context)
-    finally:
-        if owned is not None:
-            await owned.aclose()
+            judge = owned = JudgeClient(resolved.llm)
+        try:
+            active = build_scorers(resolved.answers, judge)
+            context = make_context(steps_scope, judge, options, row_counts=row_counts)
+            return await _evaluate_all(corpus, responses, active, context)
+        finally:
+            if owned is not None:
+                await owned.aclose()
 
 
 async def _evaluate_all(
