@@ -411,6 +411,18 @@ def test_memoized_parser_parses_each_text_once() -> None:
             parse("CONSTRUCT output")
 
 
+def test_a_reading_held_under_a_step_id_is_used_only_for_that_very_step() -> None:
+    from pytest_graphrag_eval.corpus.reference_steps import sparql_expectation
+
+    output = select(["a", "b"], [("x", "y")])
+    step = {"name": "sparql_query", "output": output, "required_columns": ["a"]}
+    other = {**step, "required_columns": ["b"]}
+    # A reading handed over from a copy holds the id of a step that is gone; that id may now be another's.
+    parse = memoized_parser(readings={id(step): (other, sparql_expectation(other))})
+    assert sparql_expectation(step, parse).required_columns == ("a",)
+    assert sparql_expectation(step, parse) is sparql_expectation(step, parse)
+
+
 def test_reference_outputs_are_parsed_once_per_run(monkeypatch: pytest.MonkeyPatch) -> None:
     from pytest_graphrag_eval import corpus_from_data, run_evaluation
     from pytest_graphrag_eval.formats import sparql_results

@@ -2,8 +2,9 @@
 
 Each question's reference steps go through `reference_step_problem` once, on
 first use (`Question.reference_reading`), so a broken expectation is reported,
-naming the field, instead of silently scoring 0 for every agent. The matchers read the same expectations through
-the helpers below, so validation and scoring cannot disagree.
+naming the field, instead of silently scoring 0 for every agent. The matchers
+read the same expectations through the helpers below, so validation and scoring
+cannot disagree.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def sparql_expectation(
     """
     if isinstance(parse, MemoizedParser):
         known = parse.readings.get(id(step))
-        if known is None:
+        if known is None or known[0] is not step:  # a reading handed over (copied?) may hold another id
             known = parse.readings[id(step)] = (step, _read_sparql_step(step, parse))
         expectation: SparqlExpectation = known[1]
         return expectation
