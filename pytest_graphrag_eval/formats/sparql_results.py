@@ -159,9 +159,10 @@ class MemoizedParser:
     """`parse_sparql_results` that parses each output text once per literal match (errors included).
 
     Made per question: a group compares every reference step with every actual
-    step, and a large output should not be parsed once per pair. The corpus
-    loader keeps the reference tables it parsed while validating (`tables()`), and
-    scoring starts from them (`known`), so a reference output is parsed once per run.
+    step, and a large output should not be parsed once per pair. A question's
+    reference reading (`Question.reference_reading`) keeps the tables it parsed
+    (`tables()`) and the steps it read (`readings`), and scoring starts from them
+    (`known`, `readings`), so a reference output is parsed and read once per run.
     `known` and `tables()` hold tables of the default literal match only; a step
     asking for `strict` has its outputs parsed again, once per question.
     """

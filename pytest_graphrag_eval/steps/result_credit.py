@@ -63,7 +63,7 @@ def result_credit(
 ) -> ResultCredit | None:
     """Partial credit of one question; None when its scored groups hold no result-bearing step.
 
-    The reference steps must be valid (the corpus loader checked them). `matches` are the steps
+    The reference steps must be valid (`Question.reference_problems` is empty). `matches` are the steps
     score's (`score_steps`), each reference step to its own actual step: when they match every SPARQL
     reference step in scope in full (and no graph step is in scope, whose unreadable outputs are
     reported), the credit is full without a comparison (F1 is 1 exactly on a match).
