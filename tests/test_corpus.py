@@ -125,6 +125,57 @@ def test_reference_steps_are_read_once_on_first_use_and_afresh_after_replace(tmp
     assert dataclasses.replace(first, references_read=given).reference_problems == ("reference query failed",)
 
 
+SHARED_OUTPUT = """\
+- template_id: variants
+  questions:
+  - id: v1
+    question_text: Which capital?
+    reference_steps:
+    - - name: sparql_query
+        output: '{OUTPUT}'
+        output_media_type: application/sparql-results+json
+        required_columns: [{COLUMN}]
+  - id: v2
+    question_text: Which capital?
+    reference_steps:
+    - - name: sparql_query
+        args: {{query: "SELECT ?c WHERE {{}}"}}
+        output: '{OUTPUT}'
+        output_media_type: application/sparql-results+json
+        required_columns: [{COLUMN}]
+"""
+CAPITAL = '{"head": {"vars": ["c"]}, "results": {"bindings": [{"c": {"type": "literal", "value": "Oslo"}}]}}'
+
+
+def test_questions_of_one_corpus_parse_a_repeated_reference_output_once(tmp_path: Path) -> None:
+    first, second = load_corpus(write(tmp_path, SHARED_OUTPUT.format(OUTPUT=CAPITAL, COLUMN="c"))).questions()
+    [(first_text, first_table)] = first.reference_tables.items()
+    [(second_text, second_table)] = second.reference_tables.items()
+    assert first_text == second_text and first_text is not second_text  # two texts in the file ...
+    assert second_table is first_table  # ... one parse
+    assert first_table.column("c") == ("Oslo",)
+    # Each question still checks its own step against the shared table, and says where.
+    missing = load_corpus(write(tmp_path, SHARED_OUTPUT.format(OUTPUT=CAPITAL, COLUMN="x"))).questions()
+    assert [question.reference_problems for question in missing] == [
+        (
+            f"reference_steps[0][0] (line {line}): 'required_columns' names 'x', which the reference result "
+            "does not have (its variables: c)",
+        )
+        for line in (6, 13)
+    ]
+    # An unreadable output is reported for every question that has it, not only the first.
+    broken = load_corpus(write(tmp_path, SHARED_OUTPUT.format(OUTPUT="[1, 2]", COLUMN="c"))).questions()
+    problems = [question.reference_problems for question in broken]
+    assert len(problems) == 2 and all(
+        len(found) == 1 and "must be a JSON object" in found[0] for found in problems
+    )
+    assert problems[0][0].startswith("reference_steps[0][0] (line 6)")
+    assert problems[1][0].startswith("reference_steps[0][0] (line 13)")
+    # Questions built in memory, one by one, read on their own.
+    alone = corpus_from_data([{"template_id": "t", "questions": [{"id": "q", "question_text": "?"}]}])
+    assert next(iter(alone.questions())).shared_tables == {}
+
+
 def test_in_memory_data_has_no_file_but_still_ids() -> None:
     with pytest.raises(CorpusError, match="template 't', question 'q', field 'question_text': is missing"):
         corpus_from_data([{"template_id": "t", "questions": [{"id": "q"}]}])

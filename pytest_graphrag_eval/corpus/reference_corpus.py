@@ -71,6 +71,9 @@ class Question:
     """The YAML line of each reference step (by group, then step), for the messages of its problems."""
     references_read: ReferenceReading | None = field(default=None, repr=False, compare=False)
     """The reference steps as read elsewhere (live reference outputs); None: read on first use."""
+    shared_tables: dict[str, SparqlTable | str] | None = field(default=None, repr=False, compare=False)
+    """Reference output texts parsed by any question of the same corpus (text -> table, or why it
+    is unreadable): the variants of one question repeat its reference output, parsed once."""
 
     @property
     def reference_reading(self) -> ReferenceReading:
@@ -79,7 +82,7 @@ class Question:
             return self.references_read
         reading: ReferenceReading | None = self.__dict__.get("_reading")
         if reading is None:  # two threads may both read: the same reading, so no lock is needed
-            reading = read_reference_steps(self.reference_steps, self.reference_lines)
+            reading = read_reference_steps(self.reference_steps, self.reference_lines, self.shared_tables)
             object.__setattr__(self, "_reading", reading)  # a cache, not a field: frozen stays true
         return reading
 
@@ -95,10 +98,15 @@ class Question:
 
 
 def read_reference_steps(
-    steps: list[list[dict[str, Any]]] | None, lines: tuple[tuple[int | None, ...], ...] = ()
+    steps: list[list[dict[str, Any]]] | None,
+    lines: tuple[tuple[int | None, ...], ...] = (),
+    shared_tables: dict[str, SparqlTable | str] | None = None,
 ) -> ReferenceReading:
-    """Check every reference step and parse its output; `lines` (by group, then step) go into messages."""
-    parse = memoized_parser()
+    """Check every reference step and parse its output; `lines` (by group, then step) go into messages.
+
+    An output text already in `shared_tables` is not parsed again; one parsed here is added to it.
+    """
+    parse = memoized_parser(shared=shared_tables)
     problems = []
     for group_index, group in enumerate(steps or []):
         group_lines = lines[group_index] if group_index < len(lines) else ()
@@ -189,9 +197,10 @@ def corpus_from_data(data: Any, file: str | None = None) -> Corpus:
             SourceLocation(file, line_of(data)),
         )
     seen: dict[str, SourceLocation] = {}
+    shared_tables: dict[str, SparqlTable | str] = {}
     templates: list[Template] = []
     for index, raw in enumerate(data):
-        template = _template_from_data(raw, index, file, seen)
+        template = _template_from_data(raw, index, file, seen, shared_tables)
         first = next((t for t in templates if t.template_id == template.template_id), None)
         if first is not None:
             raise CorpusError(
@@ -204,7 +213,13 @@ def corpus_from_data(data: Any, file: str | None = None) -> Corpus:
     return Corpus(templates=tuple(templates), file=file, settings=settings)
 
 
-def _template_from_data(raw: Any, index: int, file: str | None, seen: dict[str, SourceLocation]) -> Template:
+def _template_from_data(
+    raw: Any,
+    index: int,
+    file: str | None,
+    seen: dict[str, SourceLocation],
+    shared_tables: dict[str, SparqlTable | str],
+) -> Template:
     location = SourceLocation(file, line_of(raw))
     if not isinstance(raw, Mapping):
         raise CorpusError(f"template #{index + 1} must be a mapping", location)
@@ -214,13 +229,18 @@ def _template_from_data(raw: Any, index: int, file: str | None, seen: dict[str, 
     if not isinstance(questions_raw, list) or not questions_raw:
         raise CorpusError("must be a non-empty list of questions", location, "questions")
     questions = tuple(
-        _question_from_data(question, template_id, location, seen) for question in questions_raw
+        _question_from_data(question, template_id, location, seen, shared_tables)
+        for question in questions_raw
     )
     return Template(template_id, questions, location, to_plain(raw.get("thresholds")))
 
 
 def _question_from_data(
-    raw: Any, template_id: str, template_location: SourceLocation, seen: dict[str, SourceLocation]
+    raw: Any,
+    template_id: str,
+    template_location: SourceLocation,
+    seen: dict[str, SourceLocation],
+    shared_tables: dict[str, SparqlTable | str],
 ) -> Question:
     file = template_location.file
     location = SourceLocation(file, line_of(raw) or template_location.line, template_id)
@@ -252,6 +272,7 @@ def _question_from_data(
         xfail=xfail or None,
         extra=to_plain({k: v for k, v in raw.items() if k not in QUESTION_RESERVED_KEYS}),
         reference_lines=tuple(tuple(line_of(step) for step in group) for group in reference_steps or ()),
+        shared_tables=shared_tables,
     )
 
 

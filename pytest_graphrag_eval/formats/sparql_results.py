@@ -165,14 +165,20 @@ class MemoizedParser:
     (`known`, `readings`), so a reference output is parsed and read once per run.
     `known` and `tables()` hold tables of the default literal match only; a step
     asking for `strict` has its outputs parsed again, once per question.
+
+    `shared`, when given, is a memo of the default literal match that outlives this parser
+    and is filled by it (a corpus's reference outputs, `Corpus.reference_tables`): the
+    variants of one question repeat its reference output, which is then parsed once.
     """
 
     def __init__(
         self,
         known: Mapping[str, SparqlTable] | None = None,
         readings: Mapping[int, tuple[Any, Any]] | None = None,
+        shared: dict[str, SparqlTable | str] | None = None,
     ):
         self._seen: dict[str, SparqlTable | str] = dict(known or {})
+        self._shared = shared
         self._seen_strict: dict[str, SparqlTable | str] = {}
         # Comparisons of the tables this parser returned, shared by every scorer that uses it
         # (steps_score and partial credit compare the same pairs); see steps/sparql_compare.py.
@@ -187,10 +193,16 @@ class MemoizedParser:
         seen = self._seen if literal_match == DEFAULT_LITERAL_MATCH else self._seen_strict
         result = seen.get(output)
         if result is None:
-            try:
-                result = parse_sparql_results(output, literal_match)
-            except SparqlResultsError as error:
-                result = str(error)
+            shared = self._shared if literal_match == DEFAULT_LITERAL_MATCH else None
+            if shared is not None:
+                result = shared.get(output)
+            if result is None:
+                try:
+                    result = parse_sparql_results(output, literal_match)
+                except SparqlResultsError as error:
+                    result = str(error)
+                if shared is not None:
+                    shared[output] = result
             seen[output] = result
         if isinstance(result, str):
             raise SparqlResultsError(result)
@@ -242,11 +254,14 @@ class SelectRowCounts:
 
 
 def memoized_parser(
-    known: Mapping[str, SparqlTable] | None = None, readings: Mapping[int, tuple[Any, Any]] | None = None
+    known: Mapping[str, SparqlTable] | None = None,
+    readings: Mapping[int, tuple[Any, Any]] | None = None,
+    shared: dict[str, SparqlTable | str] | None = None,
 ) -> MemoizedParser:
     """A fresh `MemoizedParser`, starting from the `known` tables (text -> table, default literal match)
-    and the `readings` of reference steps another parser made (a `ReferenceReading`'s)."""
-    return MemoizedParser(known, readings)
+    and the `readings` of reference steps another parser made (a `ReferenceReading`'s), consulting
+    and filling the `shared` memo if one is given."""
+    return MemoizedParser(known, readings, shared)
 
 
 def uri_values(output: Any) -> set[str]:
