@@ -70,7 +70,7 @@ def loads_lines(data: bytes) -> list[tuple[int, Any]] | None:
     values: list[tuple[int, Any]] = []
     try:
         for number, line in enumerate(data.split(b"\n"), start=1):
-            if line.strip():
+            if line and not line.isspace():  # `strip()` would copy each line to learn the same
                 values.append((number, orjson.loads(line)))
     except orjson.JSONDecodeError:
         return None

@@ -10,7 +10,6 @@ comparison works column by column. The terms depend on the literal match
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -64,7 +63,7 @@ def load_results_json(output: Any) -> dict[str, Any]:
             raise SparqlResultsError(f"not valid JSON ({_short(error)})") from None
     if not isinstance(output, Mapping):
         raise SparqlResultsError(f"SPARQL results must be a JSON object, got {type(output).__name__}")
-    return dict(output)
+    return output if type(output) is dict else dict(output)  # read, never changed: no copy of a dict
 
 
 def parse_sparql_results(output: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
@@ -114,20 +113,25 @@ def _plain_column(
 ) -> tuple[Term, ...] | None:
     """The column when every cell is bound to a value without a datatype (most columns), else None.
 
-    Each step is one C-level pass over the column (`map` of dict methods, `min` of the texts), none a
-    Python loop per cell; only a column where some text may be a numeral converts its texts.
+    One loop that stops at the first other cell: measured on Python 3.11, it is faster at every size
+    than six C-level passes (`map` of dict methods, type sets), whose set-up dominates small results.
+    Only a column where some text may be a numeral converts its texts.
     """
-    cells: list[Any] = list(map(dict.get, bindings, itertools.repeat(variable)))
-    if set(map(type, cells)) != {dict} or any(map(dict.__contains__, cells, itertools.repeat("datatype"))):
-        return None
-    values: tuple[Any, ...] = tuple(map(dict.get, cells, itertools.repeat("value")))
-    if set(map(type, values)) != {str}:
-        return None
+    values: list[str] = []
+    append = values.append
+    for binding in bindings:
+        cell = binding.get(variable)
+        if type(cell) is not dict or "datatype" in cell:
+            return None
+        value = cell.get("value")
+        if type(value) is not str:
+            return None
+        append(value)
     # A numeral starts with "-" or a digit, which sort before every letter: when even the smallest text
     # starts after "9" (IRIs, most labels), no text is a numeral and the column stays as it is.
     if literal_match == "value" and min(values, default=_AFTER_NUMERALS)[:1] <= "9":
         return tuple(map(text_term, values))
-    return values
+    return tuple(values)
 
 
 def _column(
