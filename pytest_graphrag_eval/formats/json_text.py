@@ -34,6 +34,7 @@ except ImportError:  # the standard library alone
 JSON_LIBRARY = "orjson" if orjson is not None else "json"
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19
+_OPEN_BRACE = ord("{")
 
 
 def loads(text: str) -> Any:
@@ -67,11 +68,19 @@ def loads_lines(data: bytes) -> list[tuple[int, Any]] | None:
     """
     if orjson is None or b"\x00" in data or _LONG_NUMBER in data.translate(_DIGITS_AS_ZERO):
         return None
+    # orjson reads each line from a view of the data: splitting would copy every line first.
+    view = memoryview(data)
     values: list[tuple[int, Any]] = []
+    start, number, size = 0, 0, len(data)
     try:
-        for number, line in enumerate(data.split(b"\n"), start=1):
-            if line and not line.isspace():  # `strip()` would copy each line to learn the same
-                values.append((number, orjson.loads(line)))
+        while start <= size:
+            number += 1
+            end = data.find(b"\n", start)
+            if end == -1:
+                end = size
+            if end > start and (data[start] == _OPEN_BRACE or not data[start:end].isspace()):
+                values.append((number, orjson.loads(view[start:end])))
+            start = end + 1
     except orjson.JSONDecodeError:
         return None
     return values

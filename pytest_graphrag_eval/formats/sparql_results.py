@@ -171,7 +171,7 @@ class MemoizedParser:
     asking for `strict` has its outputs parsed again, once per question.
 
     `shared`, when given, is a memo of the default literal match that outlives this parser
-    and is filled by it (a corpus's reference outputs, `Corpus.reference_tables`): the
+    and is filled by it (a corpus's reference outputs, `Question.shared_tables`): the
     variants of one question repeat its reference output, which is then parsed once.
     """
 
