@@ -152,10 +152,12 @@ async def _checked_and_scored(
         for message in check_responses_match(corpus.question_ids(), responses).warnings:
             warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
         if config_file_path is None:
+            context = make_context(steps_scope, judge, options, row_counts=row_counts)
             active = list(scorers) if scorers is not None else default_scorers()
-            return await _evaluate_all(
-                corpus, responses, active, make_context(steps_scope, judge, options, row_counts=row_counts)
-            )
+            # Only the rule-based scorers (no judge, no eRAG generator): nothing waits, so the
+            # questions run one after another in this task instead of a task each.
+            waits = scorers is not None or judge is not None or context.erag is not None
+            return await _evaluate_all(corpus, responses, active, context, concurrently=waits)
         if scorers is not None:
             raise ConfigurationError("run_evaluation: give either scorers or a config file, not both")
         from pytest_graphrag_eval.answers.judge_settings import resolve_judge_settings
@@ -170,7 +172,8 @@ async def _checked_and_scored(
         try:
             active = build_scorers(resolved.answers, judge)
             context = make_context(steps_scope, judge, options, row_counts=row_counts)
-            return await _evaluate_all(corpus, responses, active, context)
+            waits = judge is not None or context.erag is not None  # the answer metrics wait only on a judge
+            return await _evaluate_all(corpus, responses, active, context, concurrently=waits)
         finally:
             if owned is not None:
                 await owned.aclose()
@@ -181,7 +184,15 @@ async def _evaluate_all(
     responses: Mapping[str, ResponseRecord],
     scorers: Sequence[Scorer],
     context: ScoringContext,
+    *,
+    concurrently: bool = True,
 ) -> list[dict[str, Any]]:
+    """Every question's result, in corpus order; `concurrently`: a task each, for scorers that wait."""
+    if not concurrently:
+        return [
+            await evaluate_question(question, responses.get(question.question_id), scorers, context)
+            for question in corpus.questions()
+        ]
     return list(
         await asyncio.gather(
             *(
