@@ -488,3 +488,20 @@ def test_a_table_compared_with_itself_on_an_unknown_column_is_not_waved_through(
     )
     with pytest.raises(ValueError):
         results_match(table, table, ["b"])
+
+
+@pytest.mark.parametrize("mode", [{}, {"ignore_duplicates": False}, {"ordered": True}])
+def test_same_names_are_tried_first_and_any_other_mapping_still_counts(mode: dict[str, bool]) -> None:
+    reference = parse_sparql_results(select(["a", "b"], [("x", "1"), ("y", "2")]))
+    same_names = parse_sparql_results(select(["b", "a", "c"], [("1", "x", "q"), ("2", "y", "q")]))
+    swapped = parse_sparql_results(select(["a", "b"], [("1", "x"), ("2", "y")]))  # names crossed over
+    differs = parse_sparql_results(select(["a", "b"], [("x", "1"), ("y", "3")]))
+    ordered, ignore_duplicates = mode.get("ordered", False), mode.get("ignore_duplicates", True)
+    for actual, expected in ((same_names, True), (swapped, True), (differs, False)):
+        assert results_match(
+            reference, actual, ["a", "b"], ordered=ordered, ignore_duplicates=ignore_duplicates
+        ) is (expected)
+    # The names alone never make a mapping that is not one-to-one: a column listed twice needs two columns.
+    doubled = parse_sparql_results(select(["a", "b"], [("x", "x"), ("y", "y")]))
+    one_column_of_it = parse_sparql_results(select(["a", "z"], [("x", "q"), ("y", "q")]))
+    assert results_match(doubled, one_column_of_it, ["a", "a"]) is False

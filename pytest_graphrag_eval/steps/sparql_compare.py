@@ -90,7 +90,26 @@ def results_match(
     if not required_columns:
         return True  # nothing to compare: any rows will do
     mode = row_mode(ordered, ignore_duplicates)
+    if len(required_columns) > 1 and _agree_by_name(reference, actual, required_columns, mode):
+        return True  # the agent kept the reference's variable names; else any mapping is searched
     return find_column_mapping(reference, actual, required_columns, mode) is not None
+
+
+def _agree_by_name(
+    reference: SparqlTable, actual: SparqlTable, required_columns: Sequence[str], mode: RowMode
+) -> bool:
+    """Whether mapping each required column to the actual variable of the same name makes the rows agree.
+
+    That mapping is one the search would accept (distinct names make it one-to-one), so a yes is the
+    search's answer; it is tried first because agents usually keep the names the query gave.
+    """
+    if not _distinct_variables_of(required_columns, actual):
+        return False
+    projected = rows_collection([actual.column(name) for name in required_columns], actual.row_count, mode)
+    expected = rows_collection(
+        [reference.column(name) for name in required_columns], reference.row_count, mode
+    )
+    return projected == expected
 
 
 def _distinct_variables_of(columns: Sequence[str], table: SparqlTable) -> bool:
