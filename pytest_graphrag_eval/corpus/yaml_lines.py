@@ -46,9 +46,11 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})  # what `to_plain` ret
 
 
 class LineDict(dict[Any, Any]):
-    """A dict that knows the 1-based line where its YAML mapping started."""
+    """A dict that knows the 1-based line where its YAML mapping started (set when it is built)."""
 
-    line: int | None = None
+    __slots__ = ("line",)  # no per-mapping attribute dict: a corpus has hundreds of thousands
+
+    line: int | None
 
 
 class YamlBoundsError(yaml.YAMLError):
@@ -102,15 +104,25 @@ class _TreeLineLoader(_LineLoader):
         kind, tag = type(node), node.tag
         if kind is yaml.ScalarNode and tag == _STR_TAG:
             return node.value
+        # Text children (most nodes) are taken in place, without a call each.
         if kind is yaml.SequenceNode and tag == _SEQ_TAG:
-            return [self._build(item) for item in node.value]
+            return [
+                item.value if type(item) is yaml.ScalarNode and item.tag == _STR_TAG else self._build(item)
+                for item in node.value
+            ]
         if isinstance(node, yaml.MappingNode) and tag == _MAP_TAG:
             pairs = node.value
             keys = [key.value for key, _ in pairs if type(key) is yaml.ScalarNode and key.tag == _STR_TAG]
             if len(keys) == len(pairs):  # every key is text
                 if len(set(keys)) != len(keys):
                     _check_duplicate_keys(node)  # raises, naming the key and both lines
-                mapping = LineDict(zip(keys, [self._build(value) for _, value in pairs], strict=True))
+                values = [
+                    value.value
+                    if type(value) is yaml.ScalarNode and value.tag == _STR_TAG
+                    else self._build(value)
+                    for _, value in pairs
+                ]
+                mapping = LineDict(zip(keys, values, strict=True))
                 mapping.line = node.start_mark.line + 1
                 return mapping
         return self.construct_object(node, deep=True)
