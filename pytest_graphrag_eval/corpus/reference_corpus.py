@@ -301,15 +301,26 @@ def _reference_steps(value: Any, location: SourceLocation) -> list[list[dict[str
         if not group:
             raise CorpusError(f"group {group_index} is empty", location, "reference_steps")
         for step_index, step in enumerate(group):
-            step_field = f"reference_steps[{group_index}][{step_index}]"
-            step_location = SourceLocation(
-                location.file, line_of(step) or location.line, location.template_id, location.question_id
-            )
             if not isinstance(step, Mapping):
-                raise CorpusError("each step must be a mapping", step_location, step_field)
+                raise CorpusError(
+                    "each step must be a mapping",
+                    _step_location(step, location),
+                    f"reference_steps[{group_index}][{step_index}]",
+                )
             if not isinstance(step.get("name"), str) or not step["name"]:
-                raise CorpusError("is missing", step_location, f"{step_field}.name")
+                raise CorpusError(
+                    "is missing",
+                    _step_location(step, location),
+                    f"reference_steps[{group_index}][{step_index}].name",
+                )
     return value
+
+
+def _step_location(step: Any, question: SourceLocation) -> SourceLocation:
+    """Where a reference step starts (its own line when known, else its question's)."""
+    return SourceLocation(
+        question.file, line_of(step) or question.line, question.template_id, question.question_id
+    )
 
 
 def _reference_answer(value: Any, location: SourceLocation) -> str | list[str] | None:
