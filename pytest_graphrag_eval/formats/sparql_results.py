@@ -242,19 +242,22 @@ class SelectRowCounts:
     """
 
     def __init__(self) -> None:
-        self._counts: dict[int, tuple[str, int]] = {}
+        # Two dicts of texts and numbers, not one of pairs: the garbage collector skips them (a dict
+        # holding no container is not tracked), where it would walk a pair per output.
+        self._texts: dict[int, str] = {}
+        self._counts: dict[int, int] = {}
 
     def note(self, outputs: Iterable[Any], parser: MemoizedParser) -> None:
         """Note the row count of each of `outputs` that `parser` read as a SELECT result."""
         for output in outputs:
             table = parser.parsed(output)
             if table is not None and not table.is_ask:
-                self._counts[id(output)] = (output, table.row_count)
+                self._texts[id(output)] = output
+                self._counts[id(output)] = table.row_count
 
     def rows(self, output: Any) -> int | None:
         """The noted row count of this very text object, else None."""
-        noted = self._counts.get(id(output))
-        return noted[1] if noted is not None and noted[0] is output else None
+        return self._counts[id(output)] if self._texts.get(id(output)) is output else None
 
 
 def memoized_parser(
