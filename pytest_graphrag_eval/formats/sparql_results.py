@@ -20,10 +20,10 @@ from pytest_graphrag_eval.formats.terms import (
     LiteralMatch,
     Term,
     normalize_cell,
+    text_column,
     text_term,
 )
-
-_AFTER_NUMERALS = ":"  # the character after "9"; sorts after "-" and every digit
+from pytest_graphrag_eval.formats.typed_results import typed_select
 
 
 class SparqlResultsError(ValueError):
@@ -67,8 +67,23 @@ def load_results_json(output: Any) -> dict[str, Any]:
 
 
 def parse_sparql_results(output: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
-    """Parse SELECT or ASK results JSON; raises SparqlResultsError on anything else."""
-    data = load_results_json(output)
+    """Parse SELECT or ASK results JSON; raises SparqlResultsError on anything else.
+
+    Text of the common SELECT shape is decoded into typed cells when msgspec is installed
+    (typed_results.py); whatever that path declines is read here, with the same result.
+    """
+    if isinstance(output, str):
+        typed = typed_select(output, literal_match)
+        if typed is not None:
+            variables, columns, row_count = typed
+            return SparqlTable(variables=variables, columns=columns, row_count=row_count)
+    return results_table(load_results_json(output), literal_match)
+
+
+def results_table(
+    data: Mapping[str, Any], literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH
+) -> SparqlTable:
+    """The table of a SELECT or ASK results object already read from JSON; raises SparqlResultsError."""
     if "boolean" in data:
         if not isinstance(data["boolean"], bool):
             raise SparqlResultsError("ASK result 'boolean' must be true or false")
@@ -127,11 +142,7 @@ def _plain_column(
         if type(value) is not str:
             return None
         append(value)
-    # A numeral starts with "-" or a digit, which sort before every letter: when even the smallest text
-    # starts after "9" (IRIs, most labels), no text is a numeral and the column stays as it is.
-    if literal_match == "value" and min(values, default=_AFTER_NUMERALS)[:1] <= "9":
-        return tuple(map(text_term, values))
-    return tuple(values)
+    return text_column(values, literal_match)
 
 
 def _column(

@@ -58,6 +58,7 @@ CANONICAL_NUMERAL = re.compile(
     rf"(0|-?[1-9][0-9]*)|-?(?:0|[1-9][0-9]*)\.[0-9]{{0,{DECIMAL_PLACES - 1}}}[1-9]"
 )
 _NUMERAL_START = frozenset("-0123456789")
+_AFTER_NUMERALS = ":"  # the character after "9"; sorts after "-" and every digit
 _QUANTUM = Decimal(1).scaleb(-DECIMAL_PLACES)
 
 
@@ -147,6 +148,27 @@ CONVERTERS: dict[str, Callable[[str], Term]] = {
 }
 
 
+def literal_term(
+    value: str, datatype: str | None, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH
+) -> Term:
+    """The term of a cell's text `value` under its `datatype` (None: none); see `normalize_cell`."""
+    converter = CONVERTERS.get(datatype) if datatype is not None else None
+    if converter is not None:
+        return converter(value)
+    return text_term(value) if literal_match == "value" else value
+
+
+def text_column(values: list[str], literal_match: LiteralMatch) -> tuple[Term, ...]:
+    """The terms of a column of texts without a datatype (most columns: IRIs and labels).
+
+    A numeral starts with "-" or a digit, which sort before every letter: when even the smallest
+    text starts after "9", no text is a numeral and the column stays as it is.
+    """
+    if literal_match == "value" and min(values, default=_AFTER_NUMERALS)[:1] <= "9":
+        return tuple(map(text_term, values))
+    return tuple(values)
+
+
 def normalize_cell(cell: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> Term:
     """Normalise one binding object of SPARQL results JSON; raises ValueError when malformed.
 
@@ -163,13 +185,9 @@ def normalize_cell(cell: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATC
             return json.dumps(value, sort_keys=True)
         raise ValueError("a binding has no text 'value'")
     datatype = cell.get("datatype")
-    if datatype is not None:
-        if not isinstance(datatype, str):
-            raise ValueError("a binding's 'datatype' must be an IRI (text)")
-        converter = CONVERTERS.get(datatype)
-        if converter is not None:
-            return converter(value)
-    return text_term(value) if literal_match == "value" else value
+    if datatype is not None and not isinstance(datatype, str):
+        raise ValueError("a binding's 'datatype' must be an IRI (text)")
+    return literal_term(value, datatype, literal_match)
 
 
 def display_term(term: Term) -> str | int | float | bool | None:
