@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import json
 import re
+from typing import Any
 
 import pytest
 
@@ -309,46 +310,36 @@ class Tracker:
 
 
 tracker = Tracker()
+default_tracker = Tracker()
 
 
-def test_the_concurrency_bound_holds_across_questions() -> None:
+def six_retrieval_questions() -> tuple[Any, dict[str, Any]]:
+    """Six questions whose responses each retrieved three documents, the first one relevant."""
     questions = [
         {"id": f"q{i}", "question_text": f"Question {i}?", "reference_answer": "w0"} for i in range(6)
     ]
-    corpus = corpus_from_data([{"template_id": "t", "questions": questions}])
     responses = {
         f"q{i}": {"actual_answer": "x", "actual_steps": [retrieval_step("w0 a", "w1 b", "w2 c")]}
         for i in range(6)
     }
+    return corpus_from_data([{"template_id": "t", "questions": questions}]), responses
+
+
+def test_the_concurrency_bound_holds_across_questions() -> None:
+    corpus, responses = six_retrieval_questions()
     options = {"erag": {"generator": f"{__name__}:tracker", "metric": "exact_match", "concurrency": 4}}
     results = run_evaluation(corpus, responses, scorers=[ERagScorer()], options=options)
     assert [result["erag_P"] for result in results] == [1 / 3] * 6
     assert tracker.calls == 18 and tracker.peak == 4
 
 
-default_tracker = Tracker()
-
-
 def test_questions_overlap_under_the_default_scorers_when_erag_is_configured() -> None:
     # Without eRAG the default scorers never wait and questions run one after another; an eRAG
     # generator may wait, so each question is a task again and the bound is reached across them.
-    questions = [
-        {"id": f"q{i}", "question_text": f"Question {i}?", "reference_answer": "w0"} for i in range(6)
-    ]
-    corpus = corpus_from_data([{"template_id": "t", "questions": questions}])
-    responses = {
-        f"q{i}": {"actual_answer": "x", "actual_steps": [retrieval_step("w0 a", "w1 b", "w2 c")]}
-        for i in range(6)
-    }
-    counting = Tracker()
-    globals()["default_scorers_tracker"] = counting
+    corpus, responses = six_retrieval_questions()
     options = {
-        "erag": {
-            "generator": f"{__name__}:default_scorers_tracker",
-            "metric": "exact_match",
-            "concurrency": 4,
-        }
+        "erag": {"generator": f"{__name__}:default_tracker", "metric": "exact_match", "concurrency": 4}
     }
     results = run_evaluation(corpus, responses, options=options)
     assert [result["erag_P"] for result in results] == [1 / 3] * 6
-    assert counting.calls == 18 and counting.peak == 4
+    assert default_tracker.calls == 18 and default_tracker.peak == 4
