@@ -19,6 +19,7 @@ from typing import Any
 from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections, paused_gc
 from pytest_graphrag_eval.formats.sparql_results import SelectRowCounts
+from pytest_graphrag_eval.formats.typed_results import typed_row_count
 from pytest_graphrag_eval.scoring import ScoredResults
 
 STAT_NAMES = ("sum", "mean", "median", "min", "max")
@@ -189,6 +190,9 @@ def is_empty_output(output: Any) -> bool:
         text = output.strip()
         if not text:
             return True
+        rows = typed_row_count(text)
+        if rows is not None:
+            return rows == 0
         try:
             data = json_text.loads_shape(text)
         except ValueError:

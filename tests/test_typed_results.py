@@ -14,13 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_graphrag_eval.aggregates import is_empty_output
 from pytest_graphrag_eval.formats.sparql_results import (
     SparqlResultsError,
     parse_sparql_results,
     results_table,
 )
 from pytest_graphrag_eval.formats.terms import LITERAL_MATCHES
-from pytest_graphrag_eval.formats.typed_results import typed_select
+from pytest_graphrag_eval.formats.typed_results import typed_row_count, typed_select
 
 pytest.importorskip("msgspec")
 
@@ -177,3 +178,62 @@ def test_the_common_shape_is_taken_by_the_typed_path() -> None:
 )
 def test_odd_shapes_are_left_to_the_generic_path(text: str) -> None:
     assert typed_select(text, "value") is None
+
+
+@st.composite
+def outputs_for_emptiness(draw: st.DrawFn) -> str:
+    """Step outputs the aggregates ask "is it empty?" of: results shaped or not, bindings of any kind."""
+    rows = draw(st.sampled_from([[], [{}], [{"a": {"value": "x"}}, 1], {}, None, 0, "", "rows"]))
+    document = draw(
+        st.sampled_from(
+            [
+                {"head": {"vars": ["a"]}, "results": {"bindings": rows}},
+                {"results": {"bindings": rows}, "results_count": 12345678901234567890123},
+                {"results": rows},
+                {"results": {}},
+                {"head": {}, "boolean": False, "results": {"bindings": rows}},
+                rows,
+                {"answer": rows},
+            ]
+        )
+    )
+    text = json.dumps(document)
+    change = draw(st.integers(0, 5))
+    if change == 1:
+        text = text[: draw(st.integers(0, max(0, len(text) - 1)))]
+    elif change == 2:
+        text = f"  {text}\n"
+    elif change == 3 and text.startswith("{"):
+        text = '{"results": {"bindings": [1]}, ' + text[1:]  # a repeated key: the last one counts
+    return text
+
+
+def emptiness_by_definition(text: str) -> bool:
+    """Blank, `[]`/`{}`/null/"", or results whose `bindings` is empty (the aggregates' rule)."""
+    if not text.strip():
+        return True
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    if isinstance(data, dict) and isinstance(data.get("results"), dict):
+        return not data["results"].get("bindings")
+    return data in ([], {}, None, "")
+
+
+@settings(max_examples=300, deadline=None)
+@given(outputs_for_emptiness())
+def test_counting_rows_without_building_them_agrees_with_the_rule(text: str) -> None:
+    assert is_empty_output(text) is emptiness_by_definition(text)
+    rows = typed_row_count(text.strip())
+    if rows is not None:  # only a list of bindings is counted; the rest is left to the generic parse
+        assert rows == len(json.loads(text)["results"]["bindings"])
+
+
+def test_rows_are_counted_without_the_generic_parse() -> None:
+    listed = (
+        '{"head": {"vars": ["iri"]}, "results": {"bindings": [{"iri": {"type": "uri", "value": "urn:x"}}]}}'
+    )
+    assert typed_row_count(listed) == 1
+    assert typed_row_count('{"head": {"vars": []}, "results": {"bindings": []}}') == 0
+    assert typed_row_count('{"results": {"bindings": null}}') is None  # not a list: the generic rule decides

@@ -26,26 +26,34 @@ except ImportError:  # without the optional dependency every text takes the gene
     msgspec = None  # type: ignore[assignment]
 
 if msgspec is not None:
+    # gc=False: these objects hold no cycles and live only while a table is made.
 
-    class _Cell(msgspec.Struct):
+    class _Cell(msgspec.Struct, gc=False):
         value: str
         datatype: str | None = None
 
-    class _Head(msgspec.Struct):
+    class _Head(msgspec.Struct, gc=False):
         vars: list[str]
 
-    class _Results(msgspec.Struct):
+    class _Results(msgspec.Struct, gc=False):
         bindings: list[dict[str, _Cell]]
 
-    class _Select(msgspec.Struct):
+    class _Select(msgspec.Struct, gc=False):
         head: _Head
         results: _Results
         boolean: Any = msgspec.UNSET  # present: an ASK result, which the generic path reads
 
+    class _Rows(msgspec.Struct, gc=False):
+        bindings: list[msgspec.Raw]  # each row checked as JSON, none built
+
+    class _RowsOnly(msgspec.Struct, gc=False):
+        results: _Rows
+
     _DECODER: Any = msgspec.json.Decoder(_Select)
+    _ROWS_DECODER: Any = msgspec.json.Decoder(_RowsOnly)
     _DECLINED: tuple[type[BaseException], ...] = (msgspec.DecodeError, UnicodeError, RecursionError)
 else:
-    _DECODER = None
+    _DECODER = _ROWS_DECODER = None
     _DECLINED = ()
 
 
@@ -80,3 +88,18 @@ def _column(bindings: list[dict[str, Any]], variable: str, literal_match: Litera
     return tuple(
         None if cell is None else literal_term(cell.value, cell.datatype, literal_match) for cell in cells
     )
+
+
+def typed_row_count(text: str) -> int | None:
+    """How many rows `results.bindings` lists, for text holding a JSON object with such a list; else None.
+
+    The aggregates ask only whether an output is empty; its rows need not be built to count them.
+    None (anything else: no `results` object, bindings not a list, invalid JSON) leaves the text to
+    the generic parse.
+    """
+    if _ROWS_DECODER is None:
+        return None
+    try:
+        return len(_ROWS_DECODER.decode(text).results.bindings)
+    except _DECLINED:
+        return None
