@@ -76,6 +76,17 @@ def test_mapping_form_carries_settings(tmp_path: Path) -> None:
         ),
         ("    reference_answer: OSLO, ASKER", "    reference_answer: {a: 1}", "field 'reference_answer'"),
         ("    xfail: not supported yet", "    xfail: [1]", "field 'xfail'"),
+        (  # a step is named at its own line
+            "        required_columns: [s]\n",
+            "        required_columns: [s]\n      - output: '{}'\n",
+            "corpus.yaml:14, template 'zones', question 'q1', field 'reference_steps[0][1].name': is missing",
+        ),
+        (
+            "        required_columns: [s]\n",
+            "        required_columns: [s]\n      - just text\n",
+            # text has no line of its own: its question's
+            "corpus.yaml:4, template 'zones', question 'q1', field 'reference_steps[0][1]': each step must",
+        ),
     ],
 )
 def test_structural_errors_stop_loading_with_location(

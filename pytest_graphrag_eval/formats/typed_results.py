@@ -9,9 +9,9 @@ two thirds of the time a generic parser takes to build every dict, with fewer ob
 Anything else is declined (None) and parsed by `parse_sparql_results` as before: an ASK
 result, invalid JSON, a number or null where text belongs (so no number is ever read here, and
 orjson's reading of long integers cannot matter), an RDF-star cell, an unbound cell written as
-null, a repeated variable, text with a lone surrogate. A
-repeated key keeps its last value, as `json` does. So a table made here is the table the generic
-path makes of the same text, and every error message is still the generic path's.
+null, a repeated variable, text with a lone surrogate. A repeated key keeps its last value, as
+`json` does. So a table made here is the table the generic path makes of the same text, and every
+error message is still the generic path's.
 """
 
 from __future__ import annotations
