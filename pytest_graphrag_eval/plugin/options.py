@@ -347,6 +347,28 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Run shard K of N (e.g. 2/3); merge the shard reports with graphrag-eval-merge.",
         metavar="K/N",
     ),
+    OptionSpec(
+        "--graphrag-history",
+        "graphrag_history",
+        "Record the run in this history: an SQLite file (path or sqlite:///PATH) or "
+        "postgresql://USER@HOST/DB (password from PGPASSWORD). Read it with graphrag-eval-history.",
+        ini="graphrag_history",
+        metavar="URL",
+    ),
+    OptionSpec(
+        "--graphrag-history-required",
+        "graphrag_history_required",
+        "Fail the run when it cannot be recorded in the history (default: say so and carry on).",
+        ini="graphrag_history_required",
+        ini_type="bool",
+        action="store_true",
+    ),
+    OptionSpec(
+        "--graphrag-history-run-key",
+        "graphrag_history_run_key",
+        "The run's key in the history (default: new; in CI, shards share the CI run's).",
+        metavar="KEY",
+    ),
 )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,7 @@ from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules, corpus_rules
 from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
+from pytest_graphrag_eval.history.recording import HistoryOutcome, record_finished_run
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.progress import ProgressLine, status_text, terminal_progress_line
@@ -158,6 +160,7 @@ class GraphragSession:
         self.worker_warnings: list[str] = []
         self.write_problems: list[str] = []
         self.written: list[tuple[str, Path]] = []  # (what, path) of each output file written, in order
+        self.history: HistoryOutcome | None = None  # with --graphrag-history: recorded, or why not
         self.judge: JudgeClient | None = None  # the judge client of this process, made at most once
         self.judge_stats: dict[str, Any] | None = None  # xdist controller: summed over the workers
         self.judge_spend: dict[str, Any] | None = None
@@ -560,6 +563,20 @@ class GraphragSession:
         self.write_problems += outputs.problems
         if self.write_problems and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if settings.history_url is not None:
+            self.history = record_finished_run(
+                settings.history_url,
+                finished.report,
+                run_key=settings.history_run_key,
+                environ=os.environ,
+                cwd=Path(self.config.rootpath),
+            )
+            if (
+                settings.history_required
+                and not self.history.recorded
+                and session.exitstatus == pytest.ExitCode.OK
+            ):
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _collect_finished_unreported(self, session: pytest.Session) -> None:
         """After Ctrl-C: finished questions whose items never reported still go in the report."""
@@ -622,6 +639,10 @@ class GraphragSession:
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
+        if self.history is not None:
+            terminalreporter.write_line(
+                f"graphrag-eval: {self.history.line}", **({} if self.history.recorded else {"yellow": True})
+            )
 
 
 def _item_outcome(report: pytest.TestReport) -> str:

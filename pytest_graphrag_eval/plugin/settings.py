@@ -90,6 +90,9 @@ class PluginSettings:
     max_cost: float | None = None
     max_calls: int | None = None
     shard: ShardSpec | None = None
+    history_url: str | None = None  # a path made absolute, or a URL as given
+    history_required: bool = False
+    history_run_key: str | None = None
     # Resolved from the options above, the answers config file and the environment (from_config).
     answers: AnswerSettings = field(default_factory=AnswerSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)  # an xdist worker's: its share of the budget
@@ -175,6 +178,11 @@ class PluginSettings:
             shard=parse_shard(config.getoption("graphrag_shard"))
             if config.getoption("graphrag_shard")
             else None,
+            history_url=_history_url(config, invocation_dir),
+            history_required=bool(
+                config.getoption("graphrag_history_required") or config.getini("graphrag_history_required")
+            ),
+            history_run_key=_text(config, "graphrag_history_run_key", "cli"),
         )
         settings.validate()
         with warnings.catch_warnings(record=True) as ignored_keys:  # a graphrag-eval file's unused keys
@@ -418,6 +426,18 @@ def _percent(config: pytest.Config, name: str, default: float) -> float:
     if not 50 <= percent < 100:
         raise ConfigurationError(f"{name} must be from 50 to below 100 (percent), got {value!r}")
     return percent / 100
+
+
+def _history_url(config: pytest.Config, invocation_dir: Path) -> str | None:
+    """A history URL as given, or a file path relative to the invocation dir (CLI) or the ini file."""
+    value = _text(config, "graphrag_history", "cli")
+    base = invocation_dir
+    if value is None:
+        value = _text(config, "graphrag_history", "ini")
+        base = Path(config.inipath).parent if config.inipath else Path(config.rootpath)
+    if not value:
+        return None
+    return value if "://" in value else str(base / value)
 
 
 def _path(
