@@ -170,7 +170,9 @@ def score_settings(metadata: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def run_identities(metadata: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> dict[str, str | None]:
+def run_identities(
+    metadata: Mapping[str, Any], results: Sequence[Mapping[str, Any]]
+) -> dict[str, str | None]:
     """A run's identities as `record_run` will store them, known before the run is recorded."""
     return {
         "corpus": corpus_identity(metadata, results),

@@ -1,4 +1,4 @@
-"""The run history a run reads at its start: a baseline from it, and the earlier runs for flaky marks and gates.
+"""What a run reads from its history at the start: a baseline, and the earlier runs for flaky marks and gates.
 
 `--graphrag-baseline history:last` (or `history:last-passed`, `history:BRANCH`, `history:RUN`) takes
 the baseline report from the store instead of a file. The earlier runs are those of this run's branch
@@ -87,7 +87,9 @@ def read_history(
     except HistoryError as error:
         if baseline_ref is not None:
             raise ConfigurationError(f"--graphrag-baseline history:{baseline_ref}: {error}") from None
-        warning = f"the run history could not be read, so nothing is marked flaky and history gates fail: {error}"
+        warning = (
+            f"the run history could not be read, so nothing is marked flaky and history gates fail: {error}"
+        )
         return StartingHistory(None, provenance, warning=warning)
     return StartingHistory(
         RunHistory(runs, flaky_runs=flaky_runs, flaky_flips=flaky_flips), provenance, baseline, name
@@ -138,3 +140,35 @@ def _past_run(summary: RunSummary, outcomes: dict[str, str]) -> PastRun:
             "settings": summary.settings_fingerprint,
         },
     )
+
+
+@dataclass(frozen=True)
+class FinishingHistory:
+    """The earlier runs a finished run is judged against, and this run as it will be recorded."""
+
+    runs: RunHistory | None
+    current: PastRun
+    warning: str | None
+
+
+def history_at_finish(
+    url: str,
+    *,
+    environ: Mapping[str, str],
+    cwd: Path | None,
+    gates: Sequence[Gate],
+    flaky_runs: int,
+    flaky_flips: int,
+    metadata: Mapping[str, Any],
+    results: Sequence[Mapping[str, Any]],
+) -> FinishingHistory:
+    """Read at the end, so the corpus files' gates (known only after collection) set the window too."""
+    found = read_history(
+        url,
+        environ=environ,
+        cwd=cwd,
+        window=history_window(gates, flaky_runs),
+        flaky_runs=flaky_runs,
+        flaky_flips=flaky_flips,
+    )
+    return FinishingHistory(found.runs, found.current_run(metadata, results), found.warning)
