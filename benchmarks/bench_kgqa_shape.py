@@ -325,6 +325,9 @@ def main(argv: list[str] | None = None) -> int:
         help="a Python with graphrag-eval 6.6.1 installed (default: $GRAPHRAG_EVAL_PYTHON)",
     )
     parser.add_argument("--keep", type=Path, help="write the files into this folder and keep them")
+    parser.add_argument(
+        "--results", type=Path, help="write our library run's results and aggregates here (JSON)"
+    )
     args = parser.parse_args(argv)
     announce_quick(args.quick)
     count, templates, runs = (300, 6, 1) if args.quick else (QUESTIONS, TEMPLATES, args.runs)
@@ -339,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{corpus_mb:.1f} MB in {lines:,} lines, responses {responses_mb:.1f} MB; "
             f"median of {runs} alternating run(s)"
         )
-        ours_run = our_phases(corpus, responses)
+        ours_run = our_phases(corpus, responses, args.results)
         ours: list[dict[str, float]] = []
         theirs: list[dict[str, float]] = []
         for _ in range(runs):

@@ -18,7 +18,6 @@ and mappings whose line it cannot place for certain.
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
 from collections.abc import Callable
@@ -62,6 +61,8 @@ if _ryml is not None:
     _FLOW = _ryml.FLOW_SL | _ryml.FLOW_ML
     _KEY_STYLE = _ryml.KEY_STYLE
     _BLOCK_SCALAR = _ryml.VAL_LITERAL | _ryml.VAL_FOLDED
+    # A child that is not just a plain or quoted scalar goes the longer way (`_composite`).
+    _COMPOSITE = _ryml.MAP | _ryml.SEQ | _ryml.VALREF | _ryml.VALANCH | _BLOCK_SCALAR | _ryml.VALTAG
     # Whatever makes a node something this module does not build.
     # (STREAM's own bit: its value includes SEQ's.)
     _UNSURE_TYPE = (
@@ -142,7 +143,12 @@ def _parse_quietly(buffer: bytearray) -> Any:
 
 
 class _TreeBuilder:
-    """One walk of a parsed tree in node order (rapidyaml numbers a fresh tree's nodes in document order)."""
+    """One walk of a parsed tree in node order (rapidyaml numbers a fresh tree's nodes in document order).
+
+    The alias-bomb bound is kept by counting, not by walking again: the document has as many nodes
+    as PyYAML composes (rapidyaml's nodes, plus one per mapping key) plus, for each alias, its
+    anchor's size less one; an anchor's size is known when its node closes, before any alias to it.
+    """
 
     def __init__(self, tree: Any, buffer: bytearray, data: bytes, max_nodes: int):
         self.size = tree.size()
@@ -153,101 +159,109 @@ class _TreeBuilder:
         self.base = _address(self.buffer)
         self.data = data
         self.max_nodes = max_nodes
-        self.line_starts: list[int] | None = None  # offsets of every '\n', computed on first need
-        self.anchors: dict[bytes, tuple[Any, int | None]] = {}  # name -> (object, expanded size once closed)
+        self.counted = (0, 1)  # (offset, its line): lines are counted on from the last one asked for
+        self.anchors: dict[bytes, tuple[Any, int | None]] = {}  # name -> (object, its size once closed)
+        self.plain: dict[str, Any] = {}  # plain scalar text -> its value, resolved once per document
+        self.keys = 0  # mapping keys so far (each one a node of PyYAML's)
+        self.alias_extra = 0  # nodes the aliases so far add once expanded
 
     def build(self) -> Any:
-        tree = self.tree
-        root_type = _TYPE(tree, 0)
+        root_type = _TYPE(self.tree, 0)
         if root_type & _UNSURE_TYPE or not root_type & (_MAP | _SEQ):
             raise _Decline  # a bare scalar or empty document: rare, and cheap for the general loader
-        expanded = 0  # nodes of the document once aliases are followed, counted as PyYAML composes them
-        # Each open container: [object, children left, children, expanded count at its start, anchor name].
-        count = _NUM_CHILDREN(tree, 0)
-        root = self._container(0, root_type, count)
-        stack: list[list[Any]] = [[root, count, count, 0, self._anchor(0, root_type, root)]]
-        expanded = 1
-        node = 1
-        plain: dict[str, Any] = {}  # plain scalar text -> its value, resolved once per document
-        while stack:
-            frame = stack[-1]
-            if frame[1] == 0:
-                stack.pop()
-                container = frame[0]
-                if type(container) is LineDict and len(container) != frame[2]:
-                    raise _Decline  # a key repeated (or two keys PyYAML builds equal): its loader reports it
-                if frame[4] is not None:
-                    self.anchors[frame[4]] = (container, expanded - frame[3])
-                continue
-            frame[1] -= 1
-            kind = _TYPE(tree, node)
-            if kind & _UNSURE_TYPE:
-                raise _Decline
-            parent = frame[0]
-            key: Any = None
-            if kind & _HAS_KEY:
-                raw = _KEY(tree, node)
-                if len(raw) > _MAX_SIMPLE_KEY or not kind & _KEY_STYLE:
+        root, end = self._collection(0, root_type)
+        if end != self.size or self.size + self.keys + self.alias_extra > self.max_nodes:
+            raise _Decline  # past the bound: the general loader refuses it with its message
+        return root
+
+    def _collection(self, node: int, kind: int) -> tuple[Any, int]:
+        """The list or mapping at `node` with everything in it, and the node after its last one."""
+        tree = self.tree
+        count = _NUM_CHILDREN(tree, node)
+        anchor = self._anchor(node, kind)
+        keys_before, extra_before = self.keys, self.alias_extra
+        child = node + 1
+        if kind & _SEQ:
+            collection: Any = []
+            append = collection.append
+            for _ in range(count):
+                child_kind = _TYPE(tree, child)
+                if child_kind & _COMPOSITE:
+                    value, child = self._composite(child, child_kind)
+                else:
+                    raw = _VAL(tree, child)
+                    value = self._plain(raw) if child_kind & _VAL_PLAIN or raw is None else str(raw, "utf-8")
+                    child += 1
+                append(value)
+        else:
+            collection = LineDict()
+            collection.line = self._mapping_line(node, kind, count)
+            self.keys += count
+            plain = self.plain
+            for _ in range(count):
+                child_kind = _TYPE(tree, child)
+                raw = _KEY(tree, child)
+                if len(raw) > _MAX_SIMPLE_KEY or not child_kind & _KEY_STYLE:
                     raise _Decline
                 key = str(raw, "utf-8")
-                if kind & _KEY_PLAIN:
+                if child_kind & _KEY_PLAIN:
                     key = plain.get(key, _UNRESOLVED)
                     if key is _UNRESOLVED:
                         key = _resolve(plain, str(raw, "utf-8"))
                     if key is _MERGE:
-                        raise _Decline
-                expanded += 1
-            if kind & (_MAP | _SEQ):
-                count = _NUM_CHILDREN(tree, node)
-                value = self._container(node, kind, count)
-                stack.append([value, count, count, expanded, self._anchor(node, kind, value)])
-                expanded += 1
-            elif kind & _VALREF:
-                name = bytes(_VAL_REF(tree, node))
-                value, size = self.anchors.get(name, (None, None))
-                if size is None:
-                    raise _Decline  # unknown anchor, or one whose node contains this alias
-                expanded += size
-            else:
-                raw = _VAL(tree, node)
-                value = "" if raw is None else str(raw, "utf-8")
-                if kind & _BLOCK_SCALAR and not self.data.endswith(b"\n"):
-                    raise _Decline  # at the end of the text PyYAML chomps its missing line break
-                if kind & _VAL_PLAIN or raw is None:  # no value at all is an empty plain scalar: null
-                    text = value
-                    value = plain.get(text, _UNRESOLVED)
-                    if value is _UNRESOLVED:
-                        value = _resolve(plain, text)
-                if kind & _VALANCH:
-                    self._anchor(node, kind, value)
-                    self.anchors[bytes(_VAL_ANCHOR(tree, node))] = (value, 1)
-                expanded += 1
-            if expanded > self.max_nodes:
-                raise _Decline  # the general loader refuses it with its message (or builds it, aliases aside)
-            if type(parent) is list:
-                parent.append(value)
-            else:
-                parent[key] = value
-            node += 1
-        if node != self.size:
+                        raise _Decline  # merge keys: PyYAML's flattening is the general loader's
+                if child_kind & _COMPOSITE:
+                    value, child = self._composite(child, child_kind)
+                else:
+                    raw = _VAL(tree, child)
+                    value = self._plain(raw) if child_kind & _VAL_PLAIN or raw is None else str(raw, "utf-8")
+                    child += 1
+                collection[key] = value
+            if len(collection) != count:
+                raise _Decline  # a key repeated (or two keys PyYAML builds equal): its loader reports it
+        if anchor is not None:
+            size = child - node + (self.keys - keys_before) + (self.alias_extra - extra_before)
+            self.anchors[anchor] = (collection, size)
+        return collection, child
+
+    def _composite(self, node: int, kind: int) -> tuple[Any, int]:
+        """A node that is more than a plain or quoted scalar: a collection, an alias, an anchored or
+        block scalar (and what is declined: tags, anchored keys, aliases as keys)."""
+        if kind & _UNSURE_TYPE:
             raise _Decline
-        return root
+        if kind & (_MAP | _SEQ):
+            return self._collection(node, kind)
+        if kind & _VALREF:
+            value, size = self.anchors.get(bytes(_VAL_REF(self.tree, node)), (None, None))
+            if size is None:
+                raise _Decline  # unknown anchor, or one whose node contains this alias
+            self.alias_extra += size - 1
+            if self.alias_extra > self.max_nodes:
+                raise _Decline  # an alias bomb: declined at once, refused by the general loader
+            return value, node + 1
+        if kind & _BLOCK_SCALAR and not self.data.endswith(b"\n"):
+            raise _Decline  # at the end of the text PyYAML chomps its missing line break
+        anchor = self._anchor(node, kind)
+        raw = _VAL(self.tree, node)
+        value = self._plain(raw) if kind & _VAL_PLAIN or raw is None else str(raw, "utf-8")
+        if anchor is not None:
+            self.anchors[anchor] = (value, 1)
+        return value, node + 1
 
-    def _container(self, node: int, kind: int, count: int) -> Any:
-        if kind & _SEQ:
-            return []
-        mapping = LineDict()
-        mapping.line = self._mapping_line(node, kind, count)
-        return mapping
+    def _plain(self, raw: memoryview | None) -> Any:
+        """A plain scalar's value (no value at all is an empty plain scalar: null)."""
+        text = "" if raw is None else str(raw, "utf-8")
+        value = self.plain.get(text, _UNRESOLVED)
+        return _resolve(self.plain, text) if value is _UNRESOLVED else value
 
-    def _anchor(self, node: int, kind: int, value: Any) -> bytes | None:
-        """The anchor name of a container (registered when it closes), None without one."""
+    def _anchor(self, node: int, kind: int) -> bytes | None:
+        """The node's anchor name, None without one; marked open until its node is built."""
         if not kind & _VALANCH:
             return None
         name = bytes(_VAL_ANCHOR(self.tree, node))
         if name in self.anchors:
             raise _Decline  # PyYAML refuses a second anchor of one name
-        self.anchors[name] = (value, None)  # open: an alias to it now would be recursive
+        self.anchors[name] = (None, None)  # open: an alias to it now would be recursive
         return name
 
     def _mapping_line(self, node: int, kind: int, count: int) -> int:
@@ -288,9 +302,14 @@ class _TreeBuilder:
         return self._line_at(offset)
 
     def _line_at(self, offset: int) -> int:
-        if self.line_starts is None:
-            self.line_starts = [match.start() for match in re.finditer(rb"\n", self.data)]
-        return bisect.bisect_left(self.line_starts, offset) + 1
+        """The 1-based line of a byte offset; the walk asks in document order, so each stretch of the
+        text is counted once."""
+        counted, line = self.counted
+        if offset < counted:
+            counted, line = 0, 1
+        line += self.data.count(b"\n", counted, offset)
+        self.counted = (offset, line)
+        return line
 
 
 def _make_buffer_address() -> Callable[[memoryview], int]:
