@@ -330,7 +330,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-max-cost",
         "graphrag_max_cost",
-        "Judge budget in USD; unscored questions are not_evaluated.",
+        "Judge budget in USD; unscored questions are not_evaluated. Each request reserves its estimated "
+        "cost while in flight, so the spend ends at most one request's estimate above the budget.",
         ini="graphrag_max_cost",
         metavar="USD",
     ),
