@@ -195,6 +195,12 @@ def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     if not points:
         out.line(f"no runs in {store.display}")
         return 0
+    if result.runs_with_value == 0:
+        known = sorted({key for run in store.runs(limit=1) for key in _micro_means(run.aggregates)})
+        raise _UsageError(
+            f"no run of the last {len(points)} has the metric {args.metric!r} "
+            f"(the last run has: {', '.join(known) or 'no scores'}; or pass_rate)"
+        )
     values = [point.value for point in points if point.value is not None]
     low, high = (min(values), max(values)) if values else (0.0, 0.0)
     out.line(f"{args.metric} over the last {len(points)} run(s), oldest first")
