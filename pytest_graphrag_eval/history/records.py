@@ -127,14 +127,7 @@ def run_record(report: Mapping[str, Any]) -> RunRecord:
         *([f"{failed} question(s) failed"] if failed else []),
         *(f"gate failed: {gate}" for gate in failed_gates),
     ]
-    settings = {
-        **{
-            key: value
-            for key, value in (metadata.get("settings") or {}).items()
-            if key not in _NOT_SCORE_SETTINGS
-        },
-        **{key: metadata.get(key) for key in _SETTINGS_KEYS},
-    }
+    settings = score_settings(metadata)
     identity = {
         "corpus_files": metadata.get("corpus_files"),
         "graph": metadata.get("graph"),
@@ -163,6 +156,30 @@ def run_record(report: Mapping[str, Any]) -> RunRecord:
         rows=rows,
         report_body=encode_report(report),
     )
+
+
+def score_settings(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings that decide scores (the baseline is not one of them)."""
+    return {
+        **{
+            key: value
+            for key, value in (metadata.get("settings") or {}).items()
+            if key not in _NOT_SCORE_SETTINGS
+        },
+        **{key: metadata.get(key) for key in _SETTINGS_KEYS},
+    }
+
+
+def run_identities(
+    metadata: Mapping[str, Any], results: Sequence[Mapping[str, Any]]
+) -> dict[str, str | None]:
+    """A run's identities as `record_run` will store them, known before the run is recorded."""
+    return {
+        "corpus": corpus_identity(metadata, results),
+        "graph": graph_identity(metadata),
+        "responses": responses_identity(results),
+        "settings": fingerprint(score_settings(metadata)),
+    }
 
 
 def corpus_identity(metadata: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> str:
