@@ -101,7 +101,9 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
         print(f"graphrag-eval-merge: wrote the {what}: {path}")
     for problem in problems:
         print(f"graphrag-eval-merge: {problem}", file=sys.stderr)
-    return 1 if failed or finished.gates_failed or problems else 0
+    if finished.incomplete:
+        print(f"graphrag-eval-merge: {finished.incomplete}")
+    return 1 if failed or finished.gates_failed or finished.incomplete or problems else 0
 
 
 def _merge_parser() -> argparse.ArgumentParser:
