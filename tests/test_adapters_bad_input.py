@@ -226,7 +226,7 @@ def test_plugin_rejects_an_unknown_format_option(pytester: pytest.Pytester) -> N
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*graphrag_responses_format must be one of auto, responses, otlp*got 'otel'"]
+        ["*--graphrag-responses-format (ini *) must be one of auto, responses, otlp*got 'otel'"]
     )
 
 

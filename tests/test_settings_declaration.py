@@ -71,7 +71,7 @@ def test_two_mappings_for_one_agent_tool_are_a_usage_error(pytester: pytest.Pyte
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
-            "*--graphrag-tool-name: the agent tool 'run_sparql' is mapped twice, "
+            "*--graphrag-tool-name (ini graphrag_tool_names): the agent tool 'run_sparql' is mapped twice, "
             "to 'sparql_query' and to 'other_name'*"
         ]
     )
@@ -93,7 +93,7 @@ def test_a_sparql_timeout_that_is_not_a_positive_number_is_refused(
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        [f"*--graphrag-sparql-timeout must be a number of seconds > 0, got '{value}'*"]
+        [f"*--graphrag-sparql-timeout (ini *) must be a number of seconds > 0, got '{value}'*"]
     )
 
 
@@ -109,9 +109,13 @@ def test_a_judge_model_without_an_llm_judge_is_a_usage_error(pytester: pytest.Py
 
 def test_an_ini_value_and_a_command_line_value_go_through_the_same_parser(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\ngraphrag_agent_concurrency = 0\n")
-    with pytest.raises(Exception, match=r"ini graphrag_agent_concurrency must be between 1 and 1024, got 0"):
+    message = (
+        r"--graphrag-agent-concurrency \(ini graphrag_agent_concurrency\) must be between 1 and 1024, got 0"
+    )
+    with pytest.raises(pytest.UsageError, match=message):
         PluginSettings.from_config(pytester.parseconfigure())
-    with pytest.raises(Exception, match=r"--graphrag-agent-concurrency must be between 1 and 1024, got 0"):
+    pytester.makeini("[pytest]\n")
+    with pytest.raises(pytest.UsageError, match=message):
         PluginSettings.from_config(pytester.parseconfigure("--graphrag-agent-concurrency", "0"))
 
 

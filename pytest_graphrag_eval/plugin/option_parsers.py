@@ -1,7 +1,8 @@
 """How one layer's text of an option becomes a checked value, one parser per kind of setting.
 
-Each parser takes the layer's raw value (a command-line string, an ini line list, a path) and the
-option's label (`--graphrag-x (ini graphrag_x)`, so an error names both spellings) and returns the
+Each parser takes the layer's raw value (a command-line string, an ini line list, a path), the
+option's label (`--graphrag-x (ini graphrag_x)`, so an error names both spellings) and the
+layer ("cli" or "ini", which thresholds and gates record as their source), and returns the
 typed value or raises a `ConfigurationError` saying what was expected. The options table
 (`options.py`) names a parser per option; `option_values.py` calls it once per layer.
 """
@@ -17,19 +18,25 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
 from pytest_graphrag_eval.gates.thresholds import Threshold, parse_threshold_list
+from pytest_graphrag_eval.run.run_history import history_baseline_ref
+
+
+class HistoryRef(str):
+    """`--graphrag-baseline history:REF`: the REF, told apart from a baseline file's path by its type."""
+
 
 RawValue = str | bool | Path | Sequence[str] | Sequence[Path]
 """What pytest hands over for one layer: argparse's string or list, an ini string, bool, lines or paths."""
 
 
-def text(value: RawValue, label: str) -> str:
+def text(value: RawValue, label: str, layer: str) -> str:
     return str(value).strip()
 
 
-def choice(*choices: str) -> Callable[[RawValue, str], str]:
+def choice(*choices: str) -> Callable[[RawValue, str, str], str]:
     """One of `choices` (ini values are plain text, so argparse's own check does not cover them)."""
 
-    def parse(value: RawValue, label: str) -> str:
+    def parse(value: RawValue, label: str, layer: str) -> str:
         chosen = str(value).strip()
         if chosen not in choices:
             raise ConfigurationError(f"{label} must be one of {', '.join(choices)}, got {chosen!r}")
@@ -38,10 +45,10 @@ def choice(*choices: str) -> Callable[[RawValue, str], str]:
     return parse
 
 
-def whole_number(lowest: int, highest: int) -> Callable[[RawValue, str], int]:
+def whole_number(lowest: int, highest: int) -> Callable[[RawValue, str, str], int]:
     """A whole number from `lowest` to `highest` (the upper bound catches an extra zero)."""
 
-    def parse(value: RawValue, label: str) -> int:
+    def parse(value: RawValue, label: str, layer: str) -> int:
         try:
             number = int(str(value).strip())
         except ValueError:
@@ -53,7 +60,7 @@ def whole_number(lowest: int, highest: int) -> Callable[[RawValue, str], int]:
     return parse
 
 
-def seconds(value: RawValue, label: str) -> float:
+def seconds(value: RawValue, label: str, layer: str) -> float:
     """A duration: a finite number of seconds above 0 (0 would mean "give up at once", not "no limit")."""
     try:
         number = float(str(value).strip())
@@ -64,10 +71,10 @@ def seconds(value: RawValue, label: str) -> float:
     return number
 
 
-def limit(kind: type[int] | type[float], what: str) -> Callable[[RawValue, str], float]:
+def limit(kind: type[int] | type[float], what: str) -> Callable[[RawValue, str, str], float]:
     """A budget: a finite number >= 0 of `kind` (0 is a real budget: nothing may be spent)."""
 
-    def parse(value: RawValue, label: str) -> float:
+    def parse(value: RawValue, label: str, layer: str) -> float:
         try:
             number: float = kind(str(value).strip())
         except ValueError:
@@ -79,7 +86,7 @@ def limit(kind: type[int] | type[float], what: str) -> Callable[[RawValue, str],
     return parse
 
 
-def percent(value: RawValue, label: str) -> float:
+def percent(value: RawValue, label: str, layer: str) -> float:
     """A confidence given in percent (95) as a fraction (0.95); 50 to below 100."""
     try:
         number = float(str(value).strip())
@@ -90,43 +97,54 @@ def percent(value: RawValue, label: str) -> float:
     return number / 100
 
 
-def path(value: RawValue, label: str) -> Path:
+def path(value: RawValue, label: str, layer: str) -> Path:
     """A path, already made absolute by the layer reader (command line: the invocation folder;
     ini key: the ini file's folder)."""
     return Path(str(value))
 
 
-def path_or_url(value: RawValue, label: str) -> str:
+def path_or_url(value: RawValue, label: str, layer: str) -> str:
     """The knowledge graph: an http(s) URL as given, else a path made absolute by the layer reader."""
     return str(value)
 
 
-def flag(value: RawValue, label: str) -> bool:
+def baseline(value: RawValue, label: str, layer: str) -> Path | HistoryRef:
+    """A baseline report file (made absolute by the layer reader), or `history:REF`, a run of the history."""
+    ref = history_baseline_ref(str(value).strip())
+    return HistoryRef(ref) if ref is not None else Path(str(value))
+
+
+def history_url(value: RawValue, label: str, layer: str) -> str:
+    """A history database: a URL as given, else an SQLite file path made absolute by the layer reader."""
+    return str(value)
+
+
+def flag(value: RawValue, label: str, layer: str) -> bool:
     return bool(value)
 
 
-def no(value: RawValue, label: str) -> bool:
+def no(value: RawValue, label: str, layer: str) -> bool:
     """A `--graphrag-no-x` flag: given, it turns x off."""
     return not value
 
 
-def shard(value: RawValue, label: str) -> ShardSpec:
+def shard(value: RawValue, label: str, layer: str) -> ShardSpec:
     return parse_shard(str(value).strip())
 
 
-def thresholds(value: RawValue, label: str) -> dict[str, Threshold]:
-    return parse_threshold_list(_lines(value), "ini" if label.startswith("ini") else "cli")
+def thresholds(value: RawValue, label: str, layer: str) -> dict[str, Threshold]:
+    return parse_threshold_list(_lines(value), layer)
 
 
-def gates(value: RawValue, label: str) -> list[Gate]:
-    return parse_gate_list(_lines(value), "ini" if label.startswith("ini") else "cli")
+def gates(value: RawValue, label: str, layer: str) -> list[Gate]:
+    return parse_gate_list(_lines(value), layer)
 
 
-def paths(value: RawValue, label: str) -> tuple[Path, ...]:
+def paths(value: RawValue, label: str, layer: str) -> tuple[Path, ...]:
     return tuple(Path(str(item)) for item in _lines(value))
 
 
-def tool_names(value: RawValue, label: str) -> dict[str, str]:
+def tool_names(value: RawValue, label: str, layer: str) -> dict[str, str]:
     """`agent = corpus` lines into a mapping; one agent tool mapped to two corpus tools in one layer is
     a usage error (which one was meant cannot be guessed, and a silent pick makes wrong hints)."""
     mapping: dict[str, str] = {}

@@ -18,6 +18,9 @@ import pytest
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions
 from pytest_graphrag_eval.plugin import option_parsers as P
 from pytest_graphrag_eval.plugin.options import OPTIONS, OptionSpec
+from pytest_graphrag_eval.run.run_history import HISTORY_PREFIX
+
+_AS_GIVEN_OR_PATH = (P.path_or_url, P.baseline, P.history_url)
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ def _cli_value(config: pytest.Config, spec: OptionSpec, invocation_dir: Path) ->
         return invocation_dir / str(value)
     if spec.parse is P.paths:
         return [invocation_dir / str(item) for item in value]
-    if spec.parse is P.path_or_url:
+    if spec.parse in _AS_GIVEN_OR_PATH:
         return _path_or_url(str(value), invocation_dir)
     return value  # type: ignore[no-any-return]
 
@@ -95,17 +98,18 @@ def _ini_value(config: pytest.Config, spec: OptionSpec, ini_dir: Path) -> P.RawV
         return None
     if spec.parse is P.path:  # pytest made `paths` values absolute against the ini file's folder
         return Path(value[0]) if isinstance(value, list) else ini_dir / str(value)
-    if spec.parse is P.path_or_url:
+    if spec.parse in _AS_GIVEN_OR_PATH:
         return _path_or_url(str(value), ini_dir)
     return value  # type: ignore[no-any-return]
 
 
 def _path_or_url(text: str, base: Path) -> str | None:
-    """A URL as given; a path against `base`; blank is unset."""
+    """A URL (`scheme://...`) or a history reference (`history:REF`) as given; a path against `base`;
+    blank is unset."""
     text = text.strip()
     if not text:
         return None
-    return text if text.lower().startswith(("http://", "https://")) else str(base / text)
+    return text if "://" in text or text.startswith(HISTORY_PREFIX) else str(base / text)
 
 
 def _items(value: object) -> list[tuple[object, object]]:

@@ -24,6 +24,8 @@ from pytest_graphrag_eval.adapters.replay import RESPONSE_FORMATS
 from pytest_graphrag_eval.answers.settings import JUDGES
 from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from pytest_graphrag_eval.compare.repeats import POLICIES
+from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
+from pytest_graphrag_eval.gates.history_gates import MAX_WINDOW as MAX_HISTORY_WINDOW
 from pytest_graphrag_eval.plugin import option_parsers as P
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
@@ -52,7 +54,7 @@ class OptionSpec:
     action: str = "store"
     choices: tuple[str, ...] | None = None
     metavar: str | None = None
-    parse: Callable[[P.RawValue, str], object] = P.text
+    parse: Callable[[P.RawValue, str, str], object] = P.text
     default: object = None
     merge: Merge = "first"
     setting: str | None = None
@@ -67,11 +69,9 @@ class OptionSpec:
         return f"{self.flag} (ini {self.ini})" if self.ini else self.flag
 
     def parse_layer(self, value: P.RawValue, layer: str) -> object:
-        """One layer's value, checked (`layer` "cli" or "ini" names the spelling in errors)."""
-        label = self.flag if layer == "cli" else f"ini {self.ini}"
-        if self.choices is not None:
-            return P.choice(*self.choices)(value, label)
-        return self.parse(value, label)
+        """One layer's value ("cli" or "ini"), checked; errors name both spellings."""
+        parse = P.choice(*self.choices) if self.choices is not None else self.parse
+        return parse(value, self.label, layer)
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -177,12 +177,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-baseline",
         "graphrag_baseline",
-        "Compare with the JSON report of an earlier run (e.g. main's): regressions, deltas, gates on change.",
+        "Compare with the JSON report of an earlier run (e.g. main's), or a run of the history: "
+        "history:last, history:last-passed, history:BRANCH; regressions, deltas, gates on change.",
         ini="graphrag_baseline",
-        ini_type="paths",
         metavar="PATH",
-        parse=P.path,
-        setting="baseline_path",
+        parse=P.baseline,
+        setting="baseline",
     ),
     OptionSpec(
         "--graphrag-confidence",
@@ -392,6 +392,22 @@ OPTIONS: tuple[OptionSpec, ...] = (
         setting="execute",
     ),
     OptionSpec(
+        "--graphrag-sparql-base-iri",
+        "graphrag_sparql_base_iri",
+        "Base IRI for relative IRIs in the RDF files (default: each file's own file: URI).",
+        ini="graphrag_sparql_base_iri",
+        metavar="IRI",
+        setting="sparql_base_iri",
+    ),
+    OptionSpec(
+        "--graphrag-sparql-service",
+        "graphrag_sparql_service",
+        "Endpoint IRIs a SERVICE clause may call (comma-separated), or all (default: none is run).",
+        ini="graphrag_sparql_service",
+        metavar="IRIS",
+        setting="sparql_service",
+    ),
+    OptionSpec(
         "--graphrag-sparql-timeout",
         "graphrag_sparql_timeout",
         "Seconds per query to an http(s) endpoint (default 30).",
@@ -431,7 +447,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-cache-only",
         "graphrag_cache_only",
-        "Judge from the cache only, connecting nowhere.",
+        "Judge from the cache only, connecting nowhere; a question with a judge call missing from the "
+        "cache is not_evaluated, and the run fails.",
         action="store_true",
         parse=P.flag,
         file_key="cache_only",
@@ -457,7 +474,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-max-cost",
         "graphrag_max_cost",
-        "Judge budget in USD; unscored questions are not_evaluated.",
+        "Judge budget in USD; unscored questions are not_evaluated. Each request reserves its estimated "
+        "cost while in flight, so the spend ends at most one request's estimate above the budget.",
         ini="graphrag_max_cost",
         metavar="USD",
         parse=P.limit(float, "a number of USD"),
@@ -480,6 +498,55 @@ OPTIONS: tuple[OptionSpec, ...] = (
         parse=P.shard,
         setting="shard",
     ),
+    OptionSpec(
+        "--graphrag-history",
+        "graphrag_history",
+        "Record the run in this history: an SQLite file (path or sqlite:///PATH) or "
+        "postgresql://USER@HOST/DB (password from PGPASSWORD). Read it with graphrag-eval-history.",
+        ini="graphrag_history",
+        metavar="URL",
+        parse=P.history_url,
+        setting="history_url",
+    ),
+    OptionSpec(
+        "--graphrag-history-required",
+        "graphrag_history_required",
+        "Fail the run when it cannot be recorded in the history (default: say so and carry on).",
+        ini="graphrag_history_required",
+        ini_type="bool",
+        action="store_true",
+        parse=P.flag,
+        default=False,
+        setting="history_required",
+    ),
+    OptionSpec(
+        "--graphrag-flaky-runs",
+        "graphrag_flaky_runs",
+        "With a history, look for flaky questions in the last N runs, this one included (default 10).",
+        ini="graphrag_flaky_runs",
+        metavar="N",
+        parse=P.whole_number(1, MAX_HISTORY_WINDOW),
+        default=DEFAULT_FLAKY_RUNS,
+        setting="flaky_runs",
+    ),
+    OptionSpec(
+        "--graphrag-flaky-flips",
+        "graphrag_flaky_flips",
+        "A question is flaky when its outcome flipped K times in those runs, or passed and failed on one "
+        "commit (default 2).",
+        ini="graphrag_flaky_flips",
+        metavar="K",
+        parse=P.whole_number(1, MAX_HISTORY_WINDOW),
+        default=DEFAULT_FLAKY_FLIPS,
+        setting="flaky_flips",
+    ),
+    OptionSpec(
+        "--graphrag-history-run-key",
+        "graphrag_history_run_key",
+        "The run's key in the history (default: new; in CI, shards share the CI run's).",
+        metavar="KEY",
+        setting="history_run_key",
+    ),
 )
 
 
@@ -495,8 +562,7 @@ def add_options(parser: pytest.Parser) -> None:
                 help=spec.help,
                 action=spec.action,
                 default=None,
-                metavar=spec.metavar,
-                choices=spec.choices,
+                metavar=spec.metavar or ("{" + ",".join(spec.choices) + "}" if spec.choices else None),
             )
         else:
             group.addoption(spec.flag, dest=spec.dest, help=spec.help, action=spec.action, default=False)

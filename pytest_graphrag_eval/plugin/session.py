@@ -59,7 +59,11 @@ class GraphragSession:
         self.collector = ResultCollector()
         self.thresholds = ThresholdResolver(settings.thresholds)
         start = start_run(config, settings, role)
-        self.baseline, self.baseline_results = start.baseline, start.baseline_results
+        self.baseline, self.baseline_name, self.baseline_results = (
+            start.baseline,
+            start.baseline_name,
+            start.baseline_results,
+        )
         self.responses, self.judge, self.graph = start.responses, start.judge, start.graph
         self.assembly: RunAssembly | None = None
         self.worker_batches: WorkerBatches | None = None
@@ -283,6 +287,7 @@ class GraphragSession:
                 self.judge.stats.as_dict() if self.judge is not None else self.judge_stats,
                 self.judge_batches,
                 sum(1 for item in session.items if isinstance(item, QuestionItem)),
+                self.baseline_name,
             ),
             self.settings,
             graph=self.graph,

@@ -28,6 +28,7 @@ class ItemSession(Protocol):
     settings: PluginSettings
     thresholds: ThresholdResolver
     baseline: dict[str, Any] | None
+    baseline_name: str | None
 
     @property
     def references_only(self) -> bool: ...

@@ -18,14 +18,16 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
-from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, resolve_judge_settings
+from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, first_set, resolve_judge_settings
 from pytest_graphrag_eval.answers.settings import AnswerSettings
 from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.corpus.shards import ShardSpec
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.thresholds import Threshold
 from pytest_graphrag_eval.llm.settings import LLMSettings, budget_share
+from pytest_graphrag_eval.plugin.option_parsers import HistoryRef
 from pytest_graphrag_eval.plugin.option_values import OptionLayers, judge_layers, merge_layers, read_layers
 from pytest_graphrag_eval.plugin.options import DEFAULT_AGENT_CONCURRENCY
 from pytest_graphrag_eval.plugin.process_role import ProcessRole, worker_count
@@ -52,7 +54,7 @@ class PluginSettings:
     tool_names: Mapping[str, str] = field(default_factory=dict)  # ini, then command line, per tool
     record_path: Path | None = None
     report_path: Path | None = None
-    baseline_path: Path | None = None
+    baseline: Path | HistoryRef | None = None  # a report file, or history:REF (a run of the history)
     confidence: float = DEFAULT_CONFIDENCE
     resamples: int = DEFAULT_RESAMPLES
     markdown_path: Path | None = None
@@ -69,14 +71,30 @@ class PluginSettings:
     sparql_endpoint: str | None = None
     sparql_timeout: float = 30.0
     sparql_concurrency: int = 8
+    sparql_base_iri: str | None = None
+    sparql_service: str | None = None
     check_references: bool = False
     update_references: bool = False
     execute: str | None = None
     shard: ShardSpec | None = None
+    history_url: str | None = None  # a path made absolute, or a URL as given
+    history_required: bool = False
+    history_run_key: str | None = None
+    flaky_runs: int = DEFAULT_FLAKY_RUNS
+    flaky_flips: int = DEFAULT_FLAKY_FLIPS
     answers: AnswerSettings = field(default_factory=AnswerSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)  # the whole run's (its budget too)
     workers: int = 1  # processes sharing the judge budget (xdist workers)
     llm_only_given: tuple[str, ...] = ()  # flags of LLM-only settings the user gave (see LLM_ONLY_OPTIONS)
+
+    @property
+    def baseline_path(self) -> Path | None:
+        return self.baseline if isinstance(self.baseline, Path) else None
+
+    @property
+    def baseline_history(self) -> str | None:
+        """`--graphrag-baseline history:REF`: the REF."""
+        return str(self.baseline) if isinstance(self.baseline, HistoryRef) else None
 
     @property
     def judge(self) -> str:
@@ -137,10 +155,12 @@ class PluginSettings:
         layers = read_layers(config)
         values = merge_layers(layers)
         default_cache = Path(config.rootpath) / ".graphrag-cache"
+        options = judge_layers(layers)
+        _check_judge_options(first_set(options))  # before the client settings refuse them less clearly
         with warnings.catch_warnings(record=True) as ignored_keys:  # a graphrag-eval file's unused keys
             warnings.simplefilter("always")
             resolved = resolve_judge_settings(
-                judge_layers(layers),
+                options,
                 values["answers_config"],  # type: ignore[arg-type]
                 defaults=JudgeOptions(judge="none", cache_dir=default_cache),
             )
@@ -192,13 +212,6 @@ class PluginSettings:
     def validate(self, role: ProcessRole) -> None:
         """Refuse combinations of settings that cannot work together (each value is checked by its parser)."""
         self._validate_graph()
-        if self.cache_only and not self.llm.use_cache:
-            raise ConfigurationError(
-                "--graphrag-cache-only answers judge calls from the cache, which --graphrag-no-cache "
-                "turns off; use one"
-            )
-        if self.judge_batch:
-            self._validate_batch()
         if self.record_path is not None and self.responses_path is not None:
             raise ConfigurationError(
                 "--graphrag-record records live agent answers, but --graphrag-responses (or the "
@@ -220,25 +233,6 @@ class PluginSettings:
                 f"or drop {self.llm_only_given[0]}"
             )
 
-    def _validate_batch(self) -> None:
-        """--graphrag-judge-batch fills the cache by sending requests, and is billed when a batch ends."""
-        if self.cache_only:
-            raise ConfigurationError(
-                "--graphrag-judge-batch sends the judge calls the cache misses, --graphrag-cache-only sends "
-                "none; use one"
-            )
-        if not self.llm.use_cache:
-            raise ConfigurationError(
-                "--graphrag-judge-batch stores the batch's replies in the judge cache, which "
-                "--graphrag-no-cache turns off; use one"
-            )
-        budget = "--graphrag-max-cost" if self.max_cost is not None else "--graphrag-max-calls"
-        if self.max_cost is not None or self.max_calls is not None:
-            raise ConfigurationError(
-                f"--graphrag-judge-batch: a batch is billed as a whole when it ends, so {budget} cannot "
-                "stop it midway; drop the budget (--graphrag-dry-run shows what the batch would cost)"
-            )
-
     def _validate_graph(self) -> None:
         wants = [
             flag
@@ -254,6 +248,34 @@ class PluginSettings:
                 f"{wants[0]} needs a graph: pass --graphrag-sparql-endpoint (an RDF file or folder, "
                 "or an http(s):// SPARQL endpoint URL), or set the graphrag_sparql_endpoint ini key"
             )
+
+
+def _check_judge_options(given: JudgeOptions) -> None:
+    """Judge options that contradict each other, as the command line and the ini file give them."""
+    if given.cache_only and given.use_cache is False:
+        raise ConfigurationError(
+            "--graphrag-cache-only answers judge calls from the cache, which --graphrag-no-cache "
+            "turns off; use one"
+        )
+    if not given.batch:
+        return
+    # --graphrag-judge-batch fills the cache by sending requests, and is billed when a batch ends.
+    if given.cache_only:
+        raise ConfigurationError(
+            "--graphrag-judge-batch sends the judge calls the cache misses, --graphrag-cache-only sends "
+            "none; use one"
+        )
+    if given.use_cache is False:
+        raise ConfigurationError(
+            "--graphrag-judge-batch stores the batch's replies in the judge cache, which "
+            "--graphrag-no-cache turns off; use one"
+        )
+    if given.max_cost_usd is not None or given.max_calls is not None:
+        budget = "--graphrag-max-cost" if given.max_cost_usd is not None else "--graphrag-max-calls"
+        raise ConfigurationError(
+            f"--graphrag-judge-batch: a batch is billed as a whole when it ends, so {budget} cannot "
+            "stop it midway; drop the budget (--graphrag-dry-run shows what the batch would cost)"
+        )
 
 
 def _llm_only_given(layers: OptionLayers) -> tuple[str, ...]:

@@ -37,6 +37,8 @@ class RunTerminal:
     lines: Sequence[tuple[str, str]] = ()  # the graph's and the end of run's: (text, colour)
     written: Sequence[tuple[str, Path]] = ()
     problems: Sequence[str] = ()
+    history_lines: Sequence[tuple[str, str]] = ()  # the flaky questions the history shows
+    history_line: tuple[str, bool] | None = None  # what was recorded in the history (or why not), recorded
 
 
 def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
@@ -50,7 +52,7 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
         )
         if run.comparison_section is not None
         else []
-    )
+    ) + list(run.history_lines)
     write_terminal_summary(
         terminalreporter,
         results,
@@ -71,6 +73,9 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
     announce_failed_gates(terminalreporter, run.gate_results)
     for problem in run.problems:
         terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
+    if run.history_line is not None:
+        text, recorded = run.history_line
+        terminalreporter.write_line(f"graphrag-eval: {text}", **({} if recorded else {"yellow": True}))
 
 
 def failed_gates_key(count: int) -> str:

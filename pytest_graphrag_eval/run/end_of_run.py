@@ -9,12 +9,15 @@ decides nothing here.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from pytest_graphrag_eval.gates.model import Gate
+from pytest_graphrag_eval.history.recording import HistoryOutcome, record_finished_run
+from pytest_graphrag_eval.report.history_summary import history_lines
 from pytest_graphrag_eval.report.json_report import write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
 from pytest_graphrag_eval.report.pipeline import (
@@ -27,6 +30,7 @@ from pytest_graphrag_eval.report.pipeline import (
 from pytest_graphrag_eval.report.run_identity import corpus_file_record, corpus_positions, identity_metadata
 from pytest_graphrag_eval.report.run_terminal import RunTerminal
 from pytest_graphrag_eval.run.graph_stage import GraphOptions, GraphRun, GraphStage, finish_graph_run
+from pytest_graphrag_eval.run.run_history import history_at_finish
 
 
 class EndOfRunSettings(GraphOptions, Protocol):
@@ -51,6 +55,16 @@ class EndOfRunSettings(GraphOptions, Protocol):
     @property
     def html_path(self) -> Path | None: ...
     @property
+    def history_url(self) -> str | None: ...
+    @property
+    def history_required(self) -> bool: ...
+    @property
+    def history_run_key(self) -> str | None: ...
+    @property
+    def flaky_runs(self) -> int: ...
+    @property
+    def flaky_flips(self) -> int: ...
+    @property
     def record_path(self) -> Path | None: ...
     def report_metadata(self) -> dict[str, Any]: ...
 
@@ -69,6 +83,7 @@ class CollectedRun:
     judge_stats: Mapping[str, Any] | None = None
     judge_batches: list[dict[str, Any]] | None = None
     questions_in_run: int = 0  # the run's questions, answered or not (for an interrupted update)
+    baseline_name: str | None = None  # how reports name the baseline: its file, or a run of the history
 
 
 @dataclass
@@ -81,6 +96,8 @@ class RunOutcome:
     written: list[tuple[str, Path]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # terminal lines: (text, colour)
+    history: HistoryOutcome | None = None  # with --graphrag-history: recorded, or why not
+    history_required: bool = False
 
     def shown(self, terminal: RunTerminal) -> RunTerminal:
         """The terminal summary of `terminal`'s run with this outcome's gates, comparison, spend and files."""
@@ -90,13 +107,23 @@ class RunOutcome:
             comparison_section=self.finished.comparison_section,
             judge_spend=self.judge_spend,
             written=self.written,
-            problems=self.problems,
+            problems=[*([self.finished.incomplete] if self.finished.incomplete else []), *self.problems],
+            history_lines=history_lines(self.finished.report),
+            history_line=(self.history.line, self.history.recorded) if self.history is not None else None,
         )
 
     @property
     def failed(self) -> bool:
-        """Whether the run fails beyond its items: a gate, an output or a corpus update."""
-        return self.finished.gates_failed or bool(self.problems) or self.graph.update_failures > 0
+        """Whether the run fails beyond its items: a gate, a cache-only miss, an output, a corpus update,
+        or a history it was required to record in."""
+        unrecorded = self.history is not None and not self.history.recorded and self.history_required
+        return (
+            self.finished.gates_failed
+            or self.finished.incomplete is not None
+            or bool(self.problems)
+            or self.graph.update_failures > 0
+            or unrecorded
+        )
 
 
 def end_run(
@@ -120,20 +147,41 @@ def end_run(
         cache_only=settings.cache_only,
         batches=collected.judge_batches,
     )
+    metadata = {**settings.report_metadata(), **graph_run.metadata, **collected.identity}
+    history = (
+        history_at_finish(
+            settings.history_url,
+            environ=os.environ,
+            cwd=root,
+            gates=collected.gates,
+            flaky_runs=settings.flaky_runs,
+            flaky_flips=settings.flaky_flips,
+            metadata=metadata,
+            results=results,
+        )
+        if settings.history_url is not None and not sharded
+        else None
+    )
     finished = finish_run(
         results,
         RunSettings(
             gates=collected.gates,
-            metadata={**settings.report_metadata(), **graph_run.metadata, **collected.identity},
+            metadata=metadata,
             baseline=None if sharded else baseline,  # a shard's comparison is made on the merged whole
-            baseline_path=str(settings.baseline_path) if settings.baseline_path is not None else None,
+            baseline_path=collected.baseline_name,
             confidence=settings.confidence,
             resamples=settings.resamples,
             defer_gates=sharded,
+            history=history.runs if history is not None else None,
+            current_run=history.current if history is not None else None,
         ),
         started=collected.started,
         interrupted=collected.interrupted,
-        warnings=[*collected.warnings, *graph_run.warnings],
+        warnings=[
+            *collected.warnings,
+            *graph_run.warnings,
+            *([history.warning] if history is not None and history.warning else []),
+        ],
         judge_spend=judge_spend,
     )
     if graph_run.references is not None:
@@ -145,6 +193,15 @@ def end_run(
         responses = list(collected.responses)
         outputs.write("recording", settings.record_path, lambda path: write_recording(path, responses))
     outcome = RunOutcome(finished, graph_run, judge_spend, outputs.written, outputs.problems)
+    if settings.history_url is not None:
+        outcome.history_required = settings.history_required
+        outcome.history = record_finished_run(
+            settings.history_url,
+            finished.report,
+            run_key=settings.history_run_key,
+            environ=os.environ,
+            cwd=root,
+        )
     if settings.update_references and collected.interrupted:
         outcome.notes.append(
             (_incomplete_update(graph_run.lines, len(results), collected.questions_in_run), "red")
