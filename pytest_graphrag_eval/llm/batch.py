@@ -30,7 +30,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.llm.errors import LLMError
@@ -41,9 +41,34 @@ from pytest_graphrag_eval.llm.retry import MalformedResponse, classify, retry_de
 if TYPE_CHECKING:
     import openai
 
-    from pytest_graphrag_eval.llm.client import JudgeClient
+    from pytest_graphrag_eval.llm.settings import LLMSettings
 
 log = logging.getLogger("pytest_graphrag_eval.llm")
+
+
+class BatchStats(Protocol):
+    """The counters a batch adds to."""
+
+    batch_requests: int
+    batch_failed: int
+
+
+class BatchClient(Protocol):
+    """What the batches need of the judge client (`llm.client.JudgeClient` is one): its settings and
+    counters, where to file a request's failure or reply, and an SDK client to send the batch with.
+    Typed here, so this module does not import the client module that hands it requests."""
+
+    @property
+    def settings(self) -> LLMSettings: ...
+    @property
+    def stats(self) -> BatchStats: ...
+    @property
+    def batch_failures(self) -> dict[str, str]: ...
+    def store_batch_reply(self, request: BatchRequest, body: Any) -> None: ...
+    def batch_sdk(self) -> openai.AsyncOpenAI: ...
+    async def aclose(self) -> None: ...
+
+
 T = TypeVar("T")
 
 MAX_REQUESTS_PER_BATCH = 50_000  # the Batch API's limit per input file
@@ -152,7 +177,7 @@ def write_state(path: Path, state: Mapping[str, Any]) -> None:
 
 
 async def run_batches(
-    client: JudgeClient, requests: Iterable[BatchRequest], on_status: StatusCallback | None = None
+    client: BatchClient, requests: Iterable[BatchRequest], on_status: StatusCallback | None = None
 ) -> list[BatchRecord]:
     """Send `requests` as batches (or resume the ones already sent), store their replies in the cache.
 
@@ -189,7 +214,7 @@ async def _report_status(runs: Sequence[_BatchRun], on_status: StatusCallback) -
 class _BatchRun:
     """One group of requests through one batch: submit or resume, poll, store the replies."""
 
-    def __init__(self, client: JudgeClient, group: Sequence[BatchRequest], state: Path) -> None:
+    def __init__(self, client: BatchClient, group: Sequence[BatchRequest], state: Path) -> None:
         self.client = client
         self.group = group
         self.state = state

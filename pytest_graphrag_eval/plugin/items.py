@@ -104,7 +104,7 @@ class QuestionItem(pytest.Item):
 
     def runtest(self) -> None:
         session = self.graphrag
-        outcome = session.outcome_for(self)
+        outcome = session.outcome_for(self.question)
         self.responses = [attempt.response for attempt in outcome.attempts or (outcome,) if attempt.response]
         if outcome.problem is not None:
             self.result = outcome.result  # scored despite its problem (a failed reference query): reported

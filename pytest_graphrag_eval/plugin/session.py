@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
@@ -180,12 +180,12 @@ class GraphragSession:
         pending = self.worker_batches.new_items(item, nextitem)
         self.assembly.runner.submit(p.question for p in pending if isinstance(p, QuestionItem))
 
-    def outcome_for(self, item: QuestionItem) -> QuestionOutcome:
+    def outcome_for(self, question: Question) -> QuestionOutcome:
         assert self.assembly is not None, "question items run only after collection finished"
         if self.progress is None:
-            return self.assembly.runner.outcome(item.question)
+            return self.assembly.runner.outcome(question)
         try:
-            return self.assembly.runner.outcome(item.question, self.progress.tick)
+            return self.assembly.runner.outcome(question, self.progress.tick)
         finally:
             self.progress.done()
 

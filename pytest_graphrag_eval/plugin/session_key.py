@@ -8,18 +8,15 @@ the session class keeps the two modules from importing each other.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import pytest
 
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.run.runner import QuestionOutcome
-
-if TYPE_CHECKING:
-    from pytest_graphrag_eval.plugin.items import QuestionItem
 
 
 class ItemSession(Protocol):
@@ -37,7 +34,7 @@ class ItemSession(Protocol):
 
     def baseline_result(self, question_id: str) -> dict[str, Any] | None: ...
 
-    def outcome_for(self, item: QuestionItem) -> QuestionOutcome: ...
+    def outcome_for(self, question: Question) -> QuestionOutcome: ...
 
     def is_corpus_file(self, path: Path) -> bool: ...
 
