@@ -12,12 +12,15 @@ a broken one means the recording is broken and must not be half-used.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
-from pytest_graphrag_eval.adapters.replay import first_record_format, trace_entries
+from pytest_graphrag_eval.adapters.replay import first_record_format, match_question_texts, trace_entries
 from pytest_graphrag_eval.corpus.input_files import decode_input, read_input_bytes
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.corpus.response_records import (
     Entry,
     ResponseRecord,
@@ -30,7 +33,11 @@ from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 
 def load_responses(
-    path: str | Path, response_format: str = "auto", question_attribute: str = QUESTION_ID_ATTRIBUTE
+    path: str | Path,
+    response_format: str = "auto",
+    question_attribute: str = QUESTION_ID_ATTRIBUTE,
+    *,
+    corpus: Corpus | Iterable[Corpus] | None = None,
 ) -> dict[str, ResponseRecord]:
     """Read a JSON, JSON-list or JSONL response file into `{question_id: response}`.
 
@@ -38,15 +45,48 @@ def load_responses(
     of repeated agent runs holds several attempts per question; here only the first counts
     (`load_response_attempts` gives them all). Trace files (OTLP/JSON, JSONL of message lists) are
     converted by `adapters.replay`; `response_format` names the format instead of detecting it.
+    With `corpus`, traces without a question-id attribute are filed under the id of the question
+    whose text they asked, as the plugin files them.
     """
-    attempts = load_response_attempts(path, response_format, question_attribute)
+    attempts = load_response_attempts(path, response_format, question_attribute, corpus=corpus)
     return {question_id: responses[0] for question_id, responses in attempts.items()}
 
 
 def load_response_attempts(
-    path: str | Path, response_format: str = "auto", question_attribute: str = QUESTION_ID_ATTRIBUTE
+    path: str | Path,
+    response_format: str = "auto",
+    question_attribute: str = QUESTION_ID_ATTRIBUTE,
+    *,
+    corpus: Corpus | Iterable[Corpus] | None = None,
 ) -> dict[str, list[ResponseRecord]]:
-    """Read a response file into `{question_id: [response, ...]}`, attempts in `attempt` order."""
+    """Read a response file into `{question_id: [response, ...]}`, attempts in `attempt` order (keyed
+    against `corpus` when given: see `load_responses`)."""
+    attempts = _read_attempts(Path(path), response_format, question_attribute)
+    if corpus is None:
+        return attempts
+    return key_by_corpus(attempts, [corpus] if isinstance(corpus, Corpus) else corpus)
+
+
+def key_by_corpus(
+    attempts: Mapping[str, Sequence[ResponseRecord]], corpora: Iterable[Corpus]
+) -> dict[str, list[ResponseRecord]]:
+    """Responses keyed by their question's text (traces without an id attribute) filed under its id;
+    the one keying rule of the plugin and the library."""
+    ids_by_text = {
+        question.question_text: question.question_id for corpus in corpora for question in corpus.questions()
+    }
+    return match_question_texts(attempts, ids_by_text, _filed_under)
+
+
+def _filed_under(record: ResponseRecord, question_id: str) -> ResponseRecord:
+    """A trace response matched by its question's text, filed under the question's id."""
+    source = dataclasses.replace(record.source, question_id=question_id)
+    return ResponseRecord({**record, "question_id": question_id}, source, record.attempt)
+
+
+def _read_attempts(
+    path: Path, response_format: str, question_attribute: str
+) -> dict[str, list[ResponseRecord]]:
     path = Path(path)
     file = str(path)
     data = read_input_bytes(path, error_type=ResponseError, what="response file")

@@ -11,10 +11,10 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pytest_graphrag_eval.adapters.replay import match_question_texts
 from pytest_graphrag_eval.compare.repeats import replay_warnings
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
+from pytest_graphrag_eval.corpus.responses import key_by_corpus
 from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
 
 
@@ -23,15 +23,7 @@ def replay_attempts(
 ) -> tuple[dict[str, list[ResponseRecord]], ResponsesCheck]:
     """Each question's recorded attempts, and what did not line up (a `GraphragEvalError` on bad input)."""
     corpora = list(corpora)
-    attempts = match_question_texts(
-        responses,
-        {
-            question.question_text: question.question_id
-            for corpus in corpora
-            for question in corpus.questions()
-        },
-        _filed_under,
-    )
+    attempts = key_by_corpus(responses, corpora)
     check = check_responses_match((qid for corpus in corpora for qid in corpus.question_ids()), attempts)
     recorded = {question_id: len(attempts_of) for question_id, attempts_of in attempts.items()}
     return attempts, dataclasses.replace(check, extra_warnings=replay_warnings(recorded, agent_repeats))
@@ -42,9 +34,3 @@ def numbered_attempts(responses: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if len(responses) == 1:
         return {"responses": list(responses)}
     return {"responses": [{**response, "attempt": number} for number, response in enumerate(responses, 1)]}
-
-
-def _filed_under(record: ResponseRecord, question_id: str) -> ResponseRecord:
-    """A trace response matched by its question's text, filed under the question's id."""
-    source = dataclasses.replace(record.source, question_id=question_id)
-    return ResponseRecord({**record, "question_id": question_id}, source, record.attempt)

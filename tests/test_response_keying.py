@@ -1,0 +1,73 @@
+"""One loader for responses: a trace without a question-id attribute is keyed by its question's text
+against the corpus, the same way for the plugin and for the library (issue 28)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from trace_agents import AgentError, OtelAgent, grid_agent, memory_tracer, otlp_json
+
+from pytest_graphrag_eval import load_corpus, load_responses, run_evaluation
+from pytest_graphrag_eval.corpus.responses import load_response_attempts
+
+pytest_plugins = ["pytester"]
+EXAMPLE = Path(__file__).resolve().parents[1] / "example_project"
+VOLATILE = {"elapsed_sec", "nodeid", "outcome", "content_hash", "thresholds", "failures"}
+
+
+def trace_keyed_by_text(path: Path) -> None:
+    """The example corpus answered by the traced grid agent, its spans without a question id."""
+    corpus = load_corpus(EXAMPLE / "corpus.yaml")
+    with memory_tracer() as (tracer, exporter):
+        agent = OtelAgent(grid_agent(), tracer, question_attribute=None)
+        for question in corpus.questions():
+            with contextlib.suppress(AgentError):  # the trace records the failure
+                agent.run(question.question_id, question.question_text)
+        path.write_text(otlp_json(exporter.get_finished_spans()), encoding="utf-8")
+
+
+def scores(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {
+        str(result["question_id"]): {key: value for key, value in result.items() if key not in VOLATILE}
+        for result in results
+    }
+
+
+def test_a_trace_keyed_by_question_text_scores_in_the_plugin_and_the_library(
+    pytester: pytest.Pytester,
+) -> None:
+    trace_keyed_by_text(pytester.path / "trace.json")
+    shutil.copy(EXAMPLE / "corpus.yaml", pytester.path / "corpus.yaml")
+    result = pytester.runpytest(
+        "--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "trace.json",
+        "--graphrag-report", "report.json", "-p", "no:cacheprovider",
+    )  # fmt: skip
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()
+    plugin = scores(json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))["results"])
+
+    corpus = load_corpus(pytester.path / "corpus.yaml")
+    library = scores(run_evaluation(corpus, load_responses(pytester.path / "trace.json", corpus=corpus)))
+
+    assert set(library) == {question.question_id for question in corpus.questions()}
+    assert library.keys() == plugin.keys()
+    assert sum("steps_score" in scored for scored in library.values()) >= len(library) - 1  # one agent error
+    for question_id, scored in library.items():
+        for key in ("steps_score", "status", "actual_answer"):
+            assert scored.get(key) == plugin[question_id].get(key), (question_id, key)
+
+
+def test_the_library_keeps_every_attempt_keyed_by_text(tmp_path: Path) -> None:
+    trace_keyed_by_text(tmp_path / "trace.json")
+    corpus = load_corpus(EXAMPLE / "corpus.yaml")
+    attempts = load_response_attempts(tmp_path / "trace.json", corpus=corpus)
+    assert set(attempts) == {question.question_id for question in corpus.questions()}
+    assert all(
+        record["question_id"] == question_id
+        for question_id, records in attempts.items()
+        for record in records
+    )
