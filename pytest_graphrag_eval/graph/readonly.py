@@ -14,6 +14,7 @@ import functools
 import threading
 from typing import Any
 
+from pytest_graphrag_eval.errors import install_extra_hint
 from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, QueryRefused
 
 _CACHE_SIZE = 4096
@@ -75,6 +76,6 @@ def import_pyoxigraph() -> Any:
         import pyoxigraph
     except ImportError:
         raise EndpointError(
-            "SPARQL endpoint support needs pyoxigraph: pip install 'pytest-graphrag-eval[graph]'"
+            f"SPARQL endpoint support needs pyoxigraph: {install_extra_hint('graph')}"
         ) from None
     return pyoxigraph
