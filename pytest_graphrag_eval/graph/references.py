@@ -21,7 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question, read_reference_steps
-from pytest_graphrag_eval.corpus.reference_steps import SPARQL_RESULTS_MEDIA_TYPE, reference_step_problem
+from pytest_graphrag_eval.corpus.reference_steps import (
+    SPARQL_RESULTS_MEDIA_TYPE,
+    reference_step_problem,
+    step_path,
+)
 from pytest_graphrag_eval.graph.endpoint import EndpointError, EndpointUnavailable, SparqlEndpoint
 from pytest_graphrag_eval.graph.readonly import import_pyoxigraph
 from pytest_graphrag_eval.steps.match import step_match_score
@@ -47,7 +51,7 @@ class StepCheck:
 
     @property
     def where(self) -> str:
-        return f"reference_steps[{self.group}][{self.index}]"
+        return step_path(self.group, self.index)
 
     def to_dict(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"step": self.where, "status": self.status}
