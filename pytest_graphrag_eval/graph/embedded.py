@@ -92,8 +92,12 @@ class EmbeddedEndpoint:
             results = self._store.query(query)
             text = solutions_json(results) if form is not QueryForm.CONSTRUCT else canonical_ntriples(results)
         except Exception as error:  # anything the engine raises (a SERVICE answering HTML: RuntimeError)
-            raise EndpointError(f"the query failed in the embedded store: {first_line(error)}") from None
-        return QueryResult(form, text, time.perf_counter() - started)
+            failure = first_line(error)
+        else:
+            return QueryResult(form, text, time.perf_counter() - started)
+        # Raised outside the handler: the engine's error, and the results its frame holds, are not kept
+        # as context (pyoxigraph's results must be freed on the thread that made them).
+        raise EndpointError(f"the query failed in the embedded store: {failure}")
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -283,10 +283,11 @@ class HttpEndpoint:
             results = pyoxigraph.parse_query_results(data, format=pyoxigraph.QueryResultsFormat.JSON)
             return solutions_json(results)
         except Exception as error:  # whatever the parser raises on a bad answer
-            raise EndpointError(
-                f"{self.shown_url} answered {content_type} that does not parse ({first_line(error)}): "
-                f"{self._quote(data)}"
-            ) from None
+            failure = first_line(error)
+        # Raised outside the handler, so the parser's frame (and its results) is not kept as context.
+        raise EndpointError(
+            f"{self.shown_url} answered {content_type} that does not parse ({failure}): {self._quote(data)}"
+        )
 
     def _quote(self, data: bytes) -> str:
         """The start of a server's body, whitespace collapsed, shortened, secrets blanked, as data (repr)."""
