@@ -324,7 +324,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-cache-only",
         "graphrag_cache_only",
-        "Judge from the cache only, connecting nowhere.",
+        "Judge from the cache only, connecting nowhere; a question with a judge call missing from the "
+        "cache is not_evaluated, and the run fails.",
         action="store_true",
     ),
     OptionSpec(
