@@ -408,6 +408,7 @@ def test_a_secret_in_the_url_query_string_appears_in_no_output(pytester: pytest.
     output = result.stdout.str() + result.stderr.str()
     assert "Bad request" in output  # the echoed page is quoted...
     assert SECRET not in output  # ...without the secret
+    assert "format=json" in output  # a short value under an ordinary name is no secret, and stays readable
     for name in ("report.json", "junit.xml"):
         text = pytester.path.joinpath(name).read_text(encoding="utf-8")
         assert "Bad request" in text and SECRET not in text, name
