@@ -167,3 +167,20 @@ def test_a_report_that_is_not_one_is_refused_naming_the_source(history_url: str)
         ):
             store.record_run(report, source="x.json")
         assert store.runs() == []
+
+
+def test_passing_and_failing_on_one_commit_counts_only_with_the_same_inputs(history_url: str) -> None:
+    def replay(number: int, responses: str, failing: list[str]) -> dict:
+        report = run_report(number, failing=failing)
+        report["metadata"]["responses"] = responses
+        return report
+
+    same = RunProvenance(commit="abc")
+    with open_history(history_url) as store:
+        store.record_run(replay(0, "recordings/responses.jsonl", []), provenance=same)
+        store.record_run(replay(1, "recordings/regression.jsonl", ["q00002"]), provenance=same)
+        history = store.question_outcomes(last_n=5)
+        assert flaky_questions(history, min_flips=2) == []  # another recording is another input
+        store.record_run(replay(2, "recordings/responses.jsonl", ["q00004"]), provenance=same)
+        flaky = flaky_questions(store.question_outcomes(last_n=5), min_flips=3)
+        assert [(item.question_id, item.mixed_commits) for item in flaky] == [("q00004", ("abc",))]

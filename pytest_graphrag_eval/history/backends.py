@@ -68,7 +68,10 @@ class SqliteBackend:
             self.connection.execute("PRAGMA synchronous = NORMAL")
             self.connection.execute("PRAGMA foreign_keys = ON")
             self.connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except sqlite3.DatabaseError as error:
+        except sqlite3.OperationalError as error:  # busy past the timeout, read-only, I/O
+            self.connection.close()
+            raise HistoryError(f"history {location.display}: cannot use it: {error}") from None
+        except sqlite3.DatabaseError as error:  # not a database, or a damaged one
             self.connection.close()
             raise HistoryError(
                 f"history {location.display}: not a readable SQLite history ({error}); "
