@@ -103,6 +103,8 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
         print(f"graphrag-eval-merge: wrote the {what}: {path}")
     for problem in problems:
         print(f"graphrag-eval-merge: {problem}", file=sys.stderr)
+    if finished.incomplete:
+        print(f"graphrag-eval-merge: {finished.incomplete}")
     history = None
     if args.history:
         history = record_finished_run(
@@ -110,7 +112,7 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
         )
         print(f"graphrag-eval-merge: {history.line}", file=sys.stdout if history.recorded else sys.stderr)
     unrecorded = history is not None and not history.recorded and args.history_required
-    return 1 if failed or finished.gates_failed or problems or unrecorded else 0
+    return 1 if failed or finished.gates_failed or finished.incomplete or problems or unrecorded else 0
 
 
 def _merge_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -196,3 +197,72 @@ def test_a_branch_baseline_and_a_missing_one(nights: dict[str, Any], tmp_path: P
     assert completed.returncode == 4, output[-2000:]
     assert "--graphrag-baseline history:last: history" in output and "no run 'last'" in output
     assert "Traceback" not in output
+
+
+def test_the_history_view_in_headless_chromium(nights: dict[str, Any]) -> None:
+    """The real run's HTML: trend charts, change marks, flaky strips and a question's last runs, offline."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no chromium on PATH (install Debian's package: apt-get install -y chromium)")
+    page_file = nights["folder"] / "judged.html"
+    url = page_file.resolve().as_uri()
+    judged = nights["judged"]
+    flaky = judged["history"]["flaky"]
+    blocked: list[str] = []
+    errors: list[str] = []
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, headless=True)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            context.route(
+                "**/*",
+                lambda route: (
+                    route.continue_()
+                    if route.request.url.split("#")[0] == url
+                    else (blocked.append(route.request.url), route.abort())
+                ),
+            )
+            page = context.new_page()
+            page.on(
+                "console", lambda message: errors.append(message.text) if message.type == "error" else None
+            )
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(url)
+            page.wait_for_selector("html[data-ready]")
+            page.locator('a[data-tab="history"]').click()
+            history = page.locator("#history")
+            sync_api.expect(history).to_be_visible()
+            charts = history.locator('[data-testid="trend-chart"]')
+            assert charts.evaluate_all("nodes => nodes.map(node => node.dataset.target)") == [
+                "micro:steps_score.mean",
+                "micro:answer_f1.mean",
+            ]
+            first = charts.first
+            assert first.locator("circle.point").count() == 4
+            values = first.locator("circle.point").evaluate_all(
+                "nodes => nodes.map(n => Number(n.dataset.value))"
+            )
+            assert values[-1] == pytest.approx(judged["aggregates"]["micro"]["steps_score"]["mean"])
+            assert first.locator('[data-testid="trend-fit"]').count() == 1
+            box = first.locator("svg").bounding_box()
+            assert box is not None and box["width"] > 300 and box["height"] > 60
+            rows = history.locator('[data-testid="flaky-questions"] tbody tr')
+            assert rows.evaluate_all("rows => rows.map(row => row.dataset.question)") == [
+                entry["question_id"] for entry in flaky
+            ]
+            strip = rows.first.locator("svg.ostrip")
+            assert strip.get_attribute("data-outcomes") == " ".join(flaky[0]["outcomes"])
+            assert strip.locator("rect").evaluate_all("nodes => nodes.map(n => n.getAttribute('class'))") == [
+                f"o-{outcome}" for outcome in flaky[0]["outcomes"]
+            ]
+            rows.first.locator("a").click()
+            shown = page.locator('[data-testid="history-strip"]')
+            shown.wait_for()
+            assert shown.get_attribute("data-outcomes") == " ".join(flaky[0]["outcomes"])
+            assert "last runs (flaky)" in page.locator("#detail").inner_text().lower()
+            page.locator("#f-flaky").check()
+            sync_api.expect(page.locator("#f-count")).to_have_text(re.compile(rf"^{len(flaky)} of"))
+        finally:
+            browser.close()
+    assert blocked == [] and errors == []

@@ -3,13 +3,14 @@
 A call the run refuses to send is an `LLMError` like any failed call, so every
 scorer already turns it into its `<metric>_error`; the refusal's wording is
 fixed here so a question's result can later say *why* it has no score:
-`refusal_of(result)` tells a budget stop (the question was not evaluated) from
-a cache miss in a cache-only run (the question's error).
+`refusal_of(result)` tells a budget stop from a cache miss in a cache-only run.
+Either way the question was not evaluated (`not_evaluated_reason`): its scores
+are incomplete because of what the run chose not to send, not because of the agent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,21 @@ def refusal_of(result: Mapping[str, Any]) -> str | None:
         elif BATCH_UNANSWERED in value:
             found = found or "batch"
     return found
+
+
+NOT_EVALUATED_REASONS = {
+    "budget": "not evaluated: the judge budget was reached before this question was scored",
+    "cache_miss": "not evaluated: a judge call of this question is missing from the cache of this "
+    "cache-only run",
+}
+
+
+def not_evaluated_reason(results: Iterable[Mapping[str, Any]]) -> str | None:
+    """Why a question (its results, one per attempt) was not evaluated, or None when it was.
+
+    A budget stop or a cache-only miss: both are judge calls the run did not send."""
+    refusals = {refusal_of(result) for result in results}
+    return next((text for reason, text in NOT_EVALUATED_REASONS.items() if reason in refusals), None)
 
 
 @dataclass

@@ -280,6 +280,20 @@ OPTIONS: tuple[OptionSpec, ...] = (
         choices=("reference", "agent", "both"),
     ),
     OptionSpec(
+        "--graphrag-sparql-base-iri",
+        "graphrag_sparql_base_iri",
+        "Base IRI for relative IRIs in the RDF files (default: each file's own file: URI).",
+        ini="graphrag_sparql_base_iri",
+        metavar="IRI",
+    ),
+    OptionSpec(
+        "--graphrag-sparql-service",
+        "graphrag_sparql_service",
+        "Endpoint IRIs a SERVICE clause may call (comma-separated), or all (default: none is run).",
+        ini="graphrag_sparql_service",
+        metavar="IRIS",
+    ),
+    OptionSpec(
         "--graphrag-sparql-timeout",
         "graphrag_sparql_timeout",
         "Seconds per query to an http(s) endpoint (default 30).",
@@ -310,7 +324,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-cache-only",
         "graphrag_cache_only",
-        "Judge from the cache only, connecting nowhere.",
+        "Judge from the cache only, connecting nowhere; a question with a judge call missing from the "
+        "cache is not_evaluated, and the run fails.",
         action="store_true",
     ),
     OptionSpec(

@@ -174,6 +174,7 @@ class GraphragSession:
         self.judge: JudgeClient | None = None  # the judge client of this process, made at most once
         self.judge_stats: dict[str, Any] | None = None  # xdist controller: summed over the workers
         self.judge_spend: dict[str, Any] | None = None
+        self.incomplete: str | None = None  # why the run fails beyond its items and gates
         self.dry_run_lines: list[str] = []
         self.stand_in: StandInAgent | None = None
         self.progress: ProgressLine | None = None
@@ -602,7 +603,8 @@ class GraphragSession:
             finished.report["references"] = graph_run.references
         self.comparison, self.comparison_section = finished.comparison, finished.comparison_section
         self.gate_results = finished.gate_results
-        if finished.gates_failed and session.exitstatus == pytest.ExitCode.OK:
+        self.incomplete = finished.incomplete
+        if (finished.gates_failed or finished.incomplete) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         outputs = write_outputs(
             finished.report, OutputPaths(settings.report_path, settings.markdown_path, settings.html_path)
@@ -688,6 +690,8 @@ class GraphragSession:
             terminalreporter.write_line(text, **({colour: True} if colour else {}))
         write_output_paths(terminalreporter, self.written)
         announce_failed_gates(terminalreporter, self.gate_results)
+        if self.incomplete:
+            terminalreporter.write_line(f"graphrag-eval: {self.incomplete}", red=True, bold=True)
         for problem in self.write_problems:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
         if self.history is not None:

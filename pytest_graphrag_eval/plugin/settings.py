@@ -85,6 +85,8 @@ class PluginSettings:
     sparql_endpoint: str | None = None
     sparql_timeout: float = 30.0
     sparql_concurrency: int = 8
+    sparql_base_iri: str | None = None
+    sparql_service: str | None = None
     check_references: bool = False
     update_references: bool = False
     execute: str | None = None
@@ -173,6 +175,8 @@ class PluginSettings:
             sparql_endpoint=_endpoint(config, invocation_dir),
             sparql_timeout=_number(config, "graphrag_sparql_timeout") or 30.0,
             sparql_concurrency=_integer(config, "graphrag_sparql_concurrency", 8),
+            sparql_base_iri=_text(config, "graphrag_sparql_base_iri"),
+            sparql_service=_text(config, "graphrag_sparql_service"),
             check_references=bool(config.getoption("graphrag_check_references")),
             update_references=bool(config.getoption("graphrag_update_references")),
             execute=_text(config, "graphrag_execute"),
