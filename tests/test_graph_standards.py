@@ -435,3 +435,32 @@ def test_through_a_real_server_service_sends_nothing_and_blank_nodes_stay_fresh(
         assert all(b"SERVICE" not in request.body for request in proxy.requests)
         assert len(proxy.requests) == 2  # the blank-node query, once per run
     assert fault.requests == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--graphrag-sparql-service", "all"], "--graphrag-sparql-service needs a graph"),
+        (["--graphrag-sparql-base-iri", "http://b/"], "--graphrag-sparql-base-iri needs a graph"),
+        (
+            [
+                "--graphrag-sparql-endpoint",
+                "http://127.0.0.1:9/sparql",
+                "--graphrag-sparql-base-iri",
+                "http://b/",
+            ],
+            "applies to RDF files only",
+        ),
+        (
+            ["--graphrag-sparql-endpoint", "graph.ttl", "--graphrag-sparql-base-iri", "data/"],
+            "an absolute IRI",
+        ),
+    ],
+)
+def test_graph_options_that_cannot_take_effect_are_usage_errors(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
+    write(pytester.path, {"names": NAMES}, {"names": "{}"})
+    result = run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str() + result.stdout.str()
