@@ -464,3 +464,16 @@ def test_graph_options_that_cannot_take_effect_are_usage_errors(
     result = run(pytester, *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert message in result.stderr.str() + result.stdout.str()
+
+
+def test_pointing_the_run_at_a_folder_of_two_releases_stops_it_with_both_names(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester.path, {"names": NAMES}, {"names": "{}"})
+    releases = pytester.path / "grid"
+    (releases / "release-2").mkdir(parents=True)
+    (releases / "grid.ttl").write_text(WITH_BLANK_NODES, encoding="utf-8")
+    (releases / "release-2" / "grid.ttl").write_text(WITH_BLANK_NODES, encoding="utf-8")
+    result = run(pytester, "--graphrag-sparql-endpoint", "grid", "--graphrag-check-references")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "holds grid.ttl and release-2/grid.ttl, two RDF files of the same name" in result.stderr.str()
