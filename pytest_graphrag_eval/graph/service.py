@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_graphrag_eval.errors import install_extra_hint
 from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm
 
 ALL = "all"
@@ -78,7 +79,7 @@ def parsed_services(query: str) -> tuple[QueryForm, tuple[str, ...]] | str:
         from rdflib.plugins.sparql import algebra, parser
     except ImportError:
         raise EndpointError(
-            "checking a query's SERVICE clauses needs rdflib: pip install 'pytest-graphrag-eval[graph]'"
+            f"checking a query's SERVICE clauses needs rdflib: {install_extra_hint('graph')}"
         ) from None
     try:
         tree = algebra.translateQuery(parser.parseQuery(query))
