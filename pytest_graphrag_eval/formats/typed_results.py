@@ -16,9 +16,16 @@ error message is still the generic path's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pytest_graphrag_eval.formats.terms import LiteralMatch, Term, literal_term, text_column
+from pytest_graphrag_eval.formats.terms import (
+    BlankNode,
+    LiteralMatch,
+    Term,
+    literal_term,
+    may_hold_blank_nodes,
+    text_column,
+)
 
 try:
     import msgspec
@@ -31,6 +38,13 @@ if msgspec is not None:
     class _Cell(msgspec.Struct, gc=False):
         value: str
         datatype: str | None = None
+        # Any other type (a blank node) declines this decoder at C speed, for the one below.
+        type: Literal["uri", "literal", "typed-literal"] = "literal"
+
+    class _TypedCell(msgspec.Struct, gc=False):  # for text that may bind blank nodes
+        value: str
+        datatype: str | None = None
+        type: str | None = None
 
     class _Head(msgspec.Struct, gc=False):
         vars: list[str]
@@ -43,6 +57,14 @@ if msgspec is not None:
         results: _Results
         boolean: Any = msgspec.UNSET  # present: an ASK result, which the generic path reads
 
+    class _TypedResults(msgspec.Struct, gc=False):
+        bindings: list[dict[str, _TypedCell]]
+
+    class _TypedSelect(msgspec.Struct, gc=False):
+        head: _Head
+        results: _TypedResults
+        boolean: Any = msgspec.UNSET
+
     class _Rows(msgspec.Struct, gc=False):
         bindings: list[msgspec.Raw]  # each row checked as JSON, none built
 
@@ -50,10 +72,11 @@ if msgspec is not None:
         results: _Rows
 
     _DECODER: Any = msgspec.json.Decoder(_Select)
+    _TYPED_DECODER: Any = msgspec.json.Decoder(_TypedSelect)
     _ROWS_DECODER: Any = msgspec.json.Decoder(_RowsOnly)
     _DECLINED: tuple[type[BaseException], ...] = (msgspec.DecodeError, UnicodeError, RecursionError)
 else:
-    _DECODER = _ROWS_DECODER = None
+    _DECODER = _TYPED_DECODER = _ROWS_DECODER = None
     _DECLINED = ()
 
 
@@ -61,18 +84,38 @@ def typed_select(
     text: str, literal_match: LiteralMatch
 ) -> tuple[tuple[str, ...], tuple[tuple[Term, ...], ...], int] | None:
     """`(variables, columns, row count)` of SELECT results text of the common shape, else None."""
+    typed = typed_table(text, literal_match)
+    return typed[:3] if typed is not None else None
+
+
+def typed_table(
+    text: str, literal_match: LiteralMatch
+) -> tuple[tuple[str, ...], tuple[tuple[Term, ...], ...], int, bool] | None:
+    """`typed_select` and whether a cell is a blank node.
+
+    The first decoder accepts only IRI and literal cells (checked as it decodes); text it declines
+    that may bind blank nodes is decoded again reading each cell's `type` (a `BlankNode`)."""
     if _DECODER is None:
         return None
+    blank_nodes = False
     try:
         decoded = _DECODER.decode(text)
     except _DECLINED:
-        return None
+        if not may_hold_blank_nodes(text):
+            return None
+        blank_nodes = True
+        try:
+            decoded = _TYPED_DECODER.decode(text)
+        except _DECLINED:
+            return None
     variables = decoded.head.vars
     if decoded.boolean is not msgspec.UNSET or len(set(variables)) != len(variables):
         return None
     bindings = decoded.results.bindings
-    columns = tuple(_column(bindings, variable, literal_match) for variable in variables)
-    return tuple(variables), columns, len(bindings)
+    column = _typed_column if blank_nodes else _column
+    columns = tuple(column(bindings, variable, literal_match) for variable in variables)
+    holds_blank = blank_nodes and any(type(term) is BlankNode for values in columns for term in values)
+    return tuple(variables), columns, len(bindings), holds_blank
 
 
 def _column(bindings: list[dict[str, Any]], variable: str, literal_match: LiteralMatch) -> tuple[Term, ...]:
@@ -87,6 +130,20 @@ def _column(bindings: list[dict[str, Any]], variable: str, literal_match: Litera
         return text_column(values, literal_match)
     return tuple(
         None if cell is None else literal_term(cell.value, cell.datatype, literal_match) for cell in cells
+    )
+
+
+def _typed_column(
+    bindings: list[dict[str, Any]], variable: str, literal_match: LiteralMatch
+) -> tuple[Term, ...]:
+    cells = [binding.get(variable) for binding in bindings]
+    return tuple(
+        None
+        if cell is None
+        else BlankNode(cell.value)
+        if cell.type == "bnode"
+        else literal_term(cell.value, cell.datatype, literal_match)
+        for cell in cells
     )
 
 

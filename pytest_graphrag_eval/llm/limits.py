@@ -3,13 +3,14 @@
 A call the run refuses to send is an `LLMError` like any failed call, so every
 scorer already turns it into its `<metric>_error`; the refusal's wording is
 fixed here so a question's result can later say *why* it has no score:
-`refusal_of(result)` tells a budget stop (the question was not evaluated) from
-a cache miss in a cache-only run (the question's error).
+`refusal_of(result)` tells a budget stop from a cache miss in a cache-only run.
+Either way the question was not evaluated (`not_evaluated_reason`): its scores
+are incomplete because of what the run chose not to send, not because of the agent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,13 +46,31 @@ def refusal_of(result: Mapping[str, Any]) -> str | None:
     return found
 
 
+NOT_EVALUATED_REASONS = {
+    "budget": "not evaluated: the judge budget was reached before this question was scored",
+    "cache_miss": "not evaluated: a judge call of this question is missing from the cache of this "
+    "cache-only run",
+}
+
+
+def not_evaluated_reason(results: Iterable[Mapping[str, Any]]) -> str | None:
+    """Why a question (its results, one per attempt) was not evaluated, or None when it was.
+
+    A budget stop or a cache-only miss: both are judge calls the run did not send."""
+    refusals = {refusal_of(result) for result in results}
+    return next((text for reason, text in NOT_EVALUATED_REASONS.items() if reason in refusals), None)
+
+
 @dataclass
 class Budget:
     """Limits on what a run spends on judge calls: USD and number of requests (retries included).
 
-    A request starts only while both limits hold; the cost of a request is known only when its
-    reply arrives, so requests already in flight when the limit is reached finish and may take
-    the spend above `max_cost_usd` by at most what those requests cost.
+    The cost of a request is known only when its reply arrives, so each request reserves the
+    high end of its estimated cost (llm/estimate.py `CostCeiling`) while it is in flight. A request
+    starts only while the spend plus the reservations stays under `max_cost_usd`; when only the
+    reservations stand in the way it waits for a request in flight to settle instead. The spend can
+    therefore end above `max_cost_usd` by at most one request's estimate, however many requests
+    run at once (when replies stay within the reply cap the estimate assumes).
     """
 
     max_cost_usd: float | None = None
@@ -59,6 +78,8 @@ class Budget:
     calls_started: int = 0
     spent_usd: float = 0.0
     refused: int = 0
+    reserved_usd: float = 0.0
+    in_flight: int = 0  # requests holding a reservation
 
     @property
     def limited(self) -> bool:
@@ -72,8 +93,9 @@ class Budget:
             return f"${self.spent_usd:.4f} spent of a ${self.max_cost_usd:g} budget"
         return None
 
-    def admit(self, kind: str, model: str) -> None:
-        """Count one request about to start, or raise CallRefused when a limit is reached."""
+    def admit(self, kind: str, model: str, estimate_usd: float = 0.0) -> bool:
+        """Start one request reserving `estimate_usd`: True when it may be sent, False when it must
+        wait for a request in flight to settle (`release`), CallRefused when a limit is reached."""
         reason = self.exhausted()
         if reason is not None:
             self.refused += 1
@@ -83,7 +105,21 @@ class Budget:
                 kind=kind,
                 model=model,
             )
+        if (
+            self.max_cost_usd is not None
+            and self.in_flight
+            and self.spent_usd + self.reserved_usd >= self.max_cost_usd
+        ):
+            return False
         self.calls_started += 1
+        self.in_flight += 1
+        self.reserved_usd += estimate_usd
+        return True
+
+    def release(self, estimate_usd: float) -> None:
+        """A request admitted with `estimate_usd` is over; its real cost goes to `record_cost`."""
+        self.in_flight -= 1
+        self.reserved_usd = self.reserved_usd - estimate_usd if self.in_flight else 0.0
 
     def record_cost(self, cost_usd: float) -> None:
         self.spent_usd += cost_usd

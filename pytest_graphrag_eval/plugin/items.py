@@ -17,7 +17,7 @@ from pytest_graphrag_eval.errors import CorpusError, GraphragEvalError, SourceLo
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
 from pytest_graphrag_eval.gates.verdict import Attempt, judge_question
-from pytest_graphrag_eval.llm.limits import refusal_of
+from pytest_graphrag_eval.llm.limits import not_evaluated_reason
 from pytest_graphrag_eval.report.failure_report import verdict_failure
 from pytest_graphrag_eval.report.safe_text import printable
 
@@ -42,6 +42,12 @@ class CorpusFile(pytest.File):
             if gate.needs_baseline and self.graphrag.baseline is None:
                 raise CorpusError(
                     f"gate {gate.expression} compares with a baseline run: pass --graphrag-baseline PATH",
+                    SourceLocation(file=self.corpus.file),
+                    "gates",
+                )
+            if gate.needs_history and self.graphrag.settings.history_url is None:
+                raise CorpusError(
+                    f"gate {gate.expression} looks at earlier runs: pass --graphrag-history URL",
                     SourceLocation(file=self.corpus.file),
                     "gates",
                 )
@@ -89,7 +95,7 @@ class QuestionItem(pytest.Item):
         self.result: dict[str, Any] | None = None
         self.responses: list[dict[str, Any]] = []
         self.checks: list[ThresholdCheck] = []
-        self.not_evaluated = False  # the judge budget stopped this question's scoring
+        self.not_evaluated = False  # the judge budget or a cache-only miss stopped this question's scoring
         if question.xfail:
             self.add_marker(pytest.mark.xfail(reason=question.xfail, strict=False))
 
@@ -119,10 +125,11 @@ class QuestionItem(pytest.Item):
         )
         self.result, self.checks = verdict.result, verdict.checks
         attempt_results = [attempt.result for attempt in outcome.attempts if attempt.result is not None]
-        if any(refusal_of(scored) == "budget" for scored in (outcome.result, *attempt_results)):
+        unscored = not_evaluated_reason((outcome.result, *attempt_results))
+        if unscored is not None:
             # Neither a pass nor a failure: its scores are incomplete, so no threshold is held against it.
             self.not_evaluated, self.checks = True, []
-            pytest.skip("not evaluated: the judge budget was reached before this question was scored")
+            pytest.skip(unscored)
         baseline = session.baseline_result(self.question.question_id)
         _record_properties(self, verdict.result, baseline)
         if not verdict.passed:
@@ -132,7 +139,7 @@ class QuestionItem(pytest.Item):
                     verdict,
                     session.settings.steps_scope,
                     baseline=baseline,
-                    baseline_path=session.settings.baseline_path,
+                    baseline_path=session.baseline_name,
                 )
             )
 
