@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from html_report_support import EXAMPLE, REGRESSION, ROOT
 
+from pytest_graphrag_eval.cli import merge_main
 from pytest_graphrag_eval.history.store import open_history
 
 GOOD = EXAMPLE / "recordings" / "responses.jsonl"
@@ -266,3 +267,43 @@ def test_the_history_view_in_headless_chromium(nights: dict[str, Any]) -> None:
         finally:
             browser.close()
     assert blocked == [] and errors == []
+
+
+def test_a_sharded_run_merged_with_the_history(
+    nights: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Shards compared with history:last; the merge reads that run and the earlier runs from the history."""
+    history = tmp_path / "history.sqlite"
+    history.write_bytes(nights["history"].read_bytes())
+    shards_history = tmp_path / "shards.sqlite"  # what the shards record themselves stays apart
+    shards_history.write_bytes(nights["history"].read_bytes())
+    shard_reports = [
+        run(
+            tmp_path,
+            f"shard{index}",
+            shards_history,
+            GOOD,
+            f"--graphrag-shard={index}/2",
+            "--graphrag-baseline=history:last",
+            "--graphrag-gate=history:passes>=5/5",
+            "-o",
+            "graphrag_gates=",
+        )[0]
+        for index in (1, 2)
+    ]
+    assert all("history" not in report and report["gates"] == [] for report in shard_reports)
+    merged_path = tmp_path / "merged.json"
+    shards = [str(tmp_path / f"shard{index}.json") for index in (1, 2)]
+    status = merge_main([*shards, "--report", str(merged_path), "--history", str(history)])
+    output = capsys.readouterr().out
+    merged = json.loads(merged_path.read_text(encoding="utf-8"))
+    assert merged["comparison"]["baseline"]["path"].startswith("history:last (run 5, ")
+    good, bad = outcomes(nights["recorded"][0]), outcomes(nights["recorded"][1])
+    flipping = [question for question in good if good[question] != bad[question]]
+    assert [entry["question_id"] for entry in merged["history"]["flaky"]] == flipping
+    [kofn] = merged["gates"]
+    assert kofn["expression"] == "history:micro:passes>=5/5" and not kofn["passed"]
+    assert status == 1 and "gate FAILED: history:micro:passes" in output
+    without = merge_main([*shards, "--report", str(tmp_path / "again.json")])
+    assert without == 2
+    assert "the baseline history:last is a run of the history: pass --history URL" in capsys.readouterr().err

@@ -49,6 +49,7 @@ from pytest_graphrag_eval.plugin.xdist_batches import (
     dist_mode,
 )
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
+from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines
 from pytest_graphrag_eval.report.json_report import ResultCollector, write_recording
 from pytest_graphrag_eval.report.judge_spend import add_process_stats, spend_lines, spend_section
@@ -171,6 +172,7 @@ class GraphragSession:
         self.written: list[tuple[str, Path]] = []  # (what, path) of each output file written, in order
         self.history: HistoryOutcome | None = None  # with --graphrag-history: recorded, or why not
         self.history_lines: list[tuple[str, str]] = []  # the flaky questions, for the terminal summary
+        self.flaky_ids: set[str] = set()
         self.judge: JudgeClient | None = None  # the judge client of this process, made at most once
         self.judge_stats: dict[str, Any] | None = None  # xdist controller: summed over the workers
         self.judge_spend: dict[str, Any] | None = None
@@ -599,6 +601,7 @@ class GraphragSession:
             judge_spend=self.judge_spend,
         )
         self.history_lines = history_lines(finished.report)
+        self.flaky_ids = set(flaky_ids(finished.report))
         if graph_run.references is not None:
             finished.report["references"] = graph_run.references
         self.comparison, self.comparison_section = finished.comparison, finished.comparison_section
@@ -668,6 +671,7 @@ class GraphragSession:
                 self.baseline_results,
                 {str(result["question_id"]): result for result in results},
                 score_columns(results),
+                self.flaky_ids,
             )
             if self.comparison_section is not None
             else []

@@ -227,7 +227,11 @@ class PluginSettings:
             gates=gates,
             confidence=self.confidence,
             resamples=self.resamples,
-            baseline={"path": str(baseline), "sha256": _file_identity(baseline)} if baseline else None,
+            baseline={"path": str(baseline), "sha256": _file_identity(baseline)}
+            if baseline
+            else {"history": self.baseline_history}
+            if self.baseline_history
+            else None,
             other={
                 "embedding_model": self.embedding_model,
                 "relevance": self.relevance,

@@ -74,11 +74,17 @@ def load_shard(path: str | Path) -> ShardReport:
     return shard
 
 
-def merge_shards(shards: Sequence[ShardReport], *, baseline_path: str | None = None) -> MergedRun:
+def merge_shards(
+    shards: Sequence[ShardReport],
+    *,
+    baseline_path: str | None = None,
+    history_baseline: tuple[dict[str, Any], str] | None = None,
+) -> MergedRun:
     """Check that the shards make one run, and put their results together in corpus order.
 
     `baseline_path` overrides the baseline the shards recorded (it must be the same file), or
-    gives one to shards that had none.
+    gives one to shards that had none. `history_baseline` is the report and name of the run of the
+    history the shards were compared with (`--graphrag-baseline history:REF`), read by the caller.
     """
     if not shards:
         raise MergeError("no shard reports given")
@@ -113,7 +119,7 @@ def merge_shards(shards: Sequence[ShardReport], *, baseline_path: str | None = N
     ]
     return MergedRun(
         results=results,
-        settings=_run_settings(first["settings"], metadata, baseline_path),
+        settings=_run_settings(first["settings"], metadata, baseline_path, history_baseline),
         started=min(starts),
         finished=max(ends),
         interrupted=any(bool(shard.metadata.get("interrupted")) for shard in shards),
@@ -251,10 +257,29 @@ def _check_complete(
 
 
 def _run_settings(
-    recorded: Mapping[str, Any], metadata: Mapping[str, Any], baseline_path: str | None
+    recorded: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+    baseline_path: str | None,
+    history_baseline: tuple[dict[str, Any], str] | None = None,
 ) -> RunSettings:
     """The recorded settings, with the baseline read again (and checked to be the shards' own)."""
     record = recorded.get("baseline")
+    history_ref = record.get("history") if isinstance(record, Mapping) else None
+    if history_baseline is not None or (history_ref and not baseline_path):
+        if history_baseline is None:
+            raise MergeError(
+                f"the shards were compared with the run history:{history_ref} of the history: "
+                "pass --history URL so the merge reads it"
+            )
+        report, name = history_baseline
+        return RunSettings(
+            gates=[parse_gate(expression, source) for expression, source in recorded.get("gates", [])],
+            metadata=metadata,
+            baseline=report,
+            baseline_path=name,
+            confidence=float(recorded["confidence"]),
+            resamples=int(recorded["resamples"]),
+        )
     read_from = baseline_path or (record or {}).get("path")
     baseline = None
     if read_from is not None:
