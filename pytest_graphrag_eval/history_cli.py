@@ -84,6 +84,8 @@ def _fit(text: str, width: int) -> str:
 def _list(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     runs = store.runs(branch=args.branch, limit=args.limit)
     out.data([_summary_json(run) for run in runs])
+    for key, (recorded, expected) in sorted(store.waiting_shards().items()):
+        out.line(f"waiting: run {key} has {recorded} of its {expected} shards (listed once all are in)")
     if not runs:
         out.line(f"no runs in {store.display}" + (f" on branch {args.branch}" if args.branch else ""))
         return 0
