@@ -25,12 +25,6 @@ CONNECT_TIMEOUT_SEC = 10
 _LOCK_NAMESPACE = 0x67726167  # "grag": advisory locks of this package
 
 
-class Cursor(Protocol):
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
-    def fetchone(self) -> Any: ...
-    def fetchall(self) -> list[Any]: ...
-
-
 class Backend(Protocol):
     dialect: Dialect
     location: HistoryLocation
