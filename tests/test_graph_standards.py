@@ -23,7 +23,7 @@ from pytest_graphrag_eval.graph.factory import identify_graph
 from pytest_graphrag_eval.graph.http import HttpEndpoint
 from pytest_graphrag_eval.graph.references import FRESH, check_questions
 from pytest_graphrag_eval.graph.service import ServicePolicy
-from pytest_graphrag_eval.testing.oxigraph_server import OxigraphServer
+from pytest_graphrag_eval.testing.oxigraph_server import OxigraphServer, RecordingProxy
 
 pytest_plugins = ["pytester"]
 
@@ -408,6 +408,30 @@ def test_a_secret_in_the_url_query_string_appears_in_no_output(pytester: pytest.
     output = result.stdout.str() + result.stderr.str()
     assert "Bad request" in output  # the echoed page is quoted...
     assert SECRET not in output  # ...without the secret
+    assert "format=json" in output  # a short value under an ordinary name is no secret, and stays readable
     for name in ("report.json", "junit.xml"):
         text = pytester.path.joinpath(name).read_text(encoding="utf-8")
         assert "Bad request" in text and SECRET not in text, name
+
+
+def test_through_a_real_server_service_sends_nothing_and_blank_nodes_stay_fresh(
+    pytester: pytest.Pytester, fault: FaultServer
+) -> None:
+    """The HTTP endpoint mode: the check before sending decides from the parsed query, so neither the
+    remote host of the SERVICE clause nor the endpoint itself gets the query; a blank-node reference
+    stored from the embedded store is fresh on the server's own labels, check after check."""
+    graph = pytester.path / "graph.ttl"
+    graph.write_text(WITH_BLANK_NODES, encoding="utf-8")
+    stored = EmbeddedEndpoint.load(graph).execute(PARTS).text
+    queries = {"parts": PARTS, "federated": service_query(fault.url)}
+    with OxigraphServer([graph]) as server, RecordingProxy(server.url) as proxy:
+        write(pytester.path, queries, {"parts": stored, "federated": stored})
+        for _ in range(2):
+            result = run(pytester, "--graphrag-sparql-endpoint", proxy.url, "--graphrag-check-references")
+            result.assert_outcomes(passed=1, failed=1)
+            section = report(pytester)["references"]
+            assert section["stale_references"] == 0 and section["failed_queries"] == 1
+        assert f"SERVICE <{fault.url}> clause" in result.stdout.str()
+        assert all(b"SERVICE" not in request.body for request in proxy.requests)
+        assert len(proxy.requests) == 2  # the blank-node query, once per run
+    assert fault.requests == []

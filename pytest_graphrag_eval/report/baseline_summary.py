@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from pytest_graphrag_eval.corpus.reference_steps import step_path
 from pytest_graphrag_eval.gates.expressions import display_number
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
@@ -32,7 +33,7 @@ def stopped_matching(baseline: Mapping[str, Any], current: Mapping[str, Any]) ->
                 and old.get("matches")
                 and not new.get("matches")
             ):
-                lost.append(f"group {group_index + 1} step {step_index + 1} ({old.get('name')})")
+                lost.append(f"{step_path(group_index, step_index)} ({old.get('name')})")
     return lost
 
 
