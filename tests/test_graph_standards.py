@@ -23,7 +23,7 @@ from pytest_graphrag_eval.graph.factory import identify_graph
 from pytest_graphrag_eval.graph.http import HttpEndpoint
 from pytest_graphrag_eval.graph.references import FRESH, check_questions
 from pytest_graphrag_eval.graph.service import ServicePolicy
-from pytest_graphrag_eval.testing.oxigraph_server import OxigraphServer
+from pytest_graphrag_eval.testing.oxigraph_server import OxigraphServer, RecordingProxy
 
 pytest_plugins = ["pytester"]
 
@@ -408,6 +408,72 @@ def test_a_secret_in_the_url_query_string_appears_in_no_output(pytester: pytest.
     output = result.stdout.str() + result.stderr.str()
     assert "Bad request" in output  # the echoed page is quoted...
     assert SECRET not in output  # ...without the secret
+    assert "format=json" in output  # a short value under an ordinary name is no secret, and stays readable
     for name in ("report.json", "junit.xml"):
         text = pytester.path.joinpath(name).read_text(encoding="utf-8")
         assert "Bad request" in text and SECRET not in text, name
+
+
+def test_through_a_real_server_service_sends_nothing_and_blank_nodes_stay_fresh(
+    pytester: pytest.Pytester, fault: FaultServer
+) -> None:
+    """The HTTP endpoint mode: the check before sending decides from the parsed query, so neither the
+    remote host of the SERVICE clause nor the endpoint itself gets the query; a blank-node reference
+    stored from the embedded store is fresh on the server's own labels, check after check."""
+    graph = pytester.path / "graph.ttl"
+    graph.write_text(WITH_BLANK_NODES, encoding="utf-8")
+    stored = EmbeddedEndpoint.load(graph).execute(PARTS).text
+    queries = {"parts": PARTS, "federated": service_query(fault.url)}
+    with OxigraphServer([graph]) as server, RecordingProxy(server.url) as proxy:
+        write(pytester.path, queries, {"parts": stored, "federated": stored})
+        for _ in range(2):
+            result = run(pytester, "--graphrag-sparql-endpoint", proxy.url, "--graphrag-check-references")
+            result.assert_outcomes(passed=1, failed=1)
+            section = report(pytester)["references"]
+            assert section["stale_references"] == 0 and section["failed_queries"] == 1
+        assert f"SERVICE <{fault.url}> clause" in result.stdout.str()
+        assert all(b"SERVICE" not in request.body for request in proxy.requests)
+        assert len(proxy.requests) == 2  # the blank-node query, once per run
+    assert fault.requests == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--graphrag-sparql-service", "all"], "--graphrag-sparql-service needs a graph"),
+        (["--graphrag-sparql-base-iri", "http://b/"], "--graphrag-sparql-base-iri needs a graph"),
+        (
+            [
+                "--graphrag-sparql-endpoint",
+                "http://127.0.0.1:9/sparql",
+                "--graphrag-sparql-base-iri",
+                "http://b/",
+            ],
+            "applies to RDF files only",
+        ),
+        (
+            ["--graphrag-sparql-endpoint", "graph.ttl", "--graphrag-sparql-base-iri", "data/"],
+            "an absolute IRI",
+        ),
+    ],
+)
+def test_graph_options_that_cannot_take_effect_are_usage_errors(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
+    write(pytester.path, {"names": NAMES}, {"names": "{}"})
+    result = run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str() + result.stdout.str()
+
+
+def test_pointing_the_run_at_a_folder_of_two_releases_stops_it_with_both_names(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester.path, {"names": NAMES}, {"names": "{}"})
+    releases = pytester.path / "grid"
+    (releases / "release-2").mkdir(parents=True)
+    (releases / "grid.ttl").write_text(WITH_BLANK_NODES, encoding="utf-8")
+    (releases / "release-2" / "grid.ttl").write_text(WITH_BLANK_NODES, encoding="utf-8")
+    result = run(pytester, "--graphrag-sparql-endpoint", "grid", "--graphrag-check-references")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "holds grid.ttl and release-2/grid.ttl, two RDF files of the same name" in result.stderr.str()

@@ -88,12 +88,18 @@ class EmbeddedEndpoint:
     def execute(self, query: str) -> QueryResult:
         form = query_form(query, self.service)
         started = time.perf_counter()
+        results = None
         try:
             results = self._store.query(query)
             text = solutions_json(results) if form is not QueryForm.CONSTRUCT else canonical_ntriples(results)
         except Exception as error:  # anything the engine raises (a SERVICE answering HTML: RuntimeError)
-            raise EndpointError(f"the query failed in the embedded store: {first_line(error)}") from None
-        return QueryResult(form, text, time.perf_counter() - started)
+            failure = first_line(error)
+        else:
+            return QueryResult(form, text, time.perf_counter() - started)
+        # pyoxigraph's results must be freed on the thread that made them: not kept by this frame (which
+        # the error's traceback holds), nor by the engine's error as context (raised outside the handler).
+        results = None
+        raise EndpointError(f"the query failed in the embedded store: {failure}")
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -6,8 +6,9 @@
 - Credentials come from environment variables only (`GRAPHRAG_SPARQL_TOKEN` for a bearer token, or
   `GRAPHRAG_SPARQL_USER` and `GRAPHRAG_SPARQL_PASSWORD` for basic authentication). A URL carrying
   `user:password@` is refused; messages show the URL without user info, query string or fragment, and
-  any text quoted from the server has the secrets blanked out: the credentials, and every value of
-  the URL's query string (`?api_key=...`), which a server may echo back in an error page.
+  any text quoted from the server has the secrets blanked out: the credentials, and the URL's
+  query-string values that may be secrets (`?api_key=...`), which a server may echo back in an
+  error page.
 - Whatever the client or the parsers raise becomes an EndpointError: one bad answer is one
   question's error, never the run's.
 - Each request has a timeout; 429 and 5xx answers and transport failures are retried with
@@ -23,6 +24,7 @@ from __future__ import annotations
 import base64
 import http.client
 import os
+import re
 import socket
 import ssl
 import threading
@@ -57,6 +59,8 @@ _RETRY_AFTER_CAP = 30.0
 _QUOTED_CHARS = 160
 _USER_AGENT = "pytest-graphrag-eval"
 _SHORTEST_SECRET = 4
+_LONG_VALUE = 8
+_SECRET_NAME = re.compile(r"key|token|secret|pass|auth|sig|cred|session|access", re.IGNORECASE)
 
 
 class _Retryable(Exception):
@@ -277,16 +281,19 @@ class HttpEndpoint:
                 f"(an error page?): {self._quote(data)}"
             )
         pyoxigraph = import_pyoxigraph()
+        results = None
         try:
             if form is QueryForm.CONSTRUCT:
                 return canonical_ntriples(pyoxigraph.parse(data, format=pyoxigraph.RdfFormat.N_TRIPLES))
             results = pyoxigraph.parse_query_results(data, format=pyoxigraph.QueryResultsFormat.JSON)
             return solutions_json(results)
         except Exception as error:  # whatever the parser raises on a bad answer
-            raise EndpointError(
-                f"{self.shown_url} answered {content_type} that does not parse ({first_line(error)}): "
-                f"{self._quote(data)}"
-            ) from None
+            failure = first_line(error)
+        # Raised outside the handler, so the parser's frame (and its results) is not kept as context.
+        results = None
+        raise EndpointError(
+            f"{self.shown_url} answered {content_type} that does not parse ({failure}): {self._quote(data)}"
+        )
 
     def _quote(self, data: bytes) -> str:
         """The start of a server's body, whitespace collapsed, shortened, secrets blanked, as data (repr)."""
@@ -303,12 +310,14 @@ class HttpEndpoint:
 
 
 def _query_string_secrets(query: str) -> list[str]:
-    """Every value of a URL's query string, as written and decoded, longest first (a shorter one may
-    be part of a longer one): servers echo request lines into their error pages."""
+    """The values of a URL's query string that may be secrets, as written and decoded, longest first (a
+    shorter one may be part of a longer one): servers echo request lines into their error pages. A
+    value is taken for a secret when its name says so (key, token, secret, password, auth, signature,
+    ...) or when it is 8 characters or more; `format=json` is not, and stays readable."""
     values: set[str] = set()
     for part in query.split("&"):
-        _, _, value = part.partition("=")
-        if value:
+        name, _, value = part.partition("=")
+        if value and (_SECRET_NAME.search(urllib.parse.unquote_plus(name)) or len(value) >= _LONG_VALUE):
             values.update({value, urllib.parse.unquote_plus(value), urllib.parse.unquote(value)})
     return sorted(values, key=len, reverse=True)
 

@@ -16,6 +16,7 @@ import functools
 import threading
 from typing import Any
 
+from pytest_graphrag_eval.errors import install_extra_hint
 from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, QueryRefused
 from pytest_graphrag_eval.graph.service import ServicePolicy, may_call_out, parsed_services
 
@@ -88,6 +89,6 @@ def import_pyoxigraph() -> Any:
         import pyoxigraph
     except ImportError:
         raise EndpointError(
-            "SPARQL endpoint support needs pyoxigraph: pip install 'pytest-graphrag-eval[graph]'"
+            f"SPARQL endpoint support needs pyoxigraph: {install_extra_hint('graph')}"
         ) from None
     return pyoxigraph

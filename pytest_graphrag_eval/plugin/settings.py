@@ -9,6 +9,7 @@ process role, once.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -197,7 +198,11 @@ class PluginSettings:
             gates=gates,
             confidence=self.confidence,
             resamples=self.resamples,
-            baseline={"path": str(baseline), "sha256": _file_identity(baseline)} if baseline else None,
+            baseline={"path": str(baseline), "sha256": _file_identity(baseline)}
+            if baseline
+            else {"history": self.baseline_history}
+            if self.baseline_history
+            else None,
             other={
                 "embedding_model": self.llm.embedding_model if self.answers.relevance else None,
                 "relevance": self.answers.relevance,
@@ -248,6 +253,23 @@ class PluginSettings:
                 f"{wants[0]} needs a graph: pass --graphrag-sparql-endpoint (an RDF file or folder, "
                 "or an http(s):// SPARQL endpoint URL), or set the graphrag_sparql_endpoint ini key"
             )
+        for flag, value in (("base-iri", self.sparql_base_iri), ("service", self.sparql_service)):
+            if value is not None and self.sparql_endpoint is None:
+                raise ConfigurationError(
+                    f"--graphrag-sparql-{flag} needs a graph: pass --graphrag-sparql-endpoint"
+                )
+        if self.sparql_base_iri is not None:
+            if self.sparql_endpoint is not None and self.sparql_endpoint.lower().startswith(
+                ("http:", "https:")
+            ):
+                raise ConfigurationError(
+                    "--graphrag-sparql-base-iri applies to RDF files only, not to an http(s) endpoint"
+                )
+            if not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", self.sparql_base_iri):
+                raise ConfigurationError(
+                    f"graphrag_sparql_base_iri must be an absolute IRI (with a scheme, such as "
+                    f"http://data.example.org/), got {self.sparql_base_iri!r}"
+                )
 
 
 def _check_judge_options(given: JudgeOptions) -> None:

@@ -7,7 +7,7 @@ written. `terminalreporter` is pytest's, duck-typed: this layer does not import 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ class RunTerminal:
     written: Sequence[tuple[str, Path]] = ()
     problems: Sequence[str] = ()
     history_lines: Sequence[tuple[str, str]] = ()  # the flaky questions the history shows
+    flaky_ids: Collection[str] = ()  # their ids, marked in the since-baseline lines
     history_line: tuple[str, bool] | None = None  # what was recorded in the history (or why not), recorded
 
 
@@ -49,6 +50,7 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
             dict(run.baseline_results),
             {str(result["question_id"]): result for result in results},
             score_columns(results),
+            run.flaky_ids,
         )
         if run.comparison_section is not None
         else []

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.history.recording import HistoryOutcome, record_finished_run
+from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines
 from pytest_graphrag_eval.report.json_report import write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
@@ -109,6 +110,7 @@ class RunOutcome:
             written=self.written,
             problems=[*([self.finished.incomplete] if self.finished.incomplete else []), *self.problems],
             history_lines=history_lines(self.finished.report),
+            flaky_ids=frozenset(flaky_ids(self.finished.report)),
             history_line=(self.history.line, self.history.recorded) if self.history is not None else None,
         )
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import yaml
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.corpus.reference_steps import step_path
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.graph.corpus_update import update_corpus_text
 from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
@@ -273,7 +274,7 @@ def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> tuple[lis
         failures += len(problems)
         failed = {problem.split(":")[0] for problem in problems}
         for update in updates:
-            where = f"reference_steps[{update.group}][{update.index}]"
+            where = step_path(update.group, update.index)
             if f"question {update.question_id!r} {where}" in failed:
                 continue
             change = descriptions.get((update.question_id, where), "updated")
