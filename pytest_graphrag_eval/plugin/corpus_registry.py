@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question
+from pytest_graphrag_eval.formats.json_types import JsonObject, Order
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules, corpus_rules
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.plugin.items import QuestionItem
@@ -66,7 +66,7 @@ class CorpusRegistry:
             if not any(corpus_file == path or path in corpus_file.parents for path in covered):
                 config.args.append(str(corpus_file))
 
-    def order_of(self, item: QuestionItem) -> tuple[Any, ...]:
+    def order_of(self, item: QuestionItem) -> Order:
         """A sort key that is the same in every process: corpus file, then position in it."""
         file_index = self._index.get(self._resolve(item.path), -1)
         return (file_index, str(item.path), item.corpus.positions[item.question.question_id])
@@ -77,11 +77,11 @@ class CorpusRegistry:
 
     def identity(
         self,
-        answered: Iterable[tuple[Any, ...]],
-        reported: Iterable[tuple[Any, ...]],
-        settings_record: dict[str, Any],
+        answered: Iterable[Order],
+        reported: Iterable[Order],
+        settings_record: JsonObject,
         shard: RunShard | None,
-    ) -> dict[str, Any]:
+    ) -> JsonObject:
         """The report metadata that lets graphrag-eval-merge check and merge shards."""
         records = {path: file.record for path, file in self.shipped.items()}
         shard_record = shard.to_dict() if shard is not None else None

@@ -7,10 +7,10 @@ report, marked interrupted.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
+from pytest_graphrag_eval.formats.json_types import JsonObject, Order
 from pytest_graphrag_eval.plugin.items import QuestionItem
 from pytest_graphrag_eval.report.json_report import ResultCollector
 from pytest_graphrag_eval.report.pipeline import interrupted_record, question_record
@@ -24,7 +24,7 @@ def item_outcome(report: pytest.TestReport) -> str:
     return report.outcome
 
 
-def question_report_record(item: QuestionItem, report: pytest.TestReport) -> dict[str, Any]:
+def question_report_record(item: QuestionItem, report: pytest.TestReport) -> JsonObject:
     """The question's result plus what pytest decided about it, for the report and baselines."""
     assert item.result is not None
     outcome = "not_evaluated" if item.not_evaluated else item_outcome(report)
@@ -35,7 +35,7 @@ def collect_finished_unreported(
     session: pytest.Session,
     runner: QuestionRunner,
     collector: ResultCollector,
-    order_of: Callable[[QuestionItem], tuple[Any, ...]],
+    order_of: Callable[[QuestionItem], Order],
 ) -> None:
     """After Ctrl-C: finished questions whose items never reported still go in the report."""
     finished = runner.finished()

@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.formats.json_types import JsonObject
 from pytest_graphrag_eval.run.judge_batch import RememberedSource, fill_cache_in_batches
 from pytest_graphrag_eval.run.runner import BackgroundRunner, QuestionRunner
 
@@ -140,7 +141,7 @@ def judge_in_batches(
     questions: list[Question],
     judge: JudgeClient,
     remembered: RememberedSource | None,
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """Fill the judge cache through the Batch API, with a status on a terminal, before any item runs."""
     status = [""]
     line = terminal_progress_line(config, lambda: status[0])

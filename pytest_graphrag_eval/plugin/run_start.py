@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -18,6 +18,7 @@ from pytest_graphrag_eval.compare.numeric import require_statistics
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
 from pytest_graphrag_eval.corpus.responses import load_response_attempts
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.formats.json_types import JsonObject
 from pytest_graphrag_eval.gates.model import TREND
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.settings import PluginSettings
@@ -34,9 +35,9 @@ GRAPH_STORE_KEY = "graphrag_graph_store"
 class RunStart:
     """The run's baseline, recorded responses, judge client and graph, opened once."""
 
-    baseline: dict[str, Any] | None = None
+    baseline: JsonObject | None = None
     baseline_name: str | None = None  # how reports name the baseline: its file, or history:REF's run
-    baseline_results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    baseline_results: dict[str, JsonObject] = field(default_factory=dict)
     responses: dict[str, list[ResponseRecord]] | None = None
     judge: JudgeClient | None = None
     graph: GraphStage | None = None
@@ -81,7 +82,7 @@ def start_run(config: pytest.Config, settings: PluginSettings, role: ProcessRole
     return start
 
 
-def _load_baseline(settings: PluginSettings, root: Path) -> tuple[dict[str, Any] | None, str | None]:
+def _load_baseline(settings: PluginSettings, root: Path) -> tuple[JsonObject | None, str | None]:
     """The baseline report and how reports name it: a file, or a run of the history (history:REF)."""
     if settings.baseline_path is not None:
         return load_baseline(settings.baseline_path), str(settings.baseline_path)

@@ -19,6 +19,7 @@ import pytest
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
+from pytest_graphrag_eval.formats.json_types import JsonObject, Order
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
 from pytest_graphrag_eval.plugin import shard_selection, xdist_channel
@@ -55,7 +56,7 @@ class GraphragSession:
             config.add_cleanup(pause.close)
         self.corpus = CorpusRegistry(settings.corpus_paths)
         self.shard = shard_selection.select_shard(config, settings)
-        self.reported: set[tuple[Any, ...]] = set()  # corpus order of every question item that ran
+        self.reported: set[Order] = set()  # corpus order of every question item that ran
         self.collector = ResultCollector()
         self.thresholds = ThresholdResolver(settings.thresholds)
         start = start_run(config, settings, role)
@@ -70,10 +71,10 @@ class GraphragSession:
         self.started = time.time()
         self.interrupted = False
         self.worker_warnings: list[str] = []
-        self.judge_stats: dict[str, Any] | None = None  # xdist controller: summed over the workers
+        self.judge_stats: JsonObject | None = None  # xdist controller: summed over the workers
         self.dry_run_lines: list[str] = []
         self.progress: ProgressLine | None = None
-        self.judge_batches: list[dict[str, Any]] | None = None  # --graphrag-judge-batch: each batch's record
+        self.judge_batches: list[JsonObject] | None = None  # --graphrag-judge-batch: each batch's record
         self.outcome: RunOutcome | None = None
         self.graph_lines: list[tuple[str, str]] = []
         self.pytest_session: pytest.Session | None = None
@@ -88,7 +89,7 @@ class GraphragSession:
         if self.role is not ProcessRole.WORKER:
             self.corpus.add_args(self.config, self.settings.corpus_from_cli)
 
-    def baseline_result(self, question_id: str) -> dict[str, Any] | None:
+    def baseline_result(self, question_id: str) -> JsonObject | None:
         """This question's result in the baseline run, if one was given and had it."""
         return self.baseline_results.get(question_id)
 

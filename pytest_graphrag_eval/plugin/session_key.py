@@ -8,11 +8,12 @@ the session class keeps the two modules from importing each other.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import pytest
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question
+from pytest_graphrag_eval.formats.json_types import JsonObject
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
 from pytest_graphrag_eval.plugin.settings import PluginSettings
@@ -24,7 +25,7 @@ class ItemSession(Protocol):
 
     settings: PluginSettings
     thresholds: ThresholdResolver
-    baseline: dict[str, Any] | None
+    baseline: JsonObject | None
     baseline_name: str | None
 
     @property
@@ -32,7 +33,7 @@ class ItemSession(Protocol):
 
     def register_corpus(self, corpus: Corpus, path: Path) -> CorpusRules: ...
 
-    def baseline_result(self, question_id: str) -> dict[str, Any] | None: ...
+    def baseline_result(self, question_id: str) -> JsonObject | None: ...
 
     def outcome_for(self, question: Question) -> QuestionOutcome: ...
 

@@ -14,7 +14,6 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -25,6 +24,7 @@ from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_
 from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.corpus.shards import ShardSpec
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.formats.json_types import JsonObject
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.thresholds import Threshold
 from pytest_graphrag_eval.llm.settings import LLMSettings, budget_share
@@ -178,7 +178,7 @@ class PluginSettings:
         settings.validate(role)
         return settings
 
-    def report_metadata(self) -> dict[str, Any]:
+    def report_metadata(self) -> JsonObject:
         """What the run was configured with, as the JSON report's metadata records it (the judge and
         its model as resolved from every layer; null when no judge scores answers)."""
         judge = self.answers.judge if self.answers.judge != "none" else None
@@ -190,7 +190,7 @@ class PluginSettings:
             "judge_model": self.llm.model if judge == "llm" else None,
         }
 
-    def settings_record(self, gates: Sequence[Gate]) -> dict[str, Any]:
+    def settings_record(self, gates: Sequence[Gate]) -> JsonObject:
         """The settings that change results, verdicts, gates or the comparison (shards must share them)."""
         baseline = self.baseline_path
         return settings_record(

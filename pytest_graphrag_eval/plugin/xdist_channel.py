@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.formats import json_text
+from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject, Order
 from pytest_graphrag_eval.gates.model import Gate
 
 SHIPMENT_KEY = "graphrag_shipment"
@@ -26,15 +27,12 @@ RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
 RESPONSE_ATTR = "graphrag_response"
 
-Order = tuple[Any, ...]
-"""A question's place in the run, the same in every process: (file index, file path, position)."""
-
 
 @dataclass(frozen=True)
 class CorpusFileShipment:
     """One corpus file a worker collected: its identity record (for shard merges) and its gates."""
 
-    record: Mapping[str, Any]
+    record: JsonMapping
     gates: tuple[Gate, ...]
 
 
@@ -44,9 +42,9 @@ class WorkerShipment:
 
     corpus_files: dict[Path, CorpusFileShipment] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    judge_stats: dict[str, Any] | None = None
+    judge_stats: JsonObject | None = None
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> JsonObject:
         return {
             "corpus_files": {
                 str(path): {"record": dict(file.record), "gates": [dataclasses.asdict(g) for g in file.gates]}
@@ -57,7 +55,7 @@ class WorkerShipment:
         }
 
     @classmethod
-    def from_wire(cls, wire: Mapping[str, Any]) -> WorkerShipment:
+    def from_wire(cls, wire: JsonMapping) -> WorkerShipment:
         return cls(
             {
                 Path(path): CorpusFileShipment(file["record"], tuple(Gate(**gate) for gate in file["gates"]))
@@ -83,8 +81,8 @@ def received_shipment(node: object) -> WorkerShipment | None:
 def put_on_report(
     report: pytest.TestReport,
     order: Sequence[Any],
-    result: dict[str, Any] | None,
-    responses: dict[str, Any] | None,
+    result: JsonObject | None,
+    responses: JsonObject | None,
     *,
     as_text: bool,
 ) -> None:
@@ -102,8 +100,8 @@ class ReportedQuestion:
     """What one question's report carried, read back."""
 
     order: Order | None
-    result: dict[str, Any] | None
-    responses: dict[str, Any] | None
+    result: JsonObject | None
+    responses: JsonObject | None
 
 
 def taken_from_report(report: pytest.TestReport) -> ReportedQuestion:
@@ -115,12 +113,12 @@ def taken_from_report(report: pytest.TestReport) -> ReportedQuestion:
     )
 
 
-def _as_json_text(value: Mapping[str, Any]) -> str:
+def _as_json_text(value: JsonMapping) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _from_json_text(value: object) -> dict[str, Any] | None:
+def _from_json_text(value: object) -> JsonObject | None:
     if isinstance(value, str):
-        loaded: dict[str, Any] = json_text.loads(value)
+        loaded: JsonObject = json_text.loads(value)
         return loaded
     return value if isinstance(value, dict) else None

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject
 from pytest_graphrag_eval.gates.model import GateResult
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.judge_spend import spend_lines
@@ -26,12 +27,12 @@ from pytest_graphrag_eval.report.terminal_summary import (
 class RunTerminal:
     """Everything the terminal summary of one run shows."""
 
-    results: Sequence[dict[str, Any]]
+    results: Sequence[JsonObject]
     gate_results: Sequence[GateResult] = ()
-    comparison_section: Mapping[str, Any] | None = None
-    baseline_results: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    comparison_section: JsonMapping | None = None
+    baseline_results: Mapping[str, JsonMapping] = field(default_factory=dict)
     warnings: Sequence[str] = ()
-    judge_spend: Mapping[str, Any] | None = None
+    judge_spend: JsonMapping | None = None
     shard_line: str | None = None
     dry_run_lines: Sequence[str] = ()
     lines: Sequence[tuple[str, str]] = ()  # the graph's and the end of run's: (text, colour)

@@ -13,8 +13,9 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
+from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject, Order
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.history.recording import HistoryOutcome, record_finished_run
 from pytest_graphrag_eval.report.history_section import flaky_ids
@@ -67,22 +68,22 @@ class EndOfRunSettings(GraphOptions, Protocol):
     def flaky_flips(self) -> int: ...
     @property
     def record_path(self) -> Path | None: ...
-    def report_metadata(self) -> dict[str, Any]: ...
+    def report_metadata(self) -> JsonObject: ...
 
 
 @dataclass(frozen=True)
 class CollectedRun:
     """What a run collected by its end (a plain run's or, under xdist, the controller's)."""
 
-    results: list[dict[str, Any]]
+    results: list[JsonObject]
     gates: Sequence[Gate]
-    identity: Mapping[str, Any]  # the report metadata that lets graphrag-eval-merge check shards
+    identity: JsonMapping  # the report metadata that lets graphrag-eval-merge check shards
     started: float
     interrupted: bool
     warnings: Sequence[str] = ()
-    responses: Sequence[dict[str, Any]] = ()  # live responses, for --graphrag-record
-    judge_stats: Mapping[str, Any] | None = None
-    judge_batches: list[dict[str, Any]] | None = None
+    responses: Sequence[JsonObject] = ()  # live responses, for --graphrag-record
+    judge_stats: JsonMapping | None = None
+    judge_batches: list[JsonObject] | None = None
     questions_in_run: int = 0  # the run's questions, answered or not (for an interrupted update)
     baseline_name: str | None = None  # how reports name the baseline: its file, or a run of the history
 
@@ -93,7 +94,7 @@ class RunOutcome:
 
     finished: FinishedRun
     graph: GraphRun
-    judge_spend: dict[str, Any] | None
+    judge_spend: JsonObject | None
     written: list[tuple[str, Path]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # terminal lines: (text, colour)
@@ -133,7 +134,7 @@ def end_run(
     settings: EndOfRunSettings,
     *,
     graph: GraphStage | None,
-    baseline: dict[str, Any] | None,
+    baseline: JsonObject | None,
     root: Path,
     sharded: bool,
 ) -> RunOutcome:
@@ -213,12 +214,12 @@ def end_run(
 
 def run_identity(
     corpus_files: Sequence[Path],
-    corpus_records: Mapping[Path, Mapping[str, Any]],
-    answered: Iterable[tuple[Any, ...]],
-    reported: Iterable[tuple[Any, ...]],
-    settings_record: Mapping[str, Any],
-    shard: Mapping[str, Any] | None,
-) -> dict[str, Any]:
+    corpus_records: Mapping[Path, JsonMapping],
+    answered: Iterable[Order],
+    reported: Iterable[Order],
+    settings_record: JsonMapping,
+    shard: JsonMapping | None,
+) -> JsonObject:
     """What lets graphrag-eval-merge check and merge this run's report with other shards'."""
     files = [dict(corpus_records.get(path) or corpus_file_record(str(path), "", 0)) for path in corpus_files]
     answered_keys = set(answered)
