@@ -9,7 +9,6 @@ to the exit status), and the terminal summary is composed by `report.run_termina
 
 from __future__ import annotations
 
-import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,6 @@ import pytest
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question
 from pytest_graphrag_eval.errors import GraphragEvalError
-from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 from pytest_graphrag_eval.formats.json_types import JsonObject, Order
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
@@ -29,10 +27,10 @@ from pytest_graphrag_eval.plugin.item_outcome import collect_finished_unreported
 from pytest_graphrag_eval.plugin.items import QuestionItem
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.progress import ProgressLine, judge_in_batches, runner_progress_line
-from pytest_graphrag_eval.plugin.run_start import GRAPH_STORE_KEY, new_judge_client, start_run
+from pytest_graphrag_eval.plugin.run_start import new_judge_client, pause_full_collections, start_run
 from pytest_graphrag_eval.plugin.session_key import SESSION_KEY
 from pytest_graphrag_eval.plugin.settings import PluginSettings
-from pytest_graphrag_eval.plugin.xdist_batches import WORKERINPUT_KEY, WorkerBatches, batching_note, dist_mode
+from pytest_graphrag_eval.plugin.xdist_batches import WorkerBatches, dist_mode
 from pytest_graphrag_eval.report.json_report import ResultCollector
 from pytest_graphrag_eval.report.judge_spend import add_process_stats
 from pytest_graphrag_eval.report.run_terminal import RunTerminal, write_run_terminal
@@ -49,11 +47,7 @@ class GraphragSession:
     def __init__(self, config: pytest.Config, settings: PluginSettings, role: ProcessRole):
         self.config, self.settings, self.role = config, settings, role
         if settings.corpus_paths:
-            # The corpus, the items and every result are kept to the end of the run, so full
-            # collections would only traverse them again and again (see gc_pause.py).
-            pause = contextlib.ExitStack()
-            pause.enter_context(paused_full_collections())
-            config.add_cleanup(pause.close)
+            pause_full_collections(config)
         self.corpus = CorpusRegistry(settings.corpus_paths)
         self.shard = shard_selection.select_shard(config, settings)
         self.reported: set[Order] = set()  # corpus order of every question item that ran
@@ -158,20 +152,6 @@ class GraphragSession:
             )
         assembly.runner.submit(questions)
         return None
-
-    def pytest_report_header(self, config: pytest.Config) -> str | None:
-        """Say so when xdist's distribution mode lets a worker have only two questions in flight."""
-        live = self.settings.responses_path is None and config.hook.pytest_graphrag_respond.get_hookimpls()
-        if self.role is not ProcessRole.CONTROLLER or not (live or self.settings.judge == "llm"):
-            return None
-        return batching_note(dist_mode(config))
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(self, node: Any) -> None:
-        """xdist controller: tell each worker the distribution mode, which decides its batches."""
-        node.workerinput[WORKERINPUT_KEY] = dist_mode(self.config)
-        if self.graph is not None and self.graph.shared_store is not None:
-            node.workerinput[GRAPH_STORE_KEY] = self.graph.shared_store
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:

@@ -17,12 +17,13 @@ hands to each worker through `workerinput` (xdist's `pytest_configure_node` hook
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pytest
 
 WORKERINPUT_KEY = "graphrag_dist"
+GRAPH_STORE_KEY = "graphrag_graph_store"  # the controller's loaded graph, shared with its workers
 
 
 def dist_mode(config: pytest.Config) -> str:
@@ -80,3 +81,24 @@ class WorkerBatches:
             if key not in self._started:
                 self._started.add(key)
                 yield from self._batches.get(key, [item])
+
+
+class XdistController:
+    """The xdist controller's hooks: the header note on batching, and what each worker is handed."""
+
+    def __init__(self, config: pytest.Config, live_or_judged: bool, graph_store: Callable[[], str | None]):
+        self.config = config
+        self.live_or_judged = live_or_judged
+        self.graph_store = graph_store
+
+    def pytest_report_header(self, config: pytest.Config) -> str | None:
+        """Say so when xdist's distribution mode lets a worker have only two questions in flight."""
+        return batching_note(dist_mode(config)) if self.live_or_judged else None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Tell each worker the distribution mode, which decides its batches, and the shared graph."""
+        node.workerinput[WORKERINPUT_KEY] = dist_mode(self.config)
+        store = self.graph_store()
+        if store is not None:
+            node.workerinput[GRAPH_STORE_KEY] = store
