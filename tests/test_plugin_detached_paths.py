@@ -58,3 +58,31 @@ def test_the_equals_form_and_values_inside_the_project_run_the_corpus(
     ):
         result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
         result.assert_outcomes(passed=3)
+
+
+def test_an_existing_output_inside_the_repository_is_caught_too(tmp_path: Path) -> None:
+    """docs/html-report.md's command run twice from the repository root: the second time the HTML file
+    exists, pytest takes it for a test path, and the common ancestor's pyproject.toml is read instead of
+    the project's pytest.ini."""
+    from pytest_graphrag_eval.errors import ConfigurationError
+    from pytest_graphrag_eval.plugin.detached_paths import check_detached_path_values
+
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "pytest.ini").write_text("[pytest]\ngraphrag_corpus = corpus.yaml\n")
+    args = ["project", "--graphrag-html", "reports/report.html"]
+    # First run: the file does not exist yet, pytest reads the project's ini.
+    check_detached_path_values(args, tmp_path, tmp_path / "project", tmp_path / "project" / "pytest.ini")
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "report.html").write_text("<html></html>")
+    with pytest.raises(
+        ConfigurationError, match=r"Write the option with '=': --graphrag-html=reports/report.html"
+    ):
+        check_detached_path_values(args, tmp_path, tmp_path, tmp_path / "pyproject.toml")
+    # Written with '=', the value is no test path: nothing to say.
+    check_detached_path_values(
+        ["project", "--graphrag-html=reports/report.html"],
+        tmp_path,
+        tmp_path / "project",
+        tmp_path / "project" / "pytest.ini",
+    )

@@ -3,14 +3,16 @@
 pytest chooses its rootdir and config file from the positional arguments of the
 command line before any plugin option is known. In `--graphrag-baseline ../base.json`
 the value therefore looks like a test path; when it lies outside the current
-folder, the rootdir moves up past the project's own config file, another one is
-read, and the corpus that file names is never collected ("no tests ran"). The
-choice cannot be undone from a plugin, so the run stops and says how to write it.
+folder, or exists (a report the last run wrote) outside the folder the other
+arguments name, the rootdir moves up past the project's own config file, another
+one is read, and the corpus that file names is never collected ("no tests ran").
+The choice cannot be undone from a plugin, so the run stops and says how to write it.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -33,27 +35,54 @@ _CONFIG_FILES: tuple[tuple[str, str | None], ...] = (
 def check_detached_path_values(
     args: Sequence[str], invocation_dir: Path, rootpath: Path, inipath: Path | None
 ) -> None:
-    """Raise ConfigurationError when a separated path value made pytest skip the project's config file."""
+    """Raise ConfigurationError when a separated path value made pytest read another config file than
+    the one the other arguments lead to (an existing value inside the project counts too: a report
+    written by the last run moves the rootdir up to the common ancestor)."""
     if "-c" in args or any(arg.startswith(("-c", "--config-file", "--rootdir")) for arg in args):
         return  # the user chose the config file or rootdir; nothing was guessed
     invocation_dir = invocation_dir.resolve()
-    outside = [
+    taken = [
         (flag, value)
         for flag, value in _separated_values(args)
-        if not (invocation_dir / value).resolve().is_relative_to(invocation_dir)
+        if (invocation_dir / value).exists()
+        or not (invocation_dir / value).resolve().is_relative_to(invocation_dir)
     ]
-    if not outside:
+    if not taken:
         return
-    skipped = _skipped_config_file(invocation_dir, rootpath.resolve())
-    if skipped is None or (inipath is not None and skipped == inipath.resolve()):
+    intended = _intended_config_file(_positional_paths(args, invocation_dir), invocation_dir)
+    if intended is None or (inipath is not None and intended == inipath.resolve()):
         return
-    flag, value = outside[0]
+    flag, value = taken[0]
     read = f"read {inipath}" if inipath is not None else "read no config file"
     raise ConfigurationError(
         f"pytest took {value!r}, the value of {flag}, for a test path before this plugin was loaded: "
-        f"it chose the rootdir {rootpath} and {read} instead of {skipped}, so the corpus that file names "
+        f"it chose the rootdir {rootpath} and {read} instead of {intended}, so the corpus that file names "
         f"would not be collected. Write the option with '=': {flag}={value}"
     )
+
+
+def _positional_paths(args: Sequence[str], invocation_dir: Path) -> list[Path]:
+    """The existing paths among the arguments that are not options nor our path options' values."""
+    paths = []
+    for index, arg in enumerate(args):
+        if arg.startswith("-") or (index > 0 and args[index - 1] in PATH_FLAGS):
+            continue
+        path = (invocation_dir / arg.split("::")[0]).resolve()
+        if path.exists():
+            paths.append(path)
+    return paths
+
+
+def _intended_config_file(paths: Sequence[Path], invocation_dir: Path) -> Path | None:
+    """The config file pytest finds from the common ancestor of `paths` (the current folder if none)."""
+    folders = [path if path.is_dir() else path.parent for path in paths] or [invocation_dir]
+    ancestor = Path(os.path.commonpath([str(folder) for folder in folders]))
+    for folder in (ancestor, *ancestor.parents):
+        for name, section in _CONFIG_FILES:
+            candidate = folder / name
+            if candidate.is_file() and (section is None or _mentions(candidate, section)):
+                return candidate
+    return None
 
 
 def _separated_values(args: Sequence[str]) -> Iterator[tuple[str, str]]:
@@ -61,20 +90,6 @@ def _separated_values(args: Sequence[str]) -> Iterator[tuple[str, str]]:
     for flag, value in itertools.pairwise(args):
         if flag in PATH_FLAGS and not value.startswith("-"):
             yield flag, value
-
-
-def _skipped_config_file(invocation_dir: Path, rootpath: Path) -> Path | None:
-    """The nearest pytest config file between the current folder and the rootdir (excluded)."""
-    if rootpath == invocation_dir or not invocation_dir.is_relative_to(rootpath):
-        return None
-    for folder in (invocation_dir, *invocation_dir.parents):
-        if folder == rootpath:
-            return None
-        for name, section in _CONFIG_FILES:
-            candidate = folder / name
-            if candidate.is_file() and (section is None or _mentions(candidate, section)):
-                return candidate
-    return None
 
 
 def _mentions(path: Path, section: str) -> bool:
