@@ -17,9 +17,9 @@ from pytest_graphrag_eval.errors import CorpusError, GraphragEvalError, SourceLo
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
 from pytest_graphrag_eval.gates.verdict import Attempt, judge_question
-from pytest_graphrag_eval.llm.limits import refusal_of
 from pytest_graphrag_eval.report.failure_report import verdict_failure
 from pytest_graphrag_eval.report.safe_text import printable
+from pytest_graphrag_eval.report_model import Refusal, refusal_of
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.plugin.session import GraphragSession
@@ -119,7 +119,7 @@ class QuestionItem(pytest.Item):
         )
         self.result, self.checks = verdict.result, verdict.checks
         attempt_results = [attempt.result for attempt in outcome.attempts if attempt.result is not None]
-        if any(refusal_of(scored) == "budget" for scored in (outcome.result, *attempt_results)):
+        if any(refusal_of(scored) is Refusal.BUDGET for scored in (outcome.result, *attempt_results)):
             # Neither a pass nor a failure: its scores are incomplete, so no threshold is held against it.
             self.not_evaluated, self.checks = True, []
             pytest.skip("not evaluated: the judge budget was reached before this question was scored")

@@ -17,8 +17,7 @@ from typing import Any
 
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic, write_text_atomic
 from pytest_graphrag_eval.gates.model import GateResult
-
-REPORT_FORMAT_VERSION = 2
+from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
 
 
 class ResultCollector:
@@ -55,17 +54,44 @@ def build_report(
     finished: float | None = None,
     judge_spend: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The report document: results, aggregates, gates and run metadata.
+    """The report document as its JSON object (see `build_document`)."""
+    return build_document(
+        [QuestionResult.from_record(result) for result in results],
+        aggregates,
+        gates,
+        run_settings,
+        started=started,
+        interrupted=interrupted,
+        comparison=comparison,
+        warnings=warnings,
+        finished=finished,
+        judge_spend=judge_spend,
+    ).to_json()
+
+
+def build_document(
+    results: list[QuestionResult],
+    aggregates: Mapping[str, Any],
+    gates: Sequence[GateResult],
+    run_settings: Mapping[str, Any],
+    *,
+    started: float,
+    interrupted: bool,
+    comparison: Mapping[str, Any] | None = None,
+    warnings: Sequence[str] = (),
+    finished: float | None = None,
+    judge_spend: Mapping[str, Any] | None = None,
+) -> ReportDocument:
+    """The typed report: results, aggregates, gates and run metadata.
 
     `run_settings` is what the run was configured with (corpus, responses, judge...), as JSON values;
     `finished` defaults to now (a merge of shard reports gives the last shard's end).
     """
-    report: dict[str, Any] = {
-        "format_version": REPORT_FORMAT_VERSION,
-        "results": results,
-        "aggregates": dict(aggregates),
-        "gates": [gate.to_dict() for gate in gates],
-        "metadata": {
+    return ReportDocument(
+        results=results,
+        aggregates=dict(aggregates),
+        gates=[gate.to_dict() for gate in gates],
+        metadata={
             "tool": "pytest-graphrag-eval",
             "version": _version(),
             "python": platform.python_version(),
@@ -75,14 +101,10 @@ def build_report(
             "questions": len(results),
             **run_settings,
         },
-    }
-    if comparison is not None:
-        report["comparison"] = dict(comparison)
-    if warnings:
-        report["warnings"] = list(warnings)
-    if judge_spend is not None:
-        report["judge_spend"] = dict(judge_spend)
-    return report
+        comparison=dict(comparison) if comparison is not None else None,
+        warnings=list(warnings),
+        judge_spend=dict(judge_spend) if judge_spend is not None else None,
+    )
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

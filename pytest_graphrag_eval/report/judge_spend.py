@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_graphrag_eval.llm.limits import refusal_of
+from pytest_graphrag_eval.report_model import Refusal, refusal_of
 
 _SHOWN_IDS = 5
 
@@ -51,10 +51,10 @@ def spend_section(
         "not_evaluated_ids": not_evaluated,
     }
     if cache_only:
-        missed = [str(r["question_id"]) for r in results if refusal_of(r) == "cache_miss"]
+        missed = [str(r["question_id"]) for r in results if refusal_of(r) is Refusal.CACHE_MISS]
         section.update(cache_only=True, cache_miss_questions=len(missed), cache_miss_ids=missed)
     if batches is not None:
-        unanswered = [str(r["question_id"]) for r in results if refusal_of(r) == "batch"]
+        unanswered = [str(r["question_id"]) for r in results if refusal_of(r) is Refusal.BATCH]
         section["batch"] = {
             "batches": [dict(batch) for batch in batches],
             "requests": int(stats.get("batch_requests", 0)),

@@ -21,8 +21,9 @@ from pytest_graphrag_eval.gates.suite_gates import evaluate_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
 from pytest_graphrag_eval.gates.verdict import failure_lines
 from pytest_graphrag_eval.graph.summary import add_stale_counts
-from pytest_graphrag_eval.report.json_report import build_report, write_json_atomic
+from pytest_graphrag_eval.report.json_report import build_document, write_json_atomic
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
+from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
 
 
 @dataclass(frozen=True)
@@ -40,14 +41,15 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class FinishedRun:
-    """Everything computed at the end of a run; `report` is the JSON report document."""
+    """Everything computed at the end of a run; `document` is the typed report, `report` its JSON."""
 
     results: list[dict[str, Any]]
     aggregates: dict[str, Any]
     comparison: Comparison | None
     comparison_section: dict[str, Any] | None
     gate_results: list[GateResult]
-    report: dict[str, Any]
+    document: ReportDocument
+    report: dict[str, Any]  # `document.to_json()`: the run adds its graph's `references` to it
 
     @property
     def gates_failed(self) -> bool:
@@ -117,8 +119,8 @@ def finish_run(
         if results and not settings.defer_gates
         else []
     )
-    report = build_report(
-        results,
+    document = build_document(
+        [QuestionResult.from_record(result) for result in results],
         aggregates,
         gate_results,
         settings.metadata,
@@ -129,7 +131,9 @@ def finish_run(
         finished=finished,
         judge_spend=judge_spend,
     )
-    return FinishedRun(results, aggregates, comparison, comparison_section, gate_results, report)
+    return FinishedRun(
+        results, aggregates, comparison, comparison_section, gate_results, document, document.to_json()
+    )
 
 
 @dataclass
