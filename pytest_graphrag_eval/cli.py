@@ -1,7 +1,7 @@
 """Console scripts. `graphrag-eval-merge`: merge the JSON reports of a sharded run into one.
 
     graphrag-eval-merge shard-1.json shard-2.json shard-3.json --report report.json \
-        [--markdown summary.md] [--html report.html] [--baseline main.json]
+        [--markdown summary.md] [--html report.html] [--baseline main.json] [--history URL]
 
 The merged report is the one a single unsharded run would have written: results in
 corpus order, then aggregates, the baseline comparison, gates, Markdown and HTML
@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import csv
 import io
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +35,7 @@ from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, Answer
 from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.history.recording import record_finished_run
 from pytest_graphrag_eval.report.merge import load_shard, merge_shards, shard_summary
 from pytest_graphrag_eval.report.pipeline import OutputPaths, finish_run, write_outputs
 
@@ -101,7 +103,14 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
         print(f"graphrag-eval-merge: wrote the {what}: {path}")
     for problem in problems:
         print(f"graphrag-eval-merge: {problem}", file=sys.stderr)
-    return 1 if failed or finished.gates_failed or problems else 0
+    history = None
+    if args.history:
+        history = record_finished_run(
+            args.history, finished.report, run_key=args.history_run_key, environ=os.environ
+        )
+        print(f"graphrag-eval-merge: {history.line}", file=sys.stdout if history.recorded else sys.stderr)
+    unrecorded = history is not None and not history.recorded and args.history_required
+    return 1 if failed or finished.gates_failed or problems or unrecorded else 0
 
 
 def _merge_parser() -> argparse.ArgumentParser:
@@ -118,6 +127,15 @@ def _merge_parser() -> argparse.ArgumentParser:
         "--baseline",
         help="the baseline report the shards were compared with, where the merge finds it "
         "(default: the path the shards recorded), or one to compare the merged run with",
+    )
+    parser.add_argument(
+        "--history",
+        metavar="URL",
+        help="record the merged run in this history (SQLite path or postgresql://...)",
+    )
+    parser.add_argument("--history-run-key", metavar="KEY", help="the merged run's key in the history")
+    parser.add_argument(
+        "--history-required", action="store_true", help="exit 1 when the history cannot be written"
     )
     return parser
 

@@ -193,6 +193,7 @@ class ReportDocument:
     comparison: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     judge_spend: dict[str, Any] | None = None
+    history: dict[str, Any] | None = None  # the earlier runs of the branch (`--graphrag-baseline history:`)
     format_version: int = REPORT_FORMAT_VERSION
 
     def to_json(self) -> dict[str, Any]:
@@ -210,6 +211,8 @@ class ReportDocument:
             document["warnings"] = self.warnings
         if self.judge_spend is not None:
             document["judge_spend"] = self.judge_spend
+        if self.history is not None:
+            document["history"] = self.history
         return document
 
     @classmethod
@@ -242,6 +245,7 @@ class ReportDocument:
             comparison=dict(data["comparison"]) if isinstance(data.get("comparison"), Mapping) else None,
             warnings=[str(warning) for warning in data.get("warnings") or []],
             judge_spend=dict(data["judge_spend"]) if isinstance(data.get("judge_spend"), Mapping) else None,
+            history=dict(data["history"]) if isinstance(data.get("history"), Mapping) else None,
             format_version=version,
         )
 

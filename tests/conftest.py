@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from hypothesis import settings
 
 from pytest_graphrag_eval.llm import LLMSettings
 from pytest_graphrag_eval.testing import FakeOpenAIServer
+from pytest_graphrag_eval.testing.postgres_server import PostgresServer, postgres_binaries
 
 # A test never asserts a duration: hypothesis' per-example deadline would, on a loaded machine.
 settings.register_profile("no-deadline", deadline=None)
@@ -40,3 +42,29 @@ def llm_settings(fake_openai: FakeOpenAIServer, tmp_path: Path) -> LLMSettings:
         backoff_base=0.01,
         backoff_max=0.5,
     )
+
+
+_databases = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server on loopback for the session (Debian's initdb/pg_ctl, as a non-root user)."""
+    if postgres_binaries() is None:
+        pytest.skip("PostgreSQL is not installed: no initdb/pg_ctl (Debian: apt-get install postgresql)")
+    with PostgresServer() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """A fresh, empty database on the session's server (its URL carries the password)."""
+    return postgres_server.create_database(f"history_{next(_databases)}")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def history_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty history of each kind: an SQLite file, a PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "history.db")
+    return str(request.getfixturevalue("postgres_url"))

@@ -9,6 +9,7 @@ import pytest
 
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm import JudgeClient, LLMError, LLMSettings
+from pytest_graphrag_eval.llm.estimate import CostCeiling
 from pytest_graphrag_eval.llm.limits import BUDGET_REACHED, CACHE_MISS, Budget, CallRefused, refusals_noted
 from pytest_graphrag_eval.report_model import REFUSAL_KEY, refusal_of
 from pytest_graphrag_eval.testing import FakeOpenAIServer, Reply
@@ -68,7 +69,9 @@ def test_retries_count_against_the_call_limit(
 def test_cost_limit_lets_calls_in_flight_finish_and_starts_no_new_one(
     fake_openai: FakeOpenAIServer, llm_settings: LLMSettings
 ) -> None:
-    """Four calls at once fit under the concurrency bound: all start before any cost is known."""
+    """Four short prompts whose estimates fit the budget all start at once; the server bills each far
+    above its estimate (a reply longer than the cap does that), so the spend ends above the budget
+    by what they really cost, and no further call starts."""
     fake_openai.latency = 0.05
     fake_openai.set_chat_handler(
         lambda body: Reply(content="ok", prompt_tokens=1_000_000, completion_tokens=0)
@@ -90,6 +93,58 @@ def test_cost_limit_lets_calls_in_flight_finish_and_starts_no_new_one(
     assert fake_openai.count("chat") == 4
     assert client.budget.spent_usd == pytest.approx(4 * 0.15)  # in flight finished: above the budget
     assert client.budget.exhausted() == "$0.6000 spent of a $0.2 budget"
+
+
+def test_cost_limit_reserves_each_calls_estimate_so_concurrency_cannot_overshoot_it(
+    fake_openai: FakeOpenAIServer, llm_settings: LLMSettings
+) -> None:
+    """Eight judge calls at once against a $0.0002 budget (issue: $0.0006 was spent): each holds its
+    estimated cost while in flight, so the spend ends above the budget by at most one call's estimate."""
+    fake_openai.latency = 0.05
+    settings = dataclasses.replace(llm_settings, max_cost_usd=0.0002, concurrency=8, model="gpt-4o-mini")
+    client = JudgeClient(settings)
+    prompts = [f"question {i}: " + " ".join(f"word{j}" for j in range(400)) for i in range(16)]
+    ceiling = CostCeiling(None, None)
+    estimates = [ceiling.chat([{"role": "user", "content": prompt}], "gpt-4o-mini") for prompt in prompts]
+
+    async def burst() -> list[object]:
+        return await asyncio.gather(
+            *(client.chat([{"role": "user", "content": prompt}]) for prompt in prompts),
+            return_exceptions=True,
+        )
+
+    outcomes = asyncio.run(burst())
+    answered = [outcome for outcome in outcomes if not isinstance(outcome, BaseException)]
+    refused = [outcome for outcome in outcomes if isinstance(outcome, CallRefused)]
+    assert len(answered) + len(refused) == len(prompts) and answered and refused
+    spent = client.budget.spent_usd
+    assert spent == pytest.approx(sum(result.cost_usd for result in answered))  # type: ignore[attr-defined]
+    assert 0.0002 <= spent <= 0.0002 + max(estimates)
+    assert client.budget.in_flight == 0 and client.budget.reserved_usd == 0.0
+    assert fake_openai.count("chat") == len(answered)
+
+
+def test_a_call_that_waits_for_a_reservation_starts_when_the_spend_leaves_room(
+    fake_openai: FakeOpenAIServer, llm_settings: LLMSettings
+) -> None:
+    """Reservations only hold a call back: once the calls in flight cost less than reserved, it is sent."""
+    fake_openai.latency = 0.05
+    client = JudgeClient(
+        dataclasses.replace(llm_settings, max_cost_usd=0.0002, concurrency=4, model="gpt-4o-mini")
+    )
+    prompt = " ".join(f"w{j}" for j in range(200))
+    estimate = CostCeiling(None, None).chat([{"role": "user", "content": prompt}], "gpt-4o-mini")
+    assert estimate > 0.0002  # the second call waits for the first (which costs far less than that)
+
+    async def pair() -> list[object]:
+        return await asyncio.gather(
+            *(client.chat([{"role": "user", "content": f"{i} {prompt}"}]) for i in range(2)),
+            return_exceptions=True,
+        )
+
+    outcomes = asyncio.run(pair())
+    assert not any(isinstance(outcome, BaseException) for outcome in outcomes)
+    assert fake_openai.count("chat") == 2 and client.stats.budget_refused == 0
 
 
 def test_calls_queued_behind_the_bound_recheck_the_budget(

@@ -6,6 +6,10 @@ Step outputs are untrusted: anything that is not SELECT or ASK results JSON
 Columns are stored as tuples of normalised terms (see terms.py) because the
 comparison works column by column. The terms depend on the literal match
 (`value` or `strict`), so a table is only compared with one parsed under the same.
+A table says whether it holds a blank node (`blank_nodes`): only then does a
+comparison search for a renaming (steps/blank_nodes.py). Text without the word
+`bnode` (nor a `\\u` escape that could spell it) holds none, so most texts take the
+fast paths below without looking at each cell's type.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from typing import Any, Protocol
 from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.formats.terms import (
     DEFAULT_LITERAL_MATCH,
+    BlankNode,
     LiteralMatch,
     Term,
+    may_hold_blank_nodes,
     normalize_cell,
     text_column,
     text_term,
@@ -38,6 +44,7 @@ class SparqlTable:
     columns: tuple[tuple[Term, ...], ...]
     row_count: int
     boolean: bool | None = None
+    blank_nodes: bool = False
 
     @property
     def is_ask(self) -> bool:
@@ -73,17 +80,27 @@ def parse_sparql_results(output: Any, literal_match: LiteralMatch = DEFAULT_LITE
     (typed_results.py); whatever that path declines is read here, with the same result.
     """
     if isinstance(output, str):
+        blank = may_hold_blank_nodes(output)
         typed = typed_select(output, literal_match)
         if typed is not None:
             variables, columns, row_count = typed
-            return SparqlTable(variables=variables, columns=columns, row_count=row_count)
+            return SparqlTable(
+                variables=variables,
+                columns=columns,
+                row_count=row_count,
+                blank_nodes=blank and _holds_blank_node(columns),
+            )
+        return results_table(load_results_json(output), literal_match, blank_nodes=blank)
     return results_table(load_results_json(output), literal_match)
 
 
 def results_table(
-    data: Mapping[str, Any], literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH
+    data: Mapping[str, Any], literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH, *, blank_nodes: bool = True
 ) -> SparqlTable:
-    """The table of a SELECT or ASK results object already read from JSON; raises SparqlResultsError."""
+    """The table of a SELECT or ASK results object already read from JSON; raises SparqlResultsError.
+
+    `blank_nodes=False` promises that no cell is a blank node (the text was checked), and skips
+    reading each cell's type."""
     if "boolean" in data:
         if not isinstance(data["boolean"], bool):
             raise SparqlResultsError("ASK result 'boolean' must be true or false")
@@ -94,12 +111,21 @@ def results_table(
         for index, binding in enumerate(bindings):
             if not isinstance(binding, dict):
                 raise SparqlResultsError(f"binding #{index + 1} must be an object")
-    columns = _columns(variables, bindings, literal_match)
-    return SparqlTable(variables=variables, columns=columns, row_count=len(bindings))
+    columns = _columns(variables, bindings, literal_match, blank_nodes)
+    return SparqlTable(
+        variables=variables,
+        columns=columns,
+        row_count=len(bindings),
+        blank_nodes=blank_nodes and _holds_blank_node(columns),
+    )
+
+
+def _holds_blank_node(columns: Iterable[tuple[Term, ...]]) -> bool:
+    return any(type(term) is BlankNode for column in columns for term in column)
 
 
 def _columns(
-    variables: tuple[str, ...], bindings: list[dict[str, Any]], literal_match: LiteralMatch
+    variables: tuple[str, ...], bindings: list[dict[str, Any]], literal_match: LiteralMatch, blank_nodes: bool
 ) -> tuple[tuple[Term, ...], ...]:
     """The bindings as columns of terms; raises SparqlResultsError naming the first bad binding.
 
@@ -108,6 +134,11 @@ def _columns(
     """
     text: Callable[[str], Term] = text_term if literal_match == "value" else str
     try:
+        if blank_nodes:  # every cell read with its type
+            return tuple(
+                tuple([_term(binding.get(variable), literal_match) for binding in bindings])
+                for variable in variables
+            )
         return tuple(
             _plain_column(bindings, variable, literal_match)
             or _column(bindings, variable, text, literal_match)

@@ -4,7 +4,10 @@ Integers (every xsd integer type) become `int`; xsd decimal, float and double
 become `Decimal` truncated (not rounded) to 5 decimals, so `1`, `1.0` and
 `1.000004` agree; xsd:boolean becomes a `BoolTerm` (never equal to 1 or "true");
 anything else is compared by its text, whatever its type or language tag. An
-unbound variable is `None` and equals only another unbound one.
+unbound variable is `None` and equals only another unbound one. A blank node is a
+`BlankNode`, equal only to a blank node of the same label: its label is local to
+one result, so two results are compared up to a renaming of their blank nodes
+(steps/blank_nodes.py), never label by label.
 
 Text that is a number written canonically (`8`, `-12`, `0.25`; see `text_term`)
 is that number under the default literal match, `value`: hand-written and
@@ -84,8 +87,28 @@ TRUE_TERM = BoolTerm(True)
 FALSE_TERM = BoolTerm(False)
 
 
-Term = str | int | Decimal | BoolTerm | None
-"""A normalised cell: value string, integer, truncated decimal, boolean, or None (unbound)."""
+class BlankNode(tuple[str]):
+    """A blank node of one result document, by its label (which means nothing outside that result).
+
+    A one-element tuple, for hashing and equality in C; no other term is a tuple, so a blank node
+    equals only a blank node of the same label.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, label: str) -> BlankNode:
+        return tuple.__new__(cls, (label,))
+
+    @property
+    def label(self) -> str:
+        return self[0]
+
+    def __repr__(self) -> str:
+        return f"_:{self[0]}"
+
+
+Term = str | int | Decimal | BoolTerm | BlankNode | None
+"""A normalised cell: value string, integer, truncated decimal, boolean, blank node, or None (unbound)."""
 
 
 def text_term(text: str) -> Term:
@@ -173,9 +196,10 @@ def normalize_cell(cell: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATC
     """Normalise one binding object of SPARQL results JSON; raises ValueError when malformed.
 
     A cell without a numeric or boolean datatype (plain or language-tagged literal, xsd:string,
-    IRI, blank node, any other datatype) is compared by its text, read by `text_term` under
-    the `value` literal match. Every text cell, not only a plain literal: texts equal each other
-    whatever their kind, and equality must stay transitive (terms are hashed).
+    IRI, any other datatype) is compared by its text, read by `text_term` under the `value`
+    literal match; a blank node (`type: bnode`) is a `BlankNode`. Every text cell, not only a plain
+    literal: texts equal each other whatever their kind, and equality must stay transitive (terms
+    are hashed).
     """
     if not isinstance(cell, dict):
         raise ValueError(f"a binding must be an object, got {type(cell).__name__}")
@@ -184,14 +208,24 @@ def normalize_cell(cell: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATC
         if cell.get("type") == "triple" and isinstance(value, dict):
             return json.dumps(value, sort_keys=True)
         raise ValueError("a binding has no text 'value'")
+    if cell.get("type") == "bnode":
+        return BlankNode(value)
     datatype = cell.get("datatype")
     if datatype is not None and not isinstance(datatype, str):
         raise ValueError("a binding's 'datatype' must be an IRI (text)")
     return literal_term(value, datatype, literal_match)
 
 
+def may_hold_blank_nodes(text: str) -> bool:
+    """False when SPARQL results text surely binds no blank node: it never spells `bnode`, not even
+    through a `\\u` escape."""
+    return "bnode" in text or "\\u" in text
+
+
 def display_term(term: Term) -> str | int | float | bool | None:
-    """A JSON-friendly form of a term for failure reports."""
+    """A JSON-friendly form of a term for failure reports (a blank node as `_:label`)."""
+    if isinstance(term, BlankNode):
+        return repr(term)
     if isinstance(term, BoolTerm):
         return term.value
     if isinstance(term, Decimal):

@@ -18,7 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_graphrag_eval.formats.terms import LiteralMatch, Term, literal_term, text_column
+from pytest_graphrag_eval.formats.terms import (
+    BlankNode,
+    LiteralMatch,
+    Term,
+    literal_term,
+    may_hold_blank_nodes,
+    text_column,
+)
 
 try:
     import msgspec
@@ -32,6 +39,11 @@ if msgspec is not None:
         value: str
         datatype: str | None = None
 
+    class _TypedCell(msgspec.Struct, gc=False):  # for text that may bind blank nodes
+        value: str
+        datatype: str | None = None
+        type: str | None = None
+
     class _Head(msgspec.Struct, gc=False):
         vars: list[str]
 
@@ -43,6 +55,14 @@ if msgspec is not None:
         results: _Results
         boolean: Any = msgspec.UNSET  # present: an ASK result, which the generic path reads
 
+    class _TypedResults(msgspec.Struct, gc=False):
+        bindings: list[dict[str, _TypedCell]]
+
+    class _TypedSelect(msgspec.Struct, gc=False):
+        head: _Head
+        results: _TypedResults
+        boolean: Any = msgspec.UNSET
+
     class _Rows(msgspec.Struct, gc=False):
         bindings: list[msgspec.Raw]  # each row checked as JSON, none built
 
@@ -50,28 +70,33 @@ if msgspec is not None:
         results: _Rows
 
     _DECODER: Any = msgspec.json.Decoder(_Select)
+    _TYPED_DECODER: Any = msgspec.json.Decoder(_TypedSelect)
     _ROWS_DECODER: Any = msgspec.json.Decoder(_RowsOnly)
     _DECLINED: tuple[type[BaseException], ...] = (msgspec.DecodeError, UnicodeError, RecursionError)
 else:
-    _DECODER = _ROWS_DECODER = None
+    _DECODER = _TYPED_DECODER = _ROWS_DECODER = None
     _DECLINED = ()
 
 
 def typed_select(
     text: str, literal_match: LiteralMatch
 ) -> tuple[tuple[str, ...], tuple[tuple[Term, ...], ...], int] | None:
-    """`(variables, columns, row count)` of SELECT results text of the common shape, else None."""
+    """`(variables, columns, row count)` of SELECT results text of the common shape, else None.
+
+    Text that may bind blank nodes has each cell's `type` read too (a blank node is a `BlankNode`)."""
     if _DECODER is None:
         return None
+    blank_nodes = may_hold_blank_nodes(text)
     try:
-        decoded = _DECODER.decode(text)
+        decoded = (_TYPED_DECODER if blank_nodes else _DECODER).decode(text)
     except _DECLINED:
         return None
     variables = decoded.head.vars
     if decoded.boolean is not msgspec.UNSET or len(set(variables)) != len(variables):
         return None
     bindings = decoded.results.bindings
-    columns = tuple(_column(bindings, variable, literal_match) for variable in variables)
+    column = _typed_column if blank_nodes else _column
+    columns = tuple(column(bindings, variable, literal_match) for variable in variables)
     return tuple(variables), columns, len(bindings)
 
 
@@ -87,6 +112,20 @@ def _column(bindings: list[dict[str, Any]], variable: str, literal_match: Litera
         return text_column(values, literal_match)
     return tuple(
         None if cell is None else literal_term(cell.value, cell.datatype, literal_match) for cell in cells
+    )
+
+
+def _typed_column(
+    bindings: list[dict[str, Any]], variable: str, literal_match: LiteralMatch
+) -> tuple[Term, ...]:
+    cells = [binding.get(variable) for binding in bindings]
+    return tuple(
+        None
+        if cell is None
+        else BlankNode(cell.value)
+        if cell.type == "bnode"
+        else literal_term(cell.value, cell.datatype, literal_match)
+        for cell in cells
     )
 
 

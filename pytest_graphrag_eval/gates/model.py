@@ -9,6 +9,11 @@ from pytest_graphrag_eval.gates.expressions import display_number, format_number
 
 DELTA = "delta"
 COUNT = "count"
+TREND = "trend"  # the slope of a level gate's value over the last runs (history_gates.py)
+HISTORY = "history"  # k-of-n passes over the last runs
+REPEATS = "repeats"  # k-of-n passes over this run's repeated attempts
+PASSES = "passes"
+EXCLUDING_FLAKY = "excluding flaky"
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,9 @@ class Gate:
     source: str = field(default="cli", compare=False)
     change: str | None = None
     confidence: float | None = None
+    over: str | None = None  # TREND, HISTORY or REPEATS; None for a gate on this run alone
+    window: int | None = None  # runs (or attempts) the `over` gate looks at, this run included
+    exclude_flaky: bool = False  # a gate on change that leaves the history's flaky questions out
 
     @property
     def scope_text(self) -> str:
@@ -36,13 +44,23 @@ class Gate:
     @property
     def expression(self) -> str:
         """Normalized text, scope always explicit; parses back to an equal gate."""
-        prefix = "delta:" if self.change == DELTA else ""
+        prefix = "delta:" if self.change == DELTA else f"{self.over}:" if self.over else ""
         level = "" if self.confidence is None else f"@{format_number(self.confidence * 100)}"
-        return f"{prefix}{self.scope_text}:{self.target}{self.op}{format_number(self.limit)}{level}"
+        limit = format_number(self.limit)
+        if self.over == TREND:
+            limit = f"{limit}/run@{self.window}"
+        elif self.over is not None:
+            limit = f"{limit}/{self.window}"
+        flaky = f" {EXCLUDING_FLAKY}" if self.exclude_flaky else ""
+        return f"{prefix}{self.scope_text}:{self.target}{self.op}{limit}{level}{flaky}"
 
     @property
     def needs_baseline(self) -> bool:
         return self.change is not None
+
+    @property
+    def needs_history(self) -> bool:
+        return self.over in (TREND, HISTORY) or self.exclude_flaky
 
     def __str__(self) -> str:
         return self.expression
@@ -57,6 +75,7 @@ class GateResult:
     passed: bool
     message: str
     pattern: str
+    excluded: tuple[str, ...] = ()  # the flaky question ids a gate on change left out
 
     @property
     def expression(self) -> str:
@@ -78,7 +97,16 @@ class GateResult:
             "confidence": self.gate.confidence,
             "source": self.gate.source,
             "message": self.message,
+            **self._history_fields(),
         }
+
+    def _history_fields(self) -> dict[str, Any]:
+        """Only gates over runs or repeats, or excluding flaky questions, carry these keys."""
+        gate = self.gate
+        fields: dict[str, Any] = {"over": gate.over, "window": gate.window} if gate.over else {}
+        if gate.exclude_flaky:
+            fields["excluding_flaky"] = list(self.excluded)
+        return fields
 
 
 def outcome_message(label: str, actual: float, condition: str, passed: bool, source: str) -> str:

@@ -20,6 +20,12 @@ The scope defaults to `micro`. `macro` holds only means of metrics, so it takes
 in the aggregates. `error_rate` is errors / (errors + successes). `not_evaluated`
 counts the questions a judge budget left unscored (0 when none).
 
+Gates over the last runs and over repeated attempts (see `history_gates.py`):
+
+    gate   := "trend:" [scope ":"] target op number "/run@" runs ["@" percent]
+            | ("history:" | "repeats:") [scope ":"] "passes>=" k "/" n
+            | <gate on change> "excluding flaky"
+
 Gates from every source (ini, CLI, corpus files) all apply; an identical gate
 given twice is evaluated once. A gate whose value is absent from the aggregates
 fails and says why; it never passes.
@@ -51,8 +57,20 @@ from pytest_graphrag_eval.gates.expressions import (
     parse_limit,
     split_comparison,
 )
+from pytest_graphrag_eval.gates.history_gates import (
+    NO_HISTORY,
+    GateHistory,
+    check_trend_operator,
+    evaluate_passes_gate,
+    evaluate_trend_gate,
+    excluded_note,
+    passes_gate,
+    split_excluding_flaky,
+    split_over_prefix,
+    split_trend_window,
+)
 from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
-from pytest_graphrag_eval.gates.model import Gate, GateResult, outcome_message
+from pytest_graphrag_eval.gates.model import TREND, Gate, GateResult, outcome_message
 
 GATE_SOURCES = ("ini", "cli", "corpus")
 OPTION_NAMES = {"ini": "ini option graphrag_gates", "cli": "--graphrag-gate"}
@@ -104,6 +122,11 @@ def gates_from_yaml(value: Any, location: SourceLocation) -> list[Gate]:
         gates = []
         for key, limit in value.items():
             try:
+                if split_over_prefix(str(key).strip())[0] is not None:  # the limit carries /run@N or K/N
+                    gates.append(
+                        _parse(f"{key}{limit if isinstance(limit, str) else f'>={limit}'}", "corpus")
+                    )
+                    continue
                 gates.append(_gate_from_left(str(key), *parse_limit(limit), "corpus"))
             except ExpressionError as error:
                 raise CorpusError(f"invalid gate: {error}", location, f"{_YAML_FIELD}.{key}") from None
@@ -139,20 +162,28 @@ def evaluate_gates(
     aggregates: Mapping[str, Any],
     changes: ChangeView | None = None,
     results: Sequence[Mapping[str, Any]] = (),
+    history: GateHistory | None = None,
 ) -> list[GateResult]:
     """Evaluate gates in the order given; `template[*]` expands to templates in sorted id order.
 
     Gates on change need `changes` (the comparison with a baseline run); without it they fail and say so.
     `results` (the per-question results) let a gate on a metric no question has quote the error the
-    scorers left instead (every judge reply invalid, say) rather than guess at the cause.
+    scorers left instead (every judge reply invalid, say) rather than guess at the cause. Gates over
+    the last runs need `history`; without it they fail and say so.
     """
     per_template = aggregates.get("per_template") or {}
     gate_results: list[GateResult] = []
     for gate in gates:
 
         def evaluate(one: Gate, pattern: str) -> GateResult:
+            if one.over == TREND:
+                return _evaluate_trend(one, aggregates, history, pattern, results)
+            if one.over is not None:
+                return evaluate_passes_gate(one, results, history, pattern)
             if one.change is None:
                 return _evaluate(one, aggregates, pattern, results)
+            if one.exclude_flaky:
+                return _evaluate_excluding_flaky(one, history, pattern)
             return evaluate_change_gate(one, changes, pattern)
 
         if gate.template != ALL_TEMPLATES:
@@ -186,6 +217,53 @@ def _evaluate(
     return GateResult(
         gate, actual, passed, outcome_message(label, actual, condition, passed, gate.source), pattern
     )
+
+
+def _evaluate_trend(
+    gate: Gate,
+    aggregates: Mapping[str, Any],
+    history: GateHistory | None,
+    pattern: str,
+    results: Sequence[Mapping[str, Any]],
+) -> GateResult:
+    """The level gate's value in each of the last runs and in this one, and their slope."""
+    level = replace(gate, over=None, window=None, confidence=None)
+    if history is None:
+        label = gate.expression.rpartition(gate.op)[0]
+        return GateResult(gate, None, False, f"{label} {NO_HISTORY}", pattern)
+    current = _evaluate(level, aggregates, pattern, results)
+    if current.actual is None:
+        return replace(current, gate=gate)
+    earlier = history.runs.last((gate.window or 1) - 1)
+    values = [gate_value(level, run.aggregates) for run in earlier]
+    known = _targets(level, earlier[-1].aggregates) if earlier else []
+    return evaluate_trend_gate(gate, [*values, current.actual], len(earlier), known, pattern)
+
+
+def gate_value(gate: Gate, aggregates: Mapping[str, Any]) -> float | None:
+    """A level gate's value in one run's aggregates (None when they do not have it)."""
+    stats = _scope_stats(gate, aggregates)
+    return None if stats is None else _value(gate, stats)[0]
+
+
+def _targets(gate: Gate, aggregates: Mapping[str, Any]) -> list[str]:
+    """The gate targets one run's aggregates (in the gate's scope) have, for a missing-metric error."""
+    stats = _scope_stats(gate, aggregates) or {}
+    return sorted(
+        f"{key}.{stat}" if stat else str(key)
+        for key, item in stats.items()
+        for stat in ([gate.stat] if isinstance(item, Mapping) and gate.stat in item else [None])
+        if stat is not None or (isinstance(item, (int, float)) and not isinstance(item, bool))
+    )
+
+
+def _evaluate_excluding_flaky(gate: Gate, history: GateHistory | None, pattern: str) -> GateResult:
+    if history is None:
+        label = gate.expression.rpartition(gate.op)[0]
+        return GateResult(gate, None, False, f"{label} {NO_HISTORY} to know the flaky questions", pattern)
+    result = evaluate_change_gate(gate, history.stable_changes, pattern)
+    note = excluded_note(history.flaky)
+    return replace(result, message=f"{result.message}; {note}", excluded=history.flaky)
 
 
 def _scope_stats(gate: Gate, aggregates: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -262,13 +340,41 @@ def _scorer_errors(gate: Gate, results: Sequence[Mapping[str, Any]]) -> str | No
 def _parse(text: Any, source: str) -> Gate:
     if not isinstance(text, str):
         raise ExpressionError(f"expected text, got {type(text).__name__}")
-    delta, text = split_delta_prefix(text.strip())
+    text, exclude_flaky = split_excluding_flaky(text.strip())
+    over, text = split_over_prefix(text)
+    if over is not None:
+        if exclude_flaky:
+            raise ExpressionError("'excluding flaky' goes with gates on change (regressions, delta:...)")
+        return _over_gate(over, text, source)
+    delta, text = split_delta_prefix(text)
     text, confidence = split_confidence(text)
     scope, template, rest = _split_scope(text)
     target, op, limit = split_comparison(rest)
     if delta or confidence is not None or target.strip() in CHANGE_COUNTS:
-        return change_gate(delta, scope, template, target.strip(), op, limit, confidence, source)
+        gate = change_gate(delta, scope, template, target.strip(), op, limit, confidence, source)
+        return replace(gate, exclude_flaky=True) if exclude_flaky else gate
+    if exclude_flaky:
+        raise ExpressionError("'excluding flaky' goes with gates on change (regressions, delta:...)")
     return _gate(scope, template, target, op, limit, source)
+
+
+def _over_gate(over: str, text: str, source: str) -> Gate:
+    """A `trend:`, `history:` or `repeats:` gate, its prefix already split off."""
+    if over != TREND:
+        scope, template, rest = _split_scope(text)
+        return passes_gate(over, scope, template, rest, source)
+    text, window, confidence = split_trend_window(text)
+    if split_delta_prefix(text)[0]:
+        raise ExpressionError("a trend is of a level gate's value, not of a change (drop delta:)")
+    scope, template, rest = _split_scope(text)
+    target, op, limit = split_comparison(rest)
+    check_trend_operator(op)
+    if target.strip() in CHANGE_COUNTS:
+        raise ExpressionError(
+            f"{target.strip()} counts changes since a baseline; a trend takes a level gate's value"
+        )
+    gate = _gate(scope, template, target.strip(), op, limit, source)
+    return replace(gate, over=TREND, window=window, confidence=confidence)
 
 
 def _gate_from_left(left: str, op: str, limit: float, source: str) -> Gate:

@@ -32,7 +32,7 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.batch import BatchCollector, BatchRequest, CallDeferred
 from pytest_graphrag_eval.llm.cache import ResponseCache, cache_dir_problem, cache_key
 from pytest_graphrag_eval.llm.errors import LLMError
-from pytest_graphrag_eval.llm.estimate import CallPlanner
+from pytest_graphrag_eval.llm.estimate import CallPlanner, CostCeiling
 from pytest_graphrag_eval.llm.limits import BATCH_UNANSWERED, CACHE_MISS, Budget, CallRefused, note_refusal
 from pytest_graphrag_eval.llm.pricing import price_for
 from pytest_graphrag_eval.llm.redact import redact, safe_url
@@ -177,6 +177,7 @@ def _http_client(**options: Any) -> Any:
 class _LoopState:
     sdk: openai.AsyncOpenAI
     semaphore: asyncio.Semaphore
+    budget_settled: asyncio.Event = field(default_factory=asyncio.Event)  # replaced once set
 
 
 class JudgeClient:
@@ -190,6 +191,10 @@ class JudgeClient:
         self.settings = settings
         self.stats = ClientStats()
         self.budget = Budget(settings.max_cost_usd, settings.max_calls)
+        # What a request reserves from a USD budget while in flight (llm/limits.py).
+        self._ceiling = (
+            CostCeiling(settings.prices, settings.max_tokens) if settings.max_cost_usd is not None else None
+        )
         # A dry run records every call it would send and answers it with a synthetic reply (llm/estimate.py).
         self.planner = CallPlanner(settings.max_tokens) if settings.dry_run else None
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir and settings.use_cache else None
@@ -276,6 +281,7 @@ class JudgeClient:
             model,
             lambda sdk: sdk.post("/chat/completions", body=request, cast_to=str),
             _parse_chat,
+            self._ceiling.chat(messages, model) if self._ceiling is not None else 0.0,
         )
         cost, known = self._cost(model, input_tokens, output_tokens)
         result = ChatResult(text, input_tokens, output_tokens, cost, False, model, known)
@@ -330,6 +336,7 @@ class JudgeClient:
                 cast_to=str,
             ),
             lambda body: _parse_embeddings(body, len(texts)),
+            self._ceiling.embeddings(texts, model) if self._ceiling is not None else 0.0,
         )
         cost, known = self._cost(model, input_tokens, 0)
         await self._cache_put(
@@ -399,11 +406,14 @@ class JudgeClient:
         model: str,
         send: Callable[[openai.AsyncOpenAI], Awaitable[Any]],
         parse: Callable[[Any], T],
+        estimate_usd: float = 0.0,
     ) -> T:
-        """Send with the concurrency bound, timeout and retries; raise LLMError when it finally fails."""
+        """Send with the concurrency bound, timeout and retries; raise LLMError when it finally fails.
+
+        Each attempt reserves `estimate_usd` from the budget while in flight."""
         self.pending_calls += 1
         try:
-            return await self._send_with_retries(kind, model, send, parse)
+            return await self._send_with_retries(kind, model, send, parse, estimate_usd)
         finally:
             self.pending_calls -= 1
 
@@ -413,6 +423,7 @@ class JudgeClient:
         model: str,
         send: Callable[[openai.AsyncOpenAI], Awaitable[Any]],
         parse: Callable[[Any], T],
+        estimate_usd: float,
     ) -> T:
         settings = self.settings
         attempt = 0
@@ -425,9 +436,14 @@ class JudgeClient:
                     # Checked once a slot is free: calls queued behind the bound must not each try again,
                     # nor start once the budget is spent.
                     self._fail_if_breaker_open(where, kind, model, attempt - 1)
-                    self._admit(kind, model)
-                    async with asyncio.timeout(settings.timeout):
-                        response = await send(state.sdk)
+                    await self._admit(kind, model, estimate_usd, state)
+                    try:
+                        async with asyncio.timeout(settings.timeout):
+                            response = await send(state.sdk)
+                    finally:
+                        # No await until the caller records the reply's cost, so no request is admitted
+                        # between this release and that record.
+                        self._settle(estimate_usd, state)
             except Exception as exc:
                 failure = classify(exc, settings.timeout)
                 if failure is None:
@@ -505,13 +521,23 @@ class JudgeClient:
             model=request.model,
         )
 
-    def _admit(self, kind: str, model: str) -> None:
-        try:
-            self.budget.admit(kind, model)
-        except CallRefused:
-            self.stats.budget_refused += 1
-            self.stats.failures += 1
-            raise
+    async def _admit(self, kind: str, model: str, estimate_usd: float, state: _LoopState) -> None:
+        """Wait until the budget admits this request (reserving its estimate), or raise CallRefused."""
+        while True:
+            try:
+                if self.budget.admit(kind, model, estimate_usd):
+                    return
+            except CallRefused:
+                self.stats.budget_refused += 1
+                self.stats.failures += 1
+                raise
+            await state.budget_settled.wait()
+
+    def _settle(self, estimate_usd: float, state: _LoopState) -> None:
+        """Release a request's reservation and wake the requests waiting for one."""
+        self.budget.release(estimate_usd)
+        settled, state.budget_settled = state.budget_settled, asyncio.Event()
+        settled.set()
 
     def _cost(
         self, model: str, input_tokens: int, output_tokens: int, batch: bool = False

@@ -16,6 +16,9 @@ How the range is made, per call:
 - cost: the low and high token counts at the model's price (llm/pricing.py).
 A judge reply that breaks its format is retried once with feedback; such retries are
 not in the range (a judge that keeps breaking its format costs up to twice as much).
+
+The high end of one call's range is also what a run with a USD budget reserves before
+sending the call (`CostCeiling`, llm/limits.py).
 """
 
 from __future__ import annotations
@@ -119,6 +122,40 @@ class CallPlanner:
             all_exact = all_exact and exact
         self.exact = self.exact and all_exact
         return total, all_exact
+
+
+class CostCeiling:
+    """The high end of one request's cost, by the dry run's rules, before it is sent.
+
+    A budgeted run reserves it while the request is in flight (llm/limits.py), so requests
+    sent at once cannot together spend past the budget by more than one of them. It bounds
+    the real cost when the reply stays within the reply cap (`max_tokens`, else
+    `DEFAULT_OUTPUT_CAP` tokens).
+    """
+
+    def __init__(self, prices: Mapping[str, ModelPrice] | None, max_output_tokens: int | None) -> None:
+        self.tokens = TokenCounter()
+        self._prices = prices
+        self._output_cap = max_output_tokens or DEFAULT_OUTPUT_CAP
+
+    def chat(self, messages: Sequence[Mapping[str, str]], model: str) -> float:
+        price = price_for(model, self._prices)
+        if price is None:
+            return 0.0
+        counted, exact = self._count([str(message.get("content") or "") for message in messages], model)
+        _, high = _input_range(counted, exact, MESSAGE_OVERHEAD * len(messages) + REPLY_OVERHEAD)
+        return price.cost(high, self._output_cap)
+
+    def embeddings(self, texts: Sequence[str], model: str) -> float:
+        price = price_for(model, self._prices)
+        if price is None:
+            return 0.0
+        counted, exact = self._count(texts, model)
+        return price.cost(_input_range(counted, exact, 0)[1], 0)
+
+    def _count(self, texts: Sequence[str], model: str) -> tuple[int, bool]:
+        counts = [self.tokens.count(text, model) for text in texts]
+        return sum(tokens for tokens, _ in counts), all(exact for _, exact in counts)
 
 
 def _input_range(counted: int, exact: bool, overhead: int) -> tuple[int, int]:

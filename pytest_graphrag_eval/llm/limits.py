@@ -62,9 +62,12 @@ def refusals_noted() -> Iterator[set[str]]:
 class Budget:
     """Limits on what a run spends on judge calls: USD and number of requests (retries included).
 
-    A request starts only while both limits hold; the cost of a request is known only when its
-    reply arrives, so requests already in flight when the limit is reached finish and may take
-    the spend above `max_cost_usd` by at most what those requests cost.
+    The cost of a request is known only when its reply arrives, so each request reserves the
+    high end of its estimated cost (llm/estimate.py `CostCeiling`) while it is in flight. A request
+    starts only while the spend plus the reservations stays under `max_cost_usd`; when only the
+    reservations stand in the way it waits for a request in flight to settle instead. The spend can
+    therefore end above `max_cost_usd` by at most one request's estimate, however many requests
+    run at once (when replies stay within the reply cap the estimate assumes).
     """
 
     max_cost_usd: float | None = None
@@ -72,6 +75,8 @@ class Budget:
     calls_started: int = 0
     spent_usd: float = 0.0
     refused: int = 0
+    reserved_usd: float = 0.0
+    in_flight: int = 0  # requests holding a reservation
 
     @property
     def limited(self) -> bool:
@@ -85,8 +90,9 @@ class Budget:
             return f"${self.spent_usd:.4f} spent of a ${self.max_cost_usd:g} budget"
         return None
 
-    def admit(self, kind: str, model: str) -> None:
-        """Count one request about to start, or raise CallRefused when a limit is reached."""
+    def admit(self, kind: str, model: str, estimate_usd: float = 0.0) -> bool:
+        """Start one request reserving `estimate_usd`: True when it may be sent, False when it must
+        wait for a request in flight to settle (`release`), CallRefused when a limit is reached."""
         reason = self.exhausted()
         if reason is not None:
             self.refused += 1
@@ -96,7 +102,21 @@ class Budget:
                 kind=kind,
                 model=model,
             )
+        if (
+            self.max_cost_usd is not None
+            and self.in_flight
+            and self.spent_usd + self.reserved_usd >= self.max_cost_usd
+        ):
+            return False
         self.calls_started += 1
+        self.in_flight += 1
+        self.reserved_usd += estimate_usd
+        return True
+
+    def release(self, estimate_usd: float) -> None:
+        """A request admitted with `estimate_usd` is over; its real cost goes to `record_cost`."""
+        self.in_flight -= 1
+        self.reserved_usd = self.reserved_usd - estimate_usd if self.in_flight else 0.0
 
     def record_cost(self, cost_usd: float) -> None:
         self.spent_usd += cost_usd

@@ -45,6 +45,12 @@ class CorpusFile(pytest.File):
                     SourceLocation(file=self.corpus.file),
                     "gates",
                 )
+            if gate.needs_history and self.graphrag.settings.history_url is None:
+                raise CorpusError(
+                    f"gate {gate.expression} looks at earlier runs: pass --graphrag-history URL",
+                    SourceLocation(file=self.corpus.file),
+                    "gates",
+                )
         for template in self.corpus.templates:
             yield TemplateCollector.from_parent(self, name=template.template_id, template=template)
 
@@ -132,7 +138,7 @@ class QuestionItem(pytest.Item):
                     verdict,
                     session.settings.steps_scope,
                     baseline=baseline,
-                    baseline_path=session.settings.baseline_path,
+                    baseline_path=session.baseline_name,
                 )
             )
 

@@ -109,9 +109,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-baseline",
         "graphrag_baseline",
-        "Compare with the JSON report of an earlier run (e.g. main's): regressions, deltas, gates on change.",
+        "Compare with the JSON report of an earlier run (e.g. main's), or a run of the history: "
+        "history:last, history:last-passed, history:BRANCH; regressions, deltas, gates on change.",
         ini="graphrag_baseline",
-        ini_type="paths",
         metavar="PATH",
     ),
     OptionSpec(
@@ -330,7 +330,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-max-cost",
         "graphrag_max_cost",
-        "Judge budget in USD; unscored questions are not_evaluated.",
+        "Judge budget in USD; unscored questions are not_evaluated. Each request reserves its estimated "
+        "cost while in flight, so the spend ends at most one request's estimate above the budget.",
         ini="graphrag_max_cost",
         metavar="USD",
     ),
@@ -346,6 +347,45 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "graphrag_shard",
         "Run shard K of N (e.g. 2/3); merge the shard reports with graphrag-eval-merge.",
         metavar="K/N",
+    ),
+    OptionSpec(
+        "--graphrag-history",
+        "graphrag_history",
+        "Record the run in this history: an SQLite file (path or sqlite:///PATH) or "
+        "postgresql://USER@HOST/DB (password from PGPASSWORD). Read it with graphrag-eval-history.",
+        ini="graphrag_history",
+        metavar="URL",
+    ),
+    OptionSpec(
+        "--graphrag-history-required",
+        "graphrag_history_required",
+        "Fail the run when it cannot be recorded in the history (default: say so and carry on).",
+        ini="graphrag_history_required",
+        ini_type="bool",
+        action="store_true",
+    ),
+    OptionSpec(
+        "--graphrag-flaky-runs",
+        "graphrag_flaky_runs",
+        "With a history, look for flaky questions in the last N runs, this one included (default 10).",
+        ini="graphrag_flaky_runs",
+        value_type=int,
+        metavar="N",
+    ),
+    OptionSpec(
+        "--graphrag-flaky-flips",
+        "graphrag_flaky_flips",
+        "A question is flaky when its outcome flipped K times in those runs, or passed and failed on one "
+        "commit (default 2).",
+        ini="graphrag_flaky_flips",
+        value_type=int,
+        metavar="K",
+    ),
+    OptionSpec(
+        "--graphrag-history-run-key",
+        "graphrag_history_run_key",
+        "The run's key in the history (default: new; in CI, shards share the CI run's).",
+        metavar="KEY",
     ),
 )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,8 +29,9 @@ from pytest_graphrag_eval.evaluation import ResponsesCheck
 from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules, corpus_rules
-from pytest_graphrag_eval.gates.model import Gate, GateResult
+from pytest_graphrag_eval.gates.model import TREND, Gate, GateResult
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
+from pytest_graphrag_eval.history.recording import HistoryOutcome, record_finished_run
 from pytest_graphrag_eval.plugin.gate_outcome import announce_failed_gates
 from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, QuestionItem
 from pytest_graphrag_eval.plugin.progress import ProgressLine, status_text, terminal_progress_line
@@ -47,6 +49,7 @@ from pytest_graphrag_eval.plugin.xdist_batches import (
     dist_mode,
 )
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
+from pytest_graphrag_eval.report.history_summary import history_lines
 from pytest_graphrag_eval.report.json_report import ResultCollector, write_recording
 from pytest_graphrag_eval.report.judge_spend import add_process_stats, spend_lines, spend_section
 from pytest_graphrag_eval.report.pipeline import (
@@ -73,6 +76,7 @@ from pytest_graphrag_eval.run.dry_run import StandInAgent, plan_lines
 from pytest_graphrag_eval.run.graph_stage import GraphStage, finish_graph_run
 from pytest_graphrag_eval.run.judge_batch import RememberedSource, fill_cache_in_batches
 from pytest_graphrag_eval.run.replay import numbered_attempts, replay_attempts
+from pytest_graphrag_eval.run.run_history import history_at_finish, read_history
 from pytest_graphrag_eval.run.runner import (
     BackgroundRunner,
     InlineRunner,
@@ -135,7 +139,7 @@ class GraphragSession:
         self.collector = ResultCollector()
         self.gate_results: list[GateResult] = []
         self.thresholds = ThresholdResolver(settings.thresholds_ini, settings.thresholds_cli)
-        self.baseline = load_baseline(settings.baseline_path) if settings.baseline_path else None
+        self.baseline, self.baseline_name = self._load_baseline()
         if self.baseline is not None:
             require_statistics()  # a missing numpy/scipy is said now, not after every question ran
         self.baseline_results: dict[str, dict[str, Any]] = {
@@ -147,6 +151,13 @@ class GraphragSession:
                 f"gate {needing_baseline[0]} compares with a baseline run: pass --graphrag-baseline PATH "
                 "(the JSON report of an earlier run, e.g. main's CI artifact)"
             )
+        needing_history = [gate.expression for gate in settings.gates if gate.needs_history]
+        if needing_history and settings.history_url is None:
+            raise ConfigurationError(
+                f"gate {needing_history[0]} looks at earlier runs: pass --graphrag-history URL"
+            )
+        if any(gate.over == TREND for gate in settings.gates):
+            require_statistics()  # the slope's interval needs scipy
         self.comparison: Comparison | None = None
         self.comparison_section: dict[str, Any] | None = None  # its report form, built once
         self.runner: QuestionRunner | None = None
@@ -158,6 +169,8 @@ class GraphragSession:
         self.worker_warnings: list[str] = []
         self.write_problems: list[str] = []
         self.written: list[tuple[str, Path]] = []  # (what, path) of each output file written, in order
+        self.history: HistoryOutcome | None = None  # with --graphrag-history: recorded, or why not
+        self.history_lines: list[tuple[str, str]] = []  # the flaky questions, for the terminal summary
         self.judge: JudgeClient | None = None  # the judge client of this process, made at most once
         self.judge_stats: dict[str, Any] | None = None  # xdist controller: summed over the workers
         self.judge_spend: dict[str, Any] | None = None
@@ -194,6 +207,29 @@ class GraphragSession:
         self.pytest_session: pytest.Session | None = None
         self.references_only = False  # no responses: a run that checks or updates references only
         config.stash[SESSION_KEY] = self
+
+    def _load_baseline(self) -> tuple[dict[str, Any] | None, str | None]:
+        """The baseline report and how reports name it: a file, or a run of the history (history:REF)."""
+        settings = self.settings
+        if settings.baseline_path is not None:
+            return load_baseline(settings.baseline_path), str(settings.baseline_path)
+        if settings.baseline_history is None:
+            return None, None
+        if settings.history_url is None:
+            raise ConfigurationError(
+                f"--graphrag-baseline history:{settings.baseline_history} takes the baseline from the run "
+                "history: pass --graphrag-history URL too"
+            )
+        found = read_history(
+            settings.history_url,
+            environ=os.environ,
+            cwd=Path(self.config.rootpath),
+            window=1,
+            flaky_runs=settings.flaky_runs,
+            flaky_flips=settings.flaky_flips,
+            baseline_ref=settings.baseline_history,
+        )
+        return found.baseline, found.baseline_name
 
     def _new_judge_client(self) -> JudgeClient:
         from pytest_graphrag_eval.llm import JudgeClient  # the OpenAI SDK: only when a judge is needed
@@ -524,26 +560,44 @@ class GraphragSession:
         )
         gates = run_gates(self.settings.gates, self.corpus_files, self.rules, self.corpora)
         sharded = self.shard is not None  # gates and the comparison are decided on the merged whole
+        metadata = {**settings.report_metadata(), **graph_run.metadata, **self._identity_metadata(gates)}
+        history = (
+            history_at_finish(
+                settings.history_url,
+                environ=os.environ,
+                cwd=Path(self.config.rootpath),
+                gates=gates,
+                flaky_runs=settings.flaky_runs,
+                flaky_flips=settings.flaky_flips,
+                metadata=metadata,
+                results=results,
+            )
+            if settings.history_url is not None and not sharded
+            else None
+        )
         finished = finish_run(
             results,
             RunSettings(
                 gates=gates,
-                metadata={
-                    **settings.report_metadata(),
-                    **graph_run.metadata,
-                    **self._identity_metadata(gates),
-                },
+                metadata=metadata,
                 baseline=None if sharded else self.baseline,
-                baseline_path=str(settings.baseline_path) if settings.baseline_path is not None else None,
+                baseline_path=self.baseline_name,
                 confidence=settings.confidence,
                 resamples=settings.resamples,
                 defer_gates=sharded,
+                history=history.runs if history is not None else None,
+                current_run=history.current if history is not None else None,
             ),
             started=self.started,
             interrupted=self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED,
-            warnings=[*(self.responses_check.warnings or self.worker_warnings), *graph_run.warnings],
+            warnings=[
+                *(self.responses_check.warnings or self.worker_warnings),
+                *graph_run.warnings,
+                *([history.warning] if history is not None and history.warning else []),
+            ],
             judge_spend=self.judge_spend,
         )
+        self.history_lines = history_lines(finished.report)
         if graph_run.references is not None:
             finished.report["references"] = graph_run.references
         self.comparison, self.comparison_section = finished.comparison, finished.comparison_section
@@ -560,6 +614,20 @@ class GraphragSession:
         self.write_problems += outputs.problems
         if self.write_problems and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if settings.history_url is not None:
+            self.history = record_finished_run(
+                settings.history_url,
+                finished.report,
+                run_key=settings.history_run_key,
+                environ=os.environ,
+                cwd=Path(self.config.rootpath),
+            )
+            if (
+                settings.history_required
+                and not self.history.recorded
+                and session.exitstatus == pytest.ExitCode.OK
+            ):
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _collect_finished_unreported(self, session: pytest.Session) -> None:
         """After Ctrl-C: finished questions whose items never reported still go in the report."""
@@ -601,7 +669,7 @@ class GraphragSession:
             )
             if self.comparison_section is not None
             else []
-        )
+        ) + self.history_lines
         write_terminal_summary(
             terminalreporter,
             results,
@@ -622,6 +690,10 @@ class GraphragSession:
         announce_failed_gates(terminalreporter, self.gate_results)
         for problem in self.write_problems:
             terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
+        if self.history is not None:
+            terminalreporter.write_line(
+                f"graphrag-eval: {self.history.line}", **({} if self.history.recorded else {"yellow": True})
+            )
 
 
 def _item_outcome(report: pytest.TestReport) -> str:

@@ -26,13 +26,16 @@ from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, first_set,
 from pytest_graphrag_eval.answers.settings import JUDGES, AnswerSettings
 from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from pytest_graphrag_eval.compare.repeats import POLICIES
+from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.corpus.shards import ShardSpec, parse_shard
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.gates.history_gates import MAX_WINDOW as MAX_HISTORY_WINDOW
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
 from pytest_graphrag_eval.gates.thresholds import Threshold, parse_threshold_list
 from pytest_graphrag_eval.llm.settings import LLMSettings, budget_share
 from pytest_graphrag_eval.report.run_identity import file_sha256, settings_record
+from pytest_graphrag_eval.run.run_history import history_baseline_ref
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
 DEFAULT_AGENT_CONCURRENCY = 4
@@ -55,6 +58,7 @@ class PluginSettings:
     record_path: Path | None = None
     report_path: Path | None = None
     baseline_path: Path | None = None
+    baseline_history: str | None = None  # --graphrag-baseline history:REF: the run REF of the history
     confidence: float = DEFAULT_CONFIDENCE
     resamples: int = DEFAULT_RESAMPLES
     markdown_path: Path | None = None
@@ -90,6 +94,11 @@ class PluginSettings:
     max_cost: float | None = None
     max_calls: int | None = None
     shard: ShardSpec | None = None
+    history_url: str | None = None  # a path made absolute, or a URL as given
+    history_required: bool = False
+    history_run_key: str | None = None
+    flaky_runs: int = DEFAULT_FLAKY_RUNS
+    flaky_flips: int = DEFAULT_FLAKY_FLIPS
     # Resolved from the options above, the answers config file and the environment (from_config).
     answers: AnswerSettings = field(default_factory=AnswerSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)  # an xdist worker's: its share of the budget
@@ -134,7 +143,7 @@ class PluginSettings:
             },
             record_path=_path(config, "graphrag_record", invocation_dir, ini=False),
             report_path=_path(config, "graphrag_report", invocation_dir),
-            baseline_path=_path(config, "graphrag_baseline", invocation_dir),
+            **_baseline(config, invocation_dir),
             confidence=_percent(config, "graphrag_confidence", DEFAULT_CONFIDENCE),
             resamples=_integer(config, "graphrag_resamples", DEFAULT_RESAMPLES),
             markdown_path=_path(config, "graphrag_markdown", invocation_dir),
@@ -175,6 +184,13 @@ class PluginSettings:
             shard=parse_shard(config.getoption("graphrag_shard"))
             if config.getoption("graphrag_shard")
             else None,
+            history_url=_history_url(config, invocation_dir),
+            history_required=bool(
+                config.getoption("graphrag_history_required") or config.getini("graphrag_history_required")
+            ),
+            history_run_key=_text(config, "graphrag_history_run_key", "cli"),
+            flaky_runs=_integer(config, "graphrag_flaky_runs", DEFAULT_FLAKY_RUNS),
+            flaky_flips=_integer(config, "graphrag_flaky_flips", DEFAULT_FLAKY_FLIPS),
         )
         settings.validate()
         with warnings.catch_warnings(record=True) as ignored_keys:  # a graphrag-eval file's unused keys
@@ -242,6 +258,8 @@ class PluginSettings:
             ("graphrag_agent_repeats", self.agent_repeats, MAX_JUDGE_REPEATS),
             ("graphrag_concurrency", self.llm_concurrency, MAX_CONCURRENCY),
             ("graphrag_resamples", self.resamples, MAX_RESAMPLES),
+            ("graphrag_flaky_runs", self.flaky_runs, MAX_HISTORY_WINDOW),
+            ("graphrag_flaky_flips", self.flaky_flips, MAX_HISTORY_WINDOW),
         ):
             if value is not None and not 1 <= value <= most:
                 raise ConfigurationError(f"{name} must be between 1 and {most}, got {value}")
@@ -418,6 +436,31 @@ def _percent(config: pytest.Config, name: str, default: float) -> float:
     if not 50 <= percent < 100:
         raise ConfigurationError(f"{name} must be from 50 to below 100 (percent), got {value!r}")
     return percent / 100
+
+
+def _baseline(config: pytest.Config, invocation_dir: Path) -> dict[str, Any]:
+    """A baseline report file (relative to the invocation dir or the ini file), or `history:REF`."""
+    value = _text(config, "graphrag_baseline", "cli")
+    base = invocation_dir
+    if value is None:
+        value = _text(config, "graphrag_baseline", "ini")
+        base = Path(config.inipath).parent if config.inipath else Path(config.rootpath)
+    if not value:
+        return {}
+    ref = history_baseline_ref(value)
+    return {"baseline_history": ref} if ref is not None else {"baseline_path": base / value}
+
+
+def _history_url(config: pytest.Config, invocation_dir: Path) -> str | None:
+    """A history URL as given, or a file path relative to the invocation dir (CLI) or the ini file."""
+    value = _text(config, "graphrag_history", "cli")
+    base = invocation_dir
+    if value is None:
+        value = _text(config, "graphrag_history", "ini")
+        base = Path(config.inipath).parent if config.inipath else Path(config.rootpath)
+    if not value:
+        return None
+    return value if "://" in value else str(base / value)
 
 
 def _path(

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pytest_graphrag_eval.report.history_summary import flaky_markdown
 from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
@@ -62,6 +63,7 @@ def render_markdown(report: Mapping[str, Any], *, max_regressions: int = 10) -> 
         _per_template(results, report.get("aggregates") or {}),
         _gates(report.get("gates") or []),
         _changes(comparison, results, max_regressions) if isinstance(comparison, Mapping) else "",
+        flaky_markdown(report, escape_text),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
 

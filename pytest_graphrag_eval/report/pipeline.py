@@ -15,12 +15,15 @@ from typing import Any
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
 from pytest_graphrag_eval.compare.hashing import content_hash
+from pytest_graphrag_eval.compare.run_history import Flakiness, PastRun, RunHistory, flaky_questions
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.gates.history_gates import GateHistory
 from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.suite_gates import evaluate_gates
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
 from pytest_graphrag_eval.gates.verdict import failure_lines
 from pytest_graphrag_eval.graph.summary import add_stale_counts
+from pytest_graphrag_eval.report.history_section import history_section
 from pytest_graphrag_eval.report.json_report import build_document, write_json_atomic
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
@@ -37,6 +40,8 @@ class RunSettings:
     confidence: float = 0.95
     resamples: int = 2000
     defer_gates: bool = False  # a shard's gates are decided on the merged whole, not on its part
+    history: RunHistory | None = None  # the earlier runs, from --graphrag-history
+    current_run: PastRun | None = None  # this run as the history will record it (commit, identities)
 
 
 @dataclass(frozen=True)
@@ -114,8 +119,11 @@ def finish_run(
             baseline_path=settings.baseline_path,
         )
     comparison_section = comparison.to_dict() if comparison is not None else None
+    commit = settings.current_run.commit if settings.current_run is not None else None
+    flaky = flaky_questions(settings.history, results, commit) if settings.history is not None else []
+    gate_history = _gate_history(results, settings, flaky) if settings.history is not None else None
     gate_results = (
-        evaluate_gates(settings.gates, aggregates, comparison, results)
+        evaluate_gates(settings.gates, aggregates, comparison, results, gate_history)
         if results and not settings.defer_gates
         else []
     )
@@ -131,9 +139,56 @@ def finish_run(
         finished=finished,
         judge_spend=judge_spend,
     )
-    return FinishedRun(
-        results, aggregates, comparison, comparison_section, gate_results, document, document.to_json()
+    report = document.to_json()
+    if settings.history is not None and gate_history is not None and not settings.defer_gates:
+        current = _current_run(settings, aggregates, results, report)
+        document.history = history_section(settings.history, current, results, flaky, settings.gates)
+        report["history"] = document.history
+    return FinishedRun(results, aggregates, comparison, comparison_section, gate_results, document, report)
+
+
+def _current_run(
+    settings: RunSettings, aggregates: Mapping[str, Any], results: Sequence[Mapping[str, Any]], report: Any
+) -> PastRun:
+    known = settings.current_run
+    return PastRun(
+        run_id=known.run_id if known is not None else "this run",
+        started_at=str(report["metadata"].get("started_at", "")),
+        aggregates=aggregates,
+        outcomes={str(result["question_id"]): str(result.get("outcome")) for result in results},
+        commit=known.commit if known is not None else None,
+        branch=known.branch if known is not None else None,
+        passed=all(gate["passed"] for gate in report["gates"])
+        and all(result.get("outcome") != "failed" for result in results),
+        identities=known.identities if known is not None else {},
     )
+
+
+def _gate_history(
+    results: list[dict[str, Any]], settings: RunSettings, flaky_found: Sequence[Flakiness]
+) -> GateHistory:
+    """The earlier runs, this run's flaky questions and, when a gate asks, the change without them."""
+    assert settings.history is not None
+    flaky = tuple(found.question_id for found in flaky_found)
+    stable_changes = None
+    wanted = any(gate.exclude_flaky for gate in settings.gates)
+    if wanted and settings.baseline is not None and settings.baseline_path is not None:
+        left_out = set(flaky)
+        stable_changes = compare_reports(
+            {
+                **settings.baseline,
+                "results": [
+                    result
+                    for result in settings.baseline.get("results", [])
+                    if str(result.get("question_id")) not in left_out
+                ],
+            },
+            [result for result in results if str(result.get("question_id")) not in left_out],
+            confidence=settings.confidence,
+            resamples=settings.resamples,
+            baseline_path=settings.baseline_path,
+        )
+    return GateHistory(settings.history, flaky, stable_changes)
 
 
 @dataclass

@@ -10,6 +10,12 @@ columns to actual variables as the 0/1 comparison), in the step's own row mode:
 - `ordered: true`: the longest common subsequence of the two row sequences,
   so rows out of order count as missing.
 
+Blank nodes: the column mapping is chosen reading every blank node as alike, then one renaming is
+fixed for the whole step (`blank_nodes.pairing`, the pairing the 0/1 comparison tries first: blank
+nodes alike in their rows, in label order; in order for ordered rows) and rows are counted under it;
+a blank node left without a partner shares no row. So F1 is 1 exactly when the results are equal up
+to blank-node renaming, as `steps_score` says.
+
 An ASK step and a step whose result has the wrong shape score all or nothing.
 A graph step counts triples (graph_compare.py). F1 is 1 exactly when the step
 matches, so these keys never contradict `steps_score`.
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 from pytest_graphrag_eval.corpus.reference_steps import SparqlExpectation
 from pytest_graphrag_eval.formats.sparql_results import ResultsParser, SparqlTable, parse_sparql_results
 from pytest_graphrag_eval.formats.terms import Term
+from pytest_graphrag_eval.steps.blank_nodes import collapsed, pairing, renamed
 from pytest_graphrag_eval.steps.sparql_compare import (
     Column,
     RowMode,
@@ -89,7 +96,30 @@ def sparql_overlap(
     mode = row_mode(expected.ordered, expected.ignore_duplicates)
     if not expected.required_columns or reference.row_count == 0 or actual.row_count == 0:
         return counted_overlap(reference.row_count, actual.row_count, 0)
-    return _BestMapping(reference, actual, expected.required_columns, mode).overlap()
+    required = [reference.column(name) for name in expected.required_columns]
+    if reference.blank_nodes or actual.blank_nodes:
+        return _blank_node_overlap(required, actual.columns, mode)
+    return _BestMapping(required, actual.columns, mode).overlap()
+
+
+def _blank_node_overlap(
+    reference_columns: Sequence[tuple[Term, ...]], actual_columns: Sequence[tuple[Term, ...]], mode: RowMode
+) -> Overlap:
+    """The overlap under the column mapping best with blank nodes read as alike, then one renaming."""
+    search = _BestMapping(
+        [collapsed(column) for column in reference_columns],
+        [collapsed(column) for column in actual_columns],
+        mode,
+    )
+    search.overlap()
+    if search.mapping is None:
+        return NONE
+    reference_rows = list(zip(*(reference_columns[index] for index in search.order), strict=True))
+    actual_rows = list(zip(*(actual_columns[index] for index in search.mapping), strict=True))
+    ordered, distinct = mode is RowMode.SEQUENCE, mode is RowMode.SET
+    renaming = pairing(reference_rows, actual_rows, ordered=ordered, distinct=distinct)
+    shared = _shared(renamed(reference_rows, renaming), actual_rows, mode)
+    return counted_overlap(_size(reference_rows, mode), _size(actual_rows, mode), shared)
 
 
 class _BestMapping:
@@ -103,13 +133,20 @@ class _BestMapping:
     best F1 found is cut. Exact unless MAPPING_BUDGET partial mappings were bounded.
     """
 
-    def __init__(self, reference: SparqlTable, actual: SparqlTable, required: Sequence[str], mode: RowMode):
-        codes: dict[Term, int] = {}
+    def __init__(
+        self,
+        reference_columns: Sequence[Column],
+        actual_columns: Sequence[Column],
+        mode: RowMode,
+    ):
+        codes: dict[Hashable, int] = {}
         fresh = itertools.count()
-        columns = [encode_column(reference.column(name), codes, fresh) for name in required]
-        self.actual_columns = [encode_column(column, codes, fresh) for column in actual.columns]
+        columns = [encode_column(column, codes, fresh) for column in reference_columns]
+        self.actual_columns = [encode_column(column, codes, fresh) for column in actual_columns]
         candidates = self._candidates(columns)
         order = sorted(range(len(columns)), key=lambda index: len(candidates[index]))
+        self.order = order
+        self.mapping: tuple[int, ...] | None = None  # the best one found, in `order`
         self.reference_columns = [columns[index] for index in order]
         self.candidates = [candidates[index] for index in order]
         self.mode = mode
@@ -137,7 +174,7 @@ class _BestMapping:
         if depth == len(self.reference_columns):
             found = self._score(chosen)
             if found.f1 > self.best.f1:
-                self.best = found
+                self.best, self.mapping = found, chosen
             return
         options = []
         for column in self.candidates[depth]:

@@ -13,6 +13,11 @@ candidate space is searched depth-first; each partial mapping is checked by
 comparing projected rows, identical actual columns are tried once, and a
 complete mapping is confirmed by comparing whole projected rows (tuples, never
 joined strings). Cost is about linear in rows for realistic results.
+
+Blank nodes (a table's `blank_nodes`): their labels mean nothing across results, so signatures and
+prefix checks read every blank node as one marker (`blank_nodes.collapsed`), and a complete mapping
+is accepted only when one renaming of blank nodes makes the projected rows agree
+(`blank_nodes.equivalent_rows`). Tables without blank nodes take the paths above unchanged.
 """
 
 from __future__ import annotations
@@ -20,10 +25,10 @@ from __future__ import annotations
 import enum
 import itertools
 from collections import Counter
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 
 from pytest_graphrag_eval.formats.sparql_results import MemoizedParser, ResultsParser, SparqlTable
-from pytest_graphrag_eval.formats.terms import Term
+from pytest_graphrag_eval.steps.blank_nodes import Equivalence, collapsed, equivalent_rows
 
 Column = tuple[Hashable, ...]
 """A column of terms, or of their integer codes (see `encode_column`)."""
@@ -90,6 +95,8 @@ def results_match(
     if not required_columns:
         return True  # nothing to compare: any rows will do
     mode = row_mode(ordered, ignore_duplicates)
+    if reference.blank_nodes or actual.blank_nodes:
+        return find_column_mapping(reference, actual, required_columns, mode) is not None
     if len(required_columns) > 1 and _agree_by_name(reference, actual, required_columns, mode):
         return True  # the agent kept the reference's variable names; else any mapping is searched
     return find_column_mapping(reference, actual, required_columns, mode) is not None
@@ -146,16 +153,23 @@ def shared_results_match(
 
 
 def find_column_mapping(
-    reference: SparqlTable, actual: SparqlTable, required_columns: Sequence[str], mode: RowMode
+    reference: SparqlTable,
+    actual: SparqlTable,
+    required_columns: Sequence[str],
+    mode: RowMode,
+    outcomes: list[Equivalence] | None = None,
 ) -> dict[str, str] | None:
     """A mapping {required column: actual variable} under which the rows agree, or None.
 
-    Both results must be SELECT results with at least one row.
+    Both results must be SELECT results with at least one row. With blank nodes, `outcomes` (when
+    given) collects how each complete mapping tried came out (equal, different, undecided).
     """
     if len(required_columns) > len(actual.variables):
         return None
     if mode is not RowMode.SET and reference.row_count != actual.row_count:
         return None
+    if reference.blank_nodes or actual.blank_nodes:
+        return _blank_node_mapping(reference, actual, required_columns, mode, outcomes)
     if len(required_columns) == 1:
         # One column: its rows agree exactly when the signatures do, and each term is hashed once
         # either way; the numbering and the search below would only add their own bookkeeping.
@@ -169,7 +183,7 @@ def find_column_mapping(
             ),
             None,
         )
-    codes: dict[Term, int] = {}
+    codes: dict[Hashable, int] = {}
     fresh = itertools.count()
     reference_columns = [encode_column(reference.column(name), codes, fresh) for name in required_columns]
     actual_columns = [encode_column(column, codes, fresh) for column in actual.columns]
@@ -190,7 +204,53 @@ def find_column_mapping(
     return {required_columns[order[depth]]: actual.variables[column] for depth, column in enumerate(found)}
 
 
-def encode_column(column: Sequence[Term], codes: dict[Term, int], fresh: Iterator[int]) -> tuple[int, ...]:
+def _blank_node_mapping(
+    reference: SparqlTable,
+    actual: SparqlTable,
+    required_columns: Sequence[str],
+    mode: RowMode,
+    outcomes: list[Equivalence] | None,
+) -> dict[str, str] | None:
+    """`find_column_mapping` for tables holding blank nodes: the search runs on collapsed columns and
+    each complete mapping must also pass the renaming check."""
+    originals = [reference.column(name) for name in required_columns]
+    codes: dict[Hashable, int] = {}
+    fresh = itertools.count()
+    reference_columns = [encode_column(collapsed(column), codes, fresh) for column in originals]
+    actual_columns = [encode_column(collapsed(column), codes, fresh) for column in actual.columns]
+    candidates = signature_candidates(reference_columns, actual_columns, mode)
+    if any(not options for options in candidates):
+        return None
+    order = sorted(range(len(required_columns)), key=lambda index: len(candidates[index]))
+    reference_rows = list(zip(*(originals[index] for index in order), strict=True))
+
+    def renaming_exists(chosen: list[int]) -> bool:
+        actual_rows = list(zip(*(actual.columns[index] for index in chosen), strict=True))
+        outcome = equivalent_rows(
+            reference_rows, actual_rows, ordered=mode is RowMode.SEQUENCE, distinct=mode is RowMode.SET
+        )
+        if outcomes is not None:
+            outcomes.append(outcome)
+        return outcome is Equivalence.EQUAL
+
+    search = _MappingSearch(
+        [reference_columns[index] for index in order],
+        [candidates[index] for index in order],
+        actual_columns,
+        reference.row_count,
+        mode,
+        accept=renaming_exists,
+        alike=actual.columns,
+    )
+    found = search.run()
+    if found is None:
+        return None
+    return {required_columns[order[depth]]: actual.variables[column] for depth, column in enumerate(found)}
+
+
+def encode_column(
+    column: Sequence[Hashable], codes: dict[Hashable, int], fresh: Iterator[int]
+) -> tuple[int, ...]:
     """The column with each term replaced by its number in `codes` (equal terms, equal numbers).
 
     Decimal terms hash slowly and every projection rehashes them; small ints hash at once. A term
@@ -211,7 +271,11 @@ def signature_candidates(
 
 
 class _MappingSearch:
-    """Depth-first search for an injective column mapping, pruned by projected-row checks."""
+    """Depth-first search for an injective column mapping, pruned by projected-row checks.
+
+    `accept`, when given, must also approve a complete mapping; `alike` are the columns whose
+    identical content makes actual columns interchangeable (by default the searched ones).
+    """
 
     def __init__(
         self,
@@ -220,13 +284,17 @@ class _MappingSearch:
         actual_columns: Sequence[Column],
         row_count: int,
         mode: RowMode,
+        *,
+        accept: Callable[[list[int]], bool] | None = None,
+        alike: Sequence[Column] | None = None,
     ):
         self.reference_columns = reference_columns
         self.candidates = candidates
         self.actual_columns = actual_columns
         self.mode = mode
         self.row_count = row_count
-        self.column_class = _identical_column_classes(actual_columns)
+        self.accept = accept
+        self.column_class = _identical_column_classes(actual_columns if alike is None else alike)
         self.reference_prefixes: dict[int, RowsCollection] = {}
         # Checking a prefix only pays off once some column had a choice.
         self.first_choice = next(
@@ -239,7 +307,8 @@ class _MappingSearch:
     def _extend(self, chosen: list[int]) -> list[int] | None:
         depth = len(chosen)
         if depth == len(self.reference_columns):
-            return chosen if self._prefix_agrees(chosen) else None
+            agrees = self._prefix_agrees(chosen) and (self.accept is None or self.accept(chosen))
+            return chosen if agrees else None
         tried: set[int] = set()
         for column in self.candidates[depth]:
             column_class = self.column_class[column]

@@ -1,4 +1,9 @@
-"""Why an actual SPARQL result does not match a reference step: data for failure reports."""
+"""Why an actual SPARQL result does not match a reference step: data for failure reports.
+
+Blank nodes show as `_:label` (each side's own labels). Results holding them are compared up to one
+renaming (steps/blank_nodes.py): a match says "the rows agree up to blank-node renaming", and the
+rows listed as missing and extra are those left over under the renaming partial credit uses.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from typing import Any
 from pytest_graphrag_eval.corpus.reference_steps import sparql_expectation
 from pytest_graphrag_eval.formats.sparql_results import SparqlResultsError, SparqlTable, parse_sparql_results
 from pytest_graphrag_eval.formats.terms import Term, display_term
+from pytest_graphrag_eval.steps.blank_nodes import Equivalence, collapsed, pairing, renamed
 from pytest_graphrag_eval.steps.sparql_compare import (
     RowMode,
     find_column_mapping,
@@ -92,12 +98,22 @@ class _Explanation:
         self.mode = mode
         self.limit = limit
         self.reference_columns = [reference.column(name) for name in required]
+        self.blank = reference.blank_nodes or actual.blank_nodes
+        # What column pairing reads: blank nodes as alike (their labels mean nothing across results).
+        self.reference_alike: list[tuple[Any, ...]] = [
+            collapsed(column) if self.blank else column for column in self.reference_columns
+        ]
+        self.actual_alike: list[tuple[Any, ...]] = [
+            collapsed(column) if self.blank else column for column in actual.columns
+        ]
+        self.outcomes: list[Equivalence] = []
 
     def build(self) -> dict[str, Any]:
         mapping, reason = self._mapping_and_reason()
+        agreed = "the rows agree up to blank-node renaming" if self.blank else "the rows agree"
         result: dict[str, Any] = {
             "matched": reason is None,
-            "reason": reason or "the rows agree",
+            "reason": reason or agreed,
             "mode": self.mode.value,
             "required_columns": self.required,
             "actual_variables": list(self.actual.variables),
@@ -127,14 +143,19 @@ class _Explanation:
                 return {}, None
             empty = "reference" if reference.row_count == 0 else "actual"
             return self._best_mapping(), f"the {empty} result is empty and the other is not"
-        found = find_column_mapping(reference, actual, required, self.mode)
+        found = find_column_mapping(reference, actual, required, self.mode, self.outcomes)
         if found is not None:
             by_name = {name: index for index, name in enumerate(actual.variables)}
             return {index: by_name[found[name]] for index, name in enumerate(required)}, None
         return self._best_mapping(), self._failure_reason()
 
     def _failure_reason(self) -> str:
-        candidates = signature_candidates(self.reference_columns, self.actual.columns, self.mode)
+        if Equivalence.UNDECIDED in self.outcomes:
+            return (
+                "the blank nodes are too many alike ones to search every renaming (the search stopped at "
+                "its bound); the results are counted as different"
+            )
+        candidates = signature_candidates(self.reference_alike, self.actual_alike, self.mode)
         lonely = [name for name, options in zip(self.required, candidates, strict=True) if not options]
         if lonely:
             values = {RowMode.SEQUENCE: "values in order", RowMode.SET: "values"}.get(
@@ -143,14 +164,19 @@ class _Explanation:
             return f"no actual variable has the same {values} as required column(s) {', '.join(lonely)}"
         if self.mode is not RowMode.SET and self.reference.row_count != self.actual.row_count:
             return f"expected {self.reference.row_count} rows, got {self.actual.row_count}"
+        if self.blank:
+            return (
+                "every required column has a matching variable, but no one-to-one mapping and blank-node "
+                "renaming make the rows agree"
+            )
         return "every required column has a matching variable, but no one-to-one mapping makes the rows agree"
 
     def _best_mapping(self) -> dict[int, int]:
         """Pair columns with equal signatures first, then by Jaccard overlap of their value sets."""
-        exact = signature_candidates(self.reference_columns, self.actual.columns, self.mode)
-        actual_sets = [set(column) for column in self.actual.columns]
+        exact = signature_candidates(self.reference_alike, self.actual_alike, self.mode)
+        actual_sets = [set(column) for column in self.actual_alike]
         ranked: list[tuple[bool, float, int, int]] = []
-        for ref_index, column in enumerate(self.reference_columns):
+        for ref_index, column in enumerate(self.reference_alike):
             values = set(column)
             for act_index, other in enumerate(actual_sets):
                 shared = len(values & other)
@@ -171,6 +197,11 @@ class _Explanation:
         act_indices = [mapping[index] for index in ref_indices]
         reference_keys = [tuple(row[index] for index in ref_indices) for row in reference_rows]
         actual_keys = list(zip(*(self.actual.columns[index] for index in act_indices), strict=True))
+        if self.blank:  # reference blank nodes renamed to their partners, unpaired ones matching nothing
+            ordered, distinct = self.mode is RowMode.SEQUENCE, self.mode is RowMode.SET
+            reference_keys = renamed(
+                reference_keys, pairing(reference_keys, actual_keys, ordered=ordered, distinct=distinct)
+            )
         multiset = self.mode is not RowMode.SET
         missing = _unmatched(reference_rows, reference_keys, actual_keys, multiset)
         extra = _unmatched(actual_keys, actual_keys, reference_keys, multiset)

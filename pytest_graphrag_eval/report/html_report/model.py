@@ -22,6 +22,7 @@ from pytest_graphrag_eval.report.html_report.charts import (
     fmt,
     histogram,
 )
+from pytest_graphrag_eval.report.html_report.history import HistoryView, build_history, question_outcomes
 from pytest_graphrag_eval.report.html_report.metrics import (
     OUTCOMES,
     TOKEN_KEYS,
@@ -102,6 +103,7 @@ class ReportView:
     changes: Changes | None
     index: dict[str, Any]
     details: list[dict[str, Any]] = field(default_factory=list)
+    history: HistoryView | None = None  # the runs before this one, when the run had a history
 
     def verdict(self, row: str, metric: str) -> bool | None:
         """Whether the gates on this row's mean of `metric` passed; None when no gate judges it."""
@@ -137,7 +139,13 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
     micro = _mapping(aggregates.get("micro"))
     gates = [gate for gate in report.get("gates") or [] if isinstance(gate, Mapping)]
     verdicts = _gate_verdicts(gates)
-    return ReportView(
+    history = _mapping(report.get("history"))
+    id_counts = Counter(_text(result["question_id"]) for result in results)
+    history_flaky = {
+        _text(entry.get("question_id")) for entry in _list(history.get("flaky")) if isinstance(entry, Mapping)
+    }
+    outcomes_over_runs = question_outcomes(history)
+    view = ReportView(
         metadata=metadata,
         format_version=report.get("format_version"),
         questions=len(results),
@@ -174,12 +182,24 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
         ),
         histograms=_histograms(results, templates, scores, others),
         changes=_changes(comparison, results, scores) if comparison else None,
-        index=_index(results, outcomes, templates, scores, classification),
+        index=_index(results, outcomes, templates, scores, classification, history_flaky),
         details=[
             _details(result, metadata, classification.get(_question_key(result)), scores, keys)
             for result in results
         ],
+        history=build_history(
+            history, gates, {_text(result["question_id"]): _link(result, id_counts) for result in results}
+        )
+        if history
+        else None,
     )
+    if outcomes_over_runs:
+        for result, detail in zip(results, view.details, strict=True):
+            question_id = _text(result["question_id"])
+            if question_id in outcomes_over_runs:
+                detail["history"] = outcomes_over_runs[question_id]
+                detail["history_flaky"] = question_id in history_flaky
+    return view
 
 
 def _gate_verdicts(gates: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], bool]:
@@ -398,8 +418,12 @@ def _index(
     templates: Sequence[str],
     scores: Sequence[str],
     classification: Mapping[tuple[str, str], Mapping[str, Any]],
+    history_flaky: set[str],
 ) -> dict[str, Any]:
-    """Columnar arrays for the question list: small to embed and quick to filter."""
+    """Columnar arrays for the question list: small to embed and quick to filter.
+
+    `flaky` marks a question whose repeated attempts disagreed or that the history calls flaky.
+    """
     template_position = {template: index for index, template in enumerate(templates)}
     return {
         "templates": list(templates),
@@ -413,7 +437,10 @@ def _index(
             _text(classification.get(_question_key(result), {}).get("classification")) or None
             for result in results
         ],
-        "flaky": [1 if is_flaky(result) else 0 for result in results],
+        "flaky": [
+            1 if is_flaky(result) or _text(result["question_id"]) in history_flaky else 0
+            for result in results
+        ],
         "agent_error": [1 if result.get("status") == "error" else 0 for result in results],
         "values": {metric: [_round(finite(result.get(metric))) for result in results] for metric in scores},
     }

@@ -287,6 +287,7 @@
     if (data.steps) parts.push(stepSection(data.steps));
     if (data.change) parts.push(changeSection(data.change));
     if (data.attempts && data.attempts.length) parts.push(attemptSection(data.attempts));
+    if (data.history && data.history.length) parts.push(historySection(data.history, data.history_flaky));
     return el("div", { "data-question": id }, parts);
   }
 
@@ -484,6 +485,16 @@
             el("td", { class: "num" }, fmt(row[2])),
             el("td", { class: "num delta " + direction }, (row[3] > 0 ? "+" : "") + fmt(row[3])));
         }))) : null);
+  }
+
+  /* The question's outcome in each of the last runs, oldest first, this run last. */
+  function historySection(outcomes, flaky) {
+    return el("div", null, el("h3", null, "Last runs" + (flaky ? " (flaky)" : "")),
+      el("div", { class: "history-strip", "data-testid": "history-strip", "data-outcomes": outcomes.join(" ") },
+        outcomes.map(function (outcome, number) {
+          return el("span", { class: "h-" + outcome, title: "run " + (number + 1) + ": " + outcome });
+        })),
+      el("span", { class: "muted" }, " oldest first, this run last"));
   }
 
   function attemptSection(attempts) {

@@ -1,0 +1,232 @@
+"""Gates over the last runs and over repeated attempts: trends, k-of-n passes, flaky questions left out.
+
+    trend:[scope:]metric.stat >= SLOPE/run@N [@PERCENT]
+        The least-squares slope of a level gate's value over the last N runs, this one included,
+        per run. It fails only when the whole interval of the slope (95%, or PERCENT) lies below
+        SLOPE (for `<=`: above it), so noise does not fail it: with a true slope exactly at SLOPE,
+        at most (1 - level) / 2 of runs fail (calibrated by `benchmarks/bench_trend_calibration.py`).
+        Any level-gate target can be trended (`error_rate`, `template[ID]:...`, `macro:...`).
+    history:[scope:]passes >= K/N
+        Every question passed in at least K of its last N runs (this one included). A question with
+        fewer runs so far is held to the same number of failures: at most N - K.
+    repeats:[scope:]passes >= K/N
+        Every question passed at least K of its last N attempts in this run (--graphrag-agent-repeats),
+        with at most N - K failures when it has fewer attempts.
+    <gate on change> excluding flaky
+        A gate on change (`regressions<=0`, `delta:...`) computed without the questions the history
+        calls flaky; the gate's message says how many it left out.
+
+The earlier runs come as plain data (`compare.run_history.RunHistory`); this module never reads a store.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_graphrag_eval.compare.classify import passed
+from pytest_graphrag_eval.compare.repeats import attempt_passed
+from pytest_graphrag_eval.compare.run_history import RunHistory
+from pytest_graphrag_eval.compare.trend import MIN_RUNS_FOR_INTERVAL, slope_trend
+from pytest_graphrag_eval.gates.change_gates import ChangeView
+from pytest_graphrag_eval.gates.expressions import ExpressionError, display_number, format_number
+from pytest_graphrag_eval.gates.model import (
+    EXCLUDING_FLAKY,
+    HISTORY,
+    PASSES,
+    REPEATS,
+    Gate,
+    GateResult,
+)
+
+DEFAULT_TREND_CONFIDENCE = 0.95
+MAX_WINDOW = 1000
+_OVER_PREFIX = re.compile(r"(trend|history|repeats)\s*:", re.IGNORECASE)
+_EXCLUDING_FLAKY = re.compile(r"\s+excluding\s+flaky\s*$", re.IGNORECASE)
+_TREND_WINDOW = re.compile(r"/\s*run\s*@\s*([0-9]+)\s*(?:@\s*([0-9]+(?:\.[0-9]+)?)\s*)?$")
+_PASSES = re.compile(r"passes\s*(>=|<=|==|<|>)\s*([0-9]+)\s*/\s*([0-9]+)\s*$")
+_SHOWN_QUESTIONS = 5
+_ROUNDING = 1e-9
+NO_HISTORY = "needs a run history (--graphrag-history URL)"
+
+
+@dataclass(frozen=True)
+class GateHistory:
+    """What gates over runs need: the earlier runs, this run's flaky questions, the change without them."""
+
+    runs: RunHistory
+    flaky: tuple[str, ...] = ()  # this run's flaky question ids, in result order
+    stable_changes: ChangeView | None = None  # the baseline comparison without the flaky questions
+
+
+def split_over_prefix(text: str) -> tuple[str | None, str]:
+    """`trend:rest` -> ("trend", rest), likewise `history:` and `repeats:`; anything else unchanged."""
+    match = _OVER_PREFIX.match(text)
+    return (match.group(1).lower(), text[match.end() :].strip()) if match else (None, text)
+
+
+def split_excluding_flaky(text: str) -> tuple[str, bool]:
+    """A trailing `excluding flaky` -> (the rest, True)."""
+    match = _EXCLUDING_FLAKY.search(text)
+    return (text[: match.start()], True) if match else (text, False)
+
+
+def split_trend_window(text: str) -> tuple[str, int, float | None]:
+    """`...>=-0.005/run@10` -> ("...>=-0.005", 10, None); a second `@90` is the interval's level."""
+    match = _TREND_WINDOW.search(text)
+    if match is None:
+        raise ExpressionError("a trend gate ends with the slope per run and the window, e.g. >=-0.005/run@10")
+    window = int(match.group(1))
+    if not MIN_RUNS_FOR_INTERVAL <= window <= MAX_WINDOW:
+        raise ExpressionError(
+            f"a trend's window @{window} must be from {MIN_RUNS_FOR_INTERVAL} (a slope's interval needs "
+            f"that many runs) to {MAX_WINDOW} runs"
+        )
+    confidence = None
+    if match.group(2) is not None:
+        percent = float(match.group(2))
+        if not 50 <= percent < 100:
+            raise ExpressionError(f"confidence @{match.group(2)} must be a percentage from 50 to below 100")
+        confidence = percent / 100
+    return text[: match.start()].rstrip(), window, confidence
+
+
+def check_trend_operator(op: str) -> None:
+    if op not in (">=", "<="):
+        raise ExpressionError(f"a trend gate takes >= or <= (the slope's interval against a bound), not {op}")
+
+
+def passes_gate(over: str, scope: str, template: str | None, rest: str, source: str) -> Gate:
+    """`passes>=K/N` after a `history:` or `repeats:` prefix and its scope."""
+    match = _PASSES.fullmatch(rest.strip())
+    if match is None:
+        raise ExpressionError(f"{over}: gates are k-of-n passes, e.g. {over}:passes>=4/5")
+    op, needed, window = match.group(1), int(match.group(2)), int(match.group(3))
+    if op != ">=":
+        raise ExpressionError(f"a k-of-n gate takes >= (at least K passes of N), not {op}")
+    if not 1 <= window <= MAX_WINDOW:
+        raise ExpressionError(f"N in passes>={needed}/{window} must be from 1 to {MAX_WINDOW}")
+    if not 1 <= needed <= window:
+        raise ExpressionError(f"K in passes>={needed}/{window} must be from 1 to N")
+    if scope == "macro":
+        raise ExpressionError("k-of-n gates count questions: use micro: or template[...]:")
+    return Gate(scope, PASSES, None, op, float(needed), template, source, over=over, window=window)
+
+
+def evaluate_trend_gate(
+    gate: Gate, values: Sequence[float | None], history_runs: int, known: Sequence[str], pattern: str
+) -> GateResult:
+    """The slope of `values` (earlier runs' values, this run's last) against the gate's bound.
+
+    `history_runs` is how many earlier runs were looked at; `known` the targets those runs have, for
+    the error when none of them has this one.
+    """
+    label = gate.expression.rpartition(gate.op)[0]
+    condition = f"{gate.op} {format_number(gate.limit)}/run"
+    earlier = values[:-1]
+    if history_runs and all(value is None for value in earlier):
+        shown = ", ".join(known[:10]) or "none"
+        message = (
+            f"{label}: none of the last {history_runs} recorded run(s) has {gate.scope_text}:{gate.target}, "
+            f"so it has no trend (values they have: {shown}), {gate.source} gate"
+        )
+        return GateResult(gate, None, False, message, pattern)
+    trend = slope_trend(values, gate.confidence or DEFAULT_TREND_CONFIDENCE)
+    runs = f"over {trend.runs} run(s)"
+    if trend.slope is None or trend.low is None or trend.high is None:
+        slope = "" if trend.slope is None else f" = {display_number(trend.slope)}/run"
+        message = (
+            f"{label}{slope} {runs}: not judged yet, a slope's interval needs {MIN_RUNS_FOR_INTERVAL} runs "
+            f"with the value ({condition}, {gate.source} gate)"
+        )
+        return GateResult(gate, trend.slope, True, message, pattern)
+    percent = format_number(trend.confidence * 100)
+    interval = f"{percent}% interval [{display_number(trend.low)}, {display_number(trend.high)}]"
+    # A series with no noise has the interval [slope, slope]; a slope exactly at the bound must not
+    # fail by the last bit of a float, so "beyond" means beyond by more than rounding.
+    slack = _ROUNDING * max(1.0, abs(gate.limit), abs(trend.slope))
+    wrong_side = trend.high < gate.limit - slack if gate.op == ">=" else trend.low > gate.limit + slack
+    shown = f"{label} = {display_number(trend.slope)}/run {runs}, {interval}"
+    if wrong_side:
+        message = f"{shown} lies entirely outside {condition}, {gate.source} gate"
+    else:
+        message = f"{shown} reaches {condition} ({gate.source} gate)"
+    return GateResult(gate, trend.slope, not wrong_side, message, pattern)
+
+
+def evaluate_passes_gate(
+    gate: Gate, results: Sequence[Mapping[str, Any]], history: GateHistory | None, pattern: str
+) -> GateResult:
+    """k-of-n passes per question, over repeats in this run or over the last runs."""
+    label = gate.expression.rpartition(gate.op)[0]
+    needed, window = int(gate.limit), gate.window or 1
+    condition = f"{gate.op} {needed}/{window}"
+    in_scope = [
+        result
+        for result in results
+        if gate.scope != "template" or str(result.get("template_id")) == gate.template
+    ]
+    if gate.over == HISTORY and history is None:
+        return GateResult(gate, None, False, f"{label} {NO_HISTORY}, required {condition}", pattern)
+    series = (
+        _attempt_series(in_scope, window)
+        if gate.over == REPEATS
+        else _run_series(in_scope, history.runs if history is not None else RunHistory(()), window)
+    )
+    if gate.over == REPEATS and not any(len(outcomes) > 1 for outcomes in series.values()):
+        reason = "no question was asked more than once (--graphrag-agent-repeats N)"
+        return GateResult(
+            gate, None, False, f"{label} was not computed: {reason}, required {condition}", pattern
+        )
+    short = [
+        question_id
+        for question_id, outcomes in series.items()
+        if len(outcomes) - sum(outcomes) > window - needed
+    ]
+    what = "attempts" if gate.over == REPEATS else "runs"
+    if short:
+        names = ", ".join(short[:_SHOWN_QUESTIONS]) + (" ..." if len(short) > _SHOWN_QUESTIONS else "")
+        message = (
+            f"{label}: {len(short)} of {len(series)} question(s) passed fewer than {needed} of their last "
+            f"{window} {what} ({names}), {gate.source} gate"
+        )
+    else:
+        message = f"{label}: all {len(series)} question(s) {condition} {what} ({gate.source} gate)"
+    return GateResult(gate, float(len(short)), not short, message, pattern)
+
+
+def _attempt_series(results: Sequence[Mapping[str, Any]], window: int) -> dict[str, list[bool]]:
+    series = {}
+    for result in results:
+        attempts = result.get("attempts")
+        outcomes = (
+            [attempt_passed(attempt) for attempt in attempts if isinstance(attempt, Mapping)]
+            if isinstance(attempts, list)
+            else [passed(result.get("outcome"))]
+        )
+        series[str(result["question_id"])] = [outcome for outcome in outcomes if outcome is not None][
+            -window:
+        ]
+    return series
+
+
+def _run_series(results: Sequence[Mapping[str, Any]], runs: RunHistory, window: int) -> dict[str, list[bool]]:
+    earlier = runs.last(window - 1)
+    series = {}
+    for result in results:
+        question_id = str(result["question_id"])
+        outcomes = [passed(run.outcomes.get(question_id)) for run in earlier] + [
+            passed(result.get("outcome"))
+        ]
+        series[question_id] = [outcome for outcome in outcomes if outcome is not None]
+    return series
+
+
+def excluded_note(excluded: Sequence[str]) -> str:
+    """What an `excluding flaky` gate adds to its message."""
+    if not excluded:
+        return f"{EXCLUDING_FLAKY}: none found"
+    names = ", ".join(excluded[:_SHOWN_QUESTIONS]) + (" ..." if len(excluded) > _SHOWN_QUESTIONS else "")
+    return f"{len(excluded)} flaky question(s) excluded: {names}"

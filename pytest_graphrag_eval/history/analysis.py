@@ -1,0 +1,136 @@
+"""Analyses of stored history, with no I/O: flaky questions and metric trends.
+
+- `flaky_questions(history, min_flips)`: questions whose pass/fail flipped at least `min_flips`
+  times over the runs given, and (`same_commit`) those that both passed and failed on one commit
+  — Buildkite's definition: the code did not change, the outcome did.
+- `trend(points)`: the least-squares slope of a metric per run, with its confidence interval,
+  and the runs where the corpus, the graph or the settings changed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pytest_graphrag_eval.history.records import OUTCOME_NAMES
+from pytest_graphrag_eval.history.store import MetricPoint, OutcomeHistory
+
+_PASS = frozenset("PX")  # passed, xpassed
+_FAIL = frozenset("F")
+
+
+@dataclass(frozen=True)
+class FlakyQuestion:
+    question_id: str
+    flips: int  # pass <-> fail changes between consecutive runs that had a verdict
+    passes: int
+    failures: int
+    mixed_commits: tuple[str, ...]  # commits on which it both passed and failed
+    strip: str  # one outcome code per run, oldest first (records.OUTCOME_CODES)
+
+    def outcomes(self) -> list[str]:
+        return [OUTCOME_NAMES.get(code, "absent") for code in self.strip]
+
+
+def flaky_questions(
+    history: OutcomeHistory, min_flips: int = 2, *, same_commit: bool = True
+) -> list[FlakyQuestion]:
+    """Questions that flipped at least `min_flips` times, or passed and failed on one commit.
+
+    Sorted by flips (most first), then question id.
+    """
+    commits = [run.commit for run in history.runs]
+    flaky = []
+    for question_id, strip in history.strips.items():
+        verdicts = [code for code in strip if code in _PASS or code in _FAIL]
+        if len(verdicts) < 2 or not (_PASS.intersection(verdicts) and _FAIL.intersection(verdicts)):
+            continue
+        flips = sum(1 for left, right in itertools.pairwise(verdicts) if (left in _PASS) != (right in _PASS))
+        mixed = _mixed_commits(strip, commits) if same_commit else ()
+        if flips >= min_flips or mixed:
+            passes = sum(1 for code in verdicts if code in _PASS)
+            flaky.append(FlakyQuestion(question_id, flips, passes, len(verdicts) - passes, mixed, strip))
+    flaky.sort(key=lambda item: (-item.flips, item.question_id))
+    return flaky
+
+
+def _mixed_commits(strip: str, commits: Sequence[str | None]) -> tuple[str, ...]:
+    seen: dict[str, set[bool]] = {}
+    for code, commit in zip(strip, commits, strict=True):
+        if commit is not None and (code in _PASS or code in _FAIL):
+            seen.setdefault(commit, set()).add(code in _PASS)
+    return tuple(commit for commit, verdicts in seen.items() if len(verdicts) == 2)
+
+
+@dataclass(frozen=True)
+class Change:
+    """What changed at a run, compared with the run before it."""
+
+    index: int  # position in the series
+    run_id: int
+    what: tuple[str, ...]  # "corpus", "graph", "settings", "responses"
+
+
+@dataclass(frozen=True)
+class Trend:
+    points: tuple[MetricPoint, ...]
+    slope: float | None  # change of the metric per run (least squares over the runs that have it)
+    low: float | None  # the slope's confidence interval
+    high: float | None
+    confidence: float
+    runs_with_value: int
+    changes: tuple[Change, ...]
+
+
+def trend(points: Sequence[MetricPoint], *, confidence: float = 0.95) -> Trend:
+    """The metric's slope per run with its interval (Student's t on the residuals), and the changes."""
+    pairs = [(float(index), point.value) for index, point in enumerate(points) if point.value is not None]
+    slope = low = high = None
+    if len(pairs) >= 2:
+        xs = [x for x, _ in pairs]
+        ys = [y for _, y in pairs]
+        mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
+        sxx = sum((x - mean_x) ** 2 for x in xs)
+        slope = sum((x - mean_x) * (y - mean_y) for x, y in pairs) / sxx
+        if len(pairs) >= 3:
+            residual = sum((y - (mean_y + slope * (x - mean_x))) ** 2 for x, y in pairs)
+            error = math.sqrt(residual / (len(pairs) - 2) / sxx)
+            margin = _t_quantile(1 - (1 - confidence) / 2, len(pairs) - 2) * error
+            low, high = slope - margin, slope + margin
+    return Trend(tuple(points), slope, low, high, confidence, len(pairs), tuple(changes(points)))
+
+
+def changes(points: Sequence[MetricPoint]) -> list[Change]:
+    """The runs whose corpus, graph, settings or responses differ from the run before."""
+    found = []
+    for index in range(1, len(points)):
+        before, after = points[index - 1], points[index]
+        what = tuple(
+            name
+            for name, left, right in (
+                ("corpus", before.corpus_identity, after.corpus_identity),
+                ("graph", before.graph_identity, after.graph_identity),
+                ("settings", before.settings_fingerprint, after.settings_fingerprint),
+                ("responses", before.responses_identity, after.responses_identity),
+            )
+            if left != right
+        )
+        if what:
+            found.append(Change(index, after.run_id, what))
+    return found
+
+
+def _t_quantile(probability: float, degrees: int) -> float:
+    """Student's t quantile: scipy's when installed, else a Cornish-Fisher expansion of the normal's."""
+    try:
+        from scipy.stats import t  # type: ignore[import-untyped]
+    except ImportError:
+        z = statistics.NormalDist().inv_cdf(probability)
+        g1 = (z**3 + z) / 4
+        g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+        g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+        return z + g1 / degrees + g2 / degrees**2 + g3 / degrees**3
+    return float(t.ppf(probability, degrees))

@@ -1,0 +1,54 @@
+"""A run metric named the way gates name them, read from a stored run.
+
+steps_score              micro mean (the default scope and statistic)
+micro:answer_f1.median   a scope and a statistic
+macro:steps_score.mean   the mean of the templates' means
+template[ID]:steps_score.mean
+pass_rate                passed / (passed + failed) questions of the run
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_graphrag_eval.history.errors import HistoryError
+
+PASS_RATE = "pass_rate"
+_METRIC = re.compile(
+    r"^(?:(?P<scope>micro|macro|template\[(?P<template>[^\]]+)\]):)?(?P<name>[^:]+?)(?:\.(?P<stat>mean|median|min|max|sum|std|count))?$"
+)
+
+
+def check_metric(metric: str) -> str:
+    if not _METRIC.match(metric.strip()):
+        raise HistoryError(
+            f"metric {metric!r}: expected [micro:|macro:|template[ID]:]NAME[.mean|.median|.min|.max|.sum] "
+            "or pass_rate"
+        )
+    return metric.strip()
+
+
+def metric_value(aggregates: Mapping[str, Any], outcome_codes: str, metric: str) -> float | None:
+    """The metric's value in one run, None when the run does not have it."""
+    if metric == PASS_RATE:
+        passed, failed = outcome_codes.count("P") + outcome_codes.count("X"), outcome_codes.count("F")
+        return passed / (passed + failed) if passed + failed else None
+    match = _METRIC.match(check_metric(metric))
+    assert match is not None
+    scope = match["scope"] or "micro"
+    table: Any = (
+        aggregates.get("per_template", {}).get(match["template"])
+        if match["template"]
+        else aggregates.get(scope)
+    )
+    if not isinstance(table, Mapping):
+        return None
+    value = table.get(match["name"])
+    if isinstance(value, Mapping):
+        value = value.get(match["stat"] or "mean")
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        return None
+    return float(value)

@@ -1,0 +1,108 @@
+"""Where a run came from: commit, branch and CI, read from the CI's variables or from git.
+
+GitHub Actions, GitLab CI and Jenkins set variables naming the commit and branch (a pull
+request's source branch rather than the merge ref); elsewhere `git` is asked, and a run outside
+a repository records none. `ci_run_key` is what shards of one CI run share, so each shard can
+record itself under one run key without the user naming it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RunProvenance:
+    commit: str | None = None
+    branch: str | None = None
+    ci: str | None = None  # github, gitlab, jenkins; None for a local run
+    ci_url: str | None = None  # the CI job's page
+    ci_run_key: str | None = None  # the same for every job of one CI run (shards share it)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit,
+            "branch": self.branch,
+            "ci": self.ci,
+            "ci_url": self.ci_url,
+            "ci_run_key": self.ci_run_key,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunProvenance:
+        return cls(**{key: data.get(key) for key in ("commit", "branch", "ci", "ci_url", "ci_run_key")})
+
+
+def detect_provenance(environ: Mapping[str, str], cwd: Path | None = None) -> RunProvenance:
+    """The CI's view when its variables are set, else git's in `cwd` (each part None if unknown)."""
+    if environ.get("GITHUB_ACTIONS") == "true" or environ.get("GITHUB_SHA"):
+        return _github(environ)
+    if environ.get("GITLAB_CI") or environ.get("CI_COMMIT_SHA"):
+        return _gitlab(environ)
+    if environ.get("JENKINS_URL") or environ.get("BUILD_TAG", "").startswith("jenkins-"):
+        return _jenkins(environ, cwd)
+    return RunProvenance(commit=_git(cwd, "rev-parse", "HEAD"), branch=_git_branch(cwd))
+
+
+def _github(env: Mapping[str, str]) -> RunProvenance:
+    url = None
+    if env.get("GITHUB_SERVER_URL") and env.get("GITHUB_REPOSITORY") and env.get("GITHUB_RUN_ID"):
+        url = f"{env['GITHUB_SERVER_URL']}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
+    run_key = None
+    if env.get("GITHUB_RUN_ID"):
+        attempt = env.get("GITHUB_RUN_ATTEMPT", "1")
+        run_key = f"github:{env.get('GITHUB_REPOSITORY', '')}:{env['GITHUB_RUN_ID']}:{attempt}"
+    return RunProvenance(
+        commit=env.get("GITHUB_SHA") or None,
+        branch=env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF_NAME") or None,
+        ci="github",
+        ci_url=url,
+        ci_run_key=run_key,
+    )
+
+
+def _gitlab(env: Mapping[str, str]) -> RunProvenance:
+    return RunProvenance(
+        commit=env.get("CI_COMMIT_SHA") or None,
+        branch=env.get("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME")
+        or env.get("CI_COMMIT_BRANCH")
+        or env.get("CI_COMMIT_REF_NAME")
+        or None,
+        ci="gitlab",
+        ci_url=env.get("CI_PIPELINE_URL") or env.get("CI_JOB_URL") or None,
+        ci_run_key=f"gitlab:{env.get('CI_PROJECT_PATH', '')}:{env['CI_PIPELINE_ID']}"
+        if env.get("CI_PIPELINE_ID")
+        else None,
+    )
+
+
+def _jenkins(env: Mapping[str, str], cwd: Path | None) -> RunProvenance:
+    branch = env.get("CHANGE_BRANCH") or env.get("BRANCH_NAME") or env.get("GIT_BRANCH") or None
+    if branch and branch.startswith("origin/"):
+        branch = branch[len("origin/") :]
+    return RunProvenance(
+        commit=env.get("GIT_COMMIT") or _git(cwd, "rev-parse", "HEAD"),
+        branch=branch or _git_branch(cwd),
+        ci="jenkins",
+        ci_url=env.get("BUILD_URL") or None,
+        ci_run_key=f"jenkins:{env['BUILD_TAG']}" if env.get("BUILD_TAG") else None,
+    )
+
+
+def _git_branch(cwd: Path | None) -> str | None:
+    branch = _git(cwd, "rev-parse", "--abbrev-ref", "HEAD")
+    return None if branch == "HEAD" else branch  # a detached head has no branch
+
+
+def _git(cwd: Path | None, *args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None

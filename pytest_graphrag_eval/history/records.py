@@ -1,0 +1,293 @@
+"""What the history keeps of one JSON report: the run's row, its questions' rows and identities.
+
+Pure functions of the report (the dict `--graphrag-report` writes), so a run recorded at the end of
+a session and the same report imported later are stored identically. Identities are SHA-256
+fingerprints of canonical JSON, so "did the corpus / graph / responses / settings change between
+these runs" is an equality test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_graphrag_eval.compare.classify import passed as outcome_passed
+from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.report.json_report import json_bytes
+
+# One character per question outcome, so a run's outcomes are one string and a question's
+# history over n runs one slice per run. `-` is a question absent from a run.
+OUTCOME_CODES: dict[str, str] = {
+    "passed": "P",
+    "failed": "F",
+    "skipped": "s",
+    "xfailed": "x",
+    "xpassed": "X",
+    "not_evaluated": "n",
+    "interrupted": "i",
+}
+OUTCOME_NAMES: dict[str, str] = {code: name for name, code in OUTCOME_CODES.items()}
+ABSENT = "-"
+UNKNOWN = "?"
+REPORT_ENCODING = "json+zlib"
+# Settings that say where a baseline was, not how anything is scored: left out of the fingerprint.
+_NOT_SCORE_SETTINGS = frozenset({"baseline"})
+_SETTINGS_KEYS = ("steps_scope", "judge", "judge_model")
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    position: int
+    question_id: str
+    template_id: str | None
+    outcome: str
+    passed: bool | None
+    attempts: str | None  # one outcome code per attempt, with agent repeats
+    failure: str | None  # the failure lines, or the agent's error
+    scores: str  # JSON object of every numeric result key (partial credit included)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """Everything stored about one run, ready for the SQL layer."""
+
+    started_at: str
+    duration_sec: float | None
+    tool_version: str | None
+    corpus_identity: str
+    graph_identity: str | None
+    responses_identity: str
+    settings_fingerprint: str
+    identity: str  # JSON: corpus files, graph, settings, responses path, judge
+    questions: int
+    failed: int
+    passed: bool
+    interrupted: bool
+    failure_reason: str | None
+    aggregates: str
+    gates: str
+    question_ids: tuple[str, ...]
+    question_set: str
+    outcome_codes: str
+    rows: tuple[QuestionRow, ...]
+    report_body: bytes
+
+
+def fingerprint(value: Any) -> str:
+    """`sha256:` of the canonical JSON of `value`."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
+
+
+def check_report(report: Any, source: str) -> Mapping[str, Any]:
+    """The report if it looks like one this package wrote; a HistoryError naming `source` if not."""
+    if not isinstance(report, Mapping):
+        raise HistoryError(f"{source}: not a pytest-graphrag-eval JSON report (not a JSON object)")
+    results = report.get("results")
+    if not isinstance(results, list):
+        raise HistoryError(f"{source}: not a pytest-graphrag-eval JSON report (no `results` list)")
+    if not isinstance(report.get("metadata", {}), Mapping):
+        raise HistoryError(f"{source}: field 'metadata' is not an object")
+    for index, result in enumerate(results):
+        where = f"{source}: results[{index}]"
+        if not isinstance(result, Mapping):
+            raise HistoryError(f"{where} is not an object")
+        if not isinstance(result.get("question_id"), str | int):
+            raise HistoryError(f"{where}: field 'question_id' is missing")
+        if not isinstance(result.get("outcome"), str):
+            raise HistoryError(
+                f"{where} (question {result['question_id']!r}): field 'outcome' is missing "
+                "(a report written by the plugin records each question's verdict)"
+            )
+    return report
+
+
+def run_record(report: Mapping[str, Any]) -> RunRecord:
+    """The stored form of a checked report."""
+    metadata: Mapping[str, Any] = report.get("metadata") or {}
+    results: Sequence[Mapping[str, Any]] = report["results"]
+    ids = _question_ids(results)
+    rows = tuple(
+        _question_row(position, qid, result)
+        for position, (qid, result) in enumerate(zip(ids, results, strict=True))
+    )
+    codes = "".join(OUTCOME_CODES.get(row.outcome, UNKNOWN) for row in rows)
+    failed = sum(1 for row in rows if row.outcome == "failed")
+    gates = [gate for gate in report.get("gates") or [] if isinstance(gate, Mapping)]
+    failed_gates = [
+        str(gate.get("gate") or gate.get("expression")) for gate in gates if not gate.get("passed")
+    ]
+    interrupted = bool(metadata.get("interrupted"))
+    reasons = [
+        *(["the run was interrupted"] if interrupted else []),
+        *([f"{failed} question(s) failed"] if failed else []),
+        *(f"gate failed: {gate}" for gate in failed_gates),
+    ]
+    settings = score_settings(metadata)
+    identity = {
+        "corpus_files": metadata.get("corpus_files"),
+        "graph": metadata.get("graph"),
+        "responses": metadata.get("responses"),
+        "settings": settings,
+    }
+    return RunRecord(
+        started_at=str(metadata.get("started_at") or "1970-01-01T00:00:00Z"),
+        duration_sec=_number(metadata.get("duration_sec")),
+        tool_version=_text(metadata.get("version")),
+        corpus_identity=corpus_identity(metadata, results),
+        graph_identity=graph_identity(metadata),
+        responses_identity=responses_identity(results),
+        settings_fingerprint=fingerprint(settings),
+        identity=_json(identity),
+        questions=len(results),
+        failed=failed,
+        passed=not reasons,
+        interrupted=interrupted,
+        failure_reason="; ".join(reasons) or None,
+        aggregates=_json(report.get("aggregates") or {}),
+        gates=_json(gates),
+        question_ids=tuple(ids),
+        question_set=fingerprint(ids),
+        outcome_codes=codes,
+        rows=rows,
+        report_body=encode_report(report),
+    )
+
+
+def score_settings(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings that decide scores (the baseline is not one of them)."""
+    return {
+        **{
+            key: value
+            for key, value in (metadata.get("settings") or {}).items()
+            if key not in _NOT_SCORE_SETTINGS
+        },
+        **{key: metadata.get(key) for key in _SETTINGS_KEYS},
+    }
+
+
+def run_identities(
+    metadata: Mapping[str, Any], results: Sequence[Mapping[str, Any]]
+) -> dict[str, str | None]:
+    """A run's identities as `record_run` will store them, known before the run is recorded."""
+    return {
+        "corpus": corpus_identity(metadata, results),
+        "graph": graph_identity(metadata),
+        "responses": responses_identity(results),
+        "settings": fingerprint(score_settings(metadata)),
+    }
+
+
+def corpus_identity(metadata: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> str:
+    """The corpus files' SHA-256s in run order; a report without them, its questions' content hashes."""
+    files = metadata.get("corpus_files")
+    if isinstance(files, list) and files:
+        return fingerprint(
+            [[record.get("file"), record.get("sha256")] for record in files if isinstance(record, Mapping)]
+        )
+    return fingerprint(
+        sorted([str(result.get("question_id")), str(result.get("content_hash"))] for result in results)
+    )
+
+
+def graph_identity(metadata: Mapping[str, Any]) -> str | None:
+    """The knowledge graph's identity (its files' hashes, or its endpoint), None without a graph."""
+    graph = metadata.get("graph")
+    if not isinstance(graph, Mapping):
+        return None
+    return fingerprint(
+        {key: value for key, value in graph.items() if key not in ("loaded_at", "checked_at", "at")}
+    )
+
+
+def responses_identity(results: Sequence[Mapping[str, Any]]) -> str:
+    """What the agent answered: every question's answer and steps (each attempt's, with repeats)."""
+    return fingerprint(
+        [
+            [
+                str(result.get("question_id")),
+                result.get("actual_answer"),
+                result.get("actual_steps"),
+                [
+                    [attempt.get("actual_answer"), attempt.get("actual_steps")]
+                    for attempt in _attempts(result)
+                ],
+            ]
+            for result in results
+        ]
+    )
+
+
+def encode_report(report: Mapping[str, Any]) -> bytes:
+    return zlib.compress(json_bytes(report), 6)
+
+
+def decode_report(encoding: str, body: bytes) -> dict[str, Any]:
+    if encoding != REPORT_ENCODING:
+        raise HistoryError(f"a stored report has encoding {encoding!r}, which this version cannot read")
+    report = json.loads(zlib.decompress(bytes(body)).decode("utf-8"))
+    if not isinstance(report, dict):
+        raise HistoryError("a stored report is not a JSON object")
+    return report
+
+
+def _question_ids(results: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Question ids in report order; a repeated id (two corpus files) gets `#2`, `#3`."""
+    seen: dict[str, int] = {}
+    ids = []
+    for result in results:
+        qid = str(result["question_id"])
+        seen[qid] = seen.get(qid, 0) + 1
+        ids.append(qid if seen[qid] == 1 else f"{qid}#{seen[qid]}")
+    return ids
+
+
+def _question_row(position: int, qid: str, result: Mapping[str, Any]) -> QuestionRow:
+    outcome = str(result["outcome"])
+    attempts = _attempts(result)
+    failures = result.get("failures")
+    failure_lines = [str(line) for line in failures] if isinstance(failures, list) else []
+    if not failure_lines and result.get("status") == "error" and result.get("error"):
+        failure_lines = [f"agent error: {result['error']}"]
+    return QuestionRow(
+        position=position,
+        question_id=qid,
+        template_id=_text(result.get("template_id")),
+        outcome=outcome,
+        passed=outcome_passed(outcome),
+        attempts="".join(OUTCOME_CODES.get(str(a.get("outcome")), UNKNOWN) for a in attempts) or None,
+        failure="\n".join(failure_lines) or None,
+        scores=_json(
+            {
+                key: value
+                for key, value in result.items()
+                if isinstance(value, int | float) and not isinstance(value, bool)
+            }
+        ),
+    )
+
+
+def _attempts(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    attempts = result.get("attempts")
+    return (
+        [attempt for attempt in attempts if isinstance(attempt, Mapping)]
+        if isinstance(attempts, list)
+        else []
+    )
+
+
+def _json(value: Any) -> str:
+    """Compact JSON text (NaN kept as JSON's `NaN` token, which Python reads back)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)

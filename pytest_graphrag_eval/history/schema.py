@@ -1,0 +1,121 @@
+"""The history's schema: numbered forward migrations, one SQL script per dialect.
+
+Plain SQL over the DB-API drivers (sqlite3, psycopg 3) rather than SQLAlchemy Core + Alembic: the
+schema is five tables whose dialects differ in a handful of types, the SQLite default then needs
+nothing beyond the standard library, and a migration is a list of statements run in the same
+transaction that bumps `schema_version` — on PostgreSQL under an advisory lock, on SQLite under
+`BEGIN IMMEDIATE` — so two processes opening an old store at once upgrade it once. Alembic's
+script directory and environment would be more code than the migrations themselves.
+
+A migration is never edited once released: a change is a new entry. `tests/data/history/` keeps a
+store made by version 1 that every later version must open.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Dialect = Literal["sqlite", "postgresql"]
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    sqlite: tuple[str, ...]
+    postgresql: tuple[str, ...]
+
+    def statements(self, dialect: Dialect) -> tuple[str, ...]:
+        return self.sqlite if dialect == "sqlite" else self.postgresql
+
+
+def _runs_table(key: str, blob: str, real: str) -> str:
+    return f"""
+CREATE TABLE runs (
+    run_id {key},
+    run_key TEXT NOT NULL UNIQUE,
+    recorded_at TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    duration_sec {real},
+    commit_sha TEXT,
+    branch TEXT,
+    ci TEXT,
+    tool_version TEXT,
+    corpus_identity TEXT NOT NULL,
+    graph_identity TEXT,
+    responses_identity TEXT NOT NULL,
+    settings_fingerprint TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    questions INTEGER NOT NULL,
+    failed INTEGER NOT NULL,
+    passed INTEGER NOT NULL,
+    interrupted INTEGER NOT NULL,
+    failure_reason TEXT,
+    aggregates TEXT NOT NULL,
+    gates TEXT NOT NULL,
+    question_set TEXT NOT NULL,
+    outcome_codes TEXT NOT NULL
+)"""
+
+
+def _v1(dialect: Dialect) -> tuple[str, ...]:
+    key = "INTEGER PRIMARY KEY AUTOINCREMENT" if dialect == "sqlite" else "BIGSERIAL PRIMARY KEY"
+    blob = "BLOB" if dialect == "sqlite" else "BYTEA"
+    real = "REAL" if dialect == "sqlite" else "DOUBLE PRECISION"
+    run_ref = "INTEGER" if dialect == "sqlite" else "BIGINT"
+    return (
+        _runs_table(key, blob, real),
+        "CREATE INDEX runs_by_time ON runs (started_at, run_id)",
+        "CREATE INDEX runs_by_branch ON runs (branch, started_at)",
+        """
+CREATE TABLE question_sets (
+    question_set TEXT PRIMARY KEY,
+    question_ids TEXT NOT NULL
+)""",
+        f"""
+CREATE TABLE run_questions (
+    run_id {run_ref} NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    question_id TEXT NOT NULL,
+    template_id TEXT,
+    outcome TEXT NOT NULL,
+    passed INTEGER,
+    attempts TEXT,
+    failure TEXT,
+    scores TEXT NOT NULL,
+    PRIMARY KEY (run_id, position)
+)""",
+        f"""
+CREATE TABLE run_reports (
+    run_id {run_ref} PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE,
+    encoding TEXT NOT NULL,
+    body {blob} NOT NULL
+)""",
+    )
+
+
+def _v2(dialect: Dialect) -> tuple[str, ...]:
+    blob = "BLOB" if dialect == "sqlite" else "BYTEA"
+    return (
+        "ALTER TABLE runs ADD COLUMN ci_url TEXT",
+        f"""
+CREATE TABLE pending_shards (
+    run_key TEXT NOT NULL,
+    shard_index INTEGER NOT NULL,
+    shard_count INTEGER NOT NULL,
+    recorded_at TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    report {blob} NOT NULL,
+    PRIMARY KEY (run_key, shard_index)
+)""",
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "runs, their questions and reports", _v1("sqlite"), _v1("postgresql")),
+    Migration(2, "CI links; shards waiting for the rest of their run", _v2("sqlite"), _v2("postgresql")),
+)
+LATEST_VERSION = MIGRATIONS[-1].version
+
+VERSION_TABLE = "CREATE TABLE schema_version (version INTEGER NOT NULL)"

@@ -1,0 +1,684 @@
+"""The run history: every run's report, verdicts and identities, in SQLite or PostgreSQL.
+
+    store = open_history("history.db")              # or sqlite:///path, postgresql://user@host/db
+    store.record_run(report, provenance=detect_provenance(os.environ))
+    store.runs(branch="main", limit=20)             # RunSummary, newest first
+    store.question_outcomes(last_n=20)              # OutcomeHistory: one outcome code per run and question
+    store.metric_series("steps_score.mean", last_n=20)
+    store.load_report("last-passed")                # the JSON report as written, for outputs or a baseline
+
+`report` is the dict `--graphrag-report` writes. A shard's report (metadata `shard` K/N) waits in
+the store until all N shards of its run key are in; the last one merges them (`report.merge`, the
+same code as `graphrag-eval-merge`) and records the one run. Opening a store upgrades its schema
+(`history/schema.py`); one written by a newer version is refused. Every error is a `HistoryError`
+naming the store without its password.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.history.backends import Backend, open_backend
+from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.history.locations import HistoryLocation, parse_location
+from pytest_graphrag_eval.history.metrics import metric_value
+from pytest_graphrag_eval.history.provenance import RunProvenance
+from pytest_graphrag_eval.history.records import (
+    ABSENT,
+    OUTCOME_NAMES,
+    REPORT_ENCODING,
+    RunRecord,
+    check_report,
+    decode_report,
+    encode_report,
+    run_record,
+)
+from pytest_graphrag_eval.history.schema import LATEST_VERSION, MIGRATIONS, VERSION_TABLE
+
+RunId = int
+
+_SUMMARY_COLUMNS = (
+    "run_id, run_key, started_at, recorded_at, duration_sec, commit_sha, branch, ci, ci_url, tool_version, "
+    "corpus_identity, graph_identity, responses_identity, settings_fingerprint, questions, failed, passed, "
+    "interrupted, failure_reason, aggregates, gates"
+)
+_RUN_COLUMNS = (
+    "run_key",
+    "recorded_at",
+    "started_at",
+    "duration_sec",
+    "commit_sha",
+    "branch",
+    "ci",
+    "ci_url",
+    "tool_version",
+    "corpus_identity",
+    "graph_identity",
+    "responses_identity",
+    "settings_fingerprint",
+    "identity",
+    "questions",
+    "failed",
+    "passed",
+    "interrupted",
+    "failure_reason",
+    "aggregates",
+    "gates",
+    "question_set",
+    "outcome_codes",
+)
+_NEWEST_FIRST = "ORDER BY started_at DESC, run_id DESC"
+_QUESTION_COLUMNS = (
+    "run_id",
+    "position",
+    "question_id",
+    "template_id",
+    "outcome",
+    "passed",
+    "attempts",
+    "failure",
+    "scores",
+)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One recorded run as `list` shows it; `passed` is the run's exit verdict."""
+
+    run_id: RunId
+    run_key: str
+    started_at: str
+    recorded_at: str
+    duration_sec: float | None
+    commit: str | None
+    branch: str | None
+    ci: str | None
+    ci_url: str | None
+    tool_version: str | None
+    corpus_identity: str
+    graph_identity: str | None
+    responses_identity: str
+    settings_fingerprint: str
+    questions: int
+    failed: int
+    passed: bool
+    interrupted: bool
+    failure_reason: str | None
+    aggregates: dict[str, Any]
+    gates: list[dict[str, Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    """What `record_run` did: the run's id, or for a shard how many of its run's shards are in."""
+
+    run_key: str
+    run_id: RunId | None
+    shards_recorded: int = 1
+    shards_expected: int = 1
+
+    @property
+    def complete(self) -> bool:
+        return self.run_id is not None
+
+
+@dataclass(frozen=True)
+class RunRef:
+    run_id: RunId
+    run_key: str
+    started_at: str
+    commit: str | None
+    branch: str | None
+
+
+@dataclass(frozen=True)
+class QuestionOutcome:
+    run_id: RunId
+    commit: str | None
+    outcome: str  # as in the report: passed, failed, skipped, xfailed, ...; "absent" if not in the run
+    passed: bool | None
+
+
+@dataclass(frozen=True)
+class OutcomeHistory:
+    """Each question's outcomes over some runs, oldest first, as one code per run (`records.OUTCOME_CODES`).
+
+    A strip of codes per question keeps 200 runs of 10,000 questions to 10,000 short strings;
+    `outcomes(question_id)` gives one question's as objects.
+    """
+
+    runs: tuple[RunRef, ...]
+    strips: dict[str, str]
+
+    def outcomes(self, question_id: str) -> list[QuestionOutcome]:
+        from pytest_graphrag_eval.compare.classify import passed
+
+        strip = self.strips[question_id]
+        return [
+            QuestionOutcome(run.run_id, run.commit, name, passed(name))
+            for run, code in zip(self.runs, strip, strict=True)
+            for name in [OUTCOME_NAMES.get(code, "absent")]
+        ]
+
+
+@dataclass(frozen=True)
+class MetricPoint:
+    """One run's value of a metric (None when the run does not have it) and what it ran on."""
+
+    run_id: RunId
+    run_key: str
+    started_at: str
+    commit: str | None
+    value: float | None
+    corpus_identity: str
+    graph_identity: str | None
+    settings_fingerprint: str
+    responses_identity: str
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    """One question of one run, from the run's question rows."""
+
+    position: int
+    question_id: str
+    template_id: str | None
+    outcome: str
+    passed: bool | None
+    attempts: str | None
+    failure: str | None
+    scores: dict[str, float]
+
+
+def open_history(url: str, *, environ: Mapping[str, str] | None = None, create: bool = True) -> HistoryStore:
+    """Open (and upgrade) the history at `url`; `create=False` refuses an SQLite file that does not exist."""
+    location = parse_location(url, environ)
+    if not create and location.kind == "sqlite" and location.path is not None and not location.path.exists():
+        raise HistoryError(
+            f"history {location.display}: no such file (record a run with --graphrag-history first)"
+        )
+    backend = open_backend(location)
+    try:
+        _migrate(backend)
+    except BaseException:
+        backend.close()
+        raise
+    return HistoryStore(backend)
+
+
+class HistoryStore:
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    @property
+    def location(self) -> HistoryLocation:
+        return self.backend.location
+
+    @property
+    def display(self) -> str:
+        """The store's URL without its password."""
+        return self.backend.location.display
+
+    def close(self) -> None:
+        self.backend.close()
+
+    def __enter__(self) -> HistoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # writing ---------------------------------------------------------------------------------
+    def record_run(
+        self,
+        report: Mapping[str, Any],
+        *,
+        run_key: str | None = None,
+        provenance: RunProvenance | None = None,
+        source: str = "the run's report",
+    ) -> RecordedRun:
+        """Record one run's report (or one shard's: see the module docstring)."""
+        check_report(report, source)
+        provenance = provenance or RunProvenance()
+        shard = _shard_of(report)
+        if shard is not None:
+            key = run_key or provenance.ci_run_key
+            if not key:
+                raise HistoryError(
+                    f"{source} is shard {shard[0]}/{shard[1]}: give every shard the same run key "
+                    "(--graphrag-history-run-key, or run in GitHub Actions, GitLab CI or Jenkins), "
+                    "or record the merged run with graphrag-eval-merge --history"
+                )
+            return self._record_shard(report, key, shard, provenance)
+        key = run_key or _new_run_key(report)
+        record = run_record(report)
+        with self._writing(f"run:{key}") as cursor:
+            self._check_new_key(cursor, key)
+            run_id = self._insert_run(cursor, key, record, provenance)
+        return RecordedRun(key, run_id)
+
+    def _record_shard(
+        self, report: Mapping[str, Any], key: str, shard: tuple[int, int], provenance: RunProvenance
+    ) -> RecordedRun:
+        index, count = shard
+        body = encode_report(report)
+        with self._writing(f"run:{key}") as cursor:
+            self._check_new_key(cursor, key)
+            cursor.execute("SELECT shard_index, shard_count FROM pending_shards WHERE run_key = ?", (key,))
+            waiting = {int(row[0]): int(row[1]) for row in cursor.fetchall()}
+            if index in waiting:
+                raise HistoryError(f"run key {key!r}: shard {index}/{count} is already recorded")
+            if any(other != count for other in waiting.values()):
+                raise HistoryError(
+                    f"run key {key!r}: shard {index}/{count} does not belong with the shards recorded "
+                    f"(they are of {sorted(set(waiting.values()))[0]})"
+                )
+            cursor.execute(
+                "INSERT INTO pending_shards "
+                "(run_key, shard_index, shard_count, recorded_at, provenance, report) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (key, index, count, _now(), json.dumps(provenance.to_dict()), body),
+            )
+            if len(waiting) + 1 < count:
+                return RecordedRun(key, None, len(waiting) + 1, count)
+            merged = self._merge_shards(cursor, key)
+            run_id = self._insert_run(cursor, key, run_record(merged), provenance)
+            cursor.execute("DELETE FROM pending_shards WHERE run_key = ?", (key,))
+        return RecordedRun(key, run_id, count, count)
+
+    def _merge_shards(self, cursor: Any, key: str) -> dict[str, Any]:
+        from pytest_graphrag_eval.report.merge import ShardReport, merge_shards
+        from pytest_graphrag_eval.report.pipeline import finish_run
+
+        cursor.execute(
+            "SELECT shard_index, shard_count, report FROM pending_shards "
+            "WHERE run_key = ? ORDER BY shard_index",
+            (key,),
+        )
+        shards = [
+            ShardReport(f"shard {row[0]}/{row[1]} of run {key}", decode_report(REPORT_ENCODING, row[2]))
+            for row in cursor.fetchall()
+        ]
+        try:
+            merged = merge_shards(shards)
+            finished = finish_run(
+                merged.results,
+                merged.settings,
+                started=merged.started,
+                finished=merged.finished,
+                interrupted=merged.interrupted,
+                warnings=merged.warnings,
+                judge_spend=merged.judge_spend,
+            )
+        except GraphragEvalError as error:
+            raise HistoryError(f"run key {key!r}: the shards cannot be merged: {error}") from None
+        except (KeyError, TypeError, ValueError) as error:  # a shard report edited or cut short
+            raise HistoryError(
+                f"run key {key!r}: the shards cannot be merged: a shard's metadata is incomplete ({error!r})"
+            ) from None
+        return finished.report
+
+    def _check_new_key(self, cursor: Any, key: str) -> None:
+        cursor.execute("SELECT run_id, started_at FROM runs WHERE run_key = ?", (key,))
+        row = cursor.fetchone()
+        if row is not None:
+            raise HistoryError(
+                f"run key {key!r} is already recorded (run {row[0]}, started {row[1]}): "
+                "a run key names one run; give a new one"
+            )
+
+    def _insert_run(self, cursor: Any, key: str, record: RunRecord, provenance: RunProvenance) -> RunId:
+        cursor.execute(
+            "INSERT INTO question_sets (question_set, question_ids) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            (record.question_set, json.dumps(list(record.question_ids), ensure_ascii=False)),
+        )
+        run_id = self.backend.insert_id(
+            cursor,
+            f"INSERT INTO runs ({', '.join(_RUN_COLUMNS)}) VALUES ({', '.join('?' for _ in _RUN_COLUMNS)})",
+            (
+                key,
+                _now(),
+                record.started_at,
+                record.duration_sec,
+                provenance.commit,
+                provenance.branch,
+                provenance.ci,
+                provenance.ci_url,
+                record.tool_version,
+                record.corpus_identity,
+                record.graph_identity,
+                record.responses_identity,
+                record.settings_fingerprint,
+                record.identity,
+                record.questions,
+                record.failed,
+                int(record.passed),
+                int(record.interrupted),
+                record.failure_reason,
+                record.aggregates,
+                record.gates,
+                record.question_set,
+                record.outcome_codes,
+            ),
+        )
+        self.backend.insert_many(
+            cursor,
+            "run_questions",
+            _QUESTION_COLUMNS,
+            (
+                (
+                    run_id,
+                    row.position,
+                    row.question_id,
+                    row.template_id,
+                    row.outcome,
+                    None if row.passed is None else int(row.passed),
+                    row.attempts,
+                    row.failure,
+                    row.scores,
+                )
+                for row in record.rows
+            ),
+        )
+        cursor.execute(
+            "INSERT INTO run_reports (run_id, encoding, body) VALUES (?, ?, ?)",
+            (run_id, REPORT_ENCODING, record.report_body),
+        )
+        return run_id
+
+    def _writing(self, lock: str) -> Any:
+        return _translated(self.backend, self.backend.transaction(write=True, lock=lock))
+
+    def _reading(self) -> Any:
+        return _translated(self.backend, self.backend.transaction(write=False))
+
+    # reading ---------------------------------------------------------------------------------
+    def runs(self, *, branch: str | None = None, limit: int | None = None) -> list[RunSummary]:
+        """Recorded runs, newest first (by start time), optionally of one branch."""
+        where, params = _branch_filter(branch)
+        sql = f"SELECT {_SUMMARY_COLUMNS} FROM runs{where} {_NEWEST_FIRST}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        with self._reading() as cursor:
+            cursor.execute(sql, params)
+            return [_summary(row) for row in cursor.fetchall()]
+
+    def resolve(self, ref: str) -> RunSummary:
+        """`last`, `last-passed`, a run key, a run id (`12` or `#12`) or a branch (its newest run)."""
+        text = ref.strip()
+        with self._reading() as cursor:
+            for sql, params in _lookups(text):
+                cursor.execute(
+                    f"SELECT {_SUMMARY_COLUMNS} FROM runs WHERE {sql} {_NEWEST_FIRST} LIMIT 1", params
+                )
+                row = cursor.fetchone()
+                if row is not None:
+                    return _summary(row)
+        raise HistoryError(
+            f"history {self.display}: no run {ref!r} (give last, last-passed, a run id or key from "
+            "`graphrag-eval-history URL list`, or a branch name)"
+        )
+
+    def load_report(self, ref: RunId | str) -> dict[str, Any]:
+        """The JSON report of a run, exactly as it was recorded."""
+        run = self.resolve(str(ref))
+        with self._reading() as cursor:
+            cursor.execute("SELECT encoding, body FROM run_reports WHERE run_id = ?", (run.run_id,))
+            row = cursor.fetchone()
+        if row is None:
+            raise HistoryError(f"history {self.display}: run {run.run_id} has no stored report")
+        return decode_report(row[0], row[1])
+
+    def question_results(self, ref: RunId | str) -> list[QuestionResult]:
+        """A run's questions in report order."""
+        run = self.resolve(str(ref))
+        with self._reading() as cursor:
+            cursor.execute(
+                f"SELECT {', '.join(_QUESTION_COLUMNS[1:])} FROM run_questions "
+                "WHERE run_id = ? ORDER BY position",
+                (run.run_id,),
+            )
+            rows = cursor.fetchall()
+        return [
+            QuestionResult(
+                int(row[0]),
+                row[1],
+                row[2],
+                row[3],
+                None if row[4] is None else bool(row[4]),
+                row[5],
+                row[6],
+                json.loads(row[7]),
+            )
+            for row in rows
+        ]
+
+    def question_outcomes(self, *, last_n: int, branch: str | None = None) -> OutcomeHistory:
+        """Every question's outcome over the last `last_n` runs (of `branch`), oldest run first."""
+        where, params = _branch_filter(branch)
+        with self._reading() as cursor:
+            cursor.execute(
+                f"SELECT run_id, run_key, started_at, commit_sha, branch, question_set, outcome_codes "
+                f"FROM runs{where} {_NEWEST_FIRST} LIMIT {int(last_n)}",
+                params,
+            )
+            rows = cursor.fetchall()[::-1]
+            sets: dict[str, list[str]] = {}
+            for question_set in dict.fromkeys(row[5] for row in rows):
+                cursor.execute(
+                    "SELECT question_ids FROM question_sets WHERE question_set = ?", (question_set,)
+                )
+                sets[question_set] = json.loads(cursor.fetchone()[0])
+        runs = tuple(RunRef(int(row[0]), row[1], row[2], row[3], row[4]) for row in rows)
+        return OutcomeHistory(runs, _strips([(sets[row[5]], row[6]) for row in rows]))
+
+    def metric_series(self, metric: str, *, last_n: int, branch: str | None = None) -> list[MetricPoint]:
+        """A metric's value per run over the last `last_n` runs, oldest first (`history.metrics` grammar)."""
+        where, params = _branch_filter(branch)
+        with self._reading() as cursor:
+            cursor.execute(
+                "SELECT run_id, run_key, started_at, commit_sha, aggregates, corpus_identity, "
+                "graph_identity, "
+                f"settings_fingerprint, responses_identity, outcome_codes FROM runs{where} {_NEWEST_FIRST} "
+                f"LIMIT {int(last_n)}",
+                params,
+            )
+            rows = cursor.fetchall()[::-1]
+        return [
+            MetricPoint(
+                int(row[0]),
+                row[1],
+                row[2],
+                row[3],
+                metric_value(json.loads(row[4]), row[9], metric),
+                row[5],
+                row[6],
+                row[7],
+                row[8],
+            )
+            for row in rows
+        ]
+
+
+def _strips(runs: Sequence[tuple[list[str], str]]) -> dict[str, str]:
+    """Per question, its outcome code in each run (`-` where absent), from each run's ids and codes."""
+    if not runs:
+        return {}
+    first_ids = runs[0][0]
+    if all(ids is first_ids or ids == first_ids for ids, _ in runs):
+        columns: Iterable[Sequence[str]] = (codes for _, codes in runs)
+        return dict(zip(first_ids, map("".join, zip(*columns, strict=True)), strict=True))
+    union = list(dict.fromkeys(qid for ids, _ in runs for qid in ids))
+    where = {qid: index for index, qid in enumerate(union)}
+    aligned = []
+    for ids, codes in runs:
+        column = [ABSENT] * len(union)
+        for qid, code in zip(ids, codes, strict=True):
+            column[where[qid]] = code
+        aligned.append(column)
+    return dict(zip(union, map("".join, zip(*aligned, strict=True)), strict=True))
+
+
+def _lookups(text: str) -> list[tuple[str, tuple[Any, ...]]]:
+    if text == "last":
+        return [("1 = 1", ())]
+    if text == "last-passed":
+        return [("passed = 1", ())]
+    lookups: list[tuple[str, tuple[Any, ...]]] = [("run_key = ?", (text,))]
+    digits = text[1:] if text.startswith("#") else text
+    if digits.isdigit():
+        lookups.append(("run_id = ?", (int(digits),)))
+    lookups.append(("branch = ?", (text,)))
+    return lookups
+
+
+def _branch_filter(branch: str | None) -> tuple[str, tuple[Any, ...]]:
+    return (" WHERE branch = ?", (branch,)) if branch is not None else ("", ())
+
+
+def _summary(row: Sequence[Any]) -> RunSummary:
+    return RunSummary(
+        run_id=int(row[0]),
+        run_key=row[1],
+        started_at=row[2],
+        recorded_at=row[3],
+        duration_sec=row[4],
+        commit=row[5],
+        branch=row[6],
+        ci=row[7],
+        ci_url=row[8],
+        tool_version=row[9],
+        corpus_identity=row[10],
+        graph_identity=row[11],
+        responses_identity=row[12],
+        settings_fingerprint=row[13],
+        questions=int(row[14]),
+        failed=int(row[15]),
+        passed=bool(row[16]),
+        interrupted=bool(row[17]),
+        failure_reason=row[18],
+        aggregates=json.loads(row[19]),
+        gates=json.loads(row[20]),
+    )
+
+
+def _shard_of(report: Mapping[str, Any]) -> tuple[int, int] | None:
+    shard = (report.get("metadata") or {}).get("shard")
+    if not isinstance(shard, Mapping):
+        return None
+    try:
+        index, count = int(shard["index"]), int(shard["count"])
+    except (KeyError, TypeError, ValueError):
+        raise HistoryError("the report's metadata.shard is not {index, count}") from None
+    return (index, count) if count > 1 else None
+
+
+def _new_run_key(report: Mapping[str, Any]) -> str:
+    started = str((report.get("metadata") or {}).get("started_at") or _now())
+    return f"{started.replace('-', '').replace(':', '')}-{uuid.uuid4().hex[:8]}"
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class _translated:
+    """A backend transaction whose driver errors become HistoryErrors naming the store."""
+
+    def __init__(self, backend: Backend, transaction: Any) -> None:
+        self.backend = backend
+        self.transaction = transaction
+
+    def __enter__(self) -> Any:
+        try:
+            return self.transaction.__enter__()
+        except HistoryError:
+            raise
+        except Exception as error:
+            raise _history_error(self.backend, error) from None
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> Literal[False]:
+        try:
+            self.transaction.__exit__(kind, error, trace)
+        except HistoryError:
+            raise
+        except Exception as problem:
+            raise _history_error(self.backend, problem) from None
+        if error is not None and not isinstance(error, GraphragEvalError) and _is_driver_error(error):
+            raise _history_error(self.backend, error) from None
+        return False
+
+
+def _is_driver_error(error: BaseException) -> bool:
+    if isinstance(error, sqlite3.Error):
+        return True
+    module = type(error).__module__
+    return module.startswith("psycopg")
+
+
+def _history_error(backend: Backend, error: BaseException) -> HistoryError:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return HistoryError(f"history {backend.location.display}: {backend.location.scrub(text)}")
+
+
+def _migrate(backend: Backend) -> None:
+    """Bring the store to the newest schema; refuse one that is not a history or is newer."""
+    version = _read_version(backend)
+    if version == LATEST_VERSION:
+        return
+    with _translated(backend, backend.transaction(write=True, lock="schema")) as cursor:
+        version = _version_in(backend, cursor)
+        if version is None:
+            cursor.execute(VERSION_TABLE)
+            cursor.execute("INSERT INTO schema_version (version) VALUES (0)")
+            version = 0
+        for migration in MIGRATIONS:
+            if migration.version > version:
+                for statement in migration.statements(backend.dialect):
+                    cursor.execute(statement)
+                cursor.execute("UPDATE schema_version SET version = ?", (migration.version,))
+
+
+def _read_version(backend: Backend) -> int | None:
+    with _translated(backend, backend.transaction(write=False)) as cursor:
+        version = _version_in(backend, cursor)
+    return version
+
+
+def _version_in(backend: Backend, cursor: Any) -> int | None:
+    """The schema version, None for an empty store; HistoryError for a foreign or newer one."""
+    if backend.dialect == "sqlite":
+        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    else:
+        cursor.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = current_schema() AND table_name IN ('schema_version', 'runs', "
+            "'run_questions', 'run_reports', 'question_sets', 'pending_shards')"
+        )
+    tables = {row[0] for row in cursor.fetchall()}
+    if "schema_version" not in tables:
+        if tables:
+            raise HistoryError(
+                f"history {backend.location.display}: not a pytest-graphrag-eval history "
+                f"(it has other tables: {', '.join(sorted(tables)[:5])})"
+            )
+        return None
+    cursor.execute("SELECT version FROM schema_version")
+    row = cursor.fetchone()
+    version = int(row[0]) if row is not None else 0
+    if version > LATEST_VERSION:
+        raise HistoryError(
+            f"history {backend.location.display}: written by a newer pytest-graphrag-eval (schema version "
+            f"{version}; this version reads up to {LATEST_VERSION}): upgrade pytest-graphrag-eval to use it"
+        )
+    return version

@@ -1,0 +1,471 @@
+"""`graphrag-eval-history URL SUBCOMMAND`: read (and backfill) a run history.
+
+    graphrag-eval-history history.db list [--branch main] [--limit 20]
+    graphrag-eval-history history.db show RUN
+    graphrag-eval-history history.db flaky [--last 20] [--min-flips 2]
+    graphrag-eval-history history.db trend steps_score.mean [--last 20]
+    graphrag-eval-history history.db compare RUN RUN
+    graphrag-eval-history history.db report RUN --report r.json --html r.html --markdown r.md
+    graphrag-eval-history history.db import reports/*.json [--branch main --commit SHA]
+
+RUN is `last`, `last-passed`, a run id, a run key or a branch (its newest run). Every subcommand
+takes `--json` for scripts; text fits a terminal. Exit status 0, 1 when `report` could not write a
+file, 2 when the history cannot be read or written (the message says why, never the password).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.history.analysis import flaky_questions, trend
+from pytest_graphrag_eval.history.metrics import check_metric
+from pytest_graphrag_eval.history.provenance import RunProvenance
+from pytest_graphrag_eval.history.records import OUTCOME_CODES
+from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
+from pytest_graphrag_eval.report.pipeline import OutputPaths, write_outputs
+
+PROG = "graphrag-eval-history"
+_SHORT_SHA = 10
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `graphrag-eval-history`; returns the exit status."""
+    args = _parser().parse_args(argv)
+    out = _Output(args.json)
+    try:
+        check = getattr(args, "metric", None)
+        if check is not None:
+            check_metric(check)
+        with open_history(args.url, environ=os.environ, create=args.command == "import") as store:
+            status = int(args.handler(store, args, out))
+    except GraphragEvalError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    out.flush()
+    return status
+
+
+class _Output:
+    """Lines for a terminal, or one JSON document with `--json`."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.width = max(60, shutil.get_terminal_size((100, 24)).columns)
+        self.document: Any = None
+
+    def line(self, text: str = "") -> None:
+        if not self.as_json:
+            print(_fit(text, self.width))
+
+    def data(self, document: Any) -> None:
+        self.document = document
+
+    def flush(self) -> None:
+        if self.as_json and self.document is not None:
+            print(json.dumps(self.document, indent=2, ensure_ascii=False, default=str))
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# list ------------------------------------------------------------------------------------------
+def _list(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    runs = store.runs(branch=args.branch, limit=args.limit)
+    out.data([_summary_json(run) for run in runs])
+    if not runs:
+        out.line(f"no runs in {store.display}" + (f" on branch {args.branch}" if args.branch else ""))
+        return 0
+    out.line(
+        f"{'run':>5}  {'started (UTC)':<16}  {'verdict':<7}  {'questions':>9}  {'failed':>6}  "
+        f"{'branch':<16}  {'commit':<10}  key"
+    )
+    for run in runs:
+        out.line(
+            f"{run.run_id:>5}  {_when(run.started_at):<16}  {'passed' if run.passed else 'FAILED':<7}  "
+            f"{run.questions:>9}  {run.failed:>6}  {_cut(run.branch or '-', 16):<16}  "
+            f"{(run.commit or '-')[:_SHORT_SHA]:<10}  {run.run_key}"
+        )
+    return 0
+
+
+# show ------------------------------------------------------------------------------------------
+def _show(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    run = store.resolve(args.run)
+    questions = store.question_results(run.run_id)
+    failed = [question for question in questions if question.outcome == "failed"]
+    out.data(
+        {
+            **_summary_json(run),
+            "questions_by_outcome": _count_outcomes(question.outcome for question in questions),
+            "failed_questions": [
+                {"question_id": q.question_id, "template_id": q.template_id, "failure": q.failure}
+                for q in failed
+            ],
+        }
+    )
+    out.line(f"run {run.run_id} ({run.run_key}): {'passed' if run.passed else 'FAILED'}")
+    if run.failure_reason:
+        out.line(f"  why:        {run.failure_reason}")
+    out.line(f"  started:    {run.started_at}" + (f" ({run.duration_sec:.1f} s)" if run.duration_sec else ""))
+    out.line(f"  commit:     {run.commit or '-'} on {run.branch or '-'}" + (f" ({run.ci})" if run.ci else ""))
+    if run.ci_url:
+        out.line(f"  CI:         {run.ci_url}")
+    out.line(f"  corpus:     {_short(run.corpus_identity)}   graph: {_short(run.graph_identity)}")
+    out.line(f"  responses:  {_short(run.responses_identity)}   settings: {_short(run.settings_fingerprint)}")
+    counts = _count_outcomes(question.outcome for question in questions)
+    out.line(
+        f"  questions:  {run.questions} (" + ", ".join(f"{n} {name}" for name, n in counts.items()) + ")"
+    )
+    for key, value in sorted(_micro_means(run.aggregates).items()):
+        out.line(f"    {key:<34} {value:.4f}")
+    for gate in run.gates:
+        out.line(
+            f"  gate {'PASS' if gate.get('passed') else 'FAIL'}  {gate.get('message') or gate.get('gate')}"
+        )
+    shown = failed[: args.limit]
+    for question in shown:
+        first = (question.failure or "").splitlines()[0] if question.failure else ""
+        out.line(f"  FAILED {question.question_id}: {first}")
+    if len(failed) > len(shown):
+        out.line(f"  ... and {len(failed) - len(shown)} more failed question(s) (--limit, or --json)")
+    return 0
+
+
+# flaky -----------------------------------------------------------------------------------------
+def _flaky(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    history = store.question_outcomes(last_n=args.last, branch=args.branch)
+    found = flaky_questions(history, args.min_flips, same_commit=not args.no_same_commit)
+    out.data(
+        {
+            "runs": [asdict(run) for run in history.runs],
+            "min_flips": args.min_flips,
+            "flaky": [asdict(item) for item in found],
+        }
+    )
+    out.line(
+        f"{len(found)} flaky question(s) over the last {len(history.runs)} run(s)"
+        f" (flipped >= {args.min_flips} times"
+        + ("" if args.no_same_commit else ", or passed and failed on one commit")
+        + "); oldest run first: P passed, F failed, - absent"
+    )
+    for item in found[: args.limit]:
+        mixed = (
+            f"  same commit: {', '.join(c[:_SHORT_SHA] for c in item.mixed_commits)}"
+            if item.mixed_commits
+            else ""
+        )
+        out.line(
+            f"  {item.flips:>3} flips  {item.passes:>3}P {item.failures:>3}F  {item.strip[-40:]}  "
+            f"{item.question_id}{mixed}"
+        )
+    if len(found) > args.limit:
+        out.line(f"  ... and {len(found) - args.limit} more (--limit, or --json)")
+    return 0
+
+
+# trend -----------------------------------------------------------------------------------------
+def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    points = store.metric_series(args.metric, last_n=args.last, branch=args.branch)
+    result = trend(points, confidence=args.confidence)
+    changed = {change.index: change.what for change in result.changes}
+    out.data(
+        {
+            "metric": args.metric,
+            "points": [
+                {**asdict(point), "changed": list(changed.get(index, ()))}
+                for index, point in enumerate(points)
+            ],
+            "slope_per_run": result.slope,
+            "slope_interval": [result.low, result.high] if result.low is not None else None,
+            "confidence": result.confidence,
+            "runs_with_value": result.runs_with_value,
+        }
+    )
+    if not points:
+        out.line(f"no runs in {store.display}")
+        return 0
+    values = [point.value for point in points if point.value is not None]
+    low, high = (min(values), max(values)) if values else (0.0, 0.0)
+    out.line(f"{args.metric} over the last {len(points)} run(s), oldest first")
+    for index, point in enumerate(points):
+        value = "-" if point.value is None else f"{point.value:.4f}"
+        bar = _bar(point.value, low, high)
+        note = f"  <- {', '.join(changed[index])} changed" if index in changed else ""
+        out.line(
+            f"{point.run_id:>5}  {_when(point.started_at):<16}  {(point.commit or '-')[:_SHORT_SHA]:<10}  "
+            f"{value:>8}  {bar:<20}{note}"
+        )
+    if result.slope is None:
+        out.line("slope: needs at least two runs with a value")
+    elif result.low is None:
+        out.line(f"slope: {result.slope:+.5f} per run (an interval needs three runs)")
+    else:
+        out.line(
+            f"slope: {result.slope:+.5f} per run, {result.confidence:.0%} interval "
+            f"[{result.low:+.5f}, {result.high:+.5f}] over {result.runs_with_value} run(s)"
+        )
+    return 0
+
+
+def _bar(value: float | None, low: float, high: float) -> str:
+    if value is None:
+        return ""
+    span = high - low
+    return "#" * (1 + round(19 * (value - low) / span) if span > 0 else 20)
+
+
+# compare ---------------------------------------------------------------------------------------
+def _compare(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    before, after = store.resolve(args.runs[0]), store.resolve(args.runs[1])
+    left = {q.question_id: q for q in store.question_results(before.run_id)}
+    right = {q.question_id: q for q in store.question_results(after.run_id)}
+    regressed = sorted(
+        qid for qid in left.keys() & right.keys() if left[qid].passed is True and right[qid].passed is False
+    )
+    fixed = sorted(
+        qid for qid in left.keys() & right.keys() if left[qid].passed is False and right[qid].passed is True
+    )
+    added, removed = sorted(right.keys() - left.keys()), sorted(left.keys() - right.keys())
+    means_before, means_after = _micro_means(before.aggregates), _micro_means(after.aggregates)
+    metrics = {
+        key: {"before": means_before.get(key), "after": means_after.get(key)}
+        for key in sorted(means_before.keys() | means_after.keys())
+    }
+    identity = {
+        name: getattr(before, attribute) != getattr(after, attribute)
+        for name, attribute in (
+            ("corpus", "corpus_identity"),
+            ("graph", "graph_identity"),
+            ("responses", "responses_identity"),
+            ("settings", "settings_fingerprint"),
+        )
+    }
+    out.data(
+        {
+            "before": _summary_json(before),
+            "after": _summary_json(after),
+            "changed": identity,
+            "metrics": metrics,
+            "regressed": regressed,
+            "fixed": fixed,
+            "new": added,
+            "removed": removed,
+        }
+    )
+    out.line(
+        f"run {before.run_id} ({_when(before.started_at)}) -> run {after.run_id} ({_when(after.started_at)})"
+    )
+    what = [name for name, differs in identity.items() if differs]
+    out.line(
+        f"  changed: {', '.join(what) if what else 'nothing (same corpus, graph, responses and settings)'}"
+    )
+    for key, pair in metrics.items():
+        b, a = pair["before"], pair["after"]
+        delta = f"{a - b:+.4f}" if a is not None and b is not None else ""
+        out.line(f"  {key:<34} {_num(b):>8} -> {_num(a):>8}  {delta}")
+    out.line(f"  {len(regressed)} regressed, {len(fixed)} fixed, {len(added)} new, {len(removed)} removed")
+    for label, ids in (("REGRESSED", regressed), ("fixed", fixed)):
+        for qid in ids[: args.limit]:
+            out.line(f"    {label} {qid}")
+        if len(ids) > args.limit:
+            out.line(f"    ... and {len(ids) - args.limit} more {label.lower()} (--json)")
+    return 0
+
+
+# report ----------------------------------------------------------------------------------------
+def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    run = store.resolve(args.run)
+    if not (args.report or args.html or args.markdown):
+        raise _UsageError("report: give at least one of --report, --html, --markdown")
+    written = write_outputs(store.load_report(run.run_id), OutputPaths(args.report, args.markdown, args.html))
+    out.data(
+        {
+            "run_id": run.run_id,
+            "written": [{"what": what, "path": str(path)} for what, path in written.written],
+            "problems": written.problems,
+        }
+    )
+    for what, path in written.written:
+        out.line(f"wrote the {what} of run {run.run_id}: {path}")
+    for problem in written.problems:
+        print(f"{PROG}: {problem}", file=sys.stderr)
+    return 1 if written.problems else 0
+
+
+# import ----------------------------------------------------------------------------------------
+def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    if args.run_key and len(args.reports) > 1:
+        raise _UsageError("import: --run-key names one run; import one report with it")
+    provenance = RunProvenance(commit=args.commit, branch=args.branch)
+    done: list[dict[str, Any]] = []
+    failures = 0
+    for path in args.reports:
+        try:
+            report, digest = _read_report(path)
+            recorded = store.record_run(
+                report, run_key=args.run_key or f"import:{digest}", provenance=provenance, source=str(path)
+            )
+        except GraphragEvalError as error:
+            failures += 1
+            print(f"{PROG}: error: {error}", file=sys.stderr)
+            done.append({"report": str(path), "error": str(error)})
+            continue
+        done.append({"report": str(path), **asdict(recorded)})
+        if recorded.complete:
+            out.line(f"imported {path} as run {recorded.run_id} ({recorded.run_key})")
+        else:
+            out.line(
+                f"imported {path}: shard {recorded.shards_recorded} of {recorded.shards_expected} "
+                f"of run {recorded.run_key}, waiting for the others"
+            )
+    out.data(done)
+    return 2 if failures else 0
+
+
+def _read_report(path: Path) -> tuple[Any, str]:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise _UsageError(f"{path}: cannot read it: {error.strerror or error}") from None
+    try:
+        report = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise _UsageError(f"{path}: not a JSON report: {error}") from None
+    return report, hashlib.sha256(data).hexdigest()[:16]
+
+
+class _UsageError(GraphragEvalError):
+    """A wrong combination of arguments, or an unreadable input file."""
+
+
+# helpers ---------------------------------------------------------------------------------------
+def _summary_json(run: RunSummary) -> dict[str, Any]:
+    data = run.to_dict()
+    data["micro_means"] = _micro_means(run.aggregates)
+    del data["aggregates"]
+    return data
+
+
+def _micro_means(aggregates: Mapping[str, Any]) -> dict[str, float]:
+    micro = aggregates.get("micro") or {}
+    return {
+        key: float(stats["mean"])
+        for key, stats in micro.items()
+        if isinstance(stats, Mapping) and isinstance(stats.get("mean"), int | float) and _is_score(key)
+    }
+
+
+def _is_score(key: str) -> bool:
+    return not key.endswith(("_tokens", "_cost", "_sec", "_count")) and key not in (
+        "input_tokens",
+        "output_tokens",
+        "total_tokens",
+    )
+
+
+def _count_outcomes(outcomes: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counts[outcome] = counts.get(outcome, 0) + 1
+    order = list(OUTCOME_CODES)
+    return dict(
+        sorted(counts.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))
+    )
+
+
+def _when(timestamp: str) -> str:
+    return timestamp.replace("T", " ")[:16]
+
+
+def _short(identity: str | None) -> str:
+    return "-" if identity is None else identity.removeprefix("sha256:")[:12]
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Read a pytest-graphrag-eval run history (SQLite file or postgresql:// URL): runs, "
+        "flaky questions, metric trends, past reports; import existing JSON reports.",
+        epilog="A PostgreSQL password comes from PGPASSWORD (or the URL); it is never printed.",
+    )
+    parser.add_argument("url", help="the history: a file path, sqlite:///PATH or postgresql://USER@HOST/DB")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
+
+    def command(name: str, handler: Callable[..., int], help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument("--json", action="store_true", help="print JSON for scripts")
+        sub.set_defaults(handler=handler)
+        return sub
+
+    listing = command("list", _list, "recorded runs, newest first")
+    listing.add_argument("--branch", help="only this branch's runs")
+    listing.add_argument("--limit", type=int, default=20, help="at most this many runs (default 20)")
+
+    show = command("show", _show, "one run: verdict, provenance, identities, scores, gates, failures")
+    show.add_argument("run", help="last, last-passed, a run id, a run key or a branch")
+    show.add_argument("--limit", type=int, default=20, help="failed questions shown (default 20)")
+
+    flaky = command("flaky", _flaky, "questions whose outcome flips between runs")
+    flaky.add_argument("--last", type=int, default=20, help="over the last N runs (default 20)")
+    flaky.add_argument("--min-flips", type=int, default=2, help="flipped at least K times (default 2)")
+    flaky.add_argument("--branch", help="only this branch's runs")
+    flaky.add_argument(
+        "--no-same-commit",
+        action="store_true",
+        help="do not list questions only for passing and failing on one commit",
+    )
+    flaky.add_argument("--limit", type=int, default=30, help="questions shown (default 30)")
+
+    trend_parser = command(
+        "trend", _trend, "a metric per run, corpus/graph/settings changes marked, its slope"
+    )
+    trend_parser.add_argument(
+        "metric", help="e.g. steps_score.mean, macro:answer_f1.mean, template[ID]:steps_score, pass_rate"
+    )
+    trend_parser.add_argument("--last", type=int, default=20, help="over the last N runs (default 20)")
+    trend_parser.add_argument("--branch", help="only this branch's runs")
+    trend_parser.add_argument(
+        "--confidence", type=float, default=0.95, help="of the slope's interval (default 0.95)"
+    )
+
+    compare = command(
+        "compare", _compare, "two runs: what changed, metric deltas, regressed and fixed questions"
+    )
+    compare.add_argument("runs", nargs=2, metavar="RUN")
+    compare.add_argument("--limit", type=int, default=20, help="questions listed per class (default 20)")
+
+    report = command(
+        "report", _report, "write a past run's JSON report, HTML report or Markdown summary again"
+    )
+    report.add_argument("run")
+    report.add_argument("--report", type=Path, help="write the JSON report here")
+    report.add_argument("--html", type=Path, help="write the HTML report here")
+    report.add_argument("--markdown", type=Path, help="write the Markdown summary here")
+
+    backfill = command("import", _import, "record existing JSON reports (--graphrag-report files)")
+    backfill.add_argument("reports", nargs="+", type=Path)
+    backfill.add_argument("--branch", help="the branch the reports were made on")
+    backfill.add_argument("--commit", help="the commit the reports were made on")
+    backfill.add_argument(
+        "--run-key", help="the run key (default: import: and the file's hash, so a re-import is refused)"
+    )
+    return parser

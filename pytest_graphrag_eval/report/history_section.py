@@ -1,0 +1,117 @@
+"""The JSON report's `history` section: the last runs, the flaky questions, each question's outcomes.
+
+Built once at the end of a run with a history (`report.pipeline.finish_run`); the terminal summary,
+the Markdown summary and the HTML history view only read it, so a report regenerated from the store
+shows what the run showed. Outcomes are oldest first, this run last; `null` where a question was not
+in that run.
+
+    "history": {
+      "runs": [{"run_id", "started_at", "commit", "branch", "passed", "changed": ["graph", ...]}, ...],
+      "flaky_rule": {"runs": 10, "min_flips": 2},
+      "flaky": [{"question_id", "template_id", "flips", "same_commit", "outcomes": [...]}, ...],
+      "questions": {"<question id>": ["passed", "failed", null, ...], ...},
+      "series": [{"target": "micro:steps_score.mean", "values": [0.81, null, ...]}, ...]
+    }
+
+A run's `changed` names the identities (corpus, graph, responses, settings) that differ from the run
+before it, which the HTML trend charts mark on the timeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from pytest_graphrag_eval.compare.run_history import (
+    IDENTITIES,
+    Flakiness,
+    PastRun,
+    RunHistory,
+    outcome_series,
+)
+from pytest_graphrag_eval.gates.model import Gate
+from pytest_graphrag_eval.gates.suite_gates import gate_value
+
+CURRENT_RUN = "this run"
+
+
+def history_window(history: RunHistory, gates: Sequence[Gate]) -> int:
+    """Runs shown (this one included): the flaky rule's window, or a longer trend or k-of-n window."""
+    return max(
+        [history.flaky_runs, *(gate.window or 0 for gate in gates if gate.over in ("trend", "history"))]
+    )
+
+
+def history_section(
+    history: RunHistory,
+    current: PastRun,
+    results: Sequence[Mapping[str, Any]],
+    flaky: Sequence[Flakiness],
+    gates: Sequence[Gate],
+) -> dict[str, Any]:
+    """The section for a run with a history; `current` is this run as it will be recorded."""
+    window = history_window(history, gates)
+    runs = [*history.last(window - 1), current]
+    before = history.last(window)[0] if len(history.runs) >= window else None
+    templates = {str(result["question_id"]): result.get("template_id") for result in results}
+    return {
+        "runs": [_run_entry(run, previous) for previous, run in zip([before, *runs], runs, strict=False)],
+        "flaky_rule": {"runs": history.flaky_runs, "min_flips": history.flaky_flips},
+        "flaky": [
+            {
+                "question_id": found.question_id,
+                "template_id": templates.get(found.question_id),
+                "flips": found.flips,
+                "same_commit": found.same_commit,
+                "outcomes": list(found.outcomes),
+            }
+            for found in flaky
+        ],
+        "questions": {
+            question_id: list(outcomes)
+            for question_id, outcomes in outcome_series(history, results, window).items()
+        },
+        "series": _series(runs, gates),
+    }
+
+
+def _run_entry(run: PastRun, previous: PastRun | None) -> dict[str, Any]:
+    changed = (
+        [name for name in IDENTITIES if run.identities.get(name) != previous.identities.get(name)]
+        if previous is not None
+        else []
+    )
+    return {
+        "run_id": run.run_id,
+        "started_at": run.started_at,
+        "commit": run.commit,
+        "branch": run.branch,
+        "passed": run.passed,
+        "changed": changed,
+    }
+
+
+def _series(runs: Sequence[PastRun], gates: Sequence[Gate]) -> list[dict[str, Any]]:
+    """Each gated value (level and trend gates; one per target) in every run shown."""
+    series: dict[str, list[float | None]] = {}
+    for gate in gates:
+        if gate.change is not None or gate.over not in (None, "trend") or gate.template == "*":
+            continue
+        level = replace(gate, over=None, window=None, confidence=None)
+        target = f"{level.scope_text}:{level.target}"
+        if target not in series:
+            series[target] = [gate_value(level, run.aggregates) for run in runs]
+    return [{"target": target, "values": values} for target, values in series.items()]
+
+
+def flaky_ids(report: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The flaky questions of a report's history section, by question id (empty without one)."""
+    history = report.get("history")
+    if not isinstance(history, Mapping):
+        return {}
+    return {
+        str(entry["question_id"]): entry
+        for entry in history.get("flaky") or ()
+        if isinstance(entry, Mapping) and "question_id" in entry
+    }

@@ -1,0 +1,218 @@
+"""The HTML report's history view, computed from the report's `history` section as plain dataclasses.
+
+A trend chart per gated value (each run a point, this run last, the least-squares line of a trend
+gate's window, a level gate's limit as a dashed line, and a mark wherever the corpus, the graph, the
+responses or the settings changed from the run before), and the flaky questions with their outcome
+strip. The geometry is computed here and drawn by the template as SVG, like the other charts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_graphrag_eval.compare.trend import least_squares_line
+from pytest_graphrag_eval.report.html_report.charts import fmt
+from pytest_graphrag_eval.report.html_report.metrics import finite
+
+TREND_WIDTH = 560
+TREND_HEIGHT = 150
+_PAD_X = 14
+_PAD_TOP = 20  # room for the change labels
+_PAD_BOTTOM = 8
+STRIP_CELL = 12
+
+
+@dataclass(frozen=True)
+class RunMark:
+    """One run on the timeline; `changed` names what differs from the run before it."""
+
+    x: float
+    label: str
+    started_at: str
+    commit: str
+    passed: bool | None
+    changed: tuple[str, ...]
+    current: bool
+
+
+@dataclass(frozen=True)
+class TrendPoint:
+    x: float
+    y: float
+    value: float
+    title: str
+
+
+@dataclass(frozen=True)
+class TrendChart:
+    target: str
+    gates: tuple[str, ...]
+    points: tuple[TrendPoint, ...]
+    path: str  # the polyline through the points
+    low_label: str
+    high_label: str
+    limit: tuple[float, str] | None  # (y, text) of a level gate's limit within the axis
+    fit: tuple[float, float, float, float] | None  # the trend window's least-squares line
+    missing: int
+
+
+@dataclass(frozen=True)
+class FlakyRow:
+    question_id: str
+    link: str
+    template_id: str
+    outcomes: tuple[str, ...]  # one per run shown, oldest first; "none" where it did not run
+    flips: int
+    same_commit: bool
+
+
+@dataclass(frozen=True)
+class HistoryView:
+    runs: tuple[RunMark, ...]
+    changes: tuple[RunMark, ...]  # the runs whose corpus, graph, responses or settings changed
+    charts: tuple[TrendChart, ...]
+    flaky: tuple[FlakyRow, ...]
+    flaky_runs: Any
+    flaky_flips: Any
+    width: int = TREND_WIDTH
+    height: int = TREND_HEIGHT
+    strip_cell: int = STRIP_CELL
+
+
+def build_history(
+    section: Mapping[str, Any], gates: Sequence[Mapping[str, Any]], links: Mapping[str, str]
+) -> HistoryView:
+    """The view of a report's history section; `links` maps question ids to their page address."""
+    runs_data = [run for run in section.get("runs") or [] if isinstance(run, Mapping)]
+    count = len(runs_data)
+    runs = tuple(_run_mark(run, index, count) for index, run in enumerate(runs_data))
+    found = section.get("flaky_rule")
+    rule: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    return HistoryView(
+        runs=runs,
+        changes=tuple(run for run in runs if run.changed),
+        charts=tuple(
+            _chart(series, runs, gates)
+            for series in section.get("series") or []
+            if isinstance(series, Mapping) and isinstance(series.get("values"), list)
+        ),
+        flaky=tuple(
+            _flaky_row(entry, links)
+            for entry in section.get("flaky") or []
+            if isinstance(entry, Mapping) and "question_id" in entry
+        ),
+        flaky_runs=rule.get("runs"),
+        flaky_flips=rule.get("min_flips"),
+    )
+
+
+def question_outcomes(section: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Each question's outcomes over the runs shown, for its drill-down ("none": not in that run)."""
+    questions = section.get("questions")
+    if not isinstance(questions, Mapping):
+        return {}
+    return {
+        str(question_id): [str(outcome) if outcome is not None else "none" for outcome in outcomes]
+        for question_id, outcomes in questions.items()
+        if isinstance(outcomes, list)
+    }
+
+
+def _x(index: int, count: int) -> float:
+    if count <= 1:
+        return TREND_WIDTH / 2
+    return round(_PAD_X + index * (TREND_WIDTH - 2 * _PAD_X) / (count - 1), 2)
+
+
+def _run_mark(run: Mapping[str, Any], index: int, count: int) -> RunMark:
+    commit = str(run.get("commit") or "")
+    return RunMark(
+        x=_x(index, count),
+        label=str(run.get("run_id") or ""),
+        started_at=str(run.get("started_at") or ""),
+        commit=commit[:10],
+        passed=run.get("passed") if isinstance(run.get("passed"), bool) else None,
+        changed=tuple(str(name) for name in run.get("changed") or []),
+        current=index == count - 1,
+    )
+
+
+def _chart(
+    series: Mapping[str, Any], runs: Sequence[RunMark], gates: Sequence[Mapping[str, Any]]
+) -> TrendChart:
+    target = str(series.get("target"))
+    values = [finite(value) for value in series["values"]][: len(runs)]
+    related = [gate for gate in gates if _gate_target(gate) == target]
+    limits = [
+        float(gate["limit"])
+        for gate in related
+        if not gate.get("over") and isinstance(gate.get("limit"), (int, float))
+    ]
+    present = [value for value in values if value is not None]
+    low, high = _axis([*present, *limits])
+
+    def y(value: float) -> float:
+        span = TREND_HEIGHT - _PAD_TOP - _PAD_BOTTOM
+        return round(TREND_HEIGHT - _PAD_BOTTOM - (value - low) / (high - low) * span, 2)
+
+    points = tuple(
+        TrendPoint(run.x, y(value), value, f"{run.label or 'run'} {run.started_at}: {fmt(value, 4)}")
+        for run, value in zip(runs, values, strict=False)
+        if value is not None
+    )
+    window = max((int(gate.get("window") or 0) for gate in related if gate.get("over") == "trend"), default=0)
+    fit = None
+    if window:
+        tail = values[-window:]
+        line = least_squares_line(tail)
+        if line is not None:
+            slope, intercept = line
+            first = len(values) - len(tail)
+            start, end = runs[first], runs[len(values) - 1]
+            fit = (start.x, y(intercept), end.x, y(intercept + slope * (len(tail) - 1)))
+    limit = (y(limits[0]), f"limit {fmt(limits[0], 4)}") if limits else None
+    return TrendChart(
+        target=target,
+        gates=tuple(str(gate.get("expression") or "") for gate in related),
+        points=points,
+        path=" ".join(f"{point.x},{point.y}" for point in points),
+        low_label=fmt(low, 4),
+        high_label=fmt(high, 4),
+        limit=limit,
+        fit=fit,
+        missing=len(values) - len(present),
+    )
+
+
+def _gate_target(gate: Mapping[str, Any]) -> str:
+    scope = f"template[{gate.get('template')}]" if gate.get("scope") == "template" else str(gate.get("scope"))
+    stat = gate.get("stat")
+    return f"{scope}:{gate.get('metric')}" + (f".{stat}" if stat else "")
+
+
+def _axis(values: Sequence[float]) -> tuple[float, float]:
+    """A little room around the values; a flat series gets a band around it."""
+    if not values:
+        return 0.0, 1.0
+    low, high = min(values), max(values)
+    if high - low < 1e-9:
+        pad = max(abs(low) * 0.05, 0.01)
+        return low - pad, high + pad
+    pad = (high - low) * 0.08
+    return low - pad, high + pad
+
+
+def _flaky_row(entry: Mapping[str, Any], links: Mapping[str, str]) -> FlakyRow:
+    question_id = str(entry["question_id"])
+    return FlakyRow(
+        question_id=question_id,
+        link=links.get(question_id, question_id),
+        template_id=str(entry.get("template_id") or ""),
+        outcomes=tuple(
+            str(outcome) if outcome is not None else "none" for outcome in entry.get("outcomes") or []
+        ),
+        flips=int(entry.get("flips") or 0),
+        same_commit=bool(entry.get("same_commit")),
+    )

@@ -1,0 +1,174 @@
+"""What a run reads from its history at the start: a baseline, and the earlier runs for flaky marks and gates.
+
+`--graphrag-baseline history:last` (or `history:last-passed`, `history:BRANCH`, `history:RUN`) takes
+the baseline report from the store instead of a file. The earlier runs are those of this run's branch
+(from git or the CI's variables); a branch with no runs yet, or an unknown branch, reads all runs. A
+history that cannot be read costs the run nothing but its history: the run scores and reports, a
+warning says why, and the gates that needed the history fail and say so. A baseline asked of a history
+that cannot give it is a usage error at the start, before any question runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_graphrag_eval.compare.baseline import check_report
+from pytest_graphrag_eval.compare.run_history import PastRun, RunHistory
+from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.gates.model import Gate
+from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.history.provenance import RunProvenance, detect_provenance
+from pytest_graphrag_eval.history.records import ABSENT, OUTCOME_NAMES, run_identities
+from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
+
+HISTORY_PREFIX = "history:"
+
+
+def history_baseline_ref(value: str | None) -> str | None:
+    """`history:last` -> "last"; None for a baseline file (or none)."""
+    if value is None or not value.startswith(HISTORY_PREFIX):
+        return None
+    ref = value[len(HISTORY_PREFIX) :].strip()
+    if not ref:
+        raise ConfigurationError(
+            "--graphrag-baseline history: needs a run: history:last, history:last-passed, history:BRANCH "
+            "or history:RUN (a run id or key from graphrag-eval-history URL list)"
+        )
+    return ref
+
+
+@dataclass(frozen=True)
+class StartingHistory:
+    """What a run took from its history at the start."""
+
+    runs: RunHistory | None  # None: the history could not be read (see `warning`)
+    provenance: RunProvenance
+    baseline: dict[str, Any] | None = None
+    baseline_name: str | None = None  # how the report names the baseline: history:REF (run N, started ...)
+    warning: str | None = None
+
+    def current_run(self, metadata: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> PastRun:
+        """This run as the history will record it (its commit, branch and identities)."""
+        return PastRun(
+            run_id="this run",
+            started_at=str(metadata.get("started_at") or ""),
+            aggregates={},
+            outcomes={},
+            commit=self.provenance.commit,
+            branch=self.provenance.branch,
+            identities=run_identities(metadata, results),
+        )
+
+
+def history_window(gates: Sequence[Gate], flaky_runs: int) -> int:
+    """How many runs the run looks at, itself included: the flaky window or a longer gate window."""
+    return max([flaky_runs, *(gate.window or 0 for gate in gates if gate.needs_history)])
+
+
+def read_history(
+    url: str,
+    *,
+    environ: Mapping[str, str],
+    cwd: Path | None,
+    window: int,
+    flaky_runs: int,
+    flaky_flips: int,
+    baseline_ref: str | None = None,
+) -> StartingHistory:
+    """The earlier runs (and the baseline asked for) from the history at `url`."""
+    provenance = detect_provenance(environ, cwd)
+    try:
+        with open_history(url, environ=environ) as store:
+            baseline, name = _baseline(store, baseline_ref, url) if baseline_ref is not None else (None, None)
+            runs = _earlier_runs(store, provenance.branch, window - 1)
+    except HistoryError as error:
+        if baseline_ref is not None:
+            raise ConfigurationError(f"--graphrag-baseline history:{baseline_ref}: {error}") from None
+        warning = (
+            f"the run history could not be read, so nothing is marked flaky and history gates fail: {error}"
+        )
+        return StartingHistory(None, provenance, warning=warning)
+    return StartingHistory(
+        RunHistory(runs, flaky_runs=flaky_runs, flaky_flips=flaky_flips), provenance, baseline, name
+    )
+
+
+def _baseline(store: HistoryStore, ref: str, url: str) -> tuple[dict[str, Any], str]:
+    try:
+        run = store.resolve(ref)
+    except HistoryError as error:
+        raise ConfigurationError(f"--graphrag-baseline history:{ref}: {error}") from None
+    report = store.load_report(run.run_id)
+    name = f"history:{ref} (run {run.run_id}, {run.run_key}, started {run.started_at})"
+    check_report(report, name)
+    return report, name
+
+
+def _earlier_runs(store: HistoryStore, branch: str | None, count: int) -> tuple[PastRun, ...]:
+    """The newest `count` runs (of `branch` when it has any), oldest first, with every question's outcome."""
+    if count <= 0:
+        return ()
+    summaries = store.runs(branch=branch, limit=count) if branch is not None else []
+    if not summaries:
+        branch = None
+        summaries = store.runs(limit=count)
+    outcomes = store.question_outcomes(last_n=count, branch=branch)
+    by_run: dict[Any, dict[str, str]] = {run.run_id: {} for run in outcomes.runs}
+    for question_id, strip in outcomes.strips.items():
+        for run, code in zip(outcomes.runs, strip, strict=True):
+            if code != ABSENT and code in OUTCOME_NAMES:
+                by_run[run.run_id][question_id] = OUTCOME_NAMES[code]
+    return tuple(_past_run(summary, by_run.get(summary.run_id, {})) for summary in reversed(summaries))
+
+
+def _past_run(summary: RunSummary, outcomes: dict[str, str]) -> PastRun:
+    return PastRun(
+        run_id=str(summary.run_id),
+        started_at=summary.started_at,
+        aggregates=summary.aggregates,
+        outcomes=outcomes,
+        commit=summary.commit,
+        branch=summary.branch,
+        passed=summary.passed,
+        identities={
+            "corpus": summary.corpus_identity,
+            "graph": summary.graph_identity,
+            "responses": summary.responses_identity,
+            "settings": summary.settings_fingerprint,
+        },
+    )
+
+
+@dataclass(frozen=True)
+class FinishingHistory:
+    """The earlier runs a finished run is judged against, and this run as it will be recorded."""
+
+    runs: RunHistory | None
+    current: PastRun
+    warning: str | None
+
+
+def history_at_finish(
+    url: str,
+    *,
+    environ: Mapping[str, str],
+    cwd: Path | None,
+    gates: Sequence[Gate],
+    flaky_runs: int,
+    flaky_flips: int,
+    metadata: Mapping[str, Any],
+    results: Sequence[Mapping[str, Any]],
+) -> FinishingHistory:
+    """Read at the end, so the corpus files' gates (known only after collection) set the window too."""
+    found = read_history(
+        url,
+        environ=environ,
+        cwd=cwd,
+        window=history_window(gates, flaky_runs),
+        flaky_runs=flaky_runs,
+        flaky_flips=flaky_flips,
+    )
+    return FinishingHistory(found.runs, found.current_run(metadata, results), found.warning)

@@ -1,0 +1,198 @@
+"""History in the run, against a real SQLite history recorded by real runs of the example project.
+
+Nightly runs alternate between the good recording and the regression recording, so the questions
+the regression breaks flip every night: the history calls them flaky, a baseline comes from the
+store (`history:last`, `history:last-passed`, `history:BRANCH`), and trend and k-of-n gates judge the
+last runs. Each run is `pytest example_project` in a subprocess, as CI runs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from html_report_support import EXAMPLE, REGRESSION, ROOT
+
+from pytest_graphrag_eval.history.store import open_history
+
+GOOD = EXAMPLE / "recordings" / "responses.jsonl"
+
+
+def run(
+    folder: Path, name: str, history: Path, responses: Path, *options: str, branch: str = "main"
+) -> tuple[dict[str, Any], str]:
+    """One run of the example project recorded in `history`; its JSON report and terminal output."""
+    report = folder / f"{name}.json"
+    environ = {
+        key: value for key, value in os.environ.items() if not key.startswith(("GITHUB_", "CI", "GITLAB"))
+    }
+    environ.update(GITHUB_SHA=f"commit-{name}", GITHUB_REF_NAME=branch)
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(EXAMPLE),
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--graphrag-report",
+            str(report),
+            "--graphrag-html",
+            str(report.with_suffix(".html")),
+            "--graphrag-markdown",
+            str(report.with_suffix(".md")),
+            "--graphrag-responses",
+            str(responses),
+            "--graphrag-history",
+            str(history),
+            "--graphrag-flaky-runs=5",
+            *options,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=environ,
+    )
+    output = completed.stdout + completed.stderr
+    assert report.exists(), f"the run wrote no report:\n{output[-3000:]}"
+    return json.loads(report.read_text(encoding="utf-8")), output
+
+
+def outcomes(report: dict[str, Any]) -> dict[str, str]:
+    return {result["question_id"]: result["outcome"] for result in report["results"]}
+
+
+@pytest.fixture(scope="module")
+def nights(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Nights on main (good, regression, good), one on a feature branch (regression), then a run on main.
+
+    The run on main looks at main's earlier runs only; its `history:last` baseline is the newest run of any
+    branch, the feature branch's.
+    """
+    folder = tmp_path_factory.mktemp("nights")
+    history = folder / "history.sqlite"
+    recorded = [
+        run(folder, f"night{night}", history, GOOD if night % 2 == 0 else REGRESSION, branch=branch)[0]
+        for night, branch in enumerate(["main", "main", "main", "feature"])
+    ]
+    judged, output = run(
+        folder,
+        "judged",
+        history,
+        GOOD,
+        "--graphrag-baseline=history:last",
+        "--graphrag-gate=trend:steps_score.mean>=-0.5/run@5",
+        "--graphrag-gate=trend:answer_f1.mean>=0/run@3",
+        "--graphrag-gate=history:passes>=5/5",
+        "--graphrag-gate=fixed<=0",
+        "--graphrag-gate=fixed<=0 excluding flaky",
+        "-o",
+        "graphrag_gates=",
+    )
+    return {"folder": folder, "history": history, "recorded": recorded, "judged": judged, "output": output}
+
+
+def test_the_questions_that_flip_every_night_are_flaky_everywhere(nights: dict[str, Any]) -> None:
+    good, bad = outcomes(nights["recorded"][0]), outcomes(nights["recorded"][1])
+    flipping = [question for question in good if good[question] != bad[question]]
+    assert flipping, "the regression recording breaks some questions"
+    judged = nights["judged"]
+    flaky = judged["history"]["flaky"]
+    assert [entry["question_id"] for entry in flaky] == flipping
+    assert flaky[0]["flips"] == 2
+    assert flaky[0]["outcomes"] == ["passed", "failed", "passed", "passed"]
+    assert [entry["run_id"] for entry in judged["history"]["runs"]] == ["1", "2", "3", "this run"]
+    steady = next(question for question in good if question not in flipping)
+    assert judged["history"]["questions"][steady] == [good[steady]] * 4
+    # the terminal, the Markdown summary and the HTML report mark them
+    output = nights["output"]
+    assert f"history: {len(flipping)} flaky question(s) over the last 4 run(s)" in output
+    assert re.search(rf"flaky  \S*{re.escape(flipping[0])}\S*  PFPP  2 flips", output)
+    markdown = (nights["folder"] / "judged.md").read_text(encoding="utf-8")
+    assert f"### Flaky questions ({len(flipping)})" in markdown and "`PFPP`" in markdown
+    html = (nights["folder"] / "judged.html").read_text(encoding="utf-8")
+    assert '<section id="history"' in html and html.count('<tr data-question="') == len(flipping)
+
+
+def test_the_baseline_comes_from_the_history(nights: dict[str, Any]) -> None:
+    judged = nights["judged"]
+    baseline = judged["comparison"]["baseline"]
+    assert baseline["path"].startswith("history:last (run 4, ")
+    bad = outcomes(nights["recorded"][1])
+    assert sorted(judged["comparison"]["fixed"]) == sorted(
+        q for q, outcome in bad.items() if outcome == "failed"
+    )
+
+
+def test_history_gates_judge_the_last_runs(nights: dict[str, Any]) -> None:
+    gates = {gate["expression"]: gate for gate in nights["judged"]["gates"]}
+    steady = gates["trend:micro:steps_score.mean>=-0.5/run@5"]
+    assert steady["passed"] and steady["over"] == "trend" and steady["window"] == 5
+    assert "over 4 run(s), 95% interval" in steady["message"]  # main has three runs before this one
+    kofn = gates["history:micro:passes>=5/5"]
+    flaky = nights["judged"]["history"]["flaky"]
+    assert not kofn["passed"] and kofn["actual"] == len(flaky)
+    fixed = gates["micro:fixed<=0"]
+    excluding = gates["micro:fixed<=0 excluding flaky"]
+    assert not fixed["passed"] and fixed["actual"] == len(flaky)
+    assert excluding["passed"] and excluding["actual"] == 0
+    assert excluding["excluding_flaky"] == [entry["question_id"] for entry in flaky]
+    assert f"{len(flaky)} flaky question(s) excluded" in excluding["message"]
+
+
+def test_the_run_was_recorded_with_its_history_section(nights: dict[str, Any]) -> None:
+    with open_history(str(nights["history"])) as store:
+        runs = store.runs()
+        assert [summary.run_id for summary in runs] == [5, 4, 3, 2, 1]
+        assert store.load_report(5)["history"] == nights["judged"]["history"]
+
+
+@pytest.mark.parametrize(
+    ("ref", "expected_run"),
+    [("last", 5), ("last-passed", 3), ("feature", 4), ("main", 5), ("2", 2)],
+)
+def test_each_history_reference_picks_its_run(nights: dict[str, Any], ref: str, expected_run: int) -> None:
+    """`history:REF` resolves to the run `graphrag-eval-history show REF` names (checked without a run)."""
+    with open_history(str(nights["history"])) as store:
+        assert store.resolve(ref).run_id == expected_run
+
+
+def test_a_branch_baseline_and_a_missing_one(nights: dict[str, Any], tmp_path: Path) -> None:
+    copy = tmp_path / "history.sqlite"
+    copy.write_bytes(nights["history"].read_bytes())
+    report, _ = run(
+        tmp_path, "against-feature", copy, GOOD, "--graphrag-baseline=history:feature", branch="main"
+    )
+    assert report["comparison"]["baseline"]["path"].startswith("history:feature (run 4, ")
+    empty = tmp_path / "empty.sqlite"
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(EXAMPLE),
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            f"--graphrag-history={empty}",
+            "--graphrag-baseline=history:last",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 4, output[-2000:]
+    assert "--graphrag-baseline history:last: history" in output and "no run 'last'" in output
+    assert "Traceback" not in output

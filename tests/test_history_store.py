@@ -1,0 +1,169 @@
+"""The history store on SQLite and on a real PostgreSQL server: recording, reading, shards, run keys."""
+
+from __future__ import annotations
+
+import pytest
+from history_support import run_report
+
+from pytest_graphrag_eval.history.analysis import flaky_questions, trend
+from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.history.provenance import RunProvenance
+from pytest_graphrag_eval.history.store import open_history
+
+
+def test_a_recorded_run_reads_back_with_its_report_verdict_and_provenance(history_url: str) -> None:
+    report = run_report(0, failing=["q00003"])
+    with open_history(history_url) as store:
+        recorded = store.record_run(
+            report, run_key="ci-1", provenance=RunProvenance(commit="abc123", branch="main", ci="github")
+        )
+        assert recorded.complete
+        (run,) = store.runs()
+        assert (run.run_id, run.run_key, run.commit, run.branch, run.ci) == (
+            recorded.run_id,
+            "ci-1",
+            "abc123",
+            "main",
+            "github",
+        )
+        assert (run.questions, run.failed, run.passed) == (12, 1, False)
+        assert run.failure_reason == "1 question(s) failed"
+        assert run.started_at == "2026-01-01T00:00:00Z"
+        assert store.load_report("ci-1") == report
+        assert store.load_report("last") == report
+        questions = store.question_results("last")
+        assert [q.question_id for q in questions] == [r["question_id"] for r in report["results"]]
+        failed = next(q for q in questions if q.question_id == "q00003")
+        assert (failed.outcome, failed.passed, failed.failure) == (
+            "failed",
+            False,
+            "steps_score = 0, required >= 1",
+        )
+        assert failed.scores["steps_score"] == 0.0
+        assert failed.scores["answer_f1"] == report["results"][3]["answer_f1"]  # partial credit kept
+
+
+def test_runs_are_newest_first_filtered_by_branch_and_resolved_by_name(history_url: str) -> None:
+    with open_history(history_url) as store:
+        store.record_run(run_report(2), run_key="b", provenance=RunProvenance(branch="main"))
+        store.record_run(
+            run_report(1, failing=["q00001"]), run_key="a", provenance=RunProvenance(branch="main")
+        )
+        store.record_run(
+            run_report(3, failing=["q00002"]), run_key="c", provenance=RunProvenance(branch="feature")
+        )
+        assert [run.run_key for run in store.runs()] == ["c", "b", "a"]
+        assert [run.run_key for run in store.runs(branch="main")] == ["b", "a"]
+        assert [run.run_key for run in store.runs(limit=1)] == ["c"]
+        assert store.resolve("last").run_key == "c"
+        assert store.resolve("last-passed").run_key == "b"
+        assert store.resolve("main").run_key == "b"
+        assert store.resolve(str(store.resolve("a").run_id)).run_key == "a"
+        assert store.resolve(f"#{store.resolve('a').run_id}").run_key == "a"
+        with pytest.raises(HistoryError, match="no run 'nope'"):
+            store.resolve("nope")
+
+
+def test_outcomes_and_metric_series_follow_the_runs_oldest_first(history_url: str) -> None:
+    failing = [["q00001"], [], ["q00001"], [], ["q00001", "q00005"]]
+    with open_history(history_url) as store:
+        for number, ids in enumerate(failing):
+            store.record_run(
+                run_report(number, failing=ids), provenance=RunProvenance(commit=f"c{number // 2}")
+            )
+        history = store.question_outcomes(last_n=10)
+        assert history.strips["q00001"] == "FPFPF"
+        assert history.strips["q00005"] == "PPPPF"
+        assert history.strips["q00000"] == "PPPPP"
+        assert [o.outcome for o in history.outcomes("q00001")] == [
+            "failed",
+            "passed",
+            "failed",
+            "passed",
+            "failed",
+        ]
+        flaky = flaky_questions(history, min_flips=3)
+        assert [(item.question_id, item.flips) for item in flaky] == [("q00001", 4)]
+        assert flaky[0].mixed_commits == ("c0", "c1")  # passed and failed on one commit
+        assert store.question_outcomes(last_n=2).strips["q00001"] == "PF"
+        series = store.metric_series("steps_score.mean", last_n=10)
+        assert [point.value for point in series] == pytest.approx([11 / 12, 1, 11 / 12, 1, 10 / 12])
+        assert trend(series).slope == pytest.approx(-1 / 60)
+        assert [p.value for p in store.metric_series("pass_rate", last_n=3)] == pytest.approx(
+            [11 / 12, 1, 10 / 12]
+        )
+
+
+def test_a_changed_corpus_or_graph_is_marked_in_the_trend(history_url: str) -> None:
+    with open_history(history_url) as store:
+        store.record_run(run_report(0, graph="g1"))
+        store.record_run(run_report(1, graph="g1"))
+        store.record_run(run_report(2, graph="g2"))
+        store.record_run(run_report(3, graph="g2", corpus="sha256:bbb"))
+        result = trend(store.metric_series("steps_score", last_n=10))
+        assert [(change.index, change.what) for change in result.changes] == [
+            (2, ("graph",)),
+            (3, ("corpus",)),
+        ]
+
+
+def test_questions_added_between_runs_are_absent_before(history_url: str) -> None:
+    with open_history(history_url) as store:
+        store.record_run(run_report(0, questions=4))
+        store.record_run(run_report(1, questions=6, failing=["q00005"]))
+        strips = store.question_outcomes(last_n=5).strips
+        assert strips["q00005"] == "-F"
+        assert strips["q00000"] == "PP"
+
+
+def test_shards_under_one_run_key_make_one_run(history_url: str) -> None:
+    whole = run_report(0, failing=["q00004"])
+    with open_history(history_url) as store:
+        first = store.record_run(run_report(0, failing=["q00004"], shard=(2, 3)), run_key="pipeline-9")
+        assert (first.complete, first.shards_recorded, first.shards_expected) == (False, 1, 3)
+        assert store.runs() == []  # a run is listed once all of its shards are in
+        store.record_run(run_report(0, failing=["q00004"], shard=(1, 3)), run_key="pipeline-9")
+        last = store.record_run(run_report(0, failing=["q00004"], shard=(3, 3)), run_key="pipeline-9")
+        assert last.complete
+        (run,) = store.runs()
+        assert (run.run_key, run.questions, run.failed) == ("pipeline-9", 12, 1)
+        merged = store.load_report("pipeline-9")
+        assert [r["question_id"] for r in merged["results"]] == [r["question_id"] for r in whole["results"]]
+        assert "shard" not in merged["metadata"]
+
+
+def test_a_shard_takes_its_run_key_from_the_ci(history_url: str) -> None:
+    ci = RunProvenance(commit="abc", branch="main", ci="github", ci_run_key="github:o/r:77:1")
+    with open_history(history_url) as store:
+        store.record_run(run_report(0, shard=(1, 2)), provenance=ci)
+        store.record_run(run_report(0, shard=(2, 2)), provenance=ci)
+        assert [run.run_key for run in store.runs()] == ["github:o/r:77:1"]
+        with pytest.raises(HistoryError, match=r"shard 1/2: give every shard the same run key"):
+            store.record_run(run_report(0, shard=(1, 2)))
+
+
+def test_a_run_key_that_exists_is_refused_and_the_stored_run_kept(history_url: str) -> None:
+    with open_history(history_url) as store:
+        store.record_run(run_report(0), run_key="nightly-1")
+        with pytest.raises(HistoryError, match=r"run key 'nightly-1' is already recorded \(run 1"):
+            store.record_run(run_report(1, failing=["q00001"]), run_key="nightly-1")
+        store.record_run(run_report(0, shard=(1, 2)), run_key="sharded")
+        with pytest.raises(HistoryError, match=r"run key 'sharded': shard 1/2 is already recorded"):
+            store.record_run(run_report(0, shard=(1, 2)), run_key="sharded")
+        with pytest.raises(HistoryError, match=r"run key 'nightly-1' is already recorded"):
+            store.record_run(run_report(0, shard=(1, 2)), run_key="nightly-1")
+        (run,) = store.runs()
+        assert (run.run_key, run.failed) == ("nightly-1", 0)
+
+
+def test_a_report_that_is_not_one_is_refused_naming_the_source(history_url: str) -> None:
+    with open_history(history_url) as store:
+        with pytest.raises(HistoryError, match=r"old\.json: not a pytest-graphrag-eval JSON report"):
+            store.record_run({"rows": []}, source="old.json")
+        report = run_report(0)
+        del report["results"][2]["outcome"]
+        with pytest.raises(
+            HistoryError, match=r"x\.json: results\[2\] \(question 'q00002'\): field 'outcome'"
+        ):
+            store.record_run(report, source="x.json")
+        assert store.runs() == []
