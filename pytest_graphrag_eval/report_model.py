@@ -75,6 +75,9 @@ class Refusal(StrEnum):
         return next((cls(name) for _, name in _LEGACY_REFUSAL_TEXTS if name in found), None)
 
 
+_REFUSAL_NAMES = frozenset(refusal.value for refusal in Refusal)
+
+
 @dataclass(frozen=True, slots=True)
 class QuestionResult:
     """One question's result; `record` is its JSON object as the report writes it."""
@@ -84,8 +87,6 @@ class QuestionResult:
     question_id: str
     outcome: Outcome | None  # None: no verdict given (a library run, `run_evaluation`)
     agent_error: str | None  # the agent's error (status "error"), None when it answered
-    scorer_errors: Mapping[str, str]  # `<metric>_error` -> message, for the metrics that failed
-    refusal: Refusal | None
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> QuestionResult:
@@ -98,7 +99,7 @@ class QuestionResult:
         if outcome is not None and outcome not in OUTCOME_NAMES:
             raise ValueError(f"`outcome` must be one of {', '.join(sorted(OUTCOME_NAMES))}, got {outcome!r}")
         refusal = record.get(REFUSAL_KEY)
-        if refusal is not None and refusal not in Refusal.__members__.values():
+        if refusal is not None and refusal not in _REFUSAL_NAMES:
             raise ValueError(f"`{REFUSAL_KEY}` must be one of {', '.join(Refusal)}, got {refusal!r}")
         return cls(
             record=record,
@@ -106,13 +107,20 @@ class QuestionResult:
             question_id=str(question_id),
             outcome=Outcome(outcome) if outcome is not None else None,
             agent_error=str(record.get("error") or "") if record.get("status") == "error" else None,
-            scorer_errors={
-                key: value
-                for key, value in record.items()
-                if key.endswith("_error") and isinstance(value, str)
-            },
-            refusal=refusal_of(record),
         )
+
+    @property
+    def scorer_errors(self) -> dict[str, str]:
+        """`<metric>_error` -> message, for the metrics that could not be scored."""
+        return {
+            key: value
+            for key, value in self.record.items()
+            if key.endswith("_error") and isinstance(value, str)
+        }
+
+    @property
+    def refusal(self) -> Refusal | None:
+        return refusal_of(self.record)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -147,7 +155,7 @@ def refusal_of(record: Mapping[str, Any]) -> Refusal | None:
     value = record.get(REFUSAL_KEY)
     if value is None:
         return Refusal.legacy_of(record)
-    return Refusal(value) if value in Refusal.__members__.values() else None
+    return Refusal(value) if value in _REFUSAL_NAMES else None
 
 
 def typed_results(records: Iterable[Mapping[str, Any]]) -> list[QuestionResult]:

@@ -16,6 +16,7 @@ import pytest
 
 from pytest_graphrag_eval.compare.baseline import read_report
 from pytest_graphrag_eval.errors import InputError
+from pytest_graphrag_eval.report.json_report import json_bytes
 from pytest_graphrag_eval.report_model import (
     REFUSAL_KEY,
     Outcome,
@@ -91,3 +92,19 @@ def test_a_baseline_written_by_the_previous_version_still_compares(tmp_path: Pat
     regressed = [str(question) for question in comparison["regressions"]]
     assert len(regressed) == 9 and any("connected-roros" in question for question in regressed), regressed
     assert "since baseline" in run.stdout and "9 regressions" in run.stdout
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": [], "b": {}, "c": [1, 2.5, 1e-05, 1e300, -0.0, "Zürich \u2028 東京", {"x": None, "y": True}]},
+        {"lone surrogate": "x\ud800y", "quote": '"\\'},  # msgspec declines: the standard library indents
+        {"nan": float("nan"), "inf": [float("inf")]},
+        {"not json": Path("a/b"), "nested": [[[]], [{}]]},  # default=str
+    ],
+)
+def test_the_report_text_is_the_standard_librarys_indented_json_byte_for_byte(value: object) -> None:
+    expected = json.dumps(value, indent=2, ensure_ascii=False, default=str).encode(
+        "utf-8", "backslashreplace"
+    )
+    assert json_bytes(value, indent=2) == expected
