@@ -17,6 +17,8 @@ import pytest
 from pytest_graphrag_eval.compare.baseline import read_report
 from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.report.json_report import json_bytes
+from pytest_graphrag_eval.report.markdown_summary import render_markdown
+from pytest_graphrag_eval.report.terminal_summary import count_header, summary_rows
 from pytest_graphrag_eval.report_model import (
     REFUSAL_KEY,
     Outcome,
@@ -108,3 +110,31 @@ def test_the_report_text_is_the_standard_librarys_indented_json_byte_for_byte(va
         "utf-8", "backslashreplace"
     )
     assert json_bytes(value, indent=2) == expected
+
+
+def _verdict(question_id: str, outcome: str, **fields: object) -> dict[str, object]:
+    return record(question_id=question_id, outcome=outcome, nodeid=f"corpus.yaml::t::{question_id}", **fields)
+
+
+def test_the_terminal_counts_a_budget_stop_as_not_evaluated_not_as_an_error() -> None:
+    results = [
+        _verdict("ok", "passed", answer_f1=1.0),
+        _verdict("cut", "not_evaluated", answer_eval_error="refused", **{REFUSAL_KEY: "budget"}),
+        _verdict("down", "failed", status="error", error="agent timed out"),
+    ]
+    assert count_header(results) == ["questions", "errors", "not_evaluated"]
+    overall = summary_rows(results, ["answer_f1"])[-1]
+    assert overall[:4] == ["overall", "3", "1", "1"] and overall[4] == "1"
+
+
+def test_the_markdown_summary_names_the_failed_questions_and_why_without_a_baseline() -> None:
+    results = [
+        _verdict("ok", "passed"),
+        _verdict("low", "failed", failures=["answer_f1 = 0.5, required >= 0.8"]),
+        _verdict("down", "failed", status="error", error="agent timed out"),
+    ]
+    markdown = render_markdown({"format_version": 2, "results": results, "metadata": {}})
+    assert "### Failed questions (2 of 2)" in markdown
+    assert "corpus.yaml::t::low | answer_f1 = 0.5, required >= 0.8" in markdown
+    assert "corpus.yaml::t::down | agent error: agent timed out" in markdown
+    assert "corpus.yaml::t::ok" not in markdown

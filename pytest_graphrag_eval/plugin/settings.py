@@ -225,6 +225,7 @@ class PluginSettings:
             resamples=self.resamples,
             baseline={"path": str(baseline), "sha256": _file_identity(baseline)} if baseline else None,
             other={
+                "responses": _file_identity(self.responses_path),  # by content: shards compare it
                 "embedding_model": self.embedding_model,
                 "relevance": self.relevance,
                 "judge_repeats": self.judge_repeats,
