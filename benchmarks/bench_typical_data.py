@@ -365,7 +365,12 @@ def write_files(folder: Path, count: int, seed: int, large_every: int) -> tuple[
 
 
 # ----------------------------------------------------------------------------- the three runs
-def our_phases(corpus_path: Path, responses_path: Path) -> Callable[[], dict[str, float]]:
+def our_phases(
+    corpus_path: Path, responses_path: Path, results_path: Path | None = None
+) -> Callable[[], dict[str, float]]:
+    """One timed library run per call; with `results_path`, its results and aggregates are written there
+    as JSON (to compare two versions' outputs byte for byte)."""
+
     def run() -> dict[str, float]:
         start = time.process_time()
         corpus = load_corpus(corpus_path)
@@ -373,8 +378,12 @@ def our_phases(corpus_path: Path, responses_path: Path) -> Callable[[], dict[str
         loaded = time.process_time()
         results = run_evaluation(corpus, responses, steps_scope="all_groups")
         scored = time.process_time()
-        compute_aggregates(results)
-        return {"load": loaded - start, "score": scored - loaded, "aggregate": time.process_time() - scored}
+        aggregates = compute_aggregates(results)
+        phases = {"load": loaded - start, "score": scored - loaded, "aggregate": time.process_time() - scored}
+        if results_path is not None:
+            outputs = {"results": results, "aggregates": aggregates}
+            results_path.write_text(json.dumps(outputs, sort_keys=True, default=str), encoding="utf-8")
+        return phases
 
     return run
 
@@ -471,6 +480,9 @@ def main(argv: list[str] | None = None) -> int:
         help="a Python with graphrag-eval 6.6.1 installed (default: $GRAPHRAG_EVAL_PYTHON)",
     )
     parser.add_argument("--keep", type=Path, help="write the files into this folder and keep them")
+    parser.add_argument(
+        "--results", type=Path, help="write our library run's results and aggregates here (JSON)"
+    )
     args = parser.parse_args(argv)
     announce_quick(args.quick)
     count, runs = (300, 1) if args.quick else (args.questions, args.runs)
@@ -484,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
             f"corpus {corpus.stat().st_size / 1e6:.1f} MB, responses {responses.stat().st_size / 1e6:.1f} MB"
         )
         print(f"typical KGQA data: {count} questions (seed {args.seed}), {sizes}; median of {runs} run(s)")
-        ours = median_phases(our_phases(corpus, responses), runs)
+        ours = median_phases(our_phases(corpus, responses, args.results), runs)
         theirs = None
         if args.graphrag_eval_python:
             theirs = their_phases(args.graphrag_eval_python, corpus, responses, runs)

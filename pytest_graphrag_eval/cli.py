@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
+import dataclasses
 import io
 import os
 import sys
@@ -33,11 +34,13 @@ from typing import Any
 
 from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, AnswerSettings, build_answer_metrics
 from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
+from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.history.recording import record_finished_run
-from pytest_graphrag_eval.report.merge import load_shard, merge_shards, shard_summary
+from pytest_graphrag_eval.report.merge import ShardReport, load_shard, merge_shards, shard_summary
 from pytest_graphrag_eval.report.pipeline import OutputPaths, finish_run, write_outputs
+from pytest_graphrag_eval.run.run_history import history_at_finish, history_baseline_ref, read_history
 
 INPUT_COLUMNS = ("Question", "Reference answer", "Actual answer")
 OUTPUT_COLUMNS = (
@@ -79,17 +82,37 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
     args = _merge_parser().parse_args(argv)
     try:
         shards = [load_shard(path) for path in args.reports]
-        merged = merge_shards(shards, baseline_path=args.baseline)
+        baseline_ref = _history_baseline_ref(args.baseline, shards)
+        history_baseline = _read_history_baseline(args.history, baseline_ref)
+        merged = merge_shards(
+            shards,
+            baseline_path=None if baseline_ref is not None else args.baseline,
+            history_baseline=history_baseline,
+        )
     except GraphragEvalError as error:
         print(f"graphrag-eval-merge: error: {error}", file=sys.stderr)
         return 2
+    settings, warnings = merged.settings, merged.warnings
+    if args.history:  # flaky marks and gates over the last runs, as an unsharded run has them
+        earlier = history_at_finish(
+            args.history,
+            environ=os.environ,
+            cwd=None,
+            gates=settings.gates,
+            flaky_runs=args.flaky_runs,
+            flaky_flips=args.flaky_flips,
+            metadata=settings.metadata,
+            results=merged.results,
+        )
+        settings = dataclasses.replace(settings, history=earlier.runs, current_run=earlier.current)
+        warnings = [*warnings, *([earlier.warning] if earlier.warning else [])]
     finished = finish_run(
         merged.results,
-        merged.settings,
+        settings,
         started=merged.started,
         finished=merged.finished,
         interrupted=merged.interrupted,
-        warnings=merged.warnings,
+        warnings=warnings,
         judge_spend=merged.judge_spend,
     )
     outputs = write_outputs(finished.report, OutputPaths(args.report, args.markdown, args.html))
@@ -103,6 +126,8 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
         print(f"graphrag-eval-merge: wrote the {what}: {path}")
     for problem in problems:
         print(f"graphrag-eval-merge: {problem}", file=sys.stderr)
+    if finished.incomplete:
+        print(f"graphrag-eval-merge: {finished.incomplete}")
     history = None
     if args.history:
         history = record_finished_run(
@@ -110,7 +135,33 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
         )
         print(f"graphrag-eval-merge: {history.line}", file=sys.stdout if history.recorded else sys.stderr)
     unrecorded = history is not None and not history.recorded and args.history_required
-    return 1 if failed or finished.gates_failed or problems or unrecorded else 0
+    return 1 if failed or finished.gates_failed or finished.incomplete or problems or unrecorded else 0
+
+
+def _history_baseline_ref(baseline: str | None, shards: Sequence[ShardReport]) -> str | None:
+    """`--baseline history:REF`, else the history run the shards were compared with (if they were)."""
+    if baseline is not None:
+        return history_baseline_ref(baseline)
+    record = (shards[0].metadata.get("settings") or {}).get("baseline") if shards else None
+    return str(record["history"]) if isinstance(record, dict) and record.get("history") else None
+
+
+def _read_history_baseline(url: str | None, ref: str | None) -> tuple[dict[str, Any], str] | None:
+    if ref is None:
+        return None
+    if url is None:
+        raise CommandError(f"the baseline history:{ref} is a run of the history: pass --history URL")
+    found = read_history(
+        url,
+        environ=os.environ,
+        cwd=None,
+        window=1,
+        flaky_runs=DEFAULT_FLAKY_RUNS,
+        flaky_flips=DEFAULT_FLAKY_FLIPS,
+        baseline_ref=ref,
+    )
+    assert found.baseline is not None and found.baseline_name is not None
+    return found.baseline, found.baseline_name
 
 
 def _merge_parser() -> argparse.ArgumentParser:
@@ -134,6 +185,21 @@ def _merge_parser() -> argparse.ArgumentParser:
         help="record the merged run in this history (SQLite path or postgresql://...)",
     )
     parser.add_argument("--history-run-key", metavar="KEY", help="the merged run's key in the history")
+    parser.add_argument(
+        "--flaky-runs",
+        type=int,
+        default=DEFAULT_FLAKY_RUNS,
+        metavar="N",
+        help=f"with --history, look for flaky questions in the last N runs (default {DEFAULT_FLAKY_RUNS})",
+    )
+    parser.add_argument(
+        "--flaky-flips",
+        type=int,
+        default=DEFAULT_FLAKY_FLIPS,
+        metavar="K",
+        help=f"flaky: flipped K times in those runs, or passed and failed on one commit (default "
+        f"{DEFAULT_FLAKY_FLIPS})",
+    )
     parser.add_argument(
         "--history-required", action="store_true", help="exit 1 when the history cannot be written"
     )

@@ -68,3 +68,11 @@ class ConfigurationError(GraphragEvalError):
 
 class ConfigurationWarning(UserWarning):
     """A configuration that runs, but with keys that have no effect (named in the message)."""
+
+
+def install_extra_hint(extra: str) -> str:
+    """The command that adds an optional extra to an install from a clone.
+
+    The package is not on PyPI, so `pip install 'pytest-graphrag-eval[...]'` cannot work; pip adds an
+    extra to an editable install when given the clone's path with the extra."""
+    return f"pip install -e 'path/to/pytest-graphrag-eval[{extra}]' (path/to: where you cloned it)"

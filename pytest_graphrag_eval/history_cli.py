@@ -2,7 +2,7 @@
 
     graphrag-eval-history history.db list [--branch main] [--limit 20]
     graphrag-eval-history history.db show RUN
-    graphrag-eval-history history.db flaky [--last 20] [--min-flips 2]
+    graphrag-eval-history history.db flaky [--last 10] [--min-flips 2]
     graphrag-eval-history history.db trend steps_score.mean [--last 20]
     graphrag-eval-history history.db compare RUN RUN
     graphrag-eval-history history.db report RUN --report r.json --html r.html --markdown r.md
@@ -36,6 +36,7 @@ from pytest_graphrag_eval.report.pipeline import OutputPaths, write_outputs
 
 PROG = "graphrag-eval-history"
 _SHORT_SHA = 10
+_BAR = 10  # characters of the widest bar in `trend`
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,18 +84,19 @@ def _fit(text: str, width: int) -> str:
 def _list(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     runs = store.runs(branch=args.branch, limit=args.limit)
     out.data([_summary_json(run) for run in runs])
+    for key, (recorded, expected) in sorted(store.waiting_shards().items()):
+        out.line(f"waiting: run {key} has {recorded} of its {expected} shards (listed once all are in)")
     if not runs:
         out.line(f"no runs in {store.display}" + (f" on branch {args.branch}" if args.branch else ""))
         return 0
     out.line(
-        f"{'run':>5}  {'started (UTC)':<16}  {'verdict':<7}  {'questions':>9}  {'failed':>6}  "
-        f"{'branch':<16}  {'commit':<10}  key"
+        f"{'run':>5}  {'started (UTC)':<16}  verdict  {'failed':>11}  {'branch':<12}  {'commit':<8}  key"
     )
     for run in runs:
         out.line(
-            f"{run.run_id:>5}  {_when(run.started_at):<16}  {'passed' if run.passed else 'FAILED':<7}  "
-            f"{run.questions:>9}  {run.failed:>6}  {_cut(run.branch or '-', 16):<16}  "
-            f"{(run.commit or '-')[:_SHORT_SHA]:<10}  {run.run_key}"
+            f"{run.run_id:>5}  {_when(run.started_at):<16}  {'passed' if run.passed else 'FAILED':<6}  "
+            f"{f'{run.failed}/{run.questions}':>11}  {_cut(run.branch or '-', 12):<12}  "
+            f"{(run.commit or '-')[:8]:<8}  {run.run_key}"
         )
     return 0
 
@@ -154,11 +156,12 @@ def _flaky(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
         }
     )
     out.line(
-        f"{len(found)} flaky question(s) over the last {len(history.runs)} run(s)"
-        f" (flipped >= {args.min_flips} times"
-        + ("" if args.no_same_commit else ", or passed and failed on one commit")
-        + "); oldest run first: P passed, F failed, - absent"
+        f"{len(found)} flaky question(s) over the last {len(history.runs)} run(s): "
+        f"flipped >= {args.min_flips} times"
     )
+    if not args.no_same_commit:
+        out.line("or passed and failed on one commit with the same inputs")
+    out.line("(outcomes oldest run first: P passed, F failed, s skipped, x xfailed, - absent)")
     for item in found[: args.limit]:
         mixed = (
             f"  same commit: {', '.join(c[:_SHORT_SHA] for c in item.mixed_commits)}"
@@ -195,16 +198,23 @@ def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     if not points:
         out.line(f"no runs in {store.display}")
         return 0
+    if result.runs_with_value == 0:
+        known = sorted({key for run in store.runs(limit=1) for key in _micro_means(run.aggregates)})
+        raise _UsageError(
+            f"no run of the last {len(points)} has the metric {args.metric!r} "
+            f"(the last run has: {', '.join(known) or 'no scores'}; or pass_rate)"
+        )
     values = [point.value for point in points if point.value is not None]
     low, high = (min(values), max(values)) if values else (0.0, 0.0)
     out.line(f"{args.metric} over the last {len(points)} run(s), oldest first")
+    out.line("(<- what changed since the run before: corpus, graph, settings, responses)")
     for index, point in enumerate(points):
         value = "-" if point.value is None else f"{point.value:.4f}"
         bar = _bar(point.value, low, high)
-        note = f"  <- {', '.join(changed[index])} changed" if index in changed else ""
+        note = f"  <- {', '.join(changed[index])}" if index in changed else ""
         out.line(
             f"{point.run_id:>5}  {_when(point.started_at):<16}  {(point.commit or '-')[:_SHORT_SHA]:<10}  "
-            f"{value:>8}  {bar:<20}{note}"
+            f"{value:>8}  {bar:<{_BAR}}{note}"
         )
     if result.slope is None:
         out.line("slope: needs at least two runs with a value")
@@ -222,7 +232,7 @@ def _bar(value: float | None, low: float, high: float) -> str:
     if value is None:
         return ""
     span = high - low
-    return "#" * (1 + round(19 * (value - low) / span) if span > 0 else 20)
+    return "#" * (1 + round((_BAR - 1) * (value - low) / span) if span > 0 else _BAR)
 
 
 # compare ---------------------------------------------------------------------------------------
@@ -425,8 +435,15 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--limit", type=int, default=20, help="failed questions shown (default 20)")
 
     flaky = command("flaky", _flaky, "questions whose outcome flips between runs")
-    flaky.add_argument("--last", type=int, default=20, help="over the last N runs (default 20)")
-    flaky.add_argument("--min-flips", type=int, default=2, help="flipped at least K times (default 2)")
+    flaky.add_argument(
+        "--last", type=int, default=10, help="over the last N runs (default 10, as --graphrag-flaky-runs)"
+    )
+    flaky.add_argument(
+        "--min-flips",
+        type=int,
+        default=2,
+        help="flipped at least K times (default 2, as --graphrag-flaky-flips)",
+    )
     flaky.add_argument("--branch", help="only this branch's runs")
     flaky.add_argument(
         "--no-same-commit",
@@ -469,3 +486,7 @@ def _parser() -> argparse.ArgumentParser:
         "--run-key", help="the run key (default: import: and the file's hash, so a re-import is refused)"
     )
     return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

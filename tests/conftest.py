@@ -9,6 +9,9 @@ from pathlib import Path
 # numpy and scipy load their C extensions once per process: import them before pytester's in-process
 # runs, whose sys.modules snapshot would otherwise unload them after the first baseline comparison.
 import numpy  # noqa: F401
+
+# psycopg's C extension keeps the exception classes of the first psycopg it met: import it here too.
+import psycopg  # noqa: F401
 import pytest
 import scipy.special  # noqa: F401
 from hypothesis import settings

@@ -50,10 +50,12 @@ def test_readme_shows_the_quickstart_files_as_they_are() -> None:
 
 
 def _quickstart_arguments() -> list[str]:
-    """The README's quickstart command, without its `cd` line and the `pytest` word."""
+    """The README's quickstart command, without its activation and `cd` lines and the `pytest` word."""
     blocks = [block for block in _blocks(README.read_text(encoding="utf-8"), "bash") if "quickstart" in block]
     assert len(blocks) == 1
     lines = blocks[0].replace("\\\n", " ").splitlines()
+    assert lines[0].startswith(". .venv/bin/activate")  # the README's first command made that environment
+    lines = lines[1:]
     assert lines[0] == "cd docs/examples/quickstart"
     words = shlex.split(lines[1])
     assert words[0] == "pytest"

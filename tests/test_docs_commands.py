@@ -1,8 +1,10 @@
-"""Every `pytest example_project ...` command in the docs runs as written, from the repository's root.
+"""Every `pytest example_project ...` command in the docs runs as written, from the repository's root,
+twice in a row with the same counts (the second run finds the first one's outputs in place).
 
 The commands are read from the shell blocks of README.md, example_project/README.md and docs/*.md, in
-page order (a block that writes `good.json` comes before the one comparing with it), and run in a
-workspace holding a copy of the example project, so nothing is written into the repository. A command
+page order, and run in a workspace laid out as the repository's root (a copy of the example project and
+of pyproject.toml), so nothing is written into the repository; a command comparing with `good.json`
+first runs the documented command that writes it, if that has not run yet. A command
 with `--graphrag-judge llm` gets the loopback OpenAI-compatible server as its endpoint (what the
 `export OPENAI_API_KEY=...` line beside it stands for), whose judge reasons as the offline lexical judge.
 Commands about a project of the reader's own (`qa/...`) are run by the CI recipes' test where they form
@@ -19,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -82,12 +85,37 @@ def test_the_docs_show_the_example_commands() -> None:
     assert any("--graphrag-judge llm" in command for command in COMMANDS)
 
 
-def test_every_example_command_runs_as_written(tmp_path: Path) -> None:
+# The docs write a path option whose value lies outside example_project/ with `=`, as docs/errors.md advises.
+# Written after a space, an existing file there (the first run's report, a baseline) looks like a test path
+# to pytest, which then takes the repository's pyproject.toml for its config file and collects 0 items.
+# Such a command must either work or stop with the usage error that names the `=` form; the plugin's guard
+# for path-valued options (plugin/detached_paths.py) misses this layout yet, so these variants are strict
+# xfails until it does.
+OUTSIDE_PATH_OPTION = re.compile(r"(--graphrag-(?:html|report|baseline))=(?!example_project/)")
+GUARD_GAP = pytest.mark.xfail(
+    strict=True,
+    reason="path-valued option guard (plugin/detached_paths.py): an existing file given after a space to "
+    "--graphrag-html/--graphrag-report/--graphrag-baseline is taken for a test path, 0 items collected",
+)
+SPACED_VARIANTS = [
+    pytest.param(OUTSIDE_PATH_OPTION.sub(r"\1 ", command), marks=[GUARD_GAP], id=_id)
+    for command in COMMANDS
+    if OUTSIDE_PATH_OPTION.search(command)
+    for _id in ["spaced: " + command.removeprefix("pytest example_project").strip()]
+]
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
+    """A copy of the example project beside the repository's pyproject.toml (its root, as the docs say),
+    and the loopback judge the commands with `--graphrag-judge llm` reach."""
+    root = tmp_path_factory.mktemp("docs-commands")
     shutil.copytree(
         ROOT / "example_project",
-        tmp_path / "example_project",
+        root / "example_project",
         ignore=shutil.ignore_patterns("reports", "__pycache__", ".graphrag-cache"),
     )
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -95,7 +123,6 @@ def test_every_example_command_runs_as_written(tmp_path: Path) -> None:
     }
     env.pop("PYTEST_ADDOPTS", None)
     lock = threading.Lock()
-    problems = []
     with FakeOpenAIServer(expected_api_key=TEST_API_KEY) as server:
 
         def judge(body: dict[str, Any]) -> str:
@@ -104,20 +131,78 @@ def test_every_example_command_runs_as_written(tmp_path: Path) -> None:
 
         server.set_chat_handler(judge)
         env["OPENAI_BASE_URL"] = server.base_url
-        for command in COMMANDS:
-            completed = subprocess.run(
-                ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", f"{command} -p no:cacheprovider"],
-                cwd=tmp_path,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=600,
-                check=False,
-            )
-            output = completed.stdout + completed.stderr
-            ran = re.search(r"collected 25 items", output) and re.search(r"\d+ passed", output)
-            # 0: all held; 1: the regression recording fails on purpose, as the docs say.
-            if completed.returncode not in (0, 1) or not ran or "Traceback" in output:
-                problems.append(f"{command}: exit {completed.returncode}\n{output[-2500:]}")
+        yield root, env
         assert not server.handler_errors
-    assert not problems, "\n\n".join(problems)
+
+
+def _run(command: str, root: Path, env: dict[str, str]) -> dict[str, int]:
+    """Run one command as written; the counts of its final line (`3 failed, 22 passed`)."""
+    return _counts(command, _completed(command, root, env))
+
+
+def _counts(command: str, completed: subprocess.CompletedProcess[str]) -> dict[str, int]:
+    output = completed.stdout + completed.stderr
+    ran = re.search(r"collected 25 items", output) and re.search(r"\d+ passed", output)
+    # 0: all held; 1: the regression recording fails on purpose, as the docs say.
+    assert completed.returncode in (0, 1) and ran and "Traceback" not in output, (
+        f"{command}: exit {completed.returncode}\n{output[-2500:]}"
+    )
+    final = [line for line in output.splitlines() if re.search(r"\d+ passed.* in [\d.]+s", line)][-1]
+    return {word: int(count) for count, word in re.findall(r"(\d+) (\w+)(?=[,\s])", final.split(" in ")[0])}
+
+
+def _completed(command: str, root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", f"{command} -p no:cacheprovider"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def _inputs_of(command: str, root: Path, env: dict[str, str]) -> None:
+    """Run the documented command that writes a file this one reads, when it has not run yet."""
+    for wanted in re.findall(r"--graphrag-baseline[= ](\S+)", command):
+        if not (root / wanted).exists():
+            [writer] = [other for other in COMMANDS if f"--graphrag-report={wanted}" in other]
+            _run(writer, root, env)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param(command, id=command.removeprefix("pytest example_project").strip() or "plain")
+        for command in COMMANDS
+    ],
+)
+def test_example_command_runs_twice_in_a_row_with_the_same_counts(
+    command: str, workspace: tuple[Path, dict[str, str]]
+) -> None:
+    """A reader runs a command again (after an edit, to look again): its own outputs from the first run
+    must not change what the second one collects or decides."""
+    root, env = workspace
+    _inputs_of(command, root, env)
+    first = _run(command, root, env)
+    second = _run(command, root, env)
+    assert second == first, f"{command}: first run {first}, second run {second}"
+
+
+@pytest.mark.parametrize("command", SPACED_VARIANTS)
+def test_a_path_option_written_after_a_space_works_twice_or_says_how_to_write_it(
+    command: str, workspace: tuple[Path, dict[str, str]]
+) -> None:
+    root, env = workspace
+    _inputs_of(command, root, env)
+    counts = []
+    for _ in range(2):
+        completed = _completed(command, root, env)
+        output = completed.stdout + completed.stderr
+        if completed.returncode == pytest.ExitCode.USAGE_ERROR and re.search(
+            r"--graphrag-(html|report|baseline)=", output
+        ):
+            continue  # stopped with the message that says how to write it
+        counts.append(_counts(command, completed))
+    assert all(count == counts[0] for count in counts), f"{command}: {counts}"

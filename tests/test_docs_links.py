@@ -20,7 +20,7 @@ from markdown_it.token import Token
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted([ROOT / "README.md", ROOT / "example_project" / "README.md", *DOCS.glob("*.md")])
-# The Markdown extensions of mkdocs.yml that change headings and their ids (snippets only include files).
+# The Markdown extensions of mkdocs.yml that change headings and their ids.
 SITE_EXTENSIONS = ["toc", "attr_list", "tables", "admonition", "pymdownx.superfences", "pymdownx.details"]
 
 

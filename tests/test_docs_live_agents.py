@@ -95,4 +95,5 @@ def test_live_agent_conftest_reports_like_the_recording(pytester: pytest.Pyteste
 def test_the_page_shows_every_conftest() -> None:
     page = PAGE.read_text(encoding="utf-8")
     for name in SHIMS:
-        assert f'--8<-- "live_agents/{name}_conftest.py"' in page
+        shown = f"<!-- file: live_agents/{name}_conftest.py -->"
+        assert shown in page  # its content is held equal to the file by tests/test_docs_included_files.py

@@ -15,8 +15,8 @@ from pytest_graphrag_eval.graph.endpoint import (
     EndpointUnavailable,
     QueryForm,
     QueryRefused,
-    open_endpoint,
 )
+from pytest_graphrag_eval.graph.factory import open_endpoint
 from pytest_graphrag_eval.graph.http import HttpEndpoint
 from pytest_graphrag_eval.graph.readonly import query_form
 from pytest_graphrag_eval.graph.references import check_questions

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 from html_report_support import EXAMPLE, REGRESSION, ROOT
 
+from pytest_graphrag_eval.cli import merge_main
 from pytest_graphrag_eval.history.store import open_history
 
 GOOD = EXAMPLE / "recordings" / "responses.jsonl"
@@ -196,3 +198,167 @@ def test_a_branch_baseline_and_a_missing_one(nights: dict[str, Any], tmp_path: P
     assert completed.returncode == 4, output[-2000:]
     assert "--graphrag-baseline history:last: history" in output and "no run 'last'" in output
     assert "Traceback" not in output
+
+
+def test_the_history_view_in_headless_chromium(nights: dict[str, Any]) -> None:
+    """The real run's HTML: trend charts, change marks, flaky strips and a question's last runs, offline."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no chromium on PATH (install Debian's package: apt-get install -y chromium)")
+    page_file = nights["folder"] / "judged.html"
+    url = page_file.resolve().as_uri()
+    judged = nights["judged"]
+    flaky = judged["history"]["flaky"]
+    blocked: list[str] = []
+    errors: list[str] = []
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, headless=True)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            context.route(
+                "**/*",
+                lambda route: (
+                    route.continue_()
+                    if route.request.url.split("#")[0] == url
+                    else (blocked.append(route.request.url), route.abort())
+                ),
+            )
+            page = context.new_page()
+            page.on(
+                "console", lambda message: errors.append(message.text) if message.type == "error" else None
+            )
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(url)
+            page.wait_for_selector("html[data-ready]")
+            page.locator('a[data-tab="history"]').click()
+            history = page.locator("#history")
+            sync_api.expect(history).to_be_visible()
+            charts = history.locator('[data-testid="trend-chart"]')
+            assert charts.evaluate_all("nodes => nodes.map(node => node.dataset.target)") == [
+                "micro:steps_score.mean",
+                "micro:answer_f1.mean",
+            ]
+            first = charts.first
+            assert first.locator("circle.point").count() == 4
+            values = first.locator("circle.point").evaluate_all(
+                "nodes => nodes.map(n => Number(n.dataset.value))"
+            )
+            assert values[-1] == pytest.approx(judged["aggregates"]["micro"]["steps_score"]["mean"])
+            assert first.locator('[data-testid="trend-fit"]').count() == 1
+            box = first.locator("svg").bounding_box()
+            assert box is not None and box["width"] > 300 and box["height"] > 60
+            rows = history.locator('[data-testid="flaky-questions"] tbody tr')
+            assert rows.evaluate_all("rows => rows.map(row => row.dataset.question)") == [
+                entry["question_id"] for entry in flaky
+            ]
+            strip = rows.first.locator("svg.ostrip")
+            assert strip.get_attribute("data-outcomes") == " ".join(flaky[0]["outcomes"])
+            assert strip.locator("rect").evaluate_all("nodes => nodes.map(n => n.getAttribute('class'))") == [
+                f"o-{outcome}" for outcome in flaky[0]["outcomes"]
+            ]
+            rows.first.locator("a").click()
+            shown = page.locator('[data-testid="history-strip"]')
+            shown.wait_for()
+            assert shown.get_attribute("data-outcomes") == " ".join(flaky[0]["outcomes"])
+            assert "last runs (flaky)" in page.locator("#detail").inner_text().lower()
+            page.locator("#f-flaky").check()
+            sync_api.expect(page.locator("#f-count")).to_have_text(re.compile(rf"^{len(flaky)} of"))
+        finally:
+            browser.close()
+    assert blocked == [] and errors == []
+
+
+def test_a_sharded_run_merged_with_the_history(
+    nights: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Shards compared with history:last; the merge reads that run and the earlier runs from the history."""
+    history = tmp_path / "history.sqlite"
+    history.write_bytes(nights["history"].read_bytes())
+    shards_history = tmp_path / "shards.sqlite"  # what the shards record themselves stays apart
+    shards_history.write_bytes(nights["history"].read_bytes())
+    shard_reports = [
+        run(
+            tmp_path,
+            f"shard{index}",
+            shards_history,
+            GOOD,
+            f"--graphrag-shard={index}/2",
+            "--graphrag-baseline=history:last",
+            "--graphrag-gate=history:passes>=5/5",
+            "-o",
+            "graphrag_gates=",
+        )[0]
+        for index in (1, 2)
+    ]
+    assert all("history" not in report and report["gates"] == [] for report in shard_reports)
+    merged_path = tmp_path / "merged.json"
+    shards = [str(tmp_path / f"shard{index}.json") for index in (1, 2)]
+    status = merge_main([*shards, "--report", str(merged_path), "--history", str(history)])
+    output = capsys.readouterr().out
+    merged = json.loads(merged_path.read_text(encoding="utf-8"))
+    assert merged["comparison"]["baseline"]["path"].startswith("history:last (run 5, ")
+    good, bad = outcomes(nights["recorded"][0]), outcomes(nights["recorded"][1])
+    flipping = [question for question in good if good[question] != bad[question]]
+    assert [entry["question_id"] for entry in merged["history"]["flaky"]] == flipping
+    [kofn] = merged["gates"]
+    assert kofn["expression"] == "history:micro:passes>=5/5" and not kofn["passed"]
+    assert status == 1 and "gate FAILED: history:micro:passes" in output
+    without = merge_main([*shards, "--report", str(tmp_path / "again.json")])
+    assert without == 2
+    assert "the baseline history:last is a run of the history: pass --history URL" in capsys.readouterr().err
+
+
+def test_repeats_k_of_n_over_a_replay_with_five_attempts(tmp_path: Path) -> None:
+    """Five recorded attempts per question, the third from the regression recording: 4 of 5 pass."""
+    good = [json.loads(line) for line in GOOD.read_text(encoding="utf-8").splitlines() if line.strip()]
+    bad = {
+        record["question_id"]: record
+        for record in (json.loads(line) for line in REGRESSION.read_text(encoding="utf-8").splitlines())
+    }
+    attempts = tmp_path / "attempts.jsonl"
+    attempts.write_text(
+        "".join(
+            json.dumps({**(bad[record["question_id"]] if number == 3 else record), "attempt": number}) + "\n"
+            for record in good
+            for number in range(1, 6)
+        ),
+        encoding="utf-8",
+    )
+    report = tmp_path / "repeats.json"
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(EXAMPLE),
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--graphrag-report",
+            str(report),
+            "--graphrag-responses",
+            str(attempts),
+            "--graphrag-agent-repeats=5",
+            "--graphrag-repeat-policy=majority",
+            "--graphrag-gate=repeats:passes>=4/5",
+            "--graphrag-gate=repeats:passes>=5/5",
+            "-o",
+            "graphrag_gates=",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert report.exists(), (completed.stdout + completed.stderr)[-3000:]
+    results = json.loads(report.read_text(encoding="utf-8"))
+    split = [result["question_id"] for result in results["results"] if 0 < result["agent_passes"] < 5]
+    assert split, "the regression recording breaks some questions"
+    four, five = results["gates"]
+    assert four["expression"] == "repeats:micro:passes>=4/5" and four["passed"] and four["actual"] == 0
+    assert not five["passed"] and five["actual"] == len(split)
+    judged = [result for result in results["results"] if result["outcome"] != "xfailed"]  # xfail: not held
+    assert len(judged) == len(results["results"]) - 1
+    assert f"{len(split)} of {len(judged)} question(s) passed fewer than 5 of their last 5" in five["message"]

@@ -6,6 +6,7 @@ tested with real recorded runs in test_history_in_run.py).
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from typing import Any
@@ -14,6 +15,8 @@ import pytest
 
 from pytest_graphrag_eval.compare.run_history import PastRun, RunHistory, flaky_questions
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
+from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
+from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines, outcome_strip
 from pytest_graphrag_eval.report.html_report.render import render_html
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
@@ -137,3 +140,55 @@ def test_the_html_history_view_draws_each_gated_value_and_the_changes(finished: 
     strip = re.search(r'data-outcomes="([^"]*)"', section)
     assert strip is not None and strip.group(1) == " ".join(flaky[0]["outcomes"])
     assert 'href="#history"' in page
+
+
+def test_a_flaky_regression_is_marked_as_flaky() -> None:
+    def result(question: str, outcome: str) -> dict[str, Any]:
+        score = 1.0 if outcome == "passed" else 0.0
+        return {
+            "template_id": "t",
+            "question_id": question,
+            "nodeid": f"corpus.yaml::t::{question}",
+            "status": "success",
+            "outcome": outcome,
+            "steps_score": score,
+            "question_text": f"question {question}",
+        }
+
+    baseline = {"format_version": 2, "results": [result(q, "passed") for q in ("q0", "q1", "q2")]}
+    strips = {"q0": "PFP", "q1": "PPP", "q2": "PPP"}
+    word = {"P": "passed", "F": "failed"}
+    history = RunHistory(
+        tuple(
+            PastRun(str(run), "", {}, {q: word[strip[run]] for q, strip in strips.items()}, commit=f"c{run}")
+            for run in range(3)
+        )
+    )
+    current = [result("q0", "failed"), result("q1", "failed"), result("q2", "passed")]
+    run = finish_run(
+        current,
+        RunSettings(baseline=baseline, baseline_path="base.json", history=history),
+        started=time.time(),
+        interrupted=False,
+    )
+    assert run.comparison is not None and sorted(run.comparison.regressions) == ["q0", "q1"]
+    markdown = render_markdown(run.report)
+    assert "corpus.yaml::t::q0 (flaky)" in markdown and "q1 (flaky)" not in markdown
+    lines = since_baseline_lines(
+        run.report["comparison"],
+        {r["question_id"]: r for r in baseline["results"]},
+        {r["question_id"]: r for r in current},
+        ["steps_score"],
+        set(flaky_ids(run.report)),
+    )
+    regressed = [text for text, _ in lines if "::q0" in text or "::q1" in text]
+    assert regressed[0].startswith("  corpus.yaml::t::q0 (flaky)") and "(flaky)" not in regressed[1]
+
+
+def test_the_html_gates_table_explains_history_gates(finished: Any) -> None:
+    run, _ = finished
+    page = render_html(run.report)
+    details = re.findall(r'<div class="gate-detail muted" data-testid="gate-detail">([^<]*)</div>', page)
+    trend = next(gate for gate in run.gate_results if gate.gate.over == "trend")
+    assert any(detail.startswith("trend:micro:steps_score.mean = ") for detail in details)
+    assert html.escape(trend.message, quote=True) in details

@@ -122,9 +122,11 @@ def test_shards_under_one_run_key_make_one_run(history_url: str) -> None:
         first = store.record_run(run_report(0, failing=["q00004"], shard=(2, 3)), run_key="pipeline-9")
         assert (first.complete, first.shards_recorded, first.shards_expected) == (False, 1, 3)
         assert store.runs() == []  # a run is listed once all of its shards are in
+        assert store.waiting_shards() == {"pipeline-9": (1, 3)}
         store.record_run(run_report(0, failing=["q00004"], shard=(1, 3)), run_key="pipeline-9")
         last = store.record_run(run_report(0, failing=["q00004"], shard=(3, 3)), run_key="pipeline-9")
         assert last.complete
+        assert store.waiting_shards() == {}
         (run,) = store.runs()
         assert (run.run_key, run.questions, run.failed) == ("pipeline-9", 12, 1)
         merged = store.load_report("pipeline-9")
@@ -167,3 +169,20 @@ def test_a_report_that_is_not_one_is_refused_naming_the_source(history_url: str)
         ):
             store.record_run(report, source="x.json")
         assert store.runs() == []
+
+
+def test_passing_and_failing_on_one_commit_counts_only_with_the_same_inputs(history_url: str) -> None:
+    def replay(number: int, responses: str, failing: list[str]) -> dict:
+        report = run_report(number, failing=failing)
+        report["metadata"]["responses"] = responses
+        return report
+
+    same = RunProvenance(commit="abc")
+    with open_history(history_url) as store:
+        store.record_run(replay(0, "recordings/responses.jsonl", []), provenance=same)
+        store.record_run(replay(1, "recordings/regression.jsonl", ["q00002"]), provenance=same)
+        history = store.question_outcomes(last_n=5)
+        assert flaky_questions(history, min_flips=2) == []  # another recording is another input
+        store.record_run(replay(2, "recordings/responses.jsonl", ["q00004"]), provenance=same)
+        flaky = flaky_questions(store.question_outcomes(last_n=5), min_flips=3)
+        assert [(item.question_id, item.mixed_commits) for item in flaky] == [("q00004", ("abc",))]

@@ -118,7 +118,7 @@ def test_terminal_block_failure_line_and_junit_deltas(compared: pytest.Pytester)
             "*REGRESSED: this question passed in the baseline run*",
             "*since baseline (*baseline.json): 1 regressions, 1 fixed, 1 new, 1 removed, 1 edited",
             "regressed:",
-            "*corpus.yaml::names::q1  steps_score 1 -> 0*stopped matching: group 1 step 1 (sparql_query)",
+            "*names::q1  steps_score 1 -> 0*stopped matching: reference_steps[[]0][[]0] (sparql_query)",
             "fixed:",
             "*corpus.yaml::names::q2  steps_score 0 -> 1*",
             "paired changes over questions in both runs*",

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 
+from pytest_graphrag_eval.llm.limits import CACHE_MISS
+from pytest_graphrag_eval.report.judge_spend import (
+    add_process_stats,
+    cache_only_incomplete,
+    merge_spend,
+    spend_section,
+)
 from pytest_graphrag_eval.testing import FakeOpenAIServer
 
 SECRET = "sk-test-COST-4242"
@@ -56,7 +64,7 @@ def test_cache_only_run_is_served_from_the_cache_and_connects_nowhere(judged, mo
     assert again["judge_spend"]["cache_miss_questions"] == 0
 
 
-def test_cache_only_miss_is_the_questions_error_and_is_counted(judged) -> None:
+def test_cache_only_miss_is_not_evaluated_and_fails_the_run(judged) -> None:
     pytester, server = judged
     pytester.runpytest(*JUDGED).assert_outcomes(passed=3)
     responses = good_responses()
@@ -64,13 +72,43 @@ def test_cache_only_miss_is_the_questions_error_and_is_counted(judged) -> None:
     write_responses(pytester, responses)
     before = server.connections
     result = pytester.runpytest(*JUDGED, "--graphrag-cache-only", "--graphrag-threshold", "answer_f1>=0.5")
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=2, skipped=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert server.connections == before
-    result.stdout.fnmatch_lines(["*cache-only: 1 questions had judge calls missing from the cache: q2*"])
     data = report(pytester)
+    [key] = data["judge_spend"]["cache_miss_keys"]
+    result.stdout.fnmatch_lines(
+        [
+            "*cache-only: 1 questions not evaluated, their judge calls are missing from the cache: q2*",
+            f"*cache-only: 1 missing cache keys (all in the JSON report's judge_spend.*): {key}*",
+            "*graphrag-eval: cache-only run incomplete: 1 questions not evaluated*so this run fails*",
+        ]
+    )
     q2 = next(r for r in data["results"] if r["question_id"] == "q2")
-    assert q2["outcome"] == "failed" and "this run is cache-only" in q2["answer_eval_error"]
-    assert data["judge_spend"]["cache_miss_ids"] == ["q2"]
+    assert q2["outcome"] == "not_evaluated" and q2["thresholds"] == []
+    assert "this run is cache-only" in q2["answer_eval_error"] and key in q2["answer_eval_error"]
+    assert data["judge_spend"]["cache_miss_ids"] == ["q2"] and data["judge_spend"]["not_evaluated"] == 1
+    assert data["aggregates"]["micro"]["number_of_not_evaluated_samples"] == 1
+
+
+def test_cache_only_on_an_empty_cache_evaluates_nothing_and_is_red_without_any_threshold(judged) -> None:
+    """No threshold on a judged metric: each question used to pass on a judge error, exit 0."""
+    pytester, server = judged
+    result = pytester.runpytest(*JUDGED, "--graphrag-cache-only", "--graphrag-markdown", "summary.md")
+    result.assert_outcomes(skipped=3)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED and server.count() == 0
+    data = report(pytester)
+    spend = data["judge_spend"]
+    assert [r["outcome"] for r in data["results"]] == ["not_evaluated"] * 3
+    assert spend["cache_miss_ids"] == ["q1", "q2", "q3"] and len(spend["cache_miss_keys"]) == 3
+    for key in spend["cache_miss_keys"]:  # each names the entry a warm run stores
+        assert re.fullmatch(r"[0-9a-f]{64}", key)
+    result.stdout.fnmatch_lines(["*cache-only: 3 missing cache keys*", "*cache-only run incomplete*"])
+    markdown = (pytester.path / "summary.md").read_text(encoding="utf-8")
+    assert "3 missing cache keys" in markdown and "questions not evaluated" in markdown
+    pytester.runpytest(*JUDGED).assert_outcomes(passed=3)  # the warm run stores exactly those entries
+    stored = {path.stem for path in (pytester.path / ".graphrag-cache").rglob("*.json")}
+    assert set(spend["cache_miss_keys"]) <= stored
 
 
 def test_cache_only_and_no_cache_together_is_a_usage_error(judged) -> None:
@@ -187,3 +225,38 @@ def test_budget_under_xdist_is_shared_so_the_run_stays_within_it(judged) -> None
     outcomes = [r["outcome"] for r in data["results"]]
     assert outcomes.count("not_evaluated") == 3 - server.count("chat") and "failed" not in outcomes
     result.assert_outcomes(passed=server.count("chat"), skipped=3 - server.count("chat"))
+
+
+def test_cache_only_misses_under_xdist_are_listed_as_in_one_process(judged) -> None:
+    pytester, server = judged
+    pytester.runpytest(*JUDGED, "--graphrag-cache-only").assert_outcomes(skipped=3)
+    alone = report(pytester)["judge_spend"]
+    result = pytester.runpytest(*JUDGED, "--graphrag-cache-only", "-n", "2")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED and server.count() == 0
+    spread = report(pytester)["judge_spend"]
+    for key in ("cache_miss_keys", "cache_miss_ids", "not_evaluated_ids"):
+        assert spread[key] == alone[key] and len(spread[key]) == 3, key
+
+
+def test_missing_cache_keys_of_workers_and_shards_are_joined_and_a_merged_cache_only_run_fails() -> None:
+    """xdist workers and shards each list their own misses: the run's list is their union."""
+    first = {"calls_made": 0, "cache_miss_keys": ["b" * 64, "a" * 64], "unpriced_models": ["m1"]}
+    second = {"calls_made": 0, "cache_miss_keys": ["a" * 64, "c" * 64], "unpriced_models": ["m2"]}
+    total: dict = {}
+    add_process_stats(total, first)
+    add_process_stats(total, second)
+    assert total["cache_miss_keys"] == ["a" * 64, "b" * 64, "c" * 64]
+    assert total["unpriced_models"] == ["m1", "m2"]
+    error = f"judge call failed: chat call: {CACHE_MISS}; cache key {'a' * 64}"
+    results = [
+        {"question_id": "q1", "outcome": "not_evaluated", "answer_eval_error": error},
+        {"question_id": "q2", "outcome": "passed"},
+    ]
+    shards = [
+        spend_section(stats, results[i : i + 1], cache_only=True) for i, stats in enumerate((first, second))
+    ]
+    merged = merge_spend(shards, results)
+    assert merged is not None and merged["cache_miss_keys"] == ["a" * 64, "b" * 64, "c" * 64]
+    assert merged["cache_miss_ids"] == ["q1"]
+    assert "1 questions not evaluated" in (cache_only_incomplete(merged) or "")
+    assert cache_only_incomplete(spend_section(second, results[1:], cache_only=True)) is None

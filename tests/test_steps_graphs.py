@@ -266,4 +266,4 @@ def test_without_pyoxigraph_a_graph_step_is_that_questions_error_naming_the_extr
     assert done.stdout.startswith(
         "None invalid reference steps: reference_steps[0][0]: 'output_media_type' application/n-triples: "
     )
-    assert "needs pyoxigraph: pip install 'pytest-graphrag-eval[rdf]'" in done.stdout
+    assert "needs pyoxigraph: pip install -e 'path/to/pytest-graphrag-eval[rdf]'" in done.stdout

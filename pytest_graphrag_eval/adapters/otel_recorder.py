@@ -15,7 +15,7 @@ from typing import Any
 
 from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE, from_otel_spans
 from pytest_graphrag_eval.adapters.spans import SpanRecord, sdk_span_record
-from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError, install_extra_hint
 
 ROOT_SPAN_NAME = "graphrag.question"
 
@@ -29,7 +29,7 @@ class OtelRecorder:
             from opentelemetry.sdk.trace import TracerProvider
         except ImportError:
             raise ConfigurationError(
-                "OtelRecorder needs opentelemetry-sdk: pip install 'pytest-graphrag-eval[traces]'"
+                f"OtelRecorder needs opentelemetry-sdk: {install_extra_hint('traces')}"
             ) from None
         provider = tracer_provider if tracer_provider is not None else trace.get_tracer_provider()
         if not isinstance(provider, TracerProvider):

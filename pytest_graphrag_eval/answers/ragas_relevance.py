@@ -23,7 +23,7 @@ import weakref
 from typing import Any
 
 from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
-from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError, install_extra_hint
 from pytest_graphrag_eval.llm import LLMSettings, make_sdk_client, price_for
 from pytest_graphrag_eval.llm.judge import Usage
 
@@ -38,7 +38,7 @@ def load_answer_relevancy() -> Any:
     except Exception as error:  # ImportError, or ragas failing against its own dependencies
         raise ConfigurationError(
             "relevance_backend = ragas needs a working ragas: "
-            f"pip install 'pytest-graphrag-eval[ragas]' ({type(error).__name__}: {error})"
+            f"{install_extra_hint('ragas')} ({type(error).__name__}: {error})"
         ) from None
     return AnswerRelevancy, llm_factory, embedding_factory
 

@@ -8,7 +8,7 @@
 
 `results` are the current run's result dicts with `outcome` (and `content_hash`,
 else it is computed with `content_hash`). The statistics need the optional
-numpy/scipy (`pip install 'pytest-graphrag-eval[compare]'`); they are imported
+numpy/scipy (the `[compare]` extra); they are imported
 only when a comparison is computed, and their absence is a ConfigurationError.
 """
 

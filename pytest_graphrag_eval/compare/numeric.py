@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError, install_extra_hint
 
-_HINT = "comparing against a baseline needs numpy and scipy: pip install 'pytest-graphrag-eval[compare]'"
+_HINT = f"comparing against a baseline needs numpy and scipy: {install_extra_hint('compare')}"
 
 
 def numpy() -> ModuleType:

@@ -24,7 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem
+from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem, step_path
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import CorpusError, SourceLocation
 from pytest_graphrag_eval.formats.gc_pause import paused_gc
@@ -114,7 +114,7 @@ def read_reference_steps(
             problem = reference_step_problem(step, parse)
             if problem is not None:
                 line = group_lines[step_index] if step_index < len(group_lines) else None
-                where = f"reference_steps[{group_index}][{step_index}]" + (f" (line {line})" if line else "")
+                where = step_path(group_index, step_index) + (f" (line {line})" if line else "")
                 problems.append(f"{where}: {problem}")
     return ReferenceReading(tuple(problems), parse.tables(), parse.readings)
 
@@ -299,19 +299,19 @@ def _reference_steps(value: Any, location: SourceLocation) -> list[list[dict[str
         )
     for group_index, group in enumerate(value):
         if not group:
-            raise CorpusError(f"group {group_index} is empty", location, "reference_steps")
+            raise CorpusError("is an empty group", location, step_path(group_index))
         for step_index, step in enumerate(group):
             if not isinstance(step, Mapping):
                 raise CorpusError(
                     "each step must be a mapping",
                     _step_location(step, location),
-                    f"reference_steps[{group_index}][{step_index}]",
+                    step_path(group_index, step_index),
                 )
             if not isinstance(step.get("name"), str) or not step["name"]:
                 raise CorpusError(
                     "is missing",
                     _step_location(step, location),
-                    f"reference_steps[{group_index}][{step_index}].name",
+                    f"{step_path(group_index, step_index)}.name",
                 )
     return value
 

@@ -54,6 +54,13 @@ class SparqlExpectation:
     literal_match: LiteralMatch
 
 
+def step_path(group: int, index: int | None = None) -> str:
+    """A reference step's place as every message and report names it: its path in the corpus field,
+    0-based as in the YAML or JSON the user wrote (`reference_steps[1][0]`: the second group's first
+    step). One convention everywhere, so a step named in the terminal is the step named in the HTML."""
+    return f"reference_steps[{group}]" + (f"[{index}]" if index is not None else "")
+
+
 def reference_step_problem(
     step: Mapping[str, Any], parse: ResultsParser = parse_sparql_results
 ) -> str | None:

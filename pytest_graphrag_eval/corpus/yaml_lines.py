@@ -28,6 +28,8 @@ from pytest_graphrag_eval.corpus.input_files import (
     decode_input,
     read_input_bytes,
 )
+from pytest_graphrag_eval.corpus.line_dict import LineDict
+from pytest_graphrag_eval.corpus.yaml_fast import DECLINED, load_fast
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
@@ -43,14 +45,6 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SCALARS = frozenset({str, int, float, bool, type(None)})  # what `to_plain` returns as it is
-
-
-class LineDict(dict[Any, Any]):
-    """A dict that knows the 1-based line where its YAML mapping started (set when it is built)."""
-
-    __slots__ = ("line",)  # no per-mapping attribute dict: a corpus has hundreds of thousands
-
-    line: int | None
 
 
 class YamlBoundsError(yaml.YAMLError):
@@ -282,6 +276,9 @@ def load_yaml_with_lines(
     shown = shown or str(path)
     data = read_input_bytes(path, shown=shown, error_type=error_type, what=what)
     if not data.startswith(BYTE_ORDER_MARKS) and b"\x00" not in data and flow_depth(data) <= MAX_YAML_DEPTH:
+        built = load_fast(data, MAX_YAML_NODES)
+        if built is not DECLINED:
+            return built
         try:
             return _build_document(data)
         except (yaml.YAMLError, RecursionError):

@@ -2,7 +2,7 @@
 
 Large SPARQL outputs are parsed in every scoring run, and the parse is most of
 their cost; orjson parses them two to three times faster than the standard
-library. It is optional (`pip install 'pytest-graphrag-eval[speed]'`), and the
+library. It is optional (the `[speed]` extra), and the
 result never depends on it: any text orjson rejects (NaN, lone surrogates, ...)
 is parsed again by `json`, whose value or error is then the answer, exactly as
 without orjson. orjson reads integers beyond 64 bits as floats, so text with a

@@ -9,9 +9,8 @@ isomorphic exactly when these multisets are equal, and the MSGs one side lacks
 are its missing or extra triples: a difference in one place never relabels the
 blank nodes of the rest of the graph, as canonicalizing the whole graph would.
 
-Parsing needs pyoxigraph, an optional dependency (`pip install
-'pytest-graphrag-eval[rdf]'`); without it `RdfSupportMissing` says so. Step
-outputs are untrusted: text that does not parse raises `RdfGraphError` with
+Parsing needs pyoxigraph, an optional dependency (the `[rdf]` extra); without it
+`RdfSupportMissing` says so. Step outputs are untrusted: text that does not parse raises `RdfGraphError` with
 the parser's line and column.
 """
 
@@ -24,6 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_graphrag_eval.errors import install_extra_hint
+
 RDF_MEDIA_TYPES: Mapping[str, str] = {
     "application/n-triples": "N-Triples",
     "text/turtle": "Turtle",
@@ -31,7 +32,7 @@ RDF_MEDIA_TYPES: Mapping[str, str] = {
     "application/rdf+xml": "RDF/XML",
 }
 """The media types of graph outputs (CONSTRUCT, DESCRIBE) and the syntax each names."""
-INSTALL_HINT = "pip install 'pytest-graphrag-eval[rdf]'"
+INSTALL_HINT = install_extra_hint("rdf")
 _CACHE_SIZE = 64
 MAX_INTERCHANGEABLE_GROUP = 100
 """RDFC-1.0 takes seconds beyond about 200 linked blank nodes (pyoxigraph 0.5)."""

@@ -29,7 +29,7 @@ from pytest_graphrag_eval.formats.terms import (
     text_column,
     text_term,
 )
-from pytest_graphrag_eval.formats.typed_results import typed_select
+from pytest_graphrag_eval.formats.typed_results import typed_table
 
 
 class SparqlResultsError(ValueError):
@@ -80,17 +80,12 @@ def parse_sparql_results(output: Any, literal_match: LiteralMatch = DEFAULT_LITE
     (typed_results.py); whatever that path declines is read here, with the same result.
     """
     if isinstance(output, str):
-        blank = may_hold_blank_nodes(output)
-        typed = typed_select(output, literal_match)
+        typed = typed_table(output, literal_match)
         if typed is not None:
-            variables, columns, row_count = typed
-            return SparqlTable(
-                variables=variables,
-                columns=columns,
-                row_count=row_count,
-                blank_nodes=blank and _holds_blank_node(columns),
-            )
-        return results_table(load_results_json(output), literal_match, blank_nodes=blank)
+            variables, columns, row_count, blank = typed
+            return SparqlTable(variables=variables, columns=columns, row_count=row_count, blank_nodes=blank)
+        data = load_results_json(output)
+        return results_table(data, literal_match, blank_nodes=may_hold_blank_nodes(output))
     return results_table(load_results_json(output), literal_match)
 
 

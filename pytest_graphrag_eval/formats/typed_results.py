@@ -16,7 +16,7 @@ error message is still the generic path's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pytest_graphrag_eval.formats.terms import (
     BlankNode,
@@ -38,6 +38,8 @@ if msgspec is not None:
     class _Cell(msgspec.Struct, gc=False):
         value: str
         datatype: str | None = None
+        # Any other type (a blank node) declines this decoder at C speed, for the one below.
+        type: Literal["uri", "literal", "typed-literal"] = "literal"
 
     class _TypedCell(msgspec.Struct, gc=False):  # for text that may bind blank nodes
         value: str
@@ -81,23 +83,39 @@ else:
 def typed_select(
     text: str, literal_match: LiteralMatch
 ) -> tuple[tuple[str, ...], tuple[tuple[Term, ...], ...], int] | None:
-    """`(variables, columns, row count)` of SELECT results text of the common shape, else None.
+    """`(variables, columns, row count)` of SELECT results text of the common shape, else None."""
+    typed = typed_table(text, literal_match)
+    return typed[:3] if typed is not None else None
 
-    Text that may bind blank nodes has each cell's `type` read too (a blank node is a `BlankNode`)."""
+
+def typed_table(
+    text: str, literal_match: LiteralMatch
+) -> tuple[tuple[str, ...], tuple[tuple[Term, ...], ...], int, bool] | None:
+    """`typed_select` and whether a cell is a blank node.
+
+    The first decoder accepts only IRI and literal cells (checked as it decodes); text it declines
+    that may bind blank nodes is decoded again reading each cell's `type` (a `BlankNode`)."""
     if _DECODER is None:
         return None
-    blank_nodes = may_hold_blank_nodes(text)
+    blank_nodes = False
     try:
-        decoded = (_TYPED_DECODER if blank_nodes else _DECODER).decode(text)
+        decoded = _DECODER.decode(text)
     except _DECLINED:
-        return None
+        if not may_hold_blank_nodes(text):
+            return None
+        blank_nodes = True
+        try:
+            decoded = _TYPED_DECODER.decode(text)
+        except _DECLINED:
+            return None
     variables = decoded.head.vars
     if decoded.boolean is not msgspec.UNSET or len(set(variables)) != len(variables):
         return None
     bindings = decoded.results.bindings
     column = _typed_column if blank_nodes else _column
     columns = tuple(column(bindings, variable, literal_match) for variable in variables)
-    return tuple(variables), columns, len(bindings)
+    holds_blank = blank_nodes and any(type(term) is BlankNode for values in columns for term in values)
+    return tuple(variables), columns, len(bindings), holds_blank
 
 
 def _column(bindings: list[dict[str, Any]], variable: str, literal_match: LiteralMatch) -> tuple[Term, ...]:

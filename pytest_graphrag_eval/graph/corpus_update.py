@@ -23,6 +23,8 @@ from typing import Any
 
 import yaml
 
+from pytest_graphrag_eval.corpus.reference_steps import step_path
+
 FOLD_WIDTH = 100
 OUTPUT_KEY = "output"
 MEDIA_TYPE_KEY = "output_media_type"
@@ -61,7 +63,7 @@ def update_corpus_text(text: str, updates: Sequence[OutputUpdate]) -> tuple[str,
     sites: list[_Site] = []
     for update in updates:
         step = steps.get((update.question_id, update.group, update.index))
-        where = f"question {update.question_id!r} reference_steps[{update.group}][{update.index}]"
+        where = f"question {update.question_id!r} {step_path(update.group, update.index)}"
         if step is None:
             problems.append(f"{where}: not found in the file (was it edited during the run?)")
             continue
@@ -71,9 +73,7 @@ def update_corpus_text(text: str, updates: Sequence[OutputUpdate]) -> tuple[str,
     edits: list[tuple[int, int, str]] = []
     uses = _value_uses(steps.values())
     for site in sites:
-        where = (
-            f"question {site.update.question_id!r} reference_steps[{site.update.group}][{site.update.index}]"
-        )
+        where = f"question {site.update.question_id!r} {step_path(site.update.group, site.update.index)}"
         try:
             edits.extend(_edits(text, site, sites, uses, newline))
         except ValueError as error:

@@ -2,7 +2,11 @@
 
 A file or a folder (every RDF file under it, sorted by path) in any format pyoxigraph reads by
 extension: Turtle, N-Triples, N-Quads, TriG, N3, RDF/XML, JSON-LD. A file that does not parse is an
-error naming the file and line. The store is never written after loading, and only read-only
+error naming the file and line. Each file is parsed with its own `file:` URI as base IRI (RDF 1.1:
+relative IRIs resolve against the document's location), unless a base IRI is given for them all.
+A folder holding two RDF files of the same name (`grid.ttl` and `release-2/grid.ttl`) is refused:
+that is two releases of one file, and merging them into one graph would answer every question from
+both; point at one of them instead. The store is never written after loading, and only read-only
 queries reach it (`readonly.py`). Under pytest-xdist the controller loads the files once into a
 store on disk (`load(path, directory=...)`) and each worker opens it read-only (`open_shared`):
 `benchmarks/bench_reference_check.py` measured opening at a tenth of loading, and the workers share
@@ -19,7 +23,8 @@ from typing import Any
 
 from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, QueryResult
 from pytest_graphrag_eval.graph.rdf_text import canonical_ntriples, solutions_json
-from pytest_graphrag_eval.graph.readonly import first_line, import_pyoxigraph, query_form
+from pytest_graphrag_eval.graph.readonly import NO_SERVICE, first_line, import_pyoxigraph, query_form
+from pytest_graphrag_eval.graph.service import ServicePolicy
 
 RDF_EXTENSIONS = (".ttl", ".nt", ".nq", ".trig", ".n3", ".rdf", ".owl", ".xml", ".jsonld")
 
@@ -27,34 +32,49 @@ RDF_EXTENSIONS = (".ttl", ".nt", ".nq", ".trig", ".n3", ".rdf", ".owl", ".xml", 
 class EmbeddedEndpoint:
     """A pyoxigraph store (in memory, or on disk opened read-only) holding the graph of some RDF files."""
 
-    def __init__(self, store: Any, path: Path):
+    def __init__(self, store: Any, path: Path, service: ServicePolicy = NO_SERVICE):
         self._store = store
         self.path = path
+        self.service = service
         self.triples = len(store)
         self.loaded_at = datetime.now(UTC).isoformat(timespec="seconds")
 
     @classmethod
-    def load(cls, path: Path, *, directory: Path | None = None) -> EmbeddedEndpoint:
-        """Load every RDF file at `path` into memory, or into a store in `directory` (for sharing);
-        EndpointError names the file (and line) that fails."""
+    def load(
+        cls,
+        path: Path,
+        *,
+        directory: Path | None = None,
+        base_iri: str | None = None,
+        service: ServicePolicy = NO_SERVICE,
+    ) -> EmbeddedEndpoint:
+        """Load every RDF file at `path` into memory, or into a store in `directory` (for sharing),
+        each with its `file:` URI (or `base_iri`) as base; EndpointError names the file (and line)
+        that fails."""
         pyoxigraph = import_pyoxigraph()
         files = rdf_files(path)
         store = pyoxigraph.Store(str(directory)) if directory is not None else pyoxigraph.Store()
         for file in files:
             data = _read(file)
             try:
-                store.bulk_load(data, format=pyoxigraph.RdfFormat.from_extension(file.suffix[1:]))
+                store.bulk_load(
+                    data,
+                    format=pyoxigraph.RdfFormat.from_extension(file.suffix[1:]),
+                    base_iri=base_iri or file.resolve().as_uri(),
+                )
             except SyntaxError as error:
                 where = f"{file}:{error.lineno}" if error.lineno else str(file)
                 raise EndpointError(f"{where}: the RDF file does not parse: {first_line(error)}") from None
-            except (ValueError, OSError) as error:
+            except Exception as error:  # whatever the engine raises names the file
                 raise EndpointError(f"{file}: the RDF file cannot be loaded: {first_line(error)}") from None
         if directory is not None:
             store.flush()
-        return cls(store, path)
+        return cls(store, path, service)
 
     @classmethod
-    def open_shared(cls, directory: Path, path: Path) -> EmbeddedEndpoint:
+    def open_shared(
+        cls, directory: Path, path: Path, service: ServicePolicy = NO_SERVICE
+    ) -> EmbeddedEndpoint:
         """Open read-only the store another process loaded from `path` into `directory`."""
         pyoxigraph = import_pyoxigraph()
         try:
@@ -63,17 +83,23 @@ class EmbeddedEndpoint:
             raise EndpointError(
                 f"cannot open the shared graph store {directory}: {first_line(error)}"
             ) from None
-        return cls(store, path)
+        return cls(store, path, service)
 
     def execute(self, query: str) -> QueryResult:
-        form = query_form(query)
+        form = query_form(query, self.service)
         started = time.perf_counter()
+        results = None
         try:
             results = self._store.query(query)
             text = solutions_json(results) if form is not QueryForm.CONSTRUCT else canonical_ntriples(results)
-        except (SyntaxError, OSError, ValueError) as error:
-            raise EndpointError(f"the query failed in the embedded store: {first_line(error)}") from None
-        return QueryResult(form, text, time.perf_counter() - started)
+        except Exception as error:  # anything the engine raises (a SERVICE answering HTML: RuntimeError)
+            failure = first_line(error)
+        else:
+            return QueryResult(form, text, time.perf_counter() - started)
+        # pyoxigraph's results must be freed on the thread that made them: not kept by this frame (which
+        # the error's traceback holds), nor by the engine's error as context (raised outside the handler).
+        results = None
+        raise EndpointError(f"the query failed in the embedded store: {failure}")
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -109,6 +135,7 @@ def rdf_files(path: Path) -> list[Path]:
             raise EndpointError(
                 f"{path}: the folder holds no RDF file (looked for {', '.join(RDF_EXTENSIONS)})"
             )
+        _refuse_two_releases(path, files)
         return files
     if not path.exists():
         raise EndpointError(f"{path}: no such RDF file or folder (and not an http(s):// URL)")
@@ -117,6 +144,19 @@ def rdf_files(path: Path) -> list[Path]:
             f"{path}: not an RDF file name (its extension must be one of {', '.join(RDF_EXTENSIONS)})"
         )
     return [path]
+
+
+def _refuse_two_releases(folder: Path, files: list[Path]) -> None:
+    """Two RDF files of one name under a folder are two releases of one file: never merged silently."""
+    first: dict[str, Path] = {}
+    for file in files:
+        seen = first.setdefault(file.name, file)
+        if seen is not file:
+            raise EndpointError(
+                f"{folder}: holds {_relative(seen, folder)} and {_relative(file, folder)}, two RDF files of "
+                "the same name (two releases of one graph?); loading the folder would merge them into one "
+                "graph. Point --graphrag-sparql-endpoint at one of them, or at a folder holding one release"
+            )
 
 
 def _read(file: Path) -> bytes:

@@ -1,4 +1,4 @@
-"""What every SPARQL endpoint offers the rest of the package, and how one is chosen.
+"""What every SPARQL endpoint offers the rest of the package (opening one: factory.py).
 
 An endpoint runs read-only queries and returns their results as text in the media type the corpus
 stores: SPARQL results JSON for SELECT and ASK, N-Triples for CONSTRUCT and DESCRIBE. `describe()`
@@ -7,11 +7,8 @@ says which graph answered (a URL without credentials, or files with a content ha
 
 from __future__ import annotations
 
-import contextlib
 import enum
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 from pytest_graphrag_eval.errors import GraphragEvalError
@@ -70,45 +67,3 @@ class SparqlEndpoint(Protocol):
         ...
 
     def close(self) -> None: ...
-
-
-def identify_graph(spec: str, root: Path | None = None) -> dict[str, Any]:
-    """Which graph `spec` names, without loading it: the URL without credentials, or the RDF file or
-    folder (relative to `root` when inside it), its files and the hash of their content, so two runs
-    can tell whether they saw the same data."""
-    if is_remote(spec):
-        from pytest_graphrag_eval.graph.http import shown_url
-
-        return {"kind": "http", "url": shown_url(spec)}
-    from pytest_graphrag_eval.graph.embedded import files_identity
-
-    path = Path(spec)
-    location = str(path)
-    if root is not None and path.is_absolute():
-        with contextlib.suppress(ValueError):
-            location = str(path.relative_to(root))
-    return {"kind": "embedded", "location": location, **files_identity(path)}
-
-
-def is_remote(spec: str) -> bool:
-    return spec.lower().startswith(("http://", "https://"))
-
-
-def open_endpoint(
-    spec: str, *, base_dir: Path | None = None, options: Mapping[str, Any] | None = None
-) -> SparqlEndpoint:
-    """An HTTP endpoint for an `http(s)://` URL, else an embedded store loaded from the file or folder.
-
-    `options` are the HTTP client's keyword arguments (timeout, concurrency, ...); the embedded
-    store ignores them.
-    """
-    if is_remote(spec):
-        from pytest_graphrag_eval.graph.http import HttpEndpoint
-
-        return HttpEndpoint(spec, **dict(options or {}))
-    from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
-
-    path = Path(spec)
-    if not path.is_absolute() and base_dir is not None:
-        path = base_dir / path
-    return EmbeddedEndpoint.load(path)

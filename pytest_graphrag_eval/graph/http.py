@@ -6,7 +6,11 @@
 - Credentials come from environment variables only (`GRAPHRAG_SPARQL_TOKEN` for a bearer token, or
   `GRAPHRAG_SPARQL_USER` and `GRAPHRAG_SPARQL_PASSWORD` for basic authentication). A URL carrying
   `user:password@` is refused; messages show the URL without user info, query string or fragment, and
-  any text quoted from the server has the secrets blanked out.
+  any text quoted from the server has the secrets blanked out: the credentials, and the URL's
+  query-string values that may be secrets (`?api_key=...`), which a server may echo back in an
+  error page.
+- Whatever the client or the parsers raise becomes an EndpointError: one bad answer is one
+  question's error, never the run's.
 - Each request has a timeout; 429 and 5xx answers and transport failures are retried with
   exponential backoff (a server's `Retry-After` is followed, capped); at most `concurrency`
   requests are in flight, on kept-alive connections (one per thread).
@@ -20,6 +24,7 @@ from __future__ import annotations
 import base64
 import http.client
 import os
+import re
 import socket
 import ssl
 import threading
@@ -37,7 +42,8 @@ from pytest_graphrag_eval.graph.endpoint import (
     QueryResult,
 )
 from pytest_graphrag_eval.graph.rdf_text import canonical_ntriples, solutions_json
-from pytest_graphrag_eval.graph.readonly import first_line, import_pyoxigraph, query_form
+from pytest_graphrag_eval.graph.readonly import NO_SERVICE, first_line, import_pyoxigraph, query_form
+from pytest_graphrag_eval.graph.service import ServicePolicy
 
 TOKEN_VARIABLE = "GRAPHRAG_SPARQL_TOKEN"
 USER_VARIABLE = "GRAPHRAG_SPARQL_USER"
@@ -52,6 +58,9 @@ _BACKOFF_CAP = 5.0
 _RETRY_AFTER_CAP = 30.0
 _QUOTED_CHARS = 160
 _USER_AGENT = "pytest-graphrag-eval"
+_SHORTEST_SECRET = 4
+_LONG_VALUE = 8
+_SECRET_NAME = re.compile(r"key|token|secret|pass|auth|sig|cred|session|access", re.IGNORECASE)
 
 
 class _Retryable(Exception):
@@ -76,6 +85,7 @@ class HttpEndpoint:
         max_bytes: int = DEFAULT_MAX_BYTES,
         breaker_failures: int = BREAKER_FAILURES,
         environ: dict[str, str] | None = None,
+        service: ServicePolicy = NO_SERVICE,
     ):
         parts = urllib.parse.urlsplit(url)
         self.shown_url = shown_url(url)
@@ -94,6 +104,8 @@ class HttpEndpoint:
         self.retries = retries
         self.max_bytes = max_bytes
         self._headers, self._secrets = _auth_headers(os.environ if environ is None else environ)
+        self._secrets.extend(_query_string_secrets(parts.query))
+        self.service = service
         self._slots = threading.BoundedSemaphore(concurrency)
         self._local = threading.local()
         self._connections: list[http.client.HTTPConnection] = []
@@ -105,7 +117,22 @@ class HttpEndpoint:
 
     # the endpoint protocol ---------------------------------------------------------------------
     def execute(self, query: str) -> QueryResult:
-        form = query_form(query)
+        """Run one query; whatever fails is an EndpointError with the secrets blanked out."""
+        form = query_form(query, self.service)
+        try:
+            return self._execute(form, query)
+        except EndpointUnavailable as error:
+            raise EndpointUnavailable(self._redact(str(error))) from None
+        except EndpointError as error:
+            raise EndpointError(self._redact(str(error))) from None
+        except Exception as error:  # the client or a parser failed in a way not foreseen: still one query's
+            raise EndpointError(
+                self._redact(
+                    f"the query to {self.shown_url} failed: {type(error).__name__}: {first_line(error)}"
+                )
+            ) from None
+
+    def _execute(self, form: QueryForm, query: str) -> QueryResult:
         if self._broken is not None:
             raise EndpointUnavailable(self._broken)
         if self.first_used_at is None:
@@ -254,16 +281,19 @@ class HttpEndpoint:
                 f"(an error page?): {self._quote(data)}"
             )
         pyoxigraph = import_pyoxigraph()
+        results = None
         try:
             if form is QueryForm.CONSTRUCT:
                 return canonical_ntriples(pyoxigraph.parse(data, format=pyoxigraph.RdfFormat.N_TRIPLES))
             results = pyoxigraph.parse_query_results(data, format=pyoxigraph.QueryResultsFormat.JSON)
             return solutions_json(results)
-        except (SyntaxError, ValueError) as error:
-            raise EndpointError(
-                f"{self.shown_url} answered {content_type} that does not parse ({first_line(error)}): "
-                f"{self._quote(data)}"
-            ) from None
+        except Exception as error:  # whatever the parser raises on a bad answer
+            failure = first_line(error)
+        # Raised outside the handler, so the parser's frame (and its results) is not kept as context.
+        results = None
+        raise EndpointError(
+            f"{self.shown_url} answered {content_type} that does not parse ({failure}): {self._quote(data)}"
+        )
 
     def _quote(self, data: bytes) -> str:
         """The start of a server's body, whitespace collapsed, shortened, secrets blanked, as data (repr)."""
@@ -271,9 +301,25 @@ class HttpEndpoint:
         return repr(self._redact(text)[:_QUOTED_CHARS]) if text else "(empty body)"
 
     def _redact(self, text: str) -> str:
+        """The text with every secret blanked; one shorter than 4 characters is no secret worth blanking
+        (it would blank letters of ordinary words)."""
         for secret in self._secrets:
-            text = text.replace(secret, "***")
+            if len(secret) >= _SHORTEST_SECRET:
+                text = text.replace(secret, "***")
         return text
+
+
+def _query_string_secrets(query: str) -> list[str]:
+    """The values of a URL's query string that may be secrets, as written and decoded, longest first (a
+    shorter one may be part of a longer one): servers echo request lines into their error pages. A
+    value is taken for a secret when its name says so (key, token, secret, password, auth, signature,
+    ...) or when it is 8 characters or more; `format=json` is not, and stays readable."""
+    values: set[str] = set()
+    for part in query.split("&"):
+        name, _, value = part.partition("=")
+        if value and (_SECRET_NAME.search(urllib.parse.unquote_plus(name)) or len(value) >= _LONG_VALUE):
+            values.update({value, urllib.parse.unquote_plus(value), urllib.parse.unquote(value)})
+    return sorted(values, key=len, reverse=True)
 
 
 def shown_url(url: str) -> str:

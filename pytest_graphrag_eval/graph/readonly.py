@@ -1,11 +1,13 @@
 """Only read-only queries leave the plugin: the query is parsed, and its parsed form decides.
 
-pyoxigraph's SPARQL parser reads the text with the query grammar. A SPARQL Update (INSERT, DELETE,
-LOAD, CLEAR, DROP, ...) is not a query in that grammar and fails to parse, so it is refused before
-anything is sent; so is text that is not valid SPARQL. The kind of result the parsed query yields
-tells its form. Parsing happens against an empty in-memory store: SELECT, CONSTRUCT and DESCRIBE
-results are lazy and nothing is evaluated; an ASK is evaluated against no data (a SERVICE clause
-inside an ASK is the one thing that may reach out; the endpoint would run it anyway).
+A SPARQL Update (INSERT, DELETE, LOAD, CLEAR, DROP, ...) is not a query in the query grammar and
+fails to parse, so it is refused before anything is sent; so is text that is not valid SPARQL.
+
+Text that may hold a SERVICE clause (service.py) is parsed by rdflib into its algebra, which gives
+its form and its SERVICE endpoints; a clause the run's policy does not allow refuses the query.
+Nothing of it is run here. Any other text cannot call out: pyoxigraph's parser (the engine's own
+grammar) reads it against an empty in-memory store, and the kind of result tells the form (SELECT,
+CONSTRUCT and DESCRIBE results are lazy; an ASK is evaluated over no data, reaching nothing).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import functools
 import threading
 from typing import Any
 
+from pytest_graphrag_eval.errors import install_extra_hint
 from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, QueryRefused
+from pytest_graphrag_eval.graph.service import ServicePolicy, may_call_out, parsed_services
 
 _CACHE_SIZE = 4096
 _local = threading.local()
@@ -25,10 +29,22 @@ NOT_READ_ONLY = (
 _MESSAGE_CHARS = 160
 
 
-def query_form(query: Any) -> QueryForm:
-    """The form of a read-only query; QueryRefused (saying why) for an Update or invalid SPARQL."""
+NO_SERVICE = ServicePolicy()
+
+
+def query_form(query: Any, service: ServicePolicy = NO_SERVICE) -> QueryForm:
+    """The form of a read-only query; QueryRefused (saying why) for an Update, invalid SPARQL, or a
+    SERVICE clause `service` does not allow."""
     if not isinstance(query, str) or not query.strip():
         raise QueryRefused("the query is empty" if isinstance(query, str) or query is None else "not text")
+    if may_call_out(query):
+        parsed = parsed_services(query)
+        if isinstance(parsed, str):
+            raise QueryRefused(f"{NOT_READ_ONLY}: {parsed}")
+        refusal = service.refusal(parsed[1])
+        if refusal is not None:
+            raise QueryRefused(refusal)
+        return parsed[0]
     form = _parsed_form(query)
     if isinstance(form, str):
         raise QueryRefused(form)
@@ -41,10 +57,8 @@ def _parsed_form(query: str) -> QueryForm | str:
     pyoxigraph = import_pyoxigraph()
     try:
         result = _empty_store().query(query)
-    except SyntaxError as error:
+    except Exception as error:  # whatever the engine raises, the query is not run
         return f"{NOT_READ_ONLY}: {first_line(error)}"
-    except OSError:  # an ASK whose SERVICE call failed against no data: still a read-only ASK
-        return QueryForm.ASK
     if isinstance(result, pyoxigraph.QueryBoolean):
         return QueryForm.ASK
     if isinstance(result, pyoxigraph.QuerySolutions):
@@ -75,6 +89,6 @@ def import_pyoxigraph() -> Any:
         import pyoxigraph
     except ImportError:
         raise EndpointError(
-            "SPARQL endpoint support needs pyoxigraph: pip install 'pytest-graphrag-eval[graph]'"
+            f"SPARQL endpoint support needs pyoxigraph: {install_extra_hint('graph')}"
         ) from None
     return pyoxigraph

@@ -21,11 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question, read_reference_steps
-from pytest_graphrag_eval.corpus.reference_steps import SPARQL_RESULTS_MEDIA_TYPE, reference_step_problem
+from pytest_graphrag_eval.corpus.reference_steps import (
+    SPARQL_RESULTS_MEDIA_TYPE,
+    reference_step_problem,
+    step_path,
+)
 from pytest_graphrag_eval.graph.endpoint import EndpointError, EndpointUnavailable, SparqlEndpoint
 from pytest_graphrag_eval.graph.readonly import import_pyoxigraph
 from pytest_graphrag_eval.steps.match import step_match_score
-from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
+from pytest_graphrag_eval.steps.sparql_explain import FRESH_RESULT, explain_sparql_mismatch
 
 SPARQL_STEP = "sparql_query"
 SHOWN_ROWS = 5
@@ -47,7 +51,7 @@ class StepCheck:
 
     @property
     def where(self) -> str:
-        return f"reference_steps[{self.group}][{self.index}]"
+        return step_path(self.group, self.index)
 
     def to_dict(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"step": self.where, "status": self.status}
@@ -158,7 +162,7 @@ def _check_step(
 def describe_changes(step: Mapping[str, Any], fresh: str, media: str) -> dict[str, Any]:
     """What differs between the stored and the fresh output, as rows or triples added and removed."""
     if media == SPARQL_RESULTS_MEDIA_TYPE:
-        explained = explain_sparql_mismatch(step, fresh, limit=SHOWN_ROWS)
+        explained = explain_sparql_mismatch(step, fresh, limit=SHOWN_ROWS, sides=FRESH_RESULT)
         if "reference_boolean" in explained:
             return {
                 "ask_flipped": {

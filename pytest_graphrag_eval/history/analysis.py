@@ -2,7 +2,8 @@
 
 - `flaky_questions(history, min_flips)`: questions whose pass/fail flipped at least `min_flips`
   times over the runs given, and (`same_commit`) those that both passed and failed on one commit
-  — Buildkite's definition: the code did not change, the outcome did.
+  with the same inputs (corpus, graph, settings, responses file or live agent) — Buildkite's
+  definition: nothing changed, the outcome did. A replay of another recording is another input.
 - `trend(points)`: the least-squares slope of a metric per run, with its confidence interval,
   and the runs where the corpus, the graph or the settings changed.
 """
@@ -43,13 +44,14 @@ def flaky_questions(
     Sorted by flips (most first), then question id.
     """
     commits = [run.commit for run in history.runs]
+    inputs = [run.inputs for run in history.runs]
     flaky = []
     for question_id, strip in history.strips.items():
+        if "F" not in strip or ("P" not in strip and "X" not in strip):
+            continue  # never failed, or never passed: most questions, decided by two scans in C
         verdicts = [code for code in strip if code in _PASS or code in _FAIL]
-        if len(verdicts) < 2 or not (_PASS.intersection(verdicts) and _FAIL.intersection(verdicts)):
-            continue
         flips = sum(1 for left, right in itertools.pairwise(verdicts) if (left in _PASS) != (right in _PASS))
-        mixed = _mixed_commits(strip, commits) if same_commit else ()
+        mixed = _mixed_commits(strip, commits, inputs) if same_commit else ()
         if flips >= min_flips or mixed:
             passes = sum(1 for code in verdicts if code in _PASS)
             flaky.append(FlakyQuestion(question_id, flips, passes, len(verdicts) - passes, mixed, strip))
@@ -57,12 +59,12 @@ def flaky_questions(
     return flaky
 
 
-def _mixed_commits(strip: str, commits: Sequence[str | None]) -> tuple[str, ...]:
-    seen: dict[str, set[bool]] = {}
-    for code, commit in zip(strip, commits, strict=True):
+def _mixed_commits(strip: str, commits: Sequence[str | None], inputs: Sequence[str]) -> tuple[str, ...]:
+    seen: dict[tuple[str, str], set[bool]] = {}
+    for code, commit, run_inputs in zip(strip, commits, inputs, strict=True):
         if commit is not None and (code in _PASS or code in _FAIL):
-            seen.setdefault(commit, set()).add(code in _PASS)
-    return tuple(commit for commit, verdicts in seen.items() if len(verdicts) == 2)
+            seen.setdefault((commit, run_inputs), set()).add(code in _PASS)
+    return tuple(dict.fromkeys(commit for (commit, _), verdicts in seen.items() if len(verdicts) == 2))
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from pytest_graphrag_eval.history.errors import HistoryError
 
 PASS_RATE = "pass_rate"
 _METRIC = re.compile(
-    r"^(?:(?P<scope>micro|macro|template\[(?P<template>[^\]]+)\]):)?(?P<name>[^:]+?)(?:\.(?P<stat>mean|median|min|max|sum|std|count))?$"
+    r"^(?:(?P<scope>micro|macro|template\[(?P<template>[^\]]+)\]):)?(?P<name>[^:.\s]+)(?:\.(?P<stat>mean|median|min|max|sum|std|count))?$"
 )
 
 

@@ -36,13 +36,10 @@ def record_finished_run(
     """Record `report` in the history at `url`; a failure is an outcome with its reason, not an exception."""
     try:
         display = parse_location(url, environ).display
-    except HistoryError as error:
-        return HistoryOutcome(False, f"history NOT written: {error}")
-    try:
         with open_history(url, environ=environ) as store:
             recorded = store.record_run(report, run_key=run_key, provenance=detect_provenance(environ, cwd))
     except HistoryError as error:
-        return HistoryOutcome(False, f"history NOT written ({display}): {error}")
+        return HistoryOutcome(False, f"the run was NOT recorded in the history: {error}")
     if not recorded.complete:
         return HistoryOutcome(
             True,

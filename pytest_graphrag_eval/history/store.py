@@ -38,6 +38,7 @@ from pytest_graphrag_eval.history.records import (
     check_report,
     decode_report,
     encode_report,
+    fingerprint,
     run_record,
 )
 from pytest_graphrag_eval.history.schema import LATEST_VERSION, MIGRATIONS, VERSION_TABLE
@@ -139,6 +140,7 @@ class RunRef:
     started_at: str
     commit: str | None
     branch: str | None
+    inputs: str  # corpus, graph, settings and where responses came from (a file, or live), fingerprinted
 
 
 @dataclass(frozen=True)
@@ -310,7 +312,7 @@ class HistoryStore:
             for row in cursor.fetchall()
         ]
         try:
-            merged = merge_shards(shards)
+            merged = merge_shards(shards, history_baseline_required=False)
             finished = finish_run(
                 merged.results,
                 merged.settings,
@@ -413,6 +415,12 @@ class HistoryStore:
             cursor.execute(sql, params)
             return [_summary(row) for row in cursor.fetchall()]
 
+    def waiting_shards(self) -> dict[str, tuple[int, int]]:
+        """Run keys whose shards are not all in yet: (shards recorded, shards expected)."""
+        with self._reading() as cursor:
+            cursor.execute("SELECT run_key, count(*), max(shard_count) FROM pending_shards GROUP BY run_key")
+            return {row[0]: (int(row[1]), int(row[2])) for row in cursor.fetchall()}
+
     def resolve(self, ref: str) -> RunSummary:
         """`last`, `last-passed`, a run key, a run id (`12` or `#12`) or a branch (its newest run)."""
         text = ref.strip()
@@ -468,7 +476,8 @@ class HistoryStore:
         where, params = _branch_filter(branch)
         with self._reading() as cursor:
             cursor.execute(
-                f"SELECT run_id, run_key, started_at, commit_sha, branch, question_set, outcome_codes "
+                "SELECT run_id, run_key, started_at, commit_sha, branch, question_set, outcome_codes, "
+                "corpus_identity, graph_identity, settings_fingerprint, identity "
                 f"FROM runs{where} {_NEWEST_FIRST} LIMIT {int(last_n)}",
                 params,
             )
@@ -479,7 +488,10 @@ class HistoryStore:
                     "SELECT question_ids FROM question_sets WHERE question_set = ?", (question_set,)
                 )
                 sets[question_set] = json.loads(cursor.fetchone()[0])
-        runs = tuple(RunRef(int(row[0]), row[1], row[2], row[3], row[4]) for row in rows)
+        runs = tuple(
+            RunRef(int(row[0]), row[1], row[2], row[3], row[4], _inputs(row[7], row[8], row[9], row[10]))
+            for row in rows
+        )
         return OutcomeHistory(runs, _strips([(sets[row[5]], row[6]) for row in rows]))
 
     def metric_series(self, metric: str, *, last_n: int, branch: str | None = None) -> list[MetricPoint]:
@@ -508,6 +520,11 @@ class HistoryStore:
             )
             for row in rows
         ]
+
+
+def _inputs(corpus: str, graph: str | None, settings: str, identity: str) -> str:
+    """What a run ran on besides the code: two runs of one commit and inputs should agree."""
+    return fingerprint([corpus, graph, settings, json.loads(identity).get("responses")])
 
 
 def _strips(runs: Sequence[tuple[list[str], str]]) -> dict[str, str]:

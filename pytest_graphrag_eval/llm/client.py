@@ -88,7 +88,8 @@ class ClientStats:
 
     `calls_made` counts HTTP requests that reached the server, retries included;
     `refused_connections` the attempts that never reached it (connection refused or reset);
-    `cache_misses_refused` the calls a cache-only run did not send, `budget_refused` those the
+    `cache_misses_refused` the calls a cache-only run did not send (`cache_miss_keys` their cache keys,
+    which name the missing files under the cache folder), `budget_refused` those the
     budget stopped. With a batch judge, `batch_requests` counts the requests submitted in batches
     (`calls_made` the answered ones, which are billed) and `batch_failed` those that got no reply.
     """
@@ -106,10 +107,12 @@ class ClientStats:
     batch_requests: int = 0
     batch_failed: int = 0
     unpriced_models: set[str] = field(default_factory=set)
+    cache_miss_keys: set[str] = field(default_factory=set)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["unpriced_models"] = sorted(self.unpriced_models)
+        data["cache_miss_keys"] = sorted(self.cache_miss_keys)
         return data
 
 
@@ -261,7 +264,7 @@ class JudgeClient:
         if self.planner is not None:
             text = self.planner.plan_chat(messages, model, response_format)
             return ChatResult(text, 0, 0, 0.0, False, model)
-        self._refuse_if_cache_only("chat", model)
+        self._refuse_if_cache_only("chat", model, key)
         request: dict[str, Any] = {"model": model, "messages": messages}
         if temperature is not None:
             request["temperature"] = temperature
@@ -317,7 +320,7 @@ class JudgeClient:
             log.warning("ignoring LLM cache entry %s with unexpected fields", key)
         if self.planner is not None:
             return EmbeddingResult(self.planner.plan_embeddings(texts, model), 0, 0.0, False, model)
-        self._refuse_if_cache_only("embeddings", model)
+        self._refuse_if_cache_only("embeddings", model, key)
         if self.settings.batch:
             self._defer(
                 BatchRequest(
@@ -490,12 +493,16 @@ class JudgeClient:
                 attempts=attempts,
             )
 
-    def _refuse_if_cache_only(self, kind: str, model: str) -> None:
+    def _refuse_if_cache_only(self, kind: str, model: str, key: str) -> None:
         if self.settings.cache_only:
             self.stats.cache_misses_refused += 1
+            self.stats.cache_miss_keys.add(key)
             self.stats.failures += 1
             raise CallRefused(
-                f"{kind} call to model {model!r}: {CACHE_MISS}", reason="cache_miss", kind=kind, model=model
+                f"{kind} call to model {model!r}: {CACHE_MISS}; cache key {key}",
+                reason="cache_miss",
+                kind=kind,
+                model=model,
             )
 
     def _defer(self, request: BatchRequest) -> None:

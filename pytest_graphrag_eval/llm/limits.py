@@ -2,20 +2,23 @@
 
 A call the run refuses to send is an `LLMError` like any failed call, so every
 scorer already turns it into its `<metric>_error`; the refusal's wording is
-fixed here, and each refusal is noted (`note_refusal`) for the question being
-scored, whose result then says *why* it has no score in a field
-(`report_model.REFUSAL_KEY`): a budget stop (the question was not evaluated), a
-cache miss in a cache-only run, or a judge batch that did not answer.
+fixed here so a question's result can later say *why* it has no score:
+`refusal_of(result)` tells a budget stop from a cache miss in a cache-only run
+(the `judge_refusal` field, set while the question is scored: `refusals_noted`).
+Either way the question was not evaluated (`not_evaluated_reason`): its scores
+are incomplete because of what the run chose not to send, not because of the agent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_graphrag_eval.llm.errors import LLMError
+from pytest_graphrag_eval.report_model import refusal_of
 
 CACHE_MISS = "no cached reply and this run is cache-only (no call is sent)"
 BUDGET_REACHED = "judge budget reached (no new call is sent)"
@@ -56,6 +59,21 @@ def refusals_noted() -> Iterator[set[str]]:
         yield noted
     finally:
         _noted.reset(token)
+
+
+NOT_EVALUATED_REASONS = {
+    "budget": "not evaluated: the judge budget was reached before this question was scored",
+    "cache_miss": "not evaluated: a judge call of this question is missing from the cache of this "
+    "cache-only run",
+}
+
+
+def not_evaluated_reason(results: Iterable[Mapping[str, Any]]) -> str | None:
+    """Why a question (its results, one per attempt) was not evaluated, or None when it was.
+
+    A budget stop or a cache-only miss: both are judge calls the run did not send."""
+    refusals = {refusal_of(result) for result in results}
+    return next((text for reason, text in NOT_EVALUATED_REASONS.items() if reason in refusals), None)
 
 
 @dataclass

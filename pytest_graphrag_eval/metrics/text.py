@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError, install_extra_hint
 
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -94,6 +94,6 @@ def _rouge_scorer() -> Any:
         from rouge_score import rouge_scorer
     except ImportError:
         raise ConfigurationError(
-            "ROUGE-L needs the rouge-score package: pip install 'pytest-graphrag-eval[rouge]'"
+            f"ROUGE-L needs the rouge-score package: {install_extra_hint('rouge')}"
         ) from None
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)

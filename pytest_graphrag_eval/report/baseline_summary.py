@@ -7,9 +7,10 @@ the smallest change this corpus could have detected, so a team sees whether its 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from pytest_graphrag_eval.corpus.reference_steps import step_path
 from pytest_graphrag_eval.gates.expressions import display_number
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
@@ -32,7 +33,7 @@ def stopped_matching(baseline: Mapping[str, Any], current: Mapping[str, Any]) ->
                 and old.get("matches")
                 and not new.get("matches")
             ):
-                lost.append(f"group {group_index + 1} step {step_index + 1} ({old.get('name')})")
+                lost.append(f"{step_path(group_index, step_index)} ({old.get('name')})")
     return lost
 
 
@@ -41,10 +42,12 @@ def since_baseline_lines(
     baseline_results: Mapping[str, Mapping[str, Any]],
     current_results: Mapping[str, Mapping[str, Any]],
     metrics: Sequence[str],
+    flaky: Collection[str] = (),
 ) -> list[tuple[str, str]]:
     """Lines with a colour name ("red", "green" or ""), ready for the terminal reporter.
 
-    `baseline_results` and `current_results` are keyed by question id; `metrics` are the summary's columns.
+    `baseline_results` and `current_results` are keyed by question id; `metrics` are the summary's columns;
+    `flaky` the question ids the run history calls flaky, marked so a flip is not read as a regression.
     """
     baseline = comparison.get("baseline") or {}
     counts = ", ".join(
@@ -69,7 +72,8 @@ def since_baseline_lines(
                 if current.get("status") == "error"
                 else _deltas_text(change.get("deltas") or {})
             )
-            line = f"  {change.get('nodeid') or question_id}  {what}"
+            mark = " (flaky)" if question_id in flaky else ""
+            line = f"  {change.get('nodeid') or question_id}{mark}  {what}"
             if kind == "regressions" and question_id in baseline_results and question_id in current_results:
                 lost = stopped_matching(baseline_results[question_id], current_results[question_id])
                 if lost:

@@ -3,7 +3,9 @@
 A team paying for nightly runs needs three numbers on every output (terminal,
 JSON, Markdown, HTML): what this run spent (cache hits are free), the limits it
 had, and how many questions a reached limit left `not_evaluated`. In a cache-only
-run the section also counts the questions whose judge calls missed the cache; with
+run the section also counts the questions whose judge calls missed the cache (also
+`not_evaluated`) and lists the missing cache keys: such a run fails
+(`cache_only_incomplete`), since it asked for work the cache could not do. With
 `--graphrag-judge-batch` it lists the batches and counts the questions with a
 request no batch answered.
 """
@@ -16,6 +18,7 @@ from typing import Any
 from pytest_graphrag_eval.report_model import Refusal, refusal_of
 
 _SHOWN_IDS = 5
+_SHOWN_KEYS = 3
 
 
 def spend_section(
@@ -51,8 +54,13 @@ def spend_section(
         "not_evaluated_ids": not_evaluated,
     }
     if cache_only:
-        missed = [str(r["question_id"]) for r in results if refusal_of(r) is Refusal.CACHE_MISS]
-        section.update(cache_only=True, cache_miss_questions=len(missed), cache_miss_ids=missed)
+        missed = [str(r["question_id"]) for r in results if refusal_of(r) == "cache_miss"]
+        section.update(
+            cache_only=True,
+            cache_miss_questions=len(missed),
+            cache_miss_ids=missed,
+            cache_miss_keys=sorted(str(key) for key in stats.get("cache_miss_keys") or ()),
+        )
     if batches is not None:
         unanswered = [str(r["question_id"]) for r in results if refusal_of(r) is Refusal.BATCH]
         section["batch"] = {
@@ -77,10 +85,12 @@ def spend_lines(section: Mapping[str, Any] | None) -> list[str]:
         spent += f" of at most {section['max_calls']}"
     spent += f", {section['cache_hits']} cache hits"
     lines = [spent]
-    if section.get("budget_reached") or section.get("not_evaluated"):
+    missed = set(section.get("cache_miss_ids", ()))  # not evaluated too, but said on their own line
+    stopped = [question for question in section["not_evaluated_ids"] if question not in missed]
+    if section.get("budget_reached") or stopped:
         lines.append(
-            f"budget reached: {section['not_evaluated']} questions not evaluated "
-            f"({section['refused_calls']} judge calls not sent)" + _first(section["not_evaluated_ids"])
+            f"budget reached: {len(stopped)} questions not evaluated "
+            f"({section['refused_calls']} judge calls not sent)" + _first(stopped)
         )
     batch = section.get("batch")
     if batch:
@@ -103,10 +113,30 @@ def spend_lines(section: Mapping[str, Any] | None) -> list[str]:
             )
     if section.get("cache_only"):
         lines.append(
-            f"cache-only: {section['cache_miss_questions']} questions had judge calls missing from the cache"
-            + _first(section["cache_miss_ids"])
+            f"cache-only: {section['cache_miss_questions']} questions not evaluated, their judge calls are "
+            "missing from the cache" + _first(section["cache_miss_ids"])
         )
+        keys = section.get("cache_miss_keys") or []
+        if keys:
+            more = f" and {len(keys) - _SHOWN_KEYS} more" if len(keys) > _SHOWN_KEYS else ""
+            lines.append(
+                f"cache-only: {len(keys)} missing cache keys (all in the JSON report's judge_spend."
+                f"cache_miss_keys): {', '.join(keys[:_SHOWN_KEYS])}{more}"
+            )
     return lines
+
+
+def cache_only_incomplete(section: Mapping[str, Any] | None) -> str | None:
+    """Why a cache-only run fails although every question it evaluated passed, or None.
+
+    A CI job that asked for cache-only judging must not go green on an empty or stale cache."""
+    if not section or not section.get("cache_only") or not section.get("cache_miss_questions"):
+        return None
+    return (
+        f"cache-only run incomplete: {section['cache_miss_questions']} questions not evaluated because "
+        "their judge calls are missing from the cache, so this run fails; fill the cache with a run "
+        "without --graphrag-cache-only"
+    )
 
 
 def merge_spend(
@@ -134,6 +164,7 @@ def merge_spend(
                 "budget_refused": section.get("refused_calls", 0),
                 "batch_requests": batch.get("requests", 0),
                 "batch_failed": batch.get("unanswered_requests", 0),
+                "cache_miss_keys": section.get("cache_miss_keys") or [],
             },
         )
     batched = [section for section in present if section.get("batch")]
@@ -154,10 +185,13 @@ def _summed_limit(limits: Sequence[Any]) -> Any:
 
 
 def add_process_stats(total: dict[str, Any], stats: Mapping[str, Any]) -> None:
-    """Add one process's judge counters to `total` (xdist workers each have their own client)."""
+    """Add one process's judge counters to `total` (xdist workers each have their own client);
+    lists (models without a price, missing cache keys) are joined, sorted and without repeats."""
     for key, value in stats.items():
         if isinstance(value, int | float) and not isinstance(value, bool):
             total[key] = total.get(key, 0) + value
+        elif isinstance(value, list):
+            total[key] = sorted({*total.get(key, []), *value})
 
 
 def _first(ids: Sequence[str]) -> str:

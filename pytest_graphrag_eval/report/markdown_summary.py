@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from pytest_graphrag_eval.report.history_summary import flaky_markdown
+from pytest_graphrag_eval.report.history_section import flaky_ids
+from pytest_graphrag_eval.report.history_summary import FLAKY_MARK, flaky_markdown
 from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report_model import QuestionResult
 from pytest_graphrag_eval.result_keys import CATALOGUE
@@ -65,7 +66,9 @@ def render_markdown(report: Mapping[str, Any], *, max_regressions: int = 10) -> 
         _per_template(results, report.get("aggregates") or {}),
         _gates(report.get("gates") or []),
         _failed_questions(results, max_regressions),
-        _changes(comparison, results, max_regressions) if isinstance(comparison, Mapping) else "",
+        _changes(comparison, results, max_regressions, set(flaky_ids(report)))
+        if isinstance(comparison, Mapping)
+        else "",
         flaky_markdown(report, escape_text),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
@@ -204,7 +207,10 @@ def _failed_questions(results: Sequence[Mapping[str, Any]], most: int) -> str:
 
 
 def _changes(
-    comparison: Mapping[str, Any], results: Sequence[Mapping[str, Any]], max_regressions: int
+    comparison: Mapping[str, Any],
+    results: Sequence[Mapping[str, Any]],
+    max_regressions: int,
+    flaky: Collection[str] = (),
 ) -> str:
     baseline = comparison.get("baseline") or {}
     confidence = comparison.get("confidence")
@@ -233,7 +239,7 @@ def _changes(
     table = _change_table(comparison, confidence)
     if table:
         lines += ["", table]
-    worst = _worst_regressions(comparison, results, max_regressions)
+    worst = _worst_regressions(comparison, results, max_regressions, flaky)
     if worst:
         lines += ["", worst]
     return "\n".join(lines)
@@ -281,7 +287,10 @@ def _detectable(change: Mapping[str, Any]) -> str:
 
 
 def _worst_regressions(
-    comparison: Mapping[str, Any], results: Sequence[Mapping[str, Any]], max_regressions: int
+    comparison: Mapping[str, Any],
+    results: Sequence[Mapping[str, Any]],
+    max_regressions: int,
+    flaky: Collection[str] = (),
 ) -> str:
     regressed = [
         question
@@ -299,7 +308,7 @@ def _worst_regressions(
         nodeid = question.get("nodeid") or result.get("nodeid") or f"{key[0]}::{key[1]}"
         rows.append(
             [
-                escape_text(nodeid),
+                escape_text(nodeid) + (f" {FLAKY_MARK}" if str(question.get("question_id")) in flaky else ""),
                 escape_text(result.get("question_text") or "", _QUESTION_TEXT_LIMIT),
                 " → ".join(
                     escape_text(question.get(side)) for side in ("baseline_outcome", "current_outcome")

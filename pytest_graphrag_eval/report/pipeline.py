@@ -25,6 +25,7 @@ from pytest_graphrag_eval.gates.verdict import failure_lines
 from pytest_graphrag_eval.graph.summary import add_stale_counts
 from pytest_graphrag_eval.report.history_section import history_section
 from pytest_graphrag_eval.report.json_report import build_document, write_json_atomic
+from pytest_graphrag_eval.report.judge_spend import cache_only_incomplete
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
 
@@ -59,6 +60,11 @@ class FinishedRun:
     @property
     def gates_failed(self) -> bool:
         return any(not gate.passed for gate in self.gate_results)
+
+    @property
+    def incomplete(self) -> str | None:
+        """Why the run fails although its questions and gates passed (a cache-only run missed the cache)."""
+        return cache_only_incomplete(self.report.get("judge_spend"))
 
 
 @dataclass(frozen=True)

@@ -24,17 +24,12 @@ from typing import Any, Protocol
 import yaml
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.corpus.reference_steps import step_path
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.graph.corpus_update import update_corpus_text
 from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
-from pytest_graphrag_eval.graph.endpoint import (
-    EndpointError,
-    EndpointUnavailable,
-    SparqlEndpoint,
-    identify_graph,
-    is_remote,
-    open_endpoint,
-)
+from pytest_graphrag_eval.graph.endpoint import EndpointError, EndpointUnavailable, SparqlEndpoint
+from pytest_graphrag_eval.graph.factory import identify_graph, is_remote, open_endpoint
 from pytest_graphrag_eval.graph.references import (
     QuestionReferences,
     check_question,
@@ -43,6 +38,7 @@ from pytest_graphrag_eval.graph.references import (
     with_failed_references,
     with_fresh_references,
 )
+from pytest_graphrag_eval.graph.service import ServicePolicy
 from pytest_graphrag_eval.graph.summary import (
     describe_step,
     output_updates,
@@ -63,6 +59,10 @@ class GraphOptions(Protocol):
     def sparql_timeout(self) -> float: ...
     @property
     def sparql_concurrency(self) -> int: ...
+    @property
+    def sparql_base_iri(self) -> str | None: ...
+    @property
+    def sparql_service(self) -> str | None: ...
     @property
     def check_references(self) -> bool: ...
     @property
@@ -90,6 +90,7 @@ class GraphStage:
         self.unavailable: str | None = None
         self.shared_store: str | None = None  # an xdist worker: the store its controller loaded
         self._shared_folder: tempfile.TemporaryDirectory[str] | None = None
+        self.service = ServicePolicy.parse(settings.sparql_service)
 
     @property
     def endpoint(self) -> SparqlEndpoint:
@@ -98,7 +99,7 @@ class GraphStage:
             if self._endpoint is None and self.shared_store is not None:
                 assert self.settings.sparql_endpoint is not None
                 self._endpoint = EmbeddedEndpoint.open_shared(
-                    Path(self.shared_store), Path(self.settings.sparql_endpoint)
+                    Path(self.shared_store), Path(self.settings.sparql_endpoint), self.service
                 )
             if self._endpoint is None:
                 assert self.settings.sparql_endpoint is not None
@@ -109,6 +110,8 @@ class GraphStage:
                         "timeout": self.settings.sparql_timeout,
                         "concurrency": self.settings.sparql_concurrency,
                     },
+                    base_iri=self.settings.sparql_base_iri,
+                    service=self.service,
                 )
             return self._endpoint
 
@@ -129,7 +132,7 @@ class GraphStage:
         if self._shared_folder is None:
             self._shared_folder = tempfile.TemporaryDirectory(prefix="graphrag-graph-")
             store = Path(self._shared_folder.name) / "store"
-            EmbeddedEndpoint.load(Path(spec), directory=store).close()
+            EmbeddedEndpoint.load(Path(spec), directory=store, base_iri=self.settings.sparql_base_iri).close()
             self.shared_store = str(store)
         return self.shared_store
 
@@ -194,6 +197,7 @@ class GraphRun:
     references: dict[str, Any] | None = None
     warnings: tuple[str, ...] = ()
     lines: tuple[tuple[str, str], ...] = ()  # for the terminal: (text, colour)
+    update_failures: int = 0  # --graphrag-update-references: corpus files or outputs it could not update
 
 
 def finish_graph_run(
@@ -225,11 +229,13 @@ def finish_graph_run(
         lines.extend((line, "") for line in stale_lines(references))
     if stage is not None and stage.unavailable:
         lines.append((f"graphrag-eval: {stage.unavailable}", "red"))
+    failures = 0
     if settings.update_references:
-        lines.extend(_update_corpus_files(root, results))
+        update_lines, failures = _update_corpus_files(root, results)
+        lines.extend(update_lines)
     warnings = _graph_change_warning(baseline, baseline_graph, identity)
     lines.extend((f"warning: {warning}", "yellow") for warning in warnings)
-    return GraphRun({"graph": identity}, references, warnings, tuple(lines))
+    return GraphRun({"graph": identity}, references, warnings, tuple(lines), failures)
 
 
 def _references_headline(section: dict[str, Any], identity: dict[str, Any]) -> str:
@@ -241,9 +247,11 @@ def _references_headline(section: dict[str, Any], identity: dict[str, Any]) -> s
     )
 
 
-def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """Rewrite the stale and missing outputs in each corpus file (atomically); one line per change."""
+def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> tuple[list[tuple[str, str]], int]:
+    """Rewrite the stale and missing outputs in each corpus file (atomically); one line per change, and
+    how many files or outputs could not be updated."""
     lines: list[tuple[str, str]] = []
+    failures = 0
     descriptions = {
         (str(result["question_id"]), str(step.get("step"))): describe_step(step)
         for result in results
@@ -260,16 +268,18 @@ def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> list[tupl
                 write_text_atomic(path, new_text)
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
             lines.append((f"update-references: could not update {file}: {error}", "red"))
+            failures += 1
             continue
         lines.extend((f"update-references: {file}: {problem}", "red") for problem in problems)
+        failures += len(problems)
         failed = {problem.split(":")[0] for problem in problems}
         for update in updates:
-            where = f"reference_steps[{update.group}][{update.index}]"
+            where = step_path(update.group, update.index)
             if f"question {update.question_id!r} {where}" in failed:
                 continue
             change = descriptions.get((update.question_id, where), "updated")
             lines.append((f"updated {file}: {update.question_id} {where}: {change}", "green"))
-    return lines
+    return lines, failures
 
 
 def _graph_change_warning(

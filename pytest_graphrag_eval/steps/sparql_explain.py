@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import sparql_expectation
@@ -25,8 +26,26 @@ from pytest_graphrag_eval.steps.sparql_compare import (
 DEFAULT_LIMIT = 10
 
 
+@dataclass(frozen=True)
+class Sides:
+    """What a reason calls the two results: a reference and the agent's actual result, or, when a
+    reference is checked against the graph, its stored output and the fresh result of its query."""
+
+    reference: str = "reference"
+    actual: str = "actual"
+    variable: str = "actual variable"
+
+
+AGENT_RESULT = Sides()
+FRESH_RESULT = Sides("stored", "fresh", "variable of the fresh result")
+
+
 def explain_sparql_mismatch(
-    reference_step: Mapping[str, Any], actual_output: Any, *, limit: int = DEFAULT_LIMIT
+    reference_step: Mapping[str, Any],
+    actual_output: Any,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    sides: Sides = AGENT_RESULT,
 ) -> dict[str, Any]:
     """Compare one actual output with a SPARQL reference step and say what differs.
 
@@ -59,11 +78,11 @@ def explain_sparql_mismatch(
     try:
         actual = parse_sparql_results(actual_output, expected.literal_match)
     except SparqlResultsError as error:
-        return {"matched": False, "reason": f"the actual output is not SPARQL results JSON: {error}"}
+        return {"matched": False, "reason": f"the {sides.actual} output is not SPARQL results JSON: {error}"}
     if expected.table.is_ask or actual.is_ask:
         return _explain_ask(expected.table, actual)
     mode = row_mode(expected.ordered, expected.ignore_duplicates)
-    return _Explanation(expected.table, actual, expected.required_columns, mode, limit).build()
+    return _Explanation(expected.table, actual, expected.required_columns, mode, limit, sides).build()
 
 
 def _explain_ask(reference: SparqlTable, actual: SparqlTable) -> dict[str, Any]:
@@ -90,8 +109,15 @@ def _bool_text(value: bool | None) -> str:
 
 class _Explanation:
     def __init__(
-        self, reference: SparqlTable, actual: SparqlTable, required: Sequence[str], mode: RowMode, limit: int
+        self,
+        reference: SparqlTable,
+        actual: SparqlTable,
+        required: Sequence[str],
+        mode: RowMode,
+        limit: int,
+        sides: Sides = AGENT_RESULT,
     ):
+        self.sides = sides
         self.reference = reference
         self.actual = actual
         self.required = list(required)
@@ -136,12 +162,12 @@ class _Explanation:
         if len(required) > len(actual.variables):
             return self._best_mapping(), (
                 f"{len(required)} required columns need distinct variables, "
-                f"but the actual result has only {len(actual.variables)}"
+                f"but the {self.sides.actual} result has only {len(actual.variables)}"
             )
         if reference.row_count == 0 or actual.row_count == 0:
             if reference.row_count == actual.row_count:
                 return {}, None
-            empty = "reference" if reference.row_count == 0 else "actual"
+            empty = self.sides.reference if reference.row_count == 0 else self.sides.actual
             return self._best_mapping(), f"the {empty} result is empty and the other is not"
         found = find_column_mapping(reference, actual, required, self.mode, self.outcomes)
         if found is not None:
@@ -161,7 +187,7 @@ class _Explanation:
             values = {RowMode.SEQUENCE: "values in order", RowMode.SET: "values"}.get(
                 self.mode, "values with the same counts"
             )
-            return f"no actual variable has the same {values} as required column(s) {', '.join(lonely)}"
+            return f"no {self.sides.variable} has the same {values} as required column(s) {', '.join(lonely)}"
         if self.mode is not RowMode.SET and self.reference.row_count != self.actual.row_count:
             return f"expected {self.reference.row_count} rows, got {self.actual.row_count}"
         if self.blank:

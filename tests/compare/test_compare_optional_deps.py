@@ -61,4 +61,4 @@ def test_comparison_without_numpy_names_the_extra() -> None:
         """
     )
     assert completed.returncode == 0, completed.stderr
-    assert "pip install 'pytest-graphrag-eval[compare]'" in completed.stdout
+    assert "pip install -e 'path/to/pytest-graphrag-eval[compare]'" in completed.stdout

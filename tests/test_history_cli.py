@@ -1,0 +1,200 @@
+"""graphrag-eval-history: each subcommand's text and JSON, and the same answers from SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from history_support import run_report, without_times
+
+from pytest_graphrag_eval.history.provenance import RunProvenance
+from pytest_graphrag_eval.history.store import open_history
+from pytest_graphrag_eval.history_cli import main
+from pytest_graphrag_eval.report.pipeline import OutputPaths, write_outputs
+
+# Eight nightly runs: q00001 flips, q00005 breaks for good at run 6, the graph changes at run 4.
+FAILING = [["q00001"], [], ["q00001"], [], ["q00001"], [], ["q00005"], ["q00001", "q00005"]]
+
+
+def record_nights(url: str) -> None:
+    with open_history(url) as store:
+        for night, ids in enumerate(FAILING):
+            store.record_run(
+                run_report(night, failing=ids, graph="g1" if night < 4 else "g2"),
+                run_key=f"nightly-{night}",
+                provenance=RunProvenance(
+                    commit=hashlib.sha1(b"%d" % (night // 2)).hexdigest(), branch="main"
+                ),
+            )
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.fixture
+def recorded(history_url: str) -> str:
+    record_nights(history_url)
+    return history_url
+
+
+def test_list_shows_runs_newest_first(recorded: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = cli(capsys, recorded, "list", "--limit", "3")
+    lines = out.splitlines()
+    assert status == 0
+    assert lines[0].split()[:3] == ["run", "started", "(UTC)"]
+    assert [line.split()[-1] for line in lines[1:]] == ["nightly-7", "nightly-6", "nightly-5"]
+    assert "FAILED" in lines[1] and "passed" in lines[3]
+    assert all(len(line) <= 100 for line in lines)
+    status, out, _ = cli(capsys, recorded, "list", "--json", "--branch", "main")
+    runs = json.loads(out)
+    assert [run["run_key"] for run in runs][:2] == ["nightly-7", "nightly-6"]
+    assert runs[0]["failed"] == 2 and runs[0]["micro_means"]["steps_score"] == pytest.approx(10 / 12)
+
+
+def test_flaky_names_the_flipping_question_not_the_broken_one(
+    recorded: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = cli(capsys, recorded, "flaky", "--last", "8", "--min-flips", "3")
+    assert status == 0
+    assert "1 flaky question(s) over the last 8 run(s): flipped >= 3 times" in out
+    (line,) = [line for line in out.splitlines() if "q00001" in line]
+    assert "6 flips" in line and "FPFPFPPF" in line
+    assert "q00005" not in out  # failed twice in a row: broken, not flaky
+    data = json.loads(cli(capsys, recorded, "flaky", "--json", "--min-flips", "3")[1])
+    assert [item["question_id"] for item in data["flaky"]] == ["q00001"]
+    same_commit = json.loads(cli(capsys, recorded, "flaky", "--json", "--min-flips", "99")[1])
+    # passed and failed on one commit (nights 0-1, 2-3, 4-5 and 6-7 share one): flaky without the flips
+    assert [item["question_id"] for item in same_commit["flaky"]] == ["q00001"]
+    assert len(same_commit["flaky"][0]["mixed_commits"]) == 4
+
+
+def test_trend_marks_the_graph_change_and_gives_the_slope(
+    recorded: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = cli(capsys, recorded, "trend", "steps_score.mean", "--last", "8")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("steps_score.mean over the last 8 run(s), oldest first")
+    assert lines[6].endswith("<- graph")  # night 4: release 2 of the graph
+    assert lines[-1].startswith("slope: ") and "95% interval" in lines[-1]
+    data = json.loads(cli(capsys, recorded, "trend", "pass_rate", "--json")[1])
+    assert [point["value"] for point in data["points"]][-2:] == pytest.approx([11 / 12, 10 / 12])
+    assert [point["changed"] for point in data["points"]][3:6] == [[], ["graph"], []]
+
+
+def test_show_and_compare_explain_a_run(recorded: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = cli(capsys, recorded, "show", "last")
+    assert status == 0
+    assert out.startswith("run 8 (nightly-7): FAILED")
+    assert "why:        2 question(s) failed" in out
+    assert "FAILED q00001: steps_score = 0, required >= 1" in out
+    status, out, _ = cli(capsys, recorded, "compare", "nightly-5", "nightly-7")
+    assert "2 regressed, 0 fixed, 0 new, 0 removed" in out
+    assert "REGRESSED q00001" in out and "REGRESSED q00005" in out
+    data = json.loads(cli(capsys, recorded, "compare", "nightly-0", "nightly-5", "--json")[1])
+    assert data["fixed"] == ["q00001"] and data["changed"]["graph"] is True
+
+
+def test_report_regenerates_a_past_runs_outputs(
+    recorded: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = {name: tmp_path / f"r.{name}" for name in ("json", "html", "md")}
+    status, out, _ = cli(
+        capsys, recorded, "report", "nightly-2",
+        "--report", str(paths["json"]), "--html", str(paths["html"]), "--markdown", str(paths["md"]),
+    )  # fmt: skip
+    assert status == 0 and out.count("wrote the") == 3
+    original = run_report(2, failing=["q00001"], graph="g1")
+    assert json.loads(paths["json"].read_text()) == original
+    # exactly the files the run itself wrote from its report
+    written = write_outputs(
+        original, OutputPaths(tmp_path / "o.json", tmp_path / "o.md", tmp_path / "o.html")
+    )
+    assert not written.problems
+    for name in ("json", "html", "md"):
+        assert paths[name].read_bytes() == (tmp_path / f"o.{name}").read_bytes()
+    status, _, err = cli(capsys, recorded, "report", "nightly-2")
+    assert status == 2 and "give at least one of --report, --html, --markdown" in err
+
+
+def test_import_backfills_reports_once(
+    history_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = []
+    for night in range(3):
+        path = tmp_path / f"night-{night}.json"
+        path.write_text(json.dumps(run_report(night, failing=["q00002"] if night == 1 else [])))
+        files.append(str(path))
+    status, out, _ = cli(capsys, history_url, "import", *files, "--branch", "main", "--commit", "abc")
+    assert status == 0 and out.count("imported") == 3
+    shard = tmp_path / "shard.json"
+    shard.write_text(json.dumps(run_report(9, shard=(1, 2))))
+    status, out, _ = cli(capsys, history_url, "import", str(shard), "--run-key", "sharded")
+    assert out.startswith("imported ") and ": shard 1 of 2 of" in out
+    assert cli(capsys, history_url, "list")[1].startswith("waiting: run sharded has 1 of its 2 shards")
+    runs = json.loads(cli(capsys, history_url, "list", "--json")[1])
+    assert [(run["branch"], run["commit"], run["failed"]) for run in runs] == [
+        ("main", "abc", 0),
+        ("main", "abc", 1),
+        ("main", "abc", 0),
+    ]
+    status, _, err = cli(capsys, history_url, "import", files[1])
+    assert status == 2 and "is already recorded" in err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    status, _, err = cli(capsys, history_url, "import", str(bad))
+    assert status == 2 and "bad.json: not a JSON report" in err
+
+
+def test_a_missing_sqlite_history_is_not_created_by_reading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _, err = cli(capsys, str(tmp_path / "none.db"), "list")
+    assert status == 2 and "none.db: no such file" in err
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_a_bad_metric_name_is_a_usage_error(recorded: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = cli(capsys, recorded, "trend", "micro:steps_score.average")
+    assert status == 2 and "metric 'micro:steps_score.average': expected" in err
+    status, out, err = cli(capsys, recorded, "trend", "answer_relevance.mean")
+    assert status == 2 and out == ""
+    assert "no run of the last 8 has the metric 'answer_relevance.mean' (the last run has: answer_f1," in err
+
+
+SUBCOMMANDS = [
+    ("list",),
+    ("show", "nightly-7"),
+    ("flaky", "--last", "8"),
+    ("trend", "steps_score.mean"),
+    ("trend", "template[template_001_ENTITY]:steps_score"),
+    ("compare", "nightly-0", "nightly-7"),
+]
+
+
+def test_sqlite_and_postgresql_give_the_same_answers(
+    tmp_path: Path, postgres_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sqlite_url = str(tmp_path / "history.db")
+    record_nights(sqlite_url)
+    record_nights(postgres_url)
+    for args in SUBCOMMANDS:
+        text = [cli(capsys, url, *args)[1] for url in (sqlite_url, postgres_url)]
+        assert text[0] == text[1], args
+        data = [
+            without_times(json.loads(cli(capsys, url, *args, "--json")[1]))
+            for url in (sqlite_url, postgres_url)
+        ]
+        assert data[0] == data[1], args
+    outputs = []
+    for name, url in (("sqlite", sqlite_url), ("pg", postgres_url)):
+        folder = tmp_path / name
+        files = ("--report", folder / "r.json", "--html", folder / "r.html", "--markdown", folder / "r.md")
+        cli(capsys, url, "report", "nightly-4", *map(str, files))
+        outputs.append([(folder / file).read_bytes() for file in ("r.json", "r.html", "r.md")])
+    assert outputs[0] == outputs[1]

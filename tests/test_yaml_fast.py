@@ -1,0 +1,414 @@
+"""The rapidyaml fast path builds exactly what the general loader builds, or declines.
+
+The general loader (`yaml_lines`, LibYAML with PyYAML's safe constructors) is the reference:
+whatever the fast path returns must equal its value (types included: `1`, `True` and `1.0`
+differ), carry the same line on every mapping and share objects where its aliases do; where it
+raises, the fast path must have declined. Documents are generated with every YAML 1.1 plain
+scalar form, quoted and block scalars, block and flow collections, anchors, aliases, merge
+keys, tags, duplicate keys and comments, and as random runs of syntax fragments.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_graphrag_eval.corpus import yaml_fast, yaml_lines
+from pytest_graphrag_eval.corpus.yaml_fast import DECLINED, load_fast
+
+pytestmark = pytest.mark.skipif(
+    not yaml_fast.available(), reason="rapidyaml (the speed extra) is not installed"
+)
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Every implicit form of YAML 1.1 (bool, int in bases and sexagesimal, float, null, timestamp) and text
+# that looks close to one.
+PLAIN = [
+    "yes",
+    "Yes",
+    "YES",
+    "no",
+    "No",
+    "on",
+    "On",
+    "OFF",
+    "off",
+    "y",
+    "n",
+    "true",
+    "True",
+    "FALSE",
+    "false",
+    "~",
+    "null",
+    "Null",
+    "NULL",
+    "0o17",
+    "017",
+    "08",
+    "0x1F",
+    "0x_1f",
+    "0b101",
+    "0b1_0",
+    "1_000",
+    "-12",
+    "+7",
+    "0",
+    "-0",
+    "00",
+    "1:20",
+    "190:20:30",
+    "-1:30",
+    "1:20.5",
+    "3.14",
+    ".5",
+    "1e3",
+    "1.0e+3",
+    "6.8523015e+5",
+    "685.230_15e+03",
+    "-1.5E-2",
+    ".inf",
+    "-.Inf",
+    "+.INF",
+    ".NaN",
+    ".nan",
+    "2001-12-14",
+    "2001-12-14t21:59:43.10-05:00",
+    "2001-12-14 21:59:43.10 -5",
+    "2002-12-14 21:59:43",
+    "2001-12-14T21:59:43Z",
+    "2001-1-4 1:02:03.1234567",
+    "text",
+    "two words",
+    "AT&T",
+    "SELECT ?x WHERE",
+    "a:b",
+    "-",
+    "=",
+    "é",
+    "東京 タワー",
+    "12:30:00",
+    "1__0",
+    "0.",
+    "x#y",
+    "http://dbpedia.org/resource/Zürich",
+    "a -b",
+    "O'Brien",
+]
+# Plain text that is not valid everywhere (indicators, comment starts): the loaders may refuse it.
+RISKY_PLAIN = ["@x", "`x", "%x", "!x", "&x", "*x", "-x", "x #y", "[x", "x]", "{x", "x,y", "? x", ": x", "x:"]
+TEXTS = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+KEYS = ["a", "b", "id", "1", "yes", "~", "'a'", '"b"', "<<", "0x1", "1.0", "x y"]
+ESCAPES = [
+    "\\n",
+    "\\t",
+    "\\\\",
+    '\\"',
+    "\\x41",
+    "\\u00e9",
+    "\\U0001F600",
+    "\\N",
+    "\\_",
+    "\\L",
+    "\\P",
+    "\\0",
+    "\\e",
+    "\\/",
+    "\\ ",
+]
+
+
+@st.composite
+def scalars(draw: st.DrawFn, flow: bool) -> str:
+    """One scalar as written: plain, single- or double-quoted (escapes, line breaks), or a block scalar."""
+    form = draw(
+        st.sampled_from(
+            ["plain", "plain", "risky", "single", "double", "block"]
+            if not flow
+            else ["plain", "plain", "risky", "single", "double"]
+        )
+    )
+    if form == "plain":
+        return draw(st.sampled_from(PLAIN))
+    if form == "risky":
+        return draw(st.sampled_from(RISKY_PLAIN))
+    text = draw(TEXTS)
+    if form == "single":
+        text = text.replace("'", "''")
+        return "'" + draw(st.sampled_from([text, text + "\n  more", "first\n\n  second " + text])) + "'"
+    if form == "double":
+        body = "".join(
+            draw(
+                st.lists(
+                    st.one_of(
+                        st.sampled_from(ESCAPES), TEXTS.map(lambda t: t.replace("\\", "").replace('"', ""))
+                    ),
+                    max_size=4,
+                )
+            )
+        )
+        return '"' + draw(st.sampled_from([body, body + "\n  more", body + "\\\n  joined"])) + '"'
+    indicator = draw(st.sampled_from(["|", "|-", "|+", ">", ">-", ">+", "|2"]))
+    lines = draw(
+        st.lists(st.sampled_from(["line", "  indented", "", "last one", "é ü"]), min_size=1, max_size=4)
+    )
+    return indicator + "\n" + "\n".join(lines) + "\n"
+
+
+class Writer:
+    """Renders a generated document, drawing its choices as it goes (anchors, aliases, layout)."""
+
+    def __init__(self, draw: st.DrawFn):
+        self.draw = draw
+        self.anchors: list[str] = []
+
+    def node(self, depth: int, flow: bool) -> tuple[str, str]:
+        """(kind, text): kind is 'scalar', 'alias', 'block' (a block collection) or 'flow'."""
+        draw = self.draw
+        choice = draw(
+            st.sampled_from(["scalar", "scalar", "alias", "seq", "map"] if depth < 3 else ["scalar", "alias"])
+        )
+        prefix = ""
+        if choice != "alias" and draw(st.integers(0, 5)) == 0:
+            prefix = (
+                draw(st.sampled_from(["!!str ", "!!int ", "!custom ", "!!python/name:os.system "]))
+                if draw(st.booleans()) and choice == "scalar"
+                else ""
+            )
+            if not prefix:
+                name = f"a{len(self.anchors)}" if draw(st.integers(0, 6)) else "a0"
+                prefix = f"&{name} "
+                self.anchors.append(name)
+        if choice == "alias":
+            if self.anchors and draw(st.integers(0, 9)):
+                return "alias", "*" + draw(st.sampled_from(self.anchors))
+            return "scalar", draw(scalars(flow))
+        if choice == "scalar":
+            text = draw(scalars(flow))
+            return ("block" if text.startswith(("|", ">")) else "scalar"), prefix + text
+        if flow or draw(st.booleans()):
+            return "flow", prefix + self.flow(choice, depth)
+        return "block", prefix.rstrip() + ("\n" if prefix else "") + self.block(choice, depth)
+
+    def flow(self, kind: str, depth: int) -> str:
+        items = []
+        for _ in range(self.draw(st.integers(0, 3))):
+            value = self.node(depth + 1, flow=True)[1]
+            items.append(f"{self.draw(st.sampled_from(KEYS))}: {value}" if kind == "map" else value)
+        separator = self.draw(st.sampled_from([", ", ",\n  ", ","]))
+        opening, closing = ("{", "}") if kind == "map" else ("[", "]")
+        return opening + separator.join(items) + closing
+
+    def block(self, kind: str, depth: int) -> str:
+        lines = []
+        for _ in range(self.draw(st.integers(1, 3))):
+            value_kind, value = self.node(depth + 1, flow=False)
+            lead = f"{self.draw(st.sampled_from(KEYS))}:" if kind == "map" else "-"
+            comment = self.draw(st.sampled_from(["", "", " # note"]))
+            if value_kind == "block" and not value.startswith(("|", ">")):
+                if kind == "seq" and self.draw(st.booleans()) and not value.startswith(("&", "!")):
+                    lines.append(f"- {indent(value, 2).lstrip()}")  # a compact collection in a sequence
+                else:
+                    lines.append(f"{lead}{comment}\n{indent(value, 2)}")
+            elif value_kind == "block":
+                lines.append(f"{lead} {indent(value, 2).lstrip()}")
+            else:
+                lines.append(f"{lead} {value}{comment}")
+        return "\n".join(lines) + "\n"
+
+
+def indent(text: str, spaces: int) -> str:
+    return "\n".join((" " * spaces + line) if line else line for line in text.rstrip("\n").split("\n")) + "\n"
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    writer = Writer(draw)
+    kind = draw(st.sampled_from(["map", "seq"]))
+    text = writer.block(kind, 0) if draw(st.integers(0, 3)) else writer.flow(kind, 0)
+    return draw(st.sampled_from(["", "# header\n", "\n"])) + text
+
+
+def canonical(value: Any, seen: dict[int, int] | None = None) -> Any:
+    """A comparable picture of a built document: types, lines, NaN, and which containers are shared."""
+    seen = {} if seen is None else seen
+    if isinstance(value, (dict, list)):
+        if id(value) in seen:
+            return ("shared", seen[id(value)])
+        seen[id(value)] = len(seen)
+        if isinstance(value, dict):
+            items = tuple((canonical(key, seen), canonical(item, seen)) for key, item in value.items())
+            return (type(value).__name__, getattr(value, "line", None), items)
+        return ("list", tuple(canonical(item, seen) for item in value))
+    if isinstance(value, float) and math.isnan(value):
+        return ("float", "nan")
+    return (type(value).__name__, repr(value))
+
+
+def general_loader(data: bytes) -> Any:
+    """What `yaml_lines` builds without the fast path (LibYAML, then PyYAML's constructors), or the error."""
+    try:
+        return canonical(yaml_lines._build_document(data))
+    except Exception as error:  # PyYAML's constructors raise more than YAMLError
+        return ("error", type(error).__name__)
+
+
+def assert_same_or_declined(data: bytes) -> bool:
+    """The fast path's document equals the general loader's, or it declined; True when it built one."""
+    fast = load_fast(data, yaml_lines.MAX_YAML_NODES)
+    if fast is DECLINED:
+        return False
+    assert canonical(fast) == general_loader(data), data.decode("utf-8", "replace")
+    return True
+
+
+@settings(
+    max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
+@given(documents())
+def test_generated_documents_build_as_the_general_loader_builds_them(text: str) -> None:
+    assert_same_or_declined(text.encode("utf-8"))
+
+
+FRAGMENTS = [
+    "a",
+    "b: ",
+    "- ",
+    "  ",
+    "\n",
+    "\n  ",
+    ": ",
+    ", ",
+    "[",
+    "]",
+    "{",
+    "}",
+    "'",
+    '"',
+    "''",
+    "? ",
+    "&x ",
+    "*x",
+    "!!str ",
+    "<<: ",
+    "# c",
+    "|\n",
+    ">-\n",
+    "yes",
+    "1:20",
+    "0o17",
+    "\\",
+    "é",
+    "---",
+    "...",
+    "x: y",
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=16))
+def test_runs_of_syntax_fragments_build_as_the_general_loader_builds_them(fragments: list[str]) -> None:
+    assert_same_or_declined("".join(fragments).encode("utf-8"))
+
+
+EVERY_FORM = (
+    "values:\n"
+    + "".join(f"  k{index}: {text}\n" for index, text in enumerate(PLAIN) if text not in "-=")
+    + (
+        "shared: &meta {source: kgqa, split: test}\n"
+        "again: *meta\n"
+        "quoted: ['it''s', \"\\u00e9\\t\", 'two\n  lines']\n"
+        "block: |\n  SELECT ?x\n  WHERE { ?x a ?c }\n"
+        "folded: >-\n  one\n  two\n"
+        'nested:\n- - {name: sparql_query, output: \'{"head": {"vars": ["x"]}}\'}\n  - name: x\n    n: 1\n'
+        "empty: {}\n"
+        "multi: {a: 1,\n  b: 2}\n"
+        "anchored_block: &blk\n  x: 1\nagain_block: *blk\n"
+    )
+)
+
+
+def test_every_yaml_11_scalar_form_and_layout_is_built_by_the_fast_path() -> None:
+    """Not a vacuous property: the common forms are built here, not declined."""
+    assert assert_same_or_declined(EVERY_FORM.encode("utf-8"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: !!str 1\n",  # a tag
+        "base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n",  # a merge key
+        "a: 1\na: 2\n",  # a duplicate key
+        "1: x\ntrue: y\n",  # keys PyYAML builds equal (1 == True)
+        "a: &x 1\nb: &x 2\n",  # an anchor defined twice
+        "a: *nowhere\n",  # an unknown alias
+        "a: &x [*x]\n",  # a recursive alias
+        "a:\tb\n",  # a tab
+        "a: 1\r\nb: 2\r\n",  # carriage returns
+        "a: x\u2028y\n",  # a YAML 1.1 line break PyYAML honours
+        "%YAML 1.1\n---\na: 1\n",  # a directive
+        "a: 1\n---\nb: 2\n",  # two documents
+        "? [a, b]\n: x\n",  # a collection as a key
+        "? a\n: x\n",  # an explicit key
+        "[a: 1, b]\n",  # a single-pair mapping in a flow sequence
+        "a: b: c\n",  # not YAML
+        "{a: x #y}\n",  # a comment that ends the flow mapping for PyYAML, not for rapidyaml
+        "k" * 1100 + ": v\n",  # an implicit key longer than PyYAML reads
+        "just text",
+    ],
+)
+def test_what_the_fast_path_is_unsure_of_is_declined(text: str) -> None:
+    assert load_fast(text.encode("utf-8"), yaml_lines.MAX_YAML_NODES) is DECLINED
+
+
+def test_the_alias_bomb_bound_is_counted_as_the_general_loader_counts() -> None:
+    """Ten levels of ten aliases: 10^10 nodes once expanded; declined at once (the general loader
+    refuses it), and a document just within a small bound is built."""
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{name}: &{name} [{', '.join(['*' + prev] * 10)}]\n"
+        for prev, name in zip("abcdefghi", "bcdefghij", strict=True)
+    )
+    declined = load_fast(bomb.encode(), yaml_lines.MAX_YAML_NODES) is DECLINED
+    assert declined  # (a built bomb is not shown: its repr would expand it)
+    small = b"a: &a [x, x]\nb: [*a, *a]\n"  # root 1, keys 2, [x, x] 3, [*a, *a] 1 + 2 * 3 = 7: 13 nodes
+    assert load_fast(small, 13) is not DECLINED
+    assert load_fast(small, 12) is DECLINED
+
+
+CORPUS_FILES = sorted(
+    path
+    for folder in ("tests", "example_project")
+    for pattern in ("*.yaml", "*.yml")
+    for path in (REPO / folder).rglob(pattern)
+    if ".venv" not in path.parts
+)
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda path: str(path.relative_to(REPO)))
+def test_the_repository_yaml_files_load_identically(path: Path) -> None:
+    """The graphrag-eval conformance inputs, the corpora of the tests and the example project."""
+    assert_same_or_declined(path.read_bytes())
+
+
+def test_the_conformance_corpora_are_built_by_the_fast_path() -> None:
+    inputs = sorted((REPO / "tests" / "conformance" / "inputs").glob("*.yaml"))
+    assert inputs
+    assert all(assert_same_or_declined(path.read_bytes()) for path in inputs)
+
+
+def test_without_rapidyaml_the_general_loader_reads_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The speed extra missing: `load_yaml_with_lines` gives the same values and lines."""
+    path = tmp_path / "corpus.yaml"
+    path.write_text(EVERY_FORM, encoding="utf-8")
+    with_fast_path = canonical(yaml_lines.load_yaml_with_lines(path))
+    monkeypatch.setattr(yaml_fast, "_ryml", None)
+    assert load_fast(path.read_bytes(), yaml_lines.MAX_YAML_NODES) is DECLINED
+    assert canonical(yaml_lines.load_yaml_with_lines(path)) == with_fast_path
