@@ -294,7 +294,8 @@ CORPUS_CASES = [
         "reference-steps-empty-group",
         lambda d: _q(d).update(reference_steps=[[]]),
         "question 'q1'",
-        "group 0",
+        "field 'reference_steps[0]'",
+        "empty group",
     ),
     _corpus_case(
         "reference-step-not-mapping",
