@@ -33,6 +33,8 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections, paused_gc
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
 from pytest_graphrag_eval.formats.sparql_results import SelectRowCounts
+from pytest_graphrag_eval.llm.limits import refusals_noted
+from pytest_graphrag_eval.report_model import REFUSAL_KEY, Refusal
 from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
 from pytest_graphrag_eval.scoring import ScoredResults, Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
@@ -289,13 +291,16 @@ async def evaluate_question(
     if result["status"] == "success":
         assert response is not None
         context = dataclasses.replace(context, response_source=response.source)
-        for scorer in scorers:
-            try:
-                result.update(await scorer.score(question, dict(response), context))
-            except Exception as error:
-                result[f"{scorer.name}_error"] = (
-                    f"{scorer.name} scorer failed: {type(error).__name__}: {error}"
-                )
+        with refusals_noted() as refused:
+            for scorer in scorers:
+                try:
+                    result.update(await scorer.score(question, dict(response), context))
+                except Exception as error:
+                    result[f"{scorer.name}_error"] = (
+                        f"{scorer.name} scorer failed: {type(error).__name__}: {error}"
+                    )
+        if refused:  # the most telling reason: a budget stop makes the question not evaluated
+            result[REFUSAL_KEY] = next(reason for reason in Refusal if reason in refused).value
     # The steps scorer returns its own marked copy; the question's steps are copied only when none did.
     if question.reference_steps is not None and result["reference_steps"] is question.reference_steps:
         result["reference_steps"] = copy_json_like(question.reference_steps)

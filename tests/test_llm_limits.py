@@ -10,7 +10,8 @@ import pytest
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm import JudgeClient, LLMError, LLMSettings
 from pytest_graphrag_eval.llm.estimate import CostCeiling
-from pytest_graphrag_eval.llm.limits import BUDGET_REACHED, CACHE_MISS, Budget, CallRefused, refusal_of
+from pytest_graphrag_eval.llm.limits import BUDGET_REACHED, CACHE_MISS, Budget, CallRefused, refusals_noted
+from pytest_graphrag_eval.report_model import REFUSAL_KEY, refusal_of
 from pytest_graphrag_eval.testing import FakeOpenAIServer, Reply
 
 
@@ -176,7 +177,28 @@ def test_bad_limits_are_configuration_errors(field: str, value: object, message:
         LLMSettings(**{field: value})
 
 
-def test_refusal_of_reads_the_scorers_error_texts() -> None:
+def test_a_refused_call_is_noted_for_the_question_being_scored_only() -> None:
+    async def score(reason: str | None) -> set[str]:
+        with refusals_noted() as noted:
+            await asyncio.sleep(0)
+            if reason is not None:
+                CallRefused("refused", reason=reason)
+            await asyncio.sleep(0)
+        return noted
+
+    async def both() -> list[set[str]]:
+        return list(await asyncio.gather(score("budget"), score(None), score("cache_miss")))
+
+    assert asyncio.run(both()) == [{"budget"}, set(), {"cache_miss"}]
+    CallRefused("outside any question", reason="budget")  # noted nowhere, and no error
+
+
+def test_the_refusal_field_wins_over_error_texts() -> None:
+    record = {REFUSAL_KEY: "cache_miss", "answer_eval_error": f"x {BUDGET_REACHED}"}
+    assert refusal_of(record) == "cache_miss"
+
+
+def test_a_previous_versions_result_has_its_refusal_read_from_its_error_texts() -> None:
     assert refusal_of({"answer_eval_error": f"judge call failed: chat call {BUDGET_REACHED}: x"}) == "budget"
     assert refusal_of({"answer_relevance_error": f"judge call failed: {CACHE_MISS}"}) == "cache_miss"
     assert refusal_of({"answer_eval_error": "HTTP 500", "answer_f1": 0.5}) is None

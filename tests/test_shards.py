@@ -382,3 +382,61 @@ def test_the_shard_selection_is_recorded_with_the_corpus_and_settings(shard_repo
         read_json(shard_reports / "shard-2.json")["results"]
     )
     assert sum(len(template["questions"]) for template in corpus) == 60
+
+
+# --- shard identity: by content, not by path (issue 30) ----------------------------------------------
+
+
+def _three_shards(folder: Path, *extra: str) -> list[str]:
+    names = []
+    for index in (1, 2, 3):
+        name = f"shard-{index}.json"
+        run_pytest(
+            folder, *SYNTHETIC_OPTIONS, "--graphrag-shard", f"{index}/3", "--graphrag-report", name, *extra
+        )
+        names.append(name)
+    return names
+
+
+def test_merge_refuses_shards_that_replayed_two_recordings_written_to_one_path(tmp_path: Path) -> None:
+    write_synthetic_project(tmp_path, 60, per_template=20)
+    recording = tmp_path / "responses.jsonl"
+    first = run_pytest(tmp_path, *SYNTHETIC_OPTIONS, "--graphrag-responses", "responses.jsonl",
+                       "--graphrag-shard", "1/3", "--graphrag-report", "shard-1.json")  # fmt: skip
+    assert (tmp_path / "shard-1.json").is_file(), first.stdout[-2000:]
+    recording.write_bytes((tmp_path / "baseline_responses.jsonl").read_bytes())  # another recording
+    for index in (2, 3):
+        run_pytest(tmp_path, *SYNTHETIC_OPTIONS, "--graphrag-responses", "responses.jsonl",
+                   "--graphrag-shard", f"{index}/3", "--graphrag-report", f"shard-{index}.json")  # fmt: skip
+    merged = run_merge(tmp_path, "shard-1.json", "shard-2.json", "shard-3.json", "--report", "merged.json")
+    assert merged.returncode == 2 and not (tmp_path / "merged.json").exists()
+    assert "settings.responses" in merged.stderr and "different recordings" in merged.stderr, merged.stderr
+
+
+def test_good_shards_run_from_different_checkout_folders_merge(tmp_path: Path) -> None:
+    """CI runners with different workspace paths: absolute responses and baseline paths differ."""
+    shards = []
+    for index, checkout in ((1, "runner-a"), (2, "runner-b"), (3, "runner-b")):
+        folder = tmp_path / checkout
+        if checkout == "runner-a" and not (folder / "corpus.yaml").exists():
+            synthetic_baseline(folder, 60)
+        elif not (folder / "corpus.yaml").exists():  # the same files, and the baseline as a CI artifact
+            write_synthetic_project(folder, 60, per_template=40)
+            (folder / "baseline.json").write_bytes((tmp_path / "runner-a" / "baseline.json").read_bytes())
+        run = run_pytest(
+            folder, *SYNTHETIC_OPTIONS, "--graphrag-responses", str(folder / "responses.jsonl"),
+            f"--graphrag-baseline={folder / 'baseline.json'}", "--graphrag-shard", f"{index}/3",
+            "--graphrag-report", str(tmp_path / f"shard-{index}.json"),
+        )  # fmt: skip
+        assert (tmp_path / f"shard-{index}.json").is_file(), run.stdout[-2000:]
+        shards.append(f"shard-{index}.json")
+    merged = run_merge(tmp_path, *shards, "--report", "merged.json", "--baseline", "runner-a/baseline.json")
+    assert merged.returncode in (0, 1), merged.stderr
+    assert len(read_json(tmp_path / "merged.json")["results"]) == 60
+
+
+def test_a_merge_error_names_a_shard_report_not_a_baseline(tmp_path: Path) -> None:
+    (tmp_path / "shard-1.json").write_text("{not json", encoding="utf-8")
+    merged = run_merge(tmp_path, "shard-1.json", "--report", "merged.json")
+    assert merged.returncode == 2 and "shard report is not JSON" in merged.stderr, merged.stderr
+    assert "baseline" not in merged.stderr

@@ -33,7 +33,7 @@ from pytest_graphrag_eval.llm.batch import BatchCollector, BatchRequest, CallDef
 from pytest_graphrag_eval.llm.cache import ResponseCache, cache_dir_problem, cache_key
 from pytest_graphrag_eval.llm.errors import LLMError
 from pytest_graphrag_eval.llm.estimate import CallPlanner, CostCeiling
-from pytest_graphrag_eval.llm.limits import BATCH_UNANSWERED, CACHE_MISS, Budget, CallRefused
+from pytest_graphrag_eval.llm.limits import BATCH_UNANSWERED, CACHE_MISS, Budget, CallRefused, note_refusal
 from pytest_graphrag_eval.llm.pricing import price_for
 from pytest_graphrag_eval.llm.redact import redact, safe_url
 from pytest_graphrag_eval.llm.retry import (
@@ -509,6 +509,7 @@ class JudgeClient:
         """A batch judge's miss: recorded for the next batch while collecting, else its batch's failure."""
         if request.key in self.batch_failures:
             self.stats.failures += 1
+            note_refusal("batch")  # every batch failure is a request its batch did not answer
             raise LLMError(
                 f"{request.kind} call to model {request.model!r}: {self.batch_failures[request.key]}",
                 kind=request.kind,
@@ -520,6 +521,7 @@ class JudgeClient:
                 f"{request.kind} call deferred to a judge batch", kind=request.kind, model=request.model
             )
         self.stats.failures += 1
+        note_refusal("batch")
         raise LLMError(
             f"{request.kind} call to model {request.model!r}: {BATCH_UNANSWERED} (it was not in one)",
             kind=request.kind,

@@ -3,18 +3,22 @@
 A call the run refuses to send is an `LLMError` like any failed call, so every
 scorer already turns it into its `<metric>_error`; the refusal's wording is
 fixed here so a question's result can later say *why* it has no score:
-`refusal_of(result)` tells a budget stop from a cache miss in a cache-only run.
+`refusal_of(result)` tells a budget stop from a cache miss in a cache-only run
+(the `judge_refusal` field, set while the question is scored: `refusals_noted`).
 Either way the question was not evaluated (`not_evaluated_reason`): its scores
 are incomplete because of what the run chose not to send, not because of the agent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_graphrag_eval.llm.errors import LLMError
+from pytest_graphrag_eval.report_model import refusal_of
 
 CACHE_MISS = "no cached reply and this run is cache-only (no call is sent)"
 BUDGET_REACHED = "judge budget reached (no new call is sent)"
@@ -27,23 +31,34 @@ class CallRefused(LLMError):
     def __init__(self, message: str, *, reason: str, kind: str = "", model: str = "") -> None:
         super().__init__(message, kind=kind, model=model)
         self.reason = reason
+        note_refusal(reason)
 
 
-def refusal_of(result: Mapping[str, Any]) -> str | None:
-    """ "budget" when a judge call of this question was refused by the budget, "cache_miss" for a
-    cache-only miss, "batch" for a request a judge batch did not answer, else None. Reads the
-    `*_error` texts the scorers left (they quote the refusal)."""
-    found = None
-    for key, value in result.items():
-        if not (key.endswith("_error") and isinstance(value, str)):
-            continue
-        if BUDGET_REACHED in value:
-            return "budget"
-        if CACHE_MISS in value:
-            found = "cache_miss"
-        elif BATCH_UNANSWERED in value:
-            found = found or "batch"
-    return found
+# The refusals of the judge calls made while one question is scored (`refusals_noted`).
+_noted: ContextVar[set[str] | None] = ContextVar("graphrag_eval_judge_refusals", default=None)
+
+
+def note_refusal(reason: str) -> None:
+    """Record that a judge call of the question being scored was refused ("budget", "cache_miss")
+    or left unanswered by its batch ("batch"); outside `refusals_noted` nothing is recorded."""
+    noted = _noted.get()
+    if noted is not None:
+        noted.add(reason)
+
+
+@contextmanager
+def refusals_noted() -> Iterator[set[str]]:
+    """The reasons of the judge calls refused while the block scores one question.
+
+    A context variable, so each question's scoring (its own asyncio task, or its own block in
+    turn) collects only its own calls' refusals, however many questions are scored at once.
+    """
+    noted: set[str] = set()
+    token = _noted.set(noted)
+    try:
+        yield noted
+    finally:
+        _noted.reset(token)
 
 
 NOT_EVALUATED_REASONS = {

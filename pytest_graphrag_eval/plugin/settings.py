@@ -204,6 +204,7 @@ class PluginSettings:
             if self.baseline_history
             else None,
             other={
+                "responses": _file_identity(self.responses_path),  # by content: shards compare it
                 "embedding_model": self.llm.embedding_model if self.answers.relevance else None,
                 "relevance": self.answers.relevance,
                 "judge_repeats": self.answers.repeats,

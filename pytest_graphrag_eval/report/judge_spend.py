@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_graphrag_eval.llm.limits import refusal_of
+from pytest_graphrag_eval.report_model import Refusal, refusal_of
 
 _SHOWN_IDS = 5
 _SHOWN_KEYS = 3
@@ -62,7 +62,7 @@ def spend_section(
             cache_miss_keys=sorted(str(key) for key in stats.get("cache_miss_keys") or ()),
         )
     if batches is not None:
-        unanswered = [str(r["question_id"]) for r in results if refusal_of(r) == "batch"]
+        unanswered = [str(r["question_id"]) for r in results if refusal_of(r) is Refusal.BATCH]
         section["batch"] = {
             "batches": [dict(batch) for batch in batches],
             "requests": int(stats.get("batch_requests", 0)),

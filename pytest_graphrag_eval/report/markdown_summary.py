@@ -19,6 +19,7 @@ from typing import Any
 from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import FLAKY_MARK, flaky_markdown
 from pytest_graphrag_eval.report.judge_spend import spend_lines
+from pytest_graphrag_eval.report_model import QuestionResult
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
 MAIN_METRICS = (
@@ -32,6 +33,7 @@ MAIN_METRICS = (
 )
 _OUTCOME_ORDER = ("passed", "failed", "xfailed", "xpassed", "skipped", "not_evaluated")
 _QUESTION_TEXT_LIMIT = 80
+_WHY_LIMIT = 200
 _CHANGES_PER_QUESTION = 4
 _TEMPLATE_METRICS = 4  # score columns of the per-template table, so it fits a page
 # Characters that start markup anywhere in a line: a backslash escape, code, emphasis, HTML and
@@ -63,6 +65,7 @@ def render_markdown(report: Mapping[str, Any], *, max_regressions: int = 10) -> 
         _aggregates(report.get("aggregates") or {}),
         _per_template(results, report.get("aggregates") or {}),
         _gates(report.get("gates") or []),
+        _failed_questions(results, max_regressions),
         _changes(comparison, results, max_regressions, set(flaky_ids(report)))
         if isinstance(comparison, Mapping)
         else "",
@@ -179,6 +182,28 @@ def _gates(gates: Sequence[Any]) -> str:
         if isinstance(gate, Mapping)
     ]
     return "### Gates\n\n" + _table(["Gate", "Result", "Actual", "Detail"], rows) if rows else ""
+
+
+def _failed_questions(results: Sequence[Mapping[str, Any]], most: int) -> str:
+    """The failed questions and why (their first failure, or the agent's error), baseline or not."""
+    failed = [QuestionResult.from_record(result) for result in results if result.get("outcome") == "failed"]
+    if not failed or most <= 0:
+        return ""
+    rows = []
+    for result in failed[:most]:
+        failures = result.record.get("failures")
+        if result.agent_error is not None:
+            why = f"agent error: {result.agent_error}"
+        elif isinstance(failures, list) and failures:
+            why = "; ".join(str(line) for line in failures[:2])
+        else:
+            why = "; ".join(f"{key}: {value}" for key, value in result.scorer_errors.items()) or "–"
+        nodeid = result.record.get("nodeid") or f"{result.template_id}::{result.question_id}"
+        rows.append([escape_text(nodeid), escape_text(why, _WHY_LIMIT)])
+    heading = f"### Failed questions ({min(len(failed), most)} of {len(failed)})"
+    more = len(failed) - most
+    table = _table(["Test", "Why"], rows)
+    return f"{heading}\n\n{table}" + (f"\n\n… and {more} more failed questions." if more > 0 else "")
 
 
 def _changes(

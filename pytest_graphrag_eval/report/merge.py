@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import calendar
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.compare.baseline import load_baseline
+from pytest_graphrag_eval.compare.baseline import load_baseline, read_report
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
 from pytest_graphrag_eval.report.judge_spend import merge_spend
@@ -28,8 +28,12 @@ _WRITER_KEYS = frozenset(
     {"tool", "version", "python", "started_at", "duration_sec", "interrupted", "questions"}
 )
 _SHARD_KEYS = frozenset({"shard", "corpus_positions"})
-# Settings every shard must share, beyond `settings`: they decide the results themselves.
-_SHARED_KEYS = ("responses", "steps_scope", "judge", "judge_model")
+# Settings every shard must share, beyond `settings`: they decide the results themselves. The
+# responses file is compared by content (`settings.responses`), not by its path, which differs
+# between checkouts and may hold another recording on each runner.
+_SHARED_KEYS = ("steps_scope", "judge", "judge_model")
+# What says when a graph was used, and where this checkout had it: not part of which graph it was.
+_GRAPH_CIRCUMSTANCES = frozenset({"used_at", "loaded_at", "checked_at", "at", "location"})
 _SHOWN = 5
 
 
@@ -63,7 +67,7 @@ class MergedRun:
 
 def load_shard(path: str | Path) -> ShardReport:
     """A shard's JSON report, checked like a baseline (format, results, outcomes)."""
-    report = load_baseline(path)
+    report = read_report(path, what="shard report").to_json()
     shard = ShardReport(str(path), report)
     for key in ("corpus_files", "settings"):
         if key not in shard.metadata:
@@ -92,7 +96,21 @@ def merge_shards(
     if not shards:
         raise MergeError("no shard reports given")
     _check_same(shards, "corpus_files", "were run on different corpora (or an edited corpus)")
-    _check_same(shards, "settings", "were run with different settings")
+    _check_same(
+        shards,
+        "settings",
+        "were run with different settings",
+        view=_settings_by_content,
+        hint=(
+            " (settings.responses is the responses file's SHA-256: the shards replayed different recordings)"
+        ),
+    )
+    _check_same(
+        shards,
+        "graph",
+        "were run on different knowledge graphs (releases); run every shard on one graph",
+        view=_graph_identity,
+    )
     for key in _SHARED_KEYS:
         _check_same(shards, key, "were run with different settings")
     _check_shard_numbers(shards)
@@ -136,12 +154,37 @@ def merge_shards(
     )
 
 
-def _check_same(shards: Sequence[ShardReport], key: str, problem: str) -> None:
+def _check_same(
+    shards: Sequence[ShardReport],
+    key: str,
+    problem: str,
+    *,
+    view: Callable[[Any], Any] = lambda value: value,
+    hint: str = "",
+) -> None:
+    """Refuse shards whose `metadata[key]` (as `view` sees it) differs from the first shard's."""
     first = shards[0]
+    expected = view(first.metadata.get(key))
     for shard in shards[1:]:
-        if shard.metadata.get(key) != first.metadata.get(key):
-            detail = _difference(first.metadata.get(key), shard.metadata.get(key))
-            raise MergeError(f"{first.path} and {shard.path} {problem}: {key}{detail}")
+        actual = view(shard.metadata.get(key))
+        if actual != expected:
+            detail = _difference(expected, actual)
+            shown_hint = hint if detail.startswith(".responses") else ""
+            raise MergeError(f"{first.path} and {shard.path} {problem}: {key}{detail}{shown_hint}")
+
+
+def _settings_by_content(settings: Any) -> Any:
+    """The settings with the baseline named by its content only (its path differs between checkouts)."""
+    if not isinstance(settings, Mapping) or not isinstance(settings.get("baseline"), Mapping):
+        return settings
+    return {**settings, "baseline": {"sha256": settings["baseline"].get("sha256")}}
+
+
+def _graph_identity(graph: Any) -> Any:
+    """Which graph a shard ran on: its identity without when it was used or where this checkout had it."""
+    if not isinstance(graph, Mapping):
+        return graph
+    return {key: value for key, value in graph.items() if key not in _GRAPH_CIRCUMSTANCES}
 
 
 def _difference(left: Any, right: Any, where: str = "") -> str:

@@ -24,9 +24,10 @@ from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
 from pytest_graphrag_eval.gates.verdict import failure_lines
 from pytest_graphrag_eval.graph.summary import add_stale_counts
 from pytest_graphrag_eval.report.history_section import history_section
-from pytest_graphrag_eval.report.json_report import build_report, write_json_atomic
+from pytest_graphrag_eval.report.json_report import build_document, write_json_atomic
 from pytest_graphrag_eval.report.judge_spend import cache_only_incomplete
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
+from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
 
 
 @dataclass(frozen=True)
@@ -46,14 +47,15 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class FinishedRun:
-    """Everything computed at the end of a run; `report` is the JSON report document."""
+    """Everything computed at the end of a run; `document` is the typed report, `report` its JSON."""
 
     results: list[dict[str, Any]]
     aggregates: dict[str, Any]
     comparison: Comparison | None
     comparison_section: dict[str, Any] | None
     gate_results: list[GateResult]
-    report: dict[str, Any]
+    document: ReportDocument
+    report: dict[str, Any]  # `document.to_json()`: the run adds its graph's `references` to it
 
     @property
     def gates_failed(self) -> bool:
@@ -131,8 +133,8 @@ def finish_run(
         if results and not settings.defer_gates
         else []
     )
-    report = build_report(
-        results,
+    document = build_document(
+        [QuestionResult.from_record(result) for result in results],
         aggregates,
         gate_results,
         settings.metadata,
@@ -143,10 +145,12 @@ def finish_run(
         finished=finished,
         judge_spend=judge_spend,
     )
+    report = document.to_json()
     if settings.history is not None and gate_history is not None and not settings.defer_gates:
         current = _current_run(settings, aggregates, results, report)
-        report["history"] = history_section(settings.history, current, results, flaky, settings.gates)
-    return FinishedRun(results, aggregates, comparison, comparison_section, gate_results, report)
+        document.history = history_section(settings.history, current, results, flaky, settings.gates)
+        report["history"] = document.history
+    return FinishedRun(results, aggregates, comparison, comparison_section, gate_results, document, report)
 
 
 def _current_run(

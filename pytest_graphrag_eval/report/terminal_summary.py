@@ -8,12 +8,13 @@ metric is in the JSON report.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.aggregates import is_metric_value
 from pytest_graphrag_eval.gates.model import GateResult
+from pytest_graphrag_eval.report_model import Outcome, QuestionResult
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
 MAX_METRIC_COLUMNS = 6
@@ -33,23 +34,43 @@ def score_columns(results: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def summary_rows(results: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[list[str]]:
     """One row per template in first-seen order, then the overall row."""
-    groups: dict[str, list[Mapping[str, Any]]] = {}
-    for result in results:
-        groups.setdefault(str(result["template_id"]), []).append(result)
-    rows = [_row(template_id, group, columns) for template_id, group in groups.items()]
-    rows.append(_row("overall", results, columns))
+    typed = [QuestionResult.from_record(result) for result in results]
+    counts = _count_columns(typed)
+    groups: dict[str, list[QuestionResult]] = {}
+    for result in typed:
+        groups.setdefault(result.template_id, []).append(result)
+    rows = [_row(template_id, group, columns, counts) for template_id, group in groups.items()]
+    rows.append(_row("overall", typed, columns, counts))
     return rows
 
 
-def _row(label: str, results: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[str]:
-    successes = [
-        result
-        for result in results
-        if result.get("status") == "success" and result.get("outcome") != "not_evaluated"
-    ]
-    cells = [label, str(len(results)), str(len(results) - len(successes))]
+def count_header(results: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The count columns: questions, agent errors, and `not_evaluated` when a budget left any."""
+    return list(_count_columns([QuestionResult.from_record(result) for result in results]))
+
+
+def _count_columns(results: Sequence[QuestionResult]) -> dict[str, Callable[[QuestionResult], bool]]:
+    """Each count column by the one outcome vocabulary (`report_model`): a budget stop is counted
+    as `not_evaluated`, never as an error."""
+    counted: dict[str, Callable[[QuestionResult], bool]] = {
+        "questions": lambda result: True,
+        "errors": lambda result: result.agent_error is not None,
+    }
+    if any(result.not_evaluated for result in results):
+        counted[Outcome.NOT_EVALUATED.value] = lambda result: result.not_evaluated
+    return counted
+
+
+def _row(
+    label: str,
+    results: Sequence[QuestionResult],
+    columns: Sequence[str],
+    counts: Mapping[str, Callable[[QuestionResult], bool]],
+) -> list[str]:
+    scored = [result.record for result in results if result.scored]
+    cells = [label, *(str(sum(1 for result in results if counts[name](result))) for name in counts)]
     for key in (*columns, "total_tokens", "elapsed_sec"):
-        values = [result[key] for result in successes if is_metric_value(key, result.get(key))]
+        values = [result[key] for result in scored if is_metric_value(key, result.get(key))]
         cells.append(_number(statistics.fmean(values)) if values else "-")
     return cells
 
@@ -84,7 +105,7 @@ def write_terminal_summary(
     terminalreporter.section("graphrag-eval summary")
     if results:
         columns = score_columns(results)
-        header = ["template", "questions", "errors", *columns, "tokens", "elapsed_s"]
+        header = ["template", *count_header(results), *columns, "tokens", "elapsed_s"]
         for line in format_table(header, summary_rows(results, columns)):
             terminalreporter.write_line(line)
     for warning in warnings:

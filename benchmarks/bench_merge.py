@@ -1,0 +1,148 @@
+"""Benchmark: `graphrag-eval-merge` of the three shard reports of a 10,000-question run.
+
+Generates the synthetic corpus (`testing.synthetic_corpus`), runs a baseline, the whole
+run and its three shards (`--graphrag-shard K/3`) with pytest, then times the merge in a
+fresh process, each case `--runs` times (median):
+
+- the merged JSON report alone, and the JSON report with the Markdown summary and the HTML report;
+- for scale, a floor measured side by side: reading the three shard files and writing one
+  report of their results with the `json` module, nothing else.
+
+Prints wall seconds, peak RSS and the ratio to the floor, and checks that the merged JSON
+report equals the whole run's field by field (timings aside). Budgets (issue 30), checked
+only in full mode: the JSON merge within 3x the floor, all three outputs within 6x.
+
+    python benchmarks/bench_merge.py                       # 10,000 questions (several minutes)
+    python benchmarks/bench_merge.py --work /tmp/shards    # keeps the runs, reused next time
+    python benchmarks/bench_merge.py --quick               # 600 questions, checks it works
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+from timing import announce_quick
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+from report_equality import report_differences  # noqa: E402
+
+from pytest_graphrag_eval.testing.synthetic_corpus import write_synthetic_project  # noqa: E402
+
+JSON_RATIO_BUDGET = 3.0
+ALL_RATIO_BUDGET = 6.0
+OPTIONS = [
+    "--graphrag-corpus", "corpus.yaml", "--graphrag-judge", "lexical",
+    "--graphrag-threshold", "steps_score>=1", "--graphrag-threshold", "answer_f1>=0.8",
+    "--graphrag-gate", "steps_score.mean>=0.9", "--graphrag-gate", "template[*]:answer_f1.mean>=0.85",
+]  # fmt: skip
+# Runs a merge (or the floor) in this process and prints its wall seconds and peak RSS in bytes.
+TIMED = textwrap.dedent(
+    """
+    import json, resource, sys, time
+    start = time.perf_counter()
+    if sys.argv[1] == "floor":
+        results = [r for path in sys.argv[3:] for r in json.load(open(path, encoding="utf-8"))["results"]]
+        text = json.dumps({"results": results}, indent=2, ensure_ascii=False)
+        open(sys.argv[2], "wb").write(text.encode("utf-8", "backslashreplace"))
+    else:
+        from pytest_graphrag_eval.cli import merge_main
+        merge_main(sys.argv[2:])
+    print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+    """
+)
+
+
+def pytest_run(folder: Path, *args: str) -> None:
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
+    subprocess.run(command, cwd=folder, capture_output=True, check=False)
+
+
+def prepare(folder: Path, count: int) -> list[str]:
+    """The shard reports (and the whole run's report) in `folder`, made unless already there."""
+    shards = [f"shard-{index}.json" for index in (1, 2, 3)]
+    if all((folder / name).is_file() for name in [*shards, "whole.json"]):
+        return shards
+    write_synthetic_project(folder, count, per_template=40)
+    pytest_run(folder, *OPTIONS, "--graphrag-responses", "baseline_responses.jsonl",
+               "--graphrag-report", "baseline.json")  # fmt: skip
+    current = [*OPTIONS, "--graphrag-responses", "responses.jsonl", "--graphrag-baseline", "baseline.json"]
+    pytest_run(folder, *current, "--graphrag-report", "whole.json")
+    for index, name in enumerate(shards, start=1):
+        pytest_run(folder, *current, "--graphrag-shard", f"{index}/3", "--graphrag-report", name)
+    return shards
+
+
+def timed(folder: Path, arguments: list[str], runs: int) -> tuple[float, int]:
+    """Median wall seconds and the largest peak RSS of `runs` fresh processes."""
+    measured = []
+    for _ in range(runs):
+        done = subprocess.run(
+            [sys.executable, "-c", TIMED, *arguments], cwd=folder, capture_output=True, text=True, check=True
+        )
+        seconds, rss = done.stdout.split()[-2:]
+        measured.append((float(seconds), int(rss)))
+    return statistics.median(seconds for seconds, _ in measured), max(rss for _, rss in measured)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="600 questions, no budgets (for CI)")
+    parser.add_argument("--work", type=Path, help="keep the runs here and reuse them")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per case (median)")
+    args = parser.parse_args(argv)
+    announce_quick(args.quick)
+    count = 600 if args.quick else 10_000
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = args.work or Path(temporary)
+        folder.mkdir(parents=True, exist_ok=True)
+        shards = prepare(folder, count)
+        size = sum((folder / name).stat().st_size for name in shards)
+        print(f"{count} questions, 3 shard reports of {size / 2**20:.0f} MiB together")
+        runs = 1 if args.quick else args.runs
+        floor = timed(folder, ["floor", "floor.json", *shards], runs)
+        json_only = timed(folder, ["merge", *shards, "--report", "merged.json"], runs)
+        every = ["merge", *shards, "--report", "all.json", "--markdown", "all.md", "--html", "all.html"]
+        all_three = timed(folder, every, runs)
+        for label, (seconds, rss) in (
+            ("floor (json load + dump)", floor),
+            ("merge, JSON report", json_only),
+            ("merge, JSON + Markdown + HTML", all_three),
+        ):
+            print(f"{label:<32} {seconds:7.2f} s  {seconds / floor[0]:5.2f}x floor  {rss / 2**20:6.0f} MiB")
+        whole = json.loads((folder / "whole.json").read_text(encoding="utf-8"))
+        for name in ("merged.json", "all.json"):
+            merged = json.loads((folder / name).read_text(encoding="utf-8"))
+            differences = report_differences(whole, merged)
+            if differences:
+                print(f"{name} differs from the whole run's report:", *differences[:10], sep="\n  ")
+                return 1
+        print("the merged JSON report equals the whole run's (timings aside)")
+    if args.quick:
+        return 0
+    over = [
+        f"{what} {seconds / floor[0]:.2f}x the floor > {budget}x"
+        for what, (seconds, _), budget in (
+            ("JSON merge", json_only, JSON_RATIO_BUDGET),
+            ("JSON+Markdown+HTML merge", all_three, ALL_RATIO_BUDGET),
+        )
+        if seconds / floor[0] > budget
+    ]
+    for line in over:
+        print(f"BUDGET EXCEEDED: {line}")
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

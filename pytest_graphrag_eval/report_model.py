@@ -1,0 +1,297 @@
+"""The typed report: a `QuestionResult` per question and the versioned `ReportDocument`.
+
+A question's result travels as a JSON object: graphrag-eval's keys, the scorers'
+metrics, and the verdict the plugin adds. Its metric keys are open-ended (every
+scorer, a user's too, adds its own) and its key order is what the JSON report
+writes, so the object is kept as it came (`QuestionResult.record`) and what
+readers decide on is parsed from it once, here, into fields: the ids, the
+verdict (`Outcome`), the agent's error, the scorers' errors and a refused judge
+call (`Refusal`). The terminal, Markdown, HTML, merge and baseline reader ask
+these fields; none searches a text for them.
+
+Plain dataclasses, not msgspec Structs: msgspec is an optional speed extra and
+the core must run without it, and a Struct would need a fixed schema the
+open-ended metric keys do not have. The report document checks a file's shape
+when it is read (`ReportDocument.from_json`), naming the file and the question.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pytest_graphrag_eval.errors import InputError, SourceLocation
+
+REPORT_FORMAT_VERSION = 2
+# The oldest report a baseline or a shard may be: version 1 records no per-question outcome, so
+# regressions (passed then, failing now) cannot be told from it.
+MIN_FORMAT_VERSION = 2
+# Set by the scorers' judge when a call was refused (see `Refusal`); absent when none was.
+REFUSAL_KEY = "judge_refusal"
+# What reports of the previous version wrote into a scorer's `<metric>_error` for a refused call,
+# read only when a record has no `judge_refusal` field (`Refusal.legacy_of`).
+_LEGACY_REFUSAL_TEXTS = (
+    ("judge budget reached (no new call is sent)", "budget"),
+    ("no cached reply and this run is cache-only (no call is sent)", "cache_miss"),
+    ("no reply from the judge batch", "batch"),
+)
+
+
+class Outcome(StrEnum):
+    """A question's verdict: pytest's outcome, or why there is none."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    XFAILED = "xfailed"
+    XPASSED = "xpassed"
+    SKIPPED = "skipped"
+    INTERRUPTED = "interrupted"  # scored, but Ctrl-C stopped the run before its verdict
+    NOT_EVALUATED = "not_evaluated"  # the judge budget stopped its scoring: neither pass nor fail
+
+
+# The order outcomes are counted in, in every summary (terminal, Markdown, HTML).
+OUTCOME_ORDER = tuple(Outcome)
+OUTCOME_NAMES = frozenset(outcome.value for outcome in Outcome)
+PASSING = frozenset({Outcome.PASSED, Outcome.XPASSED})
+
+
+class Refusal(StrEnum):
+    """Why a judge call of the question was not sent (or not answered)."""
+
+    BUDGET = "budget"  # the spending limit was reached: the question is not evaluated
+    CACHE_MISS = "cache_miss"  # a cache-only run had no cached reply: the question's error
+    BATCH = "batch"  # a judge batch did not answer the request
+
+    @classmethod
+    def legacy_of(cls, record: Mapping[str, Any]) -> Refusal | None:
+        """A previous version's record: the refusal its scorer error texts quote (budget first)."""
+        found: set[str] = set()
+        for key, value in record.items():
+            if key.endswith("_error") and isinstance(value, str):
+                found.update(name for text, name in _LEGACY_REFUSAL_TEXTS if text in value)
+        return next((cls(name) for _, name in _LEGACY_REFUSAL_TEXTS if name in found), None)
+
+
+_REFUSAL_NAMES = frozenset(refusal.value for refusal in Refusal)
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionResult:
+    """One question's result; `record` is its JSON object as the report writes it."""
+
+    record: Mapping[str, Any]
+    template_id: str
+    question_id: str
+    outcome: Outcome | None  # None: no verdict given (a library run, `run_evaluation`)
+    agent_error: str | None  # the agent's error (status "error"), None when it answered
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> QuestionResult:
+        """The fields of a result object; `ValueError` naming the field when one is malformed."""
+        template_id, question_id = record.get("template_id"), record.get("question_id")
+        for name, value in (("template_id", template_id), ("question_id", question_id)):
+            if not isinstance(value, str):
+                raise ValueError(f"has no string `{name}`")
+        outcome = record.get("outcome")
+        if outcome is not None and outcome not in OUTCOME_NAMES:
+            raise ValueError(f"`outcome` must be one of {', '.join(sorted(OUTCOME_NAMES))}, got {outcome!r}")
+        refusal = record.get(REFUSAL_KEY)
+        if refusal is not None and refusal not in _REFUSAL_NAMES:
+            raise ValueError(f"`{REFUSAL_KEY}` must be one of {', '.join(Refusal)}, got {refusal!r}")
+        return cls(
+            record=record,
+            template_id=str(template_id),
+            question_id=str(question_id),
+            outcome=Outcome(outcome) if outcome is not None else None,
+            agent_error=str(record.get("error") or "") if record.get("status") == "error" else None,
+        )
+
+    @property
+    def scorer_errors(self) -> dict[str, str]:
+        """`<metric>_error` -> message, for the metrics that could not be scored."""
+        return {
+            key: value
+            for key, value in self.record.items()
+            if key.endswith("_error") and isinstance(value, str)
+        }
+
+    @property
+    def refusal(self) -> Refusal | None:
+        return refusal_of(self.record)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Questions are matched across runs (baseline, shards) by (template id, question id)."""
+        return (self.template_id, self.question_id)
+
+    @property
+    def answered(self) -> bool:
+        """The agent answered (its answer was scored); False for an agent error or no response."""
+        return self.agent_error is None
+
+    @property
+    def not_evaluated(self) -> bool:
+        return self.outcome is Outcome.NOT_EVALUATED
+
+    @property
+    def scored(self) -> bool:
+        """Its scores count in means: the agent answered and no budget stopped its scoring."""
+        return self.agent_error is None and self.outcome is not Outcome.NOT_EVALUATED
+
+    @property
+    def passed(self) -> bool | None:
+        """True/False for a pass/fail verdict; None for skipped, xfailed, not evaluated or none."""
+        if self.outcome in PASSING:
+            return True
+        return False if self.outcome is Outcome.FAILED else None
+
+
+def refusal_of(record: Mapping[str, Any]) -> Refusal | None:
+    """A result's refused judge call: its `judge_refusal` field (a previous version's record: the
+    refusal its error texts quote)."""
+    value = record.get(REFUSAL_KEY)
+    if value is None:
+        return Refusal.legacy_of(record)
+    return Refusal(value) if value in _REFUSAL_NAMES else None
+
+
+def typed_results(records: Iterable[Mapping[str, Any]]) -> list[QuestionResult]:
+    """`QuestionResult.from_record` of each record (a malformed one raises `ValueError`)."""
+    return [QuestionResult.from_record(record) for record in records]
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeCounts:
+    """How many questions had each outcome, and how many agent errors: the one set of names
+    the terminal, the JSON report, the Markdown summary and the HTML report count in."""
+
+    questions: int
+    outcomes: Mapping[Outcome, int]
+    agent_errors: int  # the agent returned an error (or no response); a verdict is also counted
+
+    @classmethod
+    def of(cls, results: Sequence[QuestionResult]) -> OutcomeCounts:
+        counted = Counter(result.outcome for result in results if result.outcome is not None)
+        return cls(
+            questions=len(results),
+            outcomes={outcome: counted[outcome] for outcome in OUTCOME_ORDER if counted[outcome]},
+            agent_errors=sum(1 for result in results if result.agent_error is not None),
+        )
+
+    def parts(self) -> list[str]:
+        """`12 passed`, `3 failed`, `2 not_evaluated`, `1 agent error`: the non-zero counts, named alike
+        everywhere."""
+        parts = [f"{count} {outcome.value}" for outcome, count in self.outcomes.items()]
+        if self.agent_errors:
+            parts.append(f"{self.agent_errors} agent error{'s' if self.agent_errors != 1 else ''}")
+        return parts
+
+
+@dataclass(slots=True)
+class ReportDocument:
+    """The JSON report, typed: its results are `QuestionResult`s; `to_json()` is what the file holds."""
+
+    results: list[QuestionResult]
+    aggregates: dict[str, Any]
+    gates: list[dict[str, Any]]
+    metadata: dict[str, Any]
+    comparison: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+    judge_spend: dict[str, Any] | None = None
+    history: dict[str, Any] | None = None  # the earlier runs of the branch (`--graphrag-baseline history:`)
+    format_version: int = REPORT_FORMAT_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        """The report's JSON object, keys in the order every version wrote them."""
+        document: dict[str, Any] = {
+            "format_version": self.format_version,
+            "results": [result.record for result in self.results],
+            "aggregates": self.aggregates,
+            "gates": self.gates,
+            "metadata": self.metadata,
+        }
+        if self.comparison is not None:
+            document["comparison"] = self.comparison
+        if self.warnings:
+            document["warnings"] = self.warnings
+        if self.judge_spend is not None:
+            document["judge_spend"] = self.judge_spend
+        if self.history is not None:
+            document["history"] = self.history
+        return document
+
+    @classmethod
+    def from_json(cls, data: Any, source: str) -> ReportDocument:
+        """A report read from `source` (a file name for messages); `InputError` unless it is one
+        of format_version 2 (this one) with well-formed, unique results."""
+        location = SourceLocation(file=source)
+        if not isinstance(data, Mapping) or "results" not in data or "format_version" not in data:
+            raise InputError(
+                "not a pytest-graphrag-eval JSON report (no `format_version` or `results`)", location
+            )
+        version = data["format_version"]
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise InputError("`format_version` must be an integer", location, "format_version")
+        if version < MIN_FORMAT_VERSION:
+            raise InputError(
+                f"the report was written with report format_version {version}, which records no "
+                "per-question outcome; regenerate it with this version of pytest-graphrag-eval "
+                f"(format_version {MIN_FORMAT_VERSION} or later)",
+                location,
+                "format_version",
+            )
+        results = parse_results(data["results"], source, require_outcome=True)
+        metadata = data.get("metadata")
+        return cls(
+            results=results,
+            aggregates=dict(data.get("aggregates") or {}),
+            gates=[dict(gate) for gate in data.get("gates") or [] if isinstance(gate, Mapping)],
+            metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
+            comparison=dict(data["comparison"]) if isinstance(data.get("comparison"), Mapping) else None,
+            warnings=[str(warning) for warning in data.get("warnings") or []],
+            judge_spend=dict(data["judge_spend"]) if isinstance(data.get("judge_spend"), Mapping) else None,
+            history=dict(data["history"]) if isinstance(data.get("history"), Mapping) else None,
+            format_version=version,
+        )
+
+
+def parse_results(records: Any, source: str, *, require_outcome: bool) -> list[QuestionResult]:
+    """Typed results of a report's `results`; `InputError` naming the file, question and field."""
+    if not isinstance(records, list):
+        raise InputError("`results` must be a list", SourceLocation(file=source), "results")
+    parsed: list[QuestionResult] = []
+    seen: set[tuple[str, str]] = set()
+    for index, record in enumerate(records):
+        if not isinstance(record, Mapping):
+            raise InputError(f"results[{index}] is not an object", SourceLocation(file=source), "results")
+        try:
+            result = QuestionResult.from_record(record)
+        except ValueError as error:
+            where, problem = _where(source, record), str(error)
+            if problem.startswith("has no"):
+                raise InputError(
+                    f"results[{index}] {problem}", SourceLocation(file=source), problem.split("`")[1]
+                ) from None
+            raise InputError(problem, where, problem.split("`")[1]) from None
+        if require_outcome and result.outcome is None:
+            raise InputError(
+                f"`outcome` must be one of {', '.join(sorted(OUTCOME_NAMES))}, got None",
+                _where(source, record),
+                "outcome",
+            )
+        if result.key in seen:
+            raise InputError(
+                "the question appears twice in the results", _where(source, record), "question_id"
+            )
+        seen.add(result.key)
+        parsed.append(result)
+    return parsed
+
+
+def _where(source: str, record: Mapping[str, Any]) -> SourceLocation:
+    return SourceLocation(
+        file=source, template_id=str(record.get("template_id")), question_id=str(record.get("question_id"))
+    )

@@ -1,0 +1,140 @@
+"""The typed report model: results parsed once into fields, reports of this and the previous version read.
+
+tests/data/previous_version/example_baseline.json is the example project's recorded replay as the
+version before the typed model wrote it (format_version 2, paths made relative); it must still
+load and compare as a baseline.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_graphrag_eval.compare.baseline import read_report
+from pytest_graphrag_eval.errors import InputError
+from pytest_graphrag_eval.report.json_report import json_bytes
+from pytest_graphrag_eval.report.markdown_summary import render_markdown
+from pytest_graphrag_eval.report.terminal_summary import count_header, summary_rows
+from pytest_graphrag_eval.report_model import (
+    REFUSAL_KEY,
+    Outcome,
+    OutcomeCounts,
+    QuestionResult,
+    Refusal,
+    ReportDocument,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PREVIOUS = ROOT / "tests" / "data" / "previous_version" / "example_baseline.json"
+
+
+def record(**fields: object) -> dict[str, object]:
+    return {"template_id": "t", "question_id": "q", "status": "success", **fields}
+
+
+def test_a_result_says_its_outcome_errors_and_refusal_in_fields() -> None:
+    budget = QuestionResult.from_record(
+        record(outcome="not_evaluated", answer_eval_error="refused", **{REFUSAL_KEY: "budget"})
+    )
+    assert budget.outcome is Outcome.NOT_EVALUATED and budget.not_evaluated and not budget.scored
+    assert budget.refusal is Refusal.BUDGET and budget.scorer_errors == {"answer_eval_error": "refused"}
+    agent = QuestionResult.from_record(record(status="error", error="timed out", outcome="failed"))
+    assert agent.agent_error == "timed out" and not agent.answered and agent.passed is False
+    # An error text that merely mentions a budget is not a refusal: only the field says so.
+    plain = QuestionResult.from_record(record(outcome="passed", answer_eval_error="budget reached"))
+    assert plain.refusal is None and plain.passed is True
+
+
+def test_one_vocabulary_counts_outcomes_and_agent_errors_apart() -> None:
+    results = [
+        QuestionResult.from_record(record(outcome="passed")),
+        QuestionResult.from_record(record(question_id="a", status="error", error="x", outcome="failed")),
+        QuestionResult.from_record(record(question_id="b", outcome="not_evaluated")),
+        QuestionResult.from_record(record(question_id="c", outcome="not_evaluated")),
+    ]
+    counts = OutcomeCounts.of(results)
+    assert counts.parts() == ["1 passed", "1 failed", "2 not_evaluated", "1 agent error"]
+
+
+def test_the_document_writes_its_keys_in_the_order_every_version_wrote_them() -> None:
+    data = json.loads(PREVIOUS.read_text(encoding="utf-8"))
+    document = ReportDocument.from_json(data, str(PREVIOUS))
+    assert json.dumps(document.to_json()) == json.dumps(data)
+    assert all(result.outcome is not None for result in document.results)
+
+
+def test_a_shard_or_baseline_is_named_as_what_it_was_read_as(tmp_path: Path) -> None:
+    broken = tmp_path / "shard-1.json"
+    broken.write_text("{", encoding="utf-8")
+    with pytest.raises(InputError, match="the shard report is not JSON"):
+        read_report(broken, what="shard report")
+
+
+@pytest.mark.parametrize("version", [1, 0])
+def test_a_report_older_than_version_2_is_refused_with_how_to_regenerate(version: int) -> None:
+    data = {"format_version": version, "results": []}
+    with pytest.raises(InputError, match="regenerate it"):
+        ReportDocument.from_json(data, "old.json")
+
+
+def test_a_baseline_written_by_the_previous_version_still_compares(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    command = [
+        sys.executable, "-m", "pytest", "example_project", "-q", "-p", "no:cacheprovider",
+        "--graphrag-responses", "example_project/recordings/regression.jsonl",
+        f"--graphrag-baseline={PREVIOUS}", "--graphrag-report", str(report),
+    ]  # fmt: skip
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    assert report.is_file(), run.stdout[-3000:] + run.stderr[-3000:]
+    comparison = json.loads(report.read_text(encoding="utf-8"))["comparison"]
+    regressed = [str(question) for question in comparison["regressions"]]
+    assert len(regressed) == 9 and any("connected-roros" in question for question in regressed), regressed
+    assert "since baseline" in run.stdout and "9 regressions" in run.stdout
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": [], "b": {}, "c": [1, 2.5, 1e-05, 1e300, -0.0, "Zürich \u2028 東京", {"x": None, "y": True}]},
+        {"lone surrogate": "x\ud800y", "quote": '"\\'},  # msgspec declines: the standard library indents
+        {"nan": float("nan"), "inf": [float("inf")]},
+        {"not json": Path("a/b"), "nested": [[[]], [{}]]},  # default=str
+    ],
+)
+def test_the_report_text_is_the_standard_librarys_indented_json_byte_for_byte(value: object) -> None:
+    expected = json.dumps(value, indent=2, ensure_ascii=False, default=str).encode(
+        "utf-8", "backslashreplace"
+    )
+    assert json_bytes(value, indent=2) == expected
+
+
+def _verdict(question_id: str, outcome: str, **fields: object) -> dict[str, object]:
+    return record(question_id=question_id, outcome=outcome, nodeid=f"corpus.yaml::t::{question_id}", **fields)
+
+
+def test_the_terminal_counts_a_budget_stop_as_not_evaluated_not_as_an_error() -> None:
+    results = [
+        _verdict("ok", "passed", answer_f1=1.0),
+        _verdict("cut", "not_evaluated", answer_eval_error="refused", **{REFUSAL_KEY: "budget"}),
+        _verdict("down", "failed", status="error", error="agent timed out"),
+    ]
+    assert count_header(results) == ["questions", "errors", "not_evaluated"]
+    overall = summary_rows(results, ["answer_f1"])[-1]
+    assert overall[:4] == ["overall", "3", "1", "1"] and overall[4] == "1"
+
+
+def test_the_markdown_summary_names_the_failed_questions_and_why_without_a_baseline() -> None:
+    results = [
+        _verdict("ok", "passed"),
+        _verdict("low", "failed", failures=["answer_f1 = 0.5, required >= 0.8"]),
+        _verdict("down", "failed", status="error", error="agent timed out"),
+    ]
+    markdown = render_markdown({"format_version": 2, "results": results, "metadata": {}})
+    assert "### Failed questions (2 of 2)" in markdown
+    assert "corpus.yaml::t::low | answer_f1 = 0.5, required >= 0.8" in markdown
+    assert "corpus.yaml::t::down | agent error: agent timed out" in markdown
+    assert "corpus.yaml::t::ok" not in markdown
