@@ -276,3 +276,14 @@ def test_a_change_gate_excluding_flaky_leaves_them_out_and_says_how_many() -> No
     assert excluding.passed and excluding.actual == 0
     assert "2 flaky question(s) excluded: q0, q1" in excluding.message
     assert excluding.to_dict()["excluding_flaky"] == ["q0", "q1"]
+
+
+def test_a_question_expected_to_fail_is_not_held_to_k_of_n() -> None:
+    results = _results([1.0, 0.0], ["passed", "xfailed"])
+    results[0]["attempts"] = [{"outcome": "passed"}] * 3
+    results[1]["attempts"] = [{"outcome": "failed"}] * 3
+    assert _evaluate("repeats:passes>=3/3", results, None).passed
+    history = GateHistory(_history([0.5] * 2, [{"q1": "failed"}, {"q1": "failed"}]))
+    assert _evaluate("history:passes>=3/3", results, history).passed
+    results[1]["outcome"] = "failed"
+    assert not _evaluate("history:passes>=3/3", results, history).passed

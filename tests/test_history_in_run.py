@@ -307,3 +307,58 @@ def test_a_sharded_run_merged_with_the_history(
     without = merge_main([*shards, "--report", str(tmp_path / "again.json")])
     assert without == 2
     assert "the baseline history:last is a run of the history: pass --history URL" in capsys.readouterr().err
+
+
+def test_repeats_k_of_n_over_a_replay_with_five_attempts(tmp_path: Path) -> None:
+    """Five recorded attempts per question, the third from the regression recording: 4 of 5 pass."""
+    good = [json.loads(line) for line in GOOD.read_text(encoding="utf-8").splitlines() if line.strip()]
+    bad = {
+        record["question_id"]: record
+        for record in (json.loads(line) for line in REGRESSION.read_text(encoding="utf-8").splitlines())
+    }
+    attempts = tmp_path / "attempts.jsonl"
+    attempts.write_text(
+        "".join(
+            json.dumps({**(bad[record["question_id"]] if number == 3 else record), "attempt": number}) + "\n"
+            for record in good
+            for number in range(1, 6)
+        ),
+        encoding="utf-8",
+    )
+    report = tmp_path / "repeats.json"
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(EXAMPLE),
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--graphrag-report",
+            str(report),
+            "--graphrag-responses",
+            str(attempts),
+            "--graphrag-agent-repeats=5",
+            "--graphrag-repeat-policy=majority",
+            "--graphrag-gate=repeats:passes>=4/5",
+            "--graphrag-gate=repeats:passes>=5/5",
+            "-o",
+            "graphrag_gates=",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert report.exists(), (completed.stdout + completed.stderr)[-3000:]
+    results = json.loads(report.read_text(encoding="utf-8"))
+    split = [result["question_id"] for result in results["results"] if 0 < result["agent_passes"] < 5]
+    assert split, "the regression recording breaks some questions"
+    four, five = results["gates"]
+    assert four["expression"] == "repeats:micro:passes>=4/5" and four["passed"] and four["actual"] == 0
+    assert not five["passed"] and five["actual"] == len(split)
+    judged = [result for result in results["results"] if result["outcome"] != "xfailed"]  # xfail: not held
+    assert len(judged) == len(results["results"]) - 1
+    assert f"{len(split)} of {len(judged)} question(s) passed fewer than 5 of their last 5" in five["message"]

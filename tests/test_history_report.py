@@ -6,6 +6,7 @@ tested with real recorded runs in test_history_in_run.py).
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from typing import Any
@@ -182,3 +183,12 @@ def test_a_flaky_regression_is_marked_as_flaky() -> None:
     )
     regressed = [text for text, _ in lines if "::q0" in text or "::q1" in text]
     assert regressed[0].startswith("  corpus.yaml::t::q0 (flaky)") and "(flaky)" not in regressed[1]
+
+
+def test_the_html_gates_table_explains_history_gates(finished: Any) -> None:
+    run, _ = finished
+    page = render_html(run.report)
+    details = re.findall(r'<div class="gate-detail muted" data-testid="gate-detail">([^<]*)</div>', page)
+    trend = next(gate for gate in run.gate_results if gate.gate.over == "trend")
+    assert any(detail.startswith("trend:micro:steps_score.mean = ") for detail in details)
+    assert html.escape(trend.message, quote=True) in details

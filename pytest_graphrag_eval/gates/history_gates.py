@@ -166,7 +166,7 @@ def evaluate_passes_gate(
     in_scope = [
         result
         for result in results
-        if gate.scope != "template" or str(result.get("template_id")) == gate.template
+        if (gate.scope != "template" or str(result.get("template_id")) == gate.template) and _judged(result)
     ]
     if gate.over == HISTORY and history is None:
         return GateResult(gate, None, False, f"{label} {NO_HISTORY}, required {condition}", pattern)
@@ -195,6 +195,11 @@ def evaluate_passes_gate(
     else:
         message = f"{label}: all {len(series)} question(s) {condition} {what} ({gate.source} gate)"
     return GateResult(gate, float(len(short)), not short, message, pattern)
+
+
+def _judged(result: Mapping[str, Any]) -> bool:
+    """A question marked xfail, skipped or left unevaluated in this run is not held to k of n."""
+    return "outcome" not in result or passed(result.get("outcome")) is not None
 
 
 def _attempt_series(results: Sequence[Mapping[str, Any]], window: int) -> dict[str, list[bool]]:

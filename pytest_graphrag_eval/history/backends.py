@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from pytest_graphrag_eval.errors import install_extra_hint
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.locations import HistoryLocation
 from pytest_graphrag_eval.history.schema import Dialect
@@ -110,8 +111,7 @@ class PostgresBackend:
             import psycopg
         except ImportError:
             raise HistoryError(
-                f"history {location.display}: PostgreSQL needs psycopg 3: "
-                'pip install "pytest-graphrag-eval[history-pg]"'
+                f"history {location.display}: PostgreSQL needs psycopg 3: {install_extra_hint('history-pg')}"
             ) from None
         self.location = location
         self._psycopg = psycopg

@@ -315,7 +315,7 @@ class HistoryStore:
             for row in cursor.fetchall()
         ]
         try:
-            merged = merge_shards(shards)
+            merged = merge_shards(shards, history_baseline_required=False)
             finished = finish_run(
                 merged.results,
                 merged.settings,

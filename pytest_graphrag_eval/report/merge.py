@@ -79,12 +79,15 @@ def merge_shards(
     *,
     baseline_path: str | None = None,
     history_baseline: tuple[dict[str, Any], str] | None = None,
+    history_baseline_required: bool = True,
 ) -> MergedRun:
     """Check that the shards make one run, and put their results together in corpus order.
 
     `baseline_path` overrides the baseline the shards recorded (it must be the same file), or
     gives one to shards that had none. `history_baseline` is the report and name of the run of the
-    history the shards were compared with (`--graphrag-baseline history:REF`), read by the caller.
+    history the shards were compared with (`--graphrag-baseline history:REF`), read by the caller;
+    without it such shards are an error, or, when not `history_baseline_required` (the store merging
+    the shards it keeps), they are merged without a comparison and a warning says so.
     """
     if not shards:
         raise MergeError("no shard reports given")
@@ -119,13 +122,16 @@ def merge_shards(
     ]
     return MergedRun(
         results=results,
-        settings=_run_settings(first["settings"], metadata, baseline_path, history_baseline),
+        settings=_run_settings(
+            first["settings"], metadata, baseline_path, history_baseline, history_baseline_required
+        ),
         started=min(starts),
         finished=max(ends),
         interrupted=any(bool(shard.metadata.get("interrupted")) for shard in shards),
         warnings=list(
             dict.fromkeys(warning for shard in shards for warning in shard.report.get("warnings", []))
-        ),
+        )
+        + _unread_history_baseline(first["settings"], baseline_path, history_baseline),
         judge_spend=merge_spend([shard.report.get("judge_spend") for shard in shards], results),
     )
 
@@ -261,25 +267,21 @@ def _run_settings(
     metadata: Mapping[str, Any],
     baseline_path: str | None,
     history_baseline: tuple[dict[str, Any], str] | None = None,
+    history_baseline_required: bool = True,
 ) -> RunSettings:
     """The recorded settings, with the baseline read again (and checked to be the shards' own)."""
     record = recorded.get("baseline")
     history_ref = record.get("history") if isinstance(record, Mapping) else None
     if history_baseline is not None or (history_ref and not baseline_path):
+        if history_baseline is None and not history_baseline_required:
+            return _recorded_settings(recorded, metadata)
         if history_baseline is None:
             raise MergeError(
                 f"the shards were compared with the run history:{history_ref} of the history: "
                 "pass --history URL so the merge reads it"
             )
         report, name = history_baseline
-        return RunSettings(
-            gates=[parse_gate(expression, source) for expression, source in recorded.get("gates", [])],
-            metadata=metadata,
-            baseline=report,
-            baseline_path=name,
-            confidence=float(recorded["confidence"]),
-            resamples=int(recorded["resamples"]),
-        )
+        return _recorded_settings(recorded, metadata, report, name)
     read_from = baseline_path or (record or {}).get("path")
     baseline = None
     if read_from is not None:
@@ -299,6 +301,38 @@ def _run_settings(
         confidence=float(recorded["confidence"]),
         resamples=int(recorded["resamples"]),
     )
+
+
+def _recorded_settings(
+    recorded: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+    baseline: dict[str, Any] | None = None,
+    baseline_name: str | None = None,
+) -> RunSettings:
+    return RunSettings(
+        gates=[parse_gate(expression, source) for expression, source in recorded.get("gates", [])],
+        metadata=metadata,
+        baseline=baseline,
+        baseline_path=baseline_name,
+        confidence=float(recorded["confidence"]),
+        resamples=int(recorded["resamples"]),
+    )
+
+
+def _unread_history_baseline(
+    recorded: Mapping[str, Any],
+    baseline_path: str | None,
+    history_baseline: tuple[dict[str, Any], str] | None,
+) -> list[str]:
+    """The warning of a merge that could not compare with the history run the shards were compared with."""
+    record = recorded.get("baseline")
+    ref = record.get("history") if isinstance(record, Mapping) else None
+    if not ref or baseline_path or history_baseline is not None:
+        return []
+    return [
+        f"the shards were compared with history:{ref}, which this merge did not read: the merged run has "
+        "no comparison (graphrag-eval-merge --history URL compares it)"
+    ]
 
 
 def _sha256_or_none(path: str) -> str | None:
