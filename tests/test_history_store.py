@@ -186,3 +186,16 @@ def test_passing_and_failing_on_one_commit_counts_only_with_the_same_inputs(hist
         store.record_run(replay(2, "recordings/responses.jsonl", ["q00004"]), provenance=same)
         flaky = flaky_questions(store.question_outcomes(last_n=5), min_flips=3)
         assert [(item.question_id, item.mixed_commits) for item in flaky] == [("q00004", ("abc",))]
+
+
+def test_a_run_summary_says_what_inputs_it_ran_on(history_url: str) -> None:
+    with open_history(history_url) as store:
+        for number, graph in enumerate(["g1", "g1", "g2"]):
+            store.record_run(run_report(number, graph=graph))
+        newest, middle, oldest = store.runs()
+        assert oldest.inputs == middle.inputs != newest.inputs
+        assert [run.inputs for run in store.question_outcomes(last_n=3).runs] == [
+            oldest.inputs,
+            middle.inputs,
+            newest.inputs,
+        ]

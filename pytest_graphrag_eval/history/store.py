@@ -48,7 +48,7 @@ RunId = int
 _SUMMARY_COLUMNS = (
     "run_id, run_key, started_at, recorded_at, duration_sec, commit_sha, branch, ci, ci_url, tool_version, "
     "corpus_identity, graph_identity, responses_identity, settings_fingerprint, questions, failed, passed, "
-    "interrupted, failure_reason, aggregates, gates"
+    "interrupted, failure_reason, aggregates, gates, identity"
 )
 _RUN_COLUMNS = (
     "run_key",
@@ -114,6 +114,9 @@ class RunSummary:
     failure_reason: str | None
     aggregates: dict[str, Any]
     gates: list[dict[str, Any]]
+    # corpus, graph, settings and the responses' source (a file, or live): a run of the same commit
+    # and inputs that gives another outcome is noise, not a change (`analysis.flaky_questions`)
+    inputs: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -586,6 +589,7 @@ def _summary(row: Sequence[Any]) -> RunSummary:
         failure_reason=row[18],
         aggregates=json.loads(row[19]),
         gates=json.loads(row[20]),
+        inputs=_inputs(row[10], row[11], row[13], row[21]),
     )
 
 
