@@ -10,6 +10,7 @@ import sys
 
 from generated_block import ROOT, main
 
+from pytest_graphrag_eval.answers.judge_settings import ANSWER_FILE_KEYS
 from pytest_graphrag_eval.plugin.options import OPTIONS, OptionSpec
 
 TARGETS = (ROOT / "docs" / "options.md",)
@@ -27,11 +28,13 @@ def _usage(spec: OptionSpec) -> str:
 
 def render_table() -> str:
     """The Markdown table: one row per option, in declaration order."""
-    rows = ["| command line | ini key | meaning |", "| --- | --- | --- |"]
+    rows = ["| command line | ini key | answers config key | meaning |", "| --- | --- | --- | --- |"]
     for spec in OPTIONS:
         ini = f"`{spec.ini}`" if spec.ini else ""
+        file_key = ANSWER_FILE_KEYS.get(spec.file_key or "")
+        in_file = f"`{file_key}`" if file_key else ""
         meaning = spec.help.replace("|", "\\|")
-        rows.append(f"| `{_usage(spec)}` | {ini} | {meaning} |")
+        rows.append(f"| `{_usage(spec)}` | {ini} | {in_file} | {meaning} |")
     return "\n".join(rows)
 
 

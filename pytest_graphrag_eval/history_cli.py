@@ -2,7 +2,7 @@
 
     graphrag-eval-history history.db list [--branch main] [--limit 20]
     graphrag-eval-history history.db show RUN
-    graphrag-eval-history history.db flaky [--last 20] [--min-flips 3]
+    graphrag-eval-history history.db flaky [--last 10] [--min-flips 2]
     graphrag-eval-history history.db trend steps_score.mean [--last 20]
     graphrag-eval-history history.db compare RUN RUN
     graphrag-eval-history history.db report RUN --report r.json --html r.html --markdown r.md
@@ -84,6 +84,8 @@ def _fit(text: str, width: int) -> str:
 def _list(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     runs = store.runs(branch=args.branch, limit=args.limit)
     out.data([_summary_json(run) for run in runs])
+    for key, (recorded, expected) in sorted(store.waiting_shards().items()):
+        out.line(f"waiting: run {key} has {recorded} of its {expected} shards (listed once all are in)")
     if not runs:
         out.line(f"no runs in {store.display}" + (f" on branch {args.branch}" if args.branch else ""))
         return 0
@@ -433,8 +435,15 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--limit", type=int, default=20, help="failed questions shown (default 20)")
 
     flaky = command("flaky", _flaky, "questions whose outcome flips between runs")
-    flaky.add_argument("--last", type=int, default=20, help="over the last N runs (default 20)")
-    flaky.add_argument("--min-flips", type=int, default=3, help="flipped at least K times (default 3)")
+    flaky.add_argument(
+        "--last", type=int, default=10, help="over the last N runs (default 10, as --graphrag-flaky-runs)"
+    )
+    flaky.add_argument(
+        "--min-flips",
+        type=int,
+        default=2,
+        help="flipped at least K times (default 2, as --graphrag-flaky-flips)",
+    )
     flaky.add_argument("--branch", help="only this branch's runs")
     flaky.add_argument(
         "--no-same-commit",

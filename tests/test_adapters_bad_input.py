@@ -226,7 +226,7 @@ def test_plugin_rejects_an_unknown_format_option(pytester: pytest.Pytester) -> N
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*graphrag_responses_format must be one of auto, responses, otlp*got 'otel'"]
+        ["*--graphrag-responses-format (ini *) must be one of auto, responses, otlp*got 'otel'"]
     )
 
 
@@ -246,3 +246,19 @@ def test_narration_of_a_turn_that_calls_tools_is_not_the_answer() -> None:
     response = from_openai_messages(messages)
     assert response["actual_answer"] is None
     assert response["actual_steps"][0]["error"] == NO_RESULT
+
+
+def test_otlp_format_on_a_responses_file_says_resource_spans_is_missing(pytester: pytest.Pytester) -> None:
+    write_corpus(pytester, corpus())
+    (pytester.path / "r.jsonl").write_text(json.dumps({"question_id": "q1", "actual_answer": "x"}) + "\n")
+    result = pytester.runpytest(
+        "--graphrag-corpus",
+        "corpus.yaml",
+        "--graphrag-responses",
+        "r.jsonl",
+        "--graphrag-responses-format",
+        "otlp",
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*r.jsonl*resourceSpans*is missing*keys actual_answer, question_id*"])
+    assert "got object" not in result.stderr.str()

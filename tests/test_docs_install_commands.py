@@ -88,7 +88,7 @@ def pypi_installs(text: str) -> list[str]:
     for match in re.finditer(r"pip install([^`\n]*)", text):
         words = match.group(1).replace("'", " ").replace('"', " ").split()
         for index, word in enumerate(words):
-            if re.fullmatch(rf"{PACKAGE}(\[[\w,]+\])?", word) and words[index + 1 : index + 2] != ["@"]:
+            if re.fullmatch(rf"{PACKAGE}(\[[\w,-]+\])?", word) and words[index + 1 : index + 2] != ["@"]:
                 found.append(match.group(0).strip())
     return found
 

@@ -435,3 +435,45 @@ def test_through_a_real_server_service_sends_nothing_and_blank_nodes_stay_fresh(
         assert all(b"SERVICE" not in request.body for request in proxy.requests)
         assert len(proxy.requests) == 2  # the blank-node query, once per run
     assert fault.requests == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--graphrag-sparql-service", "all"], "--graphrag-sparql-service needs a graph"),
+        (["--graphrag-sparql-base-iri", "http://b/"], "--graphrag-sparql-base-iri needs a graph"),
+        (
+            [
+                "--graphrag-sparql-endpoint",
+                "http://127.0.0.1:9/sparql",
+                "--graphrag-sparql-base-iri",
+                "http://b/",
+            ],
+            "applies to RDF files only",
+        ),
+        (
+            ["--graphrag-sparql-endpoint", "graph.ttl", "--graphrag-sparql-base-iri", "data/"],
+            "an absolute IRI",
+        ),
+    ],
+)
+def test_graph_options_that_cannot_take_effect_are_usage_errors(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
+    write(pytester.path, {"names": NAMES}, {"names": "{}"})
+    result = run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str() + result.stdout.str()
+
+
+def test_pointing_the_run_at_a_folder_of_two_releases_stops_it_with_both_names(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester.path, {"names": NAMES}, {"names": "{}"})
+    releases = pytester.path / "grid"
+    (releases / "release-2").mkdir(parents=True)
+    (releases / "grid.ttl").write_text(WITH_BLANK_NODES, encoding="utf-8")
+    (releases / "release-2" / "grid.ttl").write_text(WITH_BLANK_NODES, encoding="utf-8")
+    result = run(pytester, "--graphrag-sparql-endpoint", "grid", "--graphrag-check-references")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "holds grid.ttl and release-2/grid.ttl, two RDF files of the same name" in result.stderr.str()

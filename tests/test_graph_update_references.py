@@ -169,3 +169,36 @@ def test_an_output_behind_an_alias_is_refused_when_the_aliases_would_disagree() 
     new_text, problems = update_corpus_text(text, [OutputUpdate("b", 0, 0, flipped)])
     assert problems == []
     assert new_text == text.replace("output: *shared}", f"output: '{flipped}'}}")
+
+
+def test_an_update_that_cannot_be_written_fails_the_run(pytester: pytest.Pytester) -> None:
+    """Issue 30: an output the update could not write is a failed run, not "2 passed" and exit 0."""
+    shared = json.dumps(OLD["beta-in-zone-1"])
+    beta, gamma = json.dumps(SMALL_QUERIES["beta-in-zone-1"]), json.dumps(GAMMA_IN_ZONE_2)
+    pytester.path.joinpath("corpus.yaml").write_text(
+        f"""- template_id: t
+  questions:
+  - id: beta-in-zone-1
+    question_text: Is Beta in zone 1?
+    reference_steps:
+    - - {{name: sparql_query, args: {{query: {beta}}}, output: &shared {shared}}}
+  - id: gamma-in-zone-2
+    question_text: Is Gamma in zone 2?
+    reference_steps:
+    - - {{name: sparql_query, args: {{query: {gamma}}}, output: *shared}}
+""",
+        encoding="utf-8",
+    )
+    responses = [
+        {"question_id": "beta-in-zone-1", "actual_answer": "yes"},
+        {"question_id": "gamma-in-zone-2", "actual_answer": "yes"},
+    ]
+    pytester.path.joinpath("responses.jsonl").write_text("".join(json.dumps(r) + "\n" for r in responses))
+    pytester.path.joinpath("release2.ttl").write_text(RELEASE_2, encoding="utf-8")
+    before = pytester.path.joinpath("corpus.yaml").read_text(encoding="utf-8")
+    result = run(pytester, "--graphrag-update-references")
+    result.stdout.fnmatch_lines(
+        ["*update-references: corpus.yaml: question 'beta-in-zone-1'*edit it by hand*"]
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert pytester.path.joinpath("corpus.yaml").read_text(encoding="utf-8") == before

@@ -178,3 +178,13 @@ def test_a_run_key_that_exists_keeps_the_first_run(project: pytest.Pytester, tmp
     )
     with open_history(url) as store:
         assert len(store.runs()) == 1
+
+
+def test_under_xdist_the_run_is_recorded_once_by_the_controller(project: pytest.Pytester, tmp_path) -> None:
+    url = str(tmp_path / "h.db")
+    result = project.runpytest_subprocess(*REPLAY, "-n", "2", f"--graphrag-history={url}")
+    result.assert_outcomes(passed=2, failed=1)
+    with open_history(url) as store:
+        (run,) = store.runs()
+        assert (run.questions, run.failed) == (3, 1)
+        assert store.question_outcomes(last_n=5).strips == {"q1": "P", "q2": "P", "q3": "F"}

@@ -227,6 +227,17 @@ def test_budget_under_xdist_is_shared_so_the_run_stays_within_it(judged) -> None
     result.assert_outcomes(passed=server.count("chat"), skipped=3 - server.count("chat"))
 
 
+def test_cache_only_misses_under_xdist_are_listed_as_in_one_process(judged) -> None:
+    pytester, server = judged
+    pytester.runpytest(*JUDGED, "--graphrag-cache-only").assert_outcomes(skipped=3)
+    alone = report(pytester)["judge_spend"]
+    result = pytester.runpytest(*JUDGED, "--graphrag-cache-only", "-n", "2")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED and server.count() == 0
+    spread = report(pytester)["judge_spend"]
+    for key in ("cache_miss_keys", "cache_miss_ids", "not_evaluated_ids"):
+        assert spread[key] == alone[key] and len(spread[key]) == 3, key
+
+
 def test_missing_cache_keys_of_workers_and_shards_are_joined_and_a_merged_cache_only_run_fails() -> None:
     """xdist workers and shards each list their own misses: the run's list is their union."""
     first = {"calls_made": 0, "cache_miss_keys": ["b" * 64, "a" * 64], "unpriced_models": ["m1"]}

@@ -468,7 +468,7 @@ def test_resolver_reuses_parsed_layers_and_matches_resolve_thresholds() -> None:
         file="corpus.yaml",
     )
     ini, cli = ["steps_score>=0.1", "elapsed_sec<=9"], ["elapsed_sec<=5"]
-    resolver = ThresholdResolver(parse_threshold_list(ini, "ini"), parse_threshold_list(cli, "cli"))
+    resolver = ThresholdResolver({**parse_threshold_list(ini, "ini"), **parse_threshold_list(cli, "cli")})
     template, parsed = corpus.templates[0], parse_corpus_thresholds(corpus)
     for question in template.questions:
         expected = resolve_thresholds(ini, cli, corpus.settings, template, question, corpus_file=corpus.file)

@@ -88,5 +88,5 @@ def test_bad_mappings_are_usage_errors(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--graphrag-tool-name", "run_sparql")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*--graphrag-tool-name: expected 'agent_name = corpus_name', got 'run_sparql'*"]
+        ["*--graphrag-tool-name (ini *): expected 'agent_name = corpus_name', got 'run_sparql'*"]
     )

@@ -400,3 +400,15 @@ def test_the_conformance_corpora_are_built_by_the_fast_path() -> None:
     inputs = sorted((REPO / "tests" / "conformance" / "inputs").glob("*.yaml"))
     assert inputs
     assert all(assert_same_or_declined(path.read_bytes()) for path in inputs)
+
+
+def test_without_rapidyaml_the_general_loader_reads_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The speed extra missing: `load_yaml_with_lines` gives the same values and lines."""
+    path = tmp_path / "corpus.yaml"
+    path.write_text(EVERY_FORM, encoding="utf-8")
+    with_fast_path = canonical(yaml_lines.load_yaml_with_lines(path))
+    monkeypatch.setattr(yaml_fast, "_ryml", None)
+    assert load_fast(path.read_bytes(), yaml_lines.MAX_YAML_NODES) is DECLINED
+    assert canonical(yaml_lines.load_yaml_with_lines(path)) == with_fast_path

@@ -66,10 +66,24 @@ def sdk_span_record(span: Any) -> SpanRecord:
 
 def otlp_span_records(document: Any, location: SourceLocation) -> list[SpanRecord]:
     """The spans of one OTLP/JSON `ExportTraceServiceRequest` (`{"resourceSpans": [...]}`)."""
-    if not isinstance(document, Mapping) or not is_sequence(document.get("resourceSpans")):
+    if not isinstance(document, Mapping):
         raise ResponseError(
             "an OTLP/JSON trace export must be an object with a resourceSpans list, "
             f"got {kind_name(document)}",
+            location,
+            "resourceSpans",
+        )
+    if "resourceSpans" not in document:
+        keys = ", ".join(sorted(str(key) for key in document)[:5]) or "none"
+        raise ResponseError(
+            f"is missing: an OTLP/JSON trace export is an object with a resourceSpans list (this one has the "
+            f"keys {keys}; is it a recorded responses file? then leave out --graphrag-responses-format otlp)",
+            location,
+            "resourceSpans",
+        )
+    if not is_sequence(document["resourceSpans"]):
+        raise ResponseError(
+            f"must be a list of resource spans, got {kind_name(document['resourceSpans'])}",
             location,
             "resourceSpans",
         )

@@ -20,7 +20,7 @@ from pytest_graphrag_eval.answers.settings import AnswerSettings
 from pytest_graphrag_eval.llm.settings import LLMSettings
 
 # JudgeOptions field -> AnswerSettings option name; the other fields are LLMSettings fields.
-_ANSWER_OPTIONS = {
+ANSWER_FILE_KEYS = {
     "judge": "judge",
     "judge_model": "judge_model",
     "embedding_model": "embedding_model",
@@ -90,10 +90,10 @@ def resolve_judge_settings(
     config = load_answers_config(config_path) if config_path is not None else None
     options, fallback = first_set(layers).set_values(), defaults.set_values()
     raw: dict[str, Any] = {
-        _ANSWER_OPTIONS[name]: value for name, value in fallback.items() if name in _ANSWER_OPTIONS
+        ANSWER_FILE_KEYS[name]: value for name, value in fallback.items() if name in ANSWER_FILE_KEYS
     }
     raw.update(config.answers if config is not None else {})
-    raw.update({_ANSWER_OPTIONS[name]: value for name, value in options.items() if name in _ANSWER_OPTIONS})
+    raw.update({ANSWER_FILE_KEYS[name]: value for name, value in options.items() if name in ANSWER_FILE_KEYS})
     if "correctness_prompt" in options:
         raw.pop("correctness_prompt", None)  # the option's file replaces the config's inline prompt
     answers = AnswerSettings.from_mapping(
@@ -101,9 +101,9 @@ def resolve_judge_settings(
         base_dir=config.path.parent if config is not None else None,
         source=str(config.path) if config is not None else "graphrag options",
     )
-    client: dict[str, Any] = {name: value for name, value in fallback.items() if name not in _ANSWER_OPTIONS}
+    client: dict[str, Any] = {name: value for name, value in fallback.items() if name not in ANSWER_FILE_KEYS}
     client.update(config.llm if config is not None else {})
-    client.update({name: value for name, value in options.items() if name not in _ANSWER_OPTIONS})
+    client.update({name: value for name, value in options.items() if name not in ANSWER_FILE_KEYS})
     if answers.judge_model:
         client["model"] = answers.judge_model
     if answers.embedding_model:

@@ -44,12 +44,14 @@ _MAX_SIMPLE_KEY = 1000
 # a non-printable character (PyYAML refuses them), the other YAML 1.1 line breaks (NEL, LS, PS: PyYAML
 # breaks lines on them, rapidyaml does not), and a directive or document marker at a line start.
 _SURE_BYTES = b"\n" + bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))  # deleted: what is left is unsure
+# Each a single scan with a literal prefix (a regex without one tries every byte).
 _UNSURE_UTF8 = (
-    re.compile(rb"\xc2[\x80-\x9f]"),
-    re.compile(rb"\xef\xbf[\xbe\xbf]"),
-)  # each with a literal prefix
-_QUESTION_MARK = re.compile(rb"\?(?=[ \n]|\Z)")
-_UNSURE_SEQUENCES = (b"\xe2\x80\xa8", b"\xe2\x80\xa9", b"\n%", b"\n---", b"\n...")
+    re.compile(rb"\xc2[\x80-\x9f]"),  # C1 controls, NEL among them
+    re.compile(rb"\xe2\x80[\xa8\xa9]"),  # LS, PS
+    re.compile(rb"\xef\xbf[\xbe\xbf]"),  # noncharacters
+)
+_AT_LINE_START = re.compile(rb"\n(?:%|---|\.\.\.)")  # a directive or a document marker
+_QUESTION_MARK = re.compile(rb"\?(?=[ \n]|\Z)")  # perhaps an explicit key (`_has_explicit_key`)
 
 if _ryml is not None:
     _TYPE, _KEY, _VAL = _ryml.Tree_type, _ryml.Tree_key, _ryml.Tree_val
@@ -90,15 +92,13 @@ def load_fast(data: bytes, max_nodes: int) -> Any:
     ):
         return DECLINED
     if not data.isascii():
-        if any(pattern.search(data) for pattern in _UNSURE_UTF8) or any(
-            s in data for s in _UNSURE_SEQUENCES[:2]
-        ):
+        if any(pattern.search(data) for pattern in _UNSURE_UTF8):
             return DECLINED
         try:
             data.decode("utf-8")  # PyYAML refuses invalid UTF-8 anywhere, comments included
         except UnicodeDecodeError:
             return DECLINED
-    if any(sequence in data for sequence in _UNSURE_SEQUENCES[2:]) or _has_explicit_key(data):
+    if _AT_LINE_START.search(data) or _has_explicit_key(data):
         return DECLINED
     buffer = bytearray(data)
     tree = _parse_quietly(buffer)

@@ -176,7 +176,7 @@ def resolve_thresholds(
     corpus_layer = thresholds_from_yaml(
         (corpus_settings or {}).get(_YAML_FIELD), "corpus", SourceLocation(file=corpus_file)
     )
-    resolver = ThresholdResolver(parse_threshold_list(ini, "ini"), parse_threshold_list(cli, "cli"))
+    resolver = ThresholdResolver({**parse_threshold_list(ini, "ini"), **parse_threshold_list(cli, "cli")})
     return resolver.for_parsed(
         CorpusThresholds(corpus_file, corpus_layer, templates, questions),
         template.template_id if template is not None else None,
@@ -189,8 +189,8 @@ class ThresholdResolver:
     `thresholds:` (`parse_corpus_thresholds`); each file's and template's merge is kept, so only a
     question's own layer is merged per question."""
 
-    def __init__(self, ini: Mapping[str, Threshold], cli: Mapping[str, Threshold]):
-        self._options: dict[str, Threshold | None] = {**ini, **cli}
+    def __init__(self, options: Mapping[str, Threshold]):
+        self._options: dict[str, Threshold | None] = dict(options)
         self._corpus: dict[str | None, dict[str, Threshold | None]] = {}
         self._template: dict[tuple[str | None, str | None], dict[str, Threshold | None]] = {}
 

@@ -7,10 +7,10 @@ federates on purpose allows endpoints by IRI, or "all" (`--graphrag-sparql-servi
 
 Finding the clauses runs nothing: rdflib's SPARQL parser builds the query's algebra, with prefixed
 names resolved, and every ServiceGraphPattern node in it (inside FILTER EXISTS too) is one clause.
-That parser costs milliseconds per query (benchmarks/bench_blank_nodes.py has none of it; the
-reference-check benchmark measures it), so it reads only text that can hold a SERVICE clause: text
-spelling `service` in any case, or holding a `\\u` escape that could spell it. Any other text
-cannot call out, whatever the engine.
+That parser costs about a thousand times pyoxigraph's per query (benchmarks/bench_service_check.py:
+60 to 150 ms against 0.13 ms), so it reads only text that can hold a SERVICE clause: text spelling
+`service` in any case, or holding a `\\u` escape that could spell it. Any other text cannot call
+out, whatever the engine.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_graphrag_eval.errors import install_extra_hint
 from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm
 
 ALL = "all"
@@ -78,7 +79,7 @@ def parsed_services(query: str) -> tuple[QueryForm, tuple[str, ...]] | str:
         from rdflib.plugins.sparql import algebra, parser
     except ImportError:
         raise EndpointError(
-            "checking a query's SERVICE clauses needs rdflib: pip install 'pytest-graphrag-eval[graph]'"
+            f"checking a query's SERVICE clauses needs rdflib: {install_extra_hint('graph')}"
         ) from None
     try:
         tree = algebra.translateQuery(parser.parseQuery(query))

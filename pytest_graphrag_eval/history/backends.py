@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from pytest_graphrag_eval.errors import install_extra_hint
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.locations import HistoryLocation
 from pytest_graphrag_eval.history.schema import Dialect
@@ -22,12 +23,6 @@ from pytest_graphrag_eval.history.schema import Dialect
 BUSY_TIMEOUT_SEC = 120.0  # a writer waits this long for another to finish before giving up
 CONNECT_TIMEOUT_SEC = 10
 _LOCK_NAMESPACE = 0x67726167  # "grag": advisory locks of this package
-
-
-class Cursor(Protocol):
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
-    def fetchone(self) -> Any: ...
-    def fetchall(self) -> list[Any]: ...
 
 
 class Backend(Protocol):
@@ -116,8 +111,7 @@ class PostgresBackend:
             import psycopg
         except ImportError:
             raise HistoryError(
-                f"history {location.display}: PostgreSQL needs psycopg 3: "
-                'pip install "pytest-graphrag-eval[history-pg]"'
+                f"history {location.display}: PostgreSQL needs psycopg 3: {install_extra_hint('history-pg')}"
             ) from None
         self.location = location
         self._psycopg = psycopg

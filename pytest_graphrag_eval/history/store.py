@@ -415,6 +415,12 @@ class HistoryStore:
             cursor.execute(sql, params)
             return [_summary(row) for row in cursor.fetchall()]
 
+    def waiting_shards(self) -> dict[str, tuple[int, int]]:
+        """Run keys whose shards are not all in yet: (shards recorded, shards expected)."""
+        with self._reading() as cursor:
+            cursor.execute("SELECT run_key, count(*), max(shard_count) FROM pending_shards GROUP BY run_key")
+            return {row[0]: (int(row[1]), int(row[2])) for row in cursor.fetchall()}
+
     def resolve(self, ref: str) -> RunSummary:
         """`last`, `last-passed`, a run key, a run id (`12` or `#12`) or a branch (its newest run)."""
         text = ref.strip()

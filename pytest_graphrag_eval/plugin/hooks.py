@@ -14,11 +14,13 @@ import pytest
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.plugin import hookspecs
 from pytest_graphrag_eval.plugin.detached_paths import check_detached_path_values
-from pytest_graphrag_eval.plugin.items import CorpusFile
+from pytest_graphrag_eval.plugin.items import CorpusFile, corpus_file_for
 from pytest_graphrag_eval.plugin.options import add_options
-from pytest_graphrag_eval.plugin.session import NO_RESPONSES, GraphragSession, corpus_file_for
+from pytest_graphrag_eval.plugin.process_role import ProcessRole
+from pytest_graphrag_eval.plugin.session import GraphragSession
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.plugin.startup_checks import check_startup
+from pytest_graphrag_eval.run.assembly import NO_RESPONSES
 
 SESSION_PLUGIN_NAME = "graphrag-eval-session"
 
@@ -37,23 +39,21 @@ def pytest_configure(config: pytest.Config) -> None:
         check_detached_path_values(
             config.invocation_params.args, config.invocation_params.dir, config.rootpath, config.inipath
         )
-        settings = PluginSettings.from_config(config)
+        role = ProcessRole.of(config)
+        settings = PluginSettings.from_config(config, role)
         check_startup(settings)
-        session = GraphragSession(config, settings)
+        session = GraphragSession(config, settings, role)
     except GraphragEvalError as error:
         raise pytest.UsageError(str(error)) from None
     # An xdist controller collects nothing, so the check its workers make would surface as INTERNALERROR.
-    is_xdist_controller = bool(getattr(config.option, "numprocesses", None)) and not hasattr(
-        config, "workerinput"
-    )
     has_source = (
         settings.responses_path is not None
         or config.hook.pytest_graphrag_respond.get_hookimpls()
         or settings.references_only_allowed
     )
-    if is_xdist_controller and settings.corpus_paths and not has_source:
+    if role is ProcessRole.CONTROLLER and settings.corpus_paths and not has_source:
         raise pytest.UsageError(NO_RESPONSES)
-    if settings.clear_cache and settings.cache_dir is not None and not hasattr(config, "workerinput"):
+    if settings.clear_cache and settings.cache_dir is not None and role is not ProcessRole.WORKER:
         from pytest_graphrag_eval.llm import clear_cache
 
         clear_cache(settings.cache_dir)

@@ -7,7 +7,8 @@ Node ids read `corpus.yaml::<template_id>::<question_id>`, so `-k`, `--lf`,
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,11 +19,9 @@ from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
 from pytest_graphrag_eval.gates.verdict import Attempt, judge_question
 from pytest_graphrag_eval.llm.limits import not_evaluated_reason
+from pytest_graphrag_eval.plugin.session_key import SESSION_KEY, ItemSession
 from pytest_graphrag_eval.report.failure_report import verdict_failure
 from pytest_graphrag_eval.report.safe_text import printable
-
-if TYPE_CHECKING:
-    from pytest_graphrag_eval.plugin.session import GraphragSession
 
 
 class QuestionFailed(Exception):
@@ -55,7 +54,7 @@ class CorpusFile(pytest.File):
             yield TemplateCollector.from_parent(self, name=template.template_id, template=template)
 
     @property
-    def graphrag(self) -> GraphragSession:
+    def graphrag(self) -> ItemSession:
         return self.config.stash[SESSION_KEY]
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
@@ -100,7 +99,7 @@ class QuestionItem(pytest.Item):
             self.add_marker(pytest.mark.xfail(reason=question.xfail, strict=False))
 
     @property
-    def graphrag(self) -> GraphragSession:
+    def graphrag(self) -> ItemSession:
         return self.config.stash[SESSION_KEY]
 
     def runtest(self) -> None:
@@ -175,4 +174,9 @@ def _record_properties(item: QuestionItem, result: dict[str, Any], baseline: dic
                 item.user_properties.append((f"graphrag.delta.{key}", value - before))
 
 
-SESSION_KEY: pytest.StashKey[GraphragSession] = pytest.StashKey()
+def corpus_file_for(parent: pytest.Collector, file_path: Path) -> CorpusFile | None:
+    """The collector of a configured corpus file (None for any other file)."""
+    session = parent.config.stash.get(SESSION_KEY, None)
+    if session is None or not session.is_corpus_file(file_path):
+        return None
+    return CorpusFile.from_parent(parent, path=file_path)

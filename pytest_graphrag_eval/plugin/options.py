@@ -1,26 +1,50 @@
-"""Command-line options and ini keys of the plugin, declared in one table.
+"""Every setting of the plugin, declared once: flag, ini key, file key, parser, default, merge rule.
 
-Each option has one CLI flag and (where it makes sense) one ini key, so `--help`,
-the ini file and the README stay in agreement; `settings.py` reads them back.
+A setting is added by adding one `OptionSpec` here: `add_options` registers its flag and ini key,
+`option_values.resolve_options` reads and merges its layers, `docs/options.md` is generated from
+this table (`.ci/options_table.py`), and `PluginSettings` (settings.py) receives the resolved value.
+
+Layers, highest first: the command line, the ini file, then for judge settings (those with a
+`file_key`) the `--graphrag-answers-config` file, then the default. A scalar takes the highest layer
+that sets it; a mapping (`per_key`) is merged key by key in the same order, and mapping one key two
+ways inside one layer is a usage error; a list (`concat`) keeps the ini's entries then the command
+line's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import pytest
 
+from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
+from pytest_graphrag_eval.adapters.replay import RESPONSE_FORMATS
 from pytest_graphrag_eval.answers.settings import JUDGES
+from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from pytest_graphrag_eval.compare.repeats import POLICIES
+from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
+from pytest_graphrag_eval.gates.history_gates import MAX_WINDOW as MAX_HISTORY_WINDOW
+from pytest_graphrag_eval.plugin import option_parsers as P
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
 IniType = Literal["string", "paths", "pathlist", "args", "linelist", "bool"]
 """The ini value types pytest's `Parser.addini` understands that the plugin uses."""
+Merge = Literal["first", "per_key", "concat"]
+"""How the layers of one setting combine (see the module docstring)."""
+
+DEFAULT_AGENT_CONCURRENCY = 4
+EXECUTE_MODES = ("reference", "agent", "both")
+# Upper bounds catch typos (an extra zero) before they open thousands of threads or connections.
+MAX_CONCURRENCY = 1024
+MAX_REPEATS = 100
+MAX_RESAMPLES = 1_000_000
 
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One plugin option: CLI flag, optional ini key, argparse settings and help."""
+    """One setting: its CLI flag, optional ini key and answers-config key, parser, default and merge rule."""
 
     flag: str
     dest: str
@@ -29,8 +53,25 @@ class OptionSpec:
     ini_type: IniType = "string"
     action: str = "store"
     choices: tuple[str, ...] | None = None
-    value_type: type | None = None
     metavar: str | None = None
+    parse: Callable[[P.RawValue, str, str], object] = P.text
+    default: object = None
+    merge: Merge = "first"
+    setting: str | None = None
+    """The `PluginSettings` field that receives the merged value (judge settings: resolved into
+    `PluginSettings.answers` and `.llm` instead)."""
+    file_key: str | None = None
+    """The judge setting's name in `JudgeOptions`, so also in the answers config file (None: no file key)."""
+
+    @property
+    def label(self) -> str:
+        """How errors name the setting: both of its spellings."""
+        return f"{self.flag} (ini {self.ini})" if self.ini else self.flag
+
+    def parse_layer(self, value: P.RawValue, layer: str) -> object:
+        """One layer's value ("cli" or "ini"), checked; errors name both spellings."""
+        parse = P.choice(*self.choices) if self.choices is not None else self.parse
+        return parse(value, self.label, layer)
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -42,6 +83,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="paths",
         action="append",
         metavar="PATH",
+        parse=P.paths,
+        default=(),
+        setting="corpus_paths",
     ),
     OptionSpec(
         "--graphrag-responses",
@@ -50,6 +94,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_responses",
         ini_type="paths",
         metavar="PATH",
+        parse=P.path,
+        setting="responses_path",
     ),
     OptionSpec(
         "--graphrag-responses-format",
@@ -57,6 +103,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Its format if not detected (e.g. otlp).",
         ini="graphrag_responses_format",
         metavar="FORMAT",
+        choices=RESPONSE_FORMATS,
+        default="auto",
+        setting="responses_format",
     ),
     OptionSpec(
         "--graphrag-question-attribute",
@@ -64,6 +113,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Span attribute with a trace's question id.",
         ini="graphrag_question_attribute",
         metavar="NAME",
+        parse=P.text,
+        default=QUESTION_ID_ATTRIBUTE,
+        setting="trace_question_attribute",
     ),
     OptionSpec(
         "--graphrag-tool-name",
@@ -73,12 +125,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="linelist",
         action="append",
         metavar="AGENT=CORPUS",
+        parse=P.tool_names,
+        merge="per_key",
+        default={},
+        setting="tool_names",
     ),
     OptionSpec(
         "--graphrag-record",
         "graphrag_record",
         "Write the live agent responses to this JSONL file (the replay format).",
         metavar="PATH",
+        parse=P.path,
+        setting="record_path",
     ),
     OptionSpec(
         "--graphrag-threshold",
@@ -88,6 +146,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="linelist",
         action="append",
         metavar="EXPR",
+        parse=P.thresholds,
+        merge="per_key",
+        default={},
+        setting="thresholds",
     ),
     OptionSpec(
         "--graphrag-gate",
@@ -97,6 +159,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="linelist",
         action="append",
         metavar="EXPR",
+        parse=P.gates,
+        merge="concat",
+        default=(),
+        setting="gates",
     ),
     OptionSpec(
         "--graphrag-report",
@@ -105,6 +171,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_report",
         ini_type="paths",
         metavar="PATH",
+        parse=P.path,
+        setting="report_path",
     ),
     OptionSpec(
         "--graphrag-baseline",
@@ -113,37 +181,47 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "history:last, history:last-passed, history:BRANCH; regressions, deltas, gates on change.",
         ini="graphrag_baseline",
         metavar="PATH",
+        parse=P.baseline,
+        setting="baseline",
     ),
     OptionSpec(
         "--graphrag-confidence",
         "graphrag_confidence",
         "Confidence level of the baseline comparison's intervals, in percent (default 95).",
         ini="graphrag_confidence",
-        value_type=float,
         metavar="PERCENT",
+        parse=P.percent,
+        default=DEFAULT_CONFIDENCE,
+        setting="confidence",
     ),
     OptionSpec(
         "--graphrag-resamples",
         "graphrag_resamples",
         "Bootstrap resamples of the baseline comparison (default 2000; seeded, so runs repeat exactly).",
         ini="graphrag_resamples",
-        value_type=int,
         metavar="N",
+        parse=P.whole_number(1, MAX_RESAMPLES),
+        default=DEFAULT_RESAMPLES,
+        setting="resamples",
     ),
     OptionSpec(
         "--graphrag-agent-repeats",
         "graphrag_agent_repeats",
         "Ask the agent K times per question (pass@k, pass^k, flaky questions; default 1).",
         ini="graphrag_agent_repeats",
-        value_type=int,
         metavar="K",
+        parse=P.whole_number(1, MAX_REPEATS),
+        default=1,
+        setting="agent_repeats",
     ),
     OptionSpec(
         "--graphrag-repeat-policy",
         "graphrag_repeat_policy",
         "With repeats, an item passes when all (default), any or a majority of its attempts pass.",
         ini="graphrag_repeat_policy",
-        choices=("all", "any", "majority"),
+        choices=POLICIES,
+        default="all",
+        setting="repeat_policy",
     ),
     OptionSpec(
         "--graphrag-html",
@@ -152,6 +230,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_html",
         ini_type="paths",
         metavar="PATH",
+        parse=P.path,
+        setting="html_path",
     ),
     OptionSpec(
         "--graphrag-markdown",
@@ -160,6 +240,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_markdown",
         ini_type="paths",
         metavar="PATH",
+        parse=P.path,
+        setting="markdown_path",
     ),
     OptionSpec(
         "--graphrag-steps-scope",
@@ -167,14 +249,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Which reference step groups steps_score covers: last_group (default) or all_groups.",
         ini="graphrag_steps_scope",
         choices=STEPS_SCOPES,
+        default="last_group",
+        setting="steps_scope",
     ),
     OptionSpec(
         "--graphrag-agent-concurrency",
         "graphrag_agent_concurrency",
         "How many questions the live agent hook answers at once (default 4).",
         ini="graphrag_agent_concurrency",
-        value_type=int,
         metavar="N",
+        parse=P.whole_number(1, MAX_CONCURRENCY),
+        default=DEFAULT_AGENT_CONCURRENCY,
+        setting="agent_concurrency",
     ),
     OptionSpec(
         "--graphrag-agent-timeout",
@@ -183,6 +269,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "for that question (default: no limit).",
         ini="graphrag_agent_timeout",
         metavar="SECONDS",
+        parse=P.seconds,
+        setting="agent_timeout",
     ),
     OptionSpec(
         "--graphrag-judge",
@@ -190,6 +278,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Answer judge: none (default), lexical (offline claims matching) or llm.",
         ini="graphrag_judge",
         choices=JUDGES,
+        file_key="judge",
     ),
     OptionSpec(
         "--graphrag-judge-model",
@@ -197,6 +286,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Chat model of the LLM judge (default gpt-4o-mini).",
         ini="graphrag_judge_model",
         metavar="MODEL",
+        parse=P.text,
+        file_key="judge_model",
     ),
     OptionSpec(
         "--graphrag-embedding-model",
@@ -204,6 +295,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Embedding model for answer relevance (default text-embedding-3-small).",
         ini="graphrag_embedding_model",
         metavar="MODEL",
+        parse=P.text,
+        file_key="embedding_model",
     ),
     OptionSpec(
         "--graphrag-relevance",
@@ -212,14 +305,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_relevance",
         ini_type="bool",
         action="store_true",
+        parse=P.flag,
+        file_key="relevance",
     ),
     OptionSpec(
         "--graphrag-judge-repeats",
         "graphrag_judge_repeats",
         "Judge each answer k times and report mean and spread (default 1).",
         ini="graphrag_judge_repeats",
-        value_type=int,
         metavar="K",
+        parse=P.whole_number(1, MAX_REPEATS),
+        file_key="repeats",
     ),
     OptionSpec(
         "--graphrag-correctness-prompt",
@@ -228,6 +324,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_correctness_prompt",
         ini_type="paths",
         metavar="PATH",
+        parse=P.path,
+        file_key="correctness_prompt",
     ),
     OptionSpec(
         "--graphrag-answers-config",
@@ -236,14 +334,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_answers_config",
         ini_type="paths",
         metavar="PATH",
+        parse=P.path,
+        setting="answers_config",
     ),
     OptionSpec(
         "--graphrag-concurrency",
         "graphrag_concurrency",
         "Maximum LLM requests in flight per process (default 8).",
         ini="graphrag_concurrency",
-        value_type=int,
         metavar="N",
+        parse=P.whole_number(1, MAX_CONCURRENCY),
+        file_key="concurrency",
     ),
     OptionSpec(
         "--graphrag-cache-dir",
@@ -252,6 +353,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_cache_dir",
         ini_type="paths",
         metavar="PATH",
+        parse=P.path,
+        file_key="cache_dir",
     ),
     OptionSpec(
         "--graphrag-sparql-endpoint",
@@ -259,25 +362,34 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "The knowledge graph: an RDF file or folder, or an http(s) SPARQL endpoint URL.",
         ini="graphrag_sparql_endpoint",
         metavar="PATH_OR_URL",
+        parse=P.path_or_url,
+        setting="sparql_endpoint",
     ),
     OptionSpec(
         "--graphrag-check-references",
         "graphrag_check_references",
         "Run every reference query on the graph; report the stale stored outputs.",
         action="store_true",
+        parse=P.flag,
+        default=False,
+        setting="check_references",
     ),
     OptionSpec(
         "--graphrag-update-references",
         "graphrag_update_references",
         "Rewrite stale (and fill missing) reference outputs in the corpus files.",
         action="store_true",
+        parse=P.flag,
+        default=False,
+        setting="update_references",
     ),
     OptionSpec(
         "--graphrag-execute",
         "graphrag_execute",
         "Run live on the graph: the reference queries, the recorded agent queries, or both.",
         ini="graphrag_execute",
-        choices=("reference", "agent", "both"),
+        choices=EXECUTE_MODES,
+        setting="execute",
     ),
     OptionSpec(
         "--graphrag-sparql-base-iri",
@@ -285,6 +397,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Base IRI for relative IRIs in the RDF files (default: each file's own file: URI).",
         ini="graphrag_sparql_base_iri",
         metavar="IRI",
+        setting="sparql_base_iri",
     ),
     OptionSpec(
         "--graphrag-sparql-service",
@@ -292,34 +405,44 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Endpoint IRIs a SERVICE clause may call (comma-separated), or all (default: none is run).",
         ini="graphrag_sparql_service",
         metavar="IRIS",
+        setting="sparql_service",
     ),
     OptionSpec(
         "--graphrag-sparql-timeout",
         "graphrag_sparql_timeout",
         "Seconds per query to an http(s) endpoint (default 30).",
         ini="graphrag_sparql_timeout",
-        value_type=float,
         metavar="SECONDS",
+        parse=P.seconds,
+        default=30.0,
+        setting="sparql_timeout",
     ),
     OptionSpec(
         "--graphrag-sparql-concurrency",
         "graphrag_sparql_concurrency",
         "SPARQL queries in flight per process (default 8).",
         ini="graphrag_sparql_concurrency",
-        value_type=int,
         metavar="N",
+        parse=P.whole_number(1, MAX_CONCURRENCY),
+        default=8,
+        setting="sparql_concurrency",
     ),
     OptionSpec(
         "--graphrag-no-cache",
         "graphrag_no_cache",
         "Neither read nor write the judge cache.",
         action="store_true",
+        parse=P.no,
+        file_key="use_cache",
     ),
     OptionSpec(
         "--graphrag-cache-clear",
         "graphrag_cache_clear",
         "Delete the judge cache before the run.",
         action="store_true",
+        parse=P.flag,
+        default=False,
+        setting="clear_cache",
     ),
     OptionSpec(
         "--graphrag-cache-only",
@@ -327,12 +450,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Judge from the cache only, connecting nowhere; a question with a judge call missing from the "
         "cache is not_evaluated, and the run fails.",
         action="store_true",
+        parse=P.flag,
+        file_key="cache_only",
     ),
     OptionSpec(
         "--graphrag-dry-run",
         "graphrag_dry_run",
         "Print the calls, tokens and cost the run would make; call nothing.",
         action="store_true",
+        parse=P.flag,
+        file_key="dry_run",
     ),
     OptionSpec(
         "--graphrag-judge-batch",
@@ -341,6 +468,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_judge_batch",
         ini_type="bool",
         action="store_true",
+        parse=P.flag,
+        file_key="batch",
     ),
     OptionSpec(
         "--graphrag-max-cost",
@@ -349,6 +478,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "cost while in flight, so the spend ends at most one request's estimate above the budget.",
         ini="graphrag_max_cost",
         metavar="USD",
+        parse=P.limit(float, "a number of USD"),
+        file_key="max_cost_usd",
     ),
     OptionSpec(
         "--graphrag-max-calls",
@@ -356,12 +487,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Judge budget in requests.",
         ini="graphrag_max_calls",
         metavar="N",
+        parse=P.limit(int, "a whole number of calls"),
+        file_key="max_calls",
     ),
     OptionSpec(
         "--graphrag-shard",
         "graphrag_shard",
         "Run shard K of N (e.g. 2/3); merge the shard reports with graphrag-eval-merge.",
         metavar="K/N",
+        parse=P.shard,
+        setting="shard",
     ),
     OptionSpec(
         "--graphrag-history",
@@ -370,6 +505,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "postgresql://USER@HOST/DB (password from PGPASSWORD). Read it with graphrag-eval-history.",
         ini="graphrag_history",
         metavar="URL",
+        parse=P.history_url,
+        setting="history_url",
     ),
     OptionSpec(
         "--graphrag-history-required",
@@ -378,14 +515,19 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_history_required",
         ini_type="bool",
         action="store_true",
+        parse=P.flag,
+        default=False,
+        setting="history_required",
     ),
     OptionSpec(
         "--graphrag-flaky-runs",
         "graphrag_flaky_runs",
         "With a history, look for flaky questions in the last N runs, this one included (default 10).",
         ini="graphrag_flaky_runs",
-        value_type=int,
         metavar="N",
+        parse=P.whole_number(1, MAX_HISTORY_WINDOW),
+        default=DEFAULT_FLAKY_RUNS,
+        setting="flaky_runs",
     ),
     OptionSpec(
         "--graphrag-flaky-flips",
@@ -393,33 +535,39 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "A question is flaky when its outcome flipped K times in those runs, or passed and failed on one "
         "commit (default 2).",
         ini="graphrag_flaky_flips",
-        value_type=int,
         metavar="K",
+        parse=P.whole_number(1, MAX_HISTORY_WINDOW),
+        default=DEFAULT_FLAKY_FLIPS,
+        setting="flaky_flips",
     ),
     OptionSpec(
         "--graphrag-history-run-key",
         "graphrag_history_run_key",
         "The run's key in the history (default: new; in CI, shards share the CI run's).",
         metavar="KEY",
+        setting="history_run_key",
     ),
 )
 
 
 def add_options(parser: pytest.Parser) -> None:
-    """Register every option and ini key under one `graphrag-eval` group."""
+    """Register every option and ini key under one `graphrag-eval` group; parsing is ours (`parse`),
+    so a bad value reads the same from the command line and the ini file."""
     group = parser.getgroup("graphrag-eval", "question-answering regression tests (pytest-graphrag-eval)")
     for spec in OPTIONS:
-        kwargs: dict[str, Any] = {"dest": spec.dest, "help": spec.help, "action": spec.action}
         if spec.action in ("store", "append"):
-            kwargs["default"] = None
-            if spec.metavar:
-                kwargs["metavar"] = spec.metavar
-            if spec.choices:
-                kwargs["choices"] = spec.choices
-            if spec.value_type is not None:
-                kwargs["type"] = spec.value_type
+            group.addoption(
+                spec.flag,
+                dest=spec.dest,
+                help=spec.help,
+                action=spec.action,
+                default=None,
+                metavar=spec.metavar or ("{" + ",".join(spec.choices) + "}" if spec.choices else None),
+            )
         else:
-            kwargs["default"] = False
-        group.addoption(spec.flag, **kwargs)
+            group.addoption(spec.flag, dest=spec.dest, help=spec.help, action=spec.action, default=False)
         if spec.ini:
             parser.addini(spec.ini, help=spec.help, type=spec.ini_type)
+
+
+OPTION_BY_DEST = {spec.dest: spec for spec in OPTIONS}

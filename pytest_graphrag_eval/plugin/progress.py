@@ -15,7 +15,14 @@ import contextlib
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.run.judge_batch import RememberedSource, fill_cache_in_batches
+from pytest_graphrag_eval.run.runner import BackgroundRunner, QuestionRunner
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.llm.client import JudgeClient
 
 WAIT_BEFORE_SHOWING = 0.5  # seconds an item waits before a status appears: quick items never flicker
 REFRESH_INTERVAL = 0.5
@@ -102,3 +109,49 @@ def terminal_progress_line(config: Any, status: Callable[[], str]) -> ProgressLi
     capture = config.pluginmanager.get_plugin("capturemanager")
     uncaptured = capture.global_and_fixture_disabled if capture is not None else contextlib.nullcontext
     return ProgressLine(config.get_terminal_writer(), status, uncaptured=uncaptured)
+
+
+def runner_progress_line(
+    config: Any, runner: QuestionRunner, judge: JudgeClient | None
+) -> ProgressLine | None:
+    """A progress status for a run with something to wait on, when the output is a terminal."""
+    if not isinstance(runner, BackgroundRunner):
+        return None
+    started = time.monotonic()
+
+    def status() -> str:
+        done, total = runner.progress()
+        stats = judge.stats if judge is not None else None
+        return status_text(
+            done,
+            total,
+            stats.calls_made + stats.cache_hits if stats is not None else 0,
+            judge.pending_calls if judge is not None else 0,
+            stats.cost_usd if stats is not None else 0.0,
+            time.monotonic() - started,
+        )
+
+    return terminal_progress_line(config, status)
+
+
+def judge_in_batches(
+    config: Any,
+    new_runner: Callable[[], QuestionRunner],
+    questions: list[Question],
+    judge: JudgeClient,
+    remembered: RememberedSource | None,
+) -> list[dict[str, Any]]:
+    """Fill the judge cache through the Batch API, with a status on a terminal, before any item runs."""
+    status = [""]
+    line = terminal_progress_line(config, lambda: status[0])
+
+    def show(text: str) -> None:
+        status[0] = text
+        if line is not None:
+            line.tick()
+
+    try:
+        return fill_cache_in_batches(new_runner, questions, judge, remembered, show)
+    finally:
+        if line is not None:
+            line.done()

@@ -16,6 +16,7 @@ import pytest
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.corpus.shards import ShardSpec, assign_shards
+from pytest_graphrag_eval.plugin.items import QuestionItem
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 
 SHARD_OPTION = "--graphrag-shard"
@@ -45,11 +46,13 @@ def select_shard(config: pytest.Config, settings: PluginSettings) -> RunShard | 
 
 
 def deselect_other_shards(
-    config: pytest.Config, items: list[pytest.Item], spec: ShardSpec, corpora: Iterable[Corpus]
+    config: pytest.Config, items: list[pytest.Item], shard: RunShard | None, corpora: Iterable[Corpus]
 ) -> None:
-    """Keep the question items of shard `spec` (and every other test); report the rest deselected."""
-    from pytest_graphrag_eval.plugin.items import QuestionItem  # items imports the session module
-
+    """With --graphrag-shard, keep the question items of this shard (and every other test); report the
+    rest deselected. pytest-split deselects by itself."""
+    if shard is None or shard.selected_by != SHARD_OPTION:
+        return
+    spec = shard.spec
     shards = assign_shards(
         (
             (template.template_id, [question.question_id for question in template.questions])
@@ -68,8 +71,10 @@ def deselect_other_shards(
         items[:] = keep
 
 
-def shard_note(shard: RunShard, questions: int) -> str:
-    """The terminal line that says why a shard shows no gates."""
+def shard_note(shard: RunShard | None, questions: int) -> str | None:
+    """The terminal line that says why a shard shows no gates (None: not a shard, or nothing ran)."""
+    if shard is None or not questions:
+        return None
     return (
         f"graphrag-eval: shard {shard.spec} ({questions} questions, selected by {shard.selected_by}): "
         "gates and the baseline comparison are decided on the whole run by graphrag-eval-merge"

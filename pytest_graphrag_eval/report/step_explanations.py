@@ -92,8 +92,8 @@ def _unmapped_name_hints(
         if matched:
             hints.append(
                 f"actual step {step.get('id', '?')} named {agent_name!r} would match under the tool-name "
-                f"mapping {agent_name} = {name}, which is not configured (graphrag_tool_names in the ini "
-                "file, or tool_names in the corpus settings)"
+                f"mapping {agent_name} = {name}, which is not configured (--graphrag-tool-name, "
+                "graphrag_tool_names in the ini file, or tool_names in the corpus settings)"
             )
     return hints
 

@@ -1,8 +1,8 @@
 """The run's corpus files: the configured paths expanded, and the gates the files add.
 
-A process that collected a file has its rules (`gates.corpus_rules`); an xdist
-controller collects nothing and gets each file's `gates:` from its workers, and a
-configured file a run did not collect is read here: either way, parsed once.
+A process that collected a file has its parsed gates (`gates.corpus_rules`); an xdist
+controller collects nothing and gets each file's parsed gates from its workers
+(`plugin.xdist_channel`), and a configured file a run did not collect is read here.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus, load_corpus
+from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.errors import GraphragEvalError, SourceLocation
-from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.suite_gates import combine_gates, gates_from_yaml
 
@@ -32,20 +31,17 @@ def expand_corpus_paths(paths: Iterable[Path]) -> list[Path]:
 
 
 def run_gates(
-    option_gates: Sequence[Gate],
-    corpus_files: Iterable[Path],
-    rules: Mapping[Path, CorpusRules],
-    corpora: Mapping[Path, Corpus],
+    option_gates: Sequence[Gate], corpus_files: Iterable[Path], gates_by_file: Mapping[Path, Sequence[Gate]]
 ) -> list[Gate]:
     """The options' gates, then each corpus file's `gates:` in file order; duplicates dropped."""
     gates = list(option_gates)
     for path in corpus_files:
-        collected = rules.get(path)
+        collected = gates_by_file.get(path)
         if collected is not None:
-            gates.extend(collected.gates)
+            gates.extend(collected)
             continue
         try:
-            corpus = corpora.get(path) or load_corpus(path)
+            corpus = load_corpus(path)
             gates.extend(gates_from_yaml(corpus.settings.get("gates"), SourceLocation(file=corpus.file)))
         except GraphragEvalError:
             continue  # already reported as that file's collection error

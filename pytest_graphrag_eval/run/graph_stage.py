@@ -197,6 +197,7 @@ class GraphRun:
     references: dict[str, Any] | None = None
     warnings: tuple[str, ...] = ()
     lines: tuple[tuple[str, str], ...] = ()  # for the terminal: (text, colour)
+    update_failures: int = 0  # --graphrag-update-references: corpus files or outputs it could not update
 
 
 def finish_graph_run(
@@ -228,11 +229,13 @@ def finish_graph_run(
         lines.extend((line, "") for line in stale_lines(references))
     if stage is not None and stage.unavailable:
         lines.append((f"graphrag-eval: {stage.unavailable}", "red"))
+    failures = 0
     if settings.update_references:
-        lines.extend(_update_corpus_files(root, results))
+        update_lines, failures = _update_corpus_files(root, results)
+        lines.extend(update_lines)
     warnings = _graph_change_warning(baseline, baseline_graph, identity)
     lines.extend((f"warning: {warning}", "yellow") for warning in warnings)
-    return GraphRun({"graph": identity}, references, warnings, tuple(lines))
+    return GraphRun({"graph": identity}, references, warnings, tuple(lines), failures)
 
 
 def _references_headline(section: dict[str, Any], identity: dict[str, Any]) -> str:
@@ -244,9 +247,11 @@ def _references_headline(section: dict[str, Any], identity: dict[str, Any]) -> s
     )
 
 
-def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """Rewrite the stale and missing outputs in each corpus file (atomically); one line per change."""
+def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> tuple[list[tuple[str, str]], int]:
+    """Rewrite the stale and missing outputs in each corpus file (atomically); one line per change, and
+    how many files or outputs could not be updated."""
     lines: list[tuple[str, str]] = []
+    failures = 0
     descriptions = {
         (str(result["question_id"]), str(step.get("step"))): describe_step(step)
         for result in results
@@ -263,8 +268,10 @@ def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> list[tupl
                 write_text_atomic(path, new_text)
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
             lines.append((f"update-references: could not update {file}: {error}", "red"))
+            failures += 1
             continue
         lines.extend((f"update-references: {file}: {problem}", "red") for problem in problems)
+        failures += len(problems)
         failed = {problem.split(":")[0] for problem in problems}
         for update in updates:
             where = step_path(update.group, update.index)
@@ -272,7 +279,7 @@ def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> list[tupl
                 continue
             change = descriptions.get((update.question_id, where), "updated")
             lines.append((f"updated {file}: {update.question_id} {where}: {change}", "green"))
-    return lines
+    return lines, failures
 
 
 def _graph_change_warning(

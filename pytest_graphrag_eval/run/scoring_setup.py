@@ -1,8 +1,9 @@
 """The scorers and each question's scoring context for one process's run, built once.
 
 Every collected corpus file's scoring settings (`tool_names`, `retrieval_k`, `erag`) are
-checked here and its eRAG built, on the process's one judge; the options' tool-name mapping
-is the default that a corpus file's own `tool_names` replaces. A bad setting is a
+checked here and its eRAG built, on the process's one judge. A corpus file's own
+`tool_names` is merged under the options' mapping, tool by tool: the command line and the
+ini file win over a corpus file. A bad setting is a
 `ConfigurationError` naming the corpus file, before any question runs.
 """
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_graphrag_eval.adapters.tool_names import tool_names_setting
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question
 from pytest_graphrag_eval.evaluation import make_context
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
@@ -46,7 +48,9 @@ def scoring_setup(
     """Scorers from the resolved answer settings; one context per corpus file, shared by its questions."""
     contexts: dict[str, ScoringContext] = {}
     for path, corpus in rules.items():
-        scoring = {"tool_names": dict(tool_names), **corpus.scoring}  # a corpus file's own mapping wins
-        context = make_context(steps_scope, judge, scoring, source=f"{corpus.file}: settings")
+        source = f"{corpus.file}: settings"
+        scoring = dict(corpus.scoring)
+        scoring["tool_names"] = {**tool_names_setting(scoring.get("tool_names"), source), **tool_names}
+        context = make_context(steps_scope, judge, scoring, source=source)
         contexts.update(dict.fromkeys(corpora[path].positions, context))
     return ScoringSetup(build_scorers(answers, judge), contexts)

@@ -1,0 +1,94 @@
+"""The run's corpus files: which paths are corpus files, each collected file's rules, identity and gates.
+
+Collection registers each corpus file here once (its rules parsed, its question ids checked unique
+across files); the end of the run reads each file's identity record and gates, which an xdist
+controller receives from its workers instead (`xdist_channel`). Orders are the same in every process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question
+from pytest_graphrag_eval.gates.corpus_rules import CorpusRules, corpus_rules
+from pytest_graphrag_eval.gates.model import Gate
+from pytest_graphrag_eval.plugin.items import QuestionItem
+from pytest_graphrag_eval.plugin.shard_selection import RunShard
+from pytest_graphrag_eval.plugin.xdist_channel import CorpusFileShipment
+from pytest_graphrag_eval.report.run_identity import corpus_file_record, file_sha256
+from pytest_graphrag_eval.run.corpora import expand_corpus_paths, run_gates
+from pytest_graphrag_eval.run.end_of_run import run_identity
+
+
+class CorpusRegistry:
+    """The configured corpus files and what collection learnt of each."""
+
+    def __init__(self, paths: Iterable[Path]):
+        self.files = expand_corpus_paths(paths)
+        self._index = {path: index for index, path in enumerate(self.files)}
+        self._resolved: dict[Path, Path] = {}
+        self.corpora: dict[Path, Corpus] = {}  # by resolved file path
+        self.rules: dict[Path, CorpusRules] = {}  # each collected file's thresholds, gates, scoring settings
+        self.shipped: dict[Path, CorpusFileShipment] = {}  # each file's identity and gates
+        self._questions_by_id: dict[str, Question] = {}
+
+    def is_corpus_file(self, path: Path) -> bool:
+        return self._resolve(path) in self._index
+
+    def register(self, corpus: Corpus, path: Path) -> CorpusRules:
+        """Keep a collected corpus and its rules, parsed here once; a bad rule, or a question id another
+        corpus file already has, is a CorpusError."""
+        rules = corpus_rules(corpus)
+        for question in corpus.questions():
+            check_unique_question(question, self._questions_by_id)
+        resolved = self._resolve(path)
+        self.corpora[resolved], self.rules[resolved] = corpus, rules
+        record = corpus_file_record(corpus.file or str(path), file_sha256(resolved), len(corpus.positions))
+        self.shipped[resolved] = CorpusFileShipment(record, rules.gates)
+        return rules
+
+    def receive(self, files: dict[Path, CorpusFileShipment]) -> None:
+        """xdist controller: the files a worker collected."""
+        for path, file in files.items():
+            self.shipped.setdefault(path, file)
+
+    def add_args(self, config: pytest.Config, corpus_from_cli: bool) -> None:
+        """Make pytest visit configured corpus files the given arguments do not already cover."""
+        if config.args_source == pytest.Config.ArgsSource.ARGS and not corpus_from_cli:
+            return
+        invocation_dir = Path(config.invocation_params.dir)
+        covered = [(invocation_dir / arg.split("::")[0]).resolve() for arg in config.args]
+        for corpus_file in self.files:
+            if not any(corpus_file == path or path in corpus_file.parents for path in covered):
+                config.args.append(str(corpus_file))
+
+    def order_of(self, item: QuestionItem) -> tuple[Any, ...]:
+        """A sort key that is the same in every process: corpus file, then position in it."""
+        file_index = self._index.get(self._resolve(item.path), -1)
+        return (file_index, str(item.path), item.corpus.positions[item.question.question_id])
+
+    def gates(self, option_gates: Sequence[Gate]) -> list[Gate]:
+        """The options' gates, then each corpus file's."""
+        return run_gates(option_gates, self.files, {path: file.gates for path, file in self.shipped.items()})
+
+    def identity(
+        self,
+        answered: Iterable[tuple[Any, ...]],
+        reported: Iterable[tuple[Any, ...]],
+        settings_record: dict[str, Any],
+        shard: RunShard | None,
+    ) -> dict[str, Any]:
+        """The report metadata that lets graphrag-eval-merge check and merge shards."""
+        records = {path: file.record for path, file in self.shipped.items()}
+        shard_record = shard.to_dict() if shard is not None else None
+        return run_identity(self.files, records, answered, reported, settings_record, shard_record)
+
+    def _resolve(self, path: Path) -> Path:
+        """`path.resolve()`, remembered: items ask for their file's path once per question."""
+        if path not in self._resolved:
+            self._resolved[path] = path.resolve()
+        return self._resolved[path]

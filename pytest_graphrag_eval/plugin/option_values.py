@@ -1,0 +1,120 @@
+"""Reading the options table's settings from pytest: each layer parsed once, then merged by its rule.
+
+`read_layers` turns what pytest holds (argparse's values, the ini file's) into checked values per
+layer, paths made absolute against their layer's folder (the invocation folder for the command line,
+the ini file's folder for ini keys). `merge_layers` applies each setting's merge rule and default.
+Judge settings (those with a `file_key`) are left to `answers.judge_settings`, which puts the
+answers config file between the ini file and the defaults; `judge_layers` hands it their layers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pytest_graphrag_eval.answers.judge_settings import JudgeOptions
+from pytest_graphrag_eval.plugin import option_parsers as P
+from pytest_graphrag_eval.plugin.options import OPTIONS, OptionSpec
+from pytest_graphrag_eval.run.run_history import HISTORY_PREFIX
+
+_AS_GIVEN_OR_PATH = (P.path_or_url, P.baseline, P.history_url)
+
+
+@dataclass(frozen=True)
+class OptionLayers:
+    """Each setting's checked value in each layer, by `dest`; a layer that does not set it has no entry."""
+
+    cli: Mapping[str, object]
+    ini: Mapping[str, object]
+
+    def given(self, dest: str) -> bool:
+        return dest in self.cli or dest in self.ini
+
+
+def read_layers(config: pytest.Config) -> OptionLayers:
+    """Parse every setting the command line and the ini file set (a bad value is a ConfigurationError)."""
+    invocation_dir = Path(config.invocation_params.dir)
+    ini_dir = Path(config.inipath).parent if config.inipath else invocation_dir
+    cli: dict[str, object] = {}
+    ini: dict[str, object] = {}
+    for spec in OPTIONS:
+        raw = _cli_value(config, spec, invocation_dir)
+        if raw is not None:
+            cli[spec.dest] = spec.parse_layer(raw, "cli")
+        raw = _ini_value(config, spec, ini_dir) if spec.ini else None
+        if raw is not None:
+            ini[spec.dest] = spec.parse_layer(raw, "ini")
+    return OptionLayers(cli, ini)
+
+
+def merge_layers(layers: OptionLayers) -> dict[str, object]:
+    """Every setting without a file key, merged by its rule over its default, by `PluginSettings` field."""
+    merged: dict[str, object] = {}
+    for spec in OPTIONS:
+        if spec.setting is None:
+            continue
+        present = [layer[spec.dest] for layer in (layers.cli, layers.ini) if spec.dest in layer]
+        if not present:
+            merged[spec.setting] = spec.default
+        elif spec.merge == "per_key":
+            merged[spec.setting] = {key: value for layer in reversed(present) for key, value in _items(layer)}
+        elif spec.merge == "concat":
+            merged[spec.setting] = tuple(item for layer in reversed(present) for item in _list(layer))
+        else:
+            merged[spec.setting] = present[0]
+    return merged
+
+
+def judge_layers(layers: OptionLayers) -> list[JudgeOptions]:
+    """The judge settings of the command line, then of the ini file, for `resolve_judge_settings`."""
+    return [
+        JudgeOptions(
+            **{spec.file_key: layer[spec.dest] for spec in OPTIONS if spec.file_key and spec.dest in layer}  # type: ignore[arg-type]
+        )
+        for layer in (layers.cli, layers.ini)
+    ]
+
+
+def _cli_value(config: pytest.Config, spec: OptionSpec, invocation_dir: Path) -> P.RawValue | None:
+    value = config.getoption(spec.dest)
+    if value is None or value is False or value == []:
+        return None
+    if spec.parse is P.path:
+        return invocation_dir / str(value)
+    if spec.parse is P.paths:
+        return [invocation_dir / str(item) for item in value]
+    if spec.parse in _AS_GIVEN_OR_PATH:
+        return _path_or_url(str(value), invocation_dir)
+    return value  # type: ignore[no-any-return]
+
+
+def _ini_value(config: pytest.Config, spec: OptionSpec, ini_dir: Path) -> P.RawValue | None:
+    assert spec.ini is not None
+    value = config.getini(spec.ini)
+    if value in ("", [], False, None):
+        return None
+    if spec.parse is P.path:  # pytest made `paths` values absolute against the ini file's folder
+        return Path(value[0]) if isinstance(value, list) else ini_dir / str(value)
+    if spec.parse in _AS_GIVEN_OR_PATH:
+        return _path_or_url(str(value), ini_dir)
+    return value  # type: ignore[no-any-return]
+
+
+def _path_or_url(text: str, base: Path) -> str | None:
+    """A URL (`scheme://...`) or a history reference (`history:REF`) as given; a path against `base`;
+    blank is unset."""
+    text = text.strip()
+    if not text:
+        return None
+    return text if "://" in text or text.startswith(HISTORY_PREFIX) else str(base / text)
+
+
+def _items(value: object) -> list[tuple[object, object]]:
+    return list(value.items()) if isinstance(value, Mapping) else []
+
+
+def _list(value: object) -> list[object]:
+    return list(value) if isinstance(value, (list, tuple)) else []

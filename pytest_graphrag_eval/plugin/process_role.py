@@ -1,0 +1,42 @@
+"""Which part of a run this pytest process plays, decided once in `pytest_configure`.
+
+A plain run does everything; under pytest-xdist the controller collects nothing and aggregates what
+its workers ship, and each worker answers and scores its share. Everything that behaves differently
+per role receives the role; nothing else asks xdist.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import pytest
+
+
+class ProcessRole(enum.Enum):
+    PLAIN = "plain"
+    CONTROLLER = "controller"
+    WORKER = "worker"
+
+    @classmethod
+    def of(cls, config: pytest.Config) -> ProcessRole:
+        if hasattr(config, "workerinput"):
+            return cls.WORKER
+        if getattr(config.option, "numprocesses", None):
+            return cls.CONTROLLER
+        return cls.PLAIN
+
+    @property
+    def scores(self) -> bool:
+        """Whether this process answers and scores questions (an xdist controller only collects theirs)."""
+        return self is not ProcessRole.CONTROLLER
+
+    @property
+    def finishes(self) -> bool:
+        """Whether this process aggregates, gates and writes the outputs (workers ship to the controller)."""
+        return self is not ProcessRole.WORKER
+
+
+def worker_count(config: pytest.Config) -> int:
+    """How many xdist workers share the run (1 outside xdist): each gets that share of a judge budget."""
+    workerinput = getattr(config, "workerinput", None)
+    return int((workerinput or {}).get("workercount", 1) or 1)

@@ -1,0 +1,104 @@
+"""The plugin's part of pytest's terminal summary, composed from a finished run, in one order.
+
+The summary table, warnings and spend, the baseline lines, the shard note, the dry-run plan, the
+graph lines, the files written, and last (where CI logs end) the failed gates and what could not be
+written. `terminalreporter` is pytest's, duck-typed: this layer does not import pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_graphrag_eval.gates.model import GateResult
+from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
+from pytest_graphrag_eval.report.judge_spend import spend_lines
+from pytest_graphrag_eval.report.terminal_summary import (
+    score_columns,
+    write_output_paths,
+    write_terminal_summary,
+)
+
+
+@dataclass(frozen=True)
+class RunTerminal:
+    """Everything the terminal summary of one run shows."""
+
+    results: Sequence[dict[str, Any]]
+    gate_results: Sequence[GateResult] = ()
+    comparison_section: Mapping[str, Any] | None = None
+    baseline_results: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    warnings: Sequence[str] = ()
+    judge_spend: Mapping[str, Any] | None = None
+    shard_line: str | None = None
+    dry_run_lines: Sequence[str] = ()
+    lines: Sequence[tuple[str, str]] = ()  # the graph's and the end of run's: (text, colour)
+    written: Sequence[tuple[str, Path]] = ()
+    problems: Sequence[str] = ()
+    history_lines: Sequence[tuple[str, str]] = ()  # the flaky questions the history shows
+    flaky_ids: Collection[str] = ()  # their ids, marked in the since-baseline lines
+    history_line: tuple[str, bool] | None = None  # what was recorded in the history (or why not), recorded
+
+
+def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
+    results = list(run.results)
+    baseline_lines = (
+        since_baseline_lines(
+            dict(run.comparison_section),
+            dict(run.baseline_results),
+            {str(result["question_id"]): result for result in results},
+            score_columns(results),
+            run.flaky_ids,
+        )
+        if run.comparison_section is not None
+        else []
+    ) + list(run.history_lines)
+    write_terminal_summary(
+        terminalreporter,
+        results,
+        run.gate_results,
+        baseline_lines=baseline_lines,
+        warnings=run.warnings,
+        spend=spend_lines(dict(run.judge_spend) if run.judge_spend is not None else None),
+    )
+    if run.shard_line:
+        terminalreporter.write_line(run.shard_line)
+    if run.dry_run_lines:
+        terminalreporter.section("graphrag-eval dry run (no call was made)")
+        for line in run.dry_run_lines:
+            terminalreporter.write_line(line)
+    for text, colour in run.lines:
+        terminalreporter.write_line(text, **({colour: True} if colour else {}))
+    write_output_paths(terminalreporter, run.written)
+    announce_failed_gates(terminalreporter, run.gate_results)
+    for problem in run.problems:
+        terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
+    if run.history_line is not None:
+        text, recorded = run.history_line
+        terminalreporter.write_line(f"graphrag-eval: {text}", **({} if recorded else {"yellow": True}))
+
+
+def failed_gates_key(count: int) -> str:
+    """The word pytest's final line shows after the count: `1 gate failed`, `2 gates failed`."""
+    return "gate failed" if count == 1 else "gates failed"
+
+
+def announce_failed_gates(terminalreporter: Any, gates: Sequence[GateResult]) -> None:
+    """Print the failed gates last and count them in pytest's final summary line.
+
+    A run whose questions all pass but whose gate fails exits with status 1, yet pytest's last line
+    would still read a green "N passed": counted there ("3 passed, 1 gate failed"), it is not green.
+    """
+    failed = [gate for gate in gates if not gate.passed]
+    if not failed:
+        return
+    terminalreporter.write_line("")
+    terminalreporter.write_line(
+        f"graphrag-eval: {len(failed)} suite gate(s) FAILED, so this run fails:", red=True, bold=True
+    )
+    for gate in failed:
+        terminalreporter.write_line(f"  FAIL  {gate.message}", red=True)
+    # Any key in `stats` shows up in the final line; these entries are not test reports.
+    terminalreporter.stats.setdefault(failed_gates_key(len(failed)), []).extend(failed)

@@ -1,0 +1,140 @@
+"""Which responses a run scores and which runner scores them, decided once per process.
+
+The response source is the recording (`--graphrag-responses`), the live agent hook, a stand-in
+agent for a dry run, or nothing when the run only checks references; the runner scores in the
+background when something is waited on (an agent, a judge) and inline for a plain replay. A judge
+batch needs more runners of the same make for its collecting passes: `RunAssembly.new_runner`.
+Errors are `GraphragEvalError`s naming the file or setting; the plugin turns them into usage errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+from pytest_graphrag_eval.corpus.response_records import ResponseRecord
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
+from pytest_graphrag_eval.evaluation import ResponsesCheck
+from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
+from pytest_graphrag_eval.run.dry_run import StandInAgent
+from pytest_graphrag_eval.run.judge_batch import RememberedSource
+from pytest_graphrag_eval.run.replay import replay_attempts
+from pytest_graphrag_eval.run.runner import (
+    AgentCall,
+    BackgroundRunner,
+    InlineRunner,
+    LiveSource,
+    Prepare,
+    QuestionRunner,
+    ReplaySource,
+    ResponseSource,
+)
+from pytest_graphrag_eval.run.scoring_setup import scoring_setup
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.answers.settings import AnswerSettings
+    from pytest_graphrag_eval.llm.client import JudgeClient
+
+NO_RESPONSES = (
+    "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
+    "(or set graphrag_responses in the ini file) to replay recorded responses, or implement "
+    "the pytest_graphrag_respond(question, config) hook in conftest.py to call your agent live."
+)
+
+
+class AssemblySettings(Protocol):
+    """What the assembly reads of the run's settings (the plugin's `PluginSettings` has it)."""
+
+    @property
+    def answers(self) -> AnswerSettings: ...
+    @property
+    def steps_scope(self) -> str: ...
+    @property
+    def tool_names(self) -> Mapping[str, str]: ...
+    @property
+    def agent_repeats(self) -> int: ...
+    @property
+    def agent_concurrency(self) -> int: ...
+    @property
+    def agent_timeout(self) -> float | None: ...
+    @property
+    def dry_run(self) -> bool: ...
+    @property
+    def judge_batch(self) -> bool: ...
+    @property
+    def references_only_allowed(self) -> bool: ...
+    @property
+    def responses_path(self) -> Path | None: ...
+
+
+@dataclass
+class RunAssembly:
+    """The process's response source and runner, and what the end of the run reports about them."""
+
+    source: ResponseSource
+    runner: QuestionRunner
+    new_runner: Callable[[], QuestionRunner]
+    responses_check: ResponsesCheck = field(default_factory=ResponsesCheck)
+    stand_in: StandInAgent | None = None  # a dry run's pretend agent (counts the agent calls)
+    remembered: RememberedSource | None = None  # a judge batch's agent answers, asked once
+    references_only: bool = False  # no responses: each item reports its reference check alone
+
+
+def assemble_run(
+    options: AssemblySettings,
+    *,
+    recorded: Mapping[str, Sequence[ResponseRecord]] | None,
+    agent: AgentCall | None,
+    judge: JudgeClient | None,
+    rules: Mapping[Path, CorpusRules],
+    corpora: Mapping[Path, Corpus],
+    prepare: Prepare | None,
+) -> RunAssembly:
+    """The source (recording, live agent, dry-run stand-in or none), the scorers and the runner."""
+    responses_check = ResponsesCheck()
+    stand_in: StandInAgent | None = None
+    references_only = False
+    if recorded is not None:
+        try:
+            attempts, responses_check = replay_attempts(
+                {key: list(value) for key, value in recorded.items()}, corpora.values(), options.agent_repeats
+            )
+        except GraphragEvalError as error:
+            shown = str(error)
+            if options.responses_path is not None and str(options.responses_path) not in shown:
+                shown = f"{options.responses_path}: {shown}"  # loader errors already name the file
+            raise ConfigurationError(shown) from None
+        source: ResponseSource = ReplaySource(attempts)
+    elif agent is not None and options.dry_run:
+        source = stand_in = StandInAgent()  # a dry run asks no agent
+    elif agent is not None:
+        source = LiveSource(agent, options.agent_concurrency, options.agent_timeout)
+    elif options.references_only_allowed:
+        source, references_only = ReplaySource({}), True
+    else:
+        raise ConfigurationError(NO_RESPONSES)
+    remembered = None
+    if options.judge_batch and not options.dry_run:
+        source = remembered = RememberedSource(source)  # the agent is asked once for every pass
+    setup = scoring_setup(options.answers, judge, options.steps_scope, options.tool_names, rules, corpora)
+    on_close = judge.aclose if judge is not None else None
+    # Something to wait on (the agent, a judge) runs in the background; a plain replay inline.
+    runner_type = BackgroundRunner if source.live or on_close is not None else InlineRunner
+
+    def make(
+        runner: type[QuestionRunner], close: Callable[[], Coroutine[Any, Any, None]] | None
+    ) -> QuestionRunner:
+        return runner(source, setup.scorers, setup.context_for, close, options.agent_repeats, prepare)
+
+    return RunAssembly(
+        source,
+        make(runner_type, on_close),
+        lambda: make(BackgroundRunner, None),
+        responses_check,
+        stand_in,
+        remembered,
+        references_only,
+    )

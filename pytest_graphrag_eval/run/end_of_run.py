@@ -1,0 +1,242 @@
+"""The end of a run, after the last question: graph, spend, gates, report, outputs, and the verdict.
+
+`end_run` takes what the run collected and returns a `RunOutcome`: the finished report, what was
+written, what went wrong, and whether the run failed on top of its items (a gate failed, an output
+or a corpus update could not be written). The pytest session maps `failed` to its exit status; it
+decides nothing here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from pytest_graphrag_eval.gates.model import Gate
+from pytest_graphrag_eval.history.recording import HistoryOutcome, record_finished_run
+from pytest_graphrag_eval.report.history_section import flaky_ids
+from pytest_graphrag_eval.report.history_summary import history_lines
+from pytest_graphrag_eval.report.json_report import write_recording
+from pytest_graphrag_eval.report.judge_spend import spend_section
+from pytest_graphrag_eval.report.pipeline import (
+    FinishedRun,
+    OutputPaths,
+    RunSettings,
+    finish_run,
+    write_outputs,
+)
+from pytest_graphrag_eval.report.run_identity import corpus_file_record, corpus_positions, identity_metadata
+from pytest_graphrag_eval.report.run_terminal import RunTerminal
+from pytest_graphrag_eval.run.graph_stage import GraphOptions, GraphRun, GraphStage, finish_graph_run
+from pytest_graphrag_eval.run.run_history import history_at_finish
+
+
+class EndOfRunSettings(GraphOptions, Protocol):
+    """What the end of a run reads of the run's settings (the plugin's `PluginSettings` has it)."""
+
+    @property
+    def baseline_path(self) -> Path | None: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def resamples(self) -> int: ...
+    @property
+    def max_cost(self) -> float | None: ...
+    @property
+    def max_calls(self) -> int | None: ...
+    @property
+    def cache_only(self) -> bool: ...
+    @property
+    def report_path(self) -> Path | None: ...
+    @property
+    def markdown_path(self) -> Path | None: ...
+    @property
+    def html_path(self) -> Path | None: ...
+    @property
+    def history_url(self) -> str | None: ...
+    @property
+    def history_required(self) -> bool: ...
+    @property
+    def history_run_key(self) -> str | None: ...
+    @property
+    def flaky_runs(self) -> int: ...
+    @property
+    def flaky_flips(self) -> int: ...
+    @property
+    def record_path(self) -> Path | None: ...
+    def report_metadata(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class CollectedRun:
+    """What a run collected by its end (a plain run's or, under xdist, the controller's)."""
+
+    results: list[dict[str, Any]]
+    gates: Sequence[Gate]
+    identity: Mapping[str, Any]  # the report metadata that lets graphrag-eval-merge check shards
+    started: float
+    interrupted: bool
+    warnings: Sequence[str] = ()
+    responses: Sequence[dict[str, Any]] = ()  # live responses, for --graphrag-record
+    judge_stats: Mapping[str, Any] | None = None
+    judge_batches: list[dict[str, Any]] | None = None
+    questions_in_run: int = 0  # the run's questions, answered or not (for an interrupted update)
+    baseline_name: str | None = None  # how reports name the baseline: its file, or a run of the history
+
+
+@dataclass
+class RunOutcome:
+    """The finished run: its report and what happened to the outputs."""
+
+    finished: FinishedRun
+    graph: GraphRun
+    judge_spend: dict[str, Any] | None
+    written: list[tuple[str, Path]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)  # terminal lines: (text, colour)
+    history: HistoryOutcome | None = None  # with --graphrag-history: recorded, or why not
+    history_required: bool = False
+
+    def shown(self, terminal: RunTerminal) -> RunTerminal:
+        """The terminal summary of `terminal`'s run with this outcome's gates, comparison, spend and files."""
+        return dataclasses.replace(
+            terminal,
+            gate_results=self.finished.gate_results,
+            comparison_section=self.finished.comparison_section,
+            judge_spend=self.judge_spend,
+            written=self.written,
+            problems=[*([self.finished.incomplete] if self.finished.incomplete else []), *self.problems],
+            history_lines=history_lines(self.finished.report),
+            flaky_ids=frozenset(flaky_ids(self.finished.report)),
+            history_line=(self.history.line, self.history.recorded) if self.history is not None else None,
+        )
+
+    @property
+    def failed(self) -> bool:
+        """Whether the run fails beyond its items: a gate, a cache-only miss, an output, a corpus update,
+        or a history it was required to record in."""
+        unrecorded = self.history is not None and not self.history.recorded and self.history_required
+        return (
+            self.finished.gates_failed
+            or self.finished.incomplete is not None
+            or bool(self.problems)
+            or self.graph.update_failures > 0
+            or unrecorded
+        )
+
+
+def end_run(
+    collected: CollectedRun,
+    settings: EndOfRunSettings,
+    *,
+    graph: GraphStage | None,
+    baseline: dict[str, Any] | None,
+    root: Path,
+    sharded: bool,
+) -> RunOutcome:
+    """Graph identity and reference updates, judge spend, aggregates, comparison and gates, then the
+    report and every output file asked for."""
+    results = collected.results
+    graph_run = finish_graph_run(settings, graph, baseline, root, results)
+    judge_spend = spend_section(
+        dict(collected.judge_stats) if collected.judge_stats is not None else None,
+        results,
+        max_cost_usd=settings.max_cost,
+        max_calls=settings.max_calls,
+        cache_only=settings.cache_only,
+        batches=collected.judge_batches,
+    )
+    metadata = {**settings.report_metadata(), **graph_run.metadata, **collected.identity}
+    history = (
+        history_at_finish(
+            settings.history_url,
+            environ=os.environ,
+            cwd=root,
+            gates=collected.gates,
+            flaky_runs=settings.flaky_runs,
+            flaky_flips=settings.flaky_flips,
+            metadata=metadata,
+            results=results,
+        )
+        if settings.history_url is not None and not sharded
+        else None
+    )
+    finished = finish_run(
+        results,
+        RunSettings(
+            gates=collected.gates,
+            metadata=metadata,
+            baseline=None if sharded else baseline,  # a shard's comparison is made on the merged whole
+            baseline_path=collected.baseline_name,
+            confidence=settings.confidence,
+            resamples=settings.resamples,
+            defer_gates=sharded,
+            history=history.runs if history is not None else None,
+            current_run=history.current if history is not None else None,
+        ),
+        started=collected.started,
+        interrupted=collected.interrupted,
+        warnings=[
+            *collected.warnings,
+            *graph_run.warnings,
+            *([history.warning] if history is not None and history.warning else []),
+        ],
+        judge_spend=judge_spend,
+    )
+    if graph_run.references is not None:
+        finished.report["references"] = graph_run.references
+    outputs = write_outputs(
+        finished.report, OutputPaths(settings.report_path, settings.markdown_path, settings.html_path)
+    )
+    if settings.record_path is not None and collected.responses:
+        responses = list(collected.responses)
+        outputs.write("recording", settings.record_path, lambda path: write_recording(path, responses))
+    outcome = RunOutcome(finished, graph_run, judge_spend, outputs.written, outputs.problems)
+    if settings.history_url is not None:
+        outcome.history_required = settings.history_required
+        outcome.history = record_finished_run(
+            settings.history_url,
+            finished.report,
+            run_key=settings.history_run_key,
+            environ=os.environ,
+            cwd=root,
+        )
+    if settings.update_references and collected.interrupted:
+        outcome.notes.append(
+            (_incomplete_update(graph_run.lines, len(results), collected.questions_in_run), "red")
+        )
+    return outcome
+
+
+def run_identity(
+    corpus_files: Sequence[Path],
+    corpus_records: Mapping[Path, Mapping[str, Any]],
+    answered: Iterable[tuple[Any, ...]],
+    reported: Iterable[tuple[Any, ...]],
+    settings_record: Mapping[str, Any],
+    shard: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """What lets graphrag-eval-merge check and merge this run's report with other shards'."""
+    files = [dict(corpus_records.get(path) or corpus_file_record(str(path), "", 0)) for path in corpus_files]
+    answered_keys = set(answered)
+    done = [(key[0], key[2]) for key in sorted(answered_keys)]
+    unanswered = [(key[0], key[2]) for key in reported if key not in answered_keys]
+    return identity_metadata(
+        files,
+        dict(settings_record),
+        shard=dict(shard) if shard is not None else None,
+        positions=corpus_positions(done, unanswered, sum(file["questions"] for file in files)),
+    )
+
+
+def _incomplete_update(lines: Iterable[tuple[str, str]], answered: int, total: int) -> str:
+    updated = sum(1 for text, _ in lines if text.startswith("updated "))
+    pending = max(total - answered, 0)
+    return (
+        f"update-references: the run was interrupted, so the update is incomplete: {updated} output(s) "
+        f"updated from the {answered} question(s) that finished; {pending} question(s) did not run and "
+        "keep their old outputs (run again to finish the update)"
+    )
