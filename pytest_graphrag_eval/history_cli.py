@@ -333,11 +333,12 @@ def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
             continue
         done.append({"report": str(path), **asdict(recorded)})
         if recorded.complete:
-            out.line(f"imported {path} as run {recorded.run_id} ({recorded.run_key})")
+            out.line(f"imported run {recorded.run_id} ({recorded.run_key}) from {path}")
         else:
+            # What was recorded first, the path last: a line cut to the terminal's width loses the path.
             out.line(
-                f"imported {path}: shard {recorded.shards_recorded} of {recorded.shards_expected} "
-                f"of run {recorded.run_key}, waiting for the others"
+                f"imported shard {recorded.shards_recorded} of {recorded.shards_expected} of run "
+                f"{recorded.run_key}, waiting for the others, from {path}"
             )
     out.data(done)
     return 2 if failures else 0

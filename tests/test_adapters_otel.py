@@ -193,5 +193,5 @@ def test_the_adapters_import_none_of_the_libraries_they_read() -> None:
 
 def test_recorder_without_the_sdk_says_which_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)  # as if opentelemetry-sdk were absent
-    with pytest.raises(ConfigurationError, match=r"pip install 'pytest-graphrag-eval\[traces\]'"):
+    with pytest.raises(ConfigurationError, match=r"pip install -e '[^']*pytest-graphrag-eval\[traces\]'"):
         OtelRecorder()

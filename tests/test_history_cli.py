@@ -135,7 +135,7 @@ def test_import_backfills_reports_once(
     shard = tmp_path / "shard.json"
     shard.write_text(json.dumps(run_report(9, shard=(1, 2))))
     status, out, _ = cli(capsys, history_url, "import", str(shard), "--run-key", "sharded")
-    assert out.startswith("imported ") and ": shard 1 of 2 of" in out
+    assert out.startswith("imported shard 1 of 2 of run sharded")
     assert cli(capsys, history_url, "list")[1].startswith("waiting: run sharded has 1 of its 2 shards")
     runs = json.loads(cli(capsys, history_url, "list", "--json")[1])
     assert [(run["branch"], run["commit"], run["failed"]) for run in runs] == [

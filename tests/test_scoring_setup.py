@@ -33,7 +33,9 @@ def test_each_question_gets_its_corpus_files_context() -> None:
     by_id = {q.question_id: setup.context_for(q) for c in (first, second) for q in c.questions()}
     assert by_id["q1"] is by_id["q2"]  # one context per file, built once
     assert by_id["q1"].tool_names == {"search": "retrieval"} and by_id["q1"].retrieval_k == 10
-    assert by_id["q3"].tool_names == {"lookup": "sparql_query"} and by_id["q3"].retrieval_k == 3
+    # tool names merge per key across layers: the file's mapping adds to the command line's
+    assert by_id["q3"].tool_names == {"search": "retrieval", "lookup": "sparql_query"}
+    assert by_id["q3"].retrieval_k == 3
     assert {context.steps_scope for context in by_id.values()} == {"all_groups"}
     assert [scorer.name for scorer in setup.scorers][:3] == ["steps", "retrieval", "erag"]
 

@@ -38,7 +38,7 @@ UNKNOWN = "?"
 REPORT_ENCODING = "json+zlib"
 _COMPRESSION = 3  # a 10,000-question report: 0.3 s to 2.2 MB; level 6 takes three times as long for 1.7 MB
 # Settings that say where a baseline was, not how anything is scored: left out of the fingerprint.
-_NOT_SCORE_SETTINGS = frozenset({"baseline"})
+_NOT_SCORE_SETTINGS = frozenset({"baseline", "responses"})  # responses: an identity of its own
 _SETTINGS_KEYS = ("steps_scope", "judge", "judge_model")
 
 
