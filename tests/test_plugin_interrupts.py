@@ -20,15 +20,15 @@ CTRL_C_WHILE_WRITING = textwrap.dedent(
 
     import pytest_graphrag_eval.report.pipeline as pipeline
 
-    _build_report = pipeline.build_report
+    _build_document = pipeline.build_document
 
 
-    def build_report(*args, **kwargs):  # Ctrl-C arrives as the end of the run builds the report
+    def build_document(*args, **kwargs):  # Ctrl-C arrives as the end of the run builds the report
         os.kill(os.getpid(), signal.SIGINT)
-        return _build_report(*args, **kwargs)
+        return _build_document(*args, **kwargs)
 
 
-    pipeline.build_report = build_report
+    pipeline.build_document = build_document
     """
 )
 

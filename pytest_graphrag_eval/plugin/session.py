@@ -209,7 +209,7 @@ class GraphragSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """xdist controller: keep what a finished worker shipped (corpus gates, warnings, judge stats)."""
-        shipment = xdist_channel.received_shipment(node)
+        shipment = xdist_channel.received_shipment(node, known=self.corpus.shipped.keys())
         if shipment is None:
             return
         self.corpus.receive(shipment.corpus_files)

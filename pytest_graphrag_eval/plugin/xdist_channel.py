@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,11 +55,14 @@ class WorkerShipment:
         }
 
     @classmethod
-    def from_wire(cls, wire: JsonMapping) -> WorkerShipment:
+    def from_wire(cls, wire: JsonMapping, known: Collection[Path] = ()) -> WorkerShipment:
+        """The shipment; corpus files in `known` (already received from another worker) are skipped,
+        so the controller builds each file's gates once, not once per worker."""
         return cls(
             {
                 Path(path): CorpusFileShipment(file["record"], tuple(Gate(**gate) for gate in file["gates"]))
                 for path, file in wire.get("corpus_files", {}).items()
+                if Path(path) not in known
             },
             list(wire.get("warnings", [])),
             wire.get("judge_stats"),
@@ -71,11 +74,12 @@ def ship_shipment(config: pytest.Config, shipment: WorkerShipment) -> None:
     config.workeroutput[SHIPMENT_KEY] = shipment.to_wire()  # type: ignore[attr-defined]
 
 
-def received_shipment(node: object) -> WorkerShipment | None:
-    """Controller: a finished worker's shipment (None when the worker died before sending one)."""
+def received_shipment(node: object, known: Collection[Path] = ()) -> WorkerShipment | None:
+    """Controller: a finished worker's shipment (None when the worker died before sending one),
+    without the corpus files in `known`, already received from another worker."""
     output = getattr(node, "workeroutput", None) or {}
     wire = output.get(SHIPMENT_KEY)
-    return WorkerShipment.from_wire(wire) if wire is not None else None
+    return WorkerShipment.from_wire(wire, known) if wire is not None else None
 
 
 def put_on_report(
