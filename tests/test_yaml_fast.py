@@ -268,6 +268,11 @@ def assert_same_or_declined(data: bytes) -> bool:
     return True
 
 
+@pytest.mark.parametrize("text", ["- &a0 ? x\n", "- ''  - \n"])  # found by Hypothesis: PyYAML refuses both
+def test_the_regression_documents_build_as_the_general_loader_builds_them(text: str) -> None:
+    assert_same_or_declined(text.encode("utf-8"))
+
+
 @settings(
     max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
 )
@@ -361,6 +366,14 @@ def test_every_yaml_11_scalar_form_and_layout_is_built_by_the_fast_path() -> Non
         "{a: x #y}\n",  # a comment that ends the flow mapping for PyYAML, not for rapidyaml
         "k" * 1100 + ": v\n",  # an implicit key longer than PyYAML reads
         "just text",
+        "- &a0 ? x\n",  # an explicit key after an anchor: PyYAML refuses it (found by Hypothesis)
+        "- ''  - \n",  # a quoted scalar followed by `- ` on its line: PyYAML refuses it (Hypothesis)
+        "a: x ? y\n",  # a `?` that may be an indicator, not first on its line
+        "a: 'x' y\n",  # text after a quoted scalar's closing quote
+        "- &a0 -\n",  # an anchor followed by a sequence entry on its line
+        "{a\nb: }\n",  # an implicit key across lines in a flow mapping
+        "- - \n  ...\n",  # a document end marker after indentation
+        "b: \n&x \n",  # an anchor alone on its line
     ],
 )
 def test_what_the_fast_path_is_unsure_of_is_declined(text: str) -> None:

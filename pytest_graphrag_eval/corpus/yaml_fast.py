@@ -50,7 +50,17 @@ _UNSURE_UTF8 = (
     re.compile(rb"\xe2\x80[\xa8\xa9]"),  # LS, PS
     re.compile(rb"\xef\xbf[\xbe\xbf]"),  # noncharacters
 )
-_AT_LINE_START = re.compile(rb"\n(?:%|---|\.\.\.)")  # a directive or a document marker
+# A directive or a document marker at a line start, or a marker after indentation (rapidyaml may end
+# the document there; PyYAML reads text or refuses it).
+_AT_LINE_START = re.compile(rb"\n(?:%|[ ]*(?:---|\.\.\.))")
+# The rest of a quoted scalar after its opening quote, and what may follow its closing one.
+_SINGLE_QUOTED_REST = re.compile(rb"(?:[^']|'')*+'")
+_DOUBLE_QUOTED_REST = re.compile(rb'(?:[^"\\]|\\.)*+"', re.DOTALL)
+_AFTER_QUOTED = re.compile(rb"[ ]*(?:[\n:,\]}]|\Z)|[ ]+#")
+# An anchor or tag followed on its line by a block indicator `- ` (PyYAML refuses `- &a -`).
+_PROPERTY_THEN_ENTRY = re.compile(rb"[&!][^ \n,\[\]{}]*[ ]+-(?=[ \n]|\Z)")
+# An anchor or tag alone on its line, its node on a later one (`b: \n&x` PyYAML refuses).
+_PROPERTY_ALONE = re.compile(rb"(?:\A|\n)[ ]*[&!][^ \n]*[ ]*(?:\n|\Z)")
 _QUESTION_MARK = re.compile(rb"\?(?=[ \n]|\Z)")  # perhaps an explicit key (`_has_explicit_key`)
 
 if _ryml is not None:
@@ -87,7 +97,8 @@ def load_fast(data: bytes, max_nodes: int) -> Any:
     if (
         _ryml is None
         or not data
-        or data.startswith((b"%", b"---", b"..."))
+        or data.startswith(b"%")
+        or data.lstrip(b" ").startswith((b"---", b"..."))
         or data.translate(None, _SURE_BYTES)
     ):
         return DECLINED
@@ -98,7 +109,12 @@ def load_fast(data: bytes, max_nodes: int) -> Any:
             data.decode("utf-8")  # PyYAML refuses invalid UTF-8 anywhere, comments included
         except UnicodeDecodeError:
             return DECLINED
-    if _AT_LINE_START.search(data) or _has_explicit_key(data):
+    if (
+        _AT_LINE_START.search(data)
+        or _PROPERTY_THEN_ENTRY.search(data)
+        or _PROPERTY_ALONE.search(data)
+        or _has_explicit_key(data)
+    ):
         return DECLINED
     buffer = bytearray(data)
     tree = _parse_quietly(buffer)
@@ -111,13 +127,60 @@ def load_fast(data: bytes, max_nodes: int) -> Any:
 
 
 def _has_explicit_key(data: bytes) -> bool:
-    """Whether a `? ` (an explicit key, which rapidyaml reads its own way) may start a key: first on
-    its line after indentation and `- `, or after a flow indicator; a `? ` inside text is not one."""
+    """Whether a `?` followed by a space or line break (perhaps an explicit key, which rapidyaml reads
+    its own way) starts a token: at the text's start or after a space, line break or flow indicator,
+    anywhere on its line (after `- `, an anchor, a tag, a key...). Only one certainly inside a comment
+    or a quoted scalar opened on its own line is passed over; any other is taken as a key."""
     for match in _QUESTION_MARK.finditer(data):
-        before = data[max(0, match.start() - 256) : match.start()].rstrip(b" -")
-        if not before or before[-1:] in b"\n[{,":
+        start = match.start()
+        if start and data[start - 1] not in b" \n[{,":
+            continue  # inside a word: `what? x`
+        line_start = data.rfind(b"\n", 0, start) + 1
+        if not _in_comment_or_quote(data[line_start:start]):
             return True
     return False
+
+
+def _in_comment_or_quote(line: bytes) -> bool:
+    """Whether the end of `line` (a line's start, up to a `?`) is certainly in a comment or in a
+    quoted scalar that opens on this line as a value (first on the line, or after `- `, `: `, `[`,
+    `{` or `,`)."""
+    quote = 0  # the open quote's byte, 0 outside one
+    previous = 0  # the last byte other than a space outside quotes, 0 at the line's start
+    index, length = 0, len(line)
+    while index < length:
+        byte = line[index]
+        if quote == 0x27:  # '
+            if byte == 0x27:
+                if line[index + 1 : index + 2] == b"'":
+                    index += 1
+                else:
+                    quote, previous = 0, byte
+        elif quote == 0x22:  # "
+            if byte == 0x5C:  # a backslash escapes the next byte
+                index += 1
+            elif byte == 0x22:
+                quote, previous = 0, byte
+        elif byte == 0x23 and (index == 0 or line[index - 1] == 0x20):  # a comment
+            return True
+        elif byte in b"'\"" and (
+            previous in b"\0[{,"
+            or (previous in b"-:" and line[index - 1] == 0x20 and _value_start(line, index, previous))
+        ):
+            quote = byte
+        elif byte != 0x20:
+            previous = byte
+        index += 1
+    return quote != 0
+
+
+def _value_start(line: bytes, index: int, previous: int) -> bool:
+    """Whether the `-` or `:` before `line[index]` (a space between) is an indicator: `- ` first on the
+    line or after another `- `, or `: ` after something."""
+    before = line[:index].rstrip(b" ")[:-1]
+    if previous == 0x3A:  # :
+        return bool(before) and before[-1:] != b" "
+    return not before.rstrip(b" -") and (not before or before[-1:] == b" ")
 
 
 def _parse_quietly(buffer: bytearray) -> Any:
@@ -190,7 +253,7 @@ class _TreeBuilder:
                     value, child = self._composite(child, child_kind)
                 else:
                     raw = _VAL(tree, child)
-                    value = self._plain(raw) if child_kind & _VAL_PLAIN or raw is None else str(raw, "utf-8")
+                    value = self._plain(raw) if child_kind & _VAL_PLAIN or raw is None else self._quoted(raw)
                     child += 1
                 append(value)
         else:
@@ -201,9 +264,16 @@ class _TreeBuilder:
             for _ in range(count):
                 child_kind = _TYPE(tree, child)
                 raw = _KEY(tree, child)
-                if len(raw) > _MAX_SIMPLE_KEY or not child_kind & _KEY_STYLE:
+                if len(raw) > _MAX_SIMPLE_KEY or not child_kind & _KEY_STYLE or child_kind & _UNSURE_TYPE:
                     raise _Decline
-                key = str(raw, "utf-8")
+                key = str(raw, "utf-8") if child_kind & _KEY_PLAIN else self._quoted(raw, True)
+                if kind & _FLOW and child_kind & _KEY_PLAIN:
+                    offset = _address(raw) - self.base  # PyYAML reads no implicit key across lines
+                    if (
+                        not 0 <= offset < len(self.data)
+                        or self.data.find(b"\n", offset, offset + len(raw)) != -1
+                    ):
+                        raise _Decline
                 if child_kind & _KEY_PLAIN:
                     key = plain.get(key, _UNRESOLVED)
                     if key is _UNRESOLVED:
@@ -214,7 +284,7 @@ class _TreeBuilder:
                     value, child = self._composite(child, child_kind)
                 else:
                     raw = _VAL(tree, child)
-                    value = self._plain(raw) if child_kind & _VAL_PLAIN or raw is None else str(raw, "utf-8")
+                    value = self._plain(raw) if child_kind & _VAL_PLAIN or raw is None else self._quoted(raw)
                     child += 1
                 collection[key] = value
             if len(collection) != count:
@@ -243,10 +313,46 @@ class _TreeBuilder:
             raise _Decline  # at the end of the text PyYAML chomps its missing line break
         anchor = self._anchor(node, kind)
         raw = _VAL(self.tree, node)
-        value = self._plain(raw) if kind & _VAL_PLAIN or raw is None else str(raw, "utf-8")
+        if kind & _VAL_PLAIN or raw is None:
+            value = self._plain(raw)
+        else:
+            value = str(raw, "utf-8") if kind & _BLOCK_SCALAR else self._quoted(raw)
         if anchor is not None:
             self.anchors[anchor] = (value, 1)
         return value, node + 1
+
+    def _quoted(self, raw: memoryview, one_line: bool = False) -> str:
+        """A quoted scalar's value; declined unless what follows its closing quote on its line is
+        only spaces, a comment, or `:`, `,`, `]` or `}` (PyYAML refuses `'a'  - ` and the like), and,
+        `one_line`, unless it is on one line."""
+        offset = _address(raw) - self.base  # the view starts just after its opening quote
+        data = self.data
+        if not 0 < offset <= len(data):
+            raise _Decline
+        quote = data[offset - 1]
+        close = offset + len(raw)  # its closing quote, when nothing in it was escaped or folded
+        if quote == 0x27:
+            if data[close : close + 1] == b"'" and data.find(b"'", offset, close) == -1:
+                close += 1
+            else:
+                match = _SINGLE_QUOTED_REST.match(data, offset)
+                close = -1 if match is None else match.end()
+        elif quote == 0x22:
+            if (
+                data[close : close + 1] == b'"'
+                and data.find(b'"', offset, close) == data.find(b"\\", offset, close) == -1
+            ):
+                close += 1
+            else:
+                match = _DOUBLE_QUOTED_REST.match(data, offset)
+                close = -1 if match is None else match.end()
+        else:
+            raise _Decline
+        if close < 0 or not _AFTER_QUOTED.match(data, close):
+            raise _Decline
+        if one_line and data.find(b"\n", offset, close) != -1:
+            raise _Decline  # a key: PyYAML reads no implicit key across lines
+        return str(raw, "utf-8")
 
     def _plain(self, raw: memoryview | None) -> Any:
         """A plain scalar's value (no value at all is an empty plain scalar: null)."""
