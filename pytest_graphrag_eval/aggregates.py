@@ -164,7 +164,7 @@ def steps_summary(
         steps = result.get("actual_steps") or []
         names = [str(step.get("name")) for step in steps]
         total.update(names)
-        once.update(set(names))
+        once.update(dict.fromkeys(names, 1))  # first-seen order: a set's order changes with the hash seed
         for step in steps:
             if step.get("status") == "error":
                 errors[str(step.get("name"))] += 1
