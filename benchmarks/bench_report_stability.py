@@ -59,7 +59,8 @@ _TIMINGS = [
 
 def blank(text: str, scratch: Path) -> str:
     """The text with wall-clock values and the scratch folder's path replaced by placeholders."""
-    text = text.replace(str(scratch), "<scratch>").replace(str(ROOT), "<repo>")
+    for folder, name in ((scratch, "<scratch>"), (ROOT, "<repo>")):  # as written, and as Markdown escapes it
+        text = text.replace(str(folder), name).replace(str(folder).replace("_", "\\_"), name)
     for pattern, replacement in _TIMINGS:
         text = pattern.sub(replacement, text)
     return _blank_elapsed_column(text)
