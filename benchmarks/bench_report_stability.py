@@ -93,15 +93,27 @@ def pytest_run(cwd: Path, *args: str) -> str:
     return _sorted_failed_lines(output[start:] if start >= 0 else output)
 
 
+_SUMMARY_ENTRY = re.compile(r"^(?:FAILED|ERROR|XFAIL|XPASS|SKIPPED|PASSED) ")
+_COUNTS_LINE = re.compile(r"^=* ?\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|deselected)\b")
+
+
 def _sorted_failed_lines(text: str) -> str:
-    """pytest's own FAILED lines sorted: under xdist they come in the order the workers finished."""
+    """pytest's short test summary with its entries sorted: under xdist they come in the order the
+    workers finished. An entry is kept whole: on CI (the `CI` variable set) pytest prints a failed
+    question's whole report after its FAILED line, not only the line."""
     lines = text.split("\n")
-    failed = sorted(line for line in lines if line.startswith("FAILED "))
-    if not failed:
+    first = next((index for index, line in enumerate(lines) if _SUMMARY_ENTRY.match(line)), None)
+    if first is None:
         return text
-    first = next(index for index, line in enumerate(lines) if line.startswith("FAILED "))
-    rest = [line for line in lines if not line.startswith("FAILED ")]
-    return "\n".join(rest[:first] + failed + rest[first:])
+    end = next((index for index in range(first, len(lines)) if _COUNTS_LINE.match(lines[index])), len(lines))
+    entries: list[list[str]] = []
+    for line in lines[first:end]:
+        if _SUMMARY_ENTRY.match(line) or not entries:
+            entries.append([line])
+        else:
+            entries[-1].append(line)
+    ordered = [line for entry in sorted(entries) for line in entry]
+    return "\n".join(lines[:first] + ordered + lines[end:])
 
 
 def outputs(folder: Path, name: str, prefix: str = "--graphrag-") -> list[str]:
