@@ -26,6 +26,7 @@ from pytest_graphrag_eval.report.html_report.charts import HIST_HEIGHT, HIST_WID
 from pytest_graphrag_eval.report.html_report.model import build_view
 
 ASSETS = "assets"
+_DETAIL_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
 
 
 def render_html(report: Mapping[str, object]) -> str:
@@ -55,10 +56,8 @@ def pack_details(details: Sequence[object]) -> str:
     question shown. JSON text holds no raw newline, base64 cannot close a script element, and
     mtime 0 keeps the output reproducible.
     """
-    text = "\n".join(
-        json.dumps(detail, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
-        for detail in details
-    )
+    encode = _DETAIL_ENCODER.encode  # one encoder for every question, not one made per call
+    text = "\n".join(encode(detail) for detail in details)
     return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
 
 
