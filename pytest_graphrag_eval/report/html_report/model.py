@@ -528,7 +528,7 @@ def _details(
                     finite(values.get("delta")),
                 ]
                 for metric, values in _mapping(change.get("deltas")).items()
-                if isinstance(values, Mapping)
+                if type(values) is dict or isinstance(values, Mapping)  # JSON's dicts without the ABC check
             ],
         }
     attempts = result.get("attempts")
@@ -588,6 +588,8 @@ def _list(value: object) -> list[object]:
 
 
 def _mapping(value: object) -> Mapping[str, object]:
+    if type(value) is dict:  # what JSON gives; Mapping's ABC check is the slow path
+        return value
     return value if isinstance(value, Mapping) else {}
 
 
