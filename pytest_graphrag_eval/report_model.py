@@ -226,7 +226,7 @@ class ReportDocument:
         return document
 
     @classmethod
-    def from_json(cls, data: Any, source: str) -> ReportDocument:
+    def from_json(cls, data: object, source: str) -> ReportDocument:
         """A report read from `source` (a file name for messages); `InputError` unless it is one
         of format_version 2 (this one) with well-formed, unique results."""
         location = SourceLocation(file=source)
@@ -260,7 +260,7 @@ class ReportDocument:
         )
 
 
-def parse_results(records: Any, source: str, *, require_outcome: bool) -> list[QuestionResult]:
+def parse_results(records: object, source: str, *, require_outcome: bool) -> list[QuestionResult]:
     """Typed results of a report's `results`; `InputError` naming the file, question and field."""
     if not isinstance(records, list):
         raise InputError("`results` must be a list", SourceLocation(file=source), "results")

@@ -166,7 +166,7 @@ def _check_same(
     key: str,
     problem: str,
     *,
-    view: Callable[[Any], Any] = lambda value: value,
+    view: Callable[[object], object] = lambda value: value,
     hint: str = "",
 ) -> None:
     """Refuse shards whose `metadata[key]` (as `view` sees it) differs from the first shard's."""
@@ -180,21 +180,21 @@ def _check_same(
             raise MergeError(f"{first.path} and {shard.path} {problem}: {key}{detail}{shown_hint}")
 
 
-def _settings_by_content(settings: Any) -> Any:
+def _settings_by_content(settings: object) -> object:
     """The settings with the baseline named by its content only (its path differs between checkouts)."""
     if not isinstance(settings, Mapping) or not isinstance(settings.get("baseline"), Mapping):
         return settings
     return {**settings, "baseline": {"sha256": settings["baseline"].get("sha256")}}
 
 
-def _graph_identity(graph: Any) -> Any:
+def _graph_identity(graph: object) -> object:
     """Which graph a shard ran on: its identity without when it was used or where this checkout had it."""
     if not isinstance(graph, Mapping):
         return graph
     return {key: value for key, value in graph.items() if key not in _GRAPH_CIRCUMSTANCES}
 
 
-def _difference(left: Any, right: Any, where: str = "") -> str:
+def _difference(left: object, right: object, where: str = "") -> str:
     """The first place two JSON values differ, as `.path: left != right`."""
     if isinstance(left, Mapping) and isinstance(right, Mapping):
         for key in [*left, *(key for key in right if key not in left)]:

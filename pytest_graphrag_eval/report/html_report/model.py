@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 from pytest_graphrag_eval.report.html_report.charts import (
@@ -80,7 +79,7 @@ class Changes:
 @dataclass
 class ReportView:
     metadata: Mapping[str, object]
-    format_version: Any
+    format_version: object
     questions: int
     outcome_counts: dict[str, int]
     has_outcomes: bool
