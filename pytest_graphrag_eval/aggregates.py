@@ -184,12 +184,18 @@ def _is_empty(output: Any, row_counts: SelectRowCounts | None) -> bool:
     return is_empty_output(output) if rows is None else rows == 0
 
 
+# The first characters of a JSON text the standard library reads (NaN and Infinity included).
+_JSON_STARTS = frozenset('{["-0123456789tfnNI')
+
+
 def is_empty_output(output: Any) -> bool:
     """A step output with nothing in it: blank, `[]`/`{}`, or SPARQL JSON with no bindings."""
     if isinstance(output, str):
         text = output.strip()
         if not text:
             return True
+        if text[0] not in _JSON_STARTS:  # plain text (a URI, a sentence): no JSON parser reads it
+            return False
         rows = typed_row_count(text)
         if rows is not None:
             return rows == 0
