@@ -17,7 +17,6 @@ missing or unknown one spoils that question's steps score only, not the whole re
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -74,11 +73,7 @@ def normalise_response(raw: object, location: SourceLocation, *, filed_as: str =
     if question_id is None:
         raise ResponseError("is missing", location, "question_id")
     # Records loaded from a file already name their question: no new location to build.
-    where = (
-        location
-        if location.question_id == question_id
-        else dataclasses.replace(location, question_id=question_id)
-    )
+    where = location if location.question_id == question_id else location.for_question(question_id)
     response = {**raw, "question_id": question_id}
     attempt = _attempt(response.get("attempt"), where)
     if "steps" in response:
@@ -120,11 +115,7 @@ def collect_attempts(entries: Iterable[Entry]) -> dict[str, list[ResponseRecord]
     """
     attempts: dict[str, dict[int | None, ResponseRecord]] = {}
     for location, key, raw in entries:
-        filed = (
-            location
-            if key is None or key == location.question_id
-            else dataclasses.replace(location, question_id=key)
-        )
+        filed = location if key is None or key == location.question_id else location.for_question(key)
         record = normalise_response(raw, filed)
         recorded = attempts.setdefault(record.question_id, {})
         if record.attempt in recorded or (recorded and (record.attempt is None or None in recorded)):

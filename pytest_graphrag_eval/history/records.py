@@ -181,6 +181,14 @@ def score_settings(metadata: Mapping[str, object]) -> dict[str, object]:
     }
 
 
+def run_inputs(corpus: str, graph: str | None, settings: str, responses_source: object) -> str:
+    """What a run ran on besides the code — corpus, graph, settings and where its responses came
+    from (a recording's path, or live): two runs of one commit and inputs should agree, so a
+    question that passed in one and failed in the other is flaky. Not the answers themselves: a
+    live agent answers differently every run."""
+    return fingerprint([corpus, graph, settings, responses_source])
+
+
 def run_identities(
     metadata: Mapping[str, object], results: Sequence[Mapping[str, object]]
 ) -> dict[str, str | None]:
