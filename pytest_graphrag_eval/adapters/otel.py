@@ -25,7 +25,6 @@ from pytest_graphrag_eval.adapters.access import field, is_sequence, kind_name
 from pytest_graphrag_eval.adapters.spans import SpanRecord, otlp_span_records, sdk_span_record
 from pytest_graphrag_eval.adapters.tool_calls import NO_RESULT, parse_arguments, response_dict, tool_error
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
-from pytest_graphrag_eval.formats.json_types import JSONValue
 
 # The span attribute naming the corpus question a trace answers (set by `OtelRecorder`).
 QUESTION_ID_ATTRIBUTE = "graphrag.question_id"
@@ -81,7 +80,7 @@ def from_otlp_json(
     return responses
 
 
-def otlp_documents(text: str, location: SourceLocation) -> list[tuple[int | None, JSONValue]]:
+def otlp_documents(text: str, location: SourceLocation) -> list[tuple[int | None, object]]:
     """The JSON documents of an OTLP/JSON file: the whole text, or one per line."""
     try:
         return [(None, json.loads(text))]
@@ -89,7 +88,7 @@ def otlp_documents(text: str, location: SourceLocation) -> list[tuple[int | None
         pass
     except RecursionError:
         raise ResponseError("invalid JSON: nested too deeply", location) from None
-    documents: list[tuple[int | None, JSONValue]] = []
+    documents: list[tuple[int | None, object]] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             try:
