@@ -299,5 +299,5 @@ def write_rows(
         raise CommandError(f"{path}: cannot write it: {error}") from None
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     return "" if value is None else str(value)
