@@ -311,11 +311,14 @@ class HistoryStore:
             "WHERE run_key = ? ORDER BY shard_index",
             (key,),
         )
-        shards = [
-            ShardReport(f"shard {row[0]}/{row[1]} of run {key}", decode_report(REPORT_ENCODING, row[2]))
-            for row in cursor.fetchall()
-        ]
+        rows = cursor.fetchall()
         try:
+            shards = [
+                ShardReport.of_json(
+                    f"shard {row[0]}/{row[1]} of run {key}", decode_report(REPORT_ENCODING, row[2])
+                )
+                for row in rows
+            ]
             merged = merge_shards(shards, history_baseline_required=False)
             finished = finish_run(
                 merged.results,
