@@ -7,6 +7,7 @@ page needs no charting script, prints sharply and takes its colours from CSS
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,9 +43,19 @@ class Histogram:
 
 def fmt(value: object, digits: int = 3) -> str:
     """Short number text: integers without decimals, others with up to `digits` significant places."""
+    kind = type(value)
+    if kind is float or kind is int:  # a page repeats the same bin edges and means: each formatted once
+        return _number_text(value, digits)
     if value is None:
         return "–"
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return str(value)
+    return _number_text(value, digits)
+
+
+@functools.lru_cache(maxsize=8192, typed=True)
+def _number_text(value: float, digits: int) -> str:
+    if not math.isfinite(value):
         return str(value)
     if float(value).is_integer() and abs(value) < 1e15:
         return str(int(value))
