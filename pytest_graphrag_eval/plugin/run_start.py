@@ -86,7 +86,7 @@ def start_run(config: pytest.Config, settings: PluginSettings, role: ProcessRole
 def _load_baseline(settings: PluginSettings, root: Path) -> tuple[JsonObject | None, str | None]:
     """The baseline report and how reports name it: a file, or a run of the history (history:REF)."""
     if settings.baseline_path is not None:
-        return load_baseline(settings.baseline_path), str(settings.baseline_path)
+        return load_baseline(settings.baseline_path), settings.shown(settings.baseline_path)
     if settings.baseline_history is None:
         return None, None
     if settings.history_url is None:

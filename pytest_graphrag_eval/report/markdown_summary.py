@@ -19,7 +19,12 @@ from typing import Any
 from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import FLAKY_MARK, flaky_markdown
 from pytest_graphrag_eval.report.judge_spend import spend_lines
-from pytest_graphrag_eval.report_model import QuestionResult
+from pytest_graphrag_eval.report_model import (
+    OutcomeCounts,
+    QuestionResult,
+    compared_not_evaluated_text,
+    typed_results,
+)
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
 MAIN_METRICS = (
@@ -31,7 +36,6 @@ MAIN_METRICS = (
     "answer_token_f1",
     "answer_exact_match",
 )
-_OUTCOME_ORDER = ("passed", "failed", "xfailed", "xpassed", "skipped", "not_evaluated")
 _QUESTION_TEXT_LIMIT = 80
 _WHY_LIMIT = 200
 _CHANGES_PER_QUESTION = 4
@@ -94,12 +98,8 @@ def _title(results: Sequence[Mapping[str, Any]], gates: Sequence[Any]) -> str:
 
 
 def _run_counts(results: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any]) -> str:
-    outcomes = Counter(str(result.get("outcome")) for result in results if result.get("outcome"))
-    parts = [f"{outcomes[name]} {name}" for name in _OUTCOME_ORDER if outcomes[name]]
-    errors = sum(1 for result in results if result.get("status") == "error")
+    parts = OutcomeCounts.of(typed_results(results)).parts()  # the vocabulary of every summary
     line = f"**{len(results)} questions**" + (f": {', '.join(parts)}" if parts else "")
-    if errors:
-        line += f"; {errors} with an agent error"
     details = [
         f"{label} {escape_text(metadata[key])}"
         for key, label in (("started_at", "started"), ("duration_sec", "duration (s)"), ("judge", "judge"))
@@ -148,6 +148,7 @@ def _per_template(results: Sequence[Mapping[str, Any]], aggregates: Mapping[str,
     for result in results:
         groups.setdefault(str(result.get("template_id")), []).append(result)
     with_outcomes = any(result.get("outcome") for result in results)  # a report pytest did not write has none
+    unscored = any(result.get("outcome") == "not_evaluated" for result in results)
     rows = []
     for template_id, group in groups.items():
         outcomes = Counter(str(result.get("outcome")) for result in group)
@@ -155,7 +156,7 @@ def _per_template(results: Sequence[Mapping[str, Any]], aggregates: Mapping[str,
         stats = stats if isinstance(stats, Mapping) else {}
         verdicts = (
             [str(outcomes["passed"] + outcomes["xpassed"]), str(outcomes["failed"])] if with_outcomes else []
-        )
+        ) + ([str(outcomes["not_evaluated"])] if unscored else [])
         rows.append(
             [
                 escape_text(template_id),
@@ -165,7 +166,12 @@ def _per_template(results: Sequence[Mapping[str, Any]], aggregates: Mapping[str,
                 *(_number((stats.get(metric) or {}).get("mean")) for metric in metrics),
             ]
         )
-    counts = ["Questions", "Passed", "Failed", "Errors"] if with_outcomes else ["Questions", "Errors"]
+    counts = [
+        "Questions",
+        *(["Passed", "Failed"] if with_outcomes else []),
+        *(["Not evaluated"] if unscored else []),
+        "Agent errors",
+    ]
     header = ["Template", *counts, *(f"{escape_text(metric)} (mean)" for metric in metrics)]
     return "### Per template\n\n" + _table(header, rows)
 
@@ -225,7 +231,8 @@ def _changes(
         )
     )
     if comparison.get("not_evaluated"):
-        counts += f", {len(comparison['not_evaluated'])} not evaluated (judge budget)"
+        by_id = {str(result.get("question_id")): result for result in results}
+        counts += ", " + compared_not_evaluated_text(comparison["not_evaluated"], by_id)
     regressions = len(comparison.get("regressions") or [])
     origin = escape_text(baseline.get("path") or "the baseline")
     if baseline.get("started_at"):
