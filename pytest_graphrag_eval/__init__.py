@@ -21,7 +21,7 @@ from pytest_graphrag_eval.corpus.reference_corpus import (
     corpus_from_data,
     load_corpus,
 )
-from pytest_graphrag_eval.corpus.responses import load_responses
+from pytest_graphrag_eval.corpus.responses import load_response_attempts, load_responses
 from pytest_graphrag_eval.errors import (
     ConfigurationError,
     CorpusError,
@@ -53,6 +53,7 @@ __all__ = [
     "from_otel_spans",
     "from_otlp_json",
     "load_corpus",
+    "load_response_attempts",
     "load_responses",
     "run_evaluation",
     "to_response",

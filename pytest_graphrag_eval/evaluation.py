@@ -6,6 +6,16 @@ every applicable scorer returns. Only success responses are scored; an error
 response or a missing one yields `status: error` with the reason in `error`.
 In-memory responses (a dict keyed by question id, or a list of responses) are
 validated and normalised by `corpus.response_records`, as a responses file is.
+
+Every attempt is scored, as the plugin scores a replayed recording of repeated runs
+(`--graphrag-agent-repeats`): a question with one response gets graphrag-eval's flat
+dict; one with several attempts (records with distinct `attempt` numbers, or a list
+per question id as `load_response_attempts` returns) gets the dict the plugin's JSON
+report holds for it (`compare.repeats.combine_attempts`; with no thresholds here, an
+attempt passes when it was answered): the first answered attempt's keys with each
+metric its mean over the attempts, `<metric>_agent_std`, `agent_attempts`,
+`agent_passes`, `pass_at_k`, `pass_hat_k`, `flaky`, and `attempts`, one entry per
+attempt (its number, status, outcome, error and metric values).
 Responses for questions outside the corpus are not scored; `check_responses_match`
 lists them and `run_evaluation` warns (`UnknownResponsesWarning`).
 """
@@ -20,9 +30,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pytest_graphrag_eval.adapters.tool_names import TOOL_NAMES_OPTION, rename_tools, tool_names_setting
+from pytest_graphrag_eval.compare.repeats import combine_attempts
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, corpus_from_data
 from pytest_graphrag_eval.corpus.response_records import (
     NUMERIC_RESPONSE_KEYS,
@@ -43,12 +54,15 @@ if TYPE_CHECKING:
     from pytest_graphrag_eval.llm.judge import Judge
 
 STEPS_SCOPES = SCOPES
+ChatResponses: TypeAlias = Mapping[str, object] | Sequence[object]
+"""Responses as the library takes them: a dict keyed by question id (a value one response or the list of
+its attempts) or a list of responses; every value is checked (`responses_from_memory`)."""
 NO_RESPONSE_ERROR = "no response for this question"
 
 
 def run_evaluation(
     reference_qas: Corpus | Sequence[Mapping[str, Any]],
-    chat_responses: Mapping[str, Mapping[str, Any]] | Sequence[Mapping[str, Any]],
+    chat_responses: ChatResponses,
     config_file_path: str | PathLike[str] | None = None,
     *,
     steps_scope: str = "last_group",
@@ -61,7 +75,9 @@ def run_evaluation(
     The first three arguments are graphrag-eval's: the reference templates (a
     loaded list, or a `Corpus`), the responses (keyed by question id, or a list
     of responses each with its `question_id`; checked as a responses file is,
-    a `ResponseError` names the bad one), and an optional config file, ours or
+    a `ResponseError` names the bad one; several attempts of a question are all
+    scored and combined as the plugin's report combines them, see the module
+    docstring), and an optional config file, ours or
     graphrag-eval's (see `answers.config_file`), which selects the answer
     metrics and the judge. Synchronous; inside a running event loop use
     `await arun_evaluation(...)` (graphrag-eval's own `run_evaluation` is a
@@ -105,7 +121,7 @@ def run_evaluation(
 
 async def arun_evaluation(
     reference_qas: Corpus | Sequence[Mapping[str, Any]],
-    chat_responses: Mapping[str, Mapping[str, Any]] | Sequence[Mapping[str, Any]],
+    chat_responses: ChatResponses,
     config_file_path: str | PathLike[str] | None = None,
     *,
     steps_scope: str = "last_group",
@@ -136,7 +152,7 @@ async def arun_evaluation(
 
 async def _checked_and_scored(
     reference_qas: Corpus | Sequence[Mapping[str, Any]],
-    chat_responses: Mapping[str, Mapping[str, Any]] | Sequence[Mapping[str, Any]],
+    chat_responses: ChatResponses,
     config_file_path: str | PathLike[str] | None,
     *,
     steps_scope: str,
@@ -147,10 +163,7 @@ async def _checked_and_scored(
 ) -> list[dict[str, Any]]:
     with paused_full_collections():  # the checked responses and the results are kept: see gc_pause.py
         corpus = corpus_from_data(reference_qas)
-        responses = {
-            question_id: attempts[0]
-            for question_id, attempts in responses_from_memory(chat_responses).items()
-        }
+        responses = responses_from_memory(chat_responses)
         for message in check_responses_match(corpus.question_ids(), responses).warnings:
             warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
         if config_file_path is None:
@@ -183,7 +196,7 @@ async def _checked_and_scored(
 
 async def _evaluate_all(
     corpus: Corpus,
-    responses: Mapping[str, ResponseRecord],
+    responses: Mapping[str, Sequence[ResponseRecord]],
     scorers: Sequence[Scorer],
     context: ScoringContext,
     *,
@@ -192,17 +205,41 @@ async def _evaluate_all(
     """Every question's result, in corpus order; `concurrently`: a task each, for scorers that wait."""
     if not concurrently:
         return [
-            await evaluate_question(question, responses.get(question.question_id), scorers, context)
+            await evaluate_attempts(question, responses.get(question.question_id, ()), scorers, context)
             for question in corpus.questions()
         ]
     return list(
         await asyncio.gather(
             *(
-                evaluate_question(question, responses.get(question.question_id), scorers, context)
+                evaluate_attempts(
+                    question, responses.get(question.question_id, ()), scorers, context, concurrently=True
+                )
                 for question in corpus.questions()
             )
         )
     )
+
+
+async def evaluate_attempts(
+    question: Question,
+    attempts: Sequence[ResponseRecord],
+    scorers: Sequence[Scorer],
+    context: ScoringContext,
+    *,
+    concurrently: bool = False,
+) -> dict[str, Any]:
+    """One question's result from all its attempts: the attempt's own for one (or none), else the
+    attempts combined as the plugin's JSON report combines them (see the module docstring)."""
+    if len(attempts) <= 1:
+        return await evaluate_question(question, attempts[0] if attempts else None, scorers, context)
+    if concurrently:
+        results = list(
+            await asyncio.gather(*(evaluate_question(question, one, scorers, context) for one in attempts))
+        )
+    else:
+        results = [await evaluate_question(question, one, scorers, context) for one in attempts]
+    combined, _ = combine_attempts(results, [result["status"] == "success" for result in results])
+    return combined
 
 
 def make_context(

@@ -96,3 +96,19 @@ def write_responses(pytester: Any, responses: list[dict[str, Any]], name: str = 
     pytester.path.joinpath(name).write_text(
         "".join(json.dumps(r) + "\n" for r in responses), encoding="utf-8"
     )
+
+
+# A replay of corpus.yaml with responses.jsonl in which a question under 1 in steps_score fails.
+REPLAY_WITH_THRESHOLD = [
+    "--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl",
+    "--graphrag-threshold", "steps_score>=1",
+]  # fmt: skip
+
+
+def write_project_where_q3_fails(pytester: Any) -> Any:
+    """The plugin tests' corpus with good responses except q3's (another row): q3 fails."""
+    write_corpus(pytester, corpus())
+    responses = good_responses()
+    responses[2] = response("q3", rows=[["s4", "Delta"]])
+    write_responses(pytester, responses)
+    return pytester

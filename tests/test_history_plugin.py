@@ -6,30 +6,24 @@ from __future__ import annotations
 import json
 
 import pytest
-from plugin_support import corpus, good_responses, response, write_corpus, write_responses
+from plugin_support import (
+    REPLAY_WITH_THRESHOLD,
+    good_responses,
+    write_project_where_q3_fails,
+    write_responses,
+)
 
 from pytest_graphrag_eval.history.schema import LATEST_VERSION
 from pytest_graphrag_eval.history.store import open_history
 from pytest_graphrag_eval.testing.oxigraph_server import free_port
 from pytest_graphrag_eval.testing.postgres_server import PostgresServer
 
-REPLAY = [
-    "--graphrag-corpus",
-    "corpus.yaml",
-    "--graphrag-responses",
-    "responses.jsonl",
-    "--graphrag-threshold",
-    "steps_score>=1",
-]
+REPLAY = REPLAY_WITH_THRESHOLD
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    write_corpus(pytester, corpus())
-    responses = good_responses()
-    responses[2] = response("q3", rows=[["s4", "Delta"]])  # q3 fails
-    write_responses(pytester, responses)
-    return pytester
+    return write_project_where_q3_fails(pytester)
 
 
 def _reports_written(project: pytest.Pytester) -> dict:

@@ -14,6 +14,7 @@ from history_support import run_report
 
 from pytest_graphrag_eval.compare.run_history import flaky_questions
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.history.analysis import flaky_questions as stored_flaky
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.store import open_history
 from pytest_graphrag_eval.run.run_history import read_history
@@ -91,3 +92,30 @@ def test_an_unreadable_history_is_a_warning_and_a_baseline_from_it_a_usage_error
             flaky_flips=2,
             baseline_ref="last",
         )
+
+
+def test_the_run_and_the_history_command_call_the_same_questions_flaky(history_url: str) -> None:
+    """Passing and failing on one commit is flaky only with the same inputs, in the run's own
+    history section as in `graphrag-eval-history flaky`: a replay of another recording is
+    another input, not noise."""
+
+    def replay(number: int, responses: str, failing: list[str]) -> dict:
+        report = run_report(number, failing=failing)
+        report["metadata"]["responses"] = responses
+        return report
+
+    same_commit = RunProvenance(commit="c9", branch="main")
+    with open_history(history_url) as store:
+        store.record_run(replay(0, "recordings/responses.jsonl", []), provenance=same_commit)
+        store.record_run(replay(1, "recordings/regression.jsonl", ["q00002"]), provenance=same_commit)
+    # q00002 failed only with the other recording; q00003 passed and now fails with the same one
+    current = replay(2, "recordings/responses.jsonl", ["q00003"])
+    found = read_history(history_url, environ=ON_MAIN, cwd=None, window=5, flaky_runs=5, flaky_flips=3)
+    assert found.runs is not None
+    this_run = found.current_run(current["metadata"], current["results"])
+    in_run = flaky_questions(found.runs, current["results"], this_run.commit, this_run.inputs)
+    with open_history(history_url) as store:
+        store.record_run(current, provenance=same_commit)
+        by_command = stored_flaky(store.question_outcomes(last_n=3), min_flips=3)
+    assert [entry.question_id for entry in in_run] == ["q00003"]
+    assert [entry.question_id for entry in by_command] == ["q00003"]

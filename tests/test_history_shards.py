@@ -5,28 +5,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from plugin_support import corpus, good_responses, response, write_corpus, write_responses
+from plugin_support import REPLAY_WITH_THRESHOLD, write_project_where_q3_fails
 
 from pytest_graphrag_eval.cli import merge_main
 from pytest_graphrag_eval.history.store import open_history
 
-REPLAY = [
-    "--graphrag-corpus",
-    "corpus.yaml",
-    "--graphrag-responses",
-    "responses.jsonl",
-    "--graphrag-threshold",
-    "steps_score>=1",
-]
+REPLAY = REPLAY_WITH_THRESHOLD
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    write_corpus(pytester, corpus())
-    responses = good_responses()
-    responses[2] = response("q3", rows=[["s4", "Delta"]])  # q3 fails
-    write_responses(pytester, responses)
-    return pytester
+    return write_project_where_q3_fails(pytester)
 
 
 def test_the_merge_records_the_merged_run_once(

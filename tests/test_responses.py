@@ -205,3 +205,15 @@ def test_jsonl_read_from_bytes_or_text_gives_the_same_records(
         assert repr(records) == repr(slow[name])
         assert [r.source for r in records.values()] == [r.source for r in slow[name].values()]
     assert [r.source.line for r in fast["odd.jsonl"].values()] == [1, 3, 4]
+
+
+def test_a_location_named_for_a_question_keeps_every_other_field() -> None:
+    """`for_question` builds the location field by field: a field added to SourceLocation and not
+    carried over would lose where a response came from."""
+    import dataclasses
+
+    from pytest_graphrag_eval.errors import SourceLocation
+
+    values = {field.name: f"value of {field.name}" for field in dataclasses.fields(SourceLocation)}
+    location = SourceLocation(**values)  # type: ignore[arg-type]
+    assert location.for_question("q7") == dataclasses.replace(location, question_id="q7")

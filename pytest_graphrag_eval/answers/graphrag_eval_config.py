@@ -68,7 +68,7 @@ class GraphragEvalConfig:
             )
 
 
-def is_graphrag_eval_config(data: Any) -> bool:
+def is_graphrag_eval_config(data: object) -> bool:
     """True for a mapping with at least one of graphrag-eval's config sections."""
     return isinstance(data, Mapping) and any(section in data for section in SECTIONS)
 
@@ -87,7 +87,7 @@ def load_graphrag_eval_config(path: Path) -> GraphragEvalConfig:
     return translate(read_yaml_mapping(path, "graphrag-eval config"), str(path))
 
 
-def translate(data: Mapping[str, Any], source: str) -> GraphragEvalConfig:
+def translate(data: Mapping[str, object], source: str) -> GraphragEvalConfig:
     """Map graphrag-eval's config sections onto our settings, checking them as graphrag-eval does."""
     return _Translator(source).run(data)
 
@@ -104,7 +104,7 @@ class _Translator:
     def fail(self, key: str, message: str) -> ConfigurationError:
         return ConfigurationError(f"{self.source}: {key}: {message}")
 
-    def run(self, data: Mapping[str, Any]) -> GraphragEvalConfig:
+    def run(self, data: Mapping[str, object]) -> GraphragEvalConfig:
         for key in data:
             if key not in SECTIONS:
                 self.ignored.append(f"{key} (not a graphrag-eval config section)")
@@ -131,7 +131,7 @@ class _Translator:
             self.answers["custom_metrics"] = customs
         return GraphragEvalConfig(self.source, self.answers, self.llm, tuple(self.ignored))
 
-    def _correctness_prompt(self, prompt: Any) -> str:
+    def _correctness_prompt(self, prompt: object) -> str:
         """The inline prompt, checked now so that a bad one names this file and key."""
         if not isinstance(prompt, str):
             raise self.fail("answer_correctness.prompt", "must be the prompt text")
@@ -143,7 +143,7 @@ class _Translator:
 
     # -- llm ---------------------------------------------------------------------------------
 
-    def _llm(self, raw: Any) -> tuple[bool, bool]:
+    def _llm(self, raw: object) -> tuple[bool, bool]:
         """Map the llm section; returns (an LLM is configured, an embedding model is)."""
         if raw is None:
             return False, False
@@ -172,7 +172,7 @@ class _Translator:
                 self.ignored.append(f"llm.embedding.{key} (the judge client uses llm.generation's for both)")
         return True, True
 
-    def _same_endpoint(self, generation: Mapping[str, Any], embedding: Mapping[str, Any]) -> None:
+    def _same_endpoint(self, generation: Mapping[str, object], embedding: Mapping[str, object]) -> None:
         """The judge client has one endpoint: chat and embeddings must not point to different ones."""
         for key in ("base_url", "azure_endpoint", "api_version", "api_key"):
             if key == "api_key" and (key not in generation or key not in embedding):
@@ -185,7 +185,7 @@ class _Translator:
                     "requests to one endpoint",
                 )
 
-    def _model(self, where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+    def _model(self, where: str, raw: Mapping[str, object]) -> dict[str, object]:
         """Provider, model and endpoint keys of a generation or embedding section, as LLMSettings fields."""
         provider = _text(raw.get("provider"), self, f"{where}.provider")
         model = _text(raw.get("model"), self, f"{where}.model")
@@ -199,7 +199,7 @@ class _Translator:
         base_url = raw.get("base_url", raw.get("api_base"))
         if "base_url" in raw and "api_base" in raw and raw["base_url"] != raw["api_base"]:
             raise self.fail(f"{where}.api_base", "differs from base_url; give one of them")
-        values: dict[str, Any] = {"model": model}
+        values: dict[str, object] = {"model": model}
         if provider == AZURE_PROVIDER:
             if base_url is None:
                 raise self.fail(f"{where}.base_url", "the azure provider needs the endpoint URL")
@@ -222,7 +222,7 @@ class _Translator:
                 self.ignored.append(f"{where}.{key} (a LiteLLM parameter the judge client does not send)")
         return values
 
-    def _generation_options(self, generation: Mapping[str, Any]) -> None:
+    def _generation_options(self, generation: Mapping[str, object]) -> None:
         temperature = generation.get("temperature")
         if temperature is not None:
             value = _number(temperature, self, "llm.generation.temperature")
@@ -239,8 +239,8 @@ class _Translator:
     # -- switches and custom evaluations -----------------------------------------------------
 
     def _switch(
-        self, data: Mapping[str, Any], section: str, keys: tuple[str, ...]
-    ) -> Mapping[str, Any] | None:
+        self, data: Mapping[str, object], section: str, keys: tuple[str, ...]
+    ) -> Mapping[str, object] | None:
         raw = data.get(section)
         if raw is None:
             return None
@@ -251,14 +251,14 @@ class _Translator:
                 self.ignored.append(f"{section}.{key} (graphrag-eval reads only {', '.join(keys)})")
         return raw
 
-    def _custom_evaluations(self, raw: Any) -> list[CustomMetric]:
+    def _custom_evaluations(self, raw: object) -> list[CustomMetric]:
         if raw is None:
             return []
         if not isinstance(raw, list) or not raw:
             raise self.fail("custom_evaluations", "must be a non-empty list of evaluations")
         return [self._custom(index, item) for index, item in enumerate(raw)]
 
-    def _custom(self, index: int, raw: Any) -> CustomMetric:
+    def _custom(self, index: int, raw: object) -> CustomMetric:
         where = f"custom_evaluations[{index}]"
         if not isinstance(raw, Mapping):
             raise self.fail(where, "must be a mapping with name, inputs, instructions and outputs")
@@ -298,7 +298,7 @@ class _Translator:
             raise self.fail(where, str(error)) from None
 
     def _custom_steps(
-        self, where: str, raw: Mapping[str, Any], inputs: list[Any]
+        self, where: str, raw: Mapping[str, object], inputs: list[object]
     ) -> tuple[str | None, tuple[str, ...]]:
         """steps_name and steps_keys: required when steps are an input, as graphrag-eval requires."""
         steps_name = raw.get("steps_name")
@@ -320,7 +320,7 @@ class _Translator:
         return steps_name, tuple(dict.fromkeys(keys or CUSTOM_STEPS_KEYS))
 
 
-def _enabled(section: Mapping[str, Any], translator: _Translator, where: str) -> bool:
+def _enabled(section: Mapping[str, object], translator: _Translator, where: str) -> bool:
     value = section.get("enabled", True)
     if isinstance(value, bool):
         return value
@@ -332,15 +332,16 @@ def _enabled(section: Mapping[str, Any], translator: _Translator, where: str) ->
     raise translator.fail(f"{where}.enabled", f"must be true or false, got {value!r}")
 
 
-def _text(value: Any, translator: _Translator, key: str, *, blank: bool = False) -> str:
+def _text(value: object, translator: _Translator, key: str, *, blank: bool = False) -> str:
     if not isinstance(value, str) or (not blank and not value.strip()):
         raise translator.fail(key, "required: a text" if value is None else f"must be a text, got {value!r}")
     return value
 
 
-def _number(value: Any, translator: _Translator, key: str, *, integer: bool = False) -> Any:
+def _number(value: object, translator: _Translator, key: str, *, integer: bool = False) -> float:
+    """A float, or an int with `integer`."""
     try:
-        if isinstance(value, bool):
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
             raise ValueError
         number = float(value)
     except (TypeError, ValueError):

@@ -5,8 +5,10 @@ something from them (flaky questions, trend and k-of-n gates, the report's histo
 on these plain values, so it is tested without a store and a regenerated report decides alike.
 
 A question is flaky when, over the last runs (this one included), its outcome flipped between
-passed and failed at least `min_flips` times, or it both passed and failed on one commit (the
-agent and the corpus did not change, the outcome did). Skipped and unevaluated runs are not counted.
+passed and failed at least `min_flips` times, or it both passed and failed on one commit with the
+same inputs (corpus, graph, settings, responses source: `history.records.run_inputs`) — nothing
+changed, the outcome did; `graphrag-eval-history flaky` applies the same rule to stored runs.
+Skipped and unevaluated runs are not counted.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class PastRun:
     branch: str | None = None
     passed: bool | None = None
     identities: Mapping[str, str | None] = field(default_factory=dict)  # corpus, graph, ... fingerprints
+    inputs: str = ""  # what it ran on besides the code (`history.records.run_inputs`); "" if unknown
 
 
 @dataclass(frozen=True)
@@ -78,11 +81,14 @@ def outcome_series(
 
 
 def flakiness(
-    history: RunHistory, current: Sequence[Mapping[str, Any]], current_commit: str | None
+    history: RunHistory,
+    current: Sequence[Mapping[str, Any]],
+    current_commit: str | None,
+    current_inputs: str = "",
 ) -> list[Flakiness]:
     """Every current question's flips over the history's window (this run included), in result order."""
     earlier = history.last(history.flaky_runs - 1)
-    commits = [run.commit for run in earlier] + [current_commit]
+    commits = [(run.commit, run.inputs) for run in earlier] + [(current_commit, current_inputs)]
     found = []
     for question_id, outcomes in outcome_series(history, current, history.flaky_runs).items():
         counted = [
@@ -91,18 +97,23 @@ def flakiness(
             if (verdict := passed(outcome)) is not None
         ]
         flips = sum(1 for before, after in itertools.pairwise(counted) if before[1] != after[1])
-        seen: dict[str, set[bool]] = {}
-        for commit, verdict in counted:
+        seen: dict[tuple[str, str], set[bool]] = {}
+        for (commit, inputs), verdict in counted:
             if commit:
-                seen.setdefault(commit, set()).add(verdict)
+                seen.setdefault((commit, inputs), set()).add(verdict)
         found.append(Flakiness(question_id, outcomes, flips, any(len(both) == 2 for both in seen.values())))
     return found
 
 
 def flaky_questions(
-    history: RunHistory, current: Sequence[Mapping[str, Any]], current_commit: str | None
+    history: RunHistory,
+    current: Sequence[Mapping[str, Any]],
+    current_commit: str | None,
+    current_inputs: str = "",
 ) -> list[Flakiness]:
     """The current questions that are flaky by the history's rule, in result order."""
     return [
-        found for found in flakiness(history, current, current_commit) if found.is_flaky(history.flaky_flips)
+        found
+        for found in flakiness(history, current, current_commit, current_inputs)
+        if found.is_flaky(history.flaky_flips)
     ]

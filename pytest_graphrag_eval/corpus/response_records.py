@@ -17,7 +17,6 @@ missing or unknown one spoils that question's steps score only, not the whole re
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -74,11 +73,7 @@ def normalise_response(raw: Any, location: SourceLocation, *, filed_as: str = "i
     if question_id is None:
         raise ResponseError("is missing", location, "question_id")
     # Records loaded from a file already name their question: no new location to build.
-    where = (
-        location
-        if location.question_id == question_id
-        else dataclasses.replace(location, question_id=question_id)
-    )
+    where = location if location.question_id == question_id else location.for_question(question_id)
     response = {**raw, "question_id": question_id}
     attempt = _attempt(response.get("attempt"), where)
     if "steps" in response:
@@ -120,11 +115,7 @@ def collect_attempts(entries: Iterable[Entry]) -> dict[str, list[ResponseRecord]
     """
     attempts: dict[str, dict[int | None, ResponseRecord]] = {}
     for location, key, raw in entries:
-        filed = (
-            location
-            if key is None or key == location.question_id
-            else dataclasses.replace(location, question_id=key)
-        )
+        filed = location if key is None or key == location.question_id else location.for_question(key)
         record = normalise_response(raw, filed)
         recorded = attempts.setdefault(record.question_id, {})
         if record.attempt in recorded or (recorded and (record.attempt is None or None in recorded)):
@@ -145,15 +136,18 @@ def collect_attempts(entries: Iterable[Entry]) -> dict[str, list[ResponseRecord]
 def responses_from_memory(data: Any, origin: str = IN_MEMORY) -> dict[str, list[ResponseRecord]]:
     """The library's in-memory responses, through the same checks as a file's.
 
-    Accepted: a dict keyed by question id (graphrag-eval's `responses_dict`), a list of responses
-    each with its `question_id` (how graphrag-eval 6.x callers often hold them), or one response.
+    Accepted: a dict keyed by question id (graphrag-eval's `responses_dict`; a value may be the list
+    of that question's attempts, as `load_response_attempts` returns them), a list of responses each
+    with its `question_id` (how graphrag-eval 6.x callers often hold them), or one response.
     Records already loaded from a file keep naming their file and line.
     """
     if isinstance(data, Mapping):
         if is_one_response(data):
             return collect_attempts([(_where(data, SourceLocation(origin=origin)), None, data)])
         return collect_attempts(
-            (_where(value, SourceLocation(origin=origin)), str(key), value) for key, value in data.items()
+            (_where(value, SourceLocation(origin=where)), str(key), value)
+            for key, attempts in data.items()
+            for where, value in _keyed_attempts(key, attempts, origin)
         )
     if isinstance(data, Sequence) and not isinstance(data, (str, bytes, bytearray)):
         return collect_attempts(
@@ -165,6 +159,22 @@ def responses_from_memory(data: Any, origin: str = IN_MEMORY) -> dict[str, list[
         f"must be a dict keyed by question id or a list of responses, got {type(data).__name__}{hint}",
         SourceLocation(origin=origin),
     )
+
+
+def _keyed_attempts(key: object, value: object, origin: str) -> list[tuple[str, object]]:
+    """One question's responses in a dict keyed by question id: one response, or a list of its attempts
+    (what `load_response_attempts` returns), numbered by position unless they carry `attempt`."""
+    if not isinstance(value, list):
+        return [(origin, value)]
+    return [
+        (
+            f"{origin}[{key!r}][{index}]",
+            {**attempt, "attempt": index + 1}
+            if isinstance(attempt, Mapping) and attempt.get("attempt") is None and len(value) > 1
+            else attempt,
+        )
+        for index, attempt in enumerate(value)
+    ]
 
 
 def is_one_response(data: Mapping[str, Any]) -> bool:

@@ -12,7 +12,6 @@ a broken one means the recording is broken and must not be half-used.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -80,7 +79,7 @@ def key_by_corpus(
 
 def _filed_under(record: ResponseRecord, question_id: str) -> ResponseRecord:
     """A trace response matched by its question's text, filed under the question's id."""
-    source = dataclasses.replace(record.source, question_id=question_id)
+    source = record.source.for_question(question_id)
     return ResponseRecord({**record, "question_id": question_id}, source, record.attempt)
 
 

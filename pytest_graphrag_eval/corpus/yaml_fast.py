@@ -50,9 +50,6 @@ _UNSURE_UTF8 = (
     re.compile(rb"\xe2\x80[\xa8\xa9]"),  # LS, PS
     re.compile(rb"\xef\xbf[\xbe\xbf]"),  # noncharacters
 )
-# A directive or a document marker at a line start, or a marker after indentation (rapidyaml may end
-# the document there; PyYAML reads text or refuses it).
-_AT_LINE_START = re.compile(rb"\n(?:%|[ ]*(?:---|\.\.\.))")
 # The rest of a quoted scalar after its opening quote, and what may follow its closing one.
 # Each written as a run of ordinary bytes then (escape, run) pairs: an alternation tried per byte is
 # twenty times slower on a long scalar.
@@ -64,10 +61,12 @@ _AFTER_QUOTED = re.compile(rb"[ ]*(?:[\n:,\]}]|\Z)|[ ]+#")
 # every byte.)
 _AFTER_PROPERTY_THEN_ENTRY = re.compile(rb"[^ \n,\[\]{}]*[ ]+-(?=[ \n]|\Z)")
 # An anchor or tag alone on its line, its node on a later one (`b: \n&x` PyYAML refuses).
-# (Matched at the start, then searched after each line break: `(?:\A|\n)` would leave the search
-# no literal to skip ahead to.)
 _PROPERTY_ALONE = re.compile(rb"[ ]*[&!][^ \n]*[ ]*(?:\n|\Z)")
-_PROPERTY_ALONE_AFTER_BREAK = re.compile(rb"\n[ ]*[&!][^ \n]*[ ]*(?:\n|\Z)")
+# After a line break: a directive, a document marker (rapidyaml may end the document there; PyYAML
+# reads text or refuses it, after indentation too), or a property alone on its line. One search for
+# all three, led by the literal line break (`(?:\A|\n)` would leave it none to skip ahead to; the
+# text's start is checked apart).
+_UNSURE_LINE_START = re.compile(rb"\n(?:%|[ ]*(?:---|\.\.\.|[&!][^ \n]*[ ]*(?:\n|\Z)))")
 _QUESTION_MARK = re.compile(rb"\?(?=[ \n]|\Z)")  # perhaps an explicit key (`_has_explicit_key`)
 
 if _ryml is not None:
@@ -117,10 +116,9 @@ def load_fast(data: bytes, max_nodes: int) -> Any:
         except UnicodeDecodeError:
             return DECLINED
     if (
-        _AT_LINE_START.search(data)
-        or _has_property_then_entry(data)
+        _UNSURE_LINE_START.search(data)
         or _PROPERTY_ALONE.match(data)
-        or _PROPERTY_ALONE_AFTER_BREAK.search(data)
+        or _has_property_then_entry(data)
         or _has_explicit_key(data)
     ):
         return DECLINED

@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from pytest_graphrag_eval.formats.json_types import JSONValue
 
 
 @dataclass(frozen=True)
@@ -27,18 +28,18 @@ class Document:
     relevance: int | None = None
 
 
-def parse_documents(output: Any) -> list[Document]:
+def parse_documents(output: object) -> list[Document]:
     """Validate a retrieval step output into documents, in the order given."""
     items = _load_list(output)
     return [_document(item, index) for index, item in enumerate(items)]
 
 
-def parse_retrieved_ids(output: Any) -> list[str]:
+def parse_retrieved_ids(output: object) -> list[str]:
     """Document ids in rank order; a repeated id keeps its first (best) rank."""
     return list(dict.fromkeys(document.id for document in parse_documents(output)))
 
 
-def parse_retrieved_documents(output: Any) -> list[Document]:
+def parse_retrieved_documents(output: object) -> list[Document]:
     """Documents in rank order, each with its text (what eRAG hands to a generator).
 
     A repeated id keeps its first rank; a document without text is an error
@@ -52,7 +53,7 @@ def parse_retrieved_documents(output: Any) -> list[Document]:
     return list(documents.values())
 
 
-def parse_relevance(output: Any) -> dict[str, int]:
+def parse_relevance(output: object) -> dict[str, int]:
     """Reference judgements `{id: relevance}`; relevance defaults to 1 (relevant)."""
     judgements: dict[str, int] = {}
     for document in parse_documents(output):
@@ -63,10 +64,10 @@ def parse_relevance(output: Any) -> dict[str, int]:
     return judgements
 
 
-def _load_list(output: Any) -> list[Any]:
+def _load_list(output: object) -> list[JSONValue]:
     if isinstance(output, str):
         try:
-            output = json.loads(output)
+            output = _parsed(output)
         except ValueError as error:
             raise ValueError(f"retrieval output is not valid JSON: {error}") from None
     if not isinstance(output, list):
@@ -76,7 +77,7 @@ def _load_list(output: Any) -> list[Any]:
     return output
 
 
-def _document(item: Any, index: int) -> Document:
+def _document(item: JSONValue, index: int) -> Document:
     where = f"document #{index + 1}"
     if _is_id(item):
         return Document(id=str(item))
@@ -95,7 +96,12 @@ def _document(item: Any, index: int) -> Document:
     return Document(id=str(item["id"]), text=text, relevance=relevance)
 
 
-def _is_id(value: Any) -> bool:
+def _is_id(value: object) -> bool:
     return (isinstance(value, str) and value != "") or (
         isinstance(value, int) and not isinstance(value, bool)
     )
+
+
+def _parsed(text: str) -> JSONValue:
+    value: JSONValue = json.loads(text)
+    return value

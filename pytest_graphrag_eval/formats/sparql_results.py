@@ -61,7 +61,7 @@ class SparqlTable:
         return self.columns[self.variables.index(variable)]
 
 
-def load_results_json(output: Any) -> dict[str, Any]:
+def load_results_json(output: object) -> dict[str, object]:
     """The results object from text (or an already-parsed mapping)."""
     if isinstance(output, str):
         try:
@@ -73,7 +73,7 @@ def load_results_json(output: Any) -> dict[str, Any]:
     return output if type(output) is dict else dict(output)  # read, never changed: no copy of a dict
 
 
-def parse_sparql_results(output: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
+def parse_sparql_results(output: object, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
     """Parse SELECT or ASK results JSON; raises SparqlResultsError on anything else.
 
     Text of the common SELECT shape is decoded into typed cells when msgspec is installed
@@ -90,7 +90,10 @@ def parse_sparql_results(output: Any, literal_match: LiteralMatch = DEFAULT_LITE
 
 
 def results_table(
-    data: Mapping[str, Any], literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH, *, blank_nodes: bool = True
+    data: Mapping[str, object],
+    literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH,
+    *,
+    blank_nodes: bool = True,
 ) -> SparqlTable:
     """The table of a SELECT or ASK results object already read from JSON; raises SparqlResultsError.
 
@@ -186,14 +189,16 @@ def _column(
     )
 
 
-def _term(cell: Any, literal_match: LiteralMatch) -> Term:
+def _term(cell: object, literal_match: LiteralMatch) -> Term:
     return None if cell is None else normalize_cell(cell, literal_match)
 
 
 class ResultsParser(Protocol):
     """Reads SPARQL results JSON under a literal match (`parse_sparql_results` or a `MemoizedParser`)."""
 
-    def __call__(self, output: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable: ...
+    def __call__(
+        self, output: object, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH
+    ) -> SparqlTable: ...
 
 
 class MemoizedParser:
@@ -228,7 +233,7 @@ class MemoizedParser:
         # the step is kept beside its reading so that its id stays its own while the memo lives.
         self.readings: dict[int, tuple[Any, Any]] = dict(readings or {})
 
-    def __call__(self, output: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
+    def __call__(self, output: object, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
         if not isinstance(output, str):
             return parse_sparql_results(output, literal_match)
         seen = self._seen if literal_match == DEFAULT_LITERAL_MATCH else self._seen_strict
@@ -249,7 +254,7 @@ class MemoizedParser:
             raise SparqlResultsError(result)
         return result
 
-    def parsed(self, output: Any) -> SparqlTable | None:
+    def parsed(self, output: object) -> SparqlTable | None:
         """The table this parser already made of the text `output` (either literal match), else None.
 
         Never parses: a text it has not seen, or could not read, is None.
@@ -292,7 +297,7 @@ class SelectRowCounts:
                 self._texts[id(output)] = output
                 self._counts[id(output)] = table.row_count
 
-    def rows(self, output: Any) -> int | None:
+    def rows(self, output: object) -> int | None:
         """The noted row count of this very text object, else None."""
         return self._counts[id(output)] if self._texts.get(id(output)) is output else None
 
@@ -308,7 +313,7 @@ def memoized_parser(
     return MemoizedParser(known, readings, shared)
 
 
-def uri_values(output: Any) -> set[str]:
+def uri_values(output: object) -> set[str]:
     """Every value bound as an IRI (type `uri`) anywhere in SELECT results JSON."""
     data = load_results_json(output)
     bindings = _bindings(data.get("results"))
@@ -322,7 +327,7 @@ def uri_values(output: Any) -> set[str]:
     return values
 
 
-def _variables(head: Any) -> tuple[str, ...]:
+def _variables(head: object) -> tuple[str, ...]:
     if not isinstance(head, Mapping):
         raise SparqlResultsError("missing 'head' object (not SELECT or ASK results)")
     variables = head.get("vars")
@@ -333,7 +338,7 @@ def _variables(head: Any) -> tuple[str, ...]:
     return tuple(variables)
 
 
-def _bindings(results: Any) -> list[Any]:
+def _bindings(results: object) -> list[Any]:
     bindings = results.get("bindings") if isinstance(results, Mapping) else None
     if not isinstance(bindings, list):
         raise SparqlResultsError("missing 'results.bindings' list")

@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Callable
 from decimal import ROUND_DOWN, Context, Decimal, InvalidOperation
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 INTEGER_TYPES = frozenset(
@@ -192,7 +192,7 @@ def text_column(values: list[str], literal_match: LiteralMatch) -> tuple[Term, .
     return tuple(values)
 
 
-def normalize_cell(cell: Any, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> Term:
+def normalize_cell(cell: object, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> Term:
     """Normalise one binding object of SPARQL results JSON; raises ValueError when malformed.
 
     A cell without a numeric or boolean datatype (plain or language-tagged literal, xsd:string,

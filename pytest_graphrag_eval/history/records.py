@@ -183,6 +183,14 @@ def score_settings(metadata: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def run_inputs(corpus: str, graph: str | None, settings: str, responses_source: object) -> str:
+    """What a run ran on besides the code — corpus, graph, settings and where its responses came
+    from (a recording's path, or live): two runs of one commit and inputs should agree, so a
+    question that passed in one and failed in the other is flaky. Not the answers themselves: a
+    live agent answers differently every run."""
+    return fingerprint([corpus, graph, settings, responses_source])
+
+
 def run_identities(
     metadata: Mapping[str, Any], results: Sequence[Mapping[str, Any]]
 ) -> dict[str, str | None]:

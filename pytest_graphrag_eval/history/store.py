@@ -38,7 +38,7 @@ from pytest_graphrag_eval.history.records import (
     check_report,
     decode_report,
     encode_report,
-    fingerprint,
+    run_inputs,
     run_record,
 )
 from pytest_graphrag_eval.history.schema import LATEST_VERSION, MIGRATIONS, VERSION_TABLE
@@ -526,8 +526,7 @@ class HistoryStore:
 
 
 def _inputs(corpus: str, graph: str | None, settings: str, identity: str) -> str:
-    """What a run ran on besides the code: two runs of one commit and inputs should agree."""
-    return fingerprint([corpus, graph, settings, json.loads(identity).get("responses")])
+    return run_inputs(corpus, graph, settings, json.loads(identity).get("responses"))
 
 
 def _strips(runs: Sequence[tuple[list[str], str]]) -> dict[str, str]:

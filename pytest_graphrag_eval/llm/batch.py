@@ -1,10 +1,12 @@
 """Judge requests through the OpenAI Batch API, answered into the judge cache.
 
 A batch run scores its questions in passes. In a collecting pass the judge client
-answers what the cache holds and, for every miss, records the request it would
-send (`BatchRequest`, its cache key as `custom_id`) and fails the call with
-`CallDeferred`; scorers stop there, so a call that depends on an earlier reply is
-only reached in a later pass, once that reply is cached. `run_batches` uploads the
+answers what the cache holds and hands every miss to its transport, `JudgeBatches`
+(the client is given it when built, as a `batch_transport.BatchTransport`), which
+records the request it would send (`BatchRequest`, its cache key as `custom_id`);
+the client fails the call with `CallDeferred`, and scorers stop there, so a call
+that depends on an earlier reply is only reached in a later pass, once that reply
+is cached. `JudgeBatches.send` uploads the
 recorded requests as JSONL (one batch per endpoint and model, at most
 `MAX_REQUESTS_PER_BATCH` lines), creates the batches, polls them and stores every
 reply in the cache at batch prices. When a pass records nothing, the questions are
@@ -22,17 +24,20 @@ judge error and is not submitted again; replies already obtained stay cached.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.formats.json_types import JSONValue
+from pytest_graphrag_eval.llm.batch_transport import NOT_IN_A_BATCH, URLS, BatchRequest, BatchSender
 from pytest_graphrag_eval.llm.errors import LLMError
 from pytest_graphrag_eval.llm.limits import BATCH_UNANSWERED
 from pytest_graphrag_eval.llm.redact import redact, safe_url
@@ -40,34 +45,11 @@ from pytest_graphrag_eval.llm.retry import MalformedResponse, classify, retry_de
 
 if TYPE_CHECKING:
     import openai
+    from openai.types import Batch
 
     from pytest_graphrag_eval.llm.settings import LLMSettings
 
 log = logging.getLogger("pytest_graphrag_eval.llm")
-
-
-class BatchStats(Protocol):
-    """The counters a batch adds to."""
-
-    batch_requests: int
-    batch_failed: int
-
-
-class BatchClient(Protocol):
-    """What the batches need of the judge client (`llm.client.JudgeClient` is one): its settings and
-    counters, where to file a request's failure or reply, and an SDK client to send the batch with.
-    Typed here, so this module does not import the client module that hands it requests."""
-
-    @property
-    def settings(self) -> LLMSettings: ...
-    @property
-    def stats(self) -> BatchStats: ...
-    @property
-    def batch_failures(self) -> dict[str, str]: ...
-    def store_batch_reply(self, request: BatchRequest, body: Any) -> None: ...
-    def batch_sdk(self) -> openai.AsyncOpenAI: ...
-    async def aclose(self) -> None: ...
-
 
 T = TypeVar("T")
 
@@ -77,38 +59,63 @@ FIRST_POLL = 0.2  # seconds; each wait is 1.5 times the last, up to MAX_POLL
 MAX_POLL = 30.0
 STATUS_SLICE = 0.1  # how often the status callback runs while waiting (a progress line's refresh)
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
-URLS = {"chat": "/v1/chat/completions", "embeddings": "/v1/embeddings"}
 
 
-class CallDeferred(LLMError):
-    """A cache miss recorded for the next batch instead of being sent (a collecting pass only)."""
+def judge_batches(settings: LLMSettings) -> JudgeBatches | None:
+    """The batch transport to hand a judge client built with `settings` (None unless a batch judge)."""
+    return JudgeBatches(settings) if settings.batch else None
 
 
-@dataclass(frozen=True)
-class BatchRequest:
-    """One judge request as a Batch API input line; `key` is its cache key."""
+class JudgeBatches:
+    """The Batch API transport of one judge client (a `BatchTransport`): the misses a collecting pass
+    records, and the reason each request a batch did not answer keeps for the rest of the run."""
 
-    key: str
-    kind: str  # chat or embeddings
-    model: str
-    body: Mapping[str, Any]
+    def __init__(self, settings: LLMSettings) -> None:
+        self.settings = settings
+        self.failures: dict[str, str] = {}
+        self._collected: dict[str, BatchRequest] | None = None
 
-    def line(self) -> str:
-        return json.dumps(
-            {"custom_id": self.key, "method": "POST", "url": URLS[self.kind], "body": self.body},
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
+    def take(self, request: BatchRequest) -> str | None:
+        if request.key in self.failures:
+            return self.failures[request.key]
+        if self._collected is None:
+            return NOT_IN_A_BATCH
+        self._collected.setdefault(request.key, request)
+        return None
 
+    @contextlib.contextmanager
+    def collecting(self) -> Iterator[dict[str, BatchRequest]]:
+        """A collecting pass: the requests deferred inside it, by cache key (each once)."""
+        collected: dict[str, BatchRequest] = {}
+        self._collected = collected
+        try:
+            yield collected
+        finally:
+            self._collected = None
 
-@dataclass
-class BatchCollector:
-    """The requests a collecting pass found missing from the cache, by key (each once)."""
-
-    requests: dict[str, BatchRequest] = field(default_factory=dict)
-
-    def add(self, request: BatchRequest) -> None:
-        self.requests.setdefault(request.key, request)
+    async def send(
+        self,
+        sender: BatchSender,
+        requests: Iterable[BatchRequest],
+        on_status: StatusCallback | None = None,
+    ) -> list[BatchRecord]:
+        """Send `requests` as batches (or resume the ones already sent), store their replies through
+        `sender`. Requests without a reply keep the reason in `failures`. One record per batch."""
+        cache_dir = self.settings.cache_dir
+        assert cache_dir is not None, "LLMSettings refuses a batch judge without a cache"
+        groups = groups_of(requests)
+        runs = [_BatchRun(self, sender, group, state_path(cache_dir, group)) for group in groups]
+        try:
+            await asyncio.gather(*(run.submit() for run in runs))
+            watcher = asyncio.create_task(_report_status(runs, on_status)) if on_status is not None else None
+            try:
+                await asyncio.gather(*(run.finish() for run in runs))
+            finally:
+                if watcher is not None:
+                    watcher.cancel()
+        finally:
+            await sender.aclose()
+        return [run.record for run in runs if run.record is not None]
 
 
 @dataclass
@@ -124,7 +131,7 @@ class BatchRecord:
     failed: int = 0
     resumed: bool = False
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, str | int | bool]:
         return {
             "id": self.batch_id,
             "endpoint": URLS[self.kind],
@@ -171,33 +178,9 @@ def read_state(path: Path) -> str | None:
     return batch_id if isinstance(batch_id, str) and batch_id else None
 
 
-def write_state(path: Path, state: Mapping[str, Any]) -> None:
+def write_state(path: Path, state: Mapping[str, JSONValue]) -> None:
     """Written atomically: an interrupt leaves the old file or the new."""
     write_text_atomic(path, json.dumps(state))
-
-
-async def run_batches(
-    client: BatchClient, requests: Iterable[BatchRequest], on_status: StatusCallback | None = None
-) -> list[BatchRecord]:
-    """Send `requests` as batches (or resume the ones already sent), store their replies in the cache.
-
-    Requests without a reply go to `client.batch_failures` with the reason. Returns one record per batch.
-    """
-    cache_dir = client.settings.cache_dir
-    assert cache_dir is not None, "LLMSettings refuses a batch judge without a cache"
-    groups = groups_of(requests)
-    runs = [_BatchRun(client, group, state_path(cache_dir, group)) for group in groups]
-    try:
-        await asyncio.gather(*(run.submit() for run in runs))
-        watcher = asyncio.create_task(_report_status(runs, on_status)) if on_status is not None else None
-        try:
-            await asyncio.gather(*(run.finish() for run in runs))
-        finally:
-            if watcher is not None:
-                watcher.cancel()
-    finally:
-        await client.aclose()
-    return [run.record for run in runs if run.record is not None]
 
 
 async def _report_status(runs: Sequence[_BatchRun], on_status: StatusCallback) -> None:
@@ -214,8 +197,11 @@ async def _report_status(runs: Sequence[_BatchRun], on_status: StatusCallback) -
 class _BatchRun:
     """One group of requests through one batch: submit or resume, poll, store the replies."""
 
-    def __init__(self, client: BatchClient, group: Sequence[BatchRequest], state: Path) -> None:
-        self.client = client
+    def __init__(
+        self, batches: JudgeBatches, sender: BatchSender, group: Sequence[BatchRequest], state: Path
+    ) -> None:
+        self.batches = batches
+        self.sender = sender
         self.group = group
         self.state = state
         self.record: BatchRecord | None = None
@@ -266,7 +252,7 @@ class _BatchRun:
                 "model": first.model,
             },
         )
-        self.client.stats.batch_requests += len(self.group)
+        self.sender.stats.batch_requests += len(self.group)
         return str(batch.id)
 
     async def finish(self) -> None:
@@ -299,14 +285,14 @@ class _BatchRun:
                 why = f"judge batch {record.batch_id}: {line_error}"
             else:
                 why = f"{reason} ({line_error})"
-            self.client.batch_failures[request.key] = f"{BATCH_UNANSWERED}: {why}"
+            self.batches.failures[request.key] = f"{BATCH_UNANSWERED}: {why}"
         record.answered = len(answered)
         record.failed = len(self.group) - len(answered)
-        self.client.stats.batch_failed += record.failed
+        self.sender.stats.batch_failed += record.failed
         self.done = len(self.group)
         self.state.unlink(missing_ok=True)  # every reply it had is stored; a later run sends what is missing
 
-    async def _poll(self, batch_id: str) -> Any:
+    async def _poll(self, batch_id: str) -> Batch:
         wait = FIRST_POLL
         while True:
             batch = await self._call("status", lambda sdk: sdk.batches.retrieve(batch_id))
@@ -331,9 +317,9 @@ class _BatchRun:
             if request is None or not isinstance(response, dict) or response.get("status_code") != 200:
                 continue
             try:
-                await asyncio.to_thread(self.client.store_batch_reply, request, response.get("body"))
+                await asyncio.to_thread(self.sender.store_batch_reply, request, response.get("body"))
             except MalformedResponse as exc:
-                self.client.batch_failures[request.key] = f"{BATCH_UNANSWERED}: unusable reply ({exc})"
+                self.batches.failures[request.key] = f"{BATCH_UNANSWERED}: unusable reply ({exc})"
                 continue
             stored.add(request.key)
         return stored
@@ -347,7 +333,7 @@ class _BatchRun:
             reasons[str(line.get("custom_id"))] = _line_error(line)
         return reasons
 
-    async def _lines(self, file_id: str) -> list[dict[str, Any]]:
+    async def _lines(self, file_id: str) -> list[dict[str, JSONValue]]:
         content = await self._call("download", lambda sdk: sdk.files.content(file_id))
         lines = []
         for number, text in enumerate(content.text.splitlines(), 1):
@@ -364,14 +350,13 @@ class _BatchRun:
 
     async def _call(self, what: str, call: Callable[[openai.AsyncOpenAI], Awaitable[T]]) -> T:
         """One Batch API request with the client's timeout and retries; LLMError when it finally fails."""
-        client = self.client
-        settings = client.settings
+        settings = self.batches.settings
         rng = random.Random()
         attempt = 0
         while True:
             try:
                 async with asyncio.timeout(settings.timeout):
-                    return await call(client.batch_sdk())
+                    return await call(self.sender.batch_sdk())
             except Exception as exc:
                 failure = classify(exc, settings.timeout)
                 if failure is None:
@@ -393,14 +378,14 @@ class _BatchRun:
 
     def _fail_all(self, reason: str, keep_record: bool = False) -> None:
         for request in self.group:
-            self.client.batch_failures[request.key] = f"{BATCH_UNANSWERED}: {reason}"
-        self.client.stats.batch_failed += len(self.group)
+            self.batches.failures[request.key] = f"{BATCH_UNANSWERED}: {reason}"
+        self.sender.stats.batch_failed += len(self.group)
         if keep_record and self.record is not None:
             self.record.failed = len(self.group)
         log.warning("%s", reason)
 
 
-def _line_error(line: Mapping[str, Any]) -> str:
+def _line_error(line: Mapping[str, JSONValue]) -> str:
     error = line.get("error")
     if isinstance(error, dict) and error.get("message"):
         return f"{error.get('code') or 'error'}: {error['message']}"
@@ -413,7 +398,7 @@ def _line_error(line: Mapping[str, Any]) -> str:
     return "no reply"
 
 
-def _batch_errors(batch: Any) -> str:
+def _batch_errors(batch: Batch) -> str:
     errors = getattr(batch, "errors", None)
     data = getattr(errors, "data", None) or []
     messages = [str(getattr(item, "message", "") or "") for item in data]

@@ -29,11 +29,17 @@ from typing import Any, TypeVar
 import openai
 
 from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.llm.batch import BatchCollector, BatchRequest, CallDeferred
+from pytest_graphrag_eval.formats.json_types import JSONValue
+from pytest_graphrag_eval.llm.batch_transport import (
+    NOT_IN_A_BATCH,
+    BatchRequest,
+    BatchTransport,
+    CallDeferred,
+)
 from pytest_graphrag_eval.llm.cache import ResponseCache, cache_dir_problem, cache_key
 from pytest_graphrag_eval.llm.errors import LLMError
 from pytest_graphrag_eval.llm.estimate import CallPlanner, CostCeiling
-from pytest_graphrag_eval.llm.limits import BATCH_UNANSWERED, CACHE_MISS, Budget, CallRefused, note_refusal
+from pytest_graphrag_eval.llm.limits import CACHE_MISS, Budget, CallRefused, note_refusal
 from pytest_graphrag_eval.llm.pricing import price_for
 from pytest_graphrag_eval.llm.redact import redact, safe_url
 from pytest_graphrag_eval.llm.retry import (
@@ -186,7 +192,9 @@ class _LoopState:
 class JudgeClient:
     """Chat and embeddings calls with concurrency bound, retries, cache and cost accounting."""
 
-    def __init__(self, settings: LLMSettings) -> None:
+    def __init__(self, settings: LLMSettings, batches: BatchTransport | None = None) -> None:
+        """`batches` takes a batch judge's cache misses (`llm.batch.judge_batches(settings)`); without
+        one, a batch judge fails each miss (nothing sends it)."""
         # Fail at start-up, not at the first question, on a missing key or API version
         # (a cache-only run connects nowhere, so offline CI needs no key).
         if not (settings.cache_only or settings.dry_run):
@@ -212,9 +220,7 @@ class JudgeClient:
         )
         self._breaker = ConnectionBreaker(settings.max_retries + 1)
         self.pending_calls = 0  # calls past the cache, waiting for a slot or in flight (progress display)
-        # A batch judge (llm/batch.py): misses are recorded while collecting, else fail with their reason.
-        self.batch_collector: BatchCollector | None = None
-        self.batch_failures: dict[str, str] = {}
+        self.batches = batches
 
     def __repr__(self) -> str:
         return f"JudgeClient({self.settings!r})"
@@ -350,7 +356,7 @@ class JudgeClient:
         )
         return EmbeddingResult(vectors, input_tokens, cost, False, model, known)
 
-    def store_batch_reply(self, request: BatchRequest, body: Any) -> None:
+    def store_batch_reply(self, request: BatchRequest, body: JSONValue) -> None:
         """Store one reply of a judge batch in the cache at batch prices; MalformedResponse if unusable."""
         model = request.model
         if request.kind == "chat":
@@ -364,7 +370,8 @@ class JudgeClient:
                 "price_known": known,
             }
         else:
-            vectors, input_tokens = _parse_embeddings(body, len(request.body["input"]))
+            inputs = request.body["input"]
+            vectors, input_tokens = _parse_embeddings(body, len(inputs) if isinstance(inputs, list) else 0)
             cost, known = self._cost(model, input_tokens, 0, batch=True)
             result = {
                 "vectors": vectors,
@@ -407,8 +414,8 @@ class JudgeClient:
         self,
         kind: str,
         model: str,
-        send: Callable[[openai.AsyncOpenAI], Awaitable[Any]],
-        parse: Callable[[Any], T],
+        send: Callable[[openai.AsyncOpenAI], Awaitable[str]],
+        parse: Callable[[str], T],
         estimate_usd: float = 0.0,
     ) -> T:
         """Send with the concurrency bound, timeout and retries; raise LLMError when it finally fails.
@@ -424,8 +431,8 @@ class JudgeClient:
         self,
         kind: str,
         model: str,
-        send: Callable[[openai.AsyncOpenAI], Awaitable[Any]],
-        parse: Callable[[Any], T],
+        send: Callable[[openai.AsyncOpenAI], Awaitable[str]],
+        parse: Callable[[str], T],
         estimate_usd: float,
     ) -> T:
         settings = self.settings
@@ -506,24 +513,16 @@ class JudgeClient:
             )
 
     def _defer(self, request: BatchRequest) -> None:
-        """A batch judge's miss: recorded for the next batch while collecting, else its batch's failure."""
-        if request.key in self.batch_failures:
-            self.stats.failures += 1
-            note_refusal("batch")  # every batch failure is a request its batch did not answer
-            raise LLMError(
-                f"{request.kind} call to model {request.model!r}: {self.batch_failures[request.key]}",
-                kind=request.kind,
-                model=request.model,
-            )
-        if self.batch_collector is not None:
-            self.batch_collector.add(request)
+        """A batch judge's miss: its transport records it for the next batch, or says why it has no reply."""
+        reason = self.batches.take(request) if self.batches is not None else NOT_IN_A_BATCH
+        if reason is None:
             raise CallDeferred(
                 f"{request.kind} call deferred to a judge batch", kind=request.kind, model=request.model
             )
         self.stats.failures += 1
-        note_refusal("batch")
+        note_refusal("batch")  # every batch failure is a request its batch did not answer
         raise LLMError(
-            f"{request.kind} call to model {request.model!r}: {BATCH_UNANSWERED} (it was not in one)",
+            f"{request.kind} call to model {request.model!r}: {reason}",
             kind=request.kind,
             model=request.model,
         )
@@ -612,13 +611,15 @@ class ConnectionBreaker:
         self.refusals_in_a_row = 0
 
 
-def _parse_chat(body: Any) -> tuple[str, int, int]:
+def _parse_chat(body: JSONValue) -> tuple[str, int, int]:
     """Text and token counts of a chat completion's JSON body; MalformedResponse when unusable."""
     try:
-        response = json.loads(body) if isinstance(body, str | bytes) else body
+        response: JSONValue = json.loads(body) if isinstance(body, str) else body
     except ValueError as exc:
         raise MalformedResponse(f"malformed response body ({exc})") from None
-    choices = response.get("choices") if isinstance(response, dict) else None
+    if not isinstance(response, dict):
+        raise MalformedResponse("expected a chat completion with at least one choice")
+    choices = response.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise MalformedResponse("expected a chat completion with at least one choice")
     message = choices[0].get("message")
@@ -634,22 +635,24 @@ def _parse_chat(body: Any) -> tuple[str, int, int]:
     return content, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
 
 
-def _parse_embeddings(body: Any, expected: int) -> tuple[list[list[float]], int]:
+def _parse_embeddings(body: JSONValue, expected: int) -> tuple[list[list[float]], int]:
     """Vectors in input order and prompt tokens of an embeddings JSON body; MalformedResponse when unusable.
 
     Each vector is base64 of little-endian float32 values, or a plain list from servers that ignore
     `encoding_format`.
     """
     try:
-        response = json.loads(body) if isinstance(body, str | bytes) else body
+        response: JSONValue = json.loads(body) if isinstance(body, str) else body
     except ValueError as exc:
         raise MalformedResponse(f"malformed response body ({exc})") from None
-    data = response.get("data") if isinstance(response, dict) else None
+    if not isinstance(response, dict):
+        raise MalformedResponse("expected an embeddings list")
+    data = response.get("data")
     if not isinstance(data, list):
         raise MalformedResponse("expected an embeddings list")
     try:
-        items = sorted(data, key=lambda item: int(item["index"]))
-        vectors = [_vector(item["embedding"]) for item in items]
+        items = sorted(data, key=lambda item: _index(_member(item, "index")))
+        vectors = [_vector(_member(item, "embedding")) for item in items]
     except (KeyError, TypeError, ValueError, binascii.Error) as exc:
         raise MalformedResponse(f"bad embedding item ({exc})") from None
     if len(vectors) != expected or len({len(v) for v in vectors}) > 1:
@@ -658,7 +661,7 @@ def _parse_embeddings(body: Any, expected: int) -> tuple[list[list[float]], int]
     return vectors, _count(usage.get("prompt_tokens") if isinstance(usage, dict) else None)
 
 
-def _vector(embedding: Any) -> list[float]:
+def _vector(embedding: JSONValue) -> list[float]:
     if isinstance(embedding, str):
         raw = base64.b64decode(embedding, validate=True)
         if len(raw) % 4:
@@ -668,8 +671,26 @@ def _vector(embedding: Any) -> list[float]:
             values.byteswap()
         return values.tolist()
     if isinstance(embedding, list):
-        return [float(x) for x in embedding]
+        return [_number(x) for x in embedding]
     raise TypeError(f"embedding must be a list or base64 text, got {type(embedding).__name__}")
+
+
+def _member(item: JSONValue, key: str) -> JSONValue:
+    if not isinstance(item, dict):
+        raise TypeError(f"an embedding item must be an object, got {type(item).__name__}")
+    return item[key]
+
+
+def _index(value: JSONValue) -> int:
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"an embedding index must be a number, got {type(value).__name__}")
+
+
+def _number(value: JSONValue) -> float:
+    if isinstance(value, int | float | str):
+        return float(value)
+    raise TypeError(f"a vector component must be a number, got {type(value).__name__}")
 
 
 def _never_reached_server(exc: Exception) -> bool:
@@ -679,5 +700,5 @@ def _never_reached_server(exc: Exception) -> bool:
     return isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError)
 
 
-def _count(value: Any) -> int:
+def _count(value: JSONValue) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

@@ -116,5 +116,6 @@ def pause_full_collections(config: pytest.Config) -> None:
 
 def new_judge_client(settings: PluginSettings) -> JudgeClient:
     from pytest_graphrag_eval.llm import JudgeClient  # the OpenAI SDK: only when a judge is needed
+    from pytest_graphrag_eval.llm.batch import judge_batches
 
-    return JudgeClient(settings.client_llm)
+    return JudgeClient(settings.client_llm, judge_batches(settings.client_llm))

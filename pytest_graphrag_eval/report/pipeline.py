@@ -125,8 +125,17 @@ def finish_run(
             baseline_path=settings.baseline_path,
         )
     comparison_section = comparison.to_dict() if comparison is not None else None
-    commit = settings.current_run.commit if settings.current_run is not None else None
-    flaky = flaky_questions(settings.history, results, commit) if settings.history is not None else []
+    known = settings.current_run
+    flaky = (
+        flaky_questions(
+            settings.history,
+            results,
+            known.commit if known is not None else None,
+            known.inputs if known is not None else "",
+        )
+        if settings.history is not None
+        else []
+    )
     gate_history = _gate_history(results, settings, flaky) if settings.history is not None else None
     gate_results = (
         evaluate_gates(settings.gates, aggregates, comparison, results, gate_history)
@@ -167,6 +176,7 @@ def _current_run(
         passed=all(gate["passed"] for gate in report["gates"])
         and all(result.get("outcome") != "failed" for result in results),
         identities=known.identities if known is not None else {},
+        inputs=known.inputs if known is not None else "",
     )
 
 

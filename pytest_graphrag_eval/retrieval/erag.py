@@ -35,8 +35,8 @@ Where = tuple[str | None, int]  # an item, or (None, position) for a batch of on
 def erag_eval(
     retrieval_results: Mapping[str, Sequence[str]],
     expected_outputs: Mapping[str, Sequence[str] | str],
-    text_generator: Any,
-    downstream_metric: Any,
+    text_generator: object,
+    downstream_metric: object,
     retrieval_metrics: str | Iterable[str],
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
@@ -73,8 +73,8 @@ async def _run_and_close(evaluation: Awaitable[dict[str, Any]], parts: Sequence[
 async def aerag_eval(
     retrieval_results: Mapping[str, Sequence[str]],
     expected_outputs: Mapping[str, Sequence[str] | str],
-    text_generator: Any,
-    downstream_metric: Any,
+    text_generator: object,
+    downstream_metric: object,
     retrieval_metrics: str | Iterable[str],
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
@@ -95,8 +95,8 @@ async def aerag_eval(
 async def erag_within(
     retrieval_results: Mapping[str, Sequence[str]],
     expected_outputs: Mapping[str, Sequence[str] | str],
-    text_generator: Any,
-    downstream_metric: Any,
+    text_generator: object,
+    downstream_metric: object,
     retrieval_metrics: str | Iterable[str],
     semaphore: asyncio.Semaphore,
     usage: Usage | None = None,
@@ -168,21 +168,21 @@ def _some(names: list[str]) -> str:
 
 
 def _one_item_form(
-    part: Any, semaphore: asyncio.Semaphore, usage: Usage | None
-) -> tuple[Callable[..., Any], Any] | None:
+    part: object, semaphore: asyncio.Semaphore, usage: Usage | None
+) -> tuple[Callable[..., object], asyncio.Semaphore | None] | None:
     """The function of a one-item part and the bound on its concurrent calls; None for the batched form.
 
     Model-backed parts are bounded by the judge client itself, and handed `usage` to add their calls to.
     """
     if isinstance(part, SingleInput):
         return part.function, semaphore
-    if getattr(part, "self_limited", False):
+    if getattr(part, "self_limited", False) and callable(part):
         return (part if usage is None else functools.partial(part, usage=usage)), None
     return None
 
 
 async def _generate(
-    generator: Any,
+    generator: object,
     items: list[Item],
     documents: Mapping[str, list[str]],
     semaphore: asyncio.Semaphore,
@@ -203,21 +203,22 @@ async def _generate(
 
     async def batch(position: int) -> dict[Item, str]:
         inputs = {question: [docs[position]] for question, docs in documents.items() if position < len(docs)}
-        outputs = await _call(semaphore, "text generator", (None, position), generator, inputs)
-        _check_batch(outputs, inputs, "text_generator", "outputs")
+        assert callable(generator)  # checked above
+        called = await _call(semaphore, "text generator", (None, position), generator, inputs)
+        outputs = _check_batch(called, inputs, "text_generator", "outputs")
         return {(question, position): _text(outputs[question], (question, position)) for question in inputs}
 
     return _merge(await _gather(batch(position) for position in _positions(documents)))
 
 
 async def _score(
-    metric: Any,
+    metric: object,
     items: list[Item],
     outputs: Mapping[Item, str],
     expected: Mapping[str, list[str]],
     semaphore: asyncio.Semaphore,
     usage: Usage | None,
-) -> dict[Item, Any]:
+) -> dict[Item, object]:
     if not callable(metric) and not isinstance(metric, SingleInput):
         raise ConfigurationError(
             "downstream_metric must be a callable, SingleInput(callable), LLMJudgeMetric or a metric name"
@@ -228,7 +229,7 @@ async def _score(
         # Model-backed judges also see the question; one-item callables get (prediction, references).
         with_question = not isinstance(metric, SingleInput)
 
-        async def one(item: Item) -> Any:
+        async def one(item: Item) -> object:
             question = item[0]
             args = (outputs[item], expected[question], *((question,) if with_question else ()))
             return await _call(limit, "downstream metric", item, function, *args)
@@ -239,11 +240,12 @@ async def _score(
     for (question, position), text in outputs.items():
         by_position.setdefault(position, {})[question] = text
 
-    async def batch(position: int) -> dict[Item, Any]:
+    async def batch(position: int) -> dict[Item, object]:
+        assert callable(metric)  # checked above
         generated = by_position[position]
         wanted = {question: expected[question] for question in generated}
-        scores = await _call(semaphore, "downstream metric", (None, position), metric, generated, wanted)
-        _check_batch(scores, generated, "downstream_metric", "scores")
+        called = await _call(semaphore, "downstream metric", (None, position), metric, generated, wanted)
+        scores = _check_batch(called, generated, "downstream_metric", "scores")
         return {(question, position): scores[question] for question in generated}
 
     return _merge(await _gather(batch(position) for position in sorted(by_position)))
@@ -254,8 +256,8 @@ def _positions(documents: Mapping[str, list[str]]) -> range:
 
 
 async def _call(
-    limit: asyncio.Semaphore | None, role: str, item: Where, function: Callable[..., Any], *args: Any
-) -> Any:
+    limit: asyncio.Semaphore | None, role: str, item: Where, function: Callable[..., object], *args: object
+) -> object:
     """Call a sync or async user function; its failure becomes an ERagError saying which item failed."""
     question, position = item
     where = (
@@ -276,7 +278,7 @@ async def _call(
         raise ERagError(f"the {role} failed for {where}: {type(error).__name__}: {error}") from error
 
 
-async def _await(value: Any) -> Any:
+async def _await(value: object) -> object:
     return await value if inspect.isawaitable(value) else value
 
 
@@ -293,7 +295,8 @@ async def _gather(coroutines: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
     return [task.result() for task in tasks]
 
 
-def _check_batch(result: Any, inputs: Mapping[str, Any], role: str, what: str) -> None:
+def _check_batch(result: object, inputs: Mapping[str, object], role: str, what: str) -> Mapping[str, object]:
+    """`result` when it is a dict with exactly the questions of `inputs`."""
     if not isinstance(result, Mapping):
         raise ERagError(f"{role} must return a dict of {what} keyed by question, got {type(result).__name__}")
     missing = [question for question in inputs if question not in result]
@@ -304,9 +307,10 @@ def _check_batch(result: Any, inputs: Mapping[str, Any], role: str, what: str) -
         raise ERagError(
             f"{role} must return {what} for exactly the questions it was given: {'; '.join(problems)}"
         )
+    return result
 
 
-def _text(output: Any, item: Item) -> str:
+def _text(output: object, item: Item) -> str:
     if not isinstance(output, str):
         question, position = item
         raise ERagError(

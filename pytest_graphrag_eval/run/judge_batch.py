@@ -57,26 +57,26 @@ def fill_cache_in_batches(
     on_status: Callable[[str], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Collect and send the judge's cache misses pass by pass; the batches' records, in order."""
-    from pytest_graphrag_eval.llm.batch import BatchCollector, run_batches
+    from pytest_graphrag_eval.llm.batch import JudgeBatches
 
+    batches = judge.batches
+    assert isinstance(batches, JudgeBatches), "a batch judge is built with llm.batch.judge_batches"
     records: list[dict[str, Any]] = []
     for _ in range(MAX_PASSES):
         if source is not None:
             source.new_pass()
-        collector = BatchCollector()
-        judge.batch_collector = collector
         runner = new_runner()  # a pass's outcomes are thrown away; the items get the scoring run's
         try:
-            runner.submit(questions)
-            for question in questions:
-                runner.outcome(question)
+            with batches.collecting() as collected:
+                runner.submit(questions)
+                for question in questions:
+                    runner.outcome(question)
         finally:
-            judge.batch_collector = None
             runner.close()
-        if not collector.requests:
+        if not collected:
             break
-        batches = asyncio.run(run_batches(judge, collector.requests.values(), on_status))
-        records.extend(batch.as_dict() for batch in batches)
+        sent = asyncio.run(batches.send(judge, collected.values(), on_status))
+        records.extend(batch.as_dict() for batch in sent)
     if source is not None:
         source.new_pass()  # the scoring run gets the same answers again
     return records

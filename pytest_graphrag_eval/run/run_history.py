@@ -21,7 +21,7 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.provenance import RunProvenance, detect_provenance
-from pytest_graphrag_eval.history.records import ABSENT, OUTCOME_NAMES, run_identities
+from pytest_graphrag_eval.history.records import ABSENT, OUTCOME_NAMES, run_identities, run_inputs
 from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
 
 HISTORY_PREFIX = "history:"
@@ -52,6 +52,7 @@ class StartingHistory:
 
     def current_run(self, metadata: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> PastRun:
         """This run as the history will record it (its commit, branch and identities)."""
+        identities = run_identities(metadata, results)
         return PastRun(
             run_id="this run",
             started_at=str(metadata.get("started_at") or ""),
@@ -59,7 +60,13 @@ class StartingHistory:
             outcomes={},
             commit=self.provenance.commit,
             branch=self.provenance.branch,
-            identities=run_identities(metadata, results),
+            identities=identities,
+            inputs=run_inputs(
+                str(identities["corpus"]),
+                identities["graph"],
+                str(identities["settings"]),
+                metadata.get("responses"),
+            ),
         )
 
 
@@ -139,6 +146,7 @@ def _past_run(summary: RunSummary, outcomes: dict[str, str]) -> PastRun:
             "responses": summary.responses_identity,
             "settings": summary.settings_fingerprint,
         },
+        inputs=summary.inputs,
     )
 
 

@@ -46,6 +46,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from pytest_graphrag_eval.formats.json_types import JSONValue
+
 ENDPOINTS = ("chat", "embeddings")
 BATCH_OUTCOMES = ("completed", "failed", "expired", "cancelled")
 _WORD = re.compile(r"\w+|[^\w\s]")
@@ -118,15 +120,15 @@ class RecordedRequest:
     endpoint: str
     path: str
     query: dict[str, list[str]]
-    body: Any
+    body: JSONValue
     model: str | None
     authorized: bool
     started: float
     finished: float | None = None
 
 
-ChatHandler = Callable[[dict[str, Any]], "str | Reply"]
-EmbeddingHandler = Callable[[dict[str, Any]], "list[list[float]] | Reply"]
+ChatHandler = Callable[[dict[str, JSONValue]], "str | Reply"]
+EmbeddingHandler = Callable[[dict[str, JSONValue]], "list[list[float]] | Reply"]
 
 
 def bag_of_words_embedding(text: str, dim: int = 256) -> list[float]:
@@ -164,7 +166,7 @@ class FakeOpenAIServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._queues: dict[str, deque[str | Reply | list[list[float]]]] = {e: deque() for e in ENDPOINTS}
-        self._handlers: dict[str, Callable[[dict[str, Any]], Any] | None] = dict.fromkeys(ENDPOINTS)
+        self._handlers: dict[str, ChatHandler | EmbeddingHandler | None] = dict.fromkeys(ENDPOINTS)
         self._requests: list[RecordedRequest] = []
         self._in_flight = 0
         self.max_in_flight = 0
@@ -296,7 +298,7 @@ class FakeOpenAIServer:
             self._in_flight -= 1
             record.finished = time.monotonic()
 
-    def _next_reply(self, endpoint: str, body: dict[str, Any]) -> Reply:
+    def _next_reply(self, endpoint: str, body: dict[str, JSONValue]) -> Reply:
         with self._lock:
             queued = self._queues[endpoint].popleft() if self._queues[endpoint] else None
         handler = self._handlers[endpoint]
@@ -314,7 +316,9 @@ class FakeOpenAIServer:
             raise TypeError("an embeddings reply must be a list of vectors, not text")
         return Reply(embeddings=queued)
 
-    def _respond(self, endpoint: str, body: dict[str, Any], reply: Reply) -> tuple[int, dict[str, str], str]:
+    def _respond(
+        self, endpoint: str, body: dict[str, JSONValue], reply: Reply
+    ) -> tuple[int, dict[str, str], str]:
         headers = {"content-type": "application/json", **reply.headers}
         if reply.body is not None:
             return reply.status, headers, reply.body
@@ -324,9 +328,10 @@ class FakeOpenAIServer:
             payload = self._embeddings_payload(body, reply)
         return reply.status, headers, json.dumps(payload)
 
-    def _chat_payload(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    def _chat_payload(self, body: dict[str, JSONValue], reply: Reply) -> dict[str, object]:
         text = reply.content if reply.content is not None else self.chat_text
-        prompt = sum(count_tokens(_message_text(m)) for m in body.get("messages") or [])
+        messages = body.get("messages")
+        prompt = sum(count_tokens(_message_text(m)) for m in (messages if isinstance(messages, list) else []))
         prompt_tokens = reply.prompt_tokens if reply.prompt_tokens is not None else prompt
         completion = reply.completion_tokens if reply.completion_tokens is not None else count_tokens(text)
         return {
@@ -349,9 +354,9 @@ class FakeOpenAIServer:
             },
         }
 
-    def _embeddings_payload(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    def _embeddings_payload(self, body: dict[str, JSONValue], reply: Reply) -> dict[str, object]:
         raw = body.get("input")
-        texts = [raw] if isinstance(raw, str) else [str(t) for t in raw or []]
+        texts = [raw] if isinstance(raw, str) else [str(t) for t in raw] if isinstance(raw, list) else []
         vectors = reply.embeddings or [bag_of_words_embedding(t, self.embedding_dim) for t in texts]
         as_base64 = body.get("encoding_format") == "base64"
         data = [
@@ -376,7 +381,7 @@ class FakeOpenAIServer:
         with self._lock:
             return f"{prefix}-fake-{next(self._ids)}"
 
-    def _upload(self, content_type: str, raw: bytes) -> tuple[int, dict[str, Any]]:
+    def _upload(self, content_type: str, raw: bytes) -> tuple[int, dict[str, object]]:
         """`POST /v1/files`: a multipart form with `purpose` and `file`."""
         message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
             f"content-type: {content_type}\r\n\r\n".encode() + raw
@@ -408,7 +413,7 @@ class FakeOpenAIServer:
             stored = self._files.get(file_id)
         return stored[1] if stored is not None else None
 
-    def _create_batch(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def _create_batch(self, body: dict[str, JSONValue]) -> tuple[int, dict[str, object]]:
         """`POST /v1/batches`: validated now, run when a status request finds it finished."""
         content = self._file_content(str(body.get("input_file_id")))
         if content is None:
@@ -435,7 +440,7 @@ class FakeOpenAIServer:
             self._batches[batch_id] = batch
         return 200, _public(batch)
 
-    def _batch_status(self, batch_id: str, cancel: bool = False) -> tuple[int, dict[str, Any]]:
+    def _batch_status(self, batch_id: str, cancel: bool = False) -> tuple[int, dict[str, object]]:
         """`GET /v1/batches/{id}` (each one a poll) or `POST /v1/batches/{id}/cancel`."""
         with self._lock:
             batch = self._batches.get(batch_id)
@@ -464,8 +469,8 @@ class FakeOpenAIServer:
         answered = len(lines)
         if outcome in ("expired", "cancelled"):
             answered = self.batch_answered if self.batch_answered is not None else len(lines) // 2
-        output: list[dict[str, Any]] = []
-        failed: list[dict[str, Any]] = []
+        output: list[dict[str, object]] = []
+        failed: list[dict[str, object]] = []
         for number, line in enumerate(lines):
             custom_id = line.get("custom_id")
             if number >= answered:
@@ -507,7 +512,7 @@ class FakeOpenAIServer:
                 **{f"{outcome}_at": int(time.time())},
             )
 
-    def _store_output(self, records: list[dict[str, Any]]) -> str | None:
+    def _store_output(self, records: list[dict[str, object]]) -> str | None:
         if not records:
             return None
         file_id = self._new_id("file")
@@ -516,18 +521,23 @@ class FakeOpenAIServer:
         return file_id
 
 
-def _error_body(message: str) -> dict[str, Any]:
+def _error_body(message: str) -> dict[str, object]:
     return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
 
 
-def _public(batch: dict[str, Any]) -> dict[str, Any]:
+def _public(batch: dict[str, Any]) -> dict[str, object]:
     """A batch as the API shows it: the poll counter is the server's own."""
     shown = {key: value for key, value in batch.items() if key != "polls"}
     shown["status"] = "in_progress" if batch["status"] == "finishing" else batch["status"]
     return shown
 
 
-def _message_text(message: Any) -> str:
+def _model_of(body: JSONValue) -> str | None:
+    model = body.get("model") if isinstance(body, dict) else None
+    return model if isinstance(model, str) else None
+
+
+def _message_text(message: JSONValue) -> str:
     content = message.get("content") if isinstance(message, dict) else None
     return content if isinstance(content, str) else json.dumps(content)
 
@@ -537,7 +547,7 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256  # bursts of concurrent clients must not be refused
     fake: FakeOpenAIServer
 
-    def verify_request(self, request: Any, client_address: Any) -> bool:
+    def verify_request(self, request: object, client_address: object) -> bool:
         """Called for every accepted connection: counted, so tests can prove none was made."""
         self.fake._accepted()
         return True
@@ -549,7 +559,7 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # small replies on kept-alive connections must not wait ~40 ms for ACKs
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         """Silence the default stderr access log."""
 
     def do_GET(self) -> None:
@@ -582,7 +592,7 @@ class _Handler(BaseHTTPRequestHandler):
             path=url.path,
             query=parse_qs(url.query),
             body=body,
-            model=(body or {}).get("model") if isinstance(body, dict) else None,
+            model=_model_of(body),
             authorized=fake._authorized({k.lower(): v for k, v in self.headers.items()}),
             started=time.monotonic(),
         )
@@ -627,7 +637,7 @@ class _Handler(BaseHTTPRequestHandler):
                 ("GET", "batches", None): "batch_status",
                 ("POST", "batches", "cancel"): "batch_cancel",
             }.get((method, kind, action), "unknown")
-        body: Any = None
+        body: JSONValue = None
         if endpoint == "batches":
             try:
                 body = json.loads(raw or b"{}")

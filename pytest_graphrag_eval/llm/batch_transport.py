@@ -1,0 +1,73 @@
+"""What the judge client and the Batch API side know of each other: two small interfaces.
+
+The client (llm/client.py) is handed a `BatchTransport` when it is built and gives it each cache
+miss of a batch judge; the transport (llm/batch.py's `JudgeBatches`) records the miss for the next
+batch or says why it will get no reply. To send, the transport is given a `BatchSender` (the client
+is one): the SDK client, the counters, and where to store each reply. Neither module imports the
+other; both import this one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from pytest_graphrag_eval.formats.json_types import JSONValue
+from pytest_graphrag_eval.llm.errors import LLMError
+from pytest_graphrag_eval.llm.limits import BATCH_UNANSWERED
+
+if TYPE_CHECKING:
+    import openai
+
+URLS = {"chat": "/v1/chat/completions", "embeddings": "/v1/embeddings"}
+NOT_IN_A_BATCH = f"{BATCH_UNANSWERED} (it was not in one)"
+
+
+class CallDeferred(LLMError):
+    """A cache miss recorded for the next batch instead of being sent (a collecting pass only)."""
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """One judge request as a Batch API input line; `key` is its cache key."""
+
+    key: str
+    kind: str  # chat or embeddings
+    model: str
+    body: Mapping[str, object]  # sent as JSON, never read back
+
+    def line(self) -> str:
+        return json.dumps(
+            {"custom_id": self.key, "method": "POST", "url": URLS[self.kind], "body": self.body},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+
+
+class BatchTransport(Protocol):
+    """Where a batch judge's cache misses go."""
+
+    def take(self, request: BatchRequest) -> str | None:
+        """None when `request` is recorded for the next batch (the call is deferred);
+        else why it gets no reply in this run (the call fails with that text)."""
+        ...
+
+
+class BatchStats(Protocol):
+    """The counters a batch adds to."""
+
+    batch_requests: int
+    batch_failed: int
+
+
+class BatchSender(Protocol):
+    """What sending a batch needs of the judge client: its counters, the running loop's SDK client
+    (released by `aclose`), and where a reply is stored (in the cache, at batch prices)."""
+
+    @property
+    def stats(self) -> BatchStats: ...
+    def batch_sdk(self) -> openai.AsyncOpenAI: ...
+    def store_batch_reply(self, request: BatchRequest, body: JSONValue) -> None: ...
+    async def aclose(self) -> None: ...
