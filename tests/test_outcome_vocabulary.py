@@ -80,6 +80,10 @@ def test_the_terminal_names_them_alike(run: tuple[str, dict[str, Any], str, str]
     terminal, _, _, _ = run
     assert f"25 questions: 1 failed, 1 xfailed, {NOT_EVALUATED}, 2 agent errors" in terminal
     assert f"0 removed, 0 edited, {NOT_EVALUATED}" in terminal  # the since-baseline line
+    assert (
+        "micro:answer_f1.mean was not computed: 23 not evaluated (cache miss) of 23 answered questions"
+        in terminal
+    )
     assert "judge budget" not in terminal
 
 

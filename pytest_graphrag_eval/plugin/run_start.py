@@ -71,7 +71,10 @@ def start_run(config: pytest.Config, settings: PluginSettings, role: ProcessRole
         start.judge = client if role.scores else None
     if settings.responses_path:
         start.responses = load_response_attempts(
-            settings.responses_path, settings.responses_format, settings.trace_question_attribute
+            settings.responses_path,
+            settings.responses_format,
+            settings.trace_question_attribute,
+            shown=settings.shown(settings.responses_path),  # sources quoted in reports: no checkout path
         )
     if settings.uses_graph:
         start.graph = graph = GraphStage(settings, Path(config.rootpath))
