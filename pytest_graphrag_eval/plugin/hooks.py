@@ -37,8 +37,9 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     try:
-        check_config_detached_values(config)
         role = ProcessRole.of(config)
+        if role is not ProcessRole.WORKER:  # a worker's command line is the one xdist made for it
+            check_config_detached_values(config)
         settings = PluginSettings.from_config(config, role)
         check_startup(settings)
         session = GraphragSession(config, settings, role)
