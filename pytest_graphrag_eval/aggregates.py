@@ -32,13 +32,13 @@ STEP_METRICS = tuple(
 _NOT_METRICS = frozenset({"template_id", "question_id", "question_text"})
 
 
-def is_metric_value(key: str, value: Any) -> bool:
+def is_metric_value(key: str, value: object) -> bool:
     """True for result values that are aggregated: real numbers that are not flags."""
     return key not in _NOT_METRICS and isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def compute_aggregates(
-    results: Sequence[Mapping[str, Any]], config_file_path: str | PathLike[str] | None = None
+    results: Sequence[Mapping[str, object]], config_file_path: str | PathLike[str] | None = None
 ) -> dict[str, Any]:
     """Aggregate results as the seed does: `per_template`, `micro` and `macro`.
 
@@ -91,7 +91,7 @@ def _group_stats(
         stats[NOT_EVALUATED_COUNT] = not_evaluated
     for metric, values in _metric_values(successes).items():
         stats[metric] = describe(values)
-    flaky = [result["flaky"] for result in results if isinstance(result.get("flaky"), int)]
+    flaky = [value for result in results if isinstance(value := result.get("flaky"), int)]
     if flaky:  # questions asked several times (--graphrag-agent-repeats)
         stats["flaky_rate"] = sum(flaky) / len(flaky)
     if with_steps:
@@ -140,7 +140,7 @@ def describe(values: Sequence[float]) -> dict[str, float]:
     }
 
 
-def _macro(template_stats: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+def _macro(template_stats: Iterable[Mapping[str, object]]) -> dict[str, dict[str, float]]:
     means: dict[str, list[float]] = {}
     for stats in template_stats:
         for key, value in stats.items():
@@ -179,12 +179,12 @@ def steps_summary(
     return {key: value for key, value in summary.items() if value}
 
 
-def _is_empty(output: Any, row_counts: SelectRowCounts | None) -> bool:
+def _is_empty(output: object, row_counts: SelectRowCounts | None) -> bool:
     rows = row_counts.rows(output) if row_counts is not None else None
     return is_empty_output(output) if rows is None else rows == 0
 
 
-def is_empty_output(output: Any) -> bool:
+def is_empty_output(output: object) -> bool:
     """A step output with nothing in it: blank, `[]`/`{}`, or SPARQL JSON with no bindings."""
     if isinstance(output, str):
         text = output.strip()

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
-import dataclasses
 import io
 import os
 import sys
@@ -37,10 +36,10 @@ from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
 from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
-from pytest_graphrag_eval.history.recording import record_finished_run
 from pytest_graphrag_eval.report.merge import ShardReport, load_shard, merge_shards, shard_summary
-from pytest_graphrag_eval.report.pipeline import OutputPaths, finish_run, write_outputs
-from pytest_graphrag_eval.run.run_history import history_at_finish, history_baseline_ref, read_history
+from pytest_graphrag_eval.report.pipeline import OutputPaths
+from pytest_graphrag_eval.run.end_of_run import HistoryOptions, conclude_run
+from pytest_graphrag_eval.run.run_history import history_baseline_ref, read_history
 
 INPUT_COLUMNS = ("Question", "Reference answer", "Actual answer")
 OUTPUT_COLUMNS = (
@@ -92,50 +91,43 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
     except GraphragEvalError as error:
         print(f"graphrag-eval-merge: error: {error}", file=sys.stderr)
         return 2
-    settings, warnings = merged.settings, merged.warnings
-    if args.history:  # flaky marks and gates over the last runs, as an unsharded run has them
-        earlier = history_at_finish(
-            args.history,
-            environ=os.environ,
-            cwd=None,
-            gates=settings.gates,
-            flaky_runs=args.flaky_runs,
-            flaky_flips=args.flaky_flips,
-            metadata=settings.metadata,
-            results=merged.results,
-        )
-        settings = dataclasses.replace(settings, history=earlier.runs, current_run=earlier.current)
-        warnings = [*warnings, *([earlier.warning] if earlier.warning else [])]
-    finished = finish_run(
+    outcome = conclude_run(
         merged.results,
-        settings,
+        merged.settings,
+        OutputPaths(args.report, args.markdown, args.html),
         started=merged.started,
         finished=merged.finished,
         interrupted=merged.interrupted,
-        warnings=warnings,
+        warnings=merged.warnings,
         judge_spend=merged.judge_spend,
+        history=HistoryOptions(
+            args.history, args.history_required, args.history_run_key, args.flaky_runs, args.flaky_flips
+        )
+        if args.history
+        else None,
     )
-    outputs = write_outputs(finished.report, OutputPaths(args.report, args.markdown, args.html))
-    problems = outputs.problems
-    failed = sum(1 for result in merged.results if result.get("outcome") == "failed")
+    finished = outcome.finished
+    failed = outcome.questions_failed
     shown = shard_summary(shards)
     print(f"graphrag-eval-merge: merged {shown}: {len(merged.results)} questions, {failed} failed")
     for gate in finished.gate_results:
         print(f"  gate {'passed' if gate.passed else 'FAILED'}: {gate.message}")
-    for what, path in outputs.written:
+    for what, path in outcome.written:
         print(f"graphrag-eval-merge: wrote the {what}: {path}")
-    for problem in problems:
+    for problem in outcome.problems:
         print(f"graphrag-eval-merge: {problem}", file=sys.stderr)
     if finished.incomplete:
         print(f"graphrag-eval-merge: {finished.incomplete}")
-    history = None
-    if args.history:
-        history = record_finished_run(
-            args.history, finished.report, run_key=args.history_run_key, environ=os.environ
+    if outcome.interrupted:
+        interrupted = ", ".join(shard.path for shard in shards if shard.metadata.get("interrupted"))
+        print(
+            f"graphrag-eval-merge: the run is incomplete: {interrupted} "
+            f"{'was' if ',' not in interrupted else 'were'} interrupted (Ctrl-C); run that shard again"
         )
+    if outcome.history is not None:
+        history = outcome.history
         print(f"graphrag-eval-merge: {history.line}", file=sys.stdout if history.recorded else sys.stderr)
-    unrecorded = history is not None and not history.recorded and args.history_required
-    return 1 if failed or finished.gates_failed or finished.incomplete or problems or unrecorded else 0
+    return 1 if failed or outcome.failed else 0
 
 
 def _history_baseline_ref(baseline: str | None, shards: Sequence[ShardReport]) -> str | None:
@@ -299,5 +291,5 @@ def write_rows(
         raise CommandError(f"{path}: cannot write it: {error}") from None
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     return "" if value is None else str(value)

@@ -61,14 +61,14 @@ NO_RESPONSE_ERROR = "no response for this question"
 
 
 def run_evaluation(
-    reference_qas: Corpus | Sequence[Mapping[str, Any]],
+    reference_qas: Corpus | Sequence[Mapping[str, object]],
     chat_responses: ChatResponses,
     config_file_path: str | PathLike[str] | None = None,
     *,
     steps_scope: str = "last_group",
     scorers: Sequence[Scorer] | None = None,
     judge: Judge | None = None,
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
 ) -> list[dict[str, Any]]:
     """Score each question of `reference_qas` against `chat_responses[question_id]`.
 
@@ -120,14 +120,14 @@ def run_evaluation(
 
 
 async def arun_evaluation(
-    reference_qas: Corpus | Sequence[Mapping[str, Any]],
+    reference_qas: Corpus | Sequence[Mapping[str, object]],
     chat_responses: ChatResponses,
     config_file_path: str | PathLike[str] | None = None,
     *,
     steps_scope: str = "last_group",
     scorers: Sequence[Scorer] | None = None,
     judge: Judge | None = None,
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
 ) -> list[dict[str, Any]]:
     """Async form of `run_evaluation`: all questions are scored concurrently.
 
@@ -151,14 +151,14 @@ async def arun_evaluation(
 
 
 async def _checked_and_scored(
-    reference_qas: Corpus | Sequence[Mapping[str, Any]],
+    reference_qas: Corpus | Sequence[Mapping[str, object]],
     chat_responses: ChatResponses,
     config_file_path: str | PathLike[str] | None,
     *,
     steps_scope: str,
     scorers: Sequence[Scorer] | None,
     judge: Judge | None,
-    options: Mapping[str, Any] | None,
+    options: Mapping[str, object] | None,
     row_counts: SelectRowCounts | None,
 ) -> list[dict[str, Any]]:
     with paused_full_collections():  # the checked responses and the results are kept: see gc_pause.py
@@ -245,7 +245,7 @@ async def evaluate_attempts(
 def make_context(
     steps_scope: str,
     judge: Judge | None = None,
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
     *,
     source: str = "options",
     row_counts: SelectRowCounts | None = None,
@@ -308,7 +308,9 @@ class ResponsesCheck:
         return [unknown, *self.extra_warnings]
 
 
-def check_responses_match(question_ids: Iterable[str], chat_responses: Mapping[str, Any]) -> ResponsesCheck:
+def check_responses_match(
+    question_ids: Iterable[str], chat_responses: Mapping[str, object]
+) -> ResponsesCheck:
     """List the responses whose question the corpus does not have (sorted ids)."""
     return ResponsesCheck(tuple(sorted(set(chat_responses) - set(question_ids))))
 

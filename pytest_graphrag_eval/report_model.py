@@ -55,6 +55,7 @@ class Outcome(StrEnum):
 # The order outcomes are counted in, in every summary (terminal, Markdown, HTML).
 OUTCOME_ORDER = tuple(Outcome)
 OUTCOME_NAMES = frozenset(outcome.value for outcome in Outcome)
+_OUTCOME_OF_NAME = {outcome.value: outcome for outcome in Outcome}  # a lookup: Outcome(name) is slow
 PASSING = frozenset({Outcome.PASSED, Outcome.XPASSED})
 
 
@@ -66,7 +67,7 @@ class Refusal(StrEnum):
     BATCH = "batch"  # a judge batch did not answer the request
 
     @classmethod
-    def legacy_of(cls, record: Mapping[str, Any]) -> Refusal | None:
+    def legacy_of(cls, record: Mapping[str, object]) -> Refusal | None:
         """A previous version's record: the refusal its scorer error texts quote (budget first)."""
         found: set[str] = set()
         for key, value in record.items():
@@ -114,12 +115,12 @@ def not_evaluated_reason_of(record: Mapping[str, Any]) -> str | None:
     return REFUSAL_LABELS[refusal_of(record) or Refusal.BUDGET]  # a record before judge_refusal: a budget
 
 
-def compared_not_evaluated_text(ids: Iterable[str], current: Mapping[str, Mapping[str, Any]]) -> str:
+def compared_not_evaluated_text(ids: Iterable[object], current: Mapping[str, Mapping[str, Any]]) -> str:
     """The comparison's questions left out because either run did not score them (`ids`), with this
     run's reason for each (`current`: this run's result records by question id)."""
     return not_evaluated_text(
         [
-            not_evaluated_reason_of(current.get(question_id) or {}) or NOT_EVALUATED_IN_BASELINE
+            not_evaluated_reason_of(current.get(str(question_id)) or {}) or NOT_EVALUATED_IN_BASELINE
             for question_id in ids
         ]
     )
@@ -133,21 +134,22 @@ def agent_errors_text(count: int) -> str:
 class QuestionResult:
     """One question's result; `record` is its JSON object as the report writes it."""
 
-    record: Mapping[str, Any]
+    record: Mapping[str, object]
     template_id: str
     question_id: str
     outcome: Outcome | None  # None: no verdict given (a library run, `run_evaluation`)
     agent_error: str | None  # the agent's error (status "error"), None when it answered
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> QuestionResult:
+    def from_record(cls, record: Mapping[str, object]) -> QuestionResult:
         """The fields of a result object; `ValueError` naming the field when one is malformed."""
         template_id, question_id = record.get("template_id"), record.get("question_id")
         for name, value in (("template_id", template_id), ("question_id", question_id)):
             if not isinstance(value, str):
                 raise ValueError(f"has no string `{name}`")
         outcome = record.get("outcome")
-        if outcome is not None and outcome not in OUTCOME_NAMES:
+        typed_outcome = _OUTCOME_OF_NAME.get(outcome) if isinstance(outcome, str) else None
+        if outcome is not None and typed_outcome is None:
             raise ValueError(f"`outcome` must be one of {', '.join(sorted(OUTCOME_NAMES))}, got {outcome!r}")
         refusal = record.get(REFUSAL_KEY)
         if refusal is not None and refusal not in _REFUSAL_NAMES:
@@ -156,7 +158,7 @@ class QuestionResult:
             record=record,
             template_id=str(template_id),
             question_id=str(question_id),
-            outcome=Outcome(outcome) if outcome is not None else None,
+            outcome=typed_outcome,
             agent_error=str(record.get("error") or "") if record.get("status") == "error" else None,
         )
 
@@ -205,7 +207,7 @@ class QuestionResult:
         return False if self.outcome is Outcome.FAILED else None
 
 
-def refusal_of(record: Mapping[str, Any]) -> Refusal | None:
+def refusal_of(record: Mapping[str, object]) -> Refusal | None:
     """A result's refused judge call: its `judge_refusal` field (a previous version's record: the
     refusal its error texts quote)."""
     value = record.get(REFUSAL_KEY)
@@ -214,7 +216,7 @@ def refusal_of(record: Mapping[str, Any]) -> Refusal | None:
     return Refusal(value) if value in _REFUSAL_NAMES else None
 
 
-def typed_results(records: Iterable[Mapping[str, Any]]) -> list[QuestionResult]:
+def typed_results(records: Iterable[Mapping[str, object]]) -> list[QuestionResult]:
     """`QuestionResult.from_record` of each record (a malformed one raises `ValueError`)."""
     return [QuestionResult.from_record(record) for record in records]
 
@@ -241,14 +243,16 @@ class OutcomeCounts:
             ],
         )
 
-    def parts(self) -> list[str]:
+    def parts(self, without: Iterable[Outcome] = ()) -> list[str]:
         """`12 passed`, `3 failed`, `2 not evaluated (judge budget)`, `1 agent error`: the non-zero
-        counts, named alike everywhere."""
+        counts (but the outcomes `without`), named alike everywhere."""
+        left_out = frozenset(without)
         parts = [
             not_evaluated_text(self.not_evaluated_reasons)
             if outcome is Outcome.NOT_EVALUATED and self.not_evaluated_reasons
             else f"{count} {outcome_label(outcome)}"
             for outcome, count in self.outcomes.items()
+            if outcome not in left_out
         ]
         if self.agent_errors:
             parts.append(agent_errors_text(self.agent_errors))
@@ -356,7 +360,7 @@ def parse_results(records: Any, source: str, *, require_outcome: bool) -> list[Q
     return parsed
 
 
-def _where(source: str, record: Mapping[str, Any]) -> SourceLocation:
+def _where(source: str, record: Mapping[str, object]) -> SourceLocation:
     return SourceLocation(
         file=source, template_id=str(record.get("template_id")), question_id=str(record.get("question_id"))
     )

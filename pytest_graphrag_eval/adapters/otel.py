@@ -39,7 +39,7 @@ USAGE_NAMES = {
 OPENINFERENCE_MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(role|content)$")
 
 
-def from_otel_spans(spans: Any, *, location: SourceLocation | None = None) -> dict[str, Any]:
+def from_otel_spans(spans: object, *, location: SourceLocation | None = None) -> dict[str, Any]:
     """The response dict for one agent run given as the spans of its trace.
 
     `spans`: opentelemetry-sdk `ReadableSpan`s (e.g. from an `InMemorySpanExporter`), or OTLP/JSON
@@ -56,7 +56,7 @@ def from_otel_spans(spans: Any, *, location: SourceLocation | None = None) -> di
 
 
 def from_otlp_json(
-    data: Any, *, question_attribute: str = QUESTION_ID_ATTRIBUTE, location: SourceLocation | None = None
+    data: object, *, question_attribute: str = QUESTION_ID_ATTRIBUTE, location: SourceLocation | None = None
 ) -> dict[str, dict[str, Any]]:
     """Responses of an OTLP/JSON trace export, one per trace: `{question id (or text): response}`.
 
@@ -80,7 +80,7 @@ def from_otlp_json(
     return responses
 
 
-def otlp_documents(text: str, location: SourceLocation) -> list[tuple[int | None, Any]]:
+def otlp_documents(text: str, location: SourceLocation) -> list[tuple[int | None, object]]:
     """The JSON documents of an OTLP/JSON file: the whole text, or one per line."""
     try:
         return [(None, json.loads(text))]
@@ -88,7 +88,7 @@ def otlp_documents(text: str, location: SourceLocation) -> list[tuple[int | None
         pass
     except RecursionError:
         raise ResponseError("invalid JSON: nested too deeply", location) from None
-    documents: list[tuple[int | None, Any]] = []
+    documents: list[tuple[int | None, object]] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             try:
@@ -188,7 +188,7 @@ def _is_tool_span(span: SpanRecord) -> bool:
     return span.attributes.get(OPERATION) == "execute_tool" or span.attributes.get(SPAN_KIND) == "TOOL"
 
 
-def _tool_step(span: SpanRecord, location: SourceLocation) -> dict[str, Any]:
+def _tool_step(span: SpanRecord, location: SourceLocation) -> dict[str, object]:
     attributes = span.attributes
     genai = attributes.get(OPERATION) == "execute_tool"
     name_key = "gen_ai.tool.name" if genai else "tool.name"
@@ -198,7 +198,7 @@ def _tool_step(span: SpanRecord, location: SourceLocation) -> dict[str, Any]:
     call_id = attributes.get("gen_ai.tool.call.id" if genai else "tool_call.id") or span.span_id
     arguments = attributes.get("gen_ai.tool.call.arguments" if genai else "input.value")
     output = attributes.get("gen_ai.tool.call.result" if genai else "output.value")
-    step: dict[str, Any] = {"name": name, "args": parse_arguments(arguments), "id": str(call_id)}
+    step: dict[str, object] = {"name": name, "args": parse_arguments(arguments), "id": str(call_id)}
     if span.failed:
         step.update(status="error", error=tool_error(span.status_message or _exception_message(span)))
         if output is not None:

@@ -11,19 +11,29 @@ from __future__ import annotations
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE, from_otel_spans
 from pytest_graphrag_eval.adapters.spans import SpanRecord, sdk_span_record
 from pytest_graphrag_eval.errors import ConfigurationError, install_extra_hint
 
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
+
 ROOT_SPAN_NAME = "graphrag.question"
+
+
+class AskedQuestion(Protocol):
+    """What the recorder reads of the question asked (a corpus `Question` is one)."""
+
+    @property
+    def question_id(self) -> str: ...
 
 
 class OtelRecorder:
     """Turns the spans an agent call emits into the call's response dict."""
 
-    def __init__(self, tracer_provider: Any = None) -> None:
+    def __init__(self, tracer_provider: object = None) -> None:
         try:
             from opentelemetry import trace
             from opentelemetry.sdk.trace import TracerProvider
@@ -43,14 +53,14 @@ class OtelRecorder:
         provider.add_span_processor(_processor(self._on_end))
         self._tracer = provider.get_tracer(__name__)
 
-    def _on_end(self, span: Any) -> None:
+    def _on_end(self, span: ReadableSpan) -> None:
         trace_id = span.context.trace_id
         with self._lock:
             if trace_id in self._recording:
                 self._finished.setdefault(trace_id, []).append(sdk_span_record(span))
 
     @contextmanager
-    def _question_trace(self, question: Any) -> Iterator[list[SpanRecord]]:
+    def _question_trace(self, question: AskedQuestion) -> Iterator[list[SpanRecord]]:
         """Run the block in a new trace for `question`; the list holds its spans afterwards."""
         spans: list[SpanRecord] = []
         attributes = {QUESTION_ID_ATTRIBUTE: str(question.question_id)}
@@ -70,25 +80,27 @@ class OtelRecorder:
                 self._recording.discard(trace_id)
                 spans.extend(self._finished.pop(trace_id, []))
 
-    def respond(self, question: Any, agent_call: Callable[[], Any]) -> dict[str, Any]:
+    def respond(self, question: AskedQuestion, agent_call: Callable[[], object]) -> dict[str, Any]:
         """Call the agent for `question` and return the response its spans tell."""
         with self._question_trace(question) as spans:
             agent_call()
         return from_otel_spans(spans)
 
-    async def arespond(self, question: Any, agent_call: Callable[[], Awaitable[Any]]) -> dict[str, Any]:
+    async def arespond(
+        self, question: AskedQuestion, agent_call: Callable[[], Awaitable[object]]
+    ) -> dict[str, Any]:
         """`respond` for an async agent."""
         with self._question_trace(question) as spans:
             await agent_call()
         return from_otel_spans(spans)
 
 
-def _processor(on_end: Callable[[Any], None]) -> Any:
+def _processor(on_end: Callable[[ReadableSpan], None]) -> SpanProcessor:
     """A span processor handing every ended span to `on_end`."""
     from opentelemetry.sdk.trace import SpanProcessor
 
     class _Forward(SpanProcessor):
-        def on_end(self, span: Any) -> None:
+        def on_end(self, span: ReadableSpan) -> None:
             on_end(span)
 
     return _Forward()

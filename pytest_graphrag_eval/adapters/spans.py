@@ -30,10 +30,10 @@ class SpanRecord:
     name: str
     start_ns: int | None
     end_ns: int | None
-    attributes: Mapping[str, Any]
+    attributes: Mapping[str, object]
     failed: bool
     status_message: str | None
-    events: tuple[tuple[str, Mapping[str, Any]], ...]
+    events: tuple[tuple[str, Mapping[str, object]], ...]
     service: str | None
     line: int | None = None  # where an OTLP/JSON file holds it
 
@@ -64,7 +64,7 @@ def sdk_span_record(span: Any) -> SpanRecord:
     )
 
 
-def otlp_span_records(document: Any, location: SourceLocation) -> list[SpanRecord]:
+def otlp_span_records(document: object, location: SourceLocation) -> list[SpanRecord]:
     """The spans of one OTLP/JSON `ExportTraceServiceRequest` (`{"resourceSpans": [...]}`)."""
     if not isinstance(document, Mapping):
         raise ResponseError(
@@ -125,14 +125,14 @@ def _otlp_span(span: Any, service: str | None, location: SourceLocation, where: 
     )
 
 
-def otlp_attributes(pairs: Any) -> dict[str, Any]:
+def otlp_attributes(pairs: Any) -> dict[str, object]:
     """OTLP/JSON `[{"key", "value": AnyValue}]` as a plain dict."""
     if not is_sequence(pairs):
         return {}
     return {str(pair.get("key")): any_value(pair.get("value")) for pair in pairs if isinstance(pair, Mapping)}
 
 
-def any_value(value: Any) -> Any:
+def any_value(value: object) -> object:
     """An OTLP/JSON AnyValue as a Python value (int64 may be written as text); None if malformed."""
     try:
         return _any_value(value)
@@ -140,7 +140,7 @@ def any_value(value: Any) -> Any:
         return None
 
 
-def _any_value(value: Any) -> Any:
+def _any_value(value: object) -> object:
     if not isinstance(value, Mapping):
         return None
     if "stringValue" in value:
@@ -160,12 +160,14 @@ def _any_value(value: Any) -> Any:
     return None
 
 
-def _nanoseconds(value: Any) -> int | None:
+def _nanoseconds(value: object) -> int | None:
+    if not isinstance(value, int | float | str):
+        return None
     try:
-        return int(value) if value is not None else None
-    except (TypeError, ValueError):
+        return int(value)
+    except ValueError:
         return None
 
 
-def _text_or_none(value: Any) -> str | None:
+def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None

@@ -22,9 +22,9 @@ NO_RESULT = "the trace has no result for this tool call (the agent stopped or th
 @dataclass
 class _Call:
     name: str
-    args: Any
+    args: object
     call_id: str
-    output: Any = None
+    output: object = None
     error: str | None = None
     answered: bool = False
 
@@ -36,7 +36,7 @@ class ToolCallLog:
     location: SourceLocation = field(default_factory=SourceLocation)
     _calls: dict[str, _Call] = field(default_factory=dict)
 
-    def call(self, name: Any, arguments: Any, call_id: Any, where: str) -> None:
+    def call(self, name: object, arguments: object, call_id: object, where: str) -> None:
         """Record a call; `arguments` may be the JSON text the model wrote or an already parsed value."""
         if not isinstance(name, str) or not name:
             raise ResponseError("a tool call has no tool name", self.location, f"{where}.name")
@@ -45,7 +45,7 @@ class ToolCallLog:
             raise ResponseError(f"two tool calls share the id {key!r}", self.location, f"{where}.id")
         self._calls[key] = _Call(name=name, args=parse_arguments(arguments), call_id=key)
 
-    def result(self, call_id: Any, output: Any, where: str, error: str | None = None) -> None:
+    def result(self, call_id: object, output: object, where: str, error: str | None = None) -> None:
         """Attach a call's result (or its error message) by call id."""
         key = str(call_id) if call_id is not None else None
         call = self._calls.get(key) if key is not None else None
@@ -59,11 +59,11 @@ class ToolCallLog:
             raise ResponseError(f"call id {key!r} has two tool results", self.location, where)
         call.answered, call.output, call.error = True, output, error
 
-    def steps(self) -> list[dict[str, Any]]:
+    def steps(self) -> list[dict[str, object]]:
         """The `actual_steps` list: every call in order, unanswered ones as error steps."""
-        steps: list[dict[str, Any]] = []
+        steps: list[dict[str, object]] = []
         for call in self._calls.values():
-            step: dict[str, Any] = {"name": call.name, "args": call.args, "id": call.call_id}
+            step: dict[str, object] = {"name": call.name, "args": call.args, "id": call.call_id}
             if not call.answered:
                 step.update(status="error", error=NO_RESULT)
             elif call.error is not None:
@@ -76,12 +76,12 @@ class ToolCallLog:
         return steps
 
 
-def tool_error(message: Any) -> str:
+def tool_error(message: object) -> str:
     """A failed call's error text: its message, or a generic one when the format gave none."""
     return message if isinstance(message, str) and message else "the tool reported an error"
 
 
-def parse_arguments(arguments: Any) -> Any:
+def parse_arguments(arguments: object) -> object:
     """A tool call's arguments as a JSON value; text that is not JSON stays text (what the model wrote)."""
     if isinstance(arguments, str):
         try:
@@ -91,7 +91,7 @@ def parse_arguments(arguments: Any) -> Any:
     return {} if arguments is None else arguments
 
 
-def text_of(content: Any) -> str | None:
+def text_of(content: object) -> str | None:
     """The text of message content: a string as is (byte for byte), text parts joined.
 
     Chat formats allow content as a list of parts (`{"type": "text", "text": ...}`,
@@ -113,7 +113,7 @@ def text_of(content: Any) -> str | None:
     return None
 
 
-def sum_usage(totals: dict[str, int], usage: Any, names: tuple[str, str, str | None]) -> None:
+def sum_usage(totals: dict[str, int], usage: object, names: tuple[str, str, str | None]) -> None:
     """Add one usage record's (input, output, total) counts, named per format, into `totals`."""
     if usage is None:
         return
@@ -124,7 +124,7 @@ def sum_usage(totals: dict[str, int], usage: Any, names: tuple[str, str, str | N
 
 
 def response_dict(
-    steps: list[dict[str, Any]],
+    steps: list[dict[str, object]],
     answer: str | None,
     usage: dict[str, int],
     elapsed_sec: float | None,

@@ -119,7 +119,7 @@ def f1(recall: float, precision: float) -> float:
     return 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
 
 
-def context_texts(output: Any) -> list[str]:
+def context_texts(output: object) -> list[str]:
     """The `text` of each document of a retrieval step output (JSON text or a parsed list), in rank order."""
     items = output
     if isinstance(output, str):
@@ -314,7 +314,7 @@ class RetrievalJudgeScorer:
         return average_precision(useful)
 
 
-def _judged_step(step: Any) -> bool:
+def _judged_step(step: object) -> bool:
     """A retrieval step that produced an output; failed steps are not judged."""
     return (
         isinstance(step, Mapping)
@@ -324,7 +324,7 @@ def _judged_step(step: Any) -> bool:
     )
 
 
-def _judgment(step_index: int, side: str, reference: str, output: Any) -> Judgment:
+def _judgment(step_index: int, side: str, reference: str, output: object) -> Judgment:
     try:
         return Judgment(step_index, side, reference, context_texts(output))
     except ValueError as error:

@@ -77,7 +77,7 @@ class OutputField:
             raise ConfigurationError(f"output field {self.name!r}: min is greater than max")
 
     @classmethod
-    def from_config(cls, name: str, raw: Any) -> OutputField:
+    def from_config(cls, name: str, raw: object) -> OutputField:
         """`score: number` or `score: {type: number, min: 0, max: 1, description: ...}`."""
         if isinstance(raw, str):
             return cls(name=name, type=raw)
@@ -174,7 +174,7 @@ class CustomMetric:
         ]
 
     @classmethod
-    def from_config(cls, raw: Any) -> CustomMetric:
+    def from_config(cls, raw: object) -> CustomMetric:
         if not isinstance(raw, Mapping):
             raise ConfigurationError(
                 "each custom metric must be a mapping with name, inputs, instructions, outputs"
@@ -281,7 +281,7 @@ class AnswerSettings:
 
     @classmethod
     def from_mapping(
-        cls, raw: Mapping[str, Any], *, base_dir: Path | None = None, source: str = "answers settings"
+        cls, raw: Mapping[str, object], *, base_dir: Path | None = None, source: str = "answers settings"
     ) -> AnswerSettings:
         """Settings from ini/YAML values; relative paths are resolved against `base_dir`.
 
@@ -289,7 +289,7 @@ class AnswerSettings:
         Keys may use '-' for '_'; unknown keys are an error naming `source`.
         """
         known = {item.name for item in fields(cls) if item.init}
-        values: dict[str, Any] = {}
+        values: dict[str, Any] = {}  # each field its own type (_convert)
         for key, value in raw.items():
             name = str(key).replace("-", "_")
             if name not in known:
@@ -302,7 +302,7 @@ class AnswerSettings:
         return cls(**values)
 
 
-def _convert(name: str, value: Any, base_dir: Path | None, source: str) -> Any:
+def _convert(name: str, value: object, base_dir: Path | None, source: str) -> Any:
     where = f"{source}: answers option {name}"
     if name in ("relevance", "retrieval_judges"):
         return _boolean(value, where)
@@ -325,7 +325,7 @@ def _convert(name: str, value: Any, base_dir: Path | None, source: str) -> Any:
     return str(value).strip()
 
 
-def _custom_metrics(value: Any, base_dir: Path | None, where: str) -> tuple[CustomMetric, ...]:
+def _custom_metrics(value: object, base_dir: Path | None, where: str) -> tuple[CustomMetric, ...]:
     if isinstance(value, (str, Path)):
         path = _resolve(value, base_dir)
         value = to_plain(
@@ -344,12 +344,12 @@ def _custom_metrics(value: Any, base_dir: Path | None, where: str) -> tuple[Cust
         raise ConfigurationError(f"{where}: {error}") from None
 
 
-def _resolve(value: Any, base_dir: Path | None) -> Path:
+def _resolve(value: object, base_dir: Path | None) -> Path:
     path = Path(str(value)).expanduser()
     return path if path.is_absolute() or base_dir is None else base_dir / path
 
 
-def _boolean(value: Any, where: str) -> bool:
+def _boolean(value: object, where: str) -> bool:
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
@@ -358,7 +358,7 @@ def _boolean(value: Any, where: str) -> bool:
     raise ConfigurationError(f"{where}: must be true or false, got {value!r}")
 
 
-def _optional_number(value: Any, where: str) -> float | None:
+def _optional_number(value: object, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -366,6 +366,6 @@ def _optional_number(value: Any, where: str) -> float | None:
     return float(value)
 
 
-def _choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
     if value not in choices:
         raise ConfigurationError(f"answers option {name}: must be one of {', '.join(choices)}, got {value!r}")

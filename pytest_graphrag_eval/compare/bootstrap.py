@@ -18,8 +18,9 @@ same differences always give the same interval.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +53,7 @@ def studentized_intervals(
     centered = data - means
     stats = np.empty((resamples, k))
     row = 0
-    for counts in resample_counts(n, resamples, seed):
+    for counts in _counts(n, resamples, seed):
         moments = counts @ np.hstack([centered, centered**2])
         shift = moments[:, :k] / n
         variance = np.maximum((moments[:, k:] - n * shift**2) / (n - 1), 0.0)
@@ -78,6 +79,23 @@ def resample_counts(n: int, resamples: int, seed: int) -> Iterator[Any]:
         draws = rng.integers(0, n, size=(rows, n), dtype=np.int32)
         draws += (np.arange(rows, dtype=np.int32) * n)[:, None]
         yield np.bincount(draws.ravel(), minlength=rows * n).reshape(rows, n).astype(float)
+
+
+def _counts(n: int, resamples: int, seed: int) -> Iterable[Any]:
+    """`resample_counts`, kept for small samples: a comparison bootstraps every template, and templates
+    of one size draw the very same counts (they depend only on n, resamples and seed), so each size is
+    drawn once. A large sample (more than one chunk's cells) is drawn afresh, chunk by chunk."""
+    if n * resamples > _CHUNK_CELLS:
+        return resample_counts(n, resamples, seed)
+    return _small_counts(n, resamples, seed)
+
+
+@functools.lru_cache(maxsize=64)
+def _small_counts(n: int, resamples: int, seed: int) -> tuple[Any, ...]:
+    chunks = tuple(resample_counts(n, resamples, seed))
+    for chunk in chunks:
+        chunk.flags.writeable = False
+    return chunks
 
 
 def _t_statistics(np: Any, shift: Any, variance: Any, n: int, spreads: Any) -> Any:

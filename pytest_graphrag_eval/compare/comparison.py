@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
-from pytest_graphrag_eval.compare.baseline import check_report, check_results
-from pytest_graphrag_eval.compare.classify import Classification, classify, passed, question_key
+from pytest_graphrag_eval.compare.classify import Classification, classify, passed
 from pytest_graphrag_eval.compare.metrics import metric_values
 from pytest_graphrag_eval.compare.numeric import numpy
 from pytest_graphrag_eval.compare.paired import MetricChange, PairedSample, binary_change, paired_changes
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument, parse_results
 
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_RESAMPLES = 2000
@@ -183,14 +183,27 @@ def compare_reports(
     baseline_path: str | None = None,
 ) -> Comparison:
     """Compare the current run's results with a baseline report (see `load_baseline`)."""
-    _check_confidence(confidence)
-    if not isinstance(resamples, int) or resamples < 100:
-        raise ConfigurationError(f"bootstrap resamples must be an integer >= 100, got {resamples!r}")
-    source = baseline_path or "baseline report"
-    check_report(baseline_report, source)
-    check_results(current_results, "current run")
-    baseline_results = {question_key(result): result for result in baseline_report["results"]}
-    current_by_key = {question_key(result): result for result in current_results}
+    _check_settings(confidence, resamples)
+    baseline = ReportDocument.from_json(baseline_report, baseline_path or "baseline report")
+    current = parse_results(current_results, "current run", require_outcome=True)
+    return compare_documents(
+        baseline, current, confidence=confidence, resamples=resamples, seed=seed, baseline_path=baseline_path
+    )
+
+
+def compare_documents(
+    baseline: ReportDocument,
+    current_results: Sequence[QuestionResult],
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    baseline_path: str | None = None,
+) -> Comparison:
+    """`compare_reports` of a report and results already read and checked (typed): nothing parsed twice."""
+    _check_settings(confidence, resamples)
+    baseline_results = {result.key: result.record for result in baseline.results}
+    current_by_key = {result.key: result.record for result in current_results}
     questions = [
         _question_change(baseline_results.get(key), result) for key, result in current_by_key.items()
     ]
@@ -207,12 +220,11 @@ def compare_reports(
         for template, scoped in samples.items()
         if template is not None
     }
-    metadata = baseline_report.get("metadata")
     return Comparison(
         baseline={
             "path": baseline_path,
-            "started_at": metadata.get("started_at") if isinstance(metadata, Mapping) else None,
-            "questions": len(baseline_report["results"]),
+            "started_at": baseline.metadata.get("started_at"),
+            "questions": len(baseline.results),
         },
         confidence=confidence,
         resamples=resamples,
@@ -229,6 +241,12 @@ def compare_reports(
 def _check_confidence(confidence: float) -> None:
     if not isinstance(confidence, float) or not 0.0 < confidence < 1.0:
         raise ConfigurationError(f"the confidence level must be a number between 0 and 1, got {confidence!r}")
+
+
+def _check_settings(confidence: float, resamples: int) -> None:
+    _check_confidence(confidence)
+    if not isinstance(resamples, int) or resamples < 100:
+        raise ConfigurationError(f"bootstrap resamples must be an integer >= 100, got {resamples!r}")
 
 
 def _question_change(baseline: Mapping[str, Any] | None, current: Mapping[str, Any] | None) -> QuestionChange:

@@ -24,6 +24,7 @@ difference equal) it is 0 for continuous metrics: any consistent change shows.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -139,6 +140,7 @@ def binary_change(sample: PairedSample, *, confidence: float) -> MetricChange:
     )
 
 
+@functools.lru_cache(maxsize=4096)
 def mcnemar_exact(losses: int, gains: int) -> float:
     """Two-sided exact McNemar p-value: the binomial test of the discordant pairs at 1/2."""
     discordant = losses + gains
@@ -182,6 +184,7 @@ def _is_binary(np: Any, values: Any) -> bool:
     return bool(np.all((values == 0.0) | (values == 1.0)))
 
 
+@functools.lru_cache(maxsize=1024)  # a comparison asks the same few (level, n) for every template
 def _t_quantile(probability: float, degrees_of_freedom: int) -> float:
     special: Any = scipy_special()
     return float(special.stdtrit(degrees_of_freedom, probability))

@@ -183,7 +183,7 @@ def check_unique_question(question: Question, seen: dict[str, Question]) -> None
         )
 
 
-def corpus_from_data(data: Any, file: str | None = None) -> Corpus:
+def corpus_from_data(data: object, file: str | None = None) -> Corpus:
     """Validate in-memory corpus data (the seed's list of templates) into records."""
     if isinstance(data, Corpus):
         return data
@@ -214,7 +214,7 @@ def corpus_from_data(data: Any, file: str | None = None) -> Corpus:
 
 
 def _template_from_data(
-    raw: Any,
+    raw: object,
     index: int,
     file: str | None,
     seen: dict[str, SourceLocation],
@@ -236,7 +236,7 @@ def _template_from_data(
 
 
 def _question_from_data(
-    raw: Any,
+    raw: object,
     template_id: str,
     template_location: SourceLocation,
     seen: dict[str, SourceLocation],
@@ -276,7 +276,7 @@ def _question_from_data(
     )
 
 
-def _required_text(raw: Mapping[str, Any], key: str, location: SourceLocation) -> str:
+def _required_text(raw: Mapping[str, object], key: str, location: SourceLocation) -> str:
     value = raw.get(key)
     if value is None:
         raise CorpusError("is missing", location, key)
@@ -288,7 +288,7 @@ def _required_text(raw: Mapping[str, Any], key: str, location: SourceLocation) -
     return text
 
 
-def _reference_steps(value: Any, location: SourceLocation) -> list[list[dict[str, Any]]] | None:
+def _reference_steps(value: object, location: SourceLocation) -> list[list[dict[str, Any]]] | None:
     if value is None:
         return None
     if not isinstance(value, list) or not all(isinstance(group, list) for group in value):
@@ -316,14 +316,14 @@ def _reference_steps(value: Any, location: SourceLocation) -> list[list[dict[str
     return value
 
 
-def _step_location(step: Any, question: SourceLocation) -> SourceLocation:
+def _step_location(step: object, question: SourceLocation) -> SourceLocation:
     """Where a reference step starts (its own line when known, else its question's)."""
     return SourceLocation(
         question.file, line_of(step) or question.line, question.template_id, question.question_id
     )
 
 
-def _reference_answer(value: Any, location: SourceLocation) -> str | list[str] | None:
+def _reference_answer(value: object, location: SourceLocation) -> str | list[str] | None:
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):

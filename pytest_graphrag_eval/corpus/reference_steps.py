@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from pytest_graphrag_eval.formats.rdf_graphs import (
     RDF_MEDIA_TYPES,
@@ -62,7 +61,7 @@ def step_path(group: int, index: int | None = None) -> str:
 
 
 def reference_step_problem(
-    step: Mapping[str, Any], parse: ResultsParser = parse_sparql_results
+    step: Mapping[str, object], parse: ResultsParser = parse_sparql_results
 ) -> str | None:
     """Describe what is wrong with one reference step's content (naming the field), or None.
 
@@ -75,12 +74,14 @@ def reference_step_problem(
     return None
 
 
-def media_type(step: Mapping[str, Any]) -> str | None:
+def media_type(step: Mapping[str, object]) -> object:
+    """The step's `output_media_type` as written (compared with the known media types; checked by
+    `reference_step_problem`)."""
     return step.get("output_media_type")
 
 
 def sparql_expectation(
-    step: Mapping[str, Any], parse: ResultsParser = parse_sparql_results
+    step: Mapping[str, object], parse: ResultsParser = parse_sparql_results
 ) -> SparqlExpectation:
     """Read a SPARQL reference step; raises ValueError naming the bad field.
 
@@ -98,7 +99,7 @@ def sparql_expectation(
     return _read_sparql_step(step, parse)
 
 
-def _read_sparql_step(step: Mapping[str, Any], parse: ResultsParser) -> SparqlExpectation:
+def _read_sparql_step(step: Mapping[str, object], parse: ResultsParser) -> SparqlExpectation:
     literal_match = _literal_match(step)
     output = step.get("output")
     if output is None:
@@ -117,9 +118,9 @@ def _read_sparql_step(step: Mapping[str, Any], parse: ResultsParser) -> SparqlEx
     )
 
 
-def graph_expectation(step: Mapping[str, Any]) -> RdfGraph:
+def graph_expectation(step: Mapping[str, object]) -> RdfGraph:
     """The graph a CONSTRUCT/DESCRIBE reference step expects; raises ValueError naming the field."""
-    media = step["output_media_type"]
+    media = str(step["output_media_type"])  # one of RDF_MEDIA_TYPES: the caller checked
     output = step.get("output")
     if output is None:
         raise ValueError(f"'output' is missing (the expected {RDF_MEDIA_TYPES[media]} graph)")
@@ -131,7 +132,7 @@ def graph_expectation(step: Mapping[str, Any]) -> RdfGraph:
         raise ValueError(f"'output' is {str(error)[:1].lower()}{str(error)[1:]}") from None
 
 
-def relevant_ids(step: Mapping[str, Any]) -> list[str]:
+def relevant_ids(step: Mapping[str, object]) -> list[str]:
     """Ids of the relevant documents listed in a reference retrieval step's output."""
     # Imported here: the retrieval package imports the corpus module, which imports this one.
     from pytest_graphrag_eval.formats.documents import parse_relevance
@@ -148,7 +149,7 @@ def relevant_ids(step: Mapping[str, Any]) -> list[str]:
     return ids
 
 
-def cutoff(step: Mapping[str, Any]) -> int | None:
+def cutoff(step: Mapping[str, object]) -> int | None:
     """`args.k` of a step when it is a positive integer, else None; raises ValueError when invalid."""
     args = step.get("args")
     k = args.get("k") if isinstance(args, Mapping) else None
@@ -159,7 +160,7 @@ def cutoff(step: Mapping[str, Any]) -> int | None:
     return k
 
 
-def reference_iri(step: Mapping[str, Any]) -> str:
+def reference_iri(step: Mapping[str, object]) -> str:
     """The IRI an `iri_discovery` step expects: its `output`, or `args.iri` when there is no output."""
     value = step.get("output")
     field = "output"
@@ -175,7 +176,7 @@ def reference_iri(step: Mapping[str, Any]) -> str:
     return iri
 
 
-def time_series_args_problem(step: Mapping[str, Any]) -> str | None:
+def time_series_args_problem(step: Mapping[str, object]) -> str | None:
     """What makes a reference time-series step unusable, naming the field, or None."""
     args = step.get("args")
     if not isinstance(args, Mapping):
@@ -185,7 +186,7 @@ def time_series_args_problem(step: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _check_step(step: Mapping[str, Any], parse: ResultsParser) -> None:
+def _check_step(step: Mapping[str, object], parse: ResultsParser) -> None:
     media = media_type(step)
     if media is not None and not isinstance(media, str):
         raise ValueError(f"'output_media_type' must be a media type (text), got {media!r}")
@@ -212,7 +213,7 @@ def _check_step(step: Mapping[str, Any], parse: ResultsParser) -> None:
     # Any other step compares its `output` as a value (text or JSON); a missing output expects none.
 
 
-def _check_json_output(step: Mapping[str, Any]) -> None:
+def _check_json_output(step: Mapping[str, object]) -> None:
     if "output" not in step:
         raise ValueError("'output' is missing (the expected JSON)")
     if isinstance(step["output"], str):
@@ -222,14 +223,14 @@ def _check_json_output(step: Mapping[str, Any]) -> None:
             raise ValueError(f"'output' is not valid JSON: {str(error)[:120]}") from None
 
 
-def _flag(step: Mapping[str, Any], key: str, *, default: bool) -> bool:
+def _flag(step: Mapping[str, object], key: str, *, default: bool) -> bool:
     value = step.get(key, default)
     if not isinstance(value, bool):
         raise ValueError(f"'{key}' must be true or false, got {value!r}")
     return value
 
 
-def _literal_match(step: Mapping[str, Any]) -> LiteralMatch:
+def _literal_match(step: Mapping[str, object]) -> LiteralMatch:
     """`literal_match`: `value` (default: a plain `8` equals a typed 8) or `strict` (text stays text)."""
     value = step.get("literal_match", DEFAULT_LITERAL_MATCH)
     for known in LITERAL_MATCHES:
@@ -238,7 +239,7 @@ def _literal_match(step: Mapping[str, Any]) -> LiteralMatch:
     raise ValueError(f"'literal_match' must be one of {', '.join(LITERAL_MATCHES)}, got {value!r}")
 
 
-def _required_columns(step: Mapping[str, Any], table: SparqlTable) -> tuple[str, ...]:
+def _required_columns(step: Mapping[str, object], table: SparqlTable) -> tuple[str, ...]:
     if "required_columns" not in step:
         return table.variables
     columns = step["required_columns"]

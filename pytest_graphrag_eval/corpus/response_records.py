@@ -35,7 +35,7 @@ RESPONSE_KEYS = frozenset(
 IN_MEMORY = "in-memory responses"
 
 # Where a response came from, the id it was filed under (a dict key; None in a list), the raw response.
-Entry = tuple[SourceLocation, str | None, Any]
+Entry = tuple[SourceLocation, str | None, object]
 
 
 class ResponseRecord(dict[str, Any]):
@@ -57,7 +57,7 @@ class ResponseRecord(dict[str, Any]):
         return self.get("status") == "error"
 
 
-def normalise_response(raw: Any, location: SourceLocation, *, filed_as: str = "its key") -> ResponseRecord:
+def normalise_response(raw: object, location: SourceLocation, *, filed_as: str = "its key") -> ResponseRecord:
     """Check one response's shape and return it normalised, or raise a `ResponseError` at `location`.
 
     `location.question_id`, when set, is the question the response was given for (its key in a
@@ -133,7 +133,7 @@ def collect_attempts(entries: Iterable[Entry]) -> dict[str, list[ResponseRecord]
     }
 
 
-def responses_from_memory(data: Any, origin: str = IN_MEMORY) -> dict[str, list[ResponseRecord]]:
+def responses_from_memory(data: object, origin: str = IN_MEMORY) -> dict[str, list[ResponseRecord]]:
     """The library's in-memory responses, through the same checks as a file's.
 
     Accepted: a dict keyed by question id (graphrag-eval's `responses_dict`; a value may be the list
@@ -177,7 +177,7 @@ def _keyed_attempts(key: object, value: object, origin: str) -> list[tuple[str, 
     ]
 
 
-def is_one_response(data: Mapping[str, Any]) -> bool:
+def is_one_response(data: Mapping[object, object]) -> bool:
     """One response (e.g. a one-line JSONL file) rather than responses keyed by question id.
 
     Keyed responses have question ids as keys; one response has response fields. A key that is
@@ -186,12 +186,12 @@ def is_one_response(data: Mapping[str, Any]) -> bool:
     return any(key in RESPONSE_KEYS and not isinstance(value, Mapping) for key, value in data.items())
 
 
-def _where(value: Any, location: SourceLocation) -> SourceLocation:
+def _where(value: object, location: SourceLocation) -> SourceLocation:
     """A record loaded from a file keeps its file and line; anything else is located by `location`."""
     return value.source if isinstance(value, ResponseRecord) else location
 
 
-def _not_an_object(raw: Any) -> str:
+def _not_an_object(raw: object) -> str:
     if isinstance(raw, str):
         return (
             "a response must be an object, got text; an answer alone is written "
@@ -200,13 +200,15 @@ def _not_an_object(raw: Any) -> str:
     return f"a response must be an object, got {type(raw).__name__}"
 
 
-def _attempt(value: Any, location: SourceLocation) -> int | None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+def _attempt(value: object, location: SourceLocation) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ResponseError(f"must be a whole number from 1, got {value!r}", location, "attempt")
     return value
 
 
-def _check_steps(steps: Any, location: SourceLocation) -> None:
+def _check_steps(steps: object, location: SourceLocation) -> None:
     if not isinstance(steps, list):
         raise ResponseError("must be a list of steps", location, "actual_steps")
     for index, step in enumerate(steps):
@@ -217,7 +219,7 @@ def _check_steps(steps: Any, location: SourceLocation) -> None:
             raise ResponseError("is missing", location, f"{field}.name")
 
 
-def _check_number(value: Any, key: str, location: SourceLocation) -> None:
+def _check_number(value: object, key: str, location: SourceLocation) -> None:
     """Token counts are whole numbers >= 0, `elapsed_sec` a finite number >= 0 (they feed the aggregates)."""
     if value is None:
         return
@@ -229,7 +231,7 @@ def _check_number(value: Any, key: str, location: SourceLocation) -> None:
         raise ResponseError(f"must be a whole number, got {value!r}", location, key)
 
 
-def actual_step_problems(steps: Any, source: SourceLocation | None = None) -> list[str]:
+def actual_step_problems(steps: object, source: SourceLocation | None = None) -> list[str]:
     """What makes the agent's steps unscorable, each naming the response's source and field; empty if none.
 
     A step's `status` decides whether it can match at all, so a missing or unknown one (`ok`,

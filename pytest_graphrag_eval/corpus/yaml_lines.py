@@ -259,7 +259,7 @@ def _token_may_start_with(text: str | bytes, char: str) -> bool:
     return False
 
 
-def line_of(value: Any) -> int | None:
+def line_of(value: object) -> int | None:
     """The start line of a mapping loaded by `load_yaml_with_lines`, else None."""
     return value.line if isinstance(value, LineDict) else None
 

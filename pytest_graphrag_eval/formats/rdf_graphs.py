@@ -66,7 +66,7 @@ def part_triples(key: str) -> list[str]:
     return key.split("\n")
 
 
-def is_rdf_media_type(media_type: Any) -> bool:
+def is_rdf_media_type(media_type: object) -> bool:
     return isinstance(media_type, str) and media_type in RDF_MEDIA_TYPES
 
 

@@ -103,7 +103,7 @@ def parse_gate_list(texts: Iterable[str] | None, source: str) -> list[Gate]:
     return [parse_gate(text, source) for text in texts or ()]
 
 
-def gates_from_yaml(value: Any, location: SourceLocation) -> list[Gate]:
+def gates_from_yaml(value: object, location: SourceLocation) -> list[Gate]:
     """Read a corpus file's `gates:` setting: a list of gates, one gate, or `{target: limit}`."""
     if value is None:
         return []
@@ -342,7 +342,7 @@ def _scorer_errors(gate: Gate, results: Sequence[Mapping[str, Any]]) -> str | No
     )
 
 
-def _parse(text: Any, source: str) -> Gate:
+def _parse(text: object, source: str) -> Gate:
     if not isinstance(text, str):
         raise ExpressionError(f"expected text, got {type(text).__name__}")
     text, exclude_flaky = split_excluding_flaky(text.strip())

@@ -92,7 +92,7 @@ def parse_threshold_list(texts: Iterable[str] | None, source: str) -> dict[str, 
     return thresholds
 
 
-def thresholds_from_yaml(value: Any, source: str, location: SourceLocation) -> dict[str, Threshold | None]:
+def thresholds_from_yaml(value: object, source: str, location: SourceLocation) -> dict[str, Threshold | None]:
     """Read a corpus `thresholds:` field; None values mark removals.
 
     Accepted: a list of expressions, one expression, or a mapping
@@ -150,7 +150,7 @@ def parse_corpus_thresholds(corpus: Corpus) -> CorpusThresholds:
 def resolve_thresholds(
     ini: Sequence[str] | None,
     cli: Sequence[str] | None,
-    corpus_settings: Mapping[str, Any] | None,
+    corpus_settings: Mapping[str, object] | None,
     template: Template | None,
     question: Question | None,
     *,

@@ -45,7 +45,7 @@ class StepCheck:
     status: str  # fresh | stale | missing (no stored output) | error (the query failed)
     output: str | None = None  # the fresh result, when the query ran
     media_type: str | None = None
-    changes: dict[str, Any] = field(default_factory=dict)
+    changes: dict[str, object] = field(default_factory=dict)
     error: str | None = None
     seconds: float = 0.0
 
@@ -102,7 +102,7 @@ def executable_steps(question: Question) -> list[tuple[int, int, dict[str, Any]]
     ]
 
 
-def step_query(step: Mapping[str, Any]) -> str | None:
+def step_query(step: Mapping[str, object]) -> str | None:
     args = step.get("args")
     query = args.get("query") if isinstance(args, Mapping) else None
     return query if isinstance(query, str) and query.strip() else None
@@ -135,7 +135,7 @@ def check_question(
 
 
 def _check_step(
-    group: int, index: int, step: Mapping[str, Any], query: str, endpoint: SparqlEndpoint
+    group: int, index: int, step: Mapping[str, object], query: str, endpoint: SparqlEndpoint
 ) -> StepCheck:
     try:
         result = endpoint.execute(query)
@@ -146,7 +146,7 @@ def _check_step(
     stored_media = step.get("output_media_type")
     media = stored_media if isinstance(stored_media, str) else result.media_type
 
-    def checked(status: str, changes: dict[str, Any] | None = None) -> StepCheck:
+    def checked(status: str, changes: dict[str, object] | None = None) -> StepCheck:
         return StepCheck(group, index, status, result.text, media, changes or {}, seconds=result.seconds)
 
     if step.get("output") is None:
@@ -159,7 +159,7 @@ def _check_step(
     return checked(STALE, describe_changes(step, result.text, media))
 
 
-def describe_changes(step: Mapping[str, Any], fresh: str, media: str) -> dict[str, Any]:
+def describe_changes(step: Mapping[str, object], fresh: str, media: str) -> dict[str, object]:
     """What differs between the stored and the fresh output, as rows or triples added and removed."""
     if media == SPARQL_RESULTS_MEDIA_TYPE:
         explained = explain_sparql_mismatch(step, fresh, limit=SHOWN_ROWS, sides=FRESH_RESULT)
@@ -190,7 +190,7 @@ def describe_changes(step: Mapping[str, Any], fresh: str, media: str) -> dict[st
     }
 
 
-def _triples(text: Any) -> set[str] | None:
+def _triples(text: object) -> set[str] | None:
     """A stored graph output as canonical N-Triples lines, or None when it is not N-Triples/Turtle."""
     if not isinstance(text, str):
         return None
@@ -257,15 +257,15 @@ def with_failed_references(question: Question, check: QuestionReferences) -> Que
 
 
 def reexecute_agent_steps(
-    response: Mapping[str, Any], endpoint: SparqlEndpoint
-) -> tuple[dict[str, Any], dict[str, Any]]:
+    response: Mapping[str, object], endpoint: SparqlEndpoint
+) -> tuple[dict[str, object], dict[str, int]]:
     """The response with each recorded `sparql_query` step's output replaced by its query's result
     on this graph, and a summary. A query that fails (refused, invalid, timed out) makes its step an
     error step, as it would have been had the agent run it on this graph."""
     steps = response.get("actual_steps")
     if not isinstance(steps, list):
         return dict(response), {"reexecuted": 0, "failed": 0}
-    fresh_steps: list[Any] = []
+    fresh_steps: list[object] = []
     executed = failed = 0
     for step in steps:
         query = step_query(step) if isinstance(step, Mapping) else None
@@ -285,12 +285,12 @@ def reexecute_agent_steps(
     return {**response, "actual_steps": fresh_steps}, {"reexecuted": executed, "failed": failed}
 
 
-def stale_count(results: Sequence[Mapping[str, Any]]) -> int:
+def stale_count(results: Sequence[Mapping[str, object]]) -> int:
     """How many results carry a reference check that found stale or missing outputs."""
     return sum(1 for result in results if _references(result).get("stale"))
 
 
-def _references(result: Mapping[str, Any]) -> Mapping[str, Any]:
+def _references(result: Mapping[str, object]) -> Mapping[str, object]:
     graph = result.get("graph")
     references = graph.get("references") if isinstance(graph, Mapping) else None
     return references if isinstance(references, Mapping) else {}

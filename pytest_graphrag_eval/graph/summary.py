@@ -12,7 +12,7 @@ STALE_REFERENCES = "stale_references"
 _SHOWN_ROWS = 2
 
 
-def question_references(result: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def question_references(result: Mapping[str, object]) -> Mapping[str, Any] | None:
     """The reference check a result carries (`graph.references`), if any."""
     graph = result.get("graph")
     references = graph.get("references") if isinstance(graph, Mapping) else None
@@ -20,7 +20,7 @@ def question_references(result: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 
 def references_section(
-    results: Sequence[Mapping[str, Any]], graph: Mapping[str, Any] | None
+    results: Sequence[Mapping[str, object]], graph: Mapping[str, object] | None
 ) -> dict[str, Any]:
     """The JSON report's `references` section: the graph, counts, and each stale or failing question."""
     checked = [refs for result in results if (refs := question_references(result)) is not None]
@@ -41,7 +41,7 @@ def references_section(
     }
 
 
-def add_stale_counts(aggregates: dict[str, Any], results: Sequence[Mapping[str, Any]]) -> None:
+def add_stale_counts(aggregates: dict[str, Any], results: Sequence[Mapping[str, object]]) -> None:
     """Put `stale_references` (questions with a stale or missing reference output) into the micro and
     per-template aggregates, where gates read plain counts; only when references were checked."""
     if not any(question_references(result) is not None for result in results):
@@ -96,13 +96,13 @@ def describe_step(step: Mapping[str, Any]) -> str:
     return str(changes.get("reason") or "the stored output differs from the fresh result")
 
 
-def _row_text(row: Any) -> str:
+def _row_text(row: object) -> str:
     if isinstance(row, Mapping):
         return ", ".join(f"{key}={value}" for key, value in row.items())
     return str(row)
 
 
-def output_updates(results: Sequence[Mapping[str, Any]]) -> dict[str, list[OutputUpdate]]:
+def output_updates(results: Sequence[Mapping[str, object]]) -> dict[str, list[OutputUpdate]]:
     """The output updates the stale and missing steps ask for, by corpus file (as the nodeid names it)."""
     by_file: dict[str, list[OutputUpdate]] = {}
     for result in results:

@@ -30,9 +30,9 @@ class Backend(Protocol):
     location: HistoryLocation
 
     def transaction(self, *, write: bool, lock: str | None = None) -> Any: ...
-    def insert_id(self, cursor: Any, sql: str, params: Sequence[Any]) -> int: ...
+    def insert_id(self, cursor: Any, sql: str, params: Sequence[object]) -> int: ...
     def insert_many(
-        self, cursor: Any, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+        self, cursor: Any, table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]
     ) -> None: ...
     def close(self) -> None: ...
 
@@ -88,13 +88,13 @@ class SqliteBackend:
         finally:
             cursor.close()
 
-    def insert_id(self, cursor: sqlite3.Cursor, sql: str, params: Sequence[Any]) -> int:
+    def insert_id(self, cursor: sqlite3.Cursor, sql: str, params: Sequence[object]) -> int:
         cursor.execute(sql, params)
         assert cursor.lastrowid is not None
         return int(cursor.lastrowid)
 
     def insert_many(
-        self, cursor: sqlite3.Cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+        self, cursor: sqlite3.Cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]
     ) -> None:
         marks = ", ".join("?" for _ in columns)
         cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
@@ -139,12 +139,12 @@ class PostgresBackend:
                 f"history {self.location.display}: {self.location.scrub(_first_line(error))}"
             ) from None
 
-    def insert_id(self, cursor: Any, sql: str, params: Sequence[Any]) -> int:
+    def insert_id(self, cursor: Any, sql: str, params: Sequence[object]) -> int:
         cursor.execute(sql + " RETURNING run_id", params)
         return int(cursor.fetchone()[0])
 
     def insert_many(
-        self, cursor: Any, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+        self, cursor: Any, table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]
     ) -> None:
         with cursor.raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
             for row in rows:
@@ -160,7 +160,7 @@ class _PercentCursor:
     def __init__(self, cursor: Any) -> None:
         self.raw = cursor
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+    def execute(self, sql: str, params: Sequence[object] = ()) -> Any:
         return self.raw.execute(sql.replace("?", "%s"), params)
 
     def fetchone(self) -> Any:

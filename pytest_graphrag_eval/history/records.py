@@ -80,13 +80,13 @@ class RunRecord:
     report_body: bytes
 
 
-def fingerprint(value: Any, *, sort_keys: bool = True) -> str:
+def fingerprint(value: object, *, sort_keys: bool = True) -> str:
     """`sha256:` of the canonical JSON of `value` (`sort_keys=False`: in the order given, faster)."""
     text = json.dumps(value, sort_keys=sort_keys, ensure_ascii=False, separators=(",", ":"), default=str)
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
 
 
-def check_report(report: Any, source: str) -> Mapping[str, Any]:
+def check_report(report: object, source: str) -> Mapping[str, Any]:
     """The report if it looks like one this package wrote; a HistoryError naming `source` if not."""
     if not isinstance(report, Mapping):
         raise HistoryError(f"{source}: not a pytest-graphrag-eval JSON report (not a JSON object)")
@@ -121,7 +121,7 @@ def run_record(report: Mapping[str, Any]) -> RunRecord:
 
 
 def _run_record(
-    report: Mapping[str, Any], metadata: Mapping[str, Any], results: Sequence[Mapping[str, Any]]
+    report: Mapping[str, Any], metadata: Mapping[str, object], results: Sequence[Mapping[str, object]]
 ) -> RunRecord:
     ids = _question_ids(results)
     rows = tuple(
@@ -171,14 +171,12 @@ def _run_record(
     )
 
 
-def score_settings(metadata: Mapping[str, Any]) -> dict[str, Any]:
+def score_settings(metadata: Mapping[str, object]) -> dict[str, object]:
     """The settings that decide scores (the baseline is not one of them)."""
+    settings = metadata.get("settings") or {}
+    assert isinstance(settings, Mapping), "check_report checked the metadata"
     return {
-        **{
-            key: value
-            for key, value in (metadata.get("settings") or {}).items()
-            if key not in _NOT_SCORE_SETTINGS
-        },
+        **{key: value for key, value in settings.items() if key not in _NOT_SCORE_SETTINGS},
         **{key: metadata.get(key) for key in _SETTINGS_KEYS},
     }
 
@@ -192,7 +190,7 @@ def run_inputs(corpus: str, graph: str | None, settings: str, responses_source: 
 
 
 def run_identities(
-    metadata: Mapping[str, Any], results: Sequence[Mapping[str, Any]]
+    metadata: Mapping[str, object], results: Sequence[Mapping[str, object]]
 ) -> dict[str, str | None]:
     """A run's identities as `record_run` will store them, known before the run is recorded."""
     return {
@@ -203,7 +201,7 @@ def run_identities(
     }
 
 
-def corpus_identity(metadata: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> str:
+def corpus_identity(metadata: Mapping[str, object], results: Sequence[Mapping[str, object]]) -> str:
     """The corpus files' SHA-256s in run order; a report without them, its questions' content hashes."""
     files = metadata.get("corpus_files")
     if isinstance(files, list) and files:
@@ -215,7 +213,7 @@ def corpus_identity(metadata: Mapping[str, Any], results: Sequence[Mapping[str, 
     )
 
 
-def graph_identity(metadata: Mapping[str, Any]) -> str | None:
+def graph_identity(metadata: Mapping[str, object]) -> str | None:
     """The knowledge graph's identity (its files' hashes, or its endpoint), None without a graph."""
     graph = metadata.get("graph")
     if not isinstance(graph, Mapping):
@@ -225,7 +223,7 @@ def graph_identity(metadata: Mapping[str, Any]) -> str | None:
     )
 
 
-def responses_identity(results: Sequence[Mapping[str, Any]]) -> str:
+def responses_identity(results: Sequence[Mapping[str, object]]) -> str:
     """What the agent answered: every question's answer and steps (each attempt's, with repeats)."""
     return fingerprint(
         [
@@ -244,7 +242,7 @@ def responses_identity(results: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def encode_report(report: Mapping[str, Any]) -> bytes:
+def encode_report(report: Mapping[str, object]) -> bytes:
     return zlib.compress(json_bytes(report), _COMPRESSION)
 
 
@@ -257,7 +255,7 @@ def decode_report(encoding: str, body: bytes) -> dict[str, Any]:
     return report
 
 
-def _question_ids(results: Sequence[Mapping[str, Any]]) -> list[str]:
+def _question_ids(results: Sequence[Mapping[str, object]]) -> list[str]:
     """Question ids in report order; a repeated id (two corpus files) gets `#2`, `#3`."""
     seen: dict[str, int] = {}
     ids = []
@@ -268,7 +266,7 @@ def _question_ids(results: Sequence[Mapping[str, Any]]) -> list[str]:
     return ids
 
 
-def _question_row(position: int, qid: str, result: Mapping[str, Any]) -> QuestionRow:
+def _question_row(position: int, qid: str, result: Mapping[str, object]) -> QuestionRow:
     outcome = str(result["outcome"])
     attempts = _attempts(result)
     failures = result.get("failures")
@@ -293,7 +291,7 @@ def _question_row(position: int, qid: str, result: Mapping[str, Any]) -> Questio
     )
 
 
-def _attempts(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def _attempts(result: Mapping[str, object]) -> list[Mapping[str, object]]:
     attempts = result.get("attempts")
     return (
         [attempt for attempt in attempts if isinstance(attempt, Mapping)]
@@ -307,14 +305,14 @@ def _attempts(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     """Compact JSON text (NaN kept as JSON's `NaN` token, which Python reads back)."""
     return _ENCODER.encode(value)
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return None if value is None else str(value)

@@ -22,6 +22,7 @@ import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from types import TracebackType
 from typing import Any, Literal
 
 from pytest_graphrag_eval.errors import GraphragEvalError
@@ -273,7 +274,7 @@ class HistoryStore:
         return RecordedRun(key, run_id)
 
     def _record_shard(
-        self, report: Mapping[str, Any], key: str, shard: tuple[int, int], provenance: RunProvenance
+        self, report: Mapping[str, object], key: str, shard: tuple[int, int], provenance: RunProvenance
     ) -> RecordedRun:
         index, count = shard
         body = encode_report(report)
@@ -310,11 +311,14 @@ class HistoryStore:
             "WHERE run_key = ? ORDER BY shard_index",
             (key,),
         )
-        shards = [
-            ShardReport(f"shard {row[0]}/{row[1]} of run {key}", decode_report(REPORT_ENCODING, row[2]))
-            for row in cursor.fetchall()
-        ]
+        rows = cursor.fetchall()
         try:
+            shards = [
+                ShardReport.of_json(
+                    f"shard {row[0]}/{row[1]} of run {key}", decode_report(REPORT_ENCODING, row[2])
+                )
+                for row in rows
+            ]
             merged = merge_shards(shards, history_baseline_required=False)
             finished = finish_run(
                 merged.results,
@@ -548,12 +552,12 @@ def _strips(runs: Sequence[tuple[list[str], str]]) -> dict[str, str]:
     return dict(zip(union, map("".join, zip(*aligned, strict=True)), strict=True))
 
 
-def _lookups(text: str) -> list[tuple[str, tuple[Any, ...]]]:
+def _lookups(text: str) -> list[tuple[str, tuple[object, ...]]]:
     if text == "last":
         return [("1 = 1", ())]
     if text == "last-passed":
         return [("passed = 1", ())]
-    lookups: list[tuple[str, tuple[Any, ...]]] = [("run_key = ?", (text,))]
+    lookups: list[tuple[str, tuple[object, ...]]] = [("run_key = ?", (text,))]
     digits = text[1:] if text.startswith("#") else text
     if digits.isdigit():
         lookups.append(("run_id = ?", (int(digits),)))
@@ -561,7 +565,7 @@ def _lookups(text: str) -> list[tuple[str, tuple[Any, ...]]]:
     return lookups
 
 
-def _branch_filter(branch: str | None) -> tuple[str, tuple[Any, ...]]:
+def _branch_filter(branch: str | None) -> tuple[str, tuple[object, ...]]:
     return (" WHERE branch = ?", (branch,)) if branch is not None else ("", ())
 
 
@@ -592,8 +596,8 @@ def _summary(row: Sequence[Any]) -> RunSummary:
     )
 
 
-def _shard_of(report: Mapping[str, Any]) -> tuple[int, int] | None:
-    shard = (report.get("metadata") or {}).get("shard")
+def _shard_of(report: Mapping[str, object]) -> tuple[int, int] | None:
+    shard = _metadata(report).get("shard")
     if not isinstance(shard, Mapping):
         return None
     try:
@@ -603,9 +607,14 @@ def _shard_of(report: Mapping[str, Any]) -> tuple[int, int] | None:
     return (index, count) if count > 1 else None
 
 
-def _new_run_key(report: Mapping[str, Any]) -> str:
-    started = str((report.get("metadata") or {}).get("started_at") or _now())
+def _new_run_key(report: Mapping[str, object]) -> str:
+    started = str(_metadata(report).get("started_at") or _now())
     return f"{started.replace('-', '').replace(':', '')}-{uuid.uuid4().hex[:8]}"
+
+
+def _metadata(report: Mapping[str, object]) -> Mapping[str, object]:
+    metadata = report.get("metadata") or {}
+    return metadata if isinstance(metadata, Mapping) else {}  # check_report refuses a non-object
 
 
 def _now() -> str:
@@ -627,7 +636,9 @@ class _translated:
         except Exception as error:
             raise _history_error(self.backend, error) from None
 
-    def __exit__(self, kind: Any, error: Any, trace: Any) -> Literal[False]:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> Literal[False]:
         try:
             self.transaction.__exit__(kind, error, trace)
         except HistoryError:

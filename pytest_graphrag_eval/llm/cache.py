@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 NAMESPACE = "llm-v1"  # bump when the entry layout changes; old entries are then ignored
 
 
-def cache_key(parts: Mapping[str, Any]) -> str:
+def cache_key(parts: Mapping[str, object]) -> str:
     """A stable hex digest of JSON-serialisable request parts (order of mapping keys irrelevant)."""
     canonical = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
@@ -57,7 +57,7 @@ class ResponseCache:
             return None
         return data
 
-    def put(self, key: str, entry: Mapping[str, Any]) -> None:
+    def put(self, key: str, entry: Mapping[str, object]) -> None:
         """Store atomically; a failing disk only loses the cache, never the run."""
         path = self.path_for(key)
         try:

@@ -36,7 +36,12 @@ DEFAULT_OUTPUT_CAP = 400
 MESSAGE_OVERHEAD = 4
 REPLY_OVERHEAD = 3
 _WORDS = re.compile(r"\w+|[^\w\s]")
-_PLACEHOLDER_BY_TYPE: dict[str, Any] = {"integer": 1, "number": 1.0, "boolean": False, "string": "x"}
+_PLACEHOLDER_BY_TYPE: dict[str, int | float | bool | str] = {
+    "integer": 1,
+    "number": 1.0,
+    "boolean": False,
+    "string": "x",
+}
 
 
 @dataclass(frozen=True)
@@ -92,11 +97,13 @@ class CallPlanner:
         self._output_cap = max_output_tokens or DEFAULT_OUTPUT_CAP
         self.exact = True
 
-    def record_cached(self, kind: str, model: str, response_format: Mapping[str, Any] | None = None) -> None:
+    def record_cached(
+        self, kind: str, model: str, response_format: Mapping[str, object] | None = None
+    ) -> None:
         self.cached.append((purpose_of(kind, response_format), model))
 
     def plan_chat(
-        self, messages: Sequence[Mapping[str, str]], model: str, response_format: Mapping[str, Any] | None
+        self, messages: Sequence[Mapping[str, str]], model: str, response_format: Mapping[str, object] | None
     ) -> str:
         """Record a chat call; return the synthetic reply the scorer gets instead of the model's."""
         reply = synthetic_reply(response_format)
@@ -164,14 +171,14 @@ def _input_range(counted: int, exact: bool, overhead: int) -> tuple[int, int]:
     return math.floor(counted * 0.75), math.ceil(counted * 1.5) + overhead
 
 
-def purpose_of(kind: str, response_format: Mapping[str, Any] | None) -> str:
+def purpose_of(kind: str, response_format: Mapping[str, object] | None) -> str:
     """What a call is for: its reply schema's name (e.g. answer_correctness), else its kind."""
     schema = (response_format or {}).get("json_schema")
     name = schema.get("name") if isinstance(schema, Mapping) else None
     return str(name) if name else kind
 
 
-def synthetic_reply(response_format: Mapping[str, Any] | None) -> str:
+def synthetic_reply(response_format: Mapping[str, object] | None) -> str:
     """The smallest valid reply to a JSON-schema call (1 for integers, "x" for text), else `{}`."""
     schema = (response_format or {}).get("json_schema")
     body = schema.get("schema") if isinstance(schema, Mapping) else None

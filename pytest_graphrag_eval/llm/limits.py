@@ -15,7 +15,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
 
 from pytest_graphrag_eval.llm.errors import LLMError
 from pytest_graphrag_eval.report_model import refusal_of
@@ -68,7 +67,7 @@ NOT_EVALUATED_REASONS = {
 }
 
 
-def not_evaluated_reason(results: Iterable[Mapping[str, Any]]) -> str | None:
+def not_evaluated_reason(results: Iterable[Mapping[str, object]]) -> str | None:
     """Why a question (its results, one per attempt) was not evaluated, or None when it was.
 
     A budget stop or a cache-only miss: both are judge calls the run did not send."""

@@ -16,7 +16,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pytest_graphrag_eval.errors import ConfigurationError
 
@@ -98,7 +97,7 @@ def load_prices(path: str | Path) -> dict[str, ModelPrice]:
     return parse_prices(data, source=str(path))
 
 
-def parse_prices(data: Any, source: str = "<prices>") -> dict[str, ModelPrice]:
+def parse_prices(data: object, source: str = "<prices>") -> dict[str, ModelPrice]:
     """Validate a `{model: {input, output}}` mapping into ModelPrice values."""
     if not isinstance(data, Mapping):
         raise ConfigurationError(f"{source}: price table must be a mapping of model name to prices")

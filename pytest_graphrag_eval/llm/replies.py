@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+
+from pytest_graphrag_eval.formats.json_types import JSONValue
 
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n(.*)\n\s*```$", re.DOTALL)
 _SHOWN_CHARS = 200
@@ -22,7 +23,7 @@ class InvalidReply(ValueError):
     """The judge's reply broke the output contract; the message says how."""
 
 
-def parse_object(text: str) -> dict[str, Any]:
+def parse_object(text: str) -> dict[str, JSONValue]:
     """The JSON object in `text` (a single ```json fence around it is tolerated)."""
     stripped = text.strip()
     fenced = _FENCE.match(stripped)
@@ -37,14 +38,14 @@ def parse_object(text: str) -> dict[str, Any]:
     return data
 
 
-def require(data: dict[str, Any], key: str) -> Any:
+def require(data: dict[str, JSONValue], key: str) -> JSONValue:
     if key not in data:
         raise InvalidReply(f"the field {key!r} is missing")
     return data[key]
 
 
 def integer_field(
-    data: dict[str, Any], key: str, minimum: int | None = None, maximum: int | None = None
+    data: dict[str, JSONValue], key: str, minimum: int | None = None, maximum: int | None = None
 ) -> int:
     """An integer field within [minimum, maximum]; 3.0 is accepted as 3, 2.5 and true are not."""
     value = require(data, key)
@@ -57,7 +58,7 @@ def integer_field(
 
 
 def number_field(
-    data: dict[str, Any], key: str, minimum: float | None = None, maximum: float | None = None
+    data: dict[str, JSONValue], key: str, minimum: float | None = None, maximum: float | None = None
 ) -> float:
     """A finite number field within [minimum, maximum]."""
     value = require(data, key)
@@ -67,7 +68,7 @@ def number_field(
     return float(value)
 
 
-def flag_field(data: dict[str, Any], key: str) -> bool:
+def flag_field(data: dict[str, JSONValue], key: str) -> bool:
     """A yes/no field given as 0/1 or false/true."""
     value = require(data, key)
     if isinstance(value, bool):
@@ -77,7 +78,7 @@ def flag_field(data: dict[str, Any], key: str) -> bool:
     raise InvalidReply(f"the field {key!r} must be 0 or 1, got {shorten(json.dumps(value))}")
 
 
-def scalar_field(data: dict[str, Any], key: str) -> float | int | bool | str:
+def scalar_field(data: dict[str, JSONValue], key: str) -> float | int | bool | str:
     """Any JSON scalar (a finite number, true/false or a text), for untyped outputs."""
     value = require(data, key)
     if isinstance(value, str):
@@ -87,7 +88,7 @@ def scalar_field(data: dict[str, Any], key: str) -> float | int | bool | str:
     raise InvalidReply(f"the field {key!r} must be a number or a text, got {shorten(json.dumps(value))}")
 
 
-def text_field(data: dict[str, Any], key: str) -> str:
+def text_field(data: dict[str, JSONValue], key: str) -> str:
     """A non-blank text field."""
     value = require(data, key)
     if not isinstance(value, str) or not value.strip():

@@ -29,13 +29,15 @@ class ResultCollector:
     """Results and live responses keyed by their corpus order."""
 
     def __init__(self) -> None:
-        self.results: dict[tuple[Any, ...], dict[str, Any]] = {}
-        self.responses: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+        self.results: dict[tuple[object, ...], dict[str, Any]] = {}
+        self.responses: dict[tuple[object, ...], list[dict[str, Any]]] = {}
 
-    def add(self, order: Sequence[Any], result: dict[str, Any]) -> None:
+    def add(self, order: Sequence[object], result: dict[str, Any]) -> None:
         self.results[tuple(order)] = result
 
-    def add_response(self, order: Sequence[Any], responses: Mapping[str, Any]) -> None:
+    def add_response(
+        self, order: Sequence[object], responses: Mapping[str, Sequence[dict[str, Any]]]
+    ) -> None:
         """One question's live responses: `{"responses": [...]}`, several with agent repeats."""
         self.responses[tuple(order)] = list(responses["responses"])
 
@@ -48,16 +50,16 @@ class ResultCollector:
 
 def build_report(
     results: list[dict[str, Any]],
-    aggregates: Mapping[str, Any],
+    aggregates: Mapping[str, object],
     gates: Sequence[GateResult],
-    run_settings: Mapping[str, Any],
+    run_settings: Mapping[str, object],
     *,
     started: float,
     interrupted: bool,
-    comparison: Mapping[str, Any] | None = None,
+    comparison: Mapping[str, object] | None = None,
     warnings: Sequence[str] = (),
     finished: float | None = None,
-    judge_spend: Mapping[str, Any] | None = None,
+    judge_spend: Mapping[str, object] | None = None,
 ) -> dict[str, Any]:
     """The report document as its JSON object (see `build_document`)."""
     return build_document(
@@ -76,16 +78,16 @@ def build_report(
 
 def build_document(
     results: list[QuestionResult],
-    aggregates: Mapping[str, Any],
+    aggregates: Mapping[str, object],
     gates: Sequence[GateResult],
-    run_settings: Mapping[str, Any],
+    run_settings: Mapping[str, object],
     *,
     started: float,
     interrupted: bool,
-    comparison: Mapping[str, Any] | None = None,
+    comparison: Mapping[str, object] | None = None,
     warnings: Sequence[str] = (),
     finished: float | None = None,
-    judge_spend: Mapping[str, Any] | None = None,
+    judge_spend: Mapping[str, object] | None = None,
 ) -> ReportDocument:
     """The typed report: results, aggregates, gates and run metadata.
 
@@ -112,17 +114,17 @@ def build_document(
     )
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
+def write_json_atomic(path: Path, data: object) -> None:
     """Write JSON next to `path` and rename it into place, so readers never see half a file."""
     write_bytes_atomic(path, json_bytes(data, indent=2) + b"\n")
 
 
-def write_recording(path: Path, responses: Sequence[Mapping[str, Any]]) -> None:
+def write_recording(path: Path, responses: Sequence[Mapping[str, object]]) -> None:
     """Live responses in the replay format: one JSON object per line (JSONL)."""
     write_text_atomic(path, "".join(json_text(response) + "\n" for response in responses))
 
 
-def json_text(data: Any, *, indent: int | None = None) -> str:
+def json_text(data: object, *, indent: int | None = None) -> str:
     """JSON with non-ASCII text kept readable, and any lone surrogate written as a `\\udXXX` escape.
 
     Agent answers are untrusted text: a lone surrogate (from a broken decoder)
@@ -132,7 +134,7 @@ def json_text(data: Any, *, indent: int | None = None) -> str:
     return json_bytes(data, indent=indent).decode("utf-8")
 
 
-def json_bytes(data: Any, *, indent: int | None = None) -> bytes:
+def json_bytes(data: object, *, indent: int | None = None) -> bytes:
     """`json_text` as the UTF-8 a file gets: a report of 100 MB is encoded once, not three times.
 
     An indented document is the standard library's compact text (its C encoder: the same numbers,

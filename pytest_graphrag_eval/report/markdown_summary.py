@@ -12,14 +12,13 @@ CI log (`2026-11-23T23:37:43Z`, `steps_score`, `answer_f1.mean>=0.9`).
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any
 
 from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import FLAKY_MARK, flaky_markdown
 from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report_model import (
+    Outcome,
     OutcomeCounts,
     QuestionResult,
     compared_not_evaluated_text,
@@ -58,17 +57,19 @@ _WORD_JOINER = "\u2060"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 
 
-def render_markdown(report: Mapping[str, Any], *, max_regressions: int = 10) -> str:
+def render_markdown(report: Mapping[str, object], *, max_regressions: int = 10) -> str:
     """The summary: run counts, main aggregates, gates, and the changes since the baseline."""
-    results = [result for result in report.get("results") or [] if isinstance(result, Mapping)]
+    results = typed_results(result for result in _list(report.get("results")) if isinstance(result, Mapping))
     comparison = report.get("comparison")
+    gates = [gate for gate in _list(report.get("gates")) if isinstance(gate, Mapping)]
+    aggregates = _mapping(report.get("aggregates"))
     sections = [
-        _title(results, report.get("gates") or []),
-        _run_counts(results, report.get("metadata") or {}),
+        _title(results, gates),
+        _run_counts(results, _mapping(report.get("metadata"))),
         _spend(report.get("judge_spend")),
-        _aggregates(report.get("aggregates") or {}),
-        _per_template(results, report.get("aggregates") or {}),
-        _gates(report.get("gates") or []),
+        _aggregates(aggregates),
+        _per_template(results, aggregates),
+        _gates(gates),
         _failed_questions(results, max_regressions),
         _changes(comparison, results, max_regressions, set(flaky_ids(report)))
         if isinstance(comparison, Mapping)
@@ -78,7 +79,7 @@ def render_markdown(report: Mapping[str, Any], *, max_regressions: int = 10) -> 
     return "\n\n".join(section for section in sections if section) + "\n"
 
 
-def escape_text(value: Any, limit: int | None = None) -> str:
+def escape_text(value: object, limit: int | None = None) -> str:
     """One line of literal text for a table cell or a sentence: whitespace collapsed, markup escaped."""
     text = " ".join(_CONTROL.sub(" ", str(value)).split())
     if limit is not None and len(text) > limit:
@@ -90,15 +91,17 @@ def escape_text(value: Any, limit: int | None = None) -> str:
     return _GITHUB_AUTOLINK.sub(lambda match: match.group(0) + _WORD_JOINER, text)
 
 
-def _title(results: Sequence[Mapping[str, Any]], gates: Sequence[Any]) -> str:
-    failed = any(result.get("outcome") == "failed" for result in results) or any(
-        isinstance(gate, Mapping) and gate.get("passed") is False for gate in gates
+def _title(results: Sequence[QuestionResult], gates: Sequence[Mapping[str, object]]) -> str:
+    failed = any(result.outcome is Outcome.FAILED for result in results) or any(
+        gate.get("passed") is False for gate in gates
     )
     return f"## {'❌' if failed else '✅'} GraphRAG evaluation"
 
 
-def _run_counts(results: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any]) -> str:
-    parts = OutcomeCounts.of(typed_results(results)).parts()  # the vocabulary of every summary
+def _run_counts(results: Sequence[QuestionResult], metadata: Mapping[str, object]) -> str:
+    # The vocabulary of every summary; an interrupted question (scored, no verdict) is said once, in the
+    # run's own line, not counted here.
+    parts = OutcomeCounts.of(results).parts(without=(Outcome.INTERRUPTED,))
     line = f"**{len(results)} questions**" + (f": {', '.join(parts)}" if parts else "")
     details = [
         f"{label} {escape_text(metadata[key])}"
@@ -108,14 +111,14 @@ def _run_counts(results: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any
     return line + (f" ({', '.join(details)})" if details else "")
 
 
-def _spend(section: Any) -> str:
+def _spend(section: object) -> str:
     """Judge spend against the budget, one escaped line each."""
     if not isinstance(section, Mapping):
         return ""
     return "\n".join(f"- {escape_text(line)}" for line in spend_lines(section))
 
 
-def _aggregates(aggregates: Mapping[str, Any]) -> str:
+def _aggregates(aggregates: Mapping[str, object]) -> str:
     micro = aggregates.get("micro")
     if not isinstance(micro, Mapping):
         return ""
@@ -136,7 +139,7 @@ def _aggregates(aggregates: Mapping[str, Any]) -> str:
     return "### Aggregates (all questions)\n\n" + _table(["Metric", "Mean", "Min", "Max"], rows)
 
 
-def _per_template(results: Sequence[Mapping[str, Any]], aggregates: Mapping[str, Any]) -> str:
+def _per_template(results: Sequence[QuestionResult], aggregates: Mapping[str, object]) -> str:
     """One row per template (in the order of the results): its outcomes and the means of the main scores."""
     per_template = aggregates.get("per_template")
     micro = aggregates.get("micro")
@@ -144,26 +147,29 @@ def _per_template(results: Sequence[Mapping[str, Any]], aggregates: Mapping[str,
         return ""
     metrics = _ordered_metrics(key for key, stats in micro.items() if isinstance(stats, Mapping))
     metrics = metrics[:_TEMPLATE_METRICS]
-    groups: dict[str, list[Mapping[str, Any]]] = {}
+    groups: dict[str, list[QuestionResult]] = {}
     for result in results:
-        groups.setdefault(str(result.get("template_id")), []).append(result)
-    with_outcomes = any(result.get("outcome") for result in results)  # a report pytest did not write has none
-    unscored = any(result.get("outcome") == "not_evaluated" for result in results)
+        groups.setdefault(result.template_id, []).append(result)
+    with_outcomes = any(result.outcome for result in results)  # a report pytest did not write has none
+    unscored = any(result.not_evaluated for result in results)
     rows = []
     for template_id, group in groups.items():
-        outcomes = Counter(str(result.get("outcome")) for result in group)
-        stats = per_template.get(template_id)
-        stats = stats if isinstance(stats, Mapping) else {}
         verdicts = (
-            [str(outcomes["passed"] + outcomes["xpassed"]), str(outcomes["failed"])] if with_outcomes else []
-        ) + ([str(outcomes["not_evaluated"])] if unscored else [])
+            [
+                str(sum(1 for result in group if result.passed)),
+                str(sum(1 for result in group if result.outcome is Outcome.FAILED)),
+            ]
+            if with_outcomes
+            else []
+        ) + ([str(sum(1 for result in group if result.not_evaluated))] if unscored else [])
+        stats = _mapping(per_template.get(template_id))
         rows.append(
             [
                 escape_text(template_id),
                 str(len(group)),
                 *verdicts,
-                str(sum(1 for result in group if result.get("status") == "error")),
-                *(_number((stats.get(metric) or {}).get("mean")) for metric in metrics),
+                str(sum(1 for result in group if result.agent_error is not None)),
+                *(_number(_mapping(stats.get(metric)).get("mean")) for metric in metrics),
             ]
         )
     counts = [
@@ -176,7 +182,7 @@ def _per_template(results: Sequence[Mapping[str, Any]], aggregates: Mapping[str,
     return "### Per template\n\n" + _table(header, rows)
 
 
-def _gates(gates: Sequence[Any]) -> str:
+def _gates(gates: Sequence[Mapping[str, object]]) -> str:
     rows = [
         [
             escape_text(gate.get("expression") or gate.get("gate") or "?"),
@@ -185,14 +191,13 @@ def _gates(gates: Sequence[Any]) -> str:
             escape_text(gate.get("message") or "", 120),
         ]
         for gate in gates
-        if isinstance(gate, Mapping)
     ]
     return "### Gates\n\n" + _table(["Gate", "Result", "Actual", "Detail"], rows) if rows else ""
 
 
-def _failed_questions(results: Sequence[Mapping[str, Any]], most: int) -> str:
+def _failed_questions(results: Sequence[QuestionResult], most: int) -> str:
     """The failed questions and why (their first failure, or the agent's error), baseline or not."""
-    failed = [QuestionResult.from_record(result) for result in results if result.get("outcome") == "failed"]
+    failed = [result for result in results if result.outcome is Outcome.FAILED]
     if not failed or most <= 0:
         return ""
     rows = []
@@ -213,15 +218,15 @@ def _failed_questions(results: Sequence[Mapping[str, Any]], most: int) -> str:
 
 
 def _changes(
-    comparison: Mapping[str, Any],
-    results: Sequence[Mapping[str, Any]],
+    comparison: Mapping[str, object],
+    results: Sequence[QuestionResult],
     max_regressions: int,
     flaky: Collection[str] = (),
 ) -> str:
-    baseline = comparison.get("baseline") or {}
+    baseline = _mapping(comparison.get("baseline"))
     confidence = comparison.get("confidence")
     counts = ", ".join(
-        f"{len(comparison.get(key) or [])} {label}"
+        f"{len(_list(comparison.get(key)))} {label}"
         for key, label in (
             ("fixed", "fixed"),
             ("new", "new"),
@@ -231,9 +236,9 @@ def _changes(
         )
     )
     if comparison.get("not_evaluated"):
-        by_id = {str(result.get("question_id")): result for result in results}
-        counts += ", " + compared_not_evaluated_text(comparison["not_evaluated"], by_id)
-    regressions = len(comparison.get("regressions") or [])
+        by_id = {result.question_id: result.record for result in results}
+        counts += ", " + compared_not_evaluated_text(_list(comparison["not_evaluated"]), by_id)
+    regressions = len(_list(comparison.get("regressions")))
     origin = escape_text(baseline.get("path") or "the baseline")
     if baseline.get("started_at"):
         origin += f" ({escape_text(baseline['started_at'])})"
@@ -252,21 +257,22 @@ def _changes(
     return "\n".join(lines)
 
 
-def _change_table(comparison: Mapping[str, Any], confidence: Any) -> str:
+def _change_table(comparison: Mapping[str, object], confidence: object) -> str:
     level = f"{confidence:.0%}" if isinstance(confidence, float) else "?"
     rows = []
     outcomes = comparison.get("outcomes")
     if isinstance(outcomes, Mapping) and outcomes.get("n_pairs"):
         rows.append(_change_row("pass rate", outcomes, "baseline_pass_rate", "current_pass_rate"))
-    metrics = comparison.get("metrics") or {}
+    metrics = _mapping(comparison.get("metrics"))
     for metric in _ordered_metrics(metrics):
-        if isinstance(metrics[metric], Mapping):
-            rows.append(_change_row(escape_text(metric), metrics[metric], "baseline", "current"))
+        change = metrics[metric]
+        if isinstance(change, Mapping):
+            rows.append(_change_row(escape_text(metric), change, "baseline", "current"))
     header = ["Metric", "Baseline", "Current", "Δ", f"{level} interval", "p", "Test", "n", "Detectable Δ"]
     return _table(header, rows) if rows else ""
 
 
-def _change_row(label: str, change: Mapping[str, Any], before: str, after: str) -> list[str]:
+def _change_row(label: str, change: Mapping[str, object], before: str, after: str) -> list[str]:
     interval = (
         f"{_signed(change.get('ci_low'))} … {_signed(change.get('ci_high'))}"
         if change.get("ci_low") is not None
@@ -285,7 +291,7 @@ def _change_row(label: str, change: Mapping[str, Any], before: str, after: str) 
     ]
 
 
-def _detectable(change: Mapping[str, Any]) -> str:
+def _detectable(change: Mapping[str, object]) -> str:
     """A 0/1 metric's detectable change above 1 means no change is detectable on so few questions."""
     value = change.get("min_detectable_delta")
     if change.get("test") == "mcnemar" and isinstance(value, (int, float)) and value > 1:
@@ -294,24 +300,25 @@ def _detectable(change: Mapping[str, Any]) -> str:
 
 
 def _worst_regressions(
-    comparison: Mapping[str, Any],
-    results: Sequence[Mapping[str, Any]],
+    comparison: Mapping[str, object],
+    results: Sequence[QuestionResult],
     max_regressions: int,
     flaky: Collection[str] = (),
 ) -> str:
     regressed = [
         question
-        for question in comparison.get("questions") or []
+        for question in _list(comparison.get("questions"))
         if isinstance(question, Mapping) and question.get("classification") == "regressed"
     ]
     if not regressed or max_regressions <= 0:
         return ""
-    texts = {(str(r.get("template_id")), str(r.get("question_id"))): r for r in results}
-    regressed.sort(key=lambda question: _severity(question, texts.get(_key(question), {})))
+    by_key = {result.key: result for result in results}
+    regressed.sort(key=lambda question: _severity(question, by_key.get(_key(question))))
     rows = []
     for question in regressed[:max_regressions]:
         key = _key(question)
-        result = texts.get(key, {})
+        found = by_key.get(key)
+        result = found.record if found is not None else {}
         nodeid = question.get("nodeid") or result.get("nodeid") or f"{key[0]}::{key[1]}"
         rows.append(
             [
@@ -320,7 +327,7 @@ def _worst_regressions(
                 " → ".join(
                     escape_text(question.get(side)) for side in ("baseline_outcome", "current_outcome")
                 ),
-                _metric_moves(question.get("deltas") or {}),
+                _metric_moves(_mapping(question.get("deltas"))),
             ]
         )
     heading = f"#### Worst regressions ({min(len(regressed), max_regressions)} of {len(regressed)})"
@@ -329,23 +336,28 @@ def _worst_regressions(
     return f"{heading}\n\n{table}" + (f"\n\n… and {more} more regressed questions." if more > 0 else "")
 
 
-def _key(question: Mapping[str, Any]) -> tuple[str, str]:
+def _key(question: Mapping[str, object]) -> tuple[str, str]:
     return (str(question.get("template_id")), str(question.get("question_id")))
 
 
-def _severity(question: Mapping[str, Any], result: Mapping[str, Any]) -> float:
+def _severity(question: Mapping[str, object], result: QuestionResult | None) -> float:
     """Most negative first: an agent error, then the sum of the drops of the main metrics."""
-    if result.get("status") == "error":
+    if result is not None and result.agent_error is not None:
         return float("-inf")
-    deltas = question.get("deltas") or {}
+    deltas = _mapping(question.get("deltas"))
     return sum(
-        min(0.0, float(deltas[metric].get("delta") or 0.0))
+        min(0.0, _float(_mapping(deltas[metric]).get("delta")))
         for metric in MAIN_METRICS
         if isinstance(deltas.get(metric), Mapping)
     )
 
 
-def _metric_moves(deltas: Mapping[str, Any]) -> str:
+def _float(value: object) -> float:
+    """A delta as a float (a missing or zero one: 0.0)."""
+    return float(value) if isinstance(value, (int, float)) and value else 0.0
+
+
+def _metric_moves(deltas: Mapping[str, object]) -> str:
     moves = [
         f"{escape_text(metric)} {_number(change.get('baseline'))} → {_number(change.get('current'))}"
         for metric, change in ((metric, deltas[metric]) for metric in _ordered_metrics(deltas))
@@ -368,7 +380,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _number(value: Any) -> str:
+def _number(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return "–"
     if isinstance(value, int):
@@ -376,7 +388,15 @@ def _number(value: Any) -> str:
     return f"{value:.3g}" if abs(value) < 0.001 and value != 0 else f"{value:.3f}"
 
 
-def _signed(value: Any) -> str:
+def _signed(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return "–"
     return f"{value:+.3f}"
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.compare.baseline import load_baseline, read_report
+from pytest_graphrag_eval.compare.baseline import read_report
 from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.formats.json_types import JsonMapping
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
 from pytest_graphrag_eval.report.judge_spend import merge_spend
 from pytest_graphrag_eval.report.pipeline import RunSettings
 from pytest_graphrag_eval.report.run_identity import Position, corpus_positions, file_sha256
+from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
 
 # Metadata the report writer sets itself, and what only a shard records.
 _WRITER_KEYS = frozenset(
@@ -43,20 +45,26 @@ class MergeError(GraphragEvalError):
 
 @dataclass(frozen=True)
 class ShardReport:
+    """A shard's report, read and checked (`ReportDocument`), and where it came from (for messages)."""
+
     path: str
-    report: Mapping[str, Any]
+    document: ReportDocument
+
+    @classmethod
+    def of_json(cls, path: str, report: object) -> ShardReport:
+        """A shard from its JSON object; `InputError` naming `path` unless it is a report."""
+        return cls(path, ReportDocument.from_json(report, path))
 
     @property
     def metadata(self) -> Mapping[str, Any]:
-        metadata = self.report.get("metadata")
-        return metadata if isinstance(metadata, Mapping) else {}
+        return self.document.metadata
 
 
 @dataclass(frozen=True)
 class MergedRun:
     """The merged results in corpus order and what the end-of-run pipeline needs to finish them."""
 
-    results: list[dict[str, Any]]
+    results: list[QuestionResult]
     settings: RunSettings
     started: float
     finished: float
@@ -67,8 +75,7 @@ class MergedRun:
 
 def load_shard(path: str | Path) -> ShardReport:
     """A shard's JSON report, checked like a baseline (format, results, outcomes)."""
-    report = read_report(path, what="shard report").to_json()
-    shard = ShardReport(str(path), report)
+    shard = ShardReport(str(path), read_report(path, what="shard report"))
     for key in ("corpus_files", "settings"):
         if key not in shard.metadata:
             raise MergeError(
@@ -82,7 +89,7 @@ def merge_shards(
     shards: Sequence[ShardReport],
     *,
     baseline_path: str | None = None,
-    history_baseline: tuple[dict[str, Any], str] | None = None,
+    history_baseline: tuple[JsonMapping, str] | None = None,
     history_baseline_required: bool = True,
 ) -> MergedRun:
     """Check that the shards make one run, and put their results together in corpus order.
@@ -117,7 +124,7 @@ def merge_shards(
     first = shards[0].metadata
     files = first["corpus_files"]
     totals = [int(record["questions"]) for record in files]
-    placed: dict[Position, tuple[str, dict[str, Any] | None]] = {}
+    placed: dict[Position, tuple[str, QuestionResult | None]] = {}
     for shard in shards:
         held, unanswered = _positions(shard, totals)
         for position, result in [*held, *((position, None) for position in unanswered)]:
@@ -146,11 +153,11 @@ def merge_shards(
         started=min(starts),
         finished=max(ends),
         interrupted=any(bool(shard.metadata.get("interrupted")) for shard in shards),
-        warnings=list(
-            dict.fromkeys(warning for shard in shards for warning in shard.report.get("warnings", []))
-        )
+        warnings=list(dict.fromkeys(warning for shard in shards for warning in shard.document.warnings))
         + _unread_history_baseline(first["settings"], baseline_path, history_baseline),
-        judge_spend=merge_spend([shard.report.get("judge_spend") for shard in shards], results),
+        judge_spend=merge_spend(
+            [shard.document.judge_spend for shard in shards], [result.record for result in results]
+        ),
     )
 
 
@@ -232,9 +239,9 @@ def _check_shard_numbers(shards: Sequence[ShardReport]) -> None:
 
 def _positions(
     shard: ShardReport, totals: Sequence[int]
-) -> tuple[list[tuple[Position, dict[str, Any]]], list[Position]]:
+) -> tuple[list[tuple[Position, QuestionResult]], list[Position]]:
     """Each result with its corpus position, and the positions of selected questions without one."""
-    results = list(shard.report["results"])
+    results = shard.document.results
     recorded = shard.metadata.get("corpus_positions")
     if recorded is None:
         if len(results) != sum(totals):
@@ -266,14 +273,14 @@ def _position(item: Any, totals: Sequence[int]) -> Position:
 
 def _duplicate_message(
     position: Position,
-    result: Mapping[str, Any] | None,
-    earlier: tuple[str, Mapping[str, Any] | None],
+    result: QuestionResult | None,
+    earlier: tuple[str, QuestionResult | None],
     path: str,
-    files: Sequence[Mapping[str, Any]],
+    files: Sequence[JsonMapping],
 ) -> str:
     known = result or earlier[1]
     what = (
-        f"question {known['question_id']!r}"
+        f"question {known.question_id!r}"
         if known is not None
         else f"question {position[1] + 1} of {files[position[0]]['file']}"
     )
@@ -309,7 +316,7 @@ def _run_settings(
     recorded: Mapping[str, Any],
     metadata: Mapping[str, Any],
     baseline_path: str | None,
-    history_baseline: tuple[dict[str, Any], str] | None = None,
+    history_baseline: tuple[JsonMapping, str] | None = None,
     history_baseline_required: bool = True,
 ) -> RunSettings:
     """The recorded settings, with the baseline read again (and checked to be the shards' own)."""
@@ -334,7 +341,7 @@ def _run_settings(
                 f"but {read_from} is {'not that file' if baseline_path else 'missing or changed'}; "
                 "pass that file with --baseline"
             )
-        baseline = load_baseline(read_from)
+        baseline = read_report(read_from)
     return RunSettings(
         gates=[parse_gate(expression, source) for expression, source in recorded.get("gates", [])],
         metadata=metadata,
@@ -349,7 +356,7 @@ def _run_settings(
 def _recorded_settings(
     recorded: Mapping[str, Any],
     metadata: Mapping[str, Any],
-    baseline: dict[str, Any] | None = None,
+    baseline: JsonMapping | None = None,
     baseline_name: str | None = None,
 ) -> RunSettings:
     return RunSettings(
@@ -365,7 +372,7 @@ def _recorded_settings(
 def _unread_history_baseline(
     recorded: Mapping[str, Any],
     baseline_path: str | None,
-    history_baseline: tuple[dict[str, Any], str] | None,
+    history_baseline: tuple[JsonMapping, str] | None,
 ) -> list[str]:
     """The warning of a merge that could not compare with the history run the shards were compared with."""
     record = recorded.get("baseline")

@@ -7,13 +7,14 @@ results of several shard reports, so a sharded run ends exactly as one run would
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
-from pytest_graphrag_eval.compare.comparison import Comparison, compare_reports
+from pytest_graphrag_eval.compare.comparison import Comparison, compare_documents
 from pytest_graphrag_eval.compare.hashing import content_hash
 from pytest_graphrag_eval.compare.run_history import Flakiness, PastRun, RunHistory, flaky_questions
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
@@ -27,7 +28,7 @@ from pytest_graphrag_eval.report.history_section import history_section
 from pytest_graphrag_eval.report.json_report import build_document, write_json_atomic
 from pytest_graphrag_eval.report.judge_spend import cache_only_incomplete
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
-from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
+from pytest_graphrag_eval.report_model import Outcome, QuestionResult, ReportDocument
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,9 @@ class RunSettings:
     """What the end of a run needs from the configuration, as plain values."""
 
     gates: Sequence[Gate] = ()
-    metadata: Mapping[str, Any] = field(default_factory=dict)  # the report's configuration metadata
-    baseline: Mapping[str, Any] | None = None  # the baseline report, already loaded and checked
+    metadata: Mapping[str, object] = field(default_factory=dict)  # the report's configuration metadata
+    # the baseline report, already loaded and checked (typed, or its JSON object, typed here)
+    baseline: ReportDocument | Mapping[str, object] | None = None
     baseline_path: str | None = None
     confidence: float = 0.95
     resamples: int = 2000
@@ -49,7 +51,7 @@ class RunSettings:
 class FinishedRun:
     """Everything computed at the end of a run; `document` is the typed report, `report` its JSON."""
 
-    results: list[dict[str, Any]]
+    results: list[Mapping[str, object]]  # the results' objects as the report holds them
     aggregates: dict[str, Any]
     comparison: Comparison | None
     comparison_section: dict[str, Any] | None
@@ -77,7 +79,7 @@ class OutputPaths:
 
 
 def question_record(
-    result: Mapping[str, Any], *, nodeid: str, outcome: str, checks: Sequence[ThresholdCheck]
+    result: Mapping[str, object], *, nodeid: str, outcome: str, checks: Sequence[ThresholdCheck]
 ) -> dict[str, Any]:
     """A question's result plus its verdict, as the report and later baselines keep it."""
     return {
@@ -90,7 +92,7 @@ def question_record(
     }
 
 
-def interrupted_record(result: Mapping[str, Any], *, nodeid: str) -> dict[str, Any]:
+def interrupted_record(result: Mapping[str, object], *, nodeid: str) -> dict[str, Any]:
     """A question that was scored but whose verdict never came (the run was interrupted)."""
     return {
         **result,
@@ -103,23 +105,29 @@ def interrupted_record(result: Mapping[str, Any], *, nodeid: str) -> dict[str, A
 
 
 def finish_run(
-    results: list[dict[str, Any]],
+    results: Sequence[QuestionResult | Mapping[str, object]],
     settings: RunSettings,
     *,
     started: float,
     interrupted: bool,
     warnings: Sequence[str] = (),
     finished: float | None = None,
-    judge_spend: Mapping[str, Any] | None = None,
+    judge_spend: Mapping[str, object] | None = None,
 ) -> FinishedRun:
-    """Aggregates, the baseline comparison and the gates of a run's results, and its report."""
-    aggregates = compute_aggregates(results) if results else {}
-    add_stale_counts(aggregates, results)  # only when references were checked against a graph
+    """Aggregates, the baseline comparison and the gates of a run's results, and its report.
+
+    `results` are typed (a merge's, read from the shards) or result objects, typed here once.
+    """
+    typed = [_typed(result) for result in results]
+    records = [result.record for result in typed]  # the results' own objects, not copies
+    aggregates = compute_aggregates(records) if records else {}
+    add_stale_counts(aggregates, records)  # only when references were checked against a graph
+    baseline = _baseline_document(settings)
     comparison = None
-    if settings.baseline is not None and settings.baseline_path is not None:
-        comparison = compare_reports(
-            settings.baseline,
-            results,
+    if baseline is not None and settings.baseline_path is not None:
+        comparison = compare_documents(
+            baseline,
+            typed,
             confidence=settings.confidence,
             resamples=settings.resamples,
             baseline_path=settings.baseline_path,
@@ -129,21 +137,21 @@ def finish_run(
     flaky = (
         flaky_questions(
             settings.history,
-            results,
+            records,
             known.commit if known is not None else None,
             known.inputs if known is not None else "",
         )
         if settings.history is not None
         else []
     )
-    gate_history = _gate_history(results, settings, flaky) if settings.history is not None else None
+    gate_history = _gate_history(typed, baseline, settings, flaky) if settings.history is not None else None
     gate_results = (
-        evaluate_gates(settings.gates, aggregates, comparison, results, gate_history)
-        if results and not settings.defer_gates
+        evaluate_gates(settings.gates, aggregates, comparison, records, gate_history)
+        if records and not settings.defer_gates
         else []
     )
     document = build_document(
-        [QuestionResult.from_record(result) for result in results],
+        typed,
         aggregates,
         gate_results,
         settings.metadata,
@@ -156,50 +164,60 @@ def finish_run(
     )
     report = document.to_json()
     if settings.history is not None and gate_history is not None and not settings.defer_gates:
-        current = _current_run(settings, aggregates, results, report)
-        document.history = history_section(settings.history, current, results, flaky, settings.gates)
+        current = _current_run(settings, aggregates, typed, report)
+        document.history = history_section(settings.history, current, records, flaky, settings.gates)
         report["history"] = document.history
-    return FinishedRun(results, aggregates, comparison, comparison_section, gate_results, document, report)
+    return FinishedRun(records, aggregates, comparison, comparison_section, gate_results, document, report)
+
+
+def _typed(result: QuestionResult | Mapping[str, object]) -> QuestionResult:
+    return result if isinstance(result, QuestionResult) else QuestionResult.from_record(result)
+
+
+def _baseline_document(settings: RunSettings) -> ReportDocument | None:
+    baseline = settings.baseline
+    if baseline is None or isinstance(baseline, ReportDocument):
+        return baseline
+    return ReportDocument.from_json(baseline, settings.baseline_path or "baseline report")
 
 
 def _current_run(
-    settings: RunSettings, aggregates: Mapping[str, Any], results: Sequence[Mapping[str, Any]], report: Any
+    settings: RunSettings, aggregates: Mapping[str, object], results: Sequence[QuestionResult], report: Any
 ) -> PastRun:
     known = settings.current_run
     return PastRun(
         run_id=known.run_id if known is not None else "this run",
         started_at=str(report["metadata"].get("started_at", "")),
         aggregates=aggregates,
-        outcomes={str(result["question_id"]): str(result.get("outcome")) for result in results},
+        outcomes={result.question_id: str(result.record.get("outcome")) for result in results},
         commit=known.commit if known is not None else None,
         branch=known.branch if known is not None else None,
         passed=all(gate["passed"] for gate in report["gates"])
-        and all(result.get("outcome") != "failed" for result in results),
+        and all(result.outcome is not Outcome.FAILED for result in results),
         identities=known.identities if known is not None else {},
         inputs=known.inputs if known is not None else "",
     )
 
 
 def _gate_history(
-    results: list[dict[str, Any]], settings: RunSettings, flaky_found: Sequence[Flakiness]
+    results: Sequence[QuestionResult],
+    baseline: ReportDocument | None,
+    settings: RunSettings,
+    flaky_found: Sequence[Flakiness],
 ) -> GateHistory:
     """The earlier runs, this run's flaky questions and, when a gate asks, the change without them."""
     assert settings.history is not None
     flaky = tuple(found.question_id for found in flaky_found)
     stable_changes = None
     wanted = any(gate.exclude_flaky for gate in settings.gates)
-    if wanted and settings.baseline is not None and settings.baseline_path is not None:
+    if wanted and baseline is not None and settings.baseline_path is not None:
         left_out = set(flaky)
-        stable_changes = compare_reports(
-            {
-                **settings.baseline,
-                "results": [
-                    result
-                    for result in settings.baseline.get("results", [])
-                    if str(result.get("question_id")) not in left_out
-                ],
-            },
-            [result for result in results if str(result.get("question_id")) not in left_out],
+        stable_changes = compare_documents(
+            dataclasses.replace(
+                baseline,
+                results=[result for result in baseline.results if result.question_id not in left_out],
+            ),
+            [result for result in results if result.question_id not in left_out],
             confidence=settings.confidence,
             resamples=settings.resamples,
             baseline_path=settings.baseline_path,
@@ -222,7 +240,7 @@ class WrittenOutputs:
             self.problems.append(problem)
 
 
-def write_outputs(report: Mapping[str, Any], paths: OutputPaths) -> WrittenOutputs:
+def write_outputs(report: Mapping[str, object], paths: OutputPaths) -> WrittenOutputs:
     """Write the JSON report, the Markdown summary and the HTML report asked for."""
     outputs = WrittenOutputs()
     if paths.report is not None:

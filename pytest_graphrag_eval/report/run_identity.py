@@ -48,7 +48,7 @@ def settings_record(
     confidence: float,
     resamples: int,
     baseline: Mapping[str, str | None] | None,
-    other: Mapping[str, Any],
+    other: Mapping[str, object],
 ) -> dict[str, Any]:
     """The settings a merge checks are equal across shards, as JSON values.
 
@@ -67,11 +67,11 @@ def settings_record(
 
 
 def identity_metadata(
-    corpus_files: Sequence[Mapping[str, Any]],
-    settings: Mapping[str, Any],
+    corpus_files: Sequence[Mapping[str, object]],
+    settings: Mapping[str, object],
     *,
-    shard: Mapping[str, Any] | None,
-    positions: Mapping[str, Any] | None,
+    shard: Mapping[str, object] | None,
+    positions: Mapping[str, object] | None,
 ) -> dict[str, Any]:
     """The report metadata a merge reads: corpus files, settings, and for a partial run its share."""
     metadata: dict[str, Any] = {

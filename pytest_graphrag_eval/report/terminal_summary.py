@@ -72,7 +72,11 @@ def _row(
     scored = [result.record for result in results if result.scored]
     cells = [label, *(str(sum(1 for result in results if counts[name](result))) for name in counts)]
     for key in (*columns, "total_tokens", "elapsed_sec"):
-        values = [result[key] for result in scored if is_metric_value(key, result.get(key))]
+        values = [
+            float(value)
+            for result in scored
+            if isinstance(value := result.get(key), (int, float)) and is_metric_value(key, value)
+        ]
         cells.append(_number(statistics.fmean(values)) if values else "-")
     return cells
 

@@ -16,7 +16,7 @@ in [0, 1]. Paths are relative to the working directory.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -44,14 +44,14 @@ _MODEL_KEYS = frozenset({"model", "prompt", "prompt_file", "temperature"})
 class ERagSetup:
     """What one eRAG run per question needs, built once per configuration."""
 
-    generator: Any
-    metric: Any
+    generator: object  # a SingleInput, a batched callable or a ModelGenerator (erag.erag_within checks)
+    metric: object
     metrics: tuple[str, ...]
     concurrency: int
     uses_llm: bool
 
 
-def build_erag(config: Any, judge: Judge | None) -> ERagSetup:
+def build_erag(config: object, judge: Judge | None) -> ERagSetup:
     """Validate the `erag` settings; `judge` is the LLM judge (None when no LLM is configured)."""
     if not isinstance(config, Mapping):
         raise ConfigurationError("erag settings must be a mapping (generator, metric, metrics, ...)")
@@ -80,7 +80,7 @@ def build_erag(config: Any, judge: Judge | None) -> ERagSetup:
     return ERagSetup(generator, metric, metrics, concurrency, generator_llm or metric_llm)
 
 
-def erag_uses_llm(config: Any) -> bool:
+def erag_uses_llm(config: object) -> bool:
     """Whether `erag` settings name a model generator or the LLM-judge metric (so need a judge)."""
     if not isinstance(config, Mapping):
         return False
@@ -89,7 +89,7 @@ def erag_uses_llm(config: Any) -> bool:
     return model_generator or config.get("metric") == "llm_judge"
 
 
-def _metrics(value: Any) -> tuple[str, ...]:
+def _metrics(value: object) -> tuple[str, ...]:
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names):
         raise ConfigurationError("erag settings: 'metrics' must be a non-empty list of metric names")
@@ -97,7 +97,7 @@ def _metrics(value: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _generator(spec: Any, judge: Judge | None) -> tuple[Any, bool]:
+def _generator(spec: object, judge: Judge | None) -> tuple[object, bool]:
     if isinstance(spec, str):
         return SingleInput(load_callable(spec, "generator")), False
     if isinstance(spec, Mapping) and "callable" in spec:
@@ -117,7 +117,7 @@ def _generator(spec: Any, judge: Judge | None) -> tuple[Any, bool]:
     )
 
 
-def _metric(name: Any, judge_spec: Any, judge: Judge | None) -> tuple[Any, bool]:
+def _metric(name: object, judge_spec: object, judge: Judge | None) -> tuple[object, bool]:
     if not isinstance(name, str):
         raise ConfigurationError("erag settings: 'metric' must be a metric name or 'module:function'")
     if judge_spec is not None and name != "llm_judge":
@@ -137,7 +137,7 @@ def _metric(name: Any, judge_spec: Any, judge: Judge | None) -> tuple[Any, bool]
     raise ConfigurationError(f"erag settings: unknown metric {name!r}; known: {known}, or 'module:function'")
 
 
-def _model_options(spec: Mapping[str, Any], role: str) -> dict[str, Any]:
+def _model_options(spec: Mapping[str, object], role: str) -> dict[str, Any]:
     unknown = sorted(set(spec) - _MODEL_KEYS)
     if unknown:
         raise ConfigurationError(f"erag settings: {role}: unknown key(s) {', '.join(unknown)}")
@@ -156,7 +156,7 @@ def _client(judge: Judge | None, role: str) -> Judge:
     return judge
 
 
-def load_callable(spec: Any, role: str) -> Any:
+def load_callable(spec: object, role: str) -> Callable[..., object]:
     """Import `package.module:attribute`; a bad path is a configuration error naming it."""
     if not isinstance(spec, str) or spec.count(":") != 1:
         raise ConfigurationError(f"erag settings: {role} {spec!r} must be written 'package.module:function'")
@@ -167,7 +167,7 @@ def load_callable(spec: Any, role: str) -> Any:
         raise ConfigurationError(
             f"erag settings: {role} {spec!r}: cannot import {module_name}: {error}"
         ) from None
-    function = getattr(module, attribute, None)
+    function: object = getattr(module, attribute, None)
     if not callable(function):
         raise ConfigurationError(
             f"erag settings: {role} {spec!r}: {module_name} has no callable {attribute!r}"

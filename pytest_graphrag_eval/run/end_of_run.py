@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject, Order
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.history.recording import HistoryOutcome, record_finished_run
@@ -31,6 +32,7 @@ from pytest_graphrag_eval.report.pipeline import (
 )
 from pytest_graphrag_eval.report.run_identity import corpus_file_record, corpus_positions, identity_metadata
 from pytest_graphrag_eval.report.run_terminal import RunTerminal
+from pytest_graphrag_eval.report_model import Outcome, QuestionResult
 from pytest_graphrag_eval.run.graph_stage import GraphOptions, GraphRun, GraphStage, finish_graph_run
 from pytest_graphrag_eval.run.run_history import history_at_finish
 
@@ -88,6 +90,17 @@ class CollectedRun:
     baseline_name: str | None = None  # how reports name the baseline: its file, or a run of the history
 
 
+@dataclass(frozen=True)
+class HistoryOptions:
+    """Where and how the run is read from and recorded in the run history (`--graphrag-history`)."""
+
+    url: str
+    required: bool = False  # a run that could not be recorded fails
+    run_key: str | None = None
+    flaky_runs: int = DEFAULT_FLAKY_RUNS
+    flaky_flips: int = DEFAULT_FLAKY_FLIPS
+
+
 @dataclass
 class RunOutcome:
     """The finished run: its report and what happened to the outputs."""
@@ -100,6 +113,7 @@ class RunOutcome:
     notes: list[tuple[str, str]] = field(default_factory=list)  # terminal lines: (text, colour)
     history: HistoryOutcome | None = None  # with --graphrag-history: recorded, or why not
     history_required: bool = False
+    interrupted: bool = False  # Ctrl-C stopped the run (or, merged, one of its shards)
 
     def shown(self, terminal: RunTerminal) -> RunTerminal:
         """The terminal summary of `terminal`'s run with this outcome's gates, comparison, spend and files."""
@@ -118,7 +132,8 @@ class RunOutcome:
     @property
     def failed(self) -> bool:
         """Whether the run fails beyond its items: a gate, a cache-only miss, an output, a corpus update,
-        or a history it was required to record in."""
+        a history it was required to record in, or an interruption (the run did not do all its work;
+        pytest says so by its own exit status, a merge of an interrupted shard by this)."""
         unrecorded = self.history is not None and not self.history.recorded and self.history_required
         return (
             self.finished.gates_failed
@@ -126,7 +141,21 @@ class RunOutcome:
             or bool(self.problems)
             or self.graph.update_failures > 0
             or unrecorded
+            or self.interrupted
         )
+
+    @property
+    def questions_failed(self) -> int:
+        """The questions whose verdict is failed (pytest counts its items itself; a merge has none)."""
+        return sum(1 for result in self.finished.document.results if result.outcome is Outcome.FAILED)
+
+
+@dataclass(frozen=True)
+class Recording:
+    """`--graphrag-record`: the live responses and where to write them, after the reports."""
+
+    path: Path
+    responses: Sequence[JsonObject]
 
 
 def end_run(
@@ -138,8 +167,8 @@ def end_run(
     root: Path,
     sharded: bool,
 ) -> RunOutcome:
-    """Graph identity and reference updates, judge spend, aggregates, comparison and gates, then the
-    report and every output file asked for."""
+    """Graph identity and reference updates, judge spend, then `conclude_run`: aggregates, comparison,
+    gates, the report and every output file asked for, the history."""
     results = collected.results
     graph_run = finish_graph_run(settings, graph, baseline, root, results)
     judge_spend = spend_section(
@@ -150,66 +179,108 @@ def end_run(
         cache_only=settings.cache_only,
         batches=collected.judge_batches,
     )
-    metadata = {**settings.report_metadata(), **graph_run.metadata, **collected.identity}
-    history = (
-        history_at_finish(
-            settings.history_url,
-            environ=os.environ,
-            cwd=root,
-            gates=collected.gates,
-            flaky_runs=settings.flaky_runs,
-            flaky_flips=settings.flaky_flips,
-            metadata=metadata,
-            results=results,
-        )
-        if settings.history_url is not None and not sharded
-        else None
-    )
-    finished = finish_run(
+    outcome = conclude_run(
         results,
         RunSettings(
             gates=collected.gates,
-            metadata=metadata,
+            metadata={**settings.report_metadata(), **graph_run.metadata, **collected.identity},
             baseline=None if sharded else baseline,  # a shard's comparison is made on the merged whole
             baseline_path=collected.baseline_name,
             confidence=settings.confidence,
             resamples=settings.resamples,
             defer_gates=sharded,
-            history=history.runs if history is not None else None,
-            current_run=history.current if history is not None else None,
         ),
+        OutputPaths(settings.report_path, settings.markdown_path, settings.html_path),
         started=collected.started,
         interrupted=collected.interrupted,
-        warnings=[
-            *collected.warnings,
-            *graph_run.warnings,
-            *([history.warning] if history is not None and history.warning else []),
-        ],
+        warnings=[*collected.warnings, *graph_run.warnings],
         judge_spend=judge_spend,
+        history=_history_options(settings),
+        root=root,
+        graph=graph_run,
+        recording=Recording(settings.record_path, collected.responses)
+        if settings.record_path is not None and collected.responses
+        else None,
     )
-    if graph_run.references is not None:
-        finished.report["references"] = graph_run.references
-    outputs = write_outputs(
-        finished.report, OutputPaths(settings.report_path, settings.markdown_path, settings.html_path)
-    )
-    if settings.record_path is not None and collected.responses:
-        responses = list(collected.responses)
-        outputs.write("recording", settings.record_path, lambda path: write_recording(path, responses))
-    outcome = RunOutcome(finished, graph_run, judge_spend, outputs.written, outputs.problems)
-    if settings.history_url is not None:
-        outcome.history_required = settings.history_required
-        outcome.history = record_finished_run(
-            settings.history_url,
-            finished.report,
-            run_key=settings.history_run_key,
-            environ=os.environ,
-            cwd=root,
-        )
     if settings.update_references and collected.interrupted:
         outcome.notes.append(
             (_incomplete_update(graph_run.lines, len(results), collected.questions_in_run), "red")
         )
     return outcome
+
+
+def conclude_run(
+    results: Sequence[QuestionResult | JsonMapping],
+    run_settings: RunSettings,
+    outputs: OutputPaths,
+    *,
+    started: float,
+    interrupted: bool,
+    warnings: Sequence[str] = (),
+    judge_spend: JsonObject | None = None,
+    finished: float | None = None,
+    history: HistoryOptions | None = None,
+    root: Path | None = None,
+    graph: GraphRun | None = None,
+    recording: Recording | None = None,
+) -> RunOutcome:
+    """The end every run shares, a plugin's and a merge of shards alike: the earlier runs of the history,
+    `finish_run` (aggregates, comparison, gates, the report), the outputs, the history record, and the
+    outcome whose `failed` decides the exit status. A shard (`run_settings.defer_gates`) reads no
+    history: its gates and comparison are decided on the merged whole."""
+    graph = graph if graph is not None else GraphRun()
+    earlier = (
+        history_at_finish(
+            history.url,
+            environ=os.environ,
+            cwd=root,
+            gates=run_settings.gates,
+            flaky_runs=history.flaky_runs,
+            flaky_flips=history.flaky_flips,
+            metadata=run_settings.metadata,
+            results=[result.record if isinstance(result, QuestionResult) else result for result in results],
+        )
+        if history is not None and not run_settings.defer_gates
+        else None
+    )
+    if earlier is not None:
+        run_settings = dataclasses.replace(run_settings, history=earlier.runs, current_run=earlier.current)
+    finished_run = finish_run(
+        results,
+        run_settings,
+        started=started,
+        interrupted=interrupted,
+        warnings=[*warnings, *([earlier.warning] if earlier is not None and earlier.warning else [])],
+        finished=finished,
+        judge_spend=judge_spend,
+    )
+    if graph.references is not None:
+        finished_run.report["references"] = graph.references
+    written = write_outputs(finished_run.report, outputs)
+    if recording is not None:
+        responses = list(recording.responses)
+        written.write("recording", recording.path, lambda path: write_recording(path, responses))
+    outcome = RunOutcome(
+        finished_run, graph, judge_spend, written.written, written.problems, interrupted=interrupted
+    )
+    if history is not None:
+        outcome.history_required = history.required
+        outcome.history = record_finished_run(
+            history.url, finished_run.report, run_key=history.run_key, environ=os.environ, cwd=root
+        )
+    return outcome
+
+
+def _history_options(settings: EndOfRunSettings) -> HistoryOptions | None:
+    if settings.history_url is None:
+        return None
+    return HistoryOptions(
+        settings.history_url,
+        settings.history_required,
+        settings.history_run_key,
+        settings.flaky_runs,
+        settings.flaky_flips,
+    )
 
 
 def run_identity(

@@ -52,8 +52,8 @@ class StepsOutcome:
 
 
 def score_steps(
-    reference_steps: Sequence[Sequence[Mapping[str, Any]]],
-    actual_steps: Sequence[Mapping[str, Any]],
+    reference_steps: Sequence[Sequence[Mapping[str, object]]],
+    actual_steps: Sequence[Mapping[str, object]],
     scope: str = "last_group",
     known_tables: Mapping[str, SparqlTable] | None = None,
     *,
@@ -89,9 +89,9 @@ def score_steps(
 
 
 def match_group(
-    group: Sequence[Mapping[str, Any]],
+    group: Sequence[Mapping[str, object]],
     group_index: int,
-    actual_steps: Sequence[Mapping[str, Any]],
+    actual_steps: Sequence[Mapping[str, object]],
     before: int,
     parse: ResultsParser | None = None,
 ) -> list[StepMatch]:
@@ -118,8 +118,8 @@ def match_group(
 
 
 def mark_matches(
-    reference_steps: Sequence[Sequence[Mapping[str, Any]]],
-    actual_steps: Sequence[Mapping[str, Any]],
+    reference_steps: Sequence[Sequence[Mapping[str, object]]],
+    actual_steps: Sequence[Mapping[str, object]],
     matches: Sequence[StepMatch],
 ) -> list[list[dict[str, Any]]]:
     """A deep copy of the reference groups with `matches: <actual step id>` on matched steps.
@@ -137,9 +137,9 @@ def mark_matches(
     return marked
 
 
-def _without_matches(step: Mapping[str, Any]) -> dict[str, Any]:
+def _without_matches(step: Mapping[str, object]) -> dict[str, Any]:
     return {key: copy_json_like(value) for key, value in step.items() if key != "matches"}
 
 
-def _group_score(matches: Sequence[StepMatch], group: Sequence[Mapping[str, Any]]) -> float:
+def _group_score(matches: Sequence[StepMatch], group: Sequence[Mapping[str, object]]) -> float:
     return sum(match.score for match in matches) / len(group)

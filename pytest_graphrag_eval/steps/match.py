@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import (
     DATA_POINTS_STEP,
@@ -66,8 +65,8 @@ IRI_SOURCE_STEPS = ("autocomplete_search", "sparql_query")
 
 
 def step_match_score(
-    reference_step: Mapping[str, Any],
-    actual_step: Mapping[str, Any],
+    reference_step: Mapping[str, object],
+    actual_step: Mapping[str, object],
     parse: ResultsParser = parse_sparql_results,
 ) -> float:
     """Score in [0, 1]; only recall@k of retrieval steps takes values between 0 and 1.
@@ -101,7 +100,7 @@ def step_match_score(
 
 
 def sparql_output_score(
-    reference_step: Mapping[str, Any], actual_output: Any, parse: ResultsParser = parse_sparql_results
+    reference_step: Mapping[str, object], actual_output: object, parse: ResultsParser = parse_sparql_results
 ) -> float:
     """1.0 when the actual output matches the SPARQL reference step, else 0.0."""
     expected = sparql_expectation(reference_step, parse)
@@ -120,7 +119,7 @@ def sparql_output_score(
     return float(matched)
 
 
-def json_outputs_equal(reference_output: Any, actual_output: Any) -> bool:
+def json_outputs_equal(reference_output: object, actual_output: object) -> bool:
     """Equal JSON values; either side may be JSON text or an already-parsed value."""
     try:
         actual = json.loads(actual_output) if isinstance(actual_output, str) else actual_output
@@ -130,7 +129,7 @@ def json_outputs_equal(reference_output: Any, actual_output: Any) -> bool:
     return json_values_equal(expected, actual)
 
 
-def json_values_equal(left: Any, right: Any) -> bool:
+def json_values_equal(left: object, right: object) -> bool:
     """Deep equality where booleans never equal numbers (Python's True == 1 does not apply)."""
     pending = [(left, right)]
     while pending:
@@ -154,13 +153,13 @@ def json_values_equal(left: Any, right: Any) -> bool:
     return True
 
 
-def _scalar_kind(value: Any) -> str | None:
+def _scalar_kind(value: object) -> str | None:
     if isinstance(value, (int, float)):
         return "number"
     return "text" if isinstance(value, str) else None
 
 
-def retrieval_step_recall(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> float:
+def retrieval_step_recall(reference_step: Mapping[str, object], actual_step: Mapping[str, object]) -> float:
     """Relevant documents among the first k retrieved, over min(k, number relevant) (rule 7)."""
     relevant = set(relevant_ids(reference_step))
     k = _valid_cutoff(actual_step) or cutoff(reference_step)
@@ -173,7 +172,7 @@ def retrieval_step_recall(reference_step: Mapping[str, Any], actual_step: Mappin
     return len(relevant.intersection(retrieved[:k])) / min(k, len(relevant))
 
 
-def _valid_cutoff(step: Mapping[str, Any]) -> int | None:
+def _valid_cutoff(step: Mapping[str, object]) -> int | None:
     """The agent's own `args.k`; an unusable value is ignored rather than failing the question."""
     try:
         return cutoff(step)
@@ -181,7 +180,7 @@ def _valid_cutoff(step: Mapping[str, Any]) -> int | None:
         return None
 
 
-def iri_discovery_score(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> float:
+def iri_discovery_score(reference_step: Mapping[str, object], actual_step: Mapping[str, object]) -> float:
     """1.0 when the actual step found the reference step's IRI (see rule 1)."""
     iri = reference_iri(reference_step)
     output = actual_step.get("output")

@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 TIME_TOLERANCE_SECONDS = 60
 _RELATIVE_TIME = re.compile(r"(?:(\d+)([smhdw])-(ago|ahead)|now)")
@@ -51,30 +50,31 @@ _GRANULARITY_UNITS = {
 }
 
 
-def time_series_score(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> float:
+def time_series_score(reference_step: Mapping[str, object], actual_step: Mapping[str, object]) -> float:
     """1.0 when a `retrieve_time_series` call asked for the reference's series and limit."""
     return float(not wrong_arguments(reference_step, actual_step))
 
 
-def data_points_score(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> float:
+def data_points_score(reference_step: Mapping[str, object], actual_step: Mapping[str, object]) -> float:
     """1.0 when a `retrieve_data_points` call has the reference's arguments (see the module docstring)."""
     return float(not wrong_arguments(reference_step, actual_step))
 
 
-def wrong_arguments(reference_step: Mapping[str, Any], actual_step: Mapping[str, Any]) -> list[str]:
+def wrong_arguments(reference_step: Mapping[str, object], actual_step: Mapping[str, object]) -> list[str]:
     """The reference arguments an actual call got wrong, as `field: expected X, got Y` lines.
 
     The scores above are 1 exactly when this is empty, so a failure report
     names the very fields that made the step miss.
     """
     expected, actual = reference_step["args"], actual_step.get("args")
+    assert isinstance(expected, Mapping), "reference_step_problem refuses a time-series step without args"
     if not isinstance(actual, Mapping):
         return ["args: the call has none"]
     if reference_step.get("name") == "retrieve_time_series":
         fields = _wrong_time_series_fields(expected, actual)
     else:
         anchor = _anchor(actual_step.get("execution_timestamp"))
-        agree: dict[str, Callable[[Any, Any], bool]] = {
+        agree: dict[str, Callable[[object, object], bool]] = {
             "external_id": lambda a, b: "external_id" in actual and _id_set(a) == _id_set(b),
             "granularity": lambda a, b: _granularity(a) == _granularity(b),
             "aggregates": lambda a, b: _id_set(a) == _id_set(b),
@@ -86,7 +86,7 @@ def wrong_arguments(reference_step: Mapping[str, Any], actual_step: Mapping[str,
     return [f"{name}: expected {expected.get(name)!r}, got {actual.get(name)!r}" for name in fields]
 
 
-def _wrong_time_series_fields(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[str]:
+def _wrong_time_series_fields(expected: Mapping[str, object], actual: Mapping[str, object]) -> list[str]:
     if not expected.get("mrid"):
         wrong = ["mrid"] if actual.get("mrid") is not None else []
         return wrong + (["limit"] if expected.get("limit") != actual.get("limit") else [])
@@ -96,7 +96,7 @@ def _wrong_time_series_fields(expected: Mapping[str, Any], actual: Mapping[str, 
     return wrong
 
 
-def times_agree(reference: Any, actual: Any, anchor: datetime | None) -> bool:
+def times_agree(reference: object, actual: object, anchor: datetime | None) -> bool:
     """Whether an actual start/end time satisfies the reference one.
 
     Without an anchor (no readable `execution_timestamp`) a relative time can
@@ -115,11 +115,11 @@ def times_agree(reference: Any, actual: Any, anchor: datetime | None) -> bool:
     return bool(expected == got)
 
 
-def _is_relative(value: Any) -> bool:
+def _is_relative(value: object) -> bool:
     return isinstance(value, str) and _RELATIVE_TIME.fullmatch(value) is not None
 
 
-def _instant(value: Any, anchor: datetime | None) -> Any:
+def _instant(value: object, anchor: datetime | None) -> object:
     """A datetime in UTC for relative or ISO 8601 text; anything else is returned as it is."""
     if not isinstance(value, str):
         return value
@@ -138,7 +138,7 @@ def _instant(value: Any, anchor: datetime | None) -> Any:
     return _parse_iso(value) or value
 
 
-def _anchor(value: Any) -> datetime | None:
+def _anchor(value: object) -> datetime | None:
     if isinstance(value, datetime):
         return _as_utc(value)
     return _parse_iso(value) if isinstance(value, str) else None
@@ -158,7 +158,7 @@ def _as_utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
-def _id_set(value: Any) -> Any:
+def _id_set(value: object) -> object:
     """One id or a list of ids, order free; an empty or missing value stays as it is."""
     if not value:
         return value
@@ -169,7 +169,7 @@ def _id_set(value: Any) -> Any:
     return value
 
 
-def _granularity(value: Any) -> Any:
+def _granularity(value: object) -> object:
     """`<count><unit>` with the unit spelled in full and plural; other text is kept."""
     if not value or not isinstance(value, str):
         return value

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 HIST_WIDTH = 300
 HIST_HEIGHT = 120
@@ -41,7 +40,7 @@ class Histogram:
     peak: int
 
 
-def fmt(value: Any, digits: int = 3) -> str:
+def fmt(value: object, digits: int = 3) -> str:
     """Short number text: integers without decimals, others with up to `digits` significant places."""
     if value is None:
         return "–"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pytest_graphrag_eval.compare.trend import least_squares_line
 from pytest_graphrag_eval.report.html_report.charts import fmt
@@ -74,33 +73,33 @@ class HistoryView:
     changes: tuple[RunMark, ...]  # the runs whose corpus, graph, responses or settings changed
     charts: tuple[TrendChart, ...]
     flaky: tuple[FlakyRow, ...]
-    flaky_runs: Any
-    flaky_flips: Any
+    flaky_runs: object
+    flaky_flips: object
     width: int = TREND_WIDTH
     height: int = TREND_HEIGHT
     strip_cell: int = STRIP_CELL
 
 
 def build_history(
-    section: Mapping[str, Any], gates: Sequence[Mapping[str, Any]], links: Mapping[str, str]
+    section: Mapping[str, object], gates: Sequence[Mapping[str, object]], links: Mapping[str, str]
 ) -> HistoryView:
     """The view of a report's history section; `links` maps question ids to their page address."""
-    runs_data = [run for run in section.get("runs") or [] if isinstance(run, Mapping)]
+    runs_data = [run for run in _list(section.get("runs")) if isinstance(run, Mapping)]
     count = len(runs_data)
     runs = tuple(_run_mark(run, index, count) for index, run in enumerate(runs_data))
     found = section.get("flaky_rule")
-    rule: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    rule: Mapping[str, object] = found if isinstance(found, Mapping) else {}
     return HistoryView(
         runs=runs,
         changes=tuple(run for run in runs if run.changed),
         charts=tuple(
             _chart(series, runs, gates)
-            for series in section.get("series") or []
+            for series in _list(section.get("series"))
             if isinstance(series, Mapping) and isinstance(series.get("values"), list)
         ),
         flaky=tuple(
             _flaky_row(entry, links)
-            for entry in section.get("flaky") or []
+            for entry in _list(section.get("flaky"))
             if isinstance(entry, Mapping) and "question_id" in entry
         ),
         flaky_runs=rule.get("runs"),
@@ -108,7 +107,7 @@ def build_history(
     )
 
 
-def question_outcomes(section: Mapping[str, Any]) -> dict[str, list[str]]:
+def question_outcomes(section: Mapping[str, object]) -> dict[str, list[str]]:
     """Each question's outcomes over the runs shown, for its drill-down ("none": not in that run)."""
     questions = section.get("questions")
     if not isinstance(questions, Mapping):
@@ -126,29 +125,29 @@ def _x(index: int, count: int) -> float:
     return round(_PAD_X + index * (TREND_WIDTH - 2 * _PAD_X) / (count - 1), 2)
 
 
-def _run_mark(run: Mapping[str, Any], index: int, count: int) -> RunMark:
+def _run_mark(run: Mapping[str, object], index: int, count: int) -> RunMark:
     commit = str(run.get("commit") or "")
     return RunMark(
         x=_x(index, count),
         label=str(run.get("run_id") or ""),
         started_at=str(run.get("started_at") or ""),
         commit=commit[:10],
-        passed=run.get("passed") if isinstance(run.get("passed"), bool) else None,
-        changed=tuple(str(name) for name in run.get("changed") or []),
+        passed=passed if isinstance(passed := run.get("passed"), bool) else None,
+        changed=tuple(str(name) for name in _list(run.get("changed"))),
         current=index == count - 1,
     )
 
 
 def _chart(
-    series: Mapping[str, Any], runs: Sequence[RunMark], gates: Sequence[Mapping[str, Any]]
+    series: Mapping[str, object], runs: Sequence[RunMark], gates: Sequence[Mapping[str, object]]
 ) -> TrendChart:
     target = str(series.get("target"))
-    values = [finite(value) for value in series["values"]][: len(runs)]
+    values = [finite(value) for value in _list(series["values"])][: len(runs)]
     related = [gate for gate in gates if _gate_target(gate) == target]
     limits = [
-        float(gate["limit"])
+        float(limit)
         for gate in related
-        if not gate.get("over") and isinstance(gate.get("limit"), (int, float))
+        if not gate.get("over") and isinstance(limit := gate.get("limit"), (int, float))
     ]
     present = [value for value in values if value is not None]
     low, high = _axis([*present, *limits])
@@ -162,7 +161,7 @@ def _chart(
         for run, value in zip(runs, values, strict=False)
         if value is not None
     )
-    window = max((int(gate.get("window") or 0) for gate in related if gate.get("over") == "trend"), default=0)
+    window = max((_int(gate.get("window")) for gate in related if gate.get("over") == "trend"), default=0)
     fit = None
     if window:
         tail = values[-window:]
@@ -186,7 +185,7 @@ def _chart(
     )
 
 
-def _gate_target(gate: Mapping[str, Any]) -> str:
+def _gate_target(gate: Mapping[str, object]) -> str:
     scope = f"template[{gate.get('template')}]" if gate.get("scope") == "template" else str(gate.get("scope"))
     stat = gate.get("stat")
     return f"{scope}:{gate.get('metric')}" + (f".{stat}" if stat else "")
@@ -204,15 +203,24 @@ def _axis(values: Sequence[float]) -> tuple[float, float]:
     return low - pad, high + pad
 
 
-def _flaky_row(entry: Mapping[str, Any], links: Mapping[str, str]) -> FlakyRow:
+def _flaky_row(entry: Mapping[str, object], links: Mapping[str, str]) -> FlakyRow:
     question_id = str(entry["question_id"])
     return FlakyRow(
         question_id=question_id,
         link=links.get(question_id, question_id),
         template_id=str(entry.get("template_id") or ""),
         outcomes=tuple(
-            str(outcome) if outcome is not None else "none" for outcome in entry.get("outcomes") or []
+            str(outcome) if outcome is not None else "none" for outcome in _list(entry.get("outcomes"))
         ),
-        flips=int(entry.get("flips") or 0),
+        flips=_int(entry.get("flips")),
         same_commit=bool(entry.get("same_commit")),
     )
+
+
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _int(value: object) -> int:
+    """A count from the report (absent, null or not a number: 0)."""
+    return int(value) if isinstance(value, (int, float, str)) and value else 0

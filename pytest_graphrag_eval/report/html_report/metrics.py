@@ -8,8 +8,8 @@ are counts, tokens, seconds or dollars (summed as costs).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import cast
 
 from pytest_graphrag_eval.result_keys import CATALOGUE
 from pytest_graphrag_eval.scoring import BASE_KEYS
@@ -34,16 +34,23 @@ TOKEN_KEYS = tuple(key.name for key in BASE_KEYS if key.role == "tokens")
 NOT_METRICS = frozenset({"template_id", "question_id", "question_text"})
 
 
-def finite(value: Any) -> float | None:
+def finite(value: object) -> float | None:
     """A JSON-safe number: NaN and infinities (which JSON.parse rejects) become None."""
-    if not is_number(value):
+    kind = type(value)  # a report's numbers are exact floats and ints: decided without isinstance
+    if kind is float:
+        number = cast(float, value)
+    elif kind is int or (kind is not str and value is not None and is_number(value)):
+        number = float(cast(float, value))
+    else:
         return None
-    number = float(value)
     return number if math.isfinite(number) else None
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> bool:
     """Real numbers only: booleans are flags, not metrics."""
+    kind = type(value)
+    if kind is float or kind is int:
+        return True
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -65,7 +72,7 @@ def judge_token_keys(keys: Iterable[str]) -> list[str]:
     return sorted(key for key in keys if CATALOGUE.role(key) == "tokens" and key not in TOKEN_KEYS)
 
 
-def numeric_keys(results: Iterable[Mapping[str, Any]]) -> list[str]:
+def numeric_keys(results: Iterable[Mapping[str, object]]) -> list[str]:
     """Every metric key of the results, in first-seen order."""
     seen: dict[str, None] = {}
     for result in results:
@@ -75,20 +82,20 @@ def numeric_keys(results: Iterable[Mapping[str, Any]]) -> list[str]:
     return list(seen)
 
 
-def score_metrics(results: list[Mapping[str, Any]], keys: list[str]) -> list[str]:
-    """Keys whose values all lie in [0, 1] and are not usage: the quality scores, leading ones first."""
+def score_metrics(keys: Sequence[str], columns: Mapping[str, Sequence[float | None]]) -> list[str]:
+    """Keys whose values (`columns[key]`: `finite` of each question's) all lie in [0, 1] and are not
+    usage: the quality scores, leading ones first."""
     scores = []
     for key in keys:
         if is_usage_key(key):
             continue
-        values = [finite(result.get(key)) for result in results]
-        if all(value is None or 0.0 <= value <= 1.0 for value in values):
+        if all(value is None or 0.0 <= value <= 1.0 for value in columns[key]):
             scores.append(key)
     leading = [key for key in LEADING_METRICS if key in scores]
     return leading + [key for key in scores if key not in leading]
 
 
-def outcome_of(result: Mapping[str, Any]) -> str:
+def outcome_of(result: Mapping[str, object]) -> str:
     """The pytest outcome (report format 2); format 1 reports only know agent errors."""
     outcome = result.get("outcome")
     if outcome in OUTCOMES:
@@ -96,7 +103,7 @@ def outcome_of(result: Mapping[str, Any]) -> str:
     return "error" if result.get("status") == "error" else "unknown"
 
 
-def is_flaky(result: Mapping[str, Any]) -> bool:
+def is_flaky(result: Mapping[str, object]) -> bool:
     """Some repeated agent attempts passed and some failed."""
     if isinstance(result.get("flaky"), bool):
         return bool(result["flaky"])
@@ -107,7 +114,7 @@ def is_flaky(result: Mapping[str, Any]) -> bool:
     return {True, False} <= verdicts
 
 
-def _attempt_passed(attempt: Mapping[str, Any]) -> bool | None:
+def _attempt_passed(attempt: Mapping[str, object]) -> bool | None:
     if isinstance(attempt.get("passed"), bool):
         return bool(attempt["passed"])
     outcome = outcome_of(attempt)

@@ -58,7 +58,7 @@ class TemplateRow:
 @dataclass
 class DeltaRow:
     label: str
-    stats: Mapping[str, Any]
+    stats: Mapping[str, object]
     bar: DeltaBar
     significant: bool
     scale: float
@@ -67,20 +67,20 @@ class DeltaRow:
 
 @dataclass
 class Changes:
-    baseline: Mapping[str, Any]
+    baseline: Mapping[str, object]
     confidence: float | None
     counts: dict[str, int]
     outcomes: DeltaRow | None
     micro: list[tuple[str, DeltaRow]]
     micro_other: list[tuple[str, DeltaRow]]
     per_metric: list[tuple[str, list[DeltaRow]]]
-    lists: dict[str, list[dict[str, Any]]]
+    lists: dict[str, list[dict[str, object]]]
     scale: float
 
 
 @dataclass
 class ReportView:
-    metadata: Mapping[str, Any]
+    metadata: Mapping[str, object]
     format_version: Any
     questions: int
     outcome_counts: dict[str, int]
@@ -88,7 +88,7 @@ class ReportView:
     agent_errors: int  # of questions not marked xfail: those are expected to fail
     expected_errors: int  # agent errors of xfailed questions
     not_evaluated_reasons: str  # "cache miss" ("" when every question was evaluated): as every summary says
-    gates: list[Mapping[str, Any]]
+    gates: list[Mapping[str, object]]
     warnings: list[str]
     spend: list[str]
     score_metrics: list[str]
@@ -103,8 +103,8 @@ class ReportView:
     metric_errors: dict[str, int]
     histograms: dict[str, dict[str, Histogram]]
     changes: Changes | None
-    index: dict[str, Any]
-    details: list[dict[str, Any]] = field(default_factory=list)
+    index: dict[str, object]
+    details: list[dict[str, object]] = field(default_factory=list)
     history: HistoryView | None = None  # the runs before this one, when the run had a history
 
     def verdict(self, row: str, metric: str) -> bool | None:
@@ -112,7 +112,26 @@ class ReportView:
         return self.gate_verdicts.get((row, metric))
 
 
-def build_view(report: Mapping[str, Any]) -> ReportView:
+@dataclass
+class Columns:
+    """Each numeric key's values over the questions, `finite` once: the page reads them many times
+    (score detection, means, histograms, the question index, the drill-downs)."""
+
+    values: dict[str, list[float | None]]
+
+    @classmethod
+    def of(cls, results: Sequence[Mapping[str, object]], keys: Sequence[str]) -> Columns:
+        return cls({key: [finite(result.get(key)) for result in results] for key in keys})
+
+    def of_key(self, results: Sequence[Mapping[str, object]], key: str) -> list[float | None]:
+        """The column of `key`, also when no question has a number for it."""
+        column = self.values.get(key)
+        if column is None:
+            column = self.values[key] = [finite(result.get(key)) for result in results]
+        return column
+
+
+def build_view(report: Mapping[str, object]) -> ReportView:
     """Check the report's shape (naming the bad field) and derive everything the page shows."""
     if not isinstance(report, Mapping):
         raise InputError("the report must be a JSON object", field="report")
@@ -129,9 +148,11 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
     metadata = _mapping(report.get("metadata"))
     aggregates = _mapping(report.get("aggregates"))
     keys = numeric_keys(results)
-    scores = score_metrics(results, keys)
+    columns = Columns.of(results, keys)
+    scores = score_metrics(keys, columns.values)
     others = [key for key in keys if key not in scores]
-    comparison = report.get("comparison") if isinstance(report.get("comparison"), Mapping) else None
+    found = report.get("comparison")
+    comparison = found if isinstance(found, Mapping) else None
     classification = _classifications(comparison)
     outcomes = [outcome_of(result) for result in results]
     groups: dict[str, list[int]] = {}
@@ -139,7 +160,7 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
         groups.setdefault(str(result["template_id"]), []).append(position)
     templates = list(groups)
     micro = _mapping(aggregates.get("micro"))
-    gates = [gate for gate in report.get("gates") or [] if isinstance(gate, Mapping)]
+    gates = [gate for gate in _list(report.get("gates")) if isinstance(gate, Mapping)]
     verdicts = _gate_verdicts(gates)
     history = _mapping(report.get("history"))
     id_counts = Counter(_text(result["question_id"]) for result in results)
@@ -174,9 +195,10 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
         gate_verdicts=verdicts,
         other_metrics=others,
         templates=[
-            _template_row(tid, members, results, outcomes, scores, keys) for tid, members in groups.items()
+            _template_row(tid, members, results, outcomes, scores, keys, columns)
+            for tid, members in groups.items()
         ],
-        micro_means={metric: _micro_mean(micro, results, metric) for metric in scores},
+        micro_means={metric: _micro_mean(micro, results, metric, columns) for metric in scores},
         macro_means={metric: _stat(_mapping(aggregates.get("macro")), metric, "mean") for metric in scores},
         usage=_usage(micro, results, keys),
         has_cost=bool(cost_keys(keys)),
@@ -185,12 +207,14 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
                 key for result in results for key, value in result.items() if key.endswith("_error") and value
             )
         ),
-        histograms=_histograms(results, templates, scores, others),
+        histograms=_histograms(groups, scores, others, columns),
         changes=_changes(comparison, results, scores) if comparison else None,
-        index=_index(results, outcomes, templates, scores, classification, history_flaky),
+        index=_index(results, outcomes, templates, scores, classification, history_flaky, columns),
         details=[
-            _details(result, metadata, classification.get(_question_key(result)), scores, keys)
-            for result in results
+            _details(
+                result, position, metadata, classification.get(_question_key(result)), scores, keys, columns
+            )
+            for position, result in enumerate(results)
         ],
         history=build_history(
             history, gates, {_text(result["question_id"]): _link(result, id_counts) for result in results}
@@ -207,7 +231,7 @@ def build_view(report: Mapping[str, Any]) -> ReportView:
     return view
 
 
-def _gate_verdicts(gates: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], bool]:
+def _gate_verdicts(gates: Sequence[Mapping[str, object]]) -> dict[tuple[str, str], bool]:
     """Which means a gate judged, and whether every gate on each passed.
 
     Only these get a pass or fail colour; a score no gate judges is shown without one (a low number is
@@ -215,11 +239,12 @@ def _gate_verdicts(gates: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], 
     """
     verdicts: dict[tuple[str, str], bool] = {}
     for gate in gates:
-        if gate.get("stat") != "mean" or gate.get("change") or not isinstance(gate.get("metric"), str):
+        metric = gate.get("metric")
+        if gate.get("stat") != "mean" or gate.get("change") or not isinstance(metric, str):
             continue
         scope = gate.get("scope")
         row = _text(gate.get("template")) if scope == "template" else _text(scope or "micro")
-        key = (row, gate["metric"])
+        key = (row, metric)
         verdicts[key] = verdicts.get(key, True) and bool(gate.get("passed"))
     return verdicts
 
@@ -233,29 +258,30 @@ def _overview_metrics(scores: Sequence[str], verdicts: Mapping[tuple[str, str], 
 def _template_row(
     template_id: str,
     members: Sequence[int],
-    results: Sequence[Mapping[str, Any]],
+    results: Sequence[Mapping[str, object]],
     outcomes: Sequence[str],
     scores: Sequence[str],
     keys: Sequence[str],
+    columns: Columns,
 ) -> TemplateRow:
-    group = [results[index] for index in members]
-    answered = [result for result in group if result.get("status", "success") == "success"]
+    answered = [index for index in members if results[index].get("status", "success") == "success"]
     costs = cost_keys(keys)
+    tokens = columns.of_key(results, "total_tokens")
     return TemplateRow(
         template_id=template_id,
-        questions=len(group),
+        questions=len(members),
         outcomes=dict(Counter(outcomes[index] for index in members)),
-        errors=len(group) - len(answered),
-        means={metric: _mean(answered, metric) for metric in scores},
-        tokens=sum(finite(result.get("total_tokens")) or 0.0 for result in group),
-        cost=sum(finite(result.get(key)) or 0.0 for result in group for key in costs) if costs else None,
-        elapsed_mean=_mean(answered, "elapsed_sec"),
+        errors=len(members) - len(answered),
+        means={metric: _mean(columns.of_key(results, metric), answered) for metric in scores},
+        tokens=sum(tokens[index] or 0.0 for index in members),
+        cost=sum(columns.values[key][index] or 0.0 for index in members for key in costs) if costs else None,
+        elapsed_mean=_mean(columns.of_key(results, "elapsed_sec"), answered),
     )
 
 
 def _usage(
-    micro: Mapping[str, Any], results: Sequence[Mapping[str, Any]], keys: Sequence[str]
-) -> list[tuple[str, Any, Any]]:
+    micro: Mapping[str, object], results: Sequence[Mapping[str, object]], keys: Sequence[str]
+) -> list[tuple[str, str, str]]:
     """(label, total, per question) for agent tokens, time, judge tokens and judge USD."""
     rows = []
     costs = cost_keys(keys)
@@ -279,32 +305,25 @@ def _usage(
 
 
 def _histograms(
-    results: Sequence[Mapping[str, Any]],
-    templates: Sequence[str],
-    scores: Sequence[str],
-    others: Sequence[str],
+    groups: Mapping[str, Sequence[int]], scores: Sequence[str], others: Sequence[str], columns: Columns
 ) -> dict[str, dict[str, Histogram]]:
-    """Per metric: the histogram over every question ("") and per template."""
+    """Per metric: the histogram over every question ("") and per template (`groups`: its positions)."""
     shown = [*scores, *(key for key in others if not key.endswith(("_stdev", "_count")))]
-    by_template: dict[str, list[Mapping[str, Any]]] = {template: [] for template in templates}
-    for result in results:
-        by_template[str(result["template_id"])].append(result)
     charts: dict[str, dict[str, Histogram]] = {}
     for metric in shown:
         unit = metric in scores
-        groups = {"": results, **by_template}
-        charts[metric] = {
-            name: histogram([finite(result.get(metric)) for result in group], unit_interval=unit)
-            for name, group in groups.items()
-        }
+        column = columns.values[metric]
+        charts[metric] = {"": histogram(column, unit_interval=unit)}
+        for name, members in groups.items():
+            charts[metric][name] = histogram([column[index] for index in members], unit_interval=unit)
     return charts
 
 
 def _changes(
-    comparison: Mapping[str, Any], results: Sequence[Mapping[str, Any]], scores: Sequence[str]
+    comparison: Mapping[str, object], results: Sequence[Mapping[str, object]], scores: Sequence[str]
 ) -> Changes:
     """Score changes share one axis; tokens, time and counts each get their own (their units differ)."""
-    questions = [item for item in comparison.get("questions") or [] if isinstance(item, Mapping)]
+    questions = [item for item in _list(comparison.get("questions")) if isinstance(item, Mapping)]
     micro = _mapping(comparison.get("metrics"))
     per_template = {
         template: _mapping(stats) for template, stats in _mapping(comparison.get("per_template")).items()
@@ -330,13 +349,17 @@ def _changes(
     }
     per_metric = []
     for metric in ordered:
-        rows = [stats[metric] for stats in per_template.values() if isinstance(stats.get(metric), Mapping)]
+        rows = [
+            _mapping(stats[metric])
+            for stats in per_template.values()
+            if isinstance(stats.get(metric), Mapping)
+        ]
         scale = _scale(rows)
         per_metric.append(
             (
                 metric,
                 [
-                    _delta_row(template, stats[metric], scale, neutral=metric not in scores)
+                    _delta_row(template, _mapping(stats[metric]), scale, neutral=metric not in scores)
                     for template, stats in per_template.items()
                     if isinstance(stats.get(metric), Mapping)
                 ],
@@ -366,11 +389,13 @@ def _changes(
     )
 
 
-def _scale(stats: Sequence[Mapping[str, Any]]) -> float:
+def _scale(stats: Sequence[Mapping[str, object]]) -> float:
     return delta_scale([finite(item.get(key)) for item in stats for key in ("delta", "ci_low", "ci_high")])
 
 
-def _score_deltas(item: Mapping[str, Any], scores: Sequence[str]) -> list[tuple[str, Any, Any, float]]:
+def _score_deltas(
+    item: Mapping[str, object], scores: Sequence[str]
+) -> list[tuple[str, object, object, float]]:
     """The scores that changed for one question: (metric, baseline, current, delta)."""
     deltas = _mapping(item.get("deltas"))
     changed = []
@@ -382,7 +407,9 @@ def _score_deltas(item: Mapping[str, Any], scores: Sequence[str]) -> list[tuple[
     return changed
 
 
-def _change_counts(comparison: Mapping[str, Any], questions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+def _change_counts(
+    comparison: Mapping[str, object], questions: Sequence[Mapping[str, object]]
+) -> dict[str, int]:
     """Questions per classification, from the id lists (`regressions` holds the regressed ones)."""
     lists = {"regressed": comparison.get("regressions", comparison.get("regressed"))}
     lists.update({kind: comparison.get(kind) for kind in CHANGE_KINDS[1:]})
@@ -391,40 +418,41 @@ def _change_counts(comparison: Mapping[str, Any], questions: Sequence[Mapping[st
     return dict(Counter(str(item.get("classification")) for item in questions))
 
 
-def _delta_row(label: str, stats: Mapping[str, Any], scale: float, *, neutral: bool = False) -> DeltaRow:
+def _delta_row(label: str, stats: Mapping[str, object], scale: float, *, neutral: bool = False) -> DeltaRow:
     """One change with its bar; `neutral` for figures where up is neither better nor worse (tokens, time)."""
     delta, low, high = (finite(stats.get(key)) for key in ("delta", "ci_low", "ci_high"))
     significant = low is not None and high is not None and (low > 0 or high < 0)
     return DeltaRow(label, stats, delta_bar(delta, low, high, scale), significant, scale, neutral)
 
 
-def _classifications(comparison: Mapping[str, Any] | None) -> dict[tuple[str, str], Mapping[str, Any]]:
+def _classifications(comparison: Mapping[str, object] | None) -> dict[tuple[str, str], Mapping[str, object]]:
     """Each question's change, keyed like the comparison pairs questions: by template and question id."""
     if not comparison:
         return {}
     return {
-        _question_key(item): item for item in comparison.get("questions") or [] if isinstance(item, Mapping)
+        _question_key(item): item for item in _list(comparison.get("questions")) if isinstance(item, Mapping)
     }
 
 
-def _question_key(item: Mapping[str, Any]) -> tuple[str, str]:
+def _question_key(item: Mapping[str, object]) -> tuple[str, str]:
     return (_text(item.get("template_id")), _text(item.get("question_id")))
 
 
-def _link(item: Mapping[str, Any], id_counts: Mapping[str, int]) -> str:
+def _link(item: Mapping[str, object], id_counts: Mapping[str, int]) -> str:
     """The page's address of a question: its id, with the template when another template reuses the id."""
     question_id = _text(item.get("question_id"))
     return f"{_text(item.get('template_id'))}/{question_id}" if id_counts[question_id] > 1 else question_id
 
 
 def _index(
-    results: Sequence[Mapping[str, Any]],
+    results: Sequence[Mapping[str, object]],
     outcomes: Sequence[str],
     templates: Sequence[str],
     scores: Sequence[str],
-    classification: Mapping[tuple[str, str], Mapping[str, Any]],
+    classification: Mapping[tuple[str, str], Mapping[str, object]],
     history_flaky: set[str],
-) -> dict[str, Any]:
+    columns: Columns,
+) -> dict[str, object]:
     """Columnar arrays for the question list: small to embed and quick to filter.
 
     `flaky` marks a question whose repeated attempts disagreed or that the history calls flaky.
@@ -447,18 +475,21 @@ def _index(
             for result in results
         ],
         "agent_error": [1 if result.get("status") == "error" else 0 for result in results],
-        "values": {metric: [_round(finite(result.get(metric))) for result in results] for metric in scores},
+        "values": {metric: [_round(value) for value in columns.values[metric]] for metric in scores},
     }
 
 
 def _details(
-    result: Mapping[str, Any],
-    metadata: Mapping[str, Any],
-    change: Mapping[str, Any] | None,
+    result: Mapping[str, object],
+    position: int,
+    metadata: Mapping[str, object],
+    change: Mapping[str, object] | None,
     scores: Sequence[str],
     keys: Sequence[str],
-) -> dict[str, Any]:
+    columns: Columns,
+) -> dict[str, object]:
     """Everything the drill-down shows for one question; every text is data, escaped by the page."""
+    score_set = frozenset(scores)
     reasons = [
         [key, clip(_text(value), TEXT_LIMIT)]
         for key, value in result.items()
@@ -469,7 +500,7 @@ def _details(
         for key, value in result.items()
         if key.endswith("_error") and value
     ]
-    detail: dict[str, Any] = {
+    detail: dict[str, object] = {
         "question_text": clip(_text(result.get("question_text")), TEXT_LIMIT),
         "template_id": _text(result["template_id"]),
         "status": _text(result.get("status", "success")),
@@ -479,8 +510,10 @@ def _details(
         "judge": _text(result.get("answer_judge")),
         "reasons": reasons,
         "metric_errors": errors,
-        "values": [[key, finite(result.get(key))] for key in keys if key in result and key not in scores],
-        "scores": [[key, finite(result.get(key))] for key in scores],
+        "values": [
+            [key, columns.values[key][position]] for key in keys if key in result and key not in score_set
+        ],
+        "scores": [[key, columns.values[key][position]] for key in scores],
         "thresholds": [
             _threshold(item) for item in _list(result.get("thresholds")) if isinstance(item, Mapping)
         ],
@@ -516,7 +549,7 @@ def _details(
     return detail
 
 
-def _threshold(item: Mapping[str, Any]) -> dict[str, Any]:
+def _threshold(item: Mapping[str, object]) -> dict[str, object]:
     return {
         "expression": _text(item.get("expression")),
         "metric": _text(item.get("metric")),
@@ -529,20 +562,24 @@ def _threshold(item: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _stat(stats: Mapping[str, Any], metric: str, name: str) -> float | None:
+def _stat(stats: Mapping[str, object], metric: str, name: str) -> float | None:
     return finite(_mapping(stats.get(metric)).get(name))
 
 
-def _micro_mean(micro: Mapping[str, Any], results: Sequence[Mapping[str, Any]], metric: str) -> float | None:
+def _micro_mean(
+    micro: Mapping[str, object], results: Sequence[Mapping[str, object]], metric: str, columns: Columns
+) -> float | None:
     """The report's own micro mean; computed over answered questions when a report lacks aggregates."""
     mean = _stat(micro, metric, "mean")
     if mean is not None:
         return mean
-    return _mean([result for result in results if result.get("status", "success") == "success"], metric)
+    answered = [index for index, result in enumerate(results) if result.get("status", "success") == "success"]
+    return _mean(columns.values[metric], answered)
 
 
-def _mean(results: Sequence[Mapping[str, Any]], metric: str) -> float | None:
-    values = [value for value in (finite(result.get(metric)) for result in results) if value is not None]
+def _mean(column: Sequence[float | None], positions: Sequence[int]) -> float | None:
+    """The mean of the column's numbers at `positions` (None: no number there)."""
+    values = [value for value in (column[index] for index in positions) if value is not None]
     return sum(values) / len(values) if values else None
 
 
@@ -551,13 +588,13 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
+def _mapping(value: object) -> Mapping[str, object]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return "" if value is None else as_text(value)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pytest_graphrag_eval.formats.sparql_results import SparqlResultsError, parse_sparql_results
 from pytest_graphrag_eval.formats.terms import display_term
@@ -32,17 +31,18 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
 
 
-def as_text(value: Any) -> str:
+def as_text(value: object) -> str:
     """Step args and outputs may be any JSON value; the page shows text."""
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def step_table(result: Mapping[str, Any], steps_scope: str) -> dict[str, Any] | None:
+def step_table(result: Mapping[str, object], steps_scope: str) -> dict[str, object] | None:
     """Reference steps (with their match or mismatch explanation) and actual steps of one result."""
     groups = result.get("reference_steps")
-    actual = [step for step in result.get("actual_steps") or [] if isinstance(step, Mapping)]
+    listed = result.get("actual_steps")
+    actual = [step for step in listed if isinstance(step, Mapping)] if isinstance(listed, list) else []
     if not isinstance(groups, list) or not groups:
         return None
     scored = {len(groups) - 1} if steps_scope == "last_group" else set(range(len(groups)))
@@ -54,14 +54,14 @@ def step_table(result: Mapping[str, Any], steps_scope: str) -> dict[str, Any] | 
             if not isinstance(step, Mapping):
                 continue
             label = f"[{group_index}][{step_index}]"
-            row: dict[str, Any] = {
+            row: dict[str, object] = {
                 "label": label,
                 "name": as_text(step.get("name")),
                 "args": _args(step.get("args")),
                 "scored": group_index in scored,
                 "matches": None if step.get("matches") is None else as_text(step["matches"]),
             }
-            if row["matches"] is not None:
+            if isinstance(row["matches"], str):
                 matched_by[row["matches"]] = label
             elif row["scored"] and answered:
                 row["mismatch"] = explain_unmatched(step, actual)
@@ -81,8 +81,8 @@ def step_table(result: Mapping[str, Any], steps_scope: str) -> dict[str, Any] | 
 
 
 def explain_unmatched(
-    reference_step: Mapping[str, Any], actual: Sequence[Mapping[str, Any]]
-) -> dict[str, Any]:
+    reference_step: Mapping[str, object], actual: Sequence[Mapping[str, object]]
+) -> dict[str, object]:
     """The row diff against the closest actual SPARQL result, or the terminal's explanation lines."""
     name = reference_step.get("name")
     candidates = [
@@ -103,7 +103,7 @@ def explain_unmatched(
     }
 
 
-def result_table(output: Any) -> dict[str, Any] | None:
+def result_table(output: object) -> dict[str, object] | None:
     """The first rows of a SPARQL SELECT result, so a reader can compare values the diff cannot pair."""
     try:
         table = parse_sparql_results(output)
@@ -115,7 +115,7 @@ def result_table(output: Any) -> dict[str, Any] | None:
     return {"columns": list(table.variables), "rows": rows, "total": table.row_count}
 
 
-def _args(args: Any) -> list[list[str]]:
+def _args(args: object) -> list[list[str]]:
     if not isinstance(args, Mapping):
         return [] if args is None else [["args", clip(as_text(args), ARG_LIMIT)]]
     return [[str(key), clip(as_text(value), ARG_LIMIT)] for key, value in args.items()]
