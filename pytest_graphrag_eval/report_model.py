@@ -78,6 +78,57 @@ class Refusal(StrEnum):
 
 _REFUSAL_NAMES = frozenset(refusal.value for refusal in Refusal)
 
+# The one vocabulary the terminal, the Markdown summary and the HTML report name outcomes in; the JSON
+# report holds the machine names it is read from (`outcome`, `status: error`, `judge_refusal`).
+AGENT_ERROR = "agent error"  # the agent returned an error or no response (JSON: `status: error`)
+NOT_EVALUATED_IN_BASELINE = "in the baseline"  # a comparison's question the baseline run did not score
+REFUSAL_LABELS = {
+    Refusal.BUDGET: "judge budget",
+    Refusal.CACHE_MISS: "cache miss",
+    Refusal.BATCH: "no batch reply",
+}
+
+
+def outcome_label(outcome: Outcome) -> str:
+    """`passed`, `failed`, ..., `not evaluated`: how summaries name an outcome."""
+    return outcome.value.replace("_", " ")
+
+
+def not_evaluated_reasons(reasons: Sequence[str]) -> str:
+    """`cache miss`, `2 judge budget, 1 cache miss`: one question's reason each (`REFUSAL_LABELS`,
+    `NOT_EVALUATED_IN_BASELINE`), counted in first-seen order."""
+    counted = Counter(reasons)
+    if len(counted) == 1:
+        return reasons[0]
+    return ", ".join(f"{count} {reason}" for reason, count in counted.items())
+
+
+def not_evaluated_text(reasons: Sequence[str]) -> str:
+    """`23 not evaluated (cache miss)`: how every summary counts the questions no judge scored."""
+    return f"{len(reasons)} not evaluated ({not_evaluated_reasons(reasons)})"
+
+
+def not_evaluated_reason_of(record: Mapping[str, Any]) -> str | None:
+    """Why a result record was not evaluated, as summaries name it (None: it was evaluated)."""
+    if record.get("outcome") != Outcome.NOT_EVALUATED.value:
+        return None
+    return REFUSAL_LABELS[refusal_of(record) or Refusal.BUDGET]  # a record before judge_refusal: a budget
+
+
+def compared_not_evaluated_text(ids: Iterable[object], current: Mapping[str, Mapping[str, Any]]) -> str:
+    """The comparison's questions left out because either run did not score them (`ids`), with this
+    run's reason for each (`current`: this run's result records by question id)."""
+    return not_evaluated_text(
+        [
+            not_evaluated_reason_of(current.get(str(question_id)) or {}) or NOT_EVALUATED_IN_BASELINE
+            for question_id in ids
+        ]
+    )
+
+
+def agent_errors_text(count: int) -> str:
+    return f"{count} {AGENT_ERROR}{'s' if count != 1 else ''}"
+
 
 @dataclass(frozen=True, slots=True)
 class QuestionResult:
@@ -123,6 +174,11 @@ class QuestionResult:
     @property
     def refusal(self) -> Refusal | None:
         return refusal_of(self.record)
+
+    @property
+    def not_evaluated_reason(self) -> str | None:
+        """Why the question was not evaluated, as summaries name it (None: it was evaluated)."""
+        return not_evaluated_reason_of(self.record)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -173,6 +229,7 @@ class OutcomeCounts:
     questions: int
     outcomes: Mapping[Outcome, int]
     agent_errors: int  # the agent returned an error (or no response); a verdict is also counted
+    not_evaluated_reasons: Sequence[str] = ()  # each not-evaluated question's reason
 
     @classmethod
     def of(cls, results: Sequence[QuestionResult]) -> OutcomeCounts:
@@ -181,14 +238,24 @@ class OutcomeCounts:
             questions=len(results),
             outcomes={outcome: counted[outcome] for outcome in OUTCOME_ORDER if counted[outcome]},
             agent_errors=sum(1 for result in results if result.agent_error is not None),
+            not_evaluated_reasons=[
+                reason for result in results if (reason := result.not_evaluated_reason) is not None
+            ],
         )
 
-    def parts(self) -> list[str]:
-        """`12 passed`, `3 failed`, `2 not_evaluated`, `1 agent error`: the non-zero counts, named alike
-        everywhere."""
-        parts = [f"{count} {outcome.value}" for outcome, count in self.outcomes.items()]
+    def parts(self, without: Iterable[Outcome] = ()) -> list[str]:
+        """`12 passed`, `3 failed`, `2 not evaluated (judge budget)`, `1 agent error`: the non-zero
+        counts (but the outcomes `without`), named alike everywhere."""
+        left_out = frozenset(without)
+        parts = [
+            not_evaluated_text(self.not_evaluated_reasons)
+            if outcome is Outcome.NOT_EVALUATED and self.not_evaluated_reasons
+            else f"{count} {outcome_label(outcome)}"
+            for outcome, count in self.outcomes.items()
+            if outcome not in left_out
+        ]
         if self.agent_errors:
-            parts.append(f"{self.agent_errors} agent error{'s' if self.agent_errors != 1 else ''}")
+            parts.append(agent_errors_text(self.agent_errors))
         return parts
 
 

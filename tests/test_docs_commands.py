@@ -86,19 +86,13 @@ def test_the_docs_show_the_example_commands() -> None:
 
 
 # The docs write a path option whose value lies outside example_project/ with `=`, as docs/errors.md advises.
-# Written after a space, an existing file there (the first run's report, a baseline) looks like a test path
-# to pytest, which then takes the repository's pyproject.toml for its config file and collects 0 items.
-# Such a command must either work or stop with the usage error that names the `=` form; the plugin's guard
-# for path-valued options (plugin/detached_paths.py) misses this layout yet, so these variants are strict
-# xfails until it does.
-OUTSIDE_PATH_OPTION = re.compile(r"(--graphrag-(?:html|report|baseline))=(?!example_project/)")
-GUARD_GAP = pytest.mark.xfail(
-    strict=True,
-    reason="path-valued option guard (plugin/detached_paths.py): an existing file given after a space to "
-    "--graphrag-html/--graphrag-report/--graphrag-baseline is taken for a test path, 0 items collected",
-)
+# Written after a space, such a value (the first run's report, a baseline) looks like a test path to pytest,
+# which then takes the repository's pyproject.toml for its config file and would collect 0 items. Each such
+# variant must either work or stop, on both runs, with the usage error that names the `=` form
+# (plugin/detached_paths.py).
+OUTSIDE_PATH_OPTION = re.compile(r"(--graphrag-(?:html|report|baseline|markdown))=(?!example_project/)")
 SPACED_VARIANTS = [
-    pytest.param(OUTSIDE_PATH_OPTION.sub(r"\1 ", command), marks=[GUARD_GAP], id=_id)
+    pytest.param(OUTSIDE_PATH_OPTION.sub(r"\1 ", command), id=_id)
     for command in COMMANDS
     if OUTSIDE_PATH_OPTION.search(command)
     for _id in ["spaced: " + command.removeprefix("pytest example_project").strip()]
@@ -194,15 +188,18 @@ def test_example_command_runs_twice_in_a_row_with_the_same_counts(
 def test_a_path_option_written_after_a_space_works_twice_or_says_how_to_write_it(
     command: str, workspace: tuple[Path, dict[str, str]]
 ) -> None:
+    """Both runs alike: the same counts, or the same usage error naming the `=` form (not a first run that
+    works and a second that collects nothing)."""
     root, env = workspace
     _inputs_of(command, root, env)
-    counts = []
+    outcomes: list[object] = []
     for _ in range(2):
         completed = _completed(command, root, env)
         output = completed.stdout + completed.stderr
         if completed.returncode == pytest.ExitCode.USAGE_ERROR and re.search(
-            r"--graphrag-(html|report|baseline)=", output
+            r"Write the option with '=': --graphrag-(html|report|baseline|markdown)=", output
         ):
-            continue  # stopped with the message that says how to write it
-        counts.append(_counts(command, completed))
-    assert all(count == counts[0] for count in counts), f"{command}: {counts}"
+            outcomes.append("usage error naming the '=' form")
+        else:
+            outcomes.append(_counts(command, completed))
+    assert outcomes[0] == outcomes[1], f"{command}: {outcomes}"

@@ -64,7 +64,7 @@ def test_it_renders_every_table_and_no_markup(summary: str) -> None:
         "Worst regressions (9 of 9)",
     }
     per_template = tables["Per template"]
-    assert per_template[0][:5] == ["Template", "Questions", "Passed", "Failed", "Errors"]
+    assert per_template[0][:5] == ["Template", "Questions", "Passed", "Failed", "Agent errors"]
     assert len(per_template) == 1 + 8  # the header and the example's eight templates
     assert sum(int(row[1]) for row in per_template[1:]) == 25
     assert sum(int(row[3]) for row in per_template[1:]) == 9

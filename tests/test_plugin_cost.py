@@ -162,10 +162,14 @@ def test_budget_stop_leaves_not_evaluated_questions_and_no_false_regressions(jud
         ]
     )
     result.stdout.fnmatch_lines(
-        ["since baseline *: 0 regressions, 0 fixed, 0 new, 0 removed, 0 edited, 2 not evaluated"]
+        [
+            "since baseline *: 0 regressions, 0 fixed, 0 new, 0 removed, 0 edited, "
+            "2 not evaluated (judge budget)"
+        ]
     )
     markdown = (pytester.path / "summary.md").read_text(encoding="utf-8")
-    assert "2 not_evaluated" in markdown and "2 not evaluated (judge budget)" in markdown
+    assert "**3 questions**: 1 passed, 2 not evaluated (judge budget)" in markdown
+    assert "2 not evaluated (judge budget)" in markdown.split("### Changes since the baseline")[1]
     assert "budget reached: 2 questions not evaluated" in markdown
     html = (pytester.path / "report.html").read_text(encoding="utf-8")
     assert "budget reached: 2 questions not evaluated" in html

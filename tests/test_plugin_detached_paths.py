@@ -41,8 +41,9 @@ def test_separated_value_outside_the_project_is_a_usage_error_naming_the_fix(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
-            "ERROR: pytest took '../base.json', the value of --graphrag-baseline, for a test path*"
-            f"instead of {project / 'pytest.ini'}*Write the option with '=': --graphrag-baseline=../base.json"
+            "ERROR: pytest takes '../base.json' (the value of --graphrag-baseline) for a test path*"
+            f"instead of the rootdir {project} and the config file {project / 'pytest.ini'}*"
+            "Write the option with '=': --graphrag-baseline=../base.json"
         ]
     )
 
@@ -60,29 +61,71 @@ def test_the_equals_form_and_values_inside_the_project_run_the_corpus(
         result.assert_outcomes(passed=3)
 
 
-def test_an_existing_output_inside_the_repository_is_caught_too(tmp_path: Path) -> None:
-    """docs/html-report.md's command run twice from the repository root: the second time the HTML file
-    exists, pytest takes it for a test path, and the common ancestor's pyproject.toml is read instead of
-    the project's pytest.ini."""
+def test_an_output_outside_the_project_is_refused_on_its_first_run_too(tmp_path: Path) -> None:
+    """docs/html-report.md's command run from the repository root: once the HTML file exists, pytest takes
+    it for a test path and reads the common ancestor's pyproject.toml instead of the project's pytest.ini.
+    The command stops on its first run already (not once it has worked), naming the option that moves
+    the rootdir, not the one whose value lies inside the project."""
     from pytest_graphrag_eval.errors import ConfigurationError
-    from pytest_graphrag_eval.plugin.detached_paths import check_detached_path_values
+    from pytest_graphrag_eval.plugin.detached_paths import check_detached_values
 
     (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
     (tmp_path / "project").mkdir()
     (tmp_path / "project" / "pytest.ini").write_text("[pytest]\ngraphrag_corpus = corpus.yaml\n")
-    args = ["project", "--graphrag-html", "reports/report.html"]
-    # First run: the file does not exist yet, pytest reads the project's ini.
-    check_detached_path_values(args, tmp_path, tmp_path / "project", tmp_path / "project" / "pytest.ini")
+    (tmp_path / "project" / "responses.jsonl").write_text("")
+    args = ["project", "--graphrag-responses", "project/responses.jsonl", "--graphrag-html", "reports/r.html"]
+    fix = r"Write the option with '=': --graphrag-html=reports/r.html$"
+    with pytest.raises(ConfigurationError, match=fix):
+        check_detached_values(args, ["project"], tmp_path)  # the first run: no reports/ folder yet
     (tmp_path / "reports").mkdir()
-    (tmp_path / "reports" / "report.html").write_text("<html></html>")
-    with pytest.raises(
-        ConfigurationError, match=r"Write the option with '=': --graphrag-html=reports/report.html"
-    ):
-        check_detached_path_values(args, tmp_path, tmp_path, tmp_path / "pyproject.toml")
-    # Written with '=', the value is no test path: nothing to say.
-    check_detached_path_values(
-        ["project", "--graphrag-html=reports/report.html"],
+    (tmp_path / "reports" / "r.html").write_text("<html></html>")
+    with pytest.raises(ConfigurationError, match=fix):
+        check_detached_values(args, ["project"], tmp_path)
+    # With '=', or with every value inside the project, nothing moves.
+    check_detached_values(["project", "--graphrag-html=reports/r.html"], ["project"], tmp_path)
+    check_detached_values(
+        ["project", "--graphrag-responses", "project/responses.jsonl", "--graphrag-html", "project/r.html"],
+        ["project"],
         tmp_path,
-        tmp_path / "project",
-        tmp_path / "project" / "pytest.ini",
     )
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--graphrag-report", "out/report.json"),
+        ("--graphrag-markdown", "out/summary.md"),
+        ("--graphrag-record", "out/responses.jsonl"),
+        ("--graphrag-cache-dir", "cache"),
+        ("--graphrag-history", "runs.sqlite"),
+        ("--graphrag-baseline", "base.json"),
+        ("--graphrag-corpus", "elsewhere/corpus.yaml"),
+        ("--graphrag-judge", "llm"),  # a value that is no path, beside a folder of that name
+    ],
+)
+def test_every_option_taking_a_value_is_guarded(tmp_path: Path, flag: str, value: str) -> None:
+    """Every option that takes a value, existing or not (a path option's file may be this run's output)."""
+    from pytest_graphrag_eval.errors import ConfigurationError
+    from pytest_graphrag_eval.plugin.detached_paths import check_detached_values
+
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "base.json").write_text("{}")
+    (tmp_path / "llm").mkdir()
+    with pytest.raises(ConfigurationError, match=f"Write the option with '=': {flag}={value}$"):
+        check_detached_values(["project", flag, value], ["project"], tmp_path)
+    check_detached_values(["project", f"{flag}={value}"], ["project"], tmp_path)
+    check_detached_values(
+        ["project", "--graphrag-sparql-endpoint", "http://127.0.0.1:1/q"], ["project"], tmp_path
+    )
+
+
+def test_pytest_addopts_values_are_guarded(
+    pytester: pytest.Pytester, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", "--graphrag-report ../base.json")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*Write the option with '=': --graphrag-report=../base.json"])

@@ -53,11 +53,21 @@ def test_one_vocabulary_counts_outcomes_and_agent_errors_apart() -> None:
     results = [
         QuestionResult.from_record(record(outcome="passed")),
         QuestionResult.from_record(record(question_id="a", status="error", error="x", outcome="failed")),
-        QuestionResult.from_record(record(question_id="b", outcome="not_evaluated")),
-        QuestionResult.from_record(record(question_id="c", outcome="not_evaluated")),
+        QuestionResult.from_record(
+            record(question_id="b", outcome="not_evaluated", **{REFUSAL_KEY: "budget"})
+        ),
+        QuestionResult.from_record(
+            record(question_id="c", outcome="not_evaluated", **{REFUSAL_KEY: "cache_miss"})
+        ),
     ]
     counts = OutcomeCounts.of(results)
-    assert counts.parts() == ["1 passed", "1 failed", "2 not_evaluated", "1 agent error"]
+    assert counts.parts() == [
+        "1 passed",
+        "1 failed",
+        "2 not evaluated (1 judge budget, 1 cache miss)",
+        "1 agent error",
+    ]
+    assert OutcomeCounts.of(results[2:3]).parts() == ["1 not evaluated (judge budget)"]
 
 
 def test_the_document_writes_its_keys_in_the_order_every_version_wrote_them() -> None:
@@ -122,7 +132,7 @@ def test_the_terminal_counts_a_budget_stop_as_not_evaluated_not_as_an_error() ->
         _verdict("cut", "not_evaluated", answer_eval_error="refused", **{REFUSAL_KEY: "budget"}),
         _verdict("down", "failed", status="error", error="agent timed out"),
     ]
-    assert count_header(results) == ["questions", "errors", "not_evaluated"]
+    assert count_header(results) == ["questions", "agent_errors", "not_evaluated"]
     overall = summary_rows(results, ["answer_f1"])[-1]
     assert overall[:4] == ["overall", "3", "1", "1"] and overall[4] == "1"
 

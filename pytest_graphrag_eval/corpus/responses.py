@@ -57,10 +57,12 @@ def load_response_attempts(
     question_attribute: str = QUESTION_ID_ATTRIBUTE,
     *,
     corpus: Corpus | Iterable[Corpus] | None = None,
+    shown: str | None = None,
 ) -> dict[str, list[ResponseRecord]]:
     """Read a response file into `{question_id: [response, ...]}`, attempts in `attempt` order (keyed
-    against `corpus` when given: see `load_responses`)."""
-    attempts = _read_attempts(Path(path), response_format, question_attribute)
+    against `corpus` when given: see `load_responses`); `shown` is how messages and the records' sources
+    name the file (default: `path`)."""
+    attempts = _read_attempts(Path(path), response_format, question_attribute, shown)
     if corpus is None:
         return attempts
     return key_by_corpus(attempts, [corpus] if isinstance(corpus, Corpus) else corpus)
@@ -84,11 +86,11 @@ def _filed_under(record: ResponseRecord, question_id: str) -> ResponseRecord:
 
 
 def _read_attempts(
-    path: Path, response_format: str, question_attribute: str
+    path: Path, response_format: str, question_attribute: str, shown: str | None = None
 ) -> dict[str, list[ResponseRecord]]:
     path = Path(path)
-    file = str(path)
-    data = read_input_bytes(path, error_type=ResponseError, what="response file")
+    file = shown or str(path)
+    data = read_input_bytes(path, error_type=ResponseError, what="response file", shown=shown)
     with paused_gc():  # every parsed record and the records made of them are kept
         entries = _plain_jsonl_entries(data, file, response_format)
         if entries is None:

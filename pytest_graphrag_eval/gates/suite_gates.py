@@ -71,6 +71,7 @@ from pytest_graphrag_eval.gates.history_gates import (
 )
 from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
 from pytest_graphrag_eval.gates.model import TREND, Gate, GateResult, outcome_message
+from pytest_graphrag_eval.report_model import not_evaluated_reason_of, not_evaluated_text
 
 GATE_SOURCES = ("ini", "cli", "corpus")
 OPTION_NAMES = {"ini": "ini option graphrag_gates", "cli": "--graphrag-gate"}
@@ -326,6 +327,10 @@ def _scorer_errors(gate: Gate, results: Sequence[Mapping[str, Any]]) -> str | No
         if result.get("status") == "success"
         and (gate.scope != "template" or str(result.get("template_id")) == gate.template)
     ]
+    # A question no judge scored is named as every summary names it, not as a scorer's error.
+    unscored = [reason for result in in_scope if (reason := not_evaluated_reason_of(result)) is not None]
+    if unscored and len(unscored) == len(in_scope):
+        return f"{not_evaluated_text(unscored)} of {len(in_scope)} answered questions"
     errors = [found for result in in_scope if (found := metric_error(result, gate.metric)) is not None]
     if not errors:
         return None

@@ -1,99 +1,132 @@
-"""Path values that pytest took for test paths before the plugin was loaded.
+"""Option values written after a space that pytest took for test paths before the plugin was loaded.
 
-pytest chooses its rootdir and config file from the positional arguments of the
-command line before any plugin option is known. In `--graphrag-baseline ../base.json`
-the value therefore looks like a test path; when it lies outside the current
-folder, or exists (a report the last run wrote) outside the folder the other
-arguments name, the rootdir moves up past the project's own config file, another
-one is read, and the corpus that file names is never collected ("no tests ran").
-The choice cannot be undone from a plugin, so the run stops and says how to write it.
+pytest chooses its rootdir and config file from the positional arguments of the command line
+before any plugin option is known, so in `pytest example_project --graphrag-html reports/x.html`
+the value `reports/x.html` is one of them. pytest ignores positional paths that do not exist, so the
+first run reads `example_project/pytest.ini`; once the report exists, the rootdir moves up to the
+common ancestor of `example_project/` and `reports/`, another config file (or none) is read, and
+the corpus the project's ini names is never collected ("no tests ran"). The same holds for any of
+our options that takes a value (`--graphrag-baseline ../base.json`, `--graphrag-judge llm` beside a
+folder named `llm`), from the command line or `PYTEST_ADDOPTS`.
+
+Once pytest has chosen, the choice cannot be undone from a plugin: the other config file's
+`addopts`, `pythonpath`, `confcutdir` and plugins are already applied, and dropping the value from
+`config.args` would not help (the full parse already gave it to our option). So the check runs
+pytest's own rootdir rule (`determine_setup`, the function pytest called) on the positional
+arguments with and without our options' values and stops with a usage error naming the
+`--option=VALUE` form when the values change the rootdir or the config file. A path option's value
+counts as if its file existed (its closest existing folder stands for it): an output written by
+this run would exist the next time, so the command stops on its first run already instead of
+working once and failing the second time. Values that change nothing (inside the project) run.
 """
 
 from __future__ import annotations
 
-import itertools
+import inspect
 import os
+import re
+import shlex
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
+
+import pytest
+from _pytest.config.findpaths import determine_setup  # pytest's own rule: no second copy of it
 
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.plugin import option_parsers as P
 from pytest_graphrag_eval.plugin.options import OPTIONS
 
-PATH_FLAGS = frozenset(spec.flag for spec in OPTIONS if spec.metavar == "PATH")
-# The files pytest reads its configuration from, and the section that makes a shared file count.
-_CONFIG_FILES: tuple[tuple[str, str | None], ...] = (
-    ("pytest.toml", None),
-    (".pytest.toml", None),
-    ("pytest.ini", None),
-    (".pytest.ini", None),
-    ("pyproject.toml", "[tool.pytest"),
-    ("tox.ini", "[pytest]"),
-    ("setup.cfg", "[tool:pytest]"),
+# Every option that takes a value: written after a space, the value is a positional argument to
+# pytest's first look at the command line.
+VALUE_FLAGS = frozenset(spec.flag for spec in OPTIONS if spec.action in ("store", "append"))
+# Options whose value names a file or folder (possibly one this run writes).
+PATH_FLAGS = frozenset(
+    spec.flag for spec in OPTIONS if spec.parse in (P.path, P.paths, P.baseline, P.path_or_url, P.history_url)
 )
+_NOT_A_PATH = re.compile(r"^[A-Za-z][\w+.-]+:")  # a URL or `history:REF` (one letter: a drive)
+_SETUP_PARAMETERS = frozenset(inspect.signature(determine_setup).parameters)
+
+Setup = tuple[Path, Path | None]
 
 
-def check_detached_path_values(
-    args: Sequence[str], invocation_dir: Path, rootpath: Path, inipath: Path | None
-) -> None:
-    """Raise ConfigurationError when a separated path value made pytest read another config file than
-    the one the other arguments lead to (an existing value inside the project counts too: a report
-    written by the last run moves the rootdir up to the common ancestor)."""
-    if "-c" in args or any(arg.startswith(("-c", "--config-file", "--rootdir")) for arg in args):
-        return  # the user chose the config file or rootdir; nothing was guessed
-    invocation_dir = invocation_dir.resolve()
-    taken = [
-        (flag, value)
-        for flag, value in _separated_values(args)
-        if (invocation_dir / value).exists()
-        or not (invocation_dir / value).resolve().is_relative_to(invocation_dir)
-    ]
-    if not taken:
-        return
-    intended = _intended_config_file(_positional_paths(args, invocation_dir), invocation_dir)
-    if intended is None or (inipath is not None and intended == inipath.resolve()):
-        return
-    flag, value = taken[0]
-    read = f"read {inipath}" if inipath is not None else "read no config file"
-    raise ConfigurationError(
-        f"pytest took {value!r}, the value of {flag}, for a test path before this plugin was loaded: "
-        f"it chose the rootdir {rootpath} and {read} instead of {intended}, so the corpus that file names "
-        f"would not be collected. Write the option with '=': {flag}={value}"
+def check_config_detached_values(config: pytest.Config) -> None:
+    """`check_detached_values` for this run's command line, as pytest first read it."""
+    added = shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    check_detached_values(
+        [*added, *config.invocation_params.args],
+        list(config.getoption("file_or_dir") or []),
+        Path(config.invocation_params.dir),
+        inifile=config.getoption("inifilename"),
+        rootdir=config.getoption("rootdir"),
+        override_ini=config.getoption("override_ini"),
     )
 
 
-def _positional_paths(args: Sequence[str], invocation_dir: Path) -> list[Path]:
-    """The existing paths among the arguments that are not options nor our path options' values."""
-    paths = []
-    for index, arg in enumerate(args):
-        if arg.startswith("-") or (index > 0 and args[index - 1] in PATH_FLAGS):
-            continue
-        path = (invocation_dir / arg.split("::")[0]).resolve()
-        if path.exists():
-            paths.append(path)
-    return paths
+def check_detached_values(
+    args: Sequence[str],
+    positional: Sequence[str],
+    invocation_dir: Path,
+    *,
+    inifile: str | None = None,
+    rootdir: str | None = None,
+    override_ini: Sequence[str] | None = None,
+) -> None:
+    """Raise ConfigurationError when our options' values written after a space (`args`: the command
+    line) would make pytest choose another rootdir or config file than the other positional
+    arguments (`positional`, the test paths) lead to."""
 
+    def setup(paths: Sequence[str]) -> Setup:
+        keywords: dict[str, Any] = {
+            "inifile": inifile,
+            "override_ini": override_ini,
+            "args": [str(invocation_dir / path) for path in paths],  # not against os.getcwd()
+            "rootdir_cmd_arg": rootdir or None,
+            "invocation_dir": invocation_dir,
+        }
+        # The keywords the installed pytest takes (override_ini came after pytest 8.0).
+        found = determine_setup(**{name: keywords[name] for name in keywords if name in _SETUP_PARAMETERS})
+        return found[0], found[1]
 
-def _intended_config_file(paths: Sequence[Path], invocation_dir: Path) -> Path | None:
-    """The config file pytest finds from the common ancestor of `paths` (the current folder if none)."""
-    folders = [path if path.is_dir() else path.parent for path in paths] or [invocation_dir]
-    ancestor = Path(os.path.commonpath([str(folder) for folder in folders]))
-    for folder in (ancestor, *ancestor.parents):
-        for name, section in _CONFIG_FILES:
-            candidate = folder / name
-            if candidate.is_file() and (section is None or _mentions(candidate, section)):
-                return candidate
-    return None
+    detached = list(_separated_values(args))
+    if not detached:
+        return
+    intended = setup(positional)
+    standing = [(flag, value, _stand_in(flag, value, invocation_dir)) for flag, value in detached]
+    if setup([*positional, *(path for _, _, path in standing)]) == intended:
+        return
+    culprits = [(flag, value) for flag, value, path in standing if setup([*positional, path]) != intended]
+    culprits = culprits or [(flag, value) for flag, value, _ in standing]
+    taken = setup([*positional, *(_stand_in(flag, value, invocation_dir) for flag, value in culprits)])
+    names = ", ".join(f"{value!r} (the value of {flag})" for flag, value in culprits)
+    fixed = " ".join(f"{flag}={value}" for flag, value in culprits)
+    raise ConfigurationError(
+        f"pytest takes {names} for a test path: it reads the command line before this plugin's options "
+        f"are known, and with that path it chooses {_describe(taken)} instead of {_describe(intended)}, "
+        f"so the corpus the project's config names would not be collected. "
+        f"Write the option with '=': {fixed}"
+    )
 
 
 def _separated_values(args: Sequence[str]) -> Iterator[tuple[str, str]]:
-    """(flag, value) for each of our path options written as two arguments."""
-    for flag, value in itertools.pairwise(args):
-        if flag in PATH_FLAGS and not value.startswith("-"):
+    """(flag, value) for each of our options written as two arguments (`--` ends the options)."""
+    for index, flag in enumerate(args[:-1]):
+        if flag == "--":
+            return
+        value = args[index + 1]
+        if flag in VALUE_FLAGS and not value.startswith("-"):
             yield flag, value
 
 
-def _mentions(path: Path, section: str) -> bool:
-    try:
-        return section in path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
+def _stand_in(flag: str, value: str, invocation_dir: Path) -> str:
+    """What pytest will see of `value`: itself, or for a path option its closest existing folder
+    (the file may be an output of this very run, there the next time)."""
+    path = invocation_dir / value.split("::")[0]
+    if flag not in PATH_FLAGS or _NOT_A_PATH.match(value) or path.exists():
+        return value
+    return str(next((folder for folder in path.parents if folder.is_dir()), invocation_dir))
+
+
+def _describe(setup: Setup) -> str:
+    rootdir, inipath = setup
+    return f"the rootdir {rootdir} and " + (f"the config file {inipath}" if inipath else "no config file")

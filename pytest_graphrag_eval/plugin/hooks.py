@@ -13,7 +13,7 @@ import pytest
 
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.plugin import hookspecs
-from pytest_graphrag_eval.plugin.detached_paths import check_detached_path_values
+from pytest_graphrag_eval.plugin.detached_paths import check_config_detached_values
 from pytest_graphrag_eval.plugin.items import CorpusFile, corpus_file_for
 from pytest_graphrag_eval.plugin.options import add_options
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
@@ -37,10 +37,9 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     try:
-        check_detached_path_values(
-            config.invocation_params.args, config.invocation_params.dir, config.rootpath, config.inipath
-        )
         role = ProcessRole.of(config)
+        if role is not ProcessRole.WORKER:  # a worker's command line is the one xdist made for it
+            check_config_detached_values(config)
         settings = PluginSettings.from_config(config, role)
         check_startup(settings)
         session = GraphragSession(config, settings, role)

@@ -71,7 +71,10 @@ def start_run(config: pytest.Config, settings: PluginSettings, role: ProcessRole
         start.judge = client if role.scores else None
     if settings.responses_path:
         start.responses = load_response_attempts(
-            settings.responses_path, settings.responses_format, settings.trace_question_attribute
+            settings.responses_path,
+            settings.responses_format,
+            settings.trace_question_attribute,
+            shown=settings.shown(settings.responses_path),  # sources quoted in reports: no checkout path
         )
     if settings.uses_graph:
         start.graph = graph = GraphStage(settings, Path(config.rootpath))
@@ -86,7 +89,7 @@ def start_run(config: pytest.Config, settings: PluginSettings, role: ProcessRole
 def _load_baseline(settings: PluginSettings, root: Path) -> tuple[JsonObject | None, str | None]:
     """The baseline report and how reports name it: a file, or a run of the history (history:REF)."""
     if settings.baseline_path is not None:
-        return load_baseline(settings.baseline_path), str(settings.baseline_path)
+        return load_baseline(settings.baseline_path), settings.shown(settings.baseline_path)
     if settings.baseline_history is None:
         return None, None
     if settings.history_url is None:

@@ -294,5 +294,6 @@ class GraphragSession:
             shard_line=shard_selection.shard_note(self.shard, len(self.collector.results)),
             dry_run_lines=self.dry_run_lines,
             lines=self.graph_lines,
+            shown_from=self.settings.shown_from,
         )
         write_run_terminal(terminalreporter, self.outcome.shown(shown) if self.outcome else shown)

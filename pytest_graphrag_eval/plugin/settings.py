@@ -33,6 +33,7 @@ from pytest_graphrag_eval.plugin.option_values import OptionLayers, judge_layers
 from pytest_graphrag_eval.plugin.options import DEFAULT_AGENT_CONCURRENCY
 from pytest_graphrag_eval.plugin.process_role import ProcessRole, worker_count
 from pytest_graphrag_eval.report.run_identity import file_sha256, settings_record
+from pytest_graphrag_eval.report.shown_path import shown_path
 
 # Judge settings that only the LLM judge uses: given while no LLM judges anything, they would be
 # ignored without a word (checked when the run knows whether anything needs the LLM).
@@ -87,6 +88,7 @@ class PluginSettings:
     llm: LLMSettings = field(default_factory=LLMSettings)  # the whole run's (its budget too)
     workers: int = 1  # processes sharing the judge budget (xdist workers)
     llm_only_given: tuple[str, ...] = ()  # flags of LLM-only settings the user gave (see LLM_ONLY_OPTIONS)
+    shown_from: tuple[Path, ...] = ()  # the rootdir and the invocation folder: outputs name files from them
 
     @property
     def baseline_path(self) -> Path | None:
@@ -174,17 +176,22 @@ class PluginSettings:
             llm=resolved.llm,
             workers=worker_count(config),
             llm_only_given=_llm_only_given(layers),
+            shown_from=(Path(config.rootpath), Path(config.invocation_params.dir)),
         )
         settings.validate(role)
         return settings
+
+    def shown(self, path: Path) -> str:
+        """How outputs name a local file: from the rootdir or the current folder, never the checkout."""
+        return shown_path(path, *self.shown_from)
 
     def report_metadata(self) -> JsonObject:
         """What the run was configured with, as the JSON report's metadata records it (the judge and
         its model as resolved from every layer; null when no judge scores answers)."""
         judge = self.answers.judge if self.answers.judge != "none" else None
         return {
-            "corpus": [str(path) for path in self.corpus_paths],
-            "responses": str(self.responses_path) if self.responses_path else "live",
+            "corpus": [self.shown(path) for path in self.corpus_paths],
+            "responses": self.shown(self.responses_path) if self.responses_path else "live",
             "steps_scope": self.steps_scope,
             "judge": judge,
             "judge_model": self.llm.model if judge == "llm" else None,
@@ -198,7 +205,8 @@ class PluginSettings:
             gates=gates,
             confidence=self.confidence,
             resamples=self.resamples,
-            baseline={"path": str(baseline), "sha256": _file_identity(baseline)}
+            # `path` is where a merge reads the baseline again; `name` is how its reports show it
+            baseline={"path": str(baseline), "name": self.shown(baseline), "sha256": _file_identity(baseline)}
             if baseline
             else {"history": self.baseline_history}
             if self.baseline_history

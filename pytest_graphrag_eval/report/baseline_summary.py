@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import step_path
 from pytest_graphrag_eval.gates.expressions import display_number
+from pytest_graphrag_eval.report_model import compared_not_evaluated_text
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
 MAX_LISTED = 20
@@ -55,7 +56,7 @@ def since_baseline_lines(
         for kind in ("regressions", "fixed", "new", "removed", "edited")
     )
     if comparison.get("not_evaluated"):  # left out of every pair below: a budget stop is no regression
-        counts += f", {len(comparison['not_evaluated'])} not evaluated"
+        counts += ", " + compared_not_evaluated_text(comparison["not_evaluated"], current_results)
 
     lines = [(f"since baseline ({baseline.get('path') or 'baseline report'}): {counts}", "")]
     questions = {change["question_id"]: change for change in comparison.get("questions") or []}

@@ -12,13 +12,18 @@ CI log (`2026-11-23T23:37:43Z`, `steps_score`, `answer_f1.mean>=0.9`).
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import FLAKY_MARK, flaky_markdown
 from pytest_graphrag_eval.report.judge_spend import spend_lines
-from pytest_graphrag_eval.report_model import OUTCOME_ORDER, Outcome, QuestionResult, typed_results
+from pytest_graphrag_eval.report_model import (
+    Outcome,
+    OutcomeCounts,
+    QuestionResult,
+    compared_not_evaluated_text,
+    typed_results,
+)
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
 MAIN_METRICS = (
@@ -30,8 +35,6 @@ MAIN_METRICS = (
     "answer_token_f1",
     "answer_exact_match",
 )
-# An interrupted question (scored, no verdict) is said once, in the run's own line, not counted here.
-_OUTCOME_ORDER = tuple(outcome for outcome in OUTCOME_ORDER if outcome is not Outcome.INTERRUPTED)
 _QUESTION_TEXT_LIMIT = 80
 _WHY_LIMIT = 200
 _CHANGES_PER_QUESTION = 4
@@ -96,12 +99,10 @@ def _title(results: Sequence[QuestionResult], gates: Sequence[Mapping[str, objec
 
 
 def _run_counts(results: Sequence[QuestionResult], metadata: Mapping[str, object]) -> str:
-    outcomes = Counter(result.outcome for result in results if result.outcome is not None)
-    parts = [f"{outcomes[name]} {name.value}" for name in _OUTCOME_ORDER if outcomes[name]]
-    errors = sum(1 for result in results if result.agent_error is not None)
+    # The vocabulary of every summary; an interrupted question (scored, no verdict) is said once, in the
+    # run's own line, not counted here.
+    parts = OutcomeCounts.of(results).parts(without=(Outcome.INTERRUPTED,))
     line = f"**{len(results)} questions**" + (f": {', '.join(parts)}" if parts else "")
-    if errors:
-        line += f"; {errors} with an agent error"
     details = [
         f"{label} {escape_text(metadata[key])}"
         for key, label in (("started_at", "started"), ("duration_sec", "duration (s)"), ("judge", "judge"))
@@ -150,6 +151,7 @@ def _per_template(results: Sequence[QuestionResult], aggregates: Mapping[str, ob
     for result in results:
         groups.setdefault(result.template_id, []).append(result)
     with_outcomes = any(result.outcome for result in results)  # a report pytest did not write has none
+    unscored = any(result.not_evaluated for result in results)
     rows = []
     for template_id, group in groups.items():
         verdicts = (
@@ -159,7 +161,7 @@ def _per_template(results: Sequence[QuestionResult], aggregates: Mapping[str, ob
             ]
             if with_outcomes
             else []
-        )
+        ) + ([str(sum(1 for result in group if result.not_evaluated))] if unscored else [])
         stats = _mapping(per_template.get(template_id))
         rows.append(
             [
@@ -170,7 +172,12 @@ def _per_template(results: Sequence[QuestionResult], aggregates: Mapping[str, ob
                 *(_number(_mapping(stats.get(metric)).get("mean")) for metric in metrics),
             ]
         )
-    counts = ["Questions", "Passed", "Failed", "Errors"] if with_outcomes else ["Questions", "Errors"]
+    counts = [
+        "Questions",
+        *(["Passed", "Failed"] if with_outcomes else []),
+        *(["Not evaluated"] if unscored else []),
+        "Agent errors",
+    ]
     header = ["Template", *counts, *(f"{escape_text(metric)} (mean)" for metric in metrics)]
     return "### Per template\n\n" + _table(header, rows)
 
@@ -229,7 +236,8 @@ def _changes(
         )
     )
     if comparison.get("not_evaluated"):
-        counts += f", {len(_list(comparison['not_evaluated']))} not evaluated (judge budget)"
+        by_id = {result.question_id: result.record for result in results}
+        counts += ", " + compared_not_evaluated_text(_list(comparison["not_evaluated"]), by_id)
     regressions = len(_list(comparison.get("regressions")))
     origin = escape_text(baseline.get("path") or "the baseline")
     if baseline.get("started_at"):

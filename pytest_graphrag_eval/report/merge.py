@@ -347,7 +347,7 @@ def _run_settings(
         metadata=metadata,
         baseline=baseline,
         # The report names the baseline as the shards did, wherever the merge found the file.
-        baseline_path=record.get("path") if record is not None else read_from,
+        baseline_path=(record.get("name") or record.get("path")) if record is not None else read_from,
         confidence=float(recorded["confidence"]),
         resamples=int(recorded["resamples"]),
     )

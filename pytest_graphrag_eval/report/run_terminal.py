@@ -37,6 +37,7 @@ class RunTerminal:
     dry_run_lines: Sequence[str] = ()
     lines: Sequence[tuple[str, str]] = ()  # the graph's and the end of run's: (text, colour)
     written: Sequence[tuple[str, Path]] = ()
+    shown_from: Sequence[Path] = ()  # the folders the files written are named from (shown_path)
     problems: Sequence[str] = ()
     history_lines: Sequence[tuple[str, str]] = ()  # the flaky questions the history shows
     flaky_ids: Collection[str] = ()  # their ids, marked in the since-baseline lines
@@ -72,7 +73,7 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
             terminalreporter.write_line(line)
     for text, colour in run.lines:
         terminalreporter.write_line(text, **({colour: True} if colour else {}))
-    write_output_paths(terminalreporter, run.written)
+    write_output_paths(terminalreporter, run.written, run.shown_from)
     announce_failed_gates(terminalreporter, run.gate_results)
     for problem in run.problems:
         terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)

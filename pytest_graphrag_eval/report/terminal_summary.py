@@ -14,7 +14,8 @@ from typing import Any
 
 from pytest_graphrag_eval.aggregates import is_metric_value
 from pytest_graphrag_eval.gates.model import GateResult
-from pytest_graphrag_eval.report_model import Outcome, QuestionResult
+from pytest_graphrag_eval.report.shown_path import shown_path
+from pytest_graphrag_eval.report_model import Outcome, OutcomeCounts, QuestionResult
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
 MAX_METRIC_COLUMNS = 6
@@ -45,7 +46,8 @@ def summary_rows(results: Sequence[Mapping[str, Any]], columns: Sequence[str]) -
 
 
 def count_header(results: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The count columns: questions, agent errors, and `not_evaluated` when a budget left any."""
+    """The count columns: questions, agent errors, and `not_evaluated` when a budget or a cache-only
+    miss left any."""
     return list(_count_columns([QuestionResult.from_record(result) for result in results]))
 
 
@@ -54,7 +56,7 @@ def _count_columns(results: Sequence[QuestionResult]) -> dict[str, Callable[[Que
     as `not_evaluated`, never as an error."""
     counted: dict[str, Callable[[QuestionResult], bool]] = {
         "questions": lambda result: True,
-        "errors": lambda result: result.agent_error is not None,
+        "agent_errors": lambda result: result.agent_error is not None,
     }
     if any(result.not_evaluated for result in results):
         counted[Outcome.NOT_EVALUATED.value] = lambda result: result.not_evaluated
@@ -112,6 +114,11 @@ def write_terminal_summary(
         header = ["template", *count_header(results), *columns, "tokens", "elapsed_s"]
         for line in format_table(header, summary_rows(results, columns)):
             terminalreporter.write_line(line)
+        # Named as the Markdown and HTML name them (pytest's own line counts a not-evaluated item as skipped).
+        counts = OutcomeCounts.of([QuestionResult.from_record(result) for result in results]).parts()
+        terminalreporter.write_line(
+            f"{len(results)} questions" + (f": {', '.join(counts)}" if counts else "")
+        )
     for warning in warnings:
         terminalreporter.write_line(f"warning: {warning}", yellow=True)
     for line in spend:
@@ -128,7 +135,10 @@ def write_terminal_summary(
             terminalreporter.write_line(f"  {status}  {gate.message}", red=not gate.passed, green=gate.passed)
 
 
-def write_output_paths(terminalreporter: Any, written: Sequence[tuple[str, Path]]) -> None:
-    """One line per file the run wrote, as pytest's own `--junitxml` says `generated xml file: ...`."""
+def write_output_paths(
+    terminalreporter: Any, written: Sequence[tuple[str, Path]], shown_from: Sequence[Path] = ()
+) -> None:
+    """One line per file the run wrote, as pytest's own `--junitxml` says `generated xml file: ...`,
+    named from `shown_from` (the rootdir, the current folder) when inside one: CI logs are shared."""
     for what, path in written:
-        terminalreporter.write_sep("-", f"generated graphrag-eval {what}: {path}")
+        terminalreporter.write_sep("-", f"generated graphrag-eval {what}: {shown_path(path, *shown_from)}")

@@ -105,7 +105,7 @@ def regression_report() -> dict[str, Any]:
 def test_summary_sections() -> None:
     markdown = render_markdown(regression_report())
     assert markdown.startswith("## ❌ GraphRAG evaluation\n")
-    assert "**6 questions**: 2 passed, 4 failed; 1 with an agent error" in markdown
+    assert "**6 questions**: 2 passed, 4 failed, 1 agent error" in markdown
     assert "| answer_f1 | 0.620 | 0.000 | 1.000 |" in markdown
     assert "elapsed" not in markdown.split("### Gates")[0]
     assert "❌ fail" in markdown and "✅ pass" in markdown

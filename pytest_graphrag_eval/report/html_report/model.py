@@ -35,6 +35,7 @@ from pytest_graphrag_eval.report.html_report.metrics import (
 )
 from pytest_graphrag_eval.report.html_report.steps import as_text, clip, step_table
 from pytest_graphrag_eval.report.judge_spend import spend_lines
+from pytest_graphrag_eval.report_model import not_evaluated_reason_of, not_evaluated_reasons
 
 TEXT_LIMIT = 4000
 OVERVIEW_METRICS = 6  # score columns of the overview's template table before the gated ones
@@ -85,6 +86,7 @@ class ReportView:
     has_outcomes: bool
     agent_errors: int  # of questions not marked xfail: those are expected to fail
     expected_errors: int  # agent errors of xfailed questions
+    not_evaluated_reasons: str  # "cache miss" ("" when every question was evaluated): as every summary says
     gates: list[Mapping[str, object]]
     warnings: list[str]
     spend: list[str]
@@ -180,6 +182,9 @@ def build_view(report: Mapping[str, object]) -> ReportView:
             1
             for result, outcome in zip(results, outcomes, strict=True)
             if result.get("status") == "error" and outcome == "xfailed"
+        ),
+        not_evaluated_reasons=not_evaluated_reasons(
+            [reason for result in results if (reason := not_evaluated_reason_of(result)) is not None]
         ),
         gates=gates,
         warnings=[clip(_text(warning), TEXT_LIMIT) for warning in _list(report.get("warnings"))],

@@ -83,7 +83,7 @@
   function outcomePill(position) {
     var label = outcomeLabel(position);
     var agentError = index.agent_error[position] && label !== "error" ? pill("error", "agent error") : null;
-    return [label === "answered" ? null : pill(label), agentError];
+    return [label === "answered" ? null : pill(label, label.replace("_", " ")), agentError];
   }
 
   /* ---------- tabs and routing ---------- */
