@@ -219,6 +219,26 @@ def main(argv: list[str] | None = None) -> int:
     return compare(expected, written)
 
 
+def _first_difference(before: list[str], after: list[str], shown: int = 40) -> str:
+    """A unified diff of the region between the common head and the common tail: linear, where
+    difflib's matching on a whole 10,000-question report (hundreds of thousands of lines, many
+    changes) takes hours."""
+    head = 0
+    while head < min(len(before), len(after)) and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(before), len(after)) - head and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    window_before = before[head : min(len(before) - tail, head + shown)]
+    window_after = after[head : min(len(after) - tail, head + shown)]
+    diff = difflib.unified_diff(window_before, window_after, "before", "after", lineterm="", n=1)
+    lines = [
+        line.replace("@@ -", f"@@ (from line {head + 1}) -", 1) if line.startswith("@@") else line
+        for line in diff
+    ]
+    return "\n".join(lines[:shown])
+
+
 def compare(expected: dict[str, str], actual: dict[str, str]) -> int:
     changed = 0
     for name in sorted(expected.keys() | actual.keys()):
@@ -229,8 +249,7 @@ def compare(expected: dict[str, str], actual: dict[str, str]) -> int:
         if one is None or other is None:
             print(f"{name}: {'new' if one is None else 'missing'}")
             continue
-        diff = difflib.unified_diff(one.splitlines(), other.splitlines(), "before", "after", lineterm="", n=1)
-        print(f"{name}: differs\n" + "\n".join(list(diff)[:40]))
+        print(f"{name}: differs\n" + _first_difference(one.splitlines(), other.splitlines()))
     print(f"{len(expected) - changed} of {len(expected)} outputs byte-identical (timings blanked)")
     return 1 if changed else 0
 
