@@ -2,35 +2,73 @@
 
 The scoring core below never imports pytest, so library users get the same
 numbers as the plugin.
+
+The public names are imported on first use (PEP 562): `graphrag-eval-merge` and the
+plugin's report layer import submodules of this package without paying for the
+evaluation, the adapters and the corpus loader.
 """
 
-from pytest_graphrag_eval.adapters import (
-    OtelRecorder,
-    from_langchain_messages,
-    from_openai_messages,
-    from_openai_responses,
-    from_otel_spans,
-    from_otlp_json,
-    to_response,
-)
-from pytest_graphrag_eval.aggregates import compute_aggregates
-from pytest_graphrag_eval.corpus.reference_corpus import (
-    Corpus,
-    Question,
-    Template,
-    corpus_from_data,
-    load_corpus,
-)
-from pytest_graphrag_eval.corpus.responses import load_response_attempts, load_responses
-from pytest_graphrag_eval.errors import (
-    ConfigurationError,
-    CorpusError,
-    GraphragEvalError,
-    InputError,
-    ResponseError,
-)
-from pytest_graphrag_eval.evaluation import arun_evaluation, run_evaluation
-from pytest_graphrag_eval.scoring import Scorer, ScoringContext
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.adapters import (
+        OtelRecorder,
+        from_langchain_messages,
+        from_openai_messages,
+        from_openai_responses,
+        from_otel_spans,
+        from_otlp_json,
+        to_response,
+    )
+    from pytest_graphrag_eval.aggregates import compute_aggregates
+    from pytest_graphrag_eval.corpus.reference_corpus import (
+        Corpus,
+        Question,
+        Template,
+        corpus_from_data,
+        load_corpus,
+    )
+    from pytest_graphrag_eval.corpus.responses import load_response_attempts, load_responses
+    from pytest_graphrag_eval.errors import (
+        ConfigurationError,
+        CorpusError,
+        GraphragEvalError,
+        InputError,
+        ResponseError,
+    )
+    from pytest_graphrag_eval.evaluation import arun_evaluation, run_evaluation
+    from pytest_graphrag_eval.scoring import Scorer, ScoringContext
+
+# Each public name and the module that defines it.
+_HOMES = {
+    "OtelRecorder": "pytest_graphrag_eval.adapters",
+    "from_langchain_messages": "pytest_graphrag_eval.adapters",
+    "from_openai_messages": "pytest_graphrag_eval.adapters",
+    "from_openai_responses": "pytest_graphrag_eval.adapters",
+    "from_otel_spans": "pytest_graphrag_eval.adapters",
+    "from_otlp_json": "pytest_graphrag_eval.adapters",
+    "to_response": "pytest_graphrag_eval.adapters",
+    "compute_aggregates": "pytest_graphrag_eval.aggregates",
+    "Corpus": "pytest_graphrag_eval.corpus.reference_corpus",
+    "Question": "pytest_graphrag_eval.corpus.reference_corpus",
+    "Template": "pytest_graphrag_eval.corpus.reference_corpus",
+    "corpus_from_data": "pytest_graphrag_eval.corpus.reference_corpus",
+    "load_corpus": "pytest_graphrag_eval.corpus.reference_corpus",
+    "load_response_attempts": "pytest_graphrag_eval.corpus.responses",
+    "load_responses": "pytest_graphrag_eval.corpus.responses",
+    "ConfigurationError": "pytest_graphrag_eval.errors",
+    "CorpusError": "pytest_graphrag_eval.errors",
+    "GraphragEvalError": "pytest_graphrag_eval.errors",
+    "InputError": "pytest_graphrag_eval.errors",
+    "ResponseError": "pytest_graphrag_eval.errors",
+    "arun_evaluation": "pytest_graphrag_eval.evaluation",
+    "run_evaluation": "pytest_graphrag_eval.evaluation",
+    "Scorer": "pytest_graphrag_eval.scoring",
+    "ScoringContext": "pytest_graphrag_eval.scoring",
+}
 
 __all__ = [
     "ConfigurationError",
@@ -58,3 +96,17 @@ __all__ = [
     "run_evaluation",
     "to_response",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name's module on first use and keep the name here."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
