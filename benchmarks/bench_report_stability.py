@@ -35,6 +35,7 @@ from timing import announce_quick
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pytest_graphrag_eval.report.markdown_summary import escape_text  # noqa: E402
 from pytest_graphrag_eval.testing.synthetic_corpus import write_synthetic_project  # noqa: E402
 
 MERGE_SCRIPT = Path(sys.executable).parent / "graphrag-eval-merge"
@@ -60,7 +61,7 @@ _TIMINGS = [
 def blank(text: str, scratch: Path) -> str:
     """The text with wall-clock values and the scratch folder's path replaced by placeholders."""
     for folder, name in ((scratch, "<scratch>"), (ROOT, "<repo>")):  # as written, and as Markdown escapes it
-        text = text.replace(str(folder), name).replace(str(folder).replace("_", "\\_"), name)
+        text = text.replace(str(folder), name).replace(escape_text(str(folder)), name)
     for pattern, replacement in _TIMINGS:
         text = pattern.sub(replacement, text)
     return _blank_elapsed_column(text)

@@ -303,7 +303,8 @@ def shard_reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run_pytest(folder, *common, "--graphrag-shard", "2/4", "--graphrag-report", "other-split.json")
     other = folder / "other"
     write_synthetic_project(other, 61, per_template=20)
-    run_pytest(other, *common, "--graphrag-shard", "2/3", "--graphrag-report", "../other-corpus.json")
+    # Outside the project, so written with '=' (plugin/detached_paths.py).
+    run_pytest(other, *common, "--graphrag-shard", "2/3", "--graphrag-report=../other-corpus.json")
     return folder
 
 
@@ -426,7 +427,7 @@ def test_good_shards_run_from_different_checkout_folders_merge(tmp_path: Path) -
         run = run_pytest(
             folder, *SYNTHETIC_OPTIONS, "--graphrag-responses", str(folder / "responses.jsonl"),
             f"--graphrag-baseline={folder / 'baseline.json'}", "--graphrag-shard", f"{index}/3",
-            "--graphrag-report", str(tmp_path / f"shard-{index}.json"),
+            "--graphrag-report=" + str(tmp_path / f"shard-{index}.json"),  # outside the project: '='
         )  # fmt: skip
         assert (tmp_path / f"shard-{index}.json").is_file(), run.stdout[-2000:]
         shards.append(f"shard-{index}.json")

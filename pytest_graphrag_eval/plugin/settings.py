@@ -206,7 +206,7 @@ class PluginSettings:
             confidence=self.confidence,
             resamples=self.resamples,
             # `path` is where a merge reads the baseline again; `name` is how its reports show it
-            baseline={"path": str(baseline), "name": self.shown(baseline), "sha256": _file_identity(baseline)}
+            baseline={"name": self.shown(baseline), "path": str(baseline), "sha256": _file_identity(baseline)}
             if baseline
             else {"history": self.baseline_history}
             if self.baseline_history
