@@ -51,7 +51,10 @@ Setup = tuple[Path, Path | None]
 
 
 def check_config_detached_values(config: pytest.Config) -> None:
-    """`check_detached_values` for this run's command line, as pytest first read it."""
+    """`check_detached_values` for this run's command line, as pytest first read it (not for
+    `pytest --help`, which collects nothing and whose namespace has no test paths)."""
+    if config.getoption("help", False) or config.getoption("file_or_dir", None) is None:
+        return
     added = shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
     check_detached_values(
         [*added, *config.invocation_params.args],
