@@ -21,7 +21,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 _START_TIMEOUT = 30.0
 
@@ -108,7 +107,7 @@ class OxigraphServer:
 class _QuietServer(ThreadingHTTPServer):
     """A client that hangs up early (a timeout, a size cap) is what the tests provoke: no traceback."""
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
+    def handle_error(self, request: object, client_address: object) -> None:
         """Quiet."""
 
 
@@ -155,7 +154,7 @@ class RecordingProxy:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def log_message(self, format: str, *args: Any) -> None:
+            def log_message(self, format: str, *args: object) -> None:
                 """Quiet."""
 
         self._server = _QuietServer(("127.0.0.1", 0), Handler)

@@ -18,7 +18,6 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from pytest_graphrag_eval.testing.oxigraph_server import free_port
 
@@ -131,7 +130,7 @@ class PostgresServer:
             raise RuntimeError(f"{program} failed ({done.returncode}): {done.stderr.strip()}\n{log[-2000:]}")
 
 
-def _unprivileged_account() -> Any:
+def _unprivileged_account() -> pwd.struct_passwd:
     for name in ("postgres", "nobody"):
         try:
             return pwd.getpwnam(name)
