@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -329,7 +328,7 @@ async def evaluate_question(
     result = base_result(question, response, copy_reference_steps=False)
     if result["status"] == "success":
         assert response is not None
-        context = dataclasses.replace(context, response_source=response.source)
+        context = context.for_response(response.source)
         with refusals_noted() as refused:
             for scorer in scorers:
                 try:

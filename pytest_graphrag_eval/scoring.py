@@ -64,6 +64,17 @@ class ScoringContext:
     response_source: SourceLocation | None = None
     row_counts: SelectRowCounts | None = None
 
+    def for_response(self, source: SourceLocation | None) -> ScoringContext:
+        """This context with `response_source` set, for scoring one response.
+
+        Made once per question scored: a shallow copy of the fields, which `dataclasses.replace`
+        would first look up and pass through `__init__` one by one.
+        """
+        scoped = object.__new__(type(self))
+        scoped.__dict__.update(self.__dict__)
+        scoped.response_source = source
+        return scoped
+
 
 class ScoredResults(list[dict[str, Any]]):
     """`run_evaluation`'s results: a list of result dicts that also carries what scoring parsed.

@@ -10,7 +10,7 @@ from plugin_support import corpus, good_responses, response, write_corpus, write
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.evaluation import run_evaluation
-from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
+from pytest_graphrag_eval.formats.gc_pause import paused_full_collections, paused_gc
 
 
 def test_full_collections_pause_keeps_young_collections_and_restores_the_threshold() -> None:
@@ -106,3 +106,44 @@ def test_steps_scoring_without_a_judge_makes_no_cyclic_garbage() -> None:
     assert [result["steps_score"] for result in results] == [1, 0, 0]
     run_evaluation(corpus(), answers)
     assert gc.isenabled() == was_enabled
+
+
+def _in_generation(generation: int, target: object) -> bool:
+    return any(obj is target for obj in gc.get_objects(generation=generation))
+
+
+def test_what_a_paused_block_keeps_goes_to_the_oldest_generation() -> None:
+    """Left young, it would be traversed by the next young and middle collections only to be found alive."""
+    was_enabled = gc.isenabled()
+    gc.enable()
+    try:
+        with paused_gc():
+            kept = [[index] for index in range(1000)]
+        assert _in_generation(2, kept) and _in_generation(2, kept[-1])
+        assert not _in_generation(0, kept)
+        assert gc.get_freeze_count() == 0
+        with paused_gc():  # nested: the outer block decides, nothing moves when the inner one ends
+            with paused_gc():
+                young = [[1]]
+            assert _in_generation(0, young)
+    finally:
+        if was_enabled:
+            gc.enable()
+        else:
+            gc.disable()
+
+
+def test_objects_the_process_froze_stay_frozen() -> None:
+    was_enabled = gc.isenabled()
+    gc.enable()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with paused_gc():
+            young = [[1]]
+        assert gc.get_freeze_count() == frozen
+        assert _in_generation(0, young)
+    finally:
+        gc.unfreeze()
+        if not was_enabled:
+            gc.disable()

@@ -217,3 +217,63 @@ def test_a_location_named_for_a_question_keeps_every_other_field() -> None:
     values = {field.name: f"value of {field.name}" for field in dataclasses.fields(SourceLocation)}
     location = SourceLocation(**values)  # type: ignore[arg-type]
     assert location.for_question("q7") == dataclasses.replace(location, question_id="q7")
+
+
+def _unedited(record: dict) -> None:
+    pass
+
+
+def _edit_steps_name(record: dict) -> None:
+    record["actual_steps"][0]["name"] = 5
+
+
+def _rename_steps(record: dict) -> None:
+    record["steps"] = record.pop("actual_steps")
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        _unedited,
+        lambda record: record.update(error={"code": 503}),
+        lambda record: record.update(status="error"),
+        lambda record: record.update(error="timeout", status="success"),
+        lambda record: record.update(status="failed"),
+        lambda record: record.update(status="success"),
+        lambda record: record.update(attempt=0),
+        lambda record: record.update(attempt=2),
+        lambda record: record.update(input_tokens=-1),
+        lambda record: record.update(input_tokens=2.5),
+        lambda record: record.update(elapsed_sec=float("nan")),
+        lambda record: record.update(actual_answer=7),
+        lambda record: record.update(actual_steps={"name": "s"}),
+        lambda record: record.update(question_id=1),
+        _edit_steps_name,
+        _rename_steps,
+    ],
+)
+def test_loaded_records_are_checked_again_as_plain_responses_are(tmp_path: Path, edit: object) -> None:
+    """A record a responses file gave is checked again in memory (it may have been edited since) and
+    normalised exactly as the same content would be; unedited, it is returned as it is, not copied."""
+    path = tmp_path / "responses.jsonl"
+    steps = [{"name": "s", "status": "success", "output": "x"}]
+    path.write_text(json.dumps({**SUCCESS, "actual_steps": steps, "input_tokens": 3}) + "\n")
+    loaded = load_responses(path)
+    assert callable(edit)
+    edit(loaded["q1"])
+    plain = {"q1": json.loads(json.dumps(dict(loaded["q1"])))}
+    try:
+        expected = responses_from_memory(plain)["q1"]
+    except ResponseError as error:
+        with pytest.raises(ResponseError) as raised:
+            responses_from_memory(loaded)
+        assert str(raised.value).startswith(f"{path}:1, ")
+        assert str(raised.value).split(", ", 1)[1] == str(error).split(", ", 1)[1]
+        return
+    [record] = responses_from_memory(loaded)["q1"]
+    [again] = expected
+    assert record == again and record.attempt == again.attempt and record.source is loaded["q1"].source
+    if record is loaded["q1"]:  # returned as it is only when the full path would make the same record
+        assert dict(record) == again and record.attempt == again.attempt
+    if edit is _unedited:
+        assert record is loaded["q1"]

@@ -37,6 +37,8 @@ RETRIEVAL_STEP = "retrieval"
 IRI_DISCOVERY_STEP = "iri_discovery"
 TIME_SERIES_STEP = "retrieve_time_series"
 DATA_POINTS_STEP = "retrieve_data_points"
+_OWN_RULE_STEPS = (IRI_DISCOVERY_STEP, TIME_SERIES_STEP, DATA_POINTS_STEP)
+"""Steps whose name decides their rule before their media type does (`steps.match` rules 1 and 3)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,9 @@ def sparql_expectation(
 
 
 def _read_sparql_step(step: Mapping[str, object], parse: ResultsParser) -> SparqlExpectation:
+    # The flags first, in `_check_step`'s order: it leaves them to this function for SPARQL steps.
+    ordered = _flag(step, "ordered", default=False)
+    ignore_duplicates = _flag(step, "ignore_duplicates", default=True)
     literal_match = _literal_match(step)
     output = step.get("output")
     if output is None:
@@ -112,8 +117,8 @@ def _read_sparql_step(step: Mapping[str, object], parse: ResultsParser) -> Sparq
     return SparqlExpectation(
         table=table,
         required_columns=required,
-        ordered=_flag(step, "ordered", default=False),
-        ignore_duplicates=_flag(step, "ignore_duplicates", default=True),
+        ordered=ordered,
+        ignore_duplicates=ignore_duplicates,
         literal_match=literal_match,
     )
 
@@ -190,19 +195,20 @@ def _check_step(step: Mapping[str, object], parse: ResultsParser) -> None:
     media = media_type(step)
     if media is not None and not isinstance(media, str):
         raise ValueError(f"'output_media_type' must be a media type (text), got {media!r}")
+    name = step.get("name")
+    # The rules are tried in the order step_match_score applies them.
+    if media == SPARQL_RESULTS_MEDIA_TYPE and name not in _OWN_RULE_STEPS:
+        sparql_expectation(step, parse)  # checks the flags below first, then the output
+        return
     _flag(step, "ordered", default=False)
     _flag(step, "ignore_duplicates", default=True)
     _literal_match(step)
-    name = step.get("name")
-    # The rules are tried in the order step_match_score applies them.
     if name == IRI_DISCOVERY_STEP:
         reference_iri(step)
     elif name in (TIME_SERIES_STEP, DATA_POINTS_STEP):
         problem = time_series_args_problem(step)
         if problem:
             raise ValueError(problem)
-    elif media == SPARQL_RESULTS_MEDIA_TYPE:
-        sparql_expectation(step, parse)
     elif media in RDF_MEDIA_TYPES:
         graph_expectation(step)
     elif media == JSON_MEDIA_TYPE:
@@ -247,11 +253,12 @@ def _required_columns(step: Mapping[str, object], table: SparqlTable) -> tuple[s
         return ()  # an ASK result has no columns: whatever is listed is not used
     if not isinstance(columns, list) or not all(isinstance(name, str) for name in columns):
         raise ValueError("'required_columns' must be a list of variable names")
-    duplicated = sorted({name for name in columns if columns.count(name) > 1})
-    if duplicated:
+    named = set(columns)
+    if len(named) != len(columns):
+        duplicated = sorted({name for name in columns if columns.count(name) > 1})
         raise ValueError(f"'required_columns' names {', '.join(map(repr, duplicated))} more than once")
-    absent = [name for name in columns if name not in table.variables]
-    if absent:
+    if not named.issubset(table.variables):
+        absent = [name for name in columns if name not in table.variables]
         listed = ", ".join(table.variables) or "none"
         raise ValueError(
             f"'required_columns' names {', '.join(map(repr, absent))}, which the reference result "

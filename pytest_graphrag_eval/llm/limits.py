@@ -11,8 +11,7 @@ are incomplete because of what the run chose not to send, not because of the age
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -45,19 +44,23 @@ def note_refusal(reason: str) -> None:
         noted.add(reason)
 
 
-@contextmanager
-def refusals_noted() -> Iterator[set[str]]:
+class refusals_noted:  # lower case: used like the function it replaced, `with refusals_noted() as refused:`
     """The reasons of the judge calls refused while the block scores one question.
 
     A context variable, so each question's scoring (its own asyncio task, or its own block in
     turn) collects only its own calls' refusals, however many questions are scored at once.
+    A class rather than a `contextmanager` generator: it is entered once per question scored.
     """
-    noted: set[str] = set()
-    token = _noted.set(noted)
-    try:
-        yield noted
-    finally:
-        _noted.reset(token)
+
+    __slots__ = ("_noted", "_token")
+
+    def __enter__(self) -> set[str]:
+        self._noted: set[str] = set()
+        self._token = _noted.set(self._noted)
+        return self._noted
+
+    def __exit__(self, *exc_info: object) -> None:
+        _noted.reset(self._token)
 
 
 NOT_EVALUATED_REASONS = {

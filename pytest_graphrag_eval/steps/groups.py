@@ -68,7 +68,7 @@ def score_steps(
         raise ValueError(f"steps scope must be one of {', '.join(SCOPES)}, got {scope!r}")
     if not reference_steps:
         raise ValueError("there are no reference step groups to score")
-    steps = [step if isinstance(step, Mapping) else {} for step in actual_steps]
+    steps = [step if type(step) is dict or isinstance(step, Mapping) else {} for step in actual_steps]
     parse = parse or memoized_parser(known_tables)
     last = len(reference_steps) - 1
     if scope == "last_group":
@@ -138,6 +138,10 @@ def mark_matches(
 
 
 def _without_matches(step: Mapping[str, object]) -> dict[str, Any]:
+    if type(step) is dict:  # copied in one call (its text values shared), then the stale key dropped
+        copied: dict[str, Any] = copy_json_like(step)
+        copied.pop("matches", None)
+        return copied
     return {key: copy_json_like(value) for key, value in step.items() if key != "matches"}
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pytest_graphrag_eval.corpus.reference_steps import SPARQL_RESULTS_MEDIA_TYPE, media_type
-from pytest_graphrag_eval.corpus.response_records import actual_step_problems
+from pytest_graphrag_eval.corpus.response_records import STEP_STATUSES, actual_step_problems
 from pytest_graphrag_eval.errors import SourceLocation
 from pytest_graphrag_eval.formats.sparql_results import memoized_parser
 from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
@@ -56,11 +56,12 @@ class StepsScorer:
             return {"steps_score_error": "invalid reference steps: " + "; ".join(question.reference_problems)}
         actual_steps = response.get("actual_steps") or []
         source = context.response_source
-        step_problems = actual_step_problems(actual_steps, source) + sparql_output_problems(
-            question.reference_steps, actual_steps, source
-        )
-        if step_problems:
-            return {"steps_score_error": "unscorable agent steps: " + "; ".join(step_problems)}
+        if not plainly_scorable(actual_steps):
+            step_problems = actual_step_problems(actual_steps, source) + sparql_output_problems(
+                question.reference_steps, actual_steps, source
+            )
+            if step_problems:
+                return {"steps_score_error": "unscorable agent steps: " + "; ".join(step_problems)}
         references = question.reference_reading  # parsed and read once per question, not per scoring
         parse = memoized_parser(references.tables, references.readings)
         outcome = score_steps(question.reference_steps, actual_steps, context.steps_scope, parse=parse)
@@ -85,6 +86,23 @@ class StepsScorer:
                 where = f"question {question.question_id!r} (template {question.template_id!r})"
                 result["steps_output_error"] = f"{where}: " + "; ".join(credit.unreadable)
         return result
+
+
+_PLAIN_OUTPUTS = (str, dict, type(None))
+
+
+def plainly_scorable(actual_steps: Sequence[object]) -> bool:
+    """True when neither `actual_step_problems` nor `sparql_output_problems` can find anything: every
+    step a dict with a known status and an output that is text, an object or absent (most recordings).
+    False only says that those checks must look."""
+    for step in actual_steps:
+        if (
+            type(step) is not dict
+            or step.get("status") not in STEP_STATUSES
+            or type(step.get("output")) not in _PLAIN_OUTPUTS
+        ):
+            return False
+    return True
 
 
 def sparql_output_problems(
