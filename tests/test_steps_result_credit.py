@@ -6,6 +6,7 @@ import itertools
 import math
 import random
 from collections import Counter
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -22,9 +23,12 @@ from pytest_graphrag_eval.steps.result_overlap import (
     FULL,
     NONE,
     Overlap,
+    _BestMapping,
     longest_common_subsequence,
+    one_column_overlap,
     sparql_overlap,
 )
+from pytest_graphrag_eval.steps.sparql_compare import RowMode
 
 TURTLE = "text/turtle"
 
@@ -311,3 +315,21 @@ def test_best_mapping_among_columns_sharing_one_value_domain() -> None:
     actual = ([f"a{index}" for index in order], [tuple(row[index] for index in order) for row in changed])
     found = overlap((variables, rows), actual)
     assert math.isclose(found.precision, 0.9) and math.isclose(found.recall, 0.9)
+
+
+terms = st.sampled_from(["a", "b", "c", 1, Decimal("1.5"), None])
+
+
+@given(
+    st.lists(terms, max_size=8),
+    st.integers(0, 8).flatmap(
+        lambda rows: st.lists(st.lists(terms, min_size=rows, max_size=rows), max_size=4)
+    ),
+    st.sampled_from(list(RowMode)),
+)
+def test_property_one_column_shortcut_is_the_general_search(
+    reference: list[Any], actual: list[list[Any]], mode: RowMode
+) -> None:
+    """The one-required-column shortcut gives the general search's overlap, ties included."""
+    expected = _BestMapping([tuple(reference)], [tuple(column) for column in actual], mode).overlap()
+    assert one_column_overlap(tuple(reference), [tuple(column) for column in actual], mode) == expected

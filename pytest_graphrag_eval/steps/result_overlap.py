@@ -99,7 +99,42 @@ def sparql_overlap(
     required = [reference.column(name) for name in expected.required_columns]
     if reference.blank_nodes or actual.blank_nodes:
         return _blank_node_overlap(required, actual.columns, mode)
+    if len(required) == 1 and len(actual.columns) <= MAPPING_BUDGET:
+        return one_column_overlap(required[0], actual.columns, mode)
     return _BestMapping(required, actual.columns, mode).overlap()
+
+
+def one_column_overlap(
+    reference_column: Sequence[Hashable], actual_columns: Sequence[Sequence[Hashable]], mode: RowMode
+) -> Overlap:
+    """`_BestMapping`'s answer for one required column (at most MAPPING_BUDGET actual columns), found
+    the same way without its bookkeeping: a row is then its one term, so no term is numbered and no
+    row is built. Each actual column sharing a value is a complete mapping whose bound is its shared
+    rows; they are tried best bound first (ties: the first column) and the first best F1 is kept."""
+    reference_values = set(reference_column)
+    reference_size = len(reference_values) if mode is RowMode.SET else len(reference_column)
+    options = []
+    for index, column in enumerate(actual_columns):
+        if reference_values.isdisjoint(column):
+            continue
+        if mode is RowMode.SET:
+            bound = len(reference_values.intersection(column))
+        else:
+            bound = sum((Counter(reference_column) & Counter(column)).values())
+        options.append((bound, index))
+    best = NONE
+    for bound, index in sorted(options, key=lambda option: (-option[0], option[1])):
+        if bound == 0 or 2 * bound / (reference_size + bound) <= best.f1:
+            break
+        column = actual_columns[index]
+        # Unordered, the shared distinct values (or values with repeats) are the shared rows.
+        shared = longest_common_subsequence(reference_column, column) if mode is RowMode.SEQUENCE else bound
+        found = counted_overlap(
+            reference_size, len(set(column)) if mode is RowMode.SET else len(column), shared
+        )
+        if found.f1 > best.f1:
+            best = found
+    return best
 
 
 def _blank_node_overlap(
