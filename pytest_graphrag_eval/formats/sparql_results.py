@@ -261,11 +261,10 @@ class MemoizedParser:
         """
         if not isinstance(output, str):
             return None
-        for seen in (self._seen, self._seen_strict):
-            table = seen.get(output)
-            if isinstance(table, SparqlTable):
-                return table
-        return None
+        table = self._seen.get(output)
+        if not isinstance(table, SparqlTable):
+            table = self._seen_strict.get(output)
+        return table if isinstance(table, SparqlTable) else None
 
     def tables(self) -> dict[str, SparqlTable]:
         """Every output text parsed so far under the default literal match that is valid SPARQL results."""

@@ -72,7 +72,12 @@ class StepsScorer:
         )
         if context.row_counts is not None:
             context.row_counts.note(
-                (step.get("output") for step in actual_steps if isinstance(step, Mapping)), parse
+                (
+                    step.get("output")
+                    for step in actual_steps
+                    if type(step) is dict or isinstance(step, Mapping)
+                ),
+                parse,
             )
         result: dict[str, Any] = {
             "reference_steps": mark_matches(question.reference_steps, actual_steps, outcome.matches),

@@ -183,13 +183,16 @@ def find_column_mapping(
             ),
             None,
         )
-    codes: dict[Hashable, int] = {}
-    fresh = itertools.count()
-    reference_columns = [encode_column(reference.column(name), codes, fresh) for name in required_columns]
-    actual_columns = [encode_column(column, codes, fresh) for column in actual.columns]
-    candidates = signature_candidates(reference_columns, actual_columns, mode)
+    originals = [reference.column(name) for name in required_columns]
+    # Terms are equal exactly when their numbers are: the signatures are compared before numbering,
+    # which only pays off for the search, so results that cannot match are never numbered.
+    candidates = signature_candidates(originals, actual.columns, mode)
     if any(not options for options in candidates):
         return None
+    codes: dict[Hashable, int] = {}
+    fresh = itertools.count()
+    reference_columns = [encode_column(column, codes, fresh) for column in originals]
+    actual_columns = [encode_column(column, codes, fresh) for column in actual.columns]
     order = sorted(range(len(required_columns)), key=lambda index: len(candidates[index]))
     search = _MappingSearch(
         [reference_columns[index] for index in order],
