@@ -34,6 +34,7 @@ except ImportError:  # the standard library alone
 # decimal form of a number under 1e-4. The token starts after the space before it.
 _NEGATIVE_EXPONENT = re.compile(rb"e-\d+(?=,?\n|\Z)")
 _SMALL_DECIMAL = re.compile(rb"0\.0000\d*(?=,?\n|\Z)")
+_UNLIKE_PYTHON = re.compile(rb"\de-|0\.0000")  # either, anywhere (in text too: then declined)
 # Floats of every form either writer has (exponents of both signs and sizes, the 1e-4 and 1e16
 # edges, the smallest subnormal, negative zero), checked once against the standard library.
 _PROBE = [
@@ -56,6 +57,22 @@ def indented_plain(value: object) -> bytes | None:
     if not _orjson_writes_like_json():
         return None
     return _indented(value)
+
+
+def compact_plain(value: object) -> bytes | None:
+    """`json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)` as UTF-8 for
+    a plain value; None as for `indented_plain`, and when a float orjson writes unlike Python may be
+    in it (compact text has no newline to find a number by: the standard library writes that one).
+    """
+    if not _orjson_writes_like_json():
+        return None
+    try:
+        encoded = orjson.dumps(value, default=_refuse, option=_COMPACT_OPTIONS)
+    except orjson.JSONEncodeError:
+        return None
+    if (b"e-" in encoded or b"0.0000" in encoded) and _UNLIKE_PYTHON.search(encoded):
+        return None
+    return encoded
 
 
 def _indented(value: object) -> bytes | None:
@@ -98,11 +115,9 @@ def _orjson_writes_like_json() -> bool:
     return _indented(_PROBE) == expected
 
 
-_OPTIONS = (
+_COMPACT_OPTIONS = (
     0
     if orjson is None
-    else orjson.OPT_INDENT_2
-    | orjson.OPT_PASSTHROUGH_DATACLASS
-    | orjson.OPT_PASSTHROUGH_DATETIME
-    | orjson.OPT_PASSTHROUGH_SUBCLASS
+    else orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
 )
+_OPTIONS = _COMPACT_OPTIONS | (0 if orjson is None else orjson.OPT_INDENT_2)
