@@ -40,6 +40,10 @@ from pytest_graphrag_eval.testing.synthetic_corpus import write_synthetic_projec
 
 JSON_RATIO_BUDGET = 3.0
 ALL_RATIO_BUDGET = 6.0
+# Issue 30's goal in wall seconds on the full run, reported beside the ratios (it depends on the machine
+# and its load, so it is not checked: the ratios, measured side by side, are).
+JSON_GOAL_SEC = 2.0
+ALL_GOAL_SEC = 4.0
 OPTIONS = [
     "--graphrag-corpus", "corpus.yaml", "--graphrag-judge", "lexical",
     "--graphrag-threshold", "steps_score>=1", "--graphrag-threshold", "answer_f1>=0.8",
@@ -131,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
         print("the merged JSON report equals the whole run's (timings aside)")
     if args.quick:
         return 0
+    for what, (seconds, _), goal in (
+        ("JSON merge", json_only, JSON_GOAL_SEC),
+        ("JSON+Markdown+HTML merge", all_three, ALL_GOAL_SEC),
+    ):
+        print(f"goal: {what} under {goal:.0f} s: {'met' if seconds < goal else 'not met'} ({seconds:.2f} s)")
     over = [
         f"{what} {seconds / floor[0]:.2f}x the floor > {budget}x"
         for what, (seconds, _), budget in (

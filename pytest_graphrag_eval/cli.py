@@ -113,6 +113,7 @@ def _merge(args: argparse.Namespace) -> int:
         )
         if args.history
         else None,
+        plain_results=merged.plain_results,
     )
     finished = outcome.finished
     failed = outcome.questions_failed

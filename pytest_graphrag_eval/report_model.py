@@ -272,6 +272,9 @@ class ReportDocument:
     judge_spend: dict[str, Any] | None = None
     history: dict[str, Any] | None = None  # the earlier runs of the branch (`--graphrag-baseline history:`)
     format_version: int = REPORT_FORMAT_VERSION
+    # The results' records are plain JSON values as a parser read them (`formats.plain_json`), so
+    # they may be written again by orjson; not part of the report.
+    plain_results: bool = field(default=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """The report's JSON object, keys in the order every version wrote them."""
@@ -293,9 +296,10 @@ class ReportDocument:
         return document
 
     @classmethod
-    def from_json(cls, data: object, source: str) -> ReportDocument:
+    def from_json(cls, data: object, source: str, *, plain: bool = False) -> ReportDocument:
         """A report read from `source` (a file name for messages); `InputError` unless it is one
-        of format_version 2 (this one) with well-formed, unique results."""
+        of format_version 2 (this one) with well-formed, unique results. `plain`: `data` is a plain
+        JSON value as a parser read it (see `plain_results`)."""
         location = SourceLocation(file=source)
         if not isinstance(data, Mapping) or "results" not in data or "format_version" not in data:
             raise InputError(
@@ -324,6 +328,7 @@ class ReportDocument:
             judge_spend=dict(data["judge_spend"]) if isinstance(data.get("judge_spend"), Mapping) else None,
             history=dict(data["history"]) if isinstance(data.get("history"), Mapping) else None,
             format_version=version,
+            plain_results=plain,
         )
 
 

@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 from html_report_support import MALICIOUS, REGRESSION, run_example, with_malicious_answer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 
 from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.report.html_report import render_html, write_html
-from pytest_graphrag_eval.report.html_report.charts import delta_bar, delta_scale, histogram
+from pytest_graphrag_eval.report.html_report.charts import delta_bar, delta_scale, group_histograms, histogram
 from pytest_graphrag_eval.report.html_report.model import build_view
 from pytest_graphrag_eval.report.step_explanations import SPARQL_JSON, explain_step_mismatch
 from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
@@ -323,3 +325,22 @@ def test_interrupted_run_still_writes_the_page(pytester: pytest.Pytester) -> Non
     # The questions whose items ran are reported (a replay scores a question when its item runs).
     assert embedded(page, "report-index")["id"][:2] == ["q1", "q2"]
     assert [path.name for path in (pytester.path / "out").iterdir()] == ["report.html"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.none() | st.floats(0, 1), max_size=40),
+    st.lists(st.integers(0, 3), max_size=40),
+    st.booleans(),
+)
+def test_group_histograms_are_each_groups_own_histogram(
+    values: list[float | None], labels: list[int], unit_interval: bool
+) -> None:
+    """Scores' bins are found once for all templates: the very histograms made template by template."""
+    groups: dict[str, list[int]] = {}
+    for position, label in zip(range(len(values)), labels, strict=False):
+        groups.setdefault(f"t{label}", []).append(position)
+    charts = group_histograms(values, groups, unit_interval=unit_interval)
+    assert charts[""] == histogram(values, unit_interval=unit_interval)
+    for name, members in groups.items():
+        assert charts[name] == histogram([values[index] for index in members], unit_interval=unit_interval)

@@ -13,25 +13,34 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.corpus.input_files import read_input_text
+from pytest_graphrag_eval.corpus.input_files import decode_input, read_input_bytes
 from pytest_graphrag_eval.errors import InputError, SourceLocation
+from pytest_graphrag_eval.formats.plain_json import read_plain
 from pytest_graphrag_eval.report_model import MIN_FORMAT_VERSION, ReportDocument, parse_results
 
 __all__ = ["MIN_FORMAT_VERSION", "check_report", "check_results", "load_baseline", "read_report"]
 
 
 def read_report(path: str | Path, *, what: str = "baseline report") -> ReportDocument:
-    """The typed report at `path`; an `InputError` naming the file (and `what` it was read as) otherwise."""
+    """The typed report at `path`; an `InputError` naming the file (and `what` it was read as) otherwise.
+
+    Parsed by orjson when it vouches for the value (`formats.plain_json`): the document then says its
+    results are plain JSON values, which a merge writes again with orjson.
+    """
     # Bounded and encoding-checked like every user file: a report is an artifact of another run.
-    text = read_input_text(path, what=what)
+    data = read_input_bytes(path, what=what)
+    vouched = read_plain(data)
+    if vouched is not None:
+        return ReportDocument.from_json(vouched[0], str(path), plain=True)
+    text = decode_input(data, SourceLocation(file=str(path)), what=what)
     try:
-        data = json.loads(text)
+        parsed = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(
             f"the {what} is not JSON: {error.msg} (column {error.colno})",
             SourceLocation(file=str(path), line=error.lineno),
         ) from None
-    return ReportDocument.from_json(data, str(path))
+    return ReportDocument.from_json(parsed, str(path))
 
 
 def load_baseline(path: str | Path) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_graphrag_eval.compare.bootstrap import studentized_intervals
@@ -67,7 +67,19 @@ class MetricChange:
     min_detectable_delta: float | None
 
     def to_dict(self) -> dict[str, float | int | str | None]:
-        return asdict(self)
+        # The fields in their order, as `dataclasses.asdict` gives them, without its deep copy of
+        # each value: a comparison writes one per metric and template (thousands).
+        return {
+            "baseline": self.baseline,
+            "current": self.current,
+            "delta": self.delta,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "p_value": self.p_value,
+            "n_pairs": self.n_pairs,
+            "test": self.test,
+            "min_detectable_delta": self.min_detectable_delta,
+        }
 
 
 def paired_changes(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 
@@ -21,8 +22,9 @@ def write_text_atomic(path: Path, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to a temporary file beside `path` and rename it into place.
+def write_bytes_atomic(path: Path, data: bytes | Sequence[bytes]) -> None:
+    """Write `data` (or its parts in order: a large file is not joined into one more copy first) to
+    a temporary file beside `path` and rename it into place.
 
     The file gets the mode a plain `open()` would give it (0666 less the umask), not mkstemp's 0600.
     """
@@ -31,7 +33,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+            stream.writelines([data] if isinstance(data, bytes) else data)
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temporary, 0o666 & ~_umask())

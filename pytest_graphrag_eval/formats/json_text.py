@@ -35,6 +35,8 @@ JSON_LIBRARY = "orjson" if orjson is not None else "json"
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19
 _OPEN_BRACE = ord("{")
+_LOOK_BACK = 256  # bytes looked at before a long digit run
+_NOT_PLAIN_STARTS = frozenset((b"\xef", b"\xfe", b"\xff", b"\x00"))  # byte-order marks, UTF-16/32
 
 
 def loads(text: str) -> Any:
@@ -57,6 +59,42 @@ def loads_shape(text: str) -> Any:
         except orjson.JSONDecodeError:
             pass
     return loads(text)
+
+
+def vouched_loads(data: bytes) -> tuple[Any] | None:
+    """`(value,)` of UTF-8 JSON bytes when orjson reads them; None when it cannot vouch for giving
+    what `json.loads` gives their decoded text (not installed, a byte-order mark or NUL byte, a long
+    digit run, bytes it rejects), so the caller decodes and parses the text, values and messages alike.
+    """
+    if orjson is None or data[:1] in _NOT_PLAIN_STARTS or _holds_long_number(data):
+        return None
+    try:
+        return (orjson.loads(data),)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _holds_long_number(data: bytes) -> bool:
+    """Whether a number of 19 or more digits may be in JSON `data`: a run of digits that starts where
+    a number can (after `[`, `,`, or a key's closing quote and `:`, with whitespace or a minus sign
+    between). Runs inside text, as hexadecimal hashes have (`"sha256:7437530080183626419c..."`), do not
+    count; only those few runs are looked at, however large the data. Whatever is unclear (only
+    whitespace in the bytes looked at) counts."""
+    zeros = data.translate(_DIGITS_AS_ZERO)
+    found = zeros.find(_LONG_NUMBER)
+    while found != -1:  # `find` meets each run at its first digit
+        before = data[max(found - _LOOK_BACK, 0) : found].rstrip(b"-").rstrip()
+        if (
+            not before
+            or before[-1:] in b",["
+            or (before.endswith(b":") and before[:-1].rstrip()[-1:] == b'"')
+        ):
+            return True
+        end = found + len(_LONG_NUMBER)
+        while zeros[end : end + 1] == b"0":
+            end += 1
+        found = zeros.find(_LONG_NUMBER, end)
+    return False
 
 
 def loads_lines(data: bytes) -> list[tuple[int, Any]] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import platform
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ except ImportError:  # pragma: no cover - the core runs without it
     _msgspec = None  # type: ignore[assignment]
 
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic, write_text_atomic
+from pytest_graphrag_eval.formats.plain_json import indented_plain
 from pytest_graphrag_eval.gates.model import GateResult
 from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
 
@@ -114,9 +115,33 @@ def build_document(
     )
 
 
-def write_json_atomic(path: Path, data: object) -> None:
-    """Write JSON next to `path` and rename it into place, so readers never see half a file."""
-    write_bytes_atomic(path, json_bytes(data, indent=2) + b"\n")
+def write_json_atomic(path: Path, data: object, *, plain_keys: Collection[str] = ()) -> None:
+    """Write JSON next to `path` and rename it into place, so readers never see half a file.
+
+    `plain_keys`: keys of `data` (an object) whose values are plain JSON values (`formats.plain_json`).
+    """
+    if plain_keys and isinstance(data, Mapping) and data:
+        write_bytes_atomic(path, [*indented_object_parts(data, plain_keys), b"\n"])
+    else:
+        write_bytes_atomic(path, [json_bytes(data, indent=2), b"\n"])
+
+
+def indented_object_parts(data: Mapping[str, object], plain_keys: Collection[str]) -> list[bytes]:
+    """`json_bytes(data, indent=2)` of a non-empty object in parts, the values of `plain_keys`
+    written by orjson when it can.
+
+    An object indented by two spaces is each member's own indented text, its lines indented once more.
+    """
+    parts = [b"{"]
+    for key, value in data.items():
+        encoded = indented_plain(value) if key in plain_keys else None
+        if encoded is None:
+            encoded = json_bytes(value, indent=2)
+        parts += (b"\n  " if len(parts) == 1 else b",\n  ", json_bytes(key), b": ")
+        parts.append(encoded.replace(b"\n", b"\n  "))
+        del encoded  # one copy of a large member at a time
+    parts.append(b"\n}")
+    return parts
 
 
 def write_recording(path: Path, responses: Sequence[Mapping[str, object]]) -> None:

@@ -71,6 +71,7 @@ class MergedRun:
     interrupted: bool
     warnings: list[str]
     judge_spend: dict[str, Any] | None = None
+    plain_results: bool = False  # every shard's results are plain JSON values (`ReportDocument`)
 
 
 def load_shard(path: str | Path) -> ShardReport:
@@ -158,6 +159,7 @@ def merge_shards(
         judge_spend=merge_spend(
             [shard.document.judge_spend for shard in shards], [result.record for result in results]
         ),
+        plain_results=all(shard.document.plain_results for shard in shards),
     )
 
 

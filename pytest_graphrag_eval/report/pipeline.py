@@ -240,11 +240,20 @@ class WrittenOutputs:
             self.problems.append(problem)
 
 
-def write_outputs(report: Mapping[str, object], paths: OutputPaths) -> WrittenOutputs:
-    """Write the JSON report, the Markdown summary and the HTML report asked for."""
+def write_outputs(
+    report: Mapping[str, object], paths: OutputPaths, *, plain_results: bool = False
+) -> WrittenOutputs:
+    """Write the JSON report, the Markdown summary and the HTML report asked for.
+
+    `plain_results`: the report's results are plain JSON values as a parser read them (a merge's),
+    written by orjson when it is installed (`formats.plain_json`).
+    """
     outputs = WrittenOutputs()
+    plain = ("results",) if plain_results else ()
     if paths.report is not None:
-        outputs.write("JSON report", paths.report, lambda path: write_json_atomic(path, report))
+        outputs.write(
+            "JSON report", paths.report, lambda path: write_json_atomic(path, report, plain_keys=plain)
+        )
     if paths.markdown is not None:
         markdown = render_markdown(report)
         outputs.write("Markdown summary", paths.markdown, lambda path: write_text_atomic(path, markdown))

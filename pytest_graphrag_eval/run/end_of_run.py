@@ -223,11 +223,13 @@ def conclude_run(
     root: Path | None = None,
     graph: GraphRun | None = None,
     recording: Recording | None = None,
+    plain_results: bool = False,
 ) -> RunOutcome:
     """The end every run shares, a plugin's and a merge of shards alike: the earlier runs of the history,
     `finish_run` (aggregates, comparison, gates, the report), the outputs, the history record, and the
     outcome whose `failed` decides the exit status. A shard (`run_settings.defer_gates`) reads no
-    history: its gates and comparison are decided on the merged whole."""
+    history: its gates and comparison are decided on the merged whole. `plain_results`: the results
+    are plain JSON values as a parser read them (a merge's shards), see `write_outputs`."""
     graph = graph if graph is not None else GraphRun()
     earlier = (
         history_at_finish(
@@ -256,7 +258,7 @@ def conclude_run(
     )
     if graph.references is not None:
         finished_run.report["references"] = graph.references
-    written = write_outputs(finished_run.report, outputs)
+    written = write_outputs(finished_run.report, outputs, plain_results=plain_results)
     if recording is not None:
         responses = list(recording.responses)
         written.write("recording", recording.path, lambda path: write_recording(path, responses))

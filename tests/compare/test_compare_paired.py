@@ -1,14 +1,22 @@
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from pytest_graphrag_eval.compare import PairedSample, mcnemar_exact, min_detectable_delta, paired_changes
+from pytest_graphrag_eval.compare import (
+    PairedSample,
+    bootstrap,
+    mcnemar_exact,
+    min_detectable_delta,
+    paired_changes,
+)
 from pytest_graphrag_eval.compare.bootstrap import studentized_intervals
 from pytest_graphrag_eval.compare.paired import binary_change, min_discordant_pairs
 
@@ -151,3 +159,28 @@ def test_intervals_of_unit_scores_stay_within_minus_one_and_one() -> None:
     )
     assert (wide["f1"].ci_low, wide["f1"].ci_high) == (-1.0, 1.0)
     assert wide["tokens"].ci_low is not None and wide["tokens"].ci_low < -100
+
+
+def test_large_samples_draw_the_counts_of_one_pass_over_the_chunk() -> None:
+    """From 1,000 items on the counts are made row by row: the very counts of one bincount per chunk,
+    so an interval's numbers do not depend on how the counting was done."""
+    n, resamples, seed = 3000, 1500, 4
+    rng = np.random.default_rng(seed)
+    per_chunk = max(1, bootstrap._CHUNK_CELLS // n)
+    expected = []
+    for start in range(0, resamples, per_chunk):
+        rows = min(per_chunk, resamples - start)
+        draws = rng.integers(0, n, size=(rows, n), dtype=np.int32)
+        draws += (np.arange(rows, dtype=np.int32) * n)[:, None]
+        expected.append(np.bincount(draws.ravel(), minlength=rows * n).reshape(rows, n).astype(float))
+    drawn = list(bootstrap.resample_counts(n, resamples, seed))
+    assert len(drawn) == len(expected) > 1
+    for chunk, reference in zip(drawn, expected, strict=True):
+        assert chunk.dtype == reference.dtype and np.array_equal(chunk, reference)
+
+
+def test_a_change_is_written_with_every_field_in_order() -> None:
+    sample = PairedSample((0.2, 0.4, 0.9), (0.3, 0.4, 0.7))
+    for change in (*paired_changes({"m": sample}, confidence=0.95, resamples=200, seed=0).values(),
+                   binary_change(PairedSample((0.0, 1.0), (1.0, 1.0)), confidence=0.95)):  # fmt: skip
+        assert list(change.to_dict().items()) == list(dataclasses.asdict(change).items())

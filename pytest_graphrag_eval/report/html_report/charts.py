@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 HIST_WIDTH = 300
@@ -67,11 +67,50 @@ def _number_text(value: float, digits: int) -> str:
 def histogram(values: Sequence[float | None], *, unit_interval: bool) -> Histogram:
     """Counts of `values` in equal bins: tenths for scores, integers or twelfths of the range otherwise."""
     present = [value for value in values if value is not None]
-    missing = len(values) - len(present)
     edges = _edges(present, unit_interval)
     counts = [0] * (len(edges) - 1)
     for value in present:
         counts[_bin_index(value, edges)] += 1
+    return _drawn(counts, edges, present, len(values) - len(present))
+
+
+def group_histograms(
+    values: Sequence[float | None], groups: Mapping[str, Sequence[int]], *, unit_interval: bool
+) -> dict[str, Histogram]:
+    """`histogram` of all `values` ("") and of each group's (its positions in `values`).
+
+    A score's bins are the same tenths for every group, so each value's bin is found once.
+    """
+    if not unit_interval:
+        charts = {"": histogram(values, unit_interval=False)}
+        for name, members in groups.items():
+            charts[name] = histogram([values[index] for index in members], unit_interval=False)
+        return charts
+    last = UNIT_BINS - 1
+    # `_bin_index` on the tenths: (value - 0.0) / 1.0 * 10 is value * 10, to the last bit.
+    bins = [-1 if value is None else min(max(int(value * UNIT_BINS), 0), last) for value in values]
+    charts = {"": _unit_histogram(values, bins, range(len(values)))}
+    for name, members in groups.items():
+        charts[name] = _unit_histogram(values, bins, members)
+    return charts
+
+
+def _unit_histogram(values: Sequence[float | None], bins: Sequence[int], members: Iterable[int]) -> Histogram:
+    counts = [0] * UNIT_BINS
+    present: list[float] = []
+    missing = 0
+    for index in members:
+        value = values[index]
+        if value is None:
+            missing += 1
+        else:
+            counts[bins[index]] += 1
+            present.append(value)
+    return _drawn(counts, _UNIT_EDGES, present, missing)
+
+
+def _drawn(counts: list[int], edges: Sequence[float], present: Sequence[float], missing: int) -> Histogram:
+    """The bars of `counts` in the bins between `edges`, with the values' count and mean."""
     peak = max(counts, default=0)
     width = HIST_WIDTH / len(counts)
     bins = []
@@ -92,9 +131,12 @@ def histogram(values: Sequence[float | None], *, unit_interval: bool) -> Histogr
     return Histogram(bins, fmt(edges[0]), fmt(edges[-1]), len(present), missing, mean, peak)
 
 
+_UNIT_EDGES = [index / UNIT_BINS for index in range(UNIT_BINS + 1)]
+
+
 def _edges(values: Sequence[float], unit_interval: bool) -> list[float]:
     if unit_interval:
-        return [index / UNIT_BINS for index in range(UNIT_BINS + 1)]
+        return list(_UNIT_EDGES)
     if not values:
         return [0.0, 1.0]
     low, high = min(values), max(values)

@@ -19,7 +19,7 @@ from pytest_graphrag_eval.report.html_report.charts import (
     delta_bar,
     delta_scale,
     fmt,
-    histogram,
+    group_histograms,
 )
 from pytest_graphrag_eval.report.html_report.history import HistoryView, build_history, question_outcomes
 from pytest_graphrag_eval.report.html_report.metrics import (
@@ -310,11 +310,7 @@ def _histograms(
     shown = [*scores, *(key for key in others if not key.endswith(("_stdev", "_count")))]
     charts: dict[str, dict[str, Histogram]] = {}
     for metric in shown:
-        unit = metric in scores
-        column = columns.values[metric]
-        charts[metric] = {"": histogram(column, unit_interval=unit)}
-        for name, members in groups.items():
-            charts[metric][name] = histogram([column[index] for index in members], unit_interval=unit)
+        charts[metric] = group_histograms(columns.values[metric], groups, unit_interval=metric in scores)
     return charts
 
 

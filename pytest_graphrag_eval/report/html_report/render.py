@@ -22,6 +22,7 @@ from pathlib import Path
 import jinja2
 
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.formats.plain_json import compact_plain
 from pytest_graphrag_eval.report.html_report.charts import HIST_HEIGHT, HIST_WIDTH, fmt
 from pytest_graphrag_eval.report.html_report.model import build_view
 
@@ -57,8 +58,9 @@ def pack_details(details: Sequence[object]) -> str:
     mtime 0 keeps the output reproducible.
     """
     encode = _DETAIL_ENCODER.encode  # one encoder for every question, not one made per call
-    text = "\n".join(encode(detail) for detail in details)
-    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+    # orjson writes a drill-down (plain values: texts, finite numbers, flags) as this encoder does.
+    data = b"\n".join(compact_plain(detail) or encode(detail).encode("utf-8") for detail in details)
+    return base64.b64encode(gzip.compress(data, compresslevel=6, mtime=0)).decode("ascii")
 
 
 def write_html(report: Mapping[str, object], path: str | os.PathLike[str]) -> Path:

@@ -1,0 +1,123 @@
+"""Plain JSON values read and written by orjson, byte for byte as the standard library does.
+
+A report merged from shards holds tens of megabytes of question results that were read from
+JSON text and are written again unchanged. `read_plain` parses such text with orjson when it can
+vouch for the value being the one `json.loads` gives (see json_text.py): then every value in it is
+plain — dicts with text keys, lists, text, 64-bit integers, finite floats, booleans and null —
+and nothing else (no NaN, no big integer, no lone surrogate, no object of another type). For
+plain values `indented_plain` gives the bytes of `json.dumps(value, indent=2, ensure_ascii=False)`
+in a fraction of the time.
+
+orjson writes every plain value as the standard library does but for some floats: where Python
+writes `1e-05` and `1.5e-07` it writes `0.00001` and `1.5e-7`. In indented text a number is
+always followed by a raw newline (or a comma and one), which no JSON string holds, so those
+floats are found without parsing and written again by Python's `repr`. A check when the module
+is first used compares both writers on floats of every form; should an orjson version differ
+otherwise, the standard library writes everything, as without orjson.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from typing import Any
+
+from pytest_graphrag_eval.formats.json_text import vouched_loads
+
+try:
+    import orjson
+except ImportError:  # the standard library alone
+    orjson = None  # type: ignore[assignment]
+
+# The floats orjson writes unlike Python, each found by its end: an exponent below zero, or the
+# decimal form of a number under 1e-4. The token starts after the space before it.
+_NEGATIVE_EXPONENT = re.compile(rb"e-\d+(?=,?\n|\Z)")
+_SMALL_DECIMAL = re.compile(rb"0\.0000\d*(?=,?\n|\Z)")
+_UNLIKE_PYTHON = re.compile(rb"\de-|0\.0000")  # either, anywhere (in text too: then declined)
+# Floats of every form either writer has (exponents of both signs and sizes, the 1e-4 and 1e16
+# edges, the smallest subnormal, negative zero), checked once against the standard library.
+_PROBE = [
+    [1e-05, 9.99e-05, 0.0001, 0.00011, 1.5e-07, -1e-07, 5e-324, 2.2250738585072014e-308, 1e-300],
+    [1e16, 1.5e16, 9999999999999998.0, 1e15, 1.2345678901234568e17, 1e21, 1e22, 1e300],
+    {"zero": 0.0, "negative zero": -0.0, "tenth": 0.1, "third": 1 / 3, "hundred": 100.0, "int": 10**18},
+    {"nested": [{"a": []}, {}, [[]], -123.456, 7.0e-3], "text": 'e-5,\n 0.00001\t"\\/\u2028\x7f\x00é😀'},
+]
+
+
+def read_plain(data: bytes) -> tuple[Any] | None:
+    """`(value,)` of JSON bytes when orjson read them as `json.loads` reads their UTF-8 text (then
+    the value is plain, see above); None otherwise, for the caller's own decoding and messages."""
+    return vouched_loads(data)
+
+
+def indented_plain(value: object) -> bytes | None:
+    """`json.dumps(value, indent=2, ensure_ascii=False)` as UTF-8, for a plain value only; None when
+    orjson is missing, writes floats otherwise than expected, or meets anything not plain."""
+    if not _orjson_writes_like_json():
+        return None
+    return _indented(value)
+
+
+def compact_plain(value: object) -> bytes | None:
+    """`json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)` as UTF-8 for
+    a plain value; None as for `indented_plain`, and when a float orjson writes unlike Python may be
+    in it (compact text has no newline to find a number by: the standard library writes that one).
+    """
+    if not _orjson_writes_like_json():
+        return None
+    try:
+        encoded = orjson.dumps(value, default=_refuse, option=_COMPACT_OPTIONS)
+    except orjson.JSONEncodeError:
+        return None
+    if (b"e-" in encoded or b"0.0000" in encoded) and _UNLIKE_PYTHON.search(encoded):
+        return None
+    return encoded
+
+
+def _indented(value: object) -> bytes | None:
+    try:
+        encoded = orjson.dumps(value, default=_refuse, option=_OPTIONS)
+    except orjson.JSONEncodeError:  # a big integer, a lone surrogate, a key that is not text...
+        return None
+    return _python_floats(encoded)
+
+
+def _python_floats(encoded: bytes) -> bytes:
+    """`encoded` with each float orjson writes unlike Python written by `repr`."""
+    spans = [
+        (encoded.rfind(b" ", 0, found.start()) + 1, found.end())
+        for pattern in (_NEGATIVE_EXPONENT, _SMALL_DECIMAL)
+        for found in pattern.finditer(encoded)
+    ]
+    if not spans:
+        return encoded
+    parts: list[bytes] = []
+    written = 0
+    for start, end in sorted(spans):
+        if start < written:  # both patterns found the same number
+            continue
+        parts += (encoded[written:start], repr(float(encoded[start:end])).encode("ascii"))
+        written = end
+    parts.append(encoded[written:])
+    return b"".join(parts)
+
+
+def _refuse(value: object) -> object:
+    raise TypeError(f"not a plain JSON value: {type(value).__name__}")
+
+
+@functools.cache
+def _orjson_writes_like_json() -> bool:
+    if orjson is None:
+        return False
+    expected = json.dumps(_PROBE, indent=2, ensure_ascii=False).encode("utf-8")
+    return _indented(_PROBE) == expected
+
+
+_COMPACT_OPTIONS = (
+    0
+    if orjson is None
+    else orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+_OPTIONS = _COMPACT_OPTIONS | (0 if orjson is None else orjson.OPT_INDENT_2)
