@@ -78,7 +78,8 @@ def test_floats_orjson_writes_otherwise_are_written_by_python() -> None:
     ],
 )
 def test_values_that_are_not_plain_are_declined(value: object) -> None:
-    """(NaN is not declined: orjson writes null. No vouched-for text holds one, see `read_plain`.)"""
+    """(NaN is not declined: orjson writes null. No vouched-for text holds one, see
+    `json_text.vouched_loads`.)"""
     assert plain_json.indented_plain(value) is None
 
 
@@ -86,7 +87,7 @@ def test_values_that_are_not_plain_are_declined(value: object) -> None:
 @given(plain_values)
 def test_text_orjson_vouches_for_reads_as_the_standard_library_reads_it(value: object) -> None:
     data = json.dumps(value, ensure_ascii=False).encode("utf-8")
-    vouched = plain_json.read_plain(data)
+    vouched = json_text.vouched_loads(data)
     if vouched is None:  # declined only for a run of 19 digits (an integer orjson might read as a float)
         assert re.search(rb"\d{19}", data)
     else:
@@ -107,7 +108,7 @@ def test_text_orjson_vouches_for_reads_as_the_standard_library_reads_it(value: o
     ],
 )
 def test_text_it_cannot_vouch_for_is_declined(text: bytes) -> None:
-    assert plain_json.read_plain(text) is None
+    assert json_text.vouched_loads(text) is None
 
 
 def test_long_digit_runs_inside_text_do_not_decline() -> None:
@@ -116,7 +117,7 @@ def test_long_digit_runs_inside_text_do_not_decline() -> None:
         b'[{"content_hash": "sha256:7437530080183626419c3ff4e"}, "id-12345678901234567890123", '
         b"1.12345678901234567890123]"
     )
-    vouched = plain_json.read_plain(data)
+    vouched = json_text.vouched_loads(data)
     assert vouched is not None and vouched[0] == json.loads(data)
 
 

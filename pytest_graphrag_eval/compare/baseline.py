@@ -15,7 +15,7 @@ from typing import Any
 
 from pytest_graphrag_eval.corpus.input_files import decode_input, read_input_bytes
 from pytest_graphrag_eval.errors import InputError, SourceLocation
-from pytest_graphrag_eval.formats.plain_json import read_plain
+from pytest_graphrag_eval.formats.json_text import vouched_loads
 from pytest_graphrag_eval.report_model import MIN_FORMAT_VERSION, ReportDocument, parse_results
 
 __all__ = ["MIN_FORMAT_VERSION", "check_report", "check_results", "load_baseline", "read_report"]
@@ -24,12 +24,12 @@ __all__ = ["MIN_FORMAT_VERSION", "check_report", "check_results", "load_baseline
 def read_report(path: str | Path, *, what: str = "baseline report") -> ReportDocument:
     """The typed report at `path`; an `InputError` naming the file (and `what` it was read as) otherwise.
 
-    Parsed by orjson when it vouches for the value (`formats.plain_json`): the document then says its
-    results are plain JSON values, which a merge writes again with orjson.
+    Parsed by orjson when it vouches for the value (`formats.json_text.vouched_loads`): the document
+    then says its results are plain JSON values, which a merge writes again with orjson.
     """
     # Bounded and encoding-checked like every user file: a report is an artifact of another run.
     data = read_input_bytes(path, what=what)
-    vouched = read_plain(data)
+    vouched = vouched_loads(data)
     if vouched is not None:
         return ReportDocument.from_json(vouched[0], str(path), plain=True)
     text = decode_input(data, SourceLocation(file=str(path)), what=what)

@@ -1,8 +1,8 @@
 """Plain JSON values read and written by orjson, byte for byte as the standard library does.
 
 A report merged from shards holds tens of megabytes of question results that were read from
-JSON text and are written again unchanged. `read_plain` parses such text with orjson when it can
-vouch for the value being the one `json.loads` gives (see json_text.py): then every value in it is
+JSON text and are written again unchanged. `json_text.vouched_loads` parses such text with orjson
+when it can vouch for the value being the one `json.loads` gives: then every value in it is
 plain — dicts with text keys, lists, text, 64-bit integers, finite floats, booleans and null —
 and nothing else (no NaN, no big integer, no lone surrogate, no object of another type). For
 plain values `indented_plain` gives the bytes of `json.dumps(value, indent=2, ensure_ascii=False)`
@@ -21,9 +21,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any
-
-from pytest_graphrag_eval.formats.json_text import vouched_loads
 
 try:
     import orjson
@@ -43,12 +40,6 @@ _PROBE = [
     {"zero": 0.0, "negative zero": -0.0, "tenth": 0.1, "third": 1 / 3, "hundred": 100.0, "int": 10**18},
     {"nested": [{"a": []}, {}, [[]], -123.456, 7.0e-3], "text": 'e-5,\n 0.00001\t"\\/\u2028\x7f\x00é😀'},
 ]
-
-
-def read_plain(data: bytes) -> tuple[Any] | None:
-    """`(value,)` of JSON bytes when orjson read them as `json.loads` reads their UTF-8 text (then
-    the value is plain, see above); None otherwise, for the caller's own decoding and messages."""
-    return vouched_loads(data)
 
 
 def indented_plain(value: object) -> bytes | None:
