@@ -18,7 +18,7 @@ UNIT_BINS = 10
 OTHER_BINS = 12
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a page draws tens of thousands, and a frozen init costs six times more
 class Bin:
     """One histogram bar in SVG units, with its tooltip."""
 
@@ -87,8 +87,10 @@ def group_histograms(
             charts[name] = histogram([values[index] for index in members], unit_interval=False)
         return charts
     last = UNIT_BINS - 1
-    # `_bin_index` on the tenths: (value - 0.0) / 1.0 * 10 is value * 10, to the last bit.
-    bins = [-1 if value is None else min(max(int(value * UNIT_BINS), 0), last) for value in values]
+    # `_bin_index` on the tenths: (value - 0.0) / 1.0 * 10 is value * 10, to the last bit. Scores take
+    # few distinct values (0, 1, halves...): each one's bin is worked out once.
+    tenth = {value: min(max(int(value * UNIT_BINS), 0), last) for value in set(values) if value is not None}
+    bins = [-1 if value is None else tenth[value] for value in values]
     charts = {"": _unit_histogram(values, bins, range(len(values)))}
     for name, members in groups.items():
         charts[name] = _unit_histogram(values, bins, members)
@@ -112,23 +114,36 @@ def _unit_histogram(values: Sequence[float | None], bins: Sequence[int], members
 def _drawn(counts: list[int], edges: Sequence[float], present: Sequence[float], missing: int) -> Histogram:
     """The bars of `counts` in the bins between `edges`, with the values' count and mean."""
     peak = max(counts, default=0)
-    width = HIST_WIDTH / len(counts)
     bins = []
-    for index, count in enumerate(counts):
-        height = 0.0 if not peak else (HIST_HEIGHT - 4) * count / peak
-        closing = "]" if index == len(counts) - 1 else ")"
-        bins.append(
-            Bin(
-                x=round(index * width + 1, 2),
-                y=round(HIST_HEIGHT - height, 2),
-                width=round(max(width - 2, 1), 2),
-                height=round(height, 2),
-                count=count,
-                label=f"[{fmt(edges[index])}, {fmt(edges[index + 1])}{closing}: {count}",
-            )
-        )
+    for (x, width, label), count in zip(_bar_slots(tuple(edges)), counts, strict=True):
+        y, height = _bar_height(count, peak)
+        bins.append(Bin(x, y, width, height, count, f"{label}{count}"))
     mean = sum(present) / len(present) if present else None
     return Histogram(bins, fmt(edges[0]), fmt(edges[-1]), len(present), missing, mean, peak)
+
+
+@functools.lru_cache(maxsize=4096)
+def _bar_height(count: int, peak: int) -> tuple[float, float]:
+    """The y and height of a bar of `count` under a tallest bar of `peak`; charts repeat these, and
+    `round` to two places is slow enough to matter."""
+    height = 0.0 if not peak else (HIST_HEIGHT - 4) * count / peak
+    return round(HIST_HEIGHT - height, 2), round(height, 2)
+
+
+@functools.lru_cache(maxsize=256)
+def _bar_slots(edges: tuple[float, ...]) -> tuple[tuple[float, float, str], ...]:
+    """Each bar's x, width and tooltip up to its count: the same for every histogram on these edges (every
+    score's, for one), so worked out once."""
+    bars = len(edges) - 1
+    width = HIST_WIDTH / bars
+    return tuple(
+        (
+            round(index * width + 1, 2),
+            round(max(width - 2, 1), 2),
+            f"[{fmt(edges[index])}, {fmt(edges[index + 1])}{']' if index == bars - 1 else ')'}: ",
+        )
+        for index in range(bars)
+    )
 
 
 _UNIT_EDGES = [index / UNIT_BINS for index in range(UNIT_BINS + 1)]

@@ -7,8 +7,8 @@ are counts, tokens, seconds or dollars (summed as costs).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
+from math import isfinite
 from typing import cast
 
 from pytest_graphrag_eval.result_keys import CATALOGUE
@@ -36,14 +36,14 @@ NOT_METRICS = frozenset({"template_id", "question_id", "question_text"})
 
 def finite(value: object) -> float | None:
     """A JSON-safe number: NaN and infinities (which JSON.parse rejects) become None."""
-    kind = type(value)  # a report's numbers are exact floats and ints: decided without isinstance
-    if kind is float:
-        number = cast(float, value)
-    elif kind is int or (kind is not str and value is not None and is_number(value)):
-        number = float(cast(float, value))
-    else:
+    if type(value) is float:  # a report's numbers are exact floats: the common case first, no isinstance
+        return value if isfinite(value) else None
+    if value is None or type(value) is str:
         return None
-    return number if math.isfinite(number) else None
+    if type(value) is int or is_number(value):
+        number = float(cast(float, value))
+        return number if isfinite(number) else None
+    return None
 
 
 def is_number(value: object) -> bool:

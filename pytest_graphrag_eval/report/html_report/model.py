@@ -33,7 +33,7 @@ from pytest_graphrag_eval.report.html_report.metrics import (
     outcome_of,
     score_metrics,
 )
-from pytest_graphrag_eval.report.html_report.steps import as_text, clip, step_table
+from pytest_graphrag_eval.report.html_report.steps import as_text, clip, is_mapping, step_table
 from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report_model import not_evaluated_reason_of, not_evaluated_reasons
 
@@ -150,6 +150,7 @@ def build_view(report: Mapping[str, object]) -> ReportView:
     columns = Columns.of(results, keys)
     scores = score_metrics(keys, columns.values)
     others = [key for key in keys if key not in scores]
+    layouts = KeyLayouts(keys, scores)
     found = report.get("comparison")
     comparison = found if isinstance(found, Mapping) else None
     classification = _classifications(comparison)
@@ -202,19 +203,12 @@ def build_view(report: Mapping[str, object]) -> ReportView:
         usage=_usage(micro, results, keys),
         has_cost=bool(cost_keys(keys)),
         metric_errors=dict(
-            Counter(
-                key for result in results for key, value in result.items() if key.endswith("_error") and value
-            )
+            Counter(key for result in results for key in layouts.of(result).errors if result[key])
         ),
         histograms=_histograms(groups, scores, others, columns),
         changes=_changes(comparison, results, scores) if comparison else None,
         index=_index(results, outcomes, templates, scores, classification, history_flaky, columns),
-        details=[
-            _details(
-                result, position, metadata, classification.get(_question_key(result)), scores, keys, columns
-            )
-            for position, result in enumerate(results)
-        ],
+        details=_all_details(results, metadata, classification, scores, columns, layouts),
         history=build_history(
             history, gates, {_text(result["question_id"]): _link(result, id_counts) for result in results}
         )
@@ -474,27 +468,79 @@ def _index(
     }
 
 
+@dataclass(frozen=True)
+class KeyLayout:
+    """Which keys of a result are reasons, metric errors and numbers shown apart from the scores."""
+
+    reasons: tuple[str, ...]  # `*_reason`, in the result's order
+    errors: tuple[str, ...]  # `*_error`, in the result's order
+    values: tuple[str, ...]  # numeric keys that are not scores, in the report's order
+
+
+class KeyLayouts:
+    """Each result's `KeyLayout`, decided once per distinct key sequence rather than once per question:
+    the results of a run share a handful of them."""
+
+    def __init__(self, keys: Sequence[str], scores: Sequence[str]) -> None:
+        self._keys = keys
+        self._scores = frozenset(scores)
+        self._seen: dict[tuple[str, ...], KeyLayout] = {}
+
+    def of(self, result: Mapping[str, object]) -> KeyLayout:
+        names = tuple(result)
+        layout = self._seen.get(names)
+        if layout is None:
+            layout = self._seen[names] = self._layout(names)
+        return layout
+
+    def _layout(self, names: tuple[str, ...]) -> KeyLayout:
+        present = set(names)
+        return KeyLayout(
+            reasons=tuple(key for key in names if key.endswith("_reason")),
+            errors=tuple(key for key in names if key.endswith("_error")),
+            values=tuple(key for key in self._keys if key in present and key not in self._scores),
+        )
+
+
+def _all_details(
+    results: Sequence[Mapping[str, object]],
+    metadata: Mapping[str, object],
+    classification: Mapping[tuple[str, str], Mapping[str, object]],
+    scores: Sequence[str],
+    columns: Columns,
+    layouts: KeyLayouts,
+) -> list[dict[str, object]]:
+    """Every question's drill-down; what is the same for all of them is looked up once."""
+    if not results:
+        return []
+    steps_scope = _text(metadata.get("steps_scope")) or "last_group"
+    score_columns = [(key, columns.values[key]) for key in scores]
+    return [
+        _details(
+            result,
+            position,
+            steps_scope,
+            classification.get(_question_key(result)),
+            score_columns,
+            columns,
+            layouts.of(result),
+            scores,
+        )
+        for position, result in enumerate(results)
+    ]
+
+
 def _details(
     result: Mapping[str, object],
     position: int,
-    metadata: Mapping[str, object],
+    steps_scope: str,
     change: Mapping[str, object] | None,
-    scores: Sequence[str],
-    keys: Sequence[str],
+    score_columns: Sequence[tuple[str, Sequence[float | None]]],
     columns: Columns,
+    layout: KeyLayout,
+    scores: Sequence[str],
 ) -> dict[str, object]:
     """Everything the drill-down shows for one question; every text is data, escaped by the page."""
-    score_set = frozenset(scores)
-    reasons = [
-        [key, clip(_text(value), TEXT_LIMIT)]
-        for key, value in result.items()
-        if key.endswith("_reason") and value not in (None, "")
-    ]
-    errors = [
-        [key, clip(_text(value), TEXT_LIMIT)]
-        for key, value in result.items()
-        if key.endswith("_error") and value
-    ]
     detail: dict[str, object] = {
         "question_text": clip(_text(result.get("question_text")), TEXT_LIMIT),
         "template_id": _text(result["template_id"]),
@@ -503,17 +549,19 @@ def _details(
         "actual_answer": clip(_text(result.get("actual_answer")), TEXT_LIMIT),
         "error": clip(_text(result.get("error")), TEXT_LIMIT),
         "judge": _text(result.get("answer_judge")),
-        "reasons": reasons,
-        "metric_errors": errors,
-        "values": [
-            [key, columns.values[key][position]] for key in keys if key in result and key not in score_set
+        "reasons": [
+            [key, clip(_text(value), TEXT_LIMIT)]
+            for key in layout.reasons
+            if (value := result[key]) not in (None, "")
         ],
-        "scores": [[key, columns.values[key][position]] for key in scores],
-        "thresholds": [
-            _threshold(item) for item in _list(result.get("thresholds")) if isinstance(item, Mapping)
+        "metric_errors": [
+            [key, clip(_text(value), TEXT_LIMIT)] for key in layout.errors if (value := result[key])
         ],
+        "values": [[key, columns.values[key][position]] for key in layout.values],
+        "scores": [[key, column[position]] for key, column in score_columns],
+        "thresholds": [_threshold(item) for item in _list(result.get("thresholds")) if is_mapping(item)],
         "failures": [clip(_text(item), TEXT_LIMIT) for item in _list(result.get("failures"))],
-        "steps": step_table(result, _text(metadata.get("steps_scope")) or "last_group"),
+        "steps": step_table(result, steps_scope),
     }
     if change:
         detail["change"] = {
@@ -528,7 +576,7 @@ def _details(
                     finite(values.get("delta")),
                 ]
                 for metric, values in _mapping(change.get("deltas")).items()
-                if type(values) is dict or isinstance(values, Mapping)  # JSON's dicts without the ABC check
+                if is_mapping(values)
             ],
         }
     attempts = result.get("attempts")
@@ -539,7 +587,7 @@ def _details(
                 "scores": [[key, finite(attempt.get(key))] for key in scores if key in attempt],
             }
             for attempt in attempts
-            if isinstance(attempt, Mapping)
+            if is_mapping(attempt)
         ]
     return detail
 
@@ -594,4 +642,6 @@ def _mapping(value: object) -> Mapping[str, object]:
 
 
 def _text(value: object) -> str:
+    if type(value) is str:  # most fields are text already: no call, no isinstance
+        return value
     return "" if value is None else as_text(value)
