@@ -11,6 +11,7 @@ import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 HIST_WIDTH = 300
 HIST_HEIGHT = 120
@@ -51,6 +52,22 @@ def fmt(value: object, digits: int = 3) -> str:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
         return str(value)
     return _number_text(value, digits)
+
+
+def percent(value: object) -> str:
+    """A pass rate (a number from a report's comparison, or None) in percent."""
+    if value is None:
+        return "–"
+    return f"{cast(float, value) * 100:.1f}".removesuffix(".0") + "%"
+
+
+def signed(value: object, style: str = "num") -> str:
+    """A delta with its sign; pass-rate deltas in percentage points."""
+    if value is None:
+        return "–"
+    number = cast(float, value)
+    sign = "+" if number > 0 else "−" if number < 0 else "±"
+    return sign + (f"{abs(number) * 100:.1f} pp" if style == "pct" else fmt(abs(number)))
 
 
 @functools.lru_cache(maxsize=8192, typed=True)

@@ -23,7 +23,8 @@ import jinja2
 
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.formats.plain_json import compact_plain
-from pytest_graphrag_eval.report.html_report.charts import HIST_HEIGHT, HIST_WIDTH, fmt
+from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
+from pytest_graphrag_eval.report.html_report.markup import delta_row, histogram
 from pytest_graphrag_eval.report.html_report.model import build_view
 
 ASSETS = "assets"
@@ -43,8 +44,6 @@ def render_html(report: Mapping[str, object]) -> str:
             script=script,
             style=style,
             csp=_content_security_policy(script, style),
-            hist_width=HIST_WIDTH,
-            hist_height=HIST_HEIGHT,
         )
     )
 
@@ -86,24 +85,12 @@ def _environment() -> jinja2.Environment:
         "default": str,
     }
     environment.filters["num"] = fmt
-    environment.filters["pct"] = _percent
-    environment.filters["figure"] = lambda value, style: _percent(value) if style == "pct" else fmt(value)
-    environment.filters["signed"] = _signed
+    environment.filters["pct"] = percent
+    environment.filters["figure"] = lambda value, style: percent(value) if style == "pct" else fmt(value)
+    environment.filters["signed"] = signed
+    environment.globals["delta_row"] = delta_row
+    environment.globals["histogram"] = histogram
     return environment
-
-
-def _percent(value: float | None) -> str:
-    if value is None:
-        return "–"
-    return f"{value * 100:.1f}".removesuffix(".0") + "%"
-
-
-def _signed(value: float | None, style: str = "num") -> str:
-    """A delta with its sign; pass-rate deltas in percentage points."""
-    if value is None:
-        return "–"
-    sign = "+" if value > 0 else "−" if value < 0 else "±"
-    return sign + (f"{abs(value) * 100:.1f} pp" if style == "pct" else fmt(abs(value)))
 
 
 @cache
