@@ -77,9 +77,18 @@ def numeric_keys(results: Iterable[Mapping[str, object]]) -> list[str]:
     seen: dict[str, None] = {}
     for result in results:
         for key, value in result.items():
-            if key not in seen and key not in NOT_METRICS and is_number(value):
+            # A result's texts, lists and nulls are told apart by their exact type before any call.
+            if (
+                key not in seen
+                and type(value) not in _NOT_NUMBERS
+                and key not in NOT_METRICS
+                and is_number(value)
+            ):
                 seen[key] = None
     return list(seen)
+
+
+_NOT_NUMBERS = frozenset({str, list, dict, bool, type(None)})
 
 
 def score_metrics(keys: Sequence[str], columns: Mapping[str, Sequence[float | None]]) -> list[str]:

@@ -138,7 +138,7 @@ def build_view(report: Mapping[str, object]) -> ReportView:
     if not isinstance(results, list):
         raise InputError("must be a list of question results", field="results")
     for position, result in enumerate(results):
-        if not isinstance(result, Mapping):
+        if not is_mapping(result):
             raise InputError(f"result {position} must be an object", field=f"results[{position}]")
         for key in ("template_id", "question_id"):
             if not isinstance(result.get(key), (str, int)):
@@ -163,7 +163,8 @@ def build_view(report: Mapping[str, object]) -> ReportView:
     gates = [gate for gate in _list(report.get("gates")) if isinstance(gate, Mapping)]
     verdicts = _gate_verdicts(gates)
     history = _mapping(report.get("history"))
-    id_counts = Counter(_text(result["question_id"]) for result in results)
+    question_keys = [_question_key(result) for result in results]  # (template id, question id) as text
+    id_counts = Counter(question_id for _, question_id in question_keys)
     history_flaky = {
         _text(entry.get("question_id")) for entry in _list(history.get("flaky")) if isinstance(entry, Mapping)
     }
@@ -206,9 +207,11 @@ def build_view(report: Mapping[str, object]) -> ReportView:
             Counter(key for result in results for key in layouts.of(result).errors if result[key])
         ),
         histograms=_histograms(groups, scores, others, columns),
-        changes=_changes(comparison, results, scores) if comparison else None,
-        index=_index(results, outcomes, templates, scores, classification, history_flaky, columns),
-        details=_all_details(results, metadata, classification, scores, columns, layouts),
+        changes=_changes(comparison, results, question_keys, id_counts, scores) if comparison else None,
+        index=_index(
+            results, question_keys, outcomes, templates, scores, classification, history_flaky, columns
+        ),
+        details=_all_details(results, question_keys, metadata, classification, scores, columns, layouts),
         history=build_history(
             history, gates, {_text(result["question_id"]): _link(result, id_counts) for result in results}
         )
@@ -309,7 +312,11 @@ def _histograms(
 
 
 def _changes(
-    comparison: Mapping[str, object], results: Sequence[Mapping[str, object]], scores: Sequence[str]
+    comparison: Mapping[str, object],
+    results: Sequence[Mapping[str, object]],
+    question_keys: Sequence[tuple[str, str]],
+    id_counts: Mapping[str, int],
+    scores: Sequence[str],
 ) -> Changes:
     """Score changes share one axis; tokens, time and counts each get their own (their units differ)."""
     questions = [item for item in _list(comparison.get("questions")) if isinstance(item, Mapping)]
@@ -321,8 +328,9 @@ def _changes(
     ordered = [metric for metric in scores if metric in named] + [m for m in named if m not in scores]
     score_scale = _scale([_mapping(micro.get(metric)) for metric in ordered if metric in scores])
     outcome_stats = _mapping(comparison.get("outcomes"))
-    texts = {_question_key(result): _text(result.get("question_text")) for result in results}
-    id_counts = Counter(_text(result["question_id"]) for result in results)
+    texts = {
+        key: _text(result.get("question_text")) for key, result in zip(question_keys, results, strict=True)
+    }
     lists = {
         kind: [
             {
@@ -435,6 +443,7 @@ def _link(item: Mapping[str, object], id_counts: Mapping[str, int]) -> str:
 
 def _index(
     results: Sequence[Mapping[str, object]],
+    question_keys: Sequence[tuple[str, str]],
     outcomes: Sequence[str],
     templates: Sequence[str],
     scores: Sequence[str],
@@ -447,24 +456,22 @@ def _index(
     `flaky` marks a question whose repeated attempts disagreed or that the history calls flaky.
     """
     template_position = {template: index for index, template in enumerate(templates)}
+    outcome_position = {outcome: index for index, outcome in enumerate(OUTCOMES)}
     return {
         "templates": list(templates),
         "metrics": list(scores),
         "outcomes": list(OUTCOMES),
-        "id": [_text(result["question_id"]) for result in results],
+        "id": [question_id for _, question_id in question_keys],
         "text": [clip(_text(result.get("question_text")), 300) for result in results],
         "template": [template_position[str(result["template_id"])] for result in results],
-        "outcome": [OUTCOMES.index(outcome) for outcome in outcomes],
-        "change": [
-            _text(classification.get(_question_key(result), {}).get("classification")) or None
-            for result in results
-        ],
+        "outcome": [outcome_position[outcome] for outcome in outcomes],
+        "change": [_text(classification.get(key, {}).get("classification")) or None for key in question_keys],
         "flaky": [
-            1 if is_flaky(result) or _text(result["question_id"]) in history_flaky else 0
-            for result in results
+            1 if is_flaky(result) or question_id in history_flaky else 0
+            for result, (_, question_id) in zip(results, question_keys, strict=True)
         ],
         "agent_error": [1 if result.get("status") == "error" else 0 for result in results],
-        "values": {metric: [_round(value) for value in columns.values[metric]] for metric in scores},
+        "values": {metric: _rounded(columns.values[metric]) for metric in scores},
     }
 
 
@@ -504,6 +511,7 @@ class KeyLayouts:
 
 def _all_details(
     results: Sequence[Mapping[str, object]],
+    question_keys: Sequence[tuple[str, str]],
     metadata: Mapping[str, object],
     classification: Mapping[tuple[str, str], Mapping[str, object]],
     scores: Sequence[str],
@@ -520,13 +528,13 @@ def _all_details(
             result,
             position,
             steps_scope,
-            classification.get(_question_key(result)),
+            classification.get(key),
             score_columns,
             columns,
             layouts.of(result),
             scores,
         )
-        for position, result in enumerate(results)
+        for position, (result, key) in enumerate(zip(results, question_keys, strict=True))
     ]
 
 
@@ -626,9 +634,14 @@ def _mean(column: Sequence[float | None], positions: Sequence[int]) -> float | N
     return sum(values) / len(values) if values else None
 
 
-def _round(value: float | None) -> float | None:
-    """Four decimals are plenty for filtering and keep the embedded index small."""
-    return None if value is None else round(value, 4)
+def _rounded(column: Sequence[float | None]) -> list[float | None]:
+    """Four decimals are plenty for filtering and keep the embedded index small.
+
+    `round` to places is slow and a score column holds few distinct values: each is rounded once.
+    A zero stays as it is (rounding keeps its sign, which a dict keyed by value would lose).
+    """
+    rounded = {value: round(value, 4) for value in set(column) if value}
+    return [None if value is None else rounded[value] if value else value for value in column]
 
 
 def _list(value: object) -> list[object]:
