@@ -4,9 +4,9 @@ A change table has a row per template and metric, the distributions a histogram 
 metric, and each regressed or fixed question lists its changed scores: 3,000 rows, 2,300 histograms
 and 16,000 score changes for 10,000 questions over 250 templates. In Jinja they took two thirds of
 the page's render time (about 50 µs a delta row: every expression, filter and `.get` is a call
-through Jinja's runtime). Here each is one function returning `Markup` with every value passed
-through markupsafe's `escape` where the template escaped it, so the page is the one the templates
-wrote, byte for byte. The rest of the page stays in the templates, which call these as globals.
+through Jinja's runtime). Here each is one function returning `Markup`, every value that may hold
+markup characters passed through markupsafe's `escape` as the template did, so the page is the one
+the templates wrote, byte for byte. The rest of the page stays in the templates, which call these as globals.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def delta_row(row: DeltaRow, style: str) -> Markup:
     baseline = percent(stats.get("baseline_pass_rate")) if pct else fmt(stats.get("baseline"))
     current = percent(stats.get("current_pass_rate")) if pct else fmt(stats.get("current"))
     delta = signed(stats.get("delta"), style)
-    scale = escape(fmt(row.scale))
+    scale = _number(row.scale)
     parts = [
         f'<tr class="{"sig" if row.significant else ""} {tone}">\n'
         f'  <th scope="row">{escape(row.label)}</th>\n'
@@ -70,38 +70,41 @@ def delta_row(row: DeltaRow, style: str) -> Markup:
         )
     parts.append(
         "</td>\n"
-        f'  <td class="num">{escape(fmt(stats.get("p_value")))}</td>\n'
-        f'  <td class="num">{escape(stats.get("n_pairs", ""))}</td>\n'
-        f'  <td class="num muted">{escape(fmt(stats.get("min_detectable_delta")))}</td>\n'
+        f'  <td class="num">{_number(stats.get("p_value"))}</td>\n'
+        f'  <td class="num">{_value(stats.get("n_pairs", ""))}</td>\n'
+        f'  <td class="num muted">{_number(stats.get("min_detectable_delta"))}</td>\n'
         "</tr>\n"
     )
     return Markup("".join(parts))
 
 
 def histogram(chart: Histogram, template: str) -> Markup:
-    """One chart of a metric's card: for every question (`template` "") or one template's, hidden."""
+    """One chart of a metric's card: for every question (`template` "") or one template's, hidden.
+
+    Apart from the template id, a chart's texts are counts and `fmt`'s numbers: nothing to escape.
+    """
     parts = [
         f'<div class="hist" data-template="{escape(template)}"{" hidden" if template else ""}>\n'
         f'  <svg viewBox="0 0 {HIST_WIDTH} {_VIEW_HEIGHT}" role="img"'
-        f' aria-label="histogram: {escape(chart.count)} values">\n'
+        f' aria-label="histogram: {chart.count} values">\n'
         f'    <line class="axis" x1="0" y1="{_AXIS_Y}" x2="{HIST_WIDTH}" y2="{_AXIS_Y}"/>\n'
     ]
     parts.extend(
         f'    <rect class="bin" x="{bin.x}" y="{bin.y}" width="{bin.width}" height="{bin.height}">'
-        f"<title>{escape(bin.label)}</title></rect>\n"
+        f"<title>{bin.label}</title></rect>\n"
         for bin in chart.bins
         if bin.count
     )
     parts.append(
-        f'    <text class="tick" x="0" y="{_TICK_Y}">{escape(chart.low_label)}</text>\n'
+        f'    <text class="tick" x="0" y="{_TICK_Y}">{chart.low_label}</text>\n'
         f'    <text class="tick" x="{HIST_WIDTH}" y="{_TICK_Y}" text-anchor="end">'
-        f"{escape(chart.high_label)}</text>\n"
-        f'    <text class="tick" x="2" y="10">{escape(chart.peak)}</text>\n'
+        f"{chart.high_label}</text>\n"
+        f'    <text class="tick" x="2" y="10">{chart.peak}</text>\n'
         "  </svg>\n"
-        f'  <p class="hist-stats">n {escape(chart.count)} · mean {escape(fmt(chart.mean))}'
+        f'  <p class="hist-stats">n {chart.count} · mean {fmt(chart.mean)}'
     )
     if chart.missing:
-        parts.append(f' · <span class="warn-text">{escape(chart.missing)} without a value</span>')
+        parts.append(f' · <span class="warn-text">{chart.missing} without a value</span>')
     parts.append("</p>\n</div>\n")
     return Markup("".join(parts))
 
@@ -111,7 +114,21 @@ def score_changes(deltas: Sequence[tuple[str, object, object, float]]) -> Markup
     return Markup(
         "".join(
             f'<span class="delta {"down" if delta < 0 else "up"}">'
-            f"{escape(metric)} {escape(fmt(before))} → {escape(fmt(after))}</span> "
+            f"{escape(metric)} {_number(before)} → {_number(after)}</span> "
             for metric, before, after, delta in deltas
         )
     )
+
+
+def _number(value: object) -> str:
+    """`fmt(value)`, escaped: a float's or an integer's text has nothing to escape, anything else may."""
+    text = fmt(value)
+    return text if value is None or type(value) in _NUMBERS else escape(text)
+
+
+def _value(value: object) -> str:
+    """`escape(value)` as text, a float or an integer written as is (its text has nothing to escape)."""
+    return str(value) if type(value) in _NUMBERS else escape(value)
+
+
+_NUMBERS = frozenset({float, int})

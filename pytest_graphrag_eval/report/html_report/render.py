@@ -15,11 +15,13 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup, escape
 
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.formats.plain_json import compact_plain
@@ -35,17 +37,19 @@ def render_html(report: Mapping[str, object]) -> str:
     """The whole page for `report` (format 1 or 2); raises InputError naming a malformed field."""
     view = build_view(report)
     script, style = _asset("report.js"), _asset("report.css")
-    return (
-        _environment()
-        .get_template("report.html.j2")
-        .render(
+    template = _environment().get_template("report.html.j2")
+    lines = detail_lines(view.details)
+    # zlib lets go of the GIL while it compresses: the drill-downs are packed on a second core while
+    # the page renders, and the template waits for them only where it writes them, near its end.
+    with ThreadPoolExecutor(max_workers=1) as packer:
+        packed = packer.submit(pack_lines, lines)
+        return template.render(
             view=view,
-            details=pack_details(view.details),
+            details=_Awaited(packed),
             script=script,
             style=style,
             csp=_content_security_policy(script, style),
         )
-    )
 
 
 def pack_details(details: Sequence[object]) -> str:
@@ -56,10 +60,29 @@ def pack_details(details: Sequence[object]) -> str:
     question shown. JSON text holds no raw newline, base64 cannot close a script element, and
     mtime 0 keeps the output reproducible.
     """
+    return pack_lines(detail_lines(details))
+
+
+def detail_lines(details: Sequence[object]) -> bytes:
+    """The drill-downs as UTF-8 JSON, one a line (`pack_details` before compression)."""
     encode = _DETAIL_ENCODER.encode  # one encoder for every question, not one made per call
     # orjson writes a drill-down (plain values: texts, finite numbers, flags) as this encoder does.
-    data = b"\n".join(compact_plain(detail) or encode(detail).encode("utf-8") for detail in details)
+    return b"\n".join(compact_plain(detail) or encode(detail).encode("utf-8") for detail in details)
+
+
+def pack_lines(data: bytes) -> str:
+    """`detail_lines`' text gzip-compressed (level 6, mtime 0) in base64."""
     return base64.b64encode(gzip.compress(data, compresslevel=6, mtime=0)).decode("ascii")
+
+
+class _Awaited:
+    """A template value still being computed: Jinja asks for its markup where the page writes it."""
+
+    def __init__(self, future: Future[str]) -> None:
+        self._future = future
+
+    def __html__(self) -> Markup:
+        return escape(self._future.result())
 
 
 def write_html(report: Mapping[str, object], path: str | os.PathLike[str]) -> Path:
