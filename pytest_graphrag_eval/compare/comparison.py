@@ -15,14 +15,22 @@ from itertools import chain
 from typing import Any
 
 from pytest_graphrag_eval.compare.classify import Classification, classify, passed
-from pytest_graphrag_eval.compare.metrics import metric_values
+from pytest_graphrag_eval.compare.metric_columns import MetricColumns
 from pytest_graphrag_eval.compare.numeric import numpy
-from pytest_graphrag_eval.compare.paired import MetricChange, PairedSample, binary_change, paired_changes
+from pytest_graphrag_eval.compare.paired import (
+    MetricChange,
+    PairedSample,
+    binary_change,
+    paired_changes,
+    scoped_paired_changes,
+)
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument, parse_results
 
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_RESAMPLES = 2000
+# Below this magnitude the difference of two values cannot overflow to infinity.
+_NO_OVERFLOW = 2.0**1022
 _PAIRED = frozenset({Classification.REGRESSED, Classification.FIXED, Classification.UNCHANGED})
 _LISTS = (
     ("regressions", Classification.REGRESSED),
@@ -37,26 +45,15 @@ _LISTS = (
 
 @dataclass(frozen=True)
 class QuestionChange:
-    """How one question changed, with its metric values in each run (empty for the missing run)."""
+    """How one question changed, with baseline, current and delta of every metric finite in both runs."""
 
     question_id: str
     template_id: str
     classification: Classification
     baseline_outcome: str | None
     current_outcome: str | None
-    baseline_values: dict[str, float] = field(repr=False)
-    current_values: dict[str, float] = field(repr=False)
+    deltas: dict[str, dict[str, float]] = field(repr=False)
     nodeid: str | None = None
-
-    @property
-    def deltas(self) -> dict[str, dict[str, float]]:
-        """baseline, current and delta of every metric numeric in both runs."""
-        old = self.baseline_values
-        return {
-            metric: {"baseline": old[metric], "current": value, "delta": value - old[metric]}
-            for metric, value in self.current_values.items()
-            if metric in old
-        }
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -86,6 +83,8 @@ class Comparison:
     outcomes: MetricChange
     samples: dict[str | None, dict[str, PairedSample]] = field(repr=False)
     outcome_sample: PairedSample = field(repr=False)
+    # Every number of `to_dict()` is finite: the section is plain JSON (`formats.plain_json`).
+    all_finite: bool = field(default=False, repr=False)
 
     def ids(self, classification: Classification) -> list[str]:
         """Question ids with this classification, in report order."""
@@ -202,39 +201,49 @@ def compare_documents(
 ) -> Comparison:
     """`compare_reports` of a report and results already read and checked (typed): nothing parsed twice."""
     _check_settings(confidence, resamples)
-    baseline_results = {result.key: result.record for result in baseline.results}
+    baseline_by_key = {result.key: result.record for result in baseline.results}
     current_by_key = {result.key: result.record for result in current_results}
-    questions = [
-        _question_change(baseline_results.get(key), result) for key, result in current_by_key.items()
-    ]
+    before = MetricColumns(list(baseline_by_key.values()))
+    after = MetricColumns(list(current_by_key.values()))
+    baseline_positions = {key: position for position, key in enumerate(baseline_by_key)}
+    questions = []
+    paired: list[tuple[int, int, QuestionChange]] = []  # (current position, baseline position, change)
+    for position, (key, result) in enumerate(current_by_key.items()):
+        old_position = baseline_positions.get(key)
+        old = baseline_by_key[key] if old_position is not None else None
+        change = _question_change(
+            old, result, _deltas(before, old_position, after, position) if old_position is not None else {}
+        )
+        questions.append(change)
+        if old_position is not None and change.classification in _PAIRED:
+            paired.append((position, old_position, change))
     questions += [
-        _question_change(result, None)
-        for key, result in baseline_results.items()
+        _question_change(result, None, {})
+        for key, result in baseline_by_key.items()
         if key not in current_by_key
     ]
-    paired = [change for change in questions if change.classification in _PAIRED]
-    samples = _scoped_samples(paired)
-    outcome_sample = _outcome_sample(paired)
-    per_template = {
-        template: paired_changes(scoped, confidence=confidence, resamples=resamples, seed=seed)
-        for template, scoped in samples.items()
-        if template is not None
-    }
+    samples = _scoped_samples(paired, before, after)
+    outcome_sample = _outcome_sample([change for _, _, change in paired])
+    scoped = scoped_paired_changes(samples, confidence=confidence, resamples=resamples, seed=seed)
+    metrics = scoped[None]
+    per_template = {template: changes for template, changes in scoped.items() if template is not None}
+    outcomes = binary_change(outcome_sample, confidence=confidence)
+    started_at = baseline.metadata.get("started_at")
+    changes = chain(metrics.values(), [outcomes], *(scoped.values() for scoped in per_template.values()))
     return Comparison(
-        baseline={
-            "path": baseline_path,
-            "started_at": baseline.metadata.get("started_at"),
-            "questions": len(baseline.results),
-        },
+        baseline={"path": baseline_path, "started_at": started_at, "questions": len(baseline.results)},
         confidence=confidence,
         resamples=resamples,
         seed=seed,
         questions=tuple(questions),
-        metrics=paired_changes(samples[None], confidence=confidence, resamples=resamples, seed=seed),
+        metrics=metrics,
         per_template=per_template,
-        outcomes=binary_change(outcome_sample, confidence=confidence),
+        outcomes=outcomes,
         samples=samples,
         outcome_sample=outcome_sample,
+        all_finite=max(before.largest_magnitude(), after.largest_magnitude()) < _NO_OVERFLOW
+        and (started_at is None or isinstance(started_at, str))
+        and all(change.all_finite() for change in changes),
     )
 
 
@@ -249,7 +258,9 @@ def _check_settings(confidence: float, resamples: int) -> None:
         raise ConfigurationError(f"bootstrap resamples must be an integer >= 100, got {resamples!r}")
 
 
-def _question_change(baseline: Mapping[str, Any] | None, current: Mapping[str, Any] | None) -> QuestionChange:
+def _question_change(
+    baseline: Mapping[str, Any] | None, current: Mapping[str, Any] | None, deltas: dict[str, dict[str, float]]
+) -> QuestionChange:
     either = current if current is not None else baseline
     assert either is not None
     nodeids = [result.get("nodeid") for result in (current, baseline) if result is not None]
@@ -259,29 +270,57 @@ def _question_change(baseline: Mapping[str, Any] | None, current: Mapping[str, A
         classification=classify(baseline, current),
         baseline_outcome=baseline.get("outcome") if baseline is not None else None,
         current_outcome=current.get("outcome") if current is not None else None,
-        baseline_values=metric_values(baseline) if baseline is not None else {},
-        current_values=metric_values(current) if current is not None else {},
+        deltas=deltas,
         nodeid=next((nodeid for nodeid in nodeids if isinstance(nodeid, str)), None),
     )
 
 
-def _scoped_samples(paired: Sequence[QuestionChange]) -> dict[str | None, dict[str, PairedSample]]:
-    """Paired values per scope (None: all questions; else a template id) and metric, column by column."""
+def _deltas(before: MetricColumns, old: int, after: MetricColumns, new: int) -> dict[str, dict[str, float]]:
+    """baseline, current and delta of every metric finite in both runs, in the current result's key order."""
+    deltas = {}
+    for metric in after.ordered_metrics(new):
+        value = after.columns[metric][new]
+        column = before.columns.get(metric)
+        previous = column[old] if column is not None else None
+        if value is not None and previous is not None:
+            deltas[metric] = {"baseline": previous, "current": value, "delta": value - previous}
+    return deltas
+
+
+def _scoped_samples(
+    paired: Sequence[tuple[int, int, QuestionChange]], before: MetricColumns, after: MetricColumns
+) -> dict[str | None, dict[str, PairedSample]]:
+    """Paired values per scope (None: all questions; else a template id) and metric, column by column.
+
+    Metrics come in the order they are first met in the current results (in a result's own key order).
+    """
     np = numpy()
-    metrics = dict.fromkeys(chain.from_iterable(change.current_values for change in paired))
     scopes: dict[str | None, Any] = {None: np.arange(len(paired))}
-    templates = np.array([change.template_id for change in paired], dtype=object)
-    for template in dict.fromkeys(templates.tolist()):
-        scopes[template] = np.flatnonzero(templates == template)
+    by_template: dict[str, list[int]] = {}
+    for row, (_, _, change) in enumerate(paired):
+        by_template.setdefault(change.template_id, []).append(row)
+    scopes.update((template, np.array(rows, dtype=np.intp)) for template, rows in by_template.items())
+    new_rows = np.array([position for position, _, _ in paired], dtype=np.intp)
+    old_rows = np.array([position for _, position, _ in paired], dtype=np.intp)
+    values = {}
+    first_met = {}
+    for metric, column in after.columns.items():
+        current = np.array(column, dtype=float)[new_rows]  # None reads as NaN
+        met = np.flatnonzero(~np.isnan(current))
+        if met.size:
+            values[metric] = current
+            first_met[metric] = (int(met[0]), after.ordered_metrics(paired[met[0]][0]).index(metric))
     samples: dict[str | None, dict[str, PairedSample]] = {scope: {} for scope in scopes}
-    for metric in metrics:
-        before = np.array([change.baseline_values.get(metric, np.nan) for change in paired], dtype=float)
-        after = np.array([change.current_values.get(metric, np.nan) for change in paired], dtype=float)
-        both = ~(np.isnan(before) | np.isnan(after))
+    for metric in sorted(values, key=first_met.__getitem__):
+        baseline_column = before.columns.get(metric)
+        if baseline_column is None:
+            continue
+        baseline_values, current = np.array(baseline_column, dtype=float)[old_rows], values[metric]
+        both = ~(np.isnan(baseline_values) | np.isnan(current))
         for scope, rows in scopes.items():
             rows = rows[both[rows]]
             if rows.size:
-                samples[scope][metric] = PairedSample(before[rows], after[rows])
+                samples[scope][metric] = PairedSample(baseline_values[rows], current[rows])
     return samples
 
 
