@@ -9,13 +9,14 @@ Per metric, `baseline` and `current` are the means over the paired questions, so
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_graphrag_eval.compare.classify import Classification, classify, passed
-from pytest_graphrag_eval.compare.metric_columns import MetricColumns
+from pytest_graphrag_eval.compare.metrics import metric_values
 from pytest_graphrag_eval.compare.numeric import numpy
 from pytest_graphrag_eval.compare.paired import (
     MetricChange,
@@ -203,27 +204,27 @@ def compare_documents(
     _check_settings(confidence, resamples)
     baseline_by_key = {result.key: result.record for result in baseline.results}
     current_by_key = {result.key: result.record for result in current_results}
-    before = MetricColumns(list(baseline_by_key.values()))
-    after = MetricColumns(list(current_by_key.values()))
-    baseline_positions = {key: position for position, key in enumerate(baseline_by_key)}
     questions = []
-    paired: list[tuple[int, int, QuestionChange]] = []  # (current position, baseline position, change)
-    for position, (key, result) in enumerate(current_by_key.items()):
-        old_position = baseline_positions.get(key)
-        old = baseline_by_key[key] if old_position is not None else None
-        change = _question_change(
-            old, result, _deltas(before, old_position, after, position) if old_position is not None else {}
-        )
+    paired: list[Pair] = []
+    largest = 0.0  # the largest magnitude of a metric value: below _NO_OVERFLOW no delta is infinite
+    # Result by result: a merge's results lie scattered in memory, where reading them key by key
+    # (column by column) took three times as long.
+    for key, result in current_by_key.items():
+        old = baseline_by_key.get(key)
+        values = metric_values(result)
+        old_values = metric_values(old) if old is not None else None
+        largest = max(largest, _largest_magnitude(values), _largest_magnitude(old_values or {}))
+        change = _question_change(old, result, _deltas(old_values, values) if old_values is not None else {})
         questions.append(change)
-        if old_position is not None and change.classification in _PAIRED:
-            paired.append((position, old_position, change))
+        if old_values is not None and change.classification in _PAIRED:
+            paired.append(Pair(old_values, values, change))
     questions += [
         _question_change(result, None, {})
         for key, result in baseline_by_key.items()
         if key not in current_by_key
     ]
-    samples = _scoped_samples(paired, before, after)
-    outcome_sample = _outcome_sample([change for _, _, change in paired])
+    samples = _scoped_samples(paired)
+    outcome_sample = _outcome_sample([pair.change for pair in paired])
     scoped = scoped_paired_changes(samples, confidence=confidence, resamples=resamples, seed=seed)
     metrics = scoped[None]
     per_template = {template: changes for template, changes in scoped.items() if template is not None}
@@ -241,7 +242,7 @@ def compare_documents(
         outcomes=outcomes,
         samples=samples,
         outcome_sample=outcome_sample,
-        all_finite=max(before.largest_magnitude(), after.largest_magnitude()) < _NO_OVERFLOW
+        all_finite=largest < _NO_OVERFLOW
         and (started_at is None or isinstance(started_at, str))
         and all(change.all_finite() for change in changes),
     )
@@ -275,52 +276,47 @@ def _question_change(
     )
 
 
-def _deltas(before: MetricColumns, old: int, after: MetricColumns, new: int) -> dict[str, dict[str, float]]:
+def _deltas(before: Mapping[str, float], after: Mapping[str, float]) -> dict[str, dict[str, float]]:
     """baseline, current and delta of every metric finite in both runs, in the current result's key order."""
-    deltas = {}
-    for metric in after.ordered_metrics(new):
-        value = after.columns[metric][new]
-        column = before.columns.get(metric)
-        previous = column[old] if column is not None else None
-        if value is not None and previous is not None:
-            deltas[metric] = {"baseline": previous, "current": value, "delta": value - previous}
-    return deltas
+    return {
+        metric: {"baseline": before[metric], "current": value, "delta": value - before[metric]}
+        for metric, value in after.items()
+        if metric in before
+    }
 
 
-def _scoped_samples(
-    paired: Sequence[tuple[int, int, QuestionChange]], before: MetricColumns, after: MetricColumns
-) -> dict[str | None, dict[str, PairedSample]]:
+def _largest_magnitude(values: Mapping[str, float]) -> float:
+    return max(map(abs, values.values()), default=0.0)
+
+
+class Pair(NamedTuple):
+    """A question paired for statistics: its finite metric values in both runs, and its change."""
+
+    before: dict[str, float]
+    after: dict[str, float]
+    change: QuestionChange
+
+
+def _scoped_samples(paired: Sequence[Pair]) -> dict[str | None, dict[str, PairedSample]]:
     """Paired values per scope (None: all questions; else a template id) and metric, column by column.
 
-    Metrics come in the order they are first met in the current results (in a result's own key order).
+    Metrics come in the order they are first met in the current results.
     """
     np = numpy()
     scopes: dict[str | None, Any] = {None: np.arange(len(paired))}
     by_template: dict[str, list[int]] = {}
-    for row, (_, _, change) in enumerate(paired):
-        by_template.setdefault(change.template_id, []).append(row)
+    for row, pair in enumerate(paired):
+        by_template.setdefault(pair.change.template_id, []).append(row)
     scopes.update((template, np.array(rows, dtype=np.intp)) for template, rows in by_template.items())
-    new_rows = np.array([position for position, _, _ in paired], dtype=np.intp)
-    old_rows = np.array([position for _, position, _ in paired], dtype=np.intp)
-    values = {}
-    first_met = {}
-    for metric, column in after.columns.items():
-        current = np.array(column, dtype=float)[new_rows]  # None reads as NaN
-        met = np.flatnonzero(~np.isnan(current))
-        if met.size:
-            values[metric] = current
-            first_met[metric] = (int(met[0]), after.ordered_metrics(paired[met[0]][0]).index(metric))
     samples: dict[str | None, dict[str, PairedSample]] = {scope: {} for scope in scopes}
-    for metric in sorted(values, key=first_met.__getitem__):
-        baseline_column = before.columns.get(metric)
-        if baseline_column is None:
-            continue
-        baseline_values, current = np.array(baseline_column, dtype=float)[old_rows], values[metric]
-        both = ~(np.isnan(baseline_values) | np.isnan(current))
+    for metric in dict.fromkeys(chain.from_iterable(pair.after for pair in paired)):
+        before = np.array([pair.before.get(metric, math.nan) for pair in paired], dtype=float)
+        after = np.array([pair.after.get(metric, math.nan) for pair in paired], dtype=float)
+        both = ~(np.isnan(before) | np.isnan(after))
         for scope, rows in scopes.items():
             rows = rows[both[rows]]
             if rows.size:
-                samples[scope][metric] = PairedSample(baseline_values[rows], current[rows])
+                samples[scope][metric] = PairedSample(before[rows], after[rows])
     return samples
 
 

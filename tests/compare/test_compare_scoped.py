@@ -1,5 +1,6 @@
-"""A comparison read column by column gives what reading result by result gave, and says when its
-section is plain JSON (written by orjson) or not (written by the standard library)."""
+"""A comparison counts the 0/1 metrics of all its templates at once, as each template's own counts
+would give them, and says when its section is plain JSON (written by orjson) or not (written by the
+standard library)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 from compare_support import report, result
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from scipy import special
 
 from pytest_graphrag_eval.compare import compare_reports
-from pytest_graphrag_eval.compare.metric_columns import MetricColumns
-from pytest_graphrag_eval.compare.metrics import metric_values
 from pytest_graphrag_eval.compare.paired import (
     PairedSample,
     mcnemar_exact,
@@ -27,38 +24,6 @@ from pytest_graphrag_eval.compare.paired import (
 )
 from pytest_graphrag_eval.report.pipeline import OutputPaths, RunSettings
 from pytest_graphrag_eval.run.end_of_run import conclude_run
-
-KEYS = ["question_id", "score", "count", "label", "flag", "steps"]
-values = st.one_of(
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.integers(-(10**12), 10**12),
-    st.booleans(),
-    st.none(),
-    st.text(max_size=3),
-    st.lists(st.integers(), max_size=2),
-    st.sampled_from([0.0, 1.0, np.float64(0.25), np.float64("nan")]),
-)
-records = st.lists(
-    st.lists(st.tuples(st.sampled_from(KEYS), values), max_size=6).map(lambda pairs: dict(pairs)),
-    min_size=1,
-    max_size=8,
-)
-
-
-@settings(max_examples=300, deadline=None)
-@given(records)
-def test_columns_hold_each_results_metric_values(results: list[dict[str, Any]]) -> None:
-    columns = MetricColumns(results)
-    for position, record in enumerate(results):
-        expected = metric_values(record)
-        found = {
-            metric: columns.columns[metric][position]
-            for metric in columns.ordered_metrics(position)
-            if columns.columns[metric][position] is not None
-        }
-        assert list(found) == list(expected)  # the result's own key order
-        assert found == expected
-        assert all(type(value) is float for value in found.values())
 
 
 def test_binary_changes_of_many_scopes_are_each_scopes_own() -> None:
