@@ -11,7 +11,8 @@ from collections.abc import Iterable
 
 from generated_block import ROOT, main
 
-from pytest_graphrag_eval.result_keys import BUILTIN_SCORERS, CATALOGUE
+from pytest_graphrag_eval.result_keys import CATALOGUE
+from pytest_graphrag_eval.scorer_factory import builtin_scorer_classes
 from pytest_graphrag_eval.scoring import BASE_KEYS, ResultKey
 
 TARGETS = (ROOT / "docs" / "result-keys.md",)
@@ -58,7 +59,7 @@ def render_table() -> str:
     ]
     listed: set[tuple[str, bool]] = set()
     rows += _rows("every result", BASE_KEYS, listed)
-    for scorer in BUILTIN_SCORERS:
+    for scorer in builtin_scorer_classes():
         rows += _rows(f"`{scorer.__name__}`", scorer.produces, listed)
     return "\n".join(rows)
 

@@ -1,16 +1,19 @@
 """Benchmark: `graphrag-eval-merge` of the three shard reports of a 10,000-question run.
 
 Generates the synthetic corpus (`testing.synthetic_corpus`), runs a baseline, the whole
-run and its three shards (`--graphrag-shard K/3`) with pytest, then times the merge in a
-fresh process, each case `--runs` times (median):
+run and its three shards (`--graphrag-shard K/3`) with pytest, twice: compared with the
+baseline (`--graphrag-baseline`, so the merge recomputes the comparison) and without one.
+Then it times the merge in a fresh process, each case `--runs` times (median):
 
-- the merged JSON report alone, and the JSON report with the Markdown summary and the HTML report;
-- for scale, a floor measured side by side: reading the three shard files and writing one
-  report of their results with the `json` module, nothing else.
+- the merged JSON report alone, and the JSON report with the Markdown summary and the HTML report,
+  of the shards with and without a baseline;
+- for scale, a floor measured side by side: reading the three shard files (with a baseline)
+  and writing one report of their results with the `json` module, nothing else.
 
-Prints wall seconds, peak RSS and the ratio to the floor, and checks that the merged JSON
-report equals the whole run's field by field (timings aside). Budgets (issue 30), checked
-only in full mode: the JSON merge within 3x the floor, all three outputs within 6x.
+Prints wall seconds, peak RSS and the ratio to the floor, and checks that each merged JSON
+report equals its whole run's field by field (timings aside). Budgets (issue 30), checked
+only in full mode, on the shards with a baseline: the JSON merge within 3x the floor, all
+three outputs within 6x.
 
     python benchmarks/bench_merge.py                       # 10,000 questions (several minutes)
     python benchmarks/bench_merge.py --work /tmp/shards    # keeps the runs, reused next time
@@ -71,19 +74,29 @@ def pytest_run(folder: Path, *args: str) -> None:
     subprocess.run(command, cwd=folder, capture_output=True, check=False)
 
 
-def prepare(folder: Path, count: int) -> list[str]:
-    """The shard reports (and the whole run's report) in `folder`, made unless already there."""
-    shards = [f"shard-{index}.json" for index in (1, 2, 3)]
-    if all((folder / name).is_file() for name in [*shards, "whole.json"]):
-        return shards
-    write_synthetic_project(folder, count, per_template=40)
-    pytest_run(folder, *OPTIONS, "--graphrag-responses", "baseline_responses.jsonl",
-               "--graphrag-report", "baseline.json")  # fmt: skip
-    current = [*OPTIONS, "--graphrag-responses", "responses.jsonl", "--graphrag-baseline", "baseline.json"]
-    pytest_run(folder, *current, "--graphrag-report", "whole.json")
-    for index, name in enumerate(shards, start=1):
-        pytest_run(folder, *current, "--graphrag-shard", f"{index}/3", "--graphrag-report", name)
-    return shards
+# The runs merged: their file name prefix, and whether they compare with the baseline.
+SCENARIOS = (("", True), ("unbaselined-", False))
+
+
+def prepare(folder: Path, count: int) -> None:
+    """The shard reports and the whole runs' reports of both scenarios in `folder`, made unless there."""
+    if not (folder / "corpus.yaml").is_file():
+        write_synthetic_project(folder, count, per_template=40)
+    if not (folder / "baseline.json").is_file():
+        pytest_run(folder, *OPTIONS, "--graphrag-responses", "baseline_responses.jsonl",
+                   "--graphrag-report", "baseline.json")  # fmt: skip
+    for prefix, baselined in SCENARIOS:
+        current = [*OPTIONS, "--graphrag-responses", "responses.jsonl"]
+        current += ["--graphrag-baseline", "baseline.json"] if baselined else []
+        if not (folder / f"{prefix}whole.json").is_file():
+            pytest_run(folder, *current, "--graphrag-report", f"{prefix}whole.json")
+        for index, name in enumerate(shard_names(prefix), start=1):
+            if not (folder / name).is_file():
+                pytest_run(folder, *current, "--graphrag-shard", f"{index}/3", "--graphrag-report", name)
+
+
+def shard_names(prefix: str) -> list[str]:
+    return [f"{prefix}shard-{index}.json" for index in (1, 2, 3)]
 
 
 def timed(folder: Path, arguments: list[str], runs: int) -> tuple[float, int]:
@@ -96,6 +109,11 @@ def timed(folder: Path, arguments: list[str], runs: int) -> tuple[float, int]:
         seconds, rss = done.stdout.split()[-2:]
         measured.append((float(seconds), int(rss)))
     return statistics.median(seconds for seconds, _ in measured), max(rss for _, rss in measured)
+
+
+def show(label: str, case: tuple[float, int], floor_seconds: float) -> None:
+    seconds, rss = case
+    print(f"{label:<48} {seconds:7.2f} s  {seconds / floor_seconds:5.2f}x floor  {rss / 2**20:6.0f} MiB")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,35 +129,40 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.work or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
-        shards = prepare(folder, count)
+        prepare(folder, count)
+        shards = shard_names("")
         size = sum((folder / name).stat().st_size for name in shards)
         print(f"{count} questions, 3 shard reports of {size / 2**20:.0f} MiB together")
         runs = 1 if args.quick else args.runs
         floor = timed(folder, ["floor", "floor.json", *shards], runs)
-        json_only = timed(folder, ["merge", *shards, "--report", "merged.json"], runs)
-        every = ["merge", *shards, "--report", "all.json", "--markdown", "all.md", "--html", "all.html"]
-        all_three = timed(folder, every, runs)
-        for label, (seconds, rss) in (
-            ("floor (json load + dump)", floor),
-            ("merge, JSON report", json_only),
-            ("merge, JSON + Markdown + HTML", all_three),
-        ):
-            print(f"{label:<32} {seconds:7.2f} s  {seconds / floor[0]:5.2f}x floor  {rss / 2**20:6.0f} MiB")
-        whole = json.loads((folder / "whole.json").read_text(encoding="utf-8"))
-        for name in ("merged.json", "all.json"):
-            merged = json.loads((folder / name).read_text(encoding="utf-8"))
-            differences = report_differences(whole, merged)
-            if differences:
-                print(f"{name} differs from the whole run's report:", *differences[:10], sep="\n  ")
-                return 1
-        print("the merged JSON report equals the whole run's (timings aside)")
+        show("floor (json load + dump)", floor, floor[0])
+        measured = {}
+        for prefix, baselined in SCENARIOS:
+            scenario = "with a baseline" if baselined else "without a baseline"
+            inputs = shard_names(prefix)
+            every = [f"{prefix}all.json", "--markdown", f"{prefix}all.md", "--html", f"{prefix}all.html"]
+            outputs = {"JSON": [f"{prefix}merged.json"], "JSON+Markdown+HTML": every}
+            for what, arguments in outputs.items():
+                case = measured[(baselined, what)] = timed(
+                    folder, ["merge", *inputs, "--report", *arguments], runs
+                )
+                show(f"merge {scenario}, {what}", case, floor[0])
+            whole = json.loads((folder / f"{prefix}whole.json").read_text(encoding="utf-8"))
+            for name in (f"{prefix}merged.json", f"{prefix}all.json"):
+                merged = json.loads((folder / name).read_text(encoding="utf-8"))
+                differences = report_differences(whole, merged)
+                if differences:
+                    print(f"{name} differs from the whole run's report:", *differences[:10], sep="\n  ")
+                    return 1
+        print("each merged JSON report equals its whole run's (timings aside)")
     if args.quick:
         return 0
-    for what, (seconds, _), goal in (
-        ("JSON merge", json_only, JSON_GOAL_SEC),
-        ("JSON+Markdown+HTML merge", all_three, ALL_GOAL_SEC),
-    ):
-        print(f"goal: {what} under {goal:.0f} s: {'met' if seconds < goal else 'not met'} ({seconds:.2f} s)")
+    for (baselined, what), (seconds, _) in measured.items():
+        goal = JSON_GOAL_SEC if what == "JSON" else ALL_GOAL_SEC
+        scenario = "with a baseline" if baselined else "without a baseline"
+        verdict = "met" if seconds < goal else "not met"
+        print(f"goal: {what} merge {scenario} under {goal:.0f} s: {verdict} ({seconds:.2f} s)")
+    json_only, all_three = measured[(True, "JSON")], measured[(True, "JSON+Markdown+HTML")]
     over = [
         f"{what} {seconds / floor[0]:.2f}x the floor > {budget}x"
         for what, (seconds, _), budget in (

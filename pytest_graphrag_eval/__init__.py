@@ -10,8 +10,9 @@ evaluation, the adapters and the corpus loader.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from pytest_graphrag_eval.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.adapters import (
@@ -98,14 +99,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """Import a public name's module on first use and keep the name here."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, globals(), _HOMES)
 
 
 def __dir__() -> list[str]:

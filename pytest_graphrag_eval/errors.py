@@ -55,6 +55,10 @@ class GraphragEvalError(Exception):
     """Base class of every error this package raises on purpose."""
 
 
+class CommandError(GraphragEvalError):
+    """A problem with a console script's input or output files."""
+
+
 class InputError(GraphragEvalError):
     """Bad corpus, response or configuration input, with its location."""
 

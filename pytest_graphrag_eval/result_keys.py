@@ -9,19 +9,29 @@ documentation's table of result keys are read from here.
 
 from __future__ import annotations
 
-from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
-from pytest_graphrag_eval.answers.scorers import AnswerJudgeScorer, DeterministicAnswerScorer
+from pytest_graphrag_eval.answers.result_keys import (
+    CORRECTNESS_KEYS,
+    JUDGE_USAGE_KEYS,
+    MATCH_KEYS,
+    RELEVANCE_KEYS,
+    RETRIEVAL_JUDGE_KEYS,
+)
 from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
 from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer
 from pytest_graphrag_eval.scoring import BASE_KEYS, KeyCatalogue
 from pytest_graphrag_eval.steps.scorer import StepsScorer
 
-BUILTIN_SCORERS = (
-    StepsScorer,
-    RetrievalScorer,
-    ERagScorer,
-    DeterministicAnswerScorer,
-    AnswerJudgeScorer,
-    RetrievalJudgeScorer,
+# What each built-in scorer declares, in `scorer_factory.builtin_scorer_classes()` order. The answer
+# scorers' declarations are read from answers/result_keys.py, which imports no judge: the catalogue is
+# read by every report, where the LLM client, the event loop and the YAML readers are not needed.
+DECLARED_KEYS = (
+    *StepsScorer.produces,
+    *RetrievalScorer.produces,
+    *ERagScorer.produces,
+    *MATCH_KEYS,  # DeterministicAnswerScorer
+    *CORRECTNESS_KEYS,  # AnswerJudgeScorer
+    *RELEVANCE_KEYS,
+    *JUDGE_USAGE_KEYS,
+    *RETRIEVAL_JUDGE_KEYS,  # RetrievalJudgeScorer
 )
-CATALOGUE = KeyCatalogue([*BASE_KEYS, *(key for scorer in BUILTIN_SCORERS for key in scorer.produces)])
+CATALOGUE = KeyCatalogue([*BASE_KEYS, *DECLARED_KEYS])

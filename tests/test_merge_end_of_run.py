@@ -65,3 +65,37 @@ def test_a_merge_of_complete_shards_that_passed_exits_0(
     reports = [str(pytester.path / f"s{index}.json") for index in (1, 2)]
     assert merge_main([*reports, "--report", str(pytester.path / "merged.json")]) == 0
     assert "incomplete" not in capsys.readouterr().out
+
+
+def test_a_merge_compares_with_the_very_baseline_bytes_the_shards_recorded(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The baseline is read once: the bytes whose hash matches the shards' record are the bytes compared."""
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
+    pytester.runpytest_subprocess(*REPLAY, "--graphrag-report", "baseline.json")
+    for index in (1, 2):
+        pytester.runpytest_subprocess(
+            *REPLAY, "--graphrag-baseline", "baseline.json", "--graphrag-shard", f"{index}/2",
+            "--graphrag-report", f"s{index}.json",
+        )  # fmt: skip
+    reports = [str(pytester.path / f"s{index}.json") for index in (1, 2)]
+    merged = pytester.path / "merged.json"
+    baseline = pytester.path / "baseline.json"
+    original = baseline.read_bytes()
+
+    assert merge_main([*reports, "--report", str(merged)]) == 0
+    assert json.loads(merged.read_text(encoding="utf-8"))["comparison"]["baseline"]["questions"] == 3
+
+    baseline.write_bytes(original.replace(b'"passed"', b'"failed"', 1))  # same size, other content
+    assert merge_main([*reports, "--report", str(merged)]) == 2
+    assert "is missing or changed; pass that file with --baseline" in capsys.readouterr().err
+    baseline.unlink()
+    assert merge_main([*reports, "--report", str(merged)]) == 2
+    assert "is missing or changed" in capsys.readouterr().err
+    other = pytester.path / "other.json"
+    other.write_bytes(original + b" ")
+    assert merge_main([*reports, "--report", str(merged), "--baseline", str(other)]) == 2
+    assert f"but {other} is not that file" in capsys.readouterr().err
+    other.write_bytes(original)
+    assert merge_main([*reports, "--report", str(merged), "--baseline", str(other)]) == 0

@@ -40,8 +40,8 @@ from pytest_graphrag_eval.evaluation import base_result
 from pytest_graphrag_eval.gates.metric_hints import missing_metric_hint
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
 from pytest_graphrag_eval.report.terminal_summary import score_columns
-from pytest_graphrag_eval.result_keys import BUILTIN_SCORERS, CATALOGUE
-from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
+from pytest_graphrag_eval.result_keys import CATALOGUE, DECLARED_KEYS
+from pytest_graphrag_eval.scorer_factory import build_scorers, builtin_scorer_classes, default_scorers
 from pytest_graphrag_eval.scoring import (
     BASE_KEYS,
     SPREAD_SUFFIXES,
@@ -185,7 +185,12 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> list[Recording]:
 
 def test_every_builtin_scorer_wrote_keys(recordings: list[Recording]) -> None:
     writers = {type(recording.scorer) for recording in recordings if recording.keys}
-    assert writers == set(BUILTIN_SCORERS)
+    assert writers == set(builtin_scorer_classes())
+
+
+def test_the_catalogue_lists_what_the_scorer_classes_declare() -> None:
+    """The catalogue reads the answer scorers' declarations without importing them: the same keys."""
+    assert tuple(key for scorer in builtin_scorer_classes() for key in scorer.produces) == DECLARED_KEYS
 
 
 def test_each_scorer_writes_only_keys_it_declares(recordings: list[Recording]) -> None:

@@ -3,16 +3,38 @@ exact match / token F1, and custom LLM metrics declared in configuration.
 
 Callers need only `AnswerSettings`; `scorer_factory.build_scorers(settings, judge)`
 builds the scorers. The modules below own one metric or one concern each.
+
+The names below are imported when first used (`lazy_names`): a module of this package
+that needs no judge, as `result_keys.py` is for every report, does not import the LLM client,
+the event loop and the YAML readers through this file.
 """
 
-from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome
-from pytest_graphrag_eval.answers.scorers import (
-    AnswerJudgeScorer,
-    DeterministicAnswerScorer,
-    build_answer_metrics,
-)
-from pytest_graphrag_eval.answers.settings import AnswerSettings, CustomMetric, OutputField
+from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from pytest_graphrag_eval.lazy_names import lazy_names
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome
+    from pytest_graphrag_eval.answers.scorers import (
+        AnswerJudgeScorer,
+        DeterministicAnswerScorer,
+        build_answer_metrics,
+    )
+    from pytest_graphrag_eval.answers.settings import AnswerSettings, CustomMetric, OutputField
+
+# Each name, and the module that defines it.
+_HOMES = {
+    "AnswerInputs": "pytest_graphrag_eval.answers.metric",
+    "Outcome": "pytest_graphrag_eval.answers.metric",
+    "AnswerJudgeScorer": "pytest_graphrag_eval.answers.scorers",
+    "DeterministicAnswerScorer": "pytest_graphrag_eval.answers.scorers",
+    "build_answer_metrics": "pytest_graphrag_eval.answers.scorers",
+    "AnswerSettings": "pytest_graphrag_eval.answers.settings",
+    "CustomMetric": "pytest_graphrag_eval.answers.settings",
+    "OutputField": "pytest_graphrag_eval.answers.settings",
+}
 __all__ = [
     "AnswerInputs",
     "AnswerJudgeScorer",
@@ -23,3 +45,6 @@ __all__ = [
     "OutputField",
     "build_answer_metrics",
 ]
+
+
+__getattr__ = lazy_names(__name__, globals(), _HOMES)

@@ -18,7 +18,14 @@ from pytest_graphrag_eval.errors import InputError, SourceLocation
 from pytest_graphrag_eval.formats.json_text import vouched_loads
 from pytest_graphrag_eval.report_model import MIN_FORMAT_VERSION, ReportDocument, parse_results
 
-__all__ = ["MIN_FORMAT_VERSION", "check_report", "check_results", "load_baseline", "read_report"]
+__all__ = [
+    "MIN_FORMAT_VERSION",
+    "check_report",
+    "check_results",
+    "load_baseline",
+    "read_report",
+    "report_from_bytes",
+]
 
 
 def read_report(path: str | Path, *, what: str = "baseline report") -> ReportDocument:
@@ -28,7 +35,11 @@ def read_report(path: str | Path, *, what: str = "baseline report") -> ReportDoc
     then says its results are plain JSON values, which a merge writes again with orjson.
     """
     # Bounded and encoding-checked like every user file: a report is an artifact of another run.
-    data = read_input_bytes(path, what=what)
+    return report_from_bytes(read_input_bytes(path, what=what), path, what=what)
+
+
+def report_from_bytes(data: bytes, path: str | Path, *, what: str = "baseline report") -> ReportDocument:
+    """`read_report` of a file's bytes already read: a merge checks the hash of the very bytes it reads."""
     vouched = vouched_loads(data)
     if vouched is not None:
         return ReportDocument.from_json(vouched[0], str(path), plain=True)

@@ -9,20 +9,29 @@ Per metric, `baseline` and `current` are the means over the paired questions, so
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_graphrag_eval.compare.classify import Classification, classify, passed
 from pytest_graphrag_eval.compare.metrics import metric_values
 from pytest_graphrag_eval.compare.numeric import numpy
-from pytest_graphrag_eval.compare.paired import MetricChange, PairedSample, binary_change, paired_changes
+from pytest_graphrag_eval.compare.paired import (
+    MetricChange,
+    PairedSample,
+    binary_change,
+    paired_changes,
+    scoped_paired_changes,
+)
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument, parse_results
 
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_RESAMPLES = 2000
+# Below this magnitude the difference of two values cannot overflow to infinity.
+_NO_OVERFLOW = 2.0**1022
 _PAIRED = frozenset({Classification.REGRESSED, Classification.FIXED, Classification.UNCHANGED})
 _LISTS = (
     ("regressions", Classification.REGRESSED),
@@ -37,26 +46,15 @@ _LISTS = (
 
 @dataclass(frozen=True)
 class QuestionChange:
-    """How one question changed, with its metric values in each run (empty for the missing run)."""
+    """How one question changed, with baseline, current and delta of every metric finite in both runs."""
 
     question_id: str
     template_id: str
     classification: Classification
     baseline_outcome: str | None
     current_outcome: str | None
-    baseline_values: dict[str, float] = field(repr=False)
-    current_values: dict[str, float] = field(repr=False)
+    deltas: dict[str, dict[str, float]] = field(repr=False)
     nodeid: str | None = None
-
-    @property
-    def deltas(self) -> dict[str, dict[str, float]]:
-        """baseline, current and delta of every metric numeric in both runs."""
-        old = self.baseline_values
-        return {
-            metric: {"baseline": old[metric], "current": value, "delta": value - old[metric]}
-            for metric, value in self.current_values.items()
-            if metric in old
-        }
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -86,6 +84,8 @@ class Comparison:
     outcomes: MetricChange
     samples: dict[str | None, dict[str, PairedSample]] = field(repr=False)
     outcome_sample: PairedSample = field(repr=False)
+    # Every number of `to_dict()` is finite: the section is plain JSON (`formats.plain_json`).
+    all_finite: bool = field(default=False, repr=False)
 
     def ids(self, classification: Classification) -> list[str]:
         """Question ids with this classification, in report order."""
@@ -202,39 +202,49 @@ def compare_documents(
 ) -> Comparison:
     """`compare_reports` of a report and results already read and checked (typed): nothing parsed twice."""
     _check_settings(confidence, resamples)
-    baseline_results = {result.key: result.record for result in baseline.results}
+    baseline_by_key = {result.key: result.record for result in baseline.results}
     current_by_key = {result.key: result.record for result in current_results}
-    questions = [
-        _question_change(baseline_results.get(key), result) for key, result in current_by_key.items()
-    ]
+    questions = []
+    paired: list[Pair] = []
+    largest = 0.0  # the largest magnitude of a metric value: below _NO_OVERFLOW no delta is infinite
+    # Result by result: a merge's results lie scattered in memory, where reading them key by key
+    # (column by column) took three times as long.
+    for key, result in current_by_key.items():
+        old = baseline_by_key.get(key)
+        values = metric_values(result)
+        old_values = metric_values(old) if old is not None else None
+        largest = max(largest, _largest_magnitude(values), _largest_magnitude(old_values or {}))
+        change = _question_change(old, result, _deltas(old_values, values) if old_values is not None else {})
+        questions.append(change)
+        if old_values is not None and change.classification in _PAIRED:
+            paired.append(Pair(old_values, values, change))
     questions += [
-        _question_change(result, None)
-        for key, result in baseline_results.items()
+        _question_change(result, None, {})
+        for key, result in baseline_by_key.items()
         if key not in current_by_key
     ]
-    paired = [change for change in questions if change.classification in _PAIRED]
     samples = _scoped_samples(paired)
-    outcome_sample = _outcome_sample(paired)
-    per_template = {
-        template: paired_changes(scoped, confidence=confidence, resamples=resamples, seed=seed)
-        for template, scoped in samples.items()
-        if template is not None
-    }
+    outcome_sample = _outcome_sample([pair.change for pair in paired])
+    scoped = scoped_paired_changes(samples, confidence=confidence, resamples=resamples, seed=seed)
+    metrics = scoped[None]
+    per_template = {template: changes for template, changes in scoped.items() if template is not None}
+    outcomes = binary_change(outcome_sample, confidence=confidence)
+    started_at = baseline.metadata.get("started_at")
+    changes = chain(metrics.values(), [outcomes], *(scoped.values() for scoped in per_template.values()))
     return Comparison(
-        baseline={
-            "path": baseline_path,
-            "started_at": baseline.metadata.get("started_at"),
-            "questions": len(baseline.results),
-        },
+        baseline={"path": baseline_path, "started_at": started_at, "questions": len(baseline.results)},
         confidence=confidence,
         resamples=resamples,
         seed=seed,
         questions=tuple(questions),
-        metrics=paired_changes(samples[None], confidence=confidence, resamples=resamples, seed=seed),
+        metrics=metrics,
         per_template=per_template,
-        outcomes=binary_change(outcome_sample, confidence=confidence),
+        outcomes=outcomes,
         samples=samples,
         outcome_sample=outcome_sample,
+        all_finite=largest < _NO_OVERFLOW
+        and (started_at is None or isinstance(started_at, str))
+        and all(change.all_finite() for change in changes),
     )
 
 
@@ -249,7 +259,9 @@ def _check_settings(confidence: float, resamples: int) -> None:
         raise ConfigurationError(f"bootstrap resamples must be an integer >= 100, got {resamples!r}")
 
 
-def _question_change(baseline: Mapping[str, Any] | None, current: Mapping[str, Any] | None) -> QuestionChange:
+def _question_change(
+    baseline: Mapping[str, Any] | None, current: Mapping[str, Any] | None, deltas: dict[str, dict[str, float]]
+) -> QuestionChange:
     either = current if current is not None else baseline
     assert either is not None
     nodeids = [result.get("nodeid") for result in (current, baseline) if result is not None]
@@ -259,24 +271,47 @@ def _question_change(baseline: Mapping[str, Any] | None, current: Mapping[str, A
         classification=classify(baseline, current),
         baseline_outcome=baseline.get("outcome") if baseline is not None else None,
         current_outcome=current.get("outcome") if current is not None else None,
-        baseline_values=metric_values(baseline) if baseline is not None else {},
-        current_values=metric_values(current) if current is not None else {},
+        deltas=deltas,
         nodeid=next((nodeid for nodeid in nodeids if isinstance(nodeid, str)), None),
     )
 
 
-def _scoped_samples(paired: Sequence[QuestionChange]) -> dict[str | None, dict[str, PairedSample]]:
-    """Paired values per scope (None: all questions; else a template id) and metric, column by column."""
+def _deltas(before: Mapping[str, float], after: Mapping[str, float]) -> dict[str, dict[str, float]]:
+    """baseline, current and delta of every metric finite in both runs, in the current result's key order."""
+    return {
+        metric: {"baseline": before[metric], "current": value, "delta": value - before[metric]}
+        for metric, value in after.items()
+        if metric in before
+    }
+
+
+def _largest_magnitude(values: Mapping[str, float]) -> float:
+    return max(map(abs, values.values()), default=0.0)
+
+
+class Pair(NamedTuple):
+    """A question paired for statistics: its finite metric values in both runs, and its change."""
+
+    before: dict[str, float]
+    after: dict[str, float]
+    change: QuestionChange
+
+
+def _scoped_samples(paired: Sequence[Pair]) -> dict[str | None, dict[str, PairedSample]]:
+    """Paired values per scope (None: all questions; else a template id) and metric, column by column.
+
+    Metrics come in the order they are first met in the current results.
+    """
     np = numpy()
-    metrics = dict.fromkeys(chain.from_iterable(change.current_values for change in paired))
     scopes: dict[str | None, Any] = {None: np.arange(len(paired))}
-    templates = np.array([change.template_id for change in paired], dtype=object)
-    for template in dict.fromkeys(templates.tolist()):
-        scopes[template] = np.flatnonzero(templates == template)
+    by_template: dict[str, list[int]] = {}
+    for row, pair in enumerate(paired):
+        by_template.setdefault(pair.change.template_id, []).append(row)
+    scopes.update((template, np.array(rows, dtype=np.intp)) for template, rows in by_template.items())
     samples: dict[str | None, dict[str, PairedSample]] = {scope: {} for scope in scopes}
-    for metric in metrics:
-        before = np.array([change.baseline_values.get(metric, np.nan) for change in paired], dtype=float)
-        after = np.array([change.current_values.get(metric, np.nan) for change in paired], dtype=float)
+    for metric in dict.fromkeys(chain.from_iterable(pair.after for pair in paired)):
+        before = np.array([pair.before.get(metric, math.nan) for pair in paired], dtype=float)
+        after = np.array([pair.after.get(metric, math.nan) for pair in paired], dtype=float)
         both = ~(np.isnan(before) | np.isnan(after))
         for scope, rows in scopes.items():
             rows = rows[both[rows]]

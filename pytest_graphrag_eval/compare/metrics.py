@@ -9,6 +9,8 @@ from typing import Any
 from pytest_graphrag_eval.aggregates import is_metric_value
 
 _METRIC_KEYS: dict[str, bool] = {}
+# Value types that are never a metric value: most of a result's other values (texts, steps, nulls).
+_NEVER_METRIC = frozenset({str, list, dict, bool, type(None)})
 
 
 def metric_values(result: Mapping[str, Any]) -> dict[str, float]:
@@ -23,6 +25,6 @@ def metric_values(result: Mapping[str, Any]) -> dict[str, float]:
                 metric = _METRIC_KEYS[key] = is_metric_value(key, 0.0)
             if metric and math.isfinite(value):
                 values[key] = float(value)
-        elif kind is not str and is_metric_value(key, value) and math.isfinite(value):
+        elif kind not in _NEVER_METRIC and is_metric_value(key, value) and math.isfinite(value):
             values[key] = float(value)
     return values

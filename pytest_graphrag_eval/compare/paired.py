@@ -28,12 +28,14 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from itertools import chain
+from typing import Any, TypeVar
 
 from pytest_graphrag_eval.compare.bootstrap import studentized_intervals
 from pytest_graphrag_eval.compare.numeric import numpy, scipy_special
 
 DEFAULT_POWER = 0.8
+Scope = TypeVar("Scope")  # what a comparison's samples are grouped by: a template id, or None for all
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,6 +68,11 @@ class MetricChange:
     test: str
     min_detectable_delta: float | None
 
+    def all_finite(self) -> bool:
+        """No NaN or infinity among its numbers (None is none)."""
+        numbers = (self.baseline, self.current, self.delta, self.ci_low, self.ci_high, self.p_value)
+        return all(value is None or math.isfinite(value) for value in (*numbers, self.min_detectable_delta))
+
     def to_dict(self) -> dict[str, float | int | str | None]:
         # The fields in their order, as `dataclasses.asdict` gives them, without its deep copy of
         # each value: a comparison writes one per metric and template (thousands).
@@ -86,15 +93,53 @@ def paired_changes(
     samples: Mapping[str, PairedSample], *, confidence: float, resamples: int, seed: int
 ) -> dict[str, MetricChange]:
     """The change of every metric of one scope; bootstraps of equal-length samples share one pass."""
+    return scoped_paired_changes({None: samples}, confidence=confidence, resamples=resamples, seed=seed)[None]
+
+
+def scoped_paired_changes(
+    scopes: Mapping[Scope, Mapping[str, PairedSample]], *, confidence: float, resamples: int, seed: int
+) -> dict[Scope, dict[str, MetricChange]]:
+    """`paired_changes` of several scopes (a comparison's templates and all its questions) at once.
+
+    A comparison has hundreds of scopes of a few dozen questions, where the array calls per sample
+    cost more than their arithmetic: the 0/1 metrics of all scopes are told apart, counted and
+    given their intervals in one pass of array operations per metric.
+    """
     np = numpy()
-    changes: dict[str, MetricChange] = {}
+    binary: dict[Scope, dict[str, MetricChange]] = {scope: {} for scope in scopes}
+    for metric in dict.fromkeys(chain.from_iterable(scopes.values())):
+        holding = [scope for scope, samples in scopes.items() if metric in samples]
+        samples = _Samples(np, [scopes[scope][metric] for scope in holding])
+        changes = _binary_changes(np, samples, samples.binary(np), confidence=confidence)
+        for scope, change in zip(holding, changes, strict=True):
+            if change is not None:
+                binary[scope][metric] = change
+    return {
+        scope: _scope_changes(
+            np, samples, binary[scope], confidence=confidence, resamples=resamples, seed=seed
+        )
+        for scope, samples in scopes.items()
+    }
+
+
+def _scope_changes(
+    np: Any,
+    samples: Mapping[str, PairedSample],
+    binary: Mapping[str, MetricChange],
+    *,
+    confidence: float,
+    resamples: int,
+    seed: int,
+) -> dict[str, MetricChange]:
+    """The scope's changes: its 0/1 metrics' (`binary`), and a bootstrap of the others."""
+    changes = dict(binary)
     by_length: dict[int, list[str]] = {}
     arrays = {}
     for metric, sample in samples.items():
+        if metric in changes:
+            continue
         before, after = np.asarray(sample.baseline, dtype=float), np.asarray(sample.current, dtype=float)
-        if _is_binary(np, before) and _is_binary(np, after):
-            changes[metric] = binary_change(sample, confidence=confidence)
-        elif before.size < 2:
+        if before.size < 2:
             changes[metric] = _too_few(sample)
         else:
             arrays[metric] = (before, after)
@@ -123,33 +168,87 @@ def paired_changes(
 def binary_change(sample: PairedSample, *, confidence: float) -> MetricChange:
     """Exact McNemar p-value and its inverted (conditional Clopper-Pearson) interval for a 0/1 metric."""
     np = numpy()
-    before, after = np.asarray(sample.baseline, dtype=float), np.asarray(sample.current, dtype=float)
-    n = before.size
-    if n == 0:
-        return _too_few(sample)
-    losses, gains = int(np.count_nonzero(before > after)), int(np.count_nonzero(before < after))
-    discordant = losses + gains
-    delta = (gains - losses) / n
-    if discordant == 0:
-        low = high = 0.0
-    else:
+    samples = _Samples(np, [sample])
+    change = _binary_changes(np, samples, np.ones(1, dtype=bool), confidence=confidence)[0]
+    assert change is not None
+    return change
+
+
+class _Samples:
+    """Samples of one metric (one per scope) laid end to end, so that one array call counts them all."""
+
+    def __init__(self, np: Any, samples: Sequence[PairedSample]) -> None:
+        self.before = [np.asarray(sample.baseline, dtype=float) for sample in samples]
+        self.after = [np.asarray(sample.current, dtype=float) for sample in samples]
+        self._owner = np.repeat(np.arange(len(samples)), [len(values) for values in self.before])
+        self._joined = np.concatenate(self.before), np.concatenate(self.after)
+
+    def totals(self, np: Any, values: Any) -> Any:
+        """The sum of `values` (one per pair, end to end) in each sample, as floats."""
+        return np.bincount(self._owner, weights=values, minlength=len(self.before))
+
+    def binary(self, np: Any) -> Any:
+        """Whether each sample holds only 0 and 1, in both runs (an empty one does)."""
+        before, after = self._joined
+        return self.totals(np, ~(_binary_values(np, before) & _binary_values(np, after))) == 0
+
+    def counts(self, np: Any) -> tuple[Any, Any, Any, Any]:
+        """Per sample: pairs that got worse, better, and the sums of the values before and after."""
+        before, after = self._joined
+        return (
+            self.totals(np, before > after),
+            self.totals(np, before < after),
+            self.totals(np, before),
+            self.totals(np, after),
+        )
+
+
+def _binary_changes(
+    np: Any, samples: _Samples, binary: Any, *, confidence: float
+) -> list[MetricChange | None]:
+    """The McNemar change of each sample that `binary` marks (None for the others).
+
+    The sums of 0/1 values are exact integers, so each mean is the very one `ndarray.mean` gives,
+    and the interval bounds come from one `betaincinv` call over the samples that need one.
+    """
+    losses, gains, before_sums, after_sums = samples.counts(np)
+    alpha = 1.0 - confidence
+    low_share, high_share = np.zeros(len(binary)), np.ones(len(binary))
+    if (binary & (gains > 0)).any() or (binary & (losses > 0)).any():
         special = scipy_special()
-        alpha = 1.0 - confidence
-        share_low = float(special.betaincinv(gains, losses + 1, alpha / 2)) if gains else 0.0
-        share_high = float(special.betaincinv(gains + 1, losses, 1 - alpha / 2)) if losses else 1.0
-        scale = discordant / n
-        low, high = scale * (2 * share_low - 1), scale * (2 * share_high - 1)
-    return MetricChange(
-        baseline=float(before.mean()),
-        current=float(after.mean()),
-        delta=delta,
-        ci_low=min(low, delta),
-        ci_high=max(high, delta),
-        p_value=mcnemar_exact(losses, gains),
-        n_pairs=n,
-        test="mcnemar",
-        min_detectable_delta=min_detectable_delta(after - before, confidence=confidence, binary=True),
-    )
+        wanted = binary & (gains > 0)
+        low_share[wanted] = special.betaincinv(gains[wanted], losses[wanted] + 1, alpha / 2)
+        wanted = binary & (losses > 0)
+        high_share[wanted] = special.betaincinv(gains[wanted] + 1, losses[wanted], 1 - alpha / 2)
+    changes: list[MetricChange | None] = []
+    for index, is_binary in enumerate(binary.tolist()):
+        if not is_binary:
+            changes.append(None)
+            continue
+        before, after = samples.before[index], samples.after[index]
+        n = before.size
+        if n == 0:
+            changes.append(_too_few(PairedSample(before, after)))
+            continue
+        worse, better = int(losses[index]), int(gains[index])
+        delta = (better - worse) / n
+        scale = (worse + better) / n
+        low = scale * (2 * float(low_share[index]) - 1) if worse + better else 0.0
+        high = scale * (2 * float(high_share[index]) - 1) if worse + better else 0.0
+        changes.append(
+            MetricChange(
+                baseline=float(before_sums[index] / n),
+                current=float(after_sums[index] / n),
+                delta=delta,
+                ci_low=min(low, delta),
+                ci_high=max(high, delta),
+                p_value=mcnemar_exact(worse, better),
+                n_pairs=n,
+                test="mcnemar",
+                min_detectable_delta=min_detectable_delta(after - before, confidence=confidence, binary=True),
+            )
+        )
+    return changes
 
 
 @functools.lru_cache(maxsize=4096)
@@ -192,8 +291,8 @@ def _is_unit_score(np: Any, values: Any) -> bool:
     return bool(np.all((values >= 0.0) & (values <= 1.0)))
 
 
-def _is_binary(np: Any, values: Any) -> bool:
-    return bool(np.all((values == 0.0) | (values == 1.0)))
+def _binary_values(np: Any, values: Any) -> Any:
+    return (values == 0.0) | (values == 1.0)
 
 
 @functools.lru_cache(maxsize=1024)  # a comparison asks the same few (level, n) for every template

@@ -35,10 +35,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.aggregates import NOT_EVALUATED_COUNT, STAT_NAMES
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
 from pytest_graphrag_eval.gates.change_gates import (
     CHANGE_COUNTS,
@@ -72,6 +71,9 @@ from pytest_graphrag_eval.gates.history_gates import (
 from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
 from pytest_graphrag_eval.gates.model import TREND, Gate, GateResult, outcome_message
 from pytest_graphrag_eval.report_model import not_evaluated_reason_of, not_evaluated_text
+
+if TYPE_CHECKING:  # only named in annotations: the corpus reader imports the YAML parsers
+    from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 
 GATE_SOURCES = ("ini", "cli", "corpus")
 OPTION_NAMES = {"ini": "ini option graphrag_gates", "cli": "--graphrag-gate"}

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
 from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
@@ -30,6 +29,9 @@ from pytest_graphrag_eval.gates.expressions import (
     split_comparison,
 )
 from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
+
+if TYPE_CHECKING:  # only named in annotations: the corpus reader imports the YAML parsers
+    from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template
 
 THRESHOLD_SOURCES = ("ini", "cli", "corpus", "template", "question")
 OPTION_NAMES = {"ini": "ini option graphrag_thresholds", "cli": "--graphrag-threshold"}

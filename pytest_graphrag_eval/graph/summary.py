@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_graphrag_eval.graph.corpus_update import OutputUpdate
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.graph.corpus_update import OutputUpdate
 
 STALE_REFERENCES = "stale_references"
 _SHOWN_ROWS = 2
@@ -104,6 +105,9 @@ def _row_text(row: object) -> str:
 
 def output_updates(results: Sequence[Mapping[str, object]]) -> dict[str, list[OutputUpdate]]:
     """The output updates the stale and missing steps ask for, by corpus file (as the nodeid names it)."""
+    # Imported here: the corpus updater reads YAML, which no report needs.
+    from pytest_graphrag_eval.graph.corpus_update import OutputUpdate
+
     by_file: dict[str, list[OutputUpdate]] = {}
     for result in results:
         refs = question_references(result)

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.compare.baseline import read_report
-from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.compare.baseline import read_report, report_from_bytes
+from pytest_graphrag_eval.corpus.input_files import read_input_bytes
+from pytest_graphrag_eval.errors import GraphragEvalError, InputError
 from pytest_graphrag_eval.formats.json_types import JsonMapping
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
 from pytest_graphrag_eval.report.judge_spend import merge_spend
 from pytest_graphrag_eval.report.pipeline import RunSettings
-from pytest_graphrag_eval.report.run_identity import Position, corpus_positions, file_sha256
+from pytest_graphrag_eval.report.run_identity import Position, bytes_sha256, corpus_positions
 from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
 
 # Metadata the report writer sets itself, and what only a shard records.
@@ -337,13 +338,15 @@ def _run_settings(
     read_from = baseline_path or (record or {}).get("path")
     baseline = None
     if read_from is not None:
-        if record is not None and _sha256_or_none(read_from) != record.get("sha256"):
+        data = _baseline_bytes(read_from, checked=record is not None)
+        if record is not None and (data is None or bytes_sha256(data) != record.get("sha256")):
             raise MergeError(
                 f"the shards were compared with the baseline {record.get('path')} ({record.get('sha256')}), "
                 f"but {read_from} is {'not that file' if baseline_path else 'missing or changed'}; "
                 "pass that file with --baseline"
             )
-        baseline = read_report(read_from)
+        assert data is not None
+        baseline = report_from_bytes(data, read_from)  # the bytes whose hash was checked
     return RunSettings(
         gates=[parse_gate(expression, source) for expression, source in recorded.get("gates", [])],
         metadata=metadata,
@@ -387,10 +390,13 @@ def _unread_history_baseline(
     ]
 
 
-def _sha256_or_none(path: str) -> str | None:
+def _baseline_bytes(path: str, *, checked: bool) -> bytes | None:
+    """The baseline file's bytes; None when it is missing and its hash is `checked` (that error says more)."""
     try:
-        return file_sha256(Path(path))
-    except OSError:
+        return read_input_bytes(path, what="baseline report")
+    except InputError:
+        if not checked or Path(path).is_file():
+            raise  # unreadable or too large: its own message
         return None
 
 

@@ -8,7 +8,7 @@ results of several shard reports, so a sharded run ends exactly as one run would
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,11 @@ class FinishedRun:
     gate_results: list[GateResult]
     document: ReportDocument
     report: dict[str, Any]  # `document.to_json()`: the run adds its graph's `references` to it
+
+    @property
+    def plain_comparison(self) -> bool:
+        """The report's comparison is plain JSON (`Comparison.all_finite`)."""
+        return self.comparison is not None and self.comparison.all_finite
 
     @property
     def gates_failed(self) -> bool:
@@ -241,18 +246,18 @@ class WrittenOutputs:
 
 
 def write_outputs(
-    report: Mapping[str, object], paths: OutputPaths, *, plain_results: bool = False
+    report: Mapping[str, object], paths: OutputPaths, *, plain_keys: Collection[str] = ()
 ) -> WrittenOutputs:
     """Write the JSON report, the Markdown summary and the HTML report asked for.
 
-    `plain_results`: the report's results are plain JSON values as a parser read them (a merge's),
-    written by orjson when it is installed (`formats.plain_json`).
+    `plain_keys`: report keys whose values are plain JSON values (`formats.plain_json`): a merge's
+    results as a parser read them, a comparison whose numbers are all finite. orjson writes those
+    when it is installed.
     """
     outputs = WrittenOutputs()
-    plain = ("results",) if plain_results else ()
     if paths.report is not None:
         outputs.write(
-            "JSON report", paths.report, lambda path: write_json_atomic(path, report, plain_keys=plain)
+            "JSON report", paths.report, lambda path: write_json_atomic(path, report, plain_keys=plain_keys)
         )
     if paths.markdown is not None:
         markdown = render_markdown(report)

@@ -22,7 +22,12 @@ Position = tuple[int, int]  # (index of the corpus file in the run, position of 
 
 def file_sha256(path: Path) -> str:
     """The SHA-256 of a file's bytes: the same corpus on every runner has the same one."""
-    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    return bytes_sha256(path.read_bytes())
+
+
+def bytes_sha256(data: bytes) -> str:
+    """`file_sha256` of bytes already read."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def corpus_file_record(display_name: str, sha256: str, questions: int) -> dict[str, Any]:

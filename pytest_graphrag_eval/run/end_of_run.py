@@ -258,7 +258,11 @@ def conclude_run(
     )
     if graph.references is not None:
         finished_run.report["references"] = graph.references
-    written = write_outputs(finished_run.report, outputs, plain_results=plain_results)
+    plain = [
+        *(["results"] if plain_results else []),
+        *(["comparison"] if finished_run.plain_comparison else []),
+    ]
+    written = write_outputs(finished_run.report, outputs, plain_keys=plain)
     if recording is not None:
         responses = list(recording.responses)
         written.write("recording", recording.path, lambda path: write_recording(path, responses))

@@ -1,0 +1,154 @@
+"""Console script `answer-correctness`: judge a TSV of answers, as graphrag-eval's command does.
+
+    answer-correctness -i in.tsv -o out.tsv [--judge llm|lexical] [--model gpt-4o-mini]
+
+The input has the columns `Question`, `Reference answer` and `Actual answer`
+(others are kept); the output has the input columns plus the correctness keys.
+The LLM endpoint and key come from `OPENAI_API_KEY` / `OPENAI_BASE_URL` (or the
+Azure variables). Rows are judged concurrently through the judge client, with
+its cache; the output file is replaced atomically, so it is never half written.
+A module of its own, so that `graphrag-eval-merge` does not import the answer judges.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import io
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, AnswerSettings, build_answer_metrics
+from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
+from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
+from pytest_graphrag_eval.formats.atomic import write_text_atomic
+
+INPUT_COLUMNS = ("Question", "Reference answer", "Actual answer")
+OUTPUT_COLUMNS = (
+    *CORRECTNESS_KEYS,
+    "answer_eval_error",
+    "answer_judge",
+    "answer_eval_input_tokens",
+    "answer_eval_output_tokens",
+    "answer_eval_cost",
+)
+
+
+def answer_correctness_main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `answer-correctness`; returns the exit status (2 on bad input)."""
+    args = _parser().parse_args(argv)
+    try:
+        header, rows = read_rows(args.input)
+        results = asyncio.run(judge_rows(rows, args))
+        write_rows(args.output, header, rows, results)
+    except GraphragEvalError as error:
+        print(f"answer-correctness: error: {error}", file=sys.stderr)
+        return 2
+    failed = sum(1 for result in results if "answer_eval_error" in result)
+    cost = sum(result.get("answer_eval_cost", 0.0) for result in results)
+    print(
+        f"answer-correctness: judged {len(rows)} rows ({failed} errors, judge cost ${cost:.4f}); "
+        f"wrote {args.output}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="answer-correctness",
+        description="Judge the correctness of answers in a TSV file (columns: "
+        + ", ".join(INPUT_COLUMNS)
+        + ").",
+        epilog="The LLM endpoint and key come from OPENAI_API_KEY and OPENAI_BASE_URL (or AZURE_OPENAI_*).",
+    )
+    parser.add_argument("-i", "--input", required=True, type=Path, help="input TSV file")
+    parser.add_argument(
+        "-o", "--output", required=True, type=Path, help="output TSV file (replaced atomically)"
+    )
+    parser.add_argument(
+        "--judge", choices=("llm", "lexical"), default="llm", help="claims judge (default llm)"
+    )
+    parser.add_argument("--model", help="judge model (default gpt-4o-mini)")
+    parser.add_argument("--prompt-file", type=Path, help="prompt template replacing the default (llm judge)")
+    parser.add_argument("--concurrency", type=int, help="judge calls at once (default 8)")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
+    return parser
+
+
+def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """The header and rows of a TSV file that has the three input columns."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CommandError(f"{path}: cannot read it: {error}") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t")
+    header = list(reader.fieldnames or [])
+    missing = [column for column in INPUT_COLUMNS if column not in header]
+    if missing:
+        found = ", ".join(repr(column) for column in header) or "none"
+        raise CommandError(
+            f"{path}: missing column(s) {', '.join(repr(column) for column in missing)} (found: {found})"
+        )
+    try:
+        rows = [{key: value or "" for key, value in row.items() if key is not None} for row in reader]
+    except csv.Error as error:
+        raise CommandError(f"{path}:{reader.line_num}: {error}") from None
+    return header, rows
+
+
+async def judge_rows(rows: list[dict[str, str]], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Correctness keys for every row, judged concurrently."""
+    settings = AnswerSettings(
+        judge=args.judge, correctness_prompt_file=args.prompt_file, judge_model=args.model
+    )
+    client = None
+    if settings.needs_llm:
+        from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
+
+        overrides: dict[str, Any] = {"use_cache": not args.no_cache}
+        if args.model:
+            overrides["model"] = args.model
+        if args.concurrency is not None:
+            overrides["concurrency"] = args.concurrency
+        client = JudgeClient(LLMSettings.from_env(**overrides))
+    scorer = AnswerJudgeScorer(build_answer_metrics(settings, client))
+    try:
+        return list(
+            await asyncio.gather(
+                *(
+                    scorer.score_inputs(
+                        AnswerInputs(row["Question"], row["Reference answer"], row["Actual answer"])
+                    )
+                    for row in rows
+                )
+            )
+        )
+    finally:
+        if client is not None:
+            await client.aclose()
+
+
+def write_rows(
+    path: Path, header: list[str], rows: list[dict[str, str]], results: list[dict[str, Any]]
+) -> None:
+    """The input columns (earlier result columns dropped) plus the correctness keys, as TSV."""
+    columns = [column for column in header if column not in OUTPUT_COLUMNS] + list(OUTPUT_COLUMNS)
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(
+        buffer, fieldnames=columns, delimiter="\t", extrasaction="ignore", lineterminator="\n"
+    )
+    writer.writeheader()
+    for row, result in zip(rows, results, strict=True):
+        writer.writerow({**row, **{key: _cell(result.get(key)) for key in OUTPUT_COLUMNS}})
+    try:
+        write_text_atomic(path, buffer.getvalue())
+    except OSError as error:
+        raise CommandError(f"{path}: cannot write it: {error}") from None
+
+
+def _cell(value: object) -> str:
+    return "" if value is None else str(value)

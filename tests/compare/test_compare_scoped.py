@@ -1,0 +1,112 @@
+"""A comparison counts the 0/1 metrics of all its templates at once, as each template's own counts
+would give them, and says when its section is plain JSON (written by orjson) or not (written by the
+standard library)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from compare_support import report, result
+from scipy import special
+
+from pytest_graphrag_eval.compare import compare_reports
+from pytest_graphrag_eval.compare.paired import (
+    PairedSample,
+    mcnemar_exact,
+    min_detectable_delta,
+    paired_changes,
+    scoped_paired_changes,
+)
+from pytest_graphrag_eval.report.pipeline import OutputPaths, RunSettings
+from pytest_graphrag_eval.run.end_of_run import conclude_run
+
+
+def test_binary_changes_of_many_scopes_are_each_scopes_own() -> None:
+    """The 0/1 metrics of all scopes counted together give, field for field, the per-sample formulas."""
+    rng = np.random.default_rng(7)
+    scopes: dict[str | None, dict[str, PairedSample]] = {}
+    for scope in [None, *(f"t{index}" for index in range(30))]:
+        size = int(rng.integers(0, 60))
+        before = rng.integers(0, 2, size).astype(float)
+        after = np.where(rng.random(size) < 0.2, 1.0 - before, before)
+        scopes[scope] = {"match": PairedSample(before, after), "f1": PairedSample(before * 0.5 + 0.25, after)}
+    changed = scoped_paired_changes(scopes, confidence=0.9, resamples=200, seed=1)
+    for scope, samples in scopes.items():
+        assert changed[scope] == paired_changes(samples, confidence=0.9, resamples=200, seed=1)
+        sample = samples["match"]
+        change = changed[scope]["match"]
+        before, after = np.asarray(sample.baseline), np.asarray(sample.current)
+        if before.size == 0:
+            assert change.test == "none"
+            continue
+        losses, gains = int(np.count_nonzero(before > after)), int(np.count_nonzero(before < after))
+        assert change.test == "mcnemar"
+        assert change.baseline == float(before.mean()) and change.current == float(after.mean())
+        assert change.delta == (gains - losses) / before.size
+        assert change.p_value == mcnemar_exact(losses, gains)
+        assert change.min_detectable_delta == min_detectable_delta(
+            after - before, confidence=0.9, binary=True
+        )
+        scale = (losses + gains) / before.size
+        low = (
+            scale * (2 * float(special.betaincinv(gains, losses + 1, (1.0 - 0.9) / 2)) - 1)
+            if gains
+            else -scale
+        )
+        assert change.ci_low == (min(low, change.delta) if losses + gains else 0.0)
+        assert changed[scope]["f1"].test in ("bootstrap", "none")
+
+
+def _report_written(tmp_path: Path, baseline: dict[str, Any], current: list[dict[str, Any]]) -> bytes:
+    """The JSON report a run with this baseline writes, through the end every run shares."""
+    settings = RunSettings(baseline=baseline, baseline_path="baseline.json", resamples=200)
+    path = tmp_path / "report.json"
+    outcome = conclude_run(
+        current, settings, OutputPaths(report=path), started=0.0, interrupted=False, finished=1.0
+    )
+    assert outcome.written == [("JSON report", path)]
+    return path.read_bytes()
+
+
+def _stdlib_written(path: Path) -> bytes:
+    return json.dumps(json.loads(path.read_bytes()), indent=2, ensure_ascii=False).encode() + b"\n"
+
+
+def test_a_finite_comparison_is_plain_json_written_as_the_standard_library_writes_it(tmp_path: Path) -> None:
+    baseline = report([result(f"q{i}", score=i / 7, count=i, ratio=1e-5 * i) for i in range(12)])
+    current = [
+        result(f"q{i}", "failed" if i % 3 else "passed", score=i / 9, count=2, ratio=3.0) for i in range(12)
+    ]
+    assert compare_reports(baseline, current, resamples=200).all_finite
+
+    written = _report_written(tmp_path, baseline, current)
+
+    assert b"1e-05" in written  # a float orjson writes otherwise, written as Python does
+    assert written == _stdlib_written(tmp_path / "report.json")
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning", "ignore:invalid value:RuntimeWarning")
+@pytest.mark.parametrize(
+    ("before", "after", "started_at"),
+    [(-1e308, 1e308, "2026-11-01T10:00:00Z"), (0.5, 0.5, math.nan)],
+    ids=["a delta beyond the largest float", "a baseline started_at that is not a text"],
+)
+def test_a_comparison_with_a_number_json_cannot_hold_is_written_by_the_standard_library(
+    tmp_path: Path, before: float, after: float, started_at: Any
+) -> None:
+    """orjson writes infinity and NaN as null: the standard library writes such a section, and keeps them."""
+    baseline = report([result("q1", score=before), result("q2", score=0.0)])
+    baseline["metadata"]["started_at"] = started_at
+    current = [result("q1", score=after), result("q2", score=1.0)]
+    assert not compare_reports(baseline, current, resamples=200).all_finite
+
+    written = _report_written(tmp_path, baseline, current)
+
+    section = json.loads(written)["comparison"]
+    shown = section["questions"][0]["deltas"]["score"]["delta"] if before != after else section["baseline"]
+    assert math.isinf(shown) if before != after else math.isnan(shown["started_at"])
