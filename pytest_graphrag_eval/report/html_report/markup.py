@@ -56,13 +56,14 @@ def delta_row(row: DeltaRow, style: str) -> Markup:
         f' width="{max((bar.bar_end - bar.bar_start) * 200, 0.8)}" height="8"/>\n'
     ]
     if bar.ci_start is not None:
-        low, high = bar.ci_start * 200, cast(float, bar.ci_end) * 200
+        low, high = str(bar.ci_start * 200), str(cast(float, bar.ci_end) * 200)  # each written three times
         parts.append(
             f'    <line class="ci" x1="{low}" x2="{high}" y1="7" y2="7"/>\n'
             f'    <line class="ci" x1="{low}" x2="{low}" y1="3" y2="11"/>\n'
             f'    <line class="ci" x1="{high}" x2="{high}" y1="3" y2="11"/>\n'
         )
-    parts.append(f'    <line class="zero" x1="{bar.zero * 200}" x2="{bar.zero * 200}" y1="0" y2="14"/>\n')
+    zero = str(bar.zero * 200)
+    parts.append(f'    <line class="zero" x1="{zero}" x2="{zero}" y1="0" y2="14"/>\n')
     parts.append('  </svg></td>\n  <td class="num muted">')
     if stats.get("ci_low") is not None:
         parts.append(

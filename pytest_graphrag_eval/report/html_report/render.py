@@ -19,6 +19,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from markupsafe import Markup, escape
@@ -101,6 +102,7 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    environment.policies["json.dumps_function"] = _dumps
     environment.policies["json.dumps_kwargs"] = {
         "ensure_ascii": False,
         "separators": (",", ":"),
@@ -115,6 +117,13 @@ def _environment() -> jinja2.Environment:
     environment.globals["histogram"] = histogram
     environment.globals["score_changes"] = score_changes
     return environment
+
+
+def _dumps(value: object, **options: Any) -> str:
+    """`tojson`'s writer: orjson when it writes the standard library's text (plain values, as the
+    question index is), `json.dumps` with the policy's options otherwise."""
+    encoded = compact_plain(value)
+    return json.dumps(value, **options) if encoded is None else encoded.decode("utf-8")
 
 
 @cache
