@@ -110,3 +110,15 @@ def test_a_comparison_with_a_number_json_cannot_hold_is_written_by_the_standard_
     section = json.loads(written)["comparison"]
     shown = section["questions"][0]["deltas"]["score"]["delta"] if before != after else section["baseline"]
     assert math.isinf(shown) if before != after else math.isnan(shown["started_at"])
+
+
+def test_bootstraps_of_many_scopes_of_one_size_are_each_scopes_own() -> None:
+    """Samples of one length share bootstrap passes (at most 256 columns each): each interval is its own."""
+    rng = np.random.default_rng(11)
+    scopes: dict[str | None, dict[str, PairedSample]] = {
+        f"t{index}": {"f1": PairedSample(rng.random(20), rng.random(20))} for index in range(300)
+    }
+    changed = scoped_paired_changes(scopes, confidence=0.95, resamples=200, seed=3)
+    for scope, samples in scopes.items():
+        assert changed[scope] == paired_changes(samples, confidence=0.95, resamples=200, seed=3)
+    assert len({change["f1"].ci_low for change in changed.values()}) > 250  # not one interval for all
