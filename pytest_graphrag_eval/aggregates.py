@@ -29,12 +29,12 @@ STEP_METRICS = tuple(
     for side in ("answer", "context")
     for measure in ("recall", "precision", "f1")
 )
-_NOT_METRICS = frozenset({"template_id", "question_id", "question_text"})
+NOT_METRIC_KEYS = frozenset({"template_id", "question_id", "question_text"})  # numbers, but ids or texts
 
 
 def is_metric_value(key: str, value: object) -> bool:
     """True for result values that are aggregated: real numbers that are not flags."""
-    return key not in _NOT_METRICS and isinstance(value, (int, float)) and not isinstance(value, bool)
+    return key not in NOT_METRIC_KEYS and isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def compute_aggregates(
@@ -124,7 +124,7 @@ def _metric_values(results: Iterable[Mapping[str, Any]]) -> dict[str, list[float
             kind = type(value)
             if kind is str or kind is dict or kind is list:
                 continue
-            if ((kind is float or kind is int) and key not in _NOT_METRICS) or is_metric_value(key, value):
+            if ((kind is float or kind is int) and key not in NOT_METRIC_KEYS) or is_metric_value(key, value):
                 values.setdefault(key, []).append(value)
     return values
 

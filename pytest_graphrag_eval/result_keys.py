@@ -16,18 +16,17 @@ from pytest_graphrag_eval.answers.result_keys import (
     RELEVANCE_KEYS,
     RETRIEVAL_JUDGE_KEYS,
 )
-from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
-from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer
+from pytest_graphrag_eval.retrieval.result_keys import ERAG_KEYS, RETRIEVAL_KEYS
 from pytest_graphrag_eval.scoring import BASE_KEYS, KeyCatalogue
 from pytest_graphrag_eval.steps.scorer import StepsScorer
 
 # What each built-in scorer declares, in `scorer_factory.builtin_scorer_classes()` order. The answer
-# scorers' declarations are read from answers/result_keys.py, which imports no judge: the catalogue is
-# read by every report, where the LLM client, the event loop and the YAML readers are not needed.
+# and retrieval scorers' declarations are read from their packages' result_keys.py, which import no
+# judge: the catalogue is read by every report, where the LLM client and the event loop are not needed.
 DECLARED_KEYS = (
     *StepsScorer.produces,
-    *RetrievalScorer.produces,
-    *ERagScorer.produces,
+    *RETRIEVAL_KEYS,  # RetrievalScorer
+    *ERAG_KEYS,  # ERagScorer
     *MATCH_KEYS,  # DeterministicAnswerScorer
     *CORRECTNESS_KEYS,  # AnswerJudgeScorer
     *RELEVANCE_KEYS,

@@ -6,24 +6,26 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_graphrag_eval.aggregates import is_metric_value
+from pytest_graphrag_eval.aggregates import NOT_METRIC_KEYS, is_metric_value
 
-_METRIC_KEYS: dict[str, bool] = {}
 # Value types that are never a metric value: most of a result's other values (texts, steps, nulls).
 _NEVER_METRIC = frozenset({str, list, dict, bool, type(None)})
 
 
 def metric_values(result: Mapping[str, Any]) -> dict[str, float]:
-    """The result's finite numeric metric values as floats."""
+    """The result's finite numeric metric values as floats.
+
+    Exact floats and ints, nearly every metric value, are decided inline: a comparison calls this
+    for every result of both runs.
+    """
     values = {}
     for key, value in result.items():
         kind = type(value)
-        if kind is float or kind is int:
-            metric = _METRIC_KEYS.get(key)
-            if metric is None:
-                # A report repeats the same few keys: decide each key once (plain numbers only).
-                metric = _METRIC_KEYS[key] = is_metric_value(key, 0.0)
-            if metric and math.isfinite(value):
+        if kind is float:
+            if value - value == 0.0 and key not in NOT_METRIC_KEYS:  # finite: inf - inf and NaN are NaN
+                values[key] = value
+        elif kind is int:
+            if key not in NOT_METRIC_KEYS:
                 values[key] = float(value)
         elif kind not in _NEVER_METRIC and is_metric_value(key, value) and math.isfinite(value):
             values[key] = float(value)

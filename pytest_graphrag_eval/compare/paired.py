@@ -35,6 +35,8 @@ from pytest_graphrag_eval.compare.bootstrap import studentized_intervals
 from pytest_graphrag_eval.compare.numeric import numpy, scipy_special
 
 DEFAULT_POWER = 0.8
+# Columns bootstrapped in one pass at most: its arrays are resamples x columns (x 2) floats.
+_BOOTSTRAP_COLUMNS = 256
 Scope = TypeVar("Scope")  # what a comparison's samples are grouped by: a template id, or None for all
 
 
@@ -114,44 +116,47 @@ def scoped_paired_changes(
         for scope, change in zip(holding, changes, strict=True):
             if change is not None:
                 binary[scope][metric] = change
-    return {
-        scope: _scope_changes(
-            np, samples, binary[scope], confidence=confidence, resamples=resamples, seed=seed
-        )
-        for scope, samples in scopes.items()
-    }
+    return _with_bootstraps(np, scopes, binary, confidence=confidence, resamples=resamples, seed=seed)
 
 
-def _scope_changes(
+def _with_bootstraps(
     np: Any,
-    samples: Mapping[str, PairedSample],
-    binary: Mapping[str, MetricChange],
+    scopes: Mapping[Scope, Mapping[str, PairedSample]],
+    binary: Mapping[Scope, Mapping[str, MetricChange]],
     *,
     confidence: float,
     resamples: int,
     seed: int,
-) -> dict[str, MetricChange]:
-    """The scope's changes: its 0/1 metrics' (`binary`), and a bootstrap of the others."""
-    changes = dict(binary)
-    by_length: dict[int, list[str]] = {}
-    arrays = {}
-    for metric, sample in samples.items():
-        if metric in changes:
-            continue
-        before, after = np.asarray(sample.baseline, dtype=float), np.asarray(sample.current, dtype=float)
-        if before.size < 2:
-            changes[metric] = _too_few(sample)
-        else:
-            arrays[metric] = (before, after)
-            by_length.setdefault(before.size, []).append(metric)
-    for metrics in by_length.values():
-        columns = [arrays[metric][1] - arrays[metric][0] for metric in metrics]
+) -> dict[Scope, dict[str, MetricChange]]:
+    """Each scope's changes: its 0/1 metrics' (`binary`), and a bootstrap of the others.
+
+    Samples of one length share one bootstrap pass whatever their scope: they draw the same counts
+    (which depend only on the length, the resamples and the seed), and each column's interval is its
+    own, so the templates of a comparison take one pass per size (and per 256 columns) instead of one each.
+    """
+    changes = {scope: dict(binary[scope]) for scope in scopes}
+    by_length: dict[int, list[tuple[Scope, str, Any, Any]]] = {}
+    for scope, samples in scopes.items():
+        for metric, sample in samples.items():
+            if metric in changes[scope]:
+                continue
+            before, after = np.asarray(sample.baseline, dtype=float), np.asarray(sample.current, dtype=float)
+            if before.size < 2:
+                changes[scope][metric] = _too_few(sample)
+            else:
+                by_length.setdefault(before.size, []).append((scope, metric, before, after))
+    batches = (
+        pending[start : start + _BOOTSTRAP_COLUMNS]
+        for pending in by_length.values()
+        for start in range(0, len(pending), _BOOTSTRAP_COLUMNS)
+    )
+    for pending in batches:
+        columns = [after - before for _, _, before, after in pending]
         intervals = studentized_intervals(columns, confidence=confidence, resamples=resamples, seed=seed)
-        for metric, column, interval in zip(metrics, columns, intervals, strict=True):
-            before, after = arrays[metric]
+        for (scope, metric, before, after), column, interval in zip(pending, columns, intervals, strict=True):
             # A score in [0, 1] changes by at most 1; clamping at -1 and 1 never moves a bound across 0.
             limit = 1.0 if _is_unit_score(np, before) and _is_unit_score(np, after) else math.inf
-            changes[metric] = MetricChange(
+            changes[scope][metric] = MetricChange(
                 baseline=float(before.mean()),
                 current=float(after.mean()),
                 delta=interval.mean,
@@ -162,7 +167,9 @@ def _scope_changes(
                 test="bootstrap",
                 min_detectable_delta=min_detectable_delta(column, confidence=confidence),
             )
-    return {metric: changes[metric] for metric in samples}
+    return {
+        scope: {metric: changes[scope][metric] for metric in samples} for scope, samples in scopes.items()
+    }
 
 
 def binary_change(sample: PairedSample, *, confidence: float) -> MetricChange:

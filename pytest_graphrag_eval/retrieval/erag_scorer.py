@@ -21,6 +21,7 @@ from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.documents import parse_retrieved_documents
 from pytest_graphrag_eval.llm.judge import Usage
 from pytest_graphrag_eval.retrieval.erag import erag_within
+from pytest_graphrag_eval.retrieval.result_keys import ERAG_KEYS
 from pytest_graphrag_eval.retrieval.steps import actual_retrieval_step, reference_retrieval_step
 from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 
@@ -32,17 +33,7 @@ class ERagScorer:
     """eRAG scores of a question's retrieved documents."""
 
     name = "erag"
-    produces: ClassVar[tuple[ResultKey, ...]] = (
-        ResultKey(
-            "erag_",
-            "score",
-            prefix=True,
-            missing="eRAG metrics need eRAG configured for the corpus and a retrieval step in the actual "
-            "steps",
-        ),
-        ResultKey("erag_cost", "cost"),
-        ResultKey("erag_error", "error"),
-    )
+    produces: ClassVar[tuple[ResultKey, ...]] = ERAG_KEYS
 
     def __init__(self) -> None:
         # One bound on Python callables across all questions of a run (per event loop).

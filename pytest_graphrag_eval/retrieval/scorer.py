@@ -23,6 +23,7 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.documents import parse_relevance, parse_retrieved_ids
 from pytest_graphrag_eval.metrics.measures import MeasurePlan
 from pytest_graphrag_eval.metrics.ranking import ranked_judgements, score_ranking
+from pytest_graphrag_eval.retrieval.result_keys import RETRIEVAL_KEYS
 from pytest_graphrag_eval.retrieval.steps import actual_retrieval_step, reference_retrieval_step
 from pytest_graphrag_eval.scoring import DEFAULT_RETRIEVAL_K, ResultKey, ScoringContext
 
@@ -34,21 +35,7 @@ class RetrievalScorer:
     """Scores the `retrieval` step of a response against the question's reference retrieval step."""
 
     name = "retrieval"
-    produces: ClassVar[tuple[ResultKey, ...]] = (
-        ResultKey(
-            "retrieval_",
-            "score",
-            prefix=True,
-            missing="retrieval metrics need a reference step named retrieval (an agent without one scores 0)",
-        ),
-        *(
-            ResultKey(f"retrieval_{measure}@", "score", prefix=True)
-            for measure in ("recall", "precision", "ndcg")
-        ),
-        ResultKey("retrieval_ap", "score"),
-        ResultKey("retrieval_mrr", "score"),
-        ResultKey("retrieval_error", "error"),
-    )
+    produces: ClassVar[tuple[ResultKey, ...]] = RETRIEVAL_KEYS
 
     async def score(
         self, question: Question, response: dict[str, Any], context: ScoringContext

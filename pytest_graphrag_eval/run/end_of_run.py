@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject, Order
@@ -33,8 +33,11 @@ from pytest_graphrag_eval.report.pipeline import (
 from pytest_graphrag_eval.report.run_identity import corpus_file_record, corpus_positions, identity_metadata
 from pytest_graphrag_eval.report.run_terminal import RunTerminal
 from pytest_graphrag_eval.report_model import Outcome, QuestionResult
-from pytest_graphrag_eval.run.graph_stage import GraphOptions, GraphRun, GraphStage, finish_graph_run
+from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
 from pytest_graphrag_eval.run.run_history import history_at_finish
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.run.graph_stage import GraphStage
 
 
 class EndOfRunSettings(GraphOptions, Protocol):
@@ -169,6 +172,9 @@ def end_run(
 ) -> RunOutcome:
     """Graph identity and reference updates, judge spend, then `conclude_run`: aggregates, comparison,
     gates, the report and every output file asked for, the history."""
+    # Imported here: the graph stage reads corpus YAML and opens endpoints, which a merge never needs.
+    from pytest_graphrag_eval.run.graph_stage import finish_graph_run
+
     results = collected.results
     graph_run = finish_graph_run(settings, graph, baseline, root, results)
     judge_spend = spend_section(

@@ -16,10 +16,9 @@ from __future__ import annotations
 import tempfile
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import yaml
 
@@ -46,35 +45,9 @@ from pytest_graphrag_eval.graph.summary import (
     references_section,
     stale_lines,
 )
+from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
 
 GRAPH_KEY = "graph"
-
-
-class GraphOptions(Protocol):
-    """The run's graph settings (the plugin's `PluginSettings` has them)."""
-
-    @property
-    def sparql_endpoint(self) -> str | None: ...
-    @property
-    def sparql_timeout(self) -> float: ...
-    @property
-    def sparql_concurrency(self) -> int: ...
-    @property
-    def sparql_base_iri(self) -> str | None: ...
-    @property
-    def sparql_service(self) -> str | None: ...
-    @property
-    def check_references(self) -> bool: ...
-    @property
-    def update_references(self) -> bool: ...
-    @property
-    def execute(self) -> str | None: ...
-    @property
-    def execute_reference(self) -> bool: ...
-    @property
-    def execute_agent(self) -> bool: ...
-    @property
-    def uses_graph(self) -> bool: ...
 
 
 class GraphStage:
@@ -187,17 +160,6 @@ class GraphStage:
             self._endpoint.close()
         if self._shared_folder is not None:
             self._shared_folder.cleanup()
-
-
-@dataclass(frozen=True)
-class GraphRun:
-    """What the graph adds to a finished run's report."""
-
-    metadata: dict[str, Any] = field(default_factory=dict)
-    references: dict[str, Any] | None = None
-    warnings: tuple[str, ...] = ()
-    lines: tuple[tuple[str, str], ...] = ()  # for the terminal: (text, colour)
-    update_failures: int = 0  # --graphrag-update-references: corpus files or outputs it could not update
 
 
 def finish_graph_run(

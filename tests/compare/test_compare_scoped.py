@@ -12,9 +12,13 @@ from typing import Any
 import numpy as np
 import pytest
 from compare_support import report, result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import special
 
+from pytest_graphrag_eval.aggregates import is_metric_value
 from pytest_graphrag_eval.compare import compare_reports
+from pytest_graphrag_eval.compare.metrics import metric_values
 from pytest_graphrag_eval.compare.paired import (
     PairedSample,
     mcnemar_exact,
@@ -110,3 +114,39 @@ def test_a_comparison_with_a_number_json_cannot_hold_is_written_by_the_standard_
     section = json.loads(written)["comparison"]
     shown = section["questions"][0]["deltas"]["score"]["delta"] if before != after else section["baseline"]
     assert math.isinf(shown) if before != after else math.isnan(shown["started_at"])
+
+
+def test_bootstraps_of_many_scopes_of_one_size_are_each_scopes_own() -> None:
+    """Samples of one length share bootstrap passes (at most 256 columns each): each interval is its own."""
+    rng = np.random.default_rng(11)
+    scopes: dict[str | None, dict[str, PairedSample]] = {
+        f"t{index}": {"f1": PairedSample(rng.random(20), rng.random(20))} for index in range(300)
+    }
+    changed = scoped_paired_changes(scopes, confidence=0.95, resamples=200, seed=3)
+    for scope, samples in scopes.items():
+        assert changed[scope] == paired_changes(samples, confidence=0.95, resamples=200, seed=3)
+    assert len({change["f1"].ci_low for change in changed.values()}) > 250  # not one interval for all
+
+
+VALUES = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-(10**15), 10**15),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=2),
+    st.lists(st.integers(), max_size=1),
+    st.sampled_from([np.float64(0.5), np.float64("inf"), np.int64(3), -0.0]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["question_id", "score", "count", "flag", "text"]), VALUES))
+def test_metric_values_are_the_finite_metric_values_in_key_order(result: dict[str, Any]) -> None:
+    expected = {
+        key: float(value)
+        for key, value in result.items()
+        if is_metric_value(key, value) and math.isfinite(value)
+    }
+    found = metric_values(result)
+    assert list(found.items()) == list(expected.items())
+    assert all(type(value) is float for value in found.values())
