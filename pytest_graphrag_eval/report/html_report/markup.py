@@ -1,19 +1,21 @@
 """The markup a page repeats by the thousand, written in Python rather than in the Jinja templates.
 
 A change table has a row per template and metric, the distributions a histogram per template and
-metric, the overview a score bar per template and metric, and each regressed or fixed question lists
-its changed scores: 3,000 rows, 2,300 histograms, 1,500 bars and 16,000 score changes for 10,000
-questions over 250 templates. In Jinja they took two thirds of the page's render time (about 50 µs
-a delta row: every expression, filter and `.get` is a call through Jinja's runtime). Here each is
-one function returning `Markup`, every value that may hold markup characters passed through
-markupsafe's `escape` as the template did, so the page is the one the templates wrote, byte for
-byte. The rest of the page stays in the templates, which call these as globals."""
+metric, the overview a score bar per template and metric, and the regressed and fixed lists an entry
+per question with its changed scores: 3,000 rows, 2,300 histograms, 1,500 bars, 2,100 entries and
+16,000 score changes for 10,000 questions over 250 templates. In Jinja they took two thirds of the
+page's render time (about 50 µs a delta row: every expression, filter and `.get` is a call through
+Jinja's runtime). Here each is one function returning `Markup`, every value that may hold markup
+characters passed through markupsafe's `escape` (and a link through Jinja's own `urlencode`) as the
+template did, so the page is the one the templates wrote, byte for byte. The rest of the page stays
+in the templates, which call these as globals."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import cast
 
+from jinja2.filters import do_urlencode
 from markupsafe import Markup, escape
 
 from pytest_graphrag_eval.report.html_report.charts import (
@@ -26,6 +28,7 @@ from pytest_graphrag_eval.report.html_report.charts import (
 )
 from pytest_graphrag_eval.report.html_report.model import DeltaRow
 
+_ScoreDeltas = Sequence[tuple[str, object, object, float]]  # (metric, baseline, current, delta)
 # A histogram's fixed coordinates, written as the template's arithmetic wrote them.
 _VIEW_HEIGHT = HIST_HEIGHT + 16
 _AXIS_Y = HIST_HEIGHT + 0.5
@@ -110,7 +113,23 @@ def histogram(chart: Histogram, template: str) -> Markup:
     return Markup("".join(parts))
 
 
-def score_changes(deltas: Sequence[tuple[str, object, object, float]]) -> Markup:
+def changed_questions(items: Sequence[Mapping[str, object]], pill: Markup) -> Markup:
+    """The entries of the regressed or the fixed list (`pill` says which), one `<li>` each, a line
+    apart: link, id, template, question text and changed scores."""
+    return Markup(
+        "\n        ".join(
+            f'<li><a href="#q={escape(do_urlencode(cast(str, item["link"])))}">{pill}'
+            f" <b>{escape(item.get('question_id'))}</b></a>\n"
+            f'          <span class="muted">{escape(item.get("template_id", ""))}</span>\n'
+            f'          <div class="sub">{escape(item["question_text"])}</div>\n'
+            f'          <div class="sub">{score_changes(cast(_ScoreDeltas, item["score_deltas"]))}</div>\n'
+            "        </li>"
+            for item in items
+        )
+    )
+
+
+def score_changes(deltas: _ScoreDeltas) -> Markup:
     """A regressed or fixed question's changed scores: "metric before → after", coloured by direction."""
     return Markup(
         "".join(

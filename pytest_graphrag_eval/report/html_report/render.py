@@ -27,7 +27,7 @@ from markupsafe import Markup, escape
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.formats.plain_json import compact_plain
 from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
-from pytest_graphrag_eval.report.html_report.markup import delta_row, histogram, score_bar, score_changes
+from pytest_graphrag_eval.report.html_report.markup import changed_questions, delta_row, histogram, score_bar
 from pytest_graphrag_eval.report.html_report.model import build_view
 
 ASSETS = "assets"
@@ -115,7 +115,7 @@ def _environment() -> jinja2.Environment:
     environment.filters["signed"] = signed
     environment.globals["delta_row"] = delta_row
     environment.globals["histogram"] = histogram
-    environment.globals["score_changes"] = score_changes
+    environment.globals["changed_questions"] = changed_questions
     environment.globals["score_bar"] = score_bar
     return environment
 
