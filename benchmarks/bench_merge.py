@@ -18,6 +18,7 @@ three outputs within 6x.
     python benchmarks/bench_merge.py                       # 10,000 questions (several minutes)
     python benchmarks/bench_merge.py --work /tmp/shards    # keeps the runs, reused next time
     python benchmarks/bench_merge.py --quick               # 600 questions, checks it works
+    python benchmarks/bench_merge.py --rows 25 --work /tmp/large   # 25-row SPARQL outputs: ~100 MB of shards
 """
 
 from __future__ import annotations
@@ -78,10 +79,10 @@ def pytest_run(folder: Path, *args: str) -> None:
 SCENARIOS = (("", True), ("unbaselined-", False))
 
 
-def prepare(folder: Path, count: int) -> None:
+def prepare(folder: Path, count: int, rows: int) -> None:
     """The shard reports and the whole runs' reports of both scenarios in `folder`, made unless there."""
     if not (folder / "corpus.yaml").is_file():
-        write_synthetic_project(folder, count, per_template=40)
+        write_synthetic_project(folder, count, per_template=40, rows=rows)
     if not (folder / "baseline.json").is_file():
         pytest_run(folder, *OPTIONS, "--graphrag-responses", "baseline_responses.jsonl",
                    "--graphrag-report", "baseline.json")  # fmt: skip
@@ -123,13 +124,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="600 questions, no budgets (for CI)")
     parser.add_argument("--work", type=Path, help="keep the runs here and reuse them")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per case (median)")
+    parser.add_argument(
+        "--rows", type=int, default=1, help="rows of each SPARQL output (larger reports; a new --work folder)"
+    )
     args = parser.parse_args(argv)
     announce_quick(args.quick)
     count = 600 if args.quick else 10_000
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.work or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
-        prepare(folder, count)
+        prepare(folder, count, args.rows)
         shards = shard_names("")
         size = sum((folder / name).stat().st_size for name in shards)
         print(f"{count} questions, 3 shard reports of {size / 2**20:.0f} MiB together")

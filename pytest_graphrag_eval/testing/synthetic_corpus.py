@@ -20,8 +20,9 @@ import yaml
 SPARQL_JSON = "application/sparql-results+json"
 
 
-def synthetic_corpus(count: int, *, per_template: int = 100) -> list[dict[str, Any]]:
-    """`count` questions in templates of `per_template` (the last one may be shorter)."""
+def synthetic_corpus(count: int, *, per_template: int = 100, rows: int = 1) -> list[dict[str, Any]]:
+    """`count` questions in templates of `per_template` (the last one may be shorter); each SPARQL
+    output has `rows` rows (more make larger reports, as real knowledge graphs' results do)."""
     templates = []
     for start in range(0, count, per_template):
         questions = []
@@ -37,7 +38,7 @@ def synthetic_corpus(count: int, *, per_template: int = 100) -> list[dict[str, A
                             {"name": "iri_discovery", "output": entity},
                             {
                                 "name": "sparql_query",
-                                "output": _sparql_output(entity, f"Entity {index}"),
+                                "output": _sparql_output(entity, f"Entity {index}", rows),
                                 "output_media_type": SPARQL_JSON,
                             },
                         ]
@@ -48,8 +49,9 @@ def synthetic_corpus(count: int, *, per_template: int = 100) -> list[dict[str, A
     return templates
 
 
-def synthetic_responses(count: int, *, seed: int = 0) -> list[dict[str, Any]]:
-    """One recorded response per question: about 88% right, 10% with a wrong row, 2% agent errors."""
+def synthetic_responses(count: int, *, seed: int = 0, rows: int = 1) -> list[dict[str, Any]]:
+    """One recorded response per question: about 88% right, 10% with a wrong row, 2% agent errors;
+    `rows` as in `synthetic_corpus`."""
     responses: list[dict[str, Any]] = []
     for index in range(count):
         question_id = f"q{index:06d}"
@@ -70,7 +72,7 @@ def synthetic_responses(count: int, *, seed: int = 0) -> list[dict[str, Any]]:
                         "name": "sparql_query",
                         "id": "c2",
                         "status": "success",
-                        "output": _sparql_output(entity, label),
+                        "output": _sparql_output(entity, label, rows),
                     },
                 ],
             }
@@ -78,14 +80,14 @@ def synthetic_responses(count: int, *, seed: int = 0) -> list[dict[str, Any]]:
     return responses
 
 
-def write_synthetic_project(folder: Path, count: int, *, per_template: int = 100) -> None:
+def write_synthetic_project(folder: Path, count: int, *, per_template: int = 100, rows: int = 1) -> None:
     """`corpus.yaml`, `responses.jsonl` (seed 0) and `baseline_responses.jsonl` (seed 1) in `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "corpus.yaml").write_text(
-        yaml.safe_dump(synthetic_corpus(count, per_template=per_template), sort_keys=False), encoding="utf-8"
-    )
+    corpus = synthetic_corpus(count, per_template=per_template, rows=rows)
+    (folder / "corpus.yaml").write_text(yaml.safe_dump(corpus, sort_keys=False), encoding="utf-8")
     for name, seed in (("responses.jsonl", 0), ("baseline_responses.jsonl", 1)):
-        lines = (json.dumps(response) + "\n" for response in synthetic_responses(count, seed=seed))
+        responses = synthetic_responses(count, seed=seed, rows=rows)
+        lines = (json.dumps(response) + "\n" for response in responses)
         (folder / name).write_text("".join(lines), encoding="utf-8")
 
 
@@ -95,6 +97,11 @@ def _draw(question_id: str, seed: int) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-def _sparql_output(entity: str, label: str) -> str:
-    bindings = [{"s": {"type": "uri", "value": entity}, "label": {"type": "literal", "value": label}}]
+def _sparql_output(entity: str, label: str, rows: int) -> str:
+    """The entity and its label, then `rows - 1` rows of the entity's other names (the same in the
+    reference and the response, so they change no score)."""
+    names = [label, *(f"{entity.rsplit('/', 1)[-1]}, also known as name {index}" for index in range(1, rows))]
+    bindings = [
+        {"s": {"type": "uri", "value": entity}, "label": {"type": "literal", "value": name}} for name in names
+    ]
     return json.dumps({"head": {"vars": ["s", "label"]}, "results": {"bindings": bindings}})
