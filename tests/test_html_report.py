@@ -76,6 +76,36 @@ def test_untrusted_text_stays_data(regression_report: dict[str, Any]) -> None:
     assert index["text"][0].startswith("<b>bold?</b>")
 
 
+def test_a_lone_surrogate_in_untrusted_text_is_written_and_read_back(tmp_path: Path) -> None:
+    """An agent's broken text (a lone surrogate, which UTF-8 cannot hold) no longer stops the page: the
+    JSON blocks carry its escape, which reads back as the same text, and the file is valid UTF-8."""
+    answer, question = "x \udc00 y", "bad \ud800 text?"
+    report = {
+        "format_version": 2,
+        "results": [
+            {
+                "template_id": "t1",
+                "question_id": "q1",
+                "question_text": question,
+                "reference_answer": "a",
+                "actual_answer": answer,
+                "status": "success",
+                "outcome": "passed",
+                "answer_f1": 0.5,
+            },
+        ],
+        "aggregates": {},
+        "gates": [],
+        "metadata": {},
+    }
+    path = write_html(report, tmp_path / "report.html")
+
+    page = path.read_bytes().decode("utf-8")  # strict: every byte is UTF-8
+    details = embedded(page, "report-details")
+    assert details[0]["actual_answer"] == answer and details[0]["question_text"] == question
+    assert embedded(page, "report-index")["text"][0] == question
+
+
 def test_regression_view_matches_report(regression_report: dict[str, Any]) -> None:
     view = build_view(regression_report)
     micro = regression_report["aggregates"]["micro"]

@@ -24,7 +24,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
 from pytest_graphrag_eval.formats.plain_json import compact_plain
 from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
 from pytest_graphrag_eval.report.html_report.markup import changed_questions, delta_row, histogram, score_bar
@@ -67,8 +67,9 @@ def pack_details(details: Sequence[object]) -> str:
 def detail_lines(details: Sequence[object]) -> bytes:
     """The drill-downs as UTF-8 JSON, one a line (`pack_details` before compression)."""
     encode = _DETAIL_ENCODER.encode  # one encoder for every question, not one made per call
-    # orjson writes a drill-down (plain values: texts, finite numbers, flags) as this encoder does.
-    return b"\n".join(compact_plain(detail) or encode(detail).encode("utf-8") for detail in details)
+    # orjson writes a drill-down (plain values: texts, finite numbers, flags) as this encoder does;
+    # it declines a lone surrogate (an agent's broken text), which `_utf8` writes as a JSON escape.
+    return b"\n".join(compact_plain(detail) or _utf8(encode(detail)) for detail in details)
 
 
 def pack_lines(data: bytes) -> str:
@@ -89,8 +90,15 @@ class _Awaited:
 def write_html(report: Mapping[str, object], path: str | os.PathLike[str]) -> Path:
     """Render and replace `path` in one rename, so a reader never sees half a page."""
     target = Path(path)
-    write_text_atomic(target, render_html(report))
+    write_bytes_atomic(target, _utf8(render_html(report)))
     return target
+
+
+def _utf8(text: str) -> bytes:
+    """UTF-8, with a lone surrogate (untrusted text from a broken decoder, which UTF-8 cannot hold)
+    written as its `\\udXXX` escape: inside the page's JSON blocks that is the same text again, and
+    in its visible text it shows what was there instead of the page failing to be written."""
+    return text.encode("utf-8", "backslashreplace")
 
 
 @cache
