@@ -30,6 +30,9 @@ STEP_METRICS = tuple(
     for measure in ("recall", "precision", "f1")
 )
 NOT_METRIC_KEYS = frozenset({"template_id", "question_id", "question_text"})  # numbers, but ids or texts
+# Value types that are never a metric value: most of a result's other values (texts, steps, flags, nulls),
+# which readers of many results pass over by exact type before any call.
+NEVER_METRIC_TYPES = frozenset({str, list, dict, bool, type(None)})
 
 
 def is_metric_value(key: str, value: object) -> bool:

@@ -9,13 +9,7 @@ documentation's table of result keys are read from here.
 
 from __future__ import annotations
 
-from pytest_graphrag_eval.answers.result_keys import (
-    CORRECTNESS_KEYS,
-    JUDGE_USAGE_KEYS,
-    MATCH_KEYS,
-    RELEVANCE_KEYS,
-    RETRIEVAL_JUDGE_KEYS,
-)
+from pytest_graphrag_eval.answers.result_keys import ANSWER_KEYS
 from pytest_graphrag_eval.retrieval.result_keys import ERAG_KEYS, RETRIEVAL_KEYS
 from pytest_graphrag_eval.scoring import BASE_KEYS, KeyCatalogue
 from pytest_graphrag_eval.steps.scorer import StepsScorer
@@ -27,10 +21,6 @@ DECLARED_KEYS = (
     *StepsScorer.produces,
     *RETRIEVAL_KEYS,  # RetrievalScorer
     *ERAG_KEYS,  # ERagScorer
-    *MATCH_KEYS,  # DeterministicAnswerScorer
-    *CORRECTNESS_KEYS,  # AnswerJudgeScorer
-    *RELEVANCE_KEYS,
-    *JUDGE_USAGE_KEYS,
-    *RETRIEVAL_JUDGE_KEYS,  # RetrievalJudgeScorer
+    *ANSWER_KEYS,  # DeterministicAnswerScorer, AnswerJudgeScorer, RetrievalJudgeScorer
 )
 CATALOGUE = KeyCatalogue([*BASE_KEYS, *DECLARED_KEYS])

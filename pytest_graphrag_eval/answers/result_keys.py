@@ -49,6 +49,8 @@ JUDGE_USAGE_KEYS = (
     ResultKey("answer_eval_output_tokens", "tokens"),
     ResultKey("answer_eval_cost", "cost"),
 )
+JUDGE_KEYS = (*CORRECTNESS_KEYS, *RELEVANCE_KEYS, *JUDGE_USAGE_KEYS)
+"""What the answer judge's scorer writes: correctness, relevance and the judge's usage."""
 _JUDGED_CONTEXT = (
     "judged retrieval metrics need an LLM judge (an llm section in a graphrag-eval config, or "
     "retrieval_judges: true)"
@@ -82,5 +84,5 @@ RETRIEVAL_JUDGE_KEYS = (
     ResultKey("retrieval_judge_cost", "cost"),
     ResultKey("actual_steps", "data"),
 )
-ANSWER_KEYS = (*MATCH_KEYS, *CORRECTNESS_KEYS, *RELEVANCE_KEYS, *JUDGE_USAGE_KEYS, *RETRIEVAL_JUDGE_KEYS)
+ANSWER_KEYS = (*MATCH_KEYS, *JUDGE_KEYS, *RETRIEVAL_JUDGE_KEYS)
 """Every key the answer scorers declare (families repeat; the catalogue merges equal declarations)."""

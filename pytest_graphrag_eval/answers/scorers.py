@@ -17,12 +17,7 @@ from pytest_graphrag_eval.answers.lexical import LexicalCorrectness
 from pytest_graphrag_eval.answers.llm_correctness import LLMCorrectness
 from pytest_graphrag_eval.answers.metric import AnswerInputs, AnswerMetric
 from pytest_graphrag_eval.answers.relevance import NativeRelevance
-from pytest_graphrag_eval.answers.result_keys import (
-    CORRECTNESS_KEYS,
-    JUDGE_USAGE_KEYS,
-    MATCH_KEYS,
-    RELEVANCE_KEYS,
-)
+from pytest_graphrag_eval.answers.result_keys import JUDGE_KEYS, JUDGE_USAGE_KEYS, MATCH_KEYS
 from pytest_graphrag_eval.answers.settings import AnswerSettings
 from pytest_graphrag_eval.answers.stability import evaluate_repeated
 from pytest_graphrag_eval.errors import ConfigurationError
@@ -66,7 +61,7 @@ class AnswerJudgeScorer:
 
     name = "answer_eval"
     # Custom metrics add the keys their settings name (CustomMetric.result_keys).
-    produces: ClassVar[tuple[ResultKey, ...]] = (*CORRECTNESS_KEYS, *RELEVANCE_KEYS, *JUDGE_USAGE_KEYS)
+    produces: ClassVar[tuple[ResultKey, ...]] = JUDGE_KEYS
 
     def __init__(self, metrics: Sequence[AnswerMetric], repeats: int = 1):
         self.metrics = list(metrics)

@@ -6,10 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_graphrag_eval.aggregates import NOT_METRIC_KEYS, is_metric_value
-
-# Value types that are never a metric value: most of a result's other values (texts, steps, nulls).
-_NEVER_METRIC = frozenset({str, list, dict, bool, type(None)})
+from pytest_graphrag_eval.aggregates import NEVER_METRIC_TYPES, NOT_METRIC_KEYS, is_metric_value
 
 
 def metric_values(result: Mapping[str, Any]) -> dict[str, float]:
@@ -27,6 +24,6 @@ def metric_values(result: Mapping[str, Any]) -> dict[str, float]:
         elif kind is int:
             if key not in NOT_METRIC_KEYS:
                 values[key] = float(value)
-        elif kind not in _NEVER_METRIC and is_metric_value(key, value) and math.isfinite(value):
+        elif kind not in NEVER_METRIC_TYPES and is_metric_value(key, value) and math.isfinite(value):
             values[key] = float(value)
     return values

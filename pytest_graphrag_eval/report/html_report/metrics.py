@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from math import isfinite
 from typing import cast
 
+from pytest_graphrag_eval.aggregates import NEVER_METRIC_TYPES, NOT_METRIC_KEYS
 from pytest_graphrag_eval.result_keys import CATALOGUE
 from pytest_graphrag_eval.scoring import BASE_KEYS
 
@@ -31,7 +32,6 @@ FAILING = frozenset({"failed", "error"})
 LEADING_METRICS = ("steps_score", "answer_f1", "answer_recall", "answer_precision")
 # The agent's own token counts, as every result carries them.
 TOKEN_KEYS = tuple(key.name for key in BASE_KEYS if key.role == "tokens")
-NOT_METRICS = frozenset({"template_id", "question_id", "question_text"})
 
 
 def finite(value: object) -> float | None:
@@ -80,15 +80,12 @@ def numeric_keys(results: Iterable[Mapping[str, object]]) -> list[str]:
             # A result's texts, lists and nulls are told apart by their exact type before any call.
             if (
                 key not in seen
-                and type(value) not in _NOT_NUMBERS
-                and key not in NOT_METRICS
+                and type(value) not in NEVER_METRIC_TYPES
+                and key not in NOT_METRIC_KEYS
                 and is_number(value)
             ):
                 seen[key] = None
     return list(seen)
-
-
-_NOT_NUMBERS = frozenset({str, list, dict, bool, type(None)})
 
 
 def score_metrics(keys: Sequence[str], columns: Mapping[str, Sequence[float | None]]) -> list[str]:
