@@ -31,7 +31,7 @@ __all__ = [
 def read_report(path: str | Path, *, what: str = "baseline report") -> ReportDocument:
     """The typed report at `path`; an `InputError` naming the file (and `what` it was read as) otherwise.
 
-    Parsed by orjson when it vouches for the value (`formats.json_text.vouched_loads`): the document
+    Parsed by msgspec when it vouches for the value (`formats.json_text.vouched_loads`): the document
     then says its results are plain JSON values, which a merge writes again with orjson.
     """
     # Bounded and encoding-checked like every user file: a report is an artifact of another run.

@@ -13,6 +13,10 @@ is a table lookup per byte, while `str.translate` on non-ASCII text (labels in
 other scripts, as knowledge-graph answers have) costs several times the parse.
 Both parsers run with the cyclic garbage collector paused (see gc_pause.py).
 
+Whole reports (a baseline, a merge's shards: tens of megabytes each) are read by msgspec,
+also of the `[speed]` extra, in `vouched_loads`: it reads integers of any size exactly, so
+no digit run needs looking for, which on 100 MB took a third of orjson's own parse.
+
 `loads_lines` reads JSONL straight from the file's bytes (no decoding to text and encoding
 back per line); it answers only when orjson read every line, so a caller falls back to the
 text path, and its exact values and messages, whenever anything is unusual.
@@ -30,13 +34,17 @@ try:
     import orjson
 except ImportError:  # the standard library alone
     orjson = None  # type: ignore[assignment]
+try:
+    import msgspec
+except ImportError:  # the standard library alone
+    msgspec = None  # type: ignore[assignment]
 
 JSON_LIBRARY = "orjson" if orjson is not None else "json"
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19
 _OPEN_BRACE = ord("{")
-_LOOK_BACK = 256  # bytes looked at before a long digit run
 _NOT_PLAIN_STARTS = frozenset((b"\xef", b"\xfe", b"\xff", b"\x00"))  # byte-order marks, UTF-16/32
+_REPORT_DECODER = msgspec.json.Decoder() if msgspec is not None else None
 
 
 def loads(text: str) -> Any:
@@ -62,39 +70,20 @@ def loads_shape(text: str) -> Any:
 
 
 def vouched_loads(data: bytes) -> tuple[Any] | None:
-    """`(value,)` of UTF-8 JSON bytes when orjson reads them; None when it cannot vouch for giving
-    what `json.loads` gives their decoded text (not installed, a byte-order mark or NUL byte, a long
-    digit run, bytes it rejects), so the caller decodes and parses the text, values and messages alike.
+    """`(value,)` of UTF-8 JSON bytes when msgspec reads them; None when it cannot vouch for giving
+    what `json.loads` gives their decoded text (not installed, a byte-order mark or NUL byte, bytes it
+    rejects: NaN, a float beyond the largest, a lone surrogate's escape, bytes that are not UTF-8), so
+    the caller decodes and parses the text, values and messages alike.
+
+    What msgspec accepts it reads as the standard library does: integers of any size exactly, floats
+    correctly rounded, the last of duplicate keys (tests/test_plain_json.py).
     """
-    if orjson is None or data[:1] in _NOT_PLAIN_STARTS or _holds_long_number(data):
+    if _REPORT_DECODER is None or data[:1] in _NOT_PLAIN_STARTS:
         return None
     try:
-        return (orjson.loads(data),)
-    except orjson.JSONDecodeError:
+        return (_REPORT_DECODER.decode(data),)
+    except (msgspec.DecodeError, UnicodeDecodeError):
         return None
-
-
-def _holds_long_number(data: bytes) -> bool:
-    """Whether a number of 19 or more digits may be in JSON `data`: a run of digits that starts where
-    a number can (after `[`, `,`, or a key's closing quote and `:`, with whitespace or a minus sign
-    between). Runs inside text, as hexadecimal hashes have (`"sha256:7437530080183626419c..."`), do not
-    count; only those few runs are looked at, however large the data. Whatever is unclear (only
-    whitespace in the bytes looked at) counts."""
-    zeros = data.translate(_DIGITS_AS_ZERO)
-    found = zeros.find(_LONG_NUMBER)
-    while found != -1:  # `find` meets each run at its first digit
-        before = data[max(found - _LOOK_BACK, 0) : found].rstrip(b"-").rstrip()
-        if (
-            not before
-            or before[-1:] in b",["
-            or (before.endswith(b":") and before[:-1].rstrip()[-1:] == b'"')
-        ):
-            return True
-        end = found + len(_LONG_NUMBER)
-        while zeros[end : end + 1] == b"0":
-            end += 1
-        found = zeros.find(_LONG_NUMBER, end)
-    return False
 
 
 def loads_lines(data: bytes) -> list[tuple[int, Any]] | None:

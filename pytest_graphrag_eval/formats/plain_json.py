@@ -1,12 +1,12 @@
 """Plain JSON values read and written by orjson, byte for byte as the standard library does.
 
 A report merged from shards holds tens of megabytes of question results that were read from
-JSON text and are written again unchanged. `json_text.vouched_loads` parses such text with orjson
+JSON text and are written again unchanged. `json_text.vouched_loads` parses such text with msgspec
 when it can vouch for the value being the one `json.loads` gives: then every value in it is
-plain — dicts with text keys, lists, text, 64-bit integers, finite floats, booleans and null —
-and nothing else (no NaN, no big integer, no lone surrogate, no object of another type). For
-plain values `indented_plain` gives the bytes of `json.dumps(value, indent=2, ensure_ascii=False)`
-in a fraction of the time.
+plain — dicts with text keys, lists, text, integers, finite floats, booleans and null — and
+nothing else (no NaN, no lone surrogate, no object of another type). For plain values
+`indented_plain` gives the bytes of `json.dumps(value, indent=2, ensure_ascii=False)` in a fraction
+of the time; orjson writes integers of up to 64 bits only, so a larger one makes it decline.
 
 orjson writes every plain value as the standard library does but for some floats: where Python
 writes `1e-05` and `1.5e-07` it writes `0.00001` and `1.5e-7`. In indented text a number is
