@@ -21,7 +21,13 @@ from typing import Any
 from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.gc_pause import paused_gc
-from pytest_graphrag_eval.report.merge import ShardReport, load_shard, merge_shards, shard_summary
+from pytest_graphrag_eval.report.merge import (
+    BaselineAhead,
+    ShardReport,
+    load_shard,
+    merge_shards,
+    shard_summary,
+)
 from pytest_graphrag_eval.report.pipeline import OutputPaths
 from pytest_graphrag_eval.run.end_of_run import HistoryOptions, conclude_run
 from pytest_graphrag_eval.run.run_history import history_baseline_ref, read_history
@@ -37,18 +43,22 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
-    try:
-        shards = [load_shard(path) for path in args.reports]
-        baseline_ref = _history_baseline_ref(args.baseline, shards)
-        history_baseline = _read_history_baseline(args.history, baseline_ref)
-        merged = merge_shards(
-            shards,
-            baseline_path=None if baseline_ref is not None else args.baseline,
-            history_baseline=history_baseline,
-        )
-    except GraphragEvalError as error:
-        print(f"graphrag-eval-merge: error: {error}", file=sys.stderr)
-        return 2
+    history_given = args.baseline is not None and history_baseline_ref(args.baseline) is not None
+    first_shard = args.reports[0] if args.reports and not history_given else None
+    with BaselineAhead(first_shard, args.baseline) as baseline_ahead:
+        try:
+            shards = [load_shard(path) for path in args.reports]
+            baseline_ref = _history_baseline_ref(args.baseline, shards)
+            history_baseline = _read_history_baseline(args.history, baseline_ref)
+            merged = merge_shards(
+                shards,
+                baseline_path=None if baseline_ref is not None else args.baseline,
+                history_baseline=history_baseline,
+                read_baseline=baseline_ahead.read,
+            )
+        except GraphragEvalError as error:
+            print(f"graphrag-eval-merge: error: {error}", file=sys.stderr)
+            return 2
     outcome = conclude_run(
         merged.results,
         merged.settings,

@@ -5,10 +5,13 @@ where the unsharded run would (issue 28)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import textwrap
 
 import pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
+from report_equality import report_differences
 
 from pytest_graphrag_eval.cli import merge_main
 
@@ -99,3 +102,58 @@ def test_a_merge_compares_with_the_very_baseline_bytes_the_shards_recorded(
     assert f"but {other} is not that file" in capsys.readouterr().err
     other.write_bytes(original)
     assert merge_main([*reports, "--report", str(merged), "--baseline", str(other)]) == 0
+
+
+# The merge command in a fresh interpreter: one thread, so it reads the baseline in a forked child
+# (`report.merge.BaselineAhead`) while it reads the shards; in this test process it reads it itself.
+MERGE_COMMAND = (
+    "import sys; from pytest_graphrag_eval.cli import merge_main; sys.exit(merge_main(sys.argv[1:]))"
+)
+
+
+def merge_in_a_fresh_process(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", MERGE_COMMAND, *arguments], capture_output=True, text=True, check=False
+    )
+
+
+def test_a_merge_that_reads_its_baseline_beside_the_shards_gives_the_same_report_and_errors(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
+    pytester.runpytest_subprocess(*REPLAY, "--graphrag-report", "baseline.json")
+    for index in (1, 2):
+        pytester.runpytest_subprocess(
+            *REPLAY, "--graphrag-baseline", "baseline.json", "--graphrag-shard", f"{index}/2",
+            "--graphrag-report", f"s{index}.json",
+        )  # fmt: skip
+        pytester.runpytest_subprocess(
+            *REPLAY, "--graphrag-shard", f"{index}/2", "--graphrag-report", f"plain{index}.json"
+        )
+    reports = [str(pytester.path / f"s{index}.json") for index in (1, 2)]
+    here, fresh = pytester.path / "here.json", pytester.path / "fresh.json"
+
+    assert merge_main([*reports, "--report", str(here)]) == 0
+    done = merge_in_a_fresh_process(*reports, "--report", str(fresh))
+    assert done.returncode == 0, done.stderr
+    merged_here = json.loads(here.read_text(encoding="utf-8"))
+    assert report_differences(merged_here, json.loads(fresh.read_text(encoding="utf-8"))) == []
+    assert merged_here["comparison"]["questions"] and merged_here["comparison"]["baseline"]["questions"] == 3
+
+    baseline = pytester.path / "baseline.json"
+    baseline.write_bytes(baseline.read_bytes().replace(b'"passed"', b'"failed"', 1))  # not the file recorded
+    broken = pytester.path / "broken.json"
+    broken.write_text('{"format_version": 2, "results": [', encoding="utf-8")
+    plain = [str(pytester.path / f"plain{index}.json") for index in (1, 2)]
+    for arguments in (
+        [*reports, "--report", str(here)],
+        [*reports, "--report", str(here), "--baseline", str(broken)],
+        [*plain, "--report", str(here), "--baseline", str(broken)],  # shards without one: it must parse
+    ):
+        capsys.readouterr()
+        status = merge_main(arguments)
+        expected = capsys.readouterr().err
+        done = merge_in_a_fresh_process(*arguments)
+        assert (done.returncode, done.stderr) == (status, expected) and status == 2
+    assert "broken.json" in expected and "not JSON" in expected
