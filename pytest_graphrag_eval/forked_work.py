@@ -34,9 +34,12 @@ class ForkedWork(Generic[T]):
     elsewhere) stops the child, so no process outlives what it was computing for.
     """
 
-    def __init__(self, work: Callable[[], T]) -> None:
+    def __init__(self, work: Callable[[], T], *, fork: bool = True) -> None:
+        """`fork=False`: the work is done by `result()` (nothing else would run beside it)."""
         self._work = work
-        self._child: tuple[BaseProcess, Connection] | None = _start(work) if forking_helps() else None
+        self._child: tuple[BaseProcess, Connection] | None = (
+            _start(work) if fork and forking_helps() else None
+        )
 
     @property
     def forked(self) -> bool:

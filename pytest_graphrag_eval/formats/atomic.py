@@ -28,11 +28,23 @@ def write_bytes_atomic(path: Path, data: bytes | Sequence[bytes]) -> None:
 
     The file gets the mode a plain `open()` would give it (0666 less the umask), not mkstemp's 0600.
     """
+    finish_atomic(temporary_beside(path), path, data, mode="wb")
+
+
+def temporary_beside(path: Path) -> Path:
+    """A new empty temporary file beside `path` (same folder: the rename stays in one file system)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    return Path(temporary)
+
+
+def finish_atomic(temporary: Path, path: Path, data: bytes | Sequence[bytes], *, mode: str) -> None:
+    """Write `data` to `temporary` (`mode` "wb", or "ab" after a part written earlier), sync it and
+    rename it to `path`; the temporary file is removed if anything fails."""
     try:
-        with os.fdopen(handle, "wb") as stream:
+        with open(temporary, mode) as stream:
             stream.writelines([data] if isinstance(data, bytes) else data)
             stream.flush()
             os.fsync(stream.fileno())

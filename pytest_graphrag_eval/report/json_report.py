@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import platform
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,13 @@ try:  # the `speed` extra: re-indents the C encoder's compact text (see `json_by
 except ImportError:  # pragma: no cover - the core runs without it
     _msgspec = None  # type: ignore[assignment]
 
-from pytest_graphrag_eval.formats.atomic import write_bytes_atomic, write_text_atomic
+from pytest_graphrag_eval.forked_work import ForkedWork, forking_helps
+from pytest_graphrag_eval.formats.atomic import (
+    finish_atomic,
+    temporary_beside,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 from pytest_graphrag_eval.formats.plain_json import indented_plain
 from pytest_graphrag_eval.gates.model import GateResult
 from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
@@ -132,16 +139,113 @@ def indented_object_parts(data: Mapping[str, object], plain_keys: Collection[str
 
     An object indented by two spaces is each member's own indented text, its lines indented once more.
     """
-    parts = [b"{"]
-    for key, value in data.items():
+    return [b"{", *_member_parts(data.items(), plain_keys, first=True), b"\n}"]
+
+
+def _member_parts(
+    members: Iterable[tuple[str, object]], plain_keys: Collection[str], *, first: bool
+) -> list[bytes]:
+    """The parts of `indented_object_parts` for some of an object's members (`first`: they begin it)."""
+    parts: list[bytes] = []
+    for key, value in members:
         encoded = indented_plain(value) if key in plain_keys else None
         if encoded is None:
             encoded = json_bytes(value, indent=2)
-        parts += (b"\n  " if len(parts) == 1 else b",\n  ", json_bytes(key), b": ")
+        parts += (b"\n  " if first else b",\n  ", json_bytes(key), b": ")
         parts.append(encoded.replace(b"\n", b"\n  "))
+        first = False
         del encoded  # one copy of a large member at a time
-    parts.append(b"\n}")
     return parts
+
+
+class ReportWrittenAhead:
+    """The JSON report's file begun by a second process (`forked_work`): its first members (the format
+    version and the results, nearly all of its bytes) are written while this process computes the
+    aggregates, the comparison and the gates that follow them. `finish` appends those and renames the
+    file into place: the bytes `write_json_atomic` writes, in the same one rename.
+
+    A context manager: leaving it without `finish` (an error first) stops the child and removes the file.
+    """
+
+    def __init__(
+        self, path: Path, temporary: Path, head: list[tuple[str, object]], plain_keys: Collection[str]
+    ):
+        self.path = path
+        self._temporary: Path | None = temporary
+        self._head = head
+        self._written = ForkedWork(partial(_write_head, temporary, head, plain_keys))
+
+    @classmethod
+    def start(
+        cls, path: Path, head: Mapping[str, object], plain_keys: Collection[str]
+    ) -> ReportWrittenAhead | None:
+        """Begin the report at `path` with the members of `head`; None where no child can be forked,
+        or no temporary file made (writing the report then says why)."""
+        if not forking_helps():
+            return None
+        try:
+            temporary = temporary_beside(path)
+        except OSError:
+            return None
+        return cls(path, temporary, list(head.items()), plain_keys)
+
+    def finish(self, report: Mapping[str, object], plain_keys: Collection[str]) -> None:
+        """Write `report`, whose first members must be the very values begun with (else it is written
+        whole, here)."""
+        members = list(report.items())
+        begun = members[: len(self._head)]
+        temporary, self._temporary = self._temporary, None
+        assert temporary is not None, "finish() is called once"
+        if len(begun) < len(self._head) or not all(map(_same_member, self._head, begun)):
+            self._stop(temporary)
+            write_json_atomic(self.path, report, plain_keys=plain_keys)
+            return
+        try:
+            self._written.result()  # the head is in the file: the child's, or written here if it failed
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+        rest = _member_parts(members[len(begun) :], plain_keys, first=not begun)
+        finish_atomic(temporary, self.path, [*rest, b"\n}", b"\n"], mode="ab")
+
+    def _stop(self, temporary: Path) -> None:
+        self._written.__exit__(None, None, None)
+        temporary.unlink(missing_ok=True)
+
+    def __enter__(self) -> ReportWrittenAhead:
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        if self._temporary is not None:
+            self._stop(self._temporary)
+            self._temporary = None
+
+
+def _same_member(begun: tuple[str, object], written: tuple[str, object]) -> bool:
+    """The member written ahead is the report's: the same key, and the same value or the same items
+    (the report's results list is a new list of the very records)."""
+    (key, value), (other_key, other) = begun, written
+    if key != other_key:
+        return False
+    if isinstance(value, list) and isinstance(other, list):
+        return len(value) == len(other) and all(
+            mine is theirs for mine, theirs in zip(value, other, strict=True)
+        )
+    return value is other or (
+        type(value) is type(other) and value == other and not isinstance(value, (dict, list))
+    )
+
+
+def _write_head(temporary: Path, head: list[tuple[str, object]], plain_keys: Collection[str]) -> bool:
+    # A head of plain members is orjson's indented object less its closing line: no member's lines
+    # need indenting again.
+    whole = indented_plain(dict(head)) if all(key in plain_keys for key, _ in head) else None
+    parts = (
+        [whole[: -len(b"\n}")]] if whole is not None else [b"{", *_member_parts(head, plain_keys, first=True)]
+    )
+    with open(temporary, "wb") as stream:  # from the start: done again here after a child that failed
+        stream.writelines(parts)
+    return True
 
 
 def write_recording(path: Path, responses: Sequence[Mapping[str, object]]) -> None:

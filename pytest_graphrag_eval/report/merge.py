@@ -10,6 +10,7 @@ a message naming the report files.
 from __future__ import annotations
 
 import calendar
+import contextlib
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -19,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.compare.baseline import comparison_view, read_report, report_from_bytes
+from pytest_graphrag_eval.compare.numeric import require_statistics
 from pytest_graphrag_eval.corpus.input_files import read_input_bytes
-from pytest_graphrag_eval.errors import GraphragEvalError, InputError
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError, InputError
 from pytest_graphrag_eval.forked_work import ForkedWork, forking_helps
 from pytest_graphrag_eval.formats.json_types import JsonMapping
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
@@ -460,6 +462,9 @@ class BaselineAhead:
     def read(self, wanted: BaselineRead) -> BaselineFile:
         work, self._work = self._work, None
         if work is not None:
+            # The comparison will need numpy and scipy: imported while the child still reads, not after.
+            with contextlib.suppress(ConfigurationError):  # the comparison says it, as without a child
+                require_statistics()
             found = work.result()
             if found is not None and found.read == wanted:
                 return found

@@ -7,9 +7,11 @@ results of several shard reports, so a sharded run ends exactly as one run would
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,8 @@ from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.compare.comparison import Comparison, compare_documents
 from pytest_graphrag_eval.compare.hashing import content_hash
 from pytest_graphrag_eval.compare.run_history import Flakiness, PastRun, RunHistory, flaky_questions
-from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.forked_work import ForkedWork
+from pytest_graphrag_eval.formats.atomic import write_bytes_atomic, write_text_atomic
 from pytest_graphrag_eval.gates.history_gates import GateHistory
 from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.suite_gates import evaluate_gates
@@ -25,7 +28,7 @@ from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
 from pytest_graphrag_eval.gates.verdict import failure_lines
 from pytest_graphrag_eval.graph.summary import add_stale_counts
 from pytest_graphrag_eval.report.history_section import history_section
-from pytest_graphrag_eval.report.json_report import build_document, write_json_atomic
+from pytest_graphrag_eval.report.json_report import ReportWrittenAhead, build_document, write_json_atomic
 from pytest_graphrag_eval.report.judge_spend import cache_only_incomplete
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report_model import Outcome, QuestionResult, ReportDocument
@@ -125,18 +128,21 @@ def finish_run(
     """
     typed = [_typed(result) for result in results]
     records = [result.record for result in typed]  # the results' own objects, not copies
-    aggregates = compute_aggregates(records) if records else {}
-    add_stale_counts(aggregates, records)  # only when references were checked against a graph
     baseline = _baseline_document(settings)
-    comparison = None
-    if baseline is not None and settings.baseline_path is not None:
-        comparison = compare_documents(
-            baseline,
-            typed,
-            confidence=settings.confidence,
-            resamples=settings.resamples,
-            baseline_path=settings.baseline_path,
-        )
+    compared = baseline is not None and settings.baseline_path is not None
+    # With a comparison to make, the aggregates are computed beside it by a second process.
+    with ForkedWork(partial(compute_aggregates, records), fork=compared and bool(records)) as aggregated:
+        comparison = None
+        if baseline is not None and settings.baseline_path is not None:
+            comparison = compare_documents(
+                baseline,
+                typed,
+                confidence=settings.confidence,
+                resamples=settings.resamples,
+                baseline_path=settings.baseline_path,
+            )
+        aggregates = aggregated.result() if records else {}
+    add_stale_counts(aggregates, records)  # only when references were checked against a graph
     comparison_section = comparison.to_dict() if comparison is not None else None
     known = settings.current_run
     flaky = (
@@ -246,27 +252,48 @@ class WrittenOutputs:
 
 
 def write_outputs(
-    report: Mapping[str, object], paths: OutputPaths, *, plain_keys: Collection[str] = ()
+    report: Mapping[str, object],
+    paths: OutputPaths,
+    *,
+    plain_keys: Collection[str] = (),
+    report_ahead: ReportWrittenAhead | None = None,
 ) -> WrittenOutputs:
     """Write the JSON report, the Markdown summary and the HTML report asked for.
 
     `plain_keys`: report keys whose values are plain JSON values (`formats.plain_json`): a merge's
     results as a parser read them, a comparison whose numbers are all finite. orjson writes those
-    when it is installed.
+    when it is installed. `report_ahead`: the JSON report, its results already being written.
     """
     outputs = WrittenOutputs()
-    if paths.report is not None:
-        outputs.write(
-            "JSON report", paths.report, lambda path: write_json_atomic(path, report, plain_keys=plain_keys)
-        )
-    if paths.markdown is not None:
-        markdown = render_markdown(report)
-        outputs.write("Markdown summary", paths.markdown, lambda path: write_text_atomic(path, markdown))
-    if paths.html is not None:
-        from pytest_graphrag_eval.report.html_report import write_html  # Jinja2 only when asked for
-
-        outputs.write("HTML report", paths.html, lambda path: write_html(report, path))
+    with _html_page(report, paths) as page:
+        if report_ahead is not None:
+            outputs.write("JSON report", report_ahead.path, lambda _: report_ahead.finish(report, plain_keys))
+        elif paths.report is not None:
+            outputs.write(
+                "JSON report",
+                paths.report,
+                lambda path: write_json_atomic(path, report, plain_keys=plain_keys),
+            )
+        if paths.markdown is not None:
+            markdown = render_markdown(report)
+            outputs.write("Markdown summary", paths.markdown, lambda path: write_text_atomic(path, markdown))
+        if paths.html is not None and page is not None:
+            outputs.write("HTML report", paths.html, lambda path: write_bytes_atomic(path, page.result()))
     return outputs
+
+
+def _html_page(
+    report: Mapping[str, object], paths: OutputPaths
+) -> contextlib.AbstractContextManager[ForkedWork[bytes] | None]:
+    """The HTML page's bytes, built by a second process (`forked_work`) while this one writes the
+    JSON report and the Markdown summary, which take less time than the page."""
+    if paths.html is None:
+        return contextlib.nullcontext()
+    from pytest_graphrag_eval.report.html_report import page_bytes  # Jinja2 only when asked for
+
+    return ForkedWork(
+        partial(page_bytes, report), fork=paths.report is not None or paths.markdown is not None
+    )
 
 
 def write_output(what: str, path: Path, write: Callable[[Path], object]) -> str | None:

@@ -8,6 +8,7 @@ decides nothing here.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,7 +22,7 @@ from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.history.recording import HistoryOutcome, record_finished_run
 from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines
-from pytest_graphrag_eval.report.json_report import write_recording
+from pytest_graphrag_eval.report.json_report import ReportWrittenAhead, write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
 from pytest_graphrag_eval.report.pipeline import (
     FinishedRun,
@@ -32,7 +33,7 @@ from pytest_graphrag_eval.report.pipeline import (
 )
 from pytest_graphrag_eval.report.run_identity import corpus_file_record, corpus_positions, identity_metadata
 from pytest_graphrag_eval.report.run_terminal import RunTerminal
-from pytest_graphrag_eval.report_model import Outcome, QuestionResult
+from pytest_graphrag_eval.report_model import REPORT_FORMAT_VERSION, Outcome, QuestionResult
 from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
 from pytest_graphrag_eval.run.run_history import history_at_finish
 
@@ -253,22 +254,23 @@ def conclude_run(
     )
     if earlier is not None:
         run_settings = dataclasses.replace(run_settings, history=earlier.runs, current_run=earlier.current)
-    finished_run = finish_run(
-        results,
-        run_settings,
-        started=started,
-        interrupted=interrupted,
-        warnings=[*warnings, *([earlier.warning] if earlier is not None and earlier.warning else [])],
-        finished=finished,
-        judge_spend=judge_spend,
-    )
-    if graph.references is not None:
-        finished_run.report["references"] = graph.references
-    plain = [
-        *(["results"] if plain_results else []),
-        *(["comparison"] if finished_run.plain_comparison else []),
-    ]
-    written = write_outputs(finished_run.report, outputs, plain_keys=plain)
+    with _results_written_ahead(outputs, results, plain_results) as report_ahead:
+        finished_run = finish_run(
+            results,
+            run_settings,
+            started=started,
+            interrupted=interrupted,
+            warnings=[*warnings, *([earlier.warning] if earlier is not None and earlier.warning else [])],
+            finished=finished,
+            judge_spend=judge_spend,
+        )
+        if graph.references is not None:
+            finished_run.report["references"] = graph.references
+        plain = [
+            *(["results"] if plain_results else []),
+            *(["comparison"] if finished_run.plain_comparison else []),
+        ]
+        written = write_outputs(finished_run.report, outputs, plain_keys=plain, report_ahead=report_ahead)
     if recording is not None:
         responses = list(recording.responses)
         written.write("recording", recording.path, lambda path: write_recording(path, responses))
@@ -281,6 +283,19 @@ def conclude_run(
             history.url, finished_run.report, run_key=history.run_key, environ=os.environ, cwd=root
         )
     return outcome
+
+
+def _results_written_ahead(
+    outputs: OutputPaths, results: Sequence[QuestionResult | JsonMapping], plain_results: bool
+) -> contextlib.AbstractContextManager[ReportWrittenAhead | None]:
+    """A merge's JSON report begun with its results (most of its bytes) by a second process while
+    this one computes the rest (`ReportWrittenAhead`); none for a plugin's run, whose results the
+    graph stage may still annotate, or where no child can be forked."""
+    if outputs.report is None or not plain_results:
+        return contextlib.nullcontext()
+    records = [result.record if isinstance(result, QuestionResult) else result for result in results]
+    head = {"format_version": REPORT_FORMAT_VERSION, "results": records}
+    return ReportWrittenAhead.start(outputs.report, head, head.keys()) or contextlib.nullcontext()
 
 
 def _history_options(settings: EndOfRunSettings) -> HistoryOptions | None:

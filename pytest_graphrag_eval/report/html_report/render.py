@@ -90,8 +90,13 @@ class _Awaited:
 def write_html(report: Mapping[str, object], path: str | os.PathLike[str]) -> Path:
     """Render and replace `path` in one rename, so a reader never sees half a page."""
     target = Path(path)
-    write_bytes_atomic(target, _utf8(render_html(report)))
+    write_bytes_atomic(target, page_bytes(report))
     return target
+
+
+def page_bytes(report: Mapping[str, object]) -> bytes:
+    """`render_html` as the file's bytes."""
+    return _utf8(render_html(report))
 
 
 def _utf8(text: str) -> bytes:
