@@ -8,6 +8,7 @@ however the run was scheduled.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -245,6 +246,8 @@ def _write_head(temporary: Path, head: list[tuple[str, object]], plain_keys: Col
     )
     with open(temporary, "wb") as stream:  # from the start: done again here after a child that failed
         stream.writelines(parts)
+        stream.flush()
+        os.fsync(stream.fileno())  # on disk before `finish` appends: its own sync is then of the rest only
     return True
 
 
