@@ -73,10 +73,8 @@ def test_a_merge_of_complete_shards_that_passed_exits_0(
     assert "incomplete" not in capsys.readouterr().out
 
 
-def test_a_merge_compares_with_the_very_baseline_bytes_the_shards_recorded(
-    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The baseline is read once: the bytes whose hash matches the shards' record are the bytes compared."""
+def shards_compared_with_a_baseline(pytester: pytest.Pytester) -> list[str]:
+    """`baseline.json`, and the reports of two shards compared with it (`s1.json`, `s2.json`)."""
     write_corpus(pytester, corpus())
     write_responses(pytester, good_responses())
     pytester.runpytest_subprocess(*REPLAY, "--graphrag-report", "baseline.json")
@@ -85,7 +83,14 @@ def test_a_merge_compares_with_the_very_baseline_bytes_the_shards_recorded(
             *REPLAY, "--graphrag-baseline", "baseline.json", "--graphrag-shard", f"{index}/2",
             "--graphrag-report", f"s{index}.json",
         )  # fmt: skip
-    reports = [str(pytester.path / f"s{index}.json") for index in (1, 2)]
+    return [str(pytester.path / f"s{index}.json") for index in (1, 2)]
+
+
+def test_a_merge_compares_with_the_very_baseline_bytes_the_shards_recorded(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The baseline is read once: the bytes whose hash matches the shards' record are the bytes compared."""
+    reports = shards_compared_with_a_baseline(pytester)
     merged = pytester.path / "merged.json"
     baseline = pytester.path / "baseline.json"
     original = baseline.read_bytes()
@@ -139,18 +144,11 @@ def merge_in_a_fresh_process(*arguments: str) -> subprocess.CompletedProcess[str
 def test_a_merge_that_reads_its_baseline_beside_the_shards_gives_the_same_report_and_errors(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write_corpus(pytester, corpus())
-    write_responses(pytester, good_responses())
-    pytester.runpytest_subprocess(*REPLAY, "--graphrag-report", "baseline.json")
+    reports = shards_compared_with_a_baseline(pytester)
     for index in (1, 2):
-        pytester.runpytest_subprocess(
-            *REPLAY, "--graphrag-baseline", "baseline.json", "--graphrag-shard", f"{index}/2",
-            "--graphrag-report", f"s{index}.json",
-        )  # fmt: skip
         pytester.runpytest_subprocess(
             *REPLAY, "--graphrag-shard", f"{index}/2", "--graphrag-report", f"plain{index}.json"
         )
-    reports = [str(pytester.path / f"s{index}.json") for index in (1, 2)]
     outputs = {
         where: [pytester.path / f"{where}.{suffix}" for suffix in ("json", "md", "html")]
         for where in ("here", "fresh")
