@@ -13,6 +13,7 @@ values and the errors are always those of calling the work here: a child only sa
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -105,4 +106,5 @@ def _run_child(work: Callable[[], object], sending: Connection) -> None:
         data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
     except BaseException:  # the parent does the work again, and raises the error itself
         return
-    sending.send_bytes(data)
+    with contextlib.suppress(OSError):  # the parent is gone, or stopped waiting: nobody to tell
+        sending.send_bytes(data)
