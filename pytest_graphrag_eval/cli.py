@@ -21,13 +21,8 @@ from typing import Any
 from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.gc_pause import paused_gc
-from pytest_graphrag_eval.report.merge import (
-    BaselineAhead,
-    ShardReport,
-    load_shard,
-    merge_shards,
-    shard_summary,
-)
+from pytest_graphrag_eval.report.merge import ShardReport, load_shard, merge_shards, shard_summary
+from pytest_graphrag_eval.report.merge_baseline import BaselineAhead
 from pytest_graphrag_eval.report.pipeline import OutputPaths
 from pytest_graphrag_eval.run.end_of_run import HistoryOptions, conclude_run
 from pytest_graphrag_eval.run.run_history import history_baseline_ref, read_history

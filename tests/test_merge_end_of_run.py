@@ -112,10 +112,11 @@ def test_a_merge_compares_with_the_very_baseline_bytes_the_shards_recorded(
     assert merge_main([*reports, "--report", str(merged), "--baseline", str(other)]) == 0
 
 
-# The merge command in a fresh interpreter: one thread, so child processes read the baseline while it
-# reads the shards (`report.merge.BaselineAhead`), write the results and compute the aggregates while it
-# compares (`json_report.ReportWrittenAhead`, `pipeline.finish_run`) and build the HTML page while it
-# writes the JSON and Markdown (`pipeline.write_outputs`); under `no_child_processes` it does all itself.
+# The merge command in a fresh interpreter: one thread, so child processes read the baseline while
+# it reads the shards (`report.merge_baseline.BaselineAhead`), write the results and compute the
+# aggregates while it compares (`json_report.ReportWrittenAhead`, `pipeline.finish_run`) and build the
+# HTML page while it writes the JSON and Markdown (`pipeline.write_outputs`); under
+# `no_child_processes` it does all itself.
 MERGE_COMMAND = (
     "import sys; from pytest_graphrag_eval.cli import merge_main; sys.exit(merge_main(sys.argv[1:]))"
 )
