@@ -25,7 +25,7 @@ def run_fresh(code: str) -> list[str]:
         capture_output=True,
         text=True,
         check=False,
-        timeout=120,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.split()

@@ -206,7 +206,7 @@ class ReportWrittenAhead:
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
-        rest = _member_parts(members[len(begun) :], plain_keys, first=not begun)
+        rest = _member_parts(members[len(begun) :], plain_keys, first=False)
         finish_atomic(temporary, self.path, [*rest, b"\n}", b"\n"], mode="ab")
 
     def _stop(self, temporary: Path) -> None:

@@ -129,18 +129,20 @@ def finish_run(
     typed = [_typed(result) for result in results]
     records = [result.record for result in typed]  # the results' own objects, not copies
     baseline = _baseline_document(settings)
-    compared = baseline is not None and settings.baseline_path is not None
+    comparing = baseline is not None and settings.baseline_path is not None
     # With a comparison to make, the aggregates are computed beside it by a second process.
-    with ForkedWork(partial(compute_aggregates, records), fork=compared and bool(records)) as aggregated:
-        comparison = None
-        if baseline is not None and settings.baseline_path is not None:
-            comparison = compare_documents(
+    with ForkedWork(partial(compute_aggregates, records), fork=comparing and bool(records)) as aggregated:
+        comparison = (
+            compare_documents(
                 baseline,
                 typed,
                 confidence=settings.confidence,
                 resamples=settings.resamples,
                 baseline_path=settings.baseline_path,
             )
+            if baseline is not None and comparing
+            else None
+        )
         aggregates = aggregated.result() if records else {}
     add_stale_counts(aggregates, records)  # only when references were checked against a graph
     comparison_section = comparison.to_dict() if comparison is not None else None

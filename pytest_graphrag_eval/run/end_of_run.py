@@ -289,8 +289,9 @@ def _results_written_ahead(
     outputs: OutputPaths, results: Sequence[QuestionResult | JsonMapping], plain_results: bool
 ) -> contextlib.AbstractContextManager[ReportWrittenAhead | None]:
     """A merge's JSON report begun with its results (most of its bytes) by a second process while
-    this one computes the rest (`ReportWrittenAhead`); none for a plugin's run, whose results the
-    graph stage may still annotate, or where no child can be forked."""
+    this one computes the rest (`ReportWrittenAhead`); none where no child can be forked, nor for a
+    plugin's run, whose results the standard library writes (they are not plain as read by a parser)
+    and whose pytest process has other threads anyway."""
     if outputs.report is None or not plain_results:
         return contextlib.nullcontext()
     records = [result.record if isinstance(result, QuestionResult) else result for result in results]
