@@ -32,7 +32,7 @@ from itertools import chain
 from typing import Any, TypeVar
 
 from pytest_graphrag_eval.compare.bootstrap import studentized_intervals
-from pytest_graphrag_eval.compare.numeric import numpy, scipy_special
+from pytest_graphrag_eval.compare.numeric import numpy, one_blas_thread, scipy_special
 
 DEFAULT_POWER = 0.8
 # Columns bootstrapped in one pass at most: its arrays are resamples x columns (x 2) floats.
@@ -150,23 +150,26 @@ def _with_bootstraps(
         for pending in by_length.values()
         for start in range(0, len(pending), _BOOTSTRAP_COLUMNS)
     )
-    for pending in batches:
-        columns = [after - before for _, _, before, after in pending]
-        intervals = studentized_intervals(columns, confidence=confidence, resamples=resamples, seed=seed)
-        for (scope, metric, before, after), column, interval in zip(pending, columns, intervals, strict=True):
-            # A score in [0, 1] changes by at most 1; clamping at -1 and 1 never moves a bound across 0.
-            limit = 1.0 if _is_unit_score(np, before) and _is_unit_score(np, after) else math.inf
-            changes[scope][metric] = MetricChange(
-                baseline=float(before.mean()),
-                current=float(after.mean()),
-                delta=interval.mean,
-                ci_low=max(interval.low, -limit),
-                ci_high=min(interval.high, limit),
-                p_value=interval.p_value,
-                n_pairs=before.size,
-                test="bootstrap",
-                min_detectable_delta=min_detectable_delta(column, confidence=confidence),
-            )
+    with one_blas_thread():
+        for pending in batches:
+            columns = [after - before for _, _, before, after in pending]
+            intervals = studentized_intervals(columns, confidence=confidence, resamples=resamples, seed=seed)
+            for (scope, metric, before, after), column, interval in zip(
+                pending, columns, intervals, strict=True
+            ):
+                # A score in [0, 1] changes by at most 1; clamping at -1 and 1 never moves a bound across 0.
+                limit = 1.0 if _is_unit_score(np, before) and _is_unit_score(np, after) else math.inf
+                changes[scope][metric] = MetricChange(
+                    baseline=float(before.mean()),
+                    current=float(after.mean()),
+                    delta=interval.mean,
+                    ci_low=max(interval.low, -limit),
+                    ci_high=min(interval.high, limit),
+                    p_value=interval.p_value,
+                    n_pairs=before.size,
+                    test="bootstrap",
+                    min_detectable_delta=min_detectable_delta(column, confidence=confidence),
+                )
     return {
         scope: {metric: changes[scope][metric] for metric in samples} for scope, samples in scopes.items()
     }

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from pytest_graphrag_eval.compare import (
     PairedSample,
@@ -18,6 +19,7 @@ from pytest_graphrag_eval.compare import (
     paired_changes,
 )
 from pytest_graphrag_eval.compare.bootstrap import studentized_intervals
+from pytest_graphrag_eval.compare.numeric import one_blas_thread
 from pytest_graphrag_eval.compare.paired import binary_change, min_discordant_pairs
 
 differences = st.lists(st.floats(-1, 1, allow_nan=False).map(lambda x: round(x, 3)), min_size=2, max_size=60)
@@ -184,3 +186,29 @@ def test_a_change_is_written_with_every_field_in_order() -> None:
     for change in (*paired_changes({"m": sample}, confidence=0.95, resamples=200, seed=0).values(),
                    binary_change(PairedSample((0.0, 1.0), (1.0, 1.0)), confidence=0.95)):  # fmt: skip
         assert list(change.to_dict().items()) == list(dataclasses.asdict(change).items())
+
+
+def blas_threads() -> list[int]:
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+
+def test_one_blas_thread_is_held_for_the_block_only() -> None:
+    before = blas_threads()
+    with one_blas_thread():
+        assert blas_threads() and set(blas_threads()) == {1}
+    assert blas_threads() == before
+
+
+def test_a_comparison_is_the_same_whatever_the_machine_s_blas_threads() -> None:
+    """With BLAS threads a product's sums are split by the number of cores, and a bound's last digit
+    followed the machine; the bootstrap keeps its products on one thread."""
+    rng = np.random.default_rng(3)
+    samples = {
+        f"m{index}": PairedSample(
+            tuple(rng.normal(size=2_500).round(2)), tuple(rng.normal(size=2_500).round(2))
+        )
+        for index in range(3)
+    }
+    compared = paired_changes(samples, confidence=0.95, resamples=400, seed=1)
+    with threadpool_limits(limits=1, user_api="blas"):
+        assert paired_changes(samples, confidence=0.95, resamples=400, seed=1) == compared
