@@ -63,7 +63,13 @@ def test_plain_values_are_written_as_the_standard_library_writes_them(value: obj
 
 
 def test_floats_orjson_writes_otherwise_are_written_by_python() -> None:
-    value = {"costs": FLOATS, "text": 'a cost of 1e-05,\n or "0.00001"', "nested": [[1.5e-07], {"x": 2e-05}]}
+    value = {
+        "costs": FLOATS,
+        "text": 'a cost of 1e-05,\n or "0.00001"',
+        "nested": [[1.5e-07], {"x": 2e-05}],
+        # numbers ending as those do, written alike by both: a negative integer, a larger decimal
+        "alike": [-5, -1e-07, 10.00001, -0.00001, {"delta": -3}],
+    }
     assert plain_json.indented_plain(value) == stdlib_indented(value)
 
 

@@ -242,7 +242,9 @@ def _write_head(temporary: Path, head: list[tuple[str, object]], plain_keys: Col
     # need indenting again.
     whole = indented_plain(dict(head)) if all(key in plain_keys for key, _ in head) else None
     parts = (
-        [whole[: -len(b"\n}")]] if whole is not None else [b"{", *_member_parts(head, plain_keys, first=True)]
+        [memoryview(whole)[: -len(b"\n}")]]  # a view: no copy of a hundred megabytes
+        if whole is not None
+        else [b"{", *_member_parts(head, plain_keys, first=True)]
     )
     with open(temporary, "wb") as stream:  # from the start: done again here after a child that failed
         stream.writelines(parts)
