@@ -13,7 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import sparql_expectation
-from pytest_graphrag_eval.formats.sparql_results import SparqlResultsError, SparqlTable, parse_sparql_results
+from pytest_graphrag_eval.formats.sparql_results import (
+    ResultsParser,
+    SparqlResultsError,
+    SparqlTable,
+    parse_sparql_results,
+)
 from pytest_graphrag_eval.formats.terms import Term, display_term
 from pytest_graphrag_eval.steps.blank_nodes import Equivalence, collapsed, pairing, renamed
 from pytest_graphrag_eval.steps.sparql_compare import (
@@ -46,6 +51,7 @@ def explain_sparql_mismatch(
     *,
     limit: int = DEFAULT_LIMIT,
     sides: Sides = AGENT_RESULT,
+    parse: ResultsParser = parse_sparql_results,
 ) -> dict[str, Any]:
     """Compare one actual output with a SPARQL reference step and say what differs.
 
@@ -69,14 +75,15 @@ def explain_sparql_mismatch(
     - for ASK results: `reference_boolean`, `actual_boolean`.
 
     A reference step that is itself invalid, or an unparseable actual output,
-    yields only `matched: false` and `reason`.
+    yields only `matched: false` and `reason`. `parse`: a `MemoizedParser` lets a caller that
+    shows the same outputs again (the HTML report's tables) parse each once.
     """
     try:
-        expected = sparql_expectation(reference_step)
+        expected = sparql_expectation(reference_step, parse)
     except ValueError as error:
         return {"matched": False, "reason": f"the reference step is invalid: {error}"}
     try:
-        actual = parse_sparql_results(actual_output, expected.literal_match)
+        actual = parse(actual_output, expected.literal_match)
     except SparqlResultsError as error:
         return {"matched": False, "reason": f"the {sides.actual} output is not SPARQL results JSON: {error}"}
     if expected.table.is_ask or actual.is_ask:

@@ -11,7 +11,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TypeGuard, cast
 
-from pytest_graphrag_eval.formats.sparql_results import SparqlResultsError, parse_sparql_results
+from pytest_graphrag_eval.formats.sparql_results import (
+    MemoizedParser,
+    ResultsParser,
+    SparqlResultsError,
+    parse_sparql_results,
+)
 from pytest_graphrag_eval.formats.terms import display_term
 from pytest_graphrag_eval.report.step_explanations import (
     SPARQL_JSON,
@@ -99,23 +104,24 @@ def explain_unmatched(
     ]
     if reference_step.get("output_media_type") != SPARQL_JSON or not candidates:
         return {"lines": explain_step_mismatch(reference_step, actual)}
+    parse = MemoizedParser()  # the diff and the tables read the same outputs: each is parsed once
     explained = [
-        (step, explain_sparql_mismatch(reference_step, step.get("output"), limit=DIFF_ROW_LIMIT))
+        (step, explain_sparql_mismatch(reference_step, step.get("output"), limit=DIFF_ROW_LIMIT, parse=parse))
         for step in candidates
     ]
     step, closest = min(explained, key=lambda pair: mismatch_distance(pair[1]))
     return {
         "closest": as_text(step.get("id", "")),
         **closest,
-        "reference_table": result_table(reference_step.get("output")),
-        "actual_table": result_table(step.get("output")),
+        "reference_table": result_table(reference_step.get("output"), parse),
+        "actual_table": result_table(step.get("output"), parse),
     }
 
 
-def result_table(output: object) -> dict[str, object] | None:
+def result_table(output: object, parse: ResultsParser = parse_sparql_results) -> dict[str, object] | None:
     """The first rows of a SPARQL SELECT result, so a reader can compare values the diff cannot pair."""
     try:
-        table = parse_sparql_results(output)
+        table = parse(output)
     except SparqlResultsError:
         return None
     if table.is_ask:
