@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.compare.comparison import Comparison, compare_documents
@@ -32,6 +32,9 @@ from pytest_graphrag_eval.report.json_report import ReportWrittenAhead, build_do
 from pytest_graphrag_eval.report.judge_spend import cache_only_incomplete
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report_model import Outcome, QuestionResult, ReportDocument
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.report.html_report import PageBuilding
 
 
 @dataclass(frozen=True)
@@ -286,16 +289,14 @@ def write_outputs(
 
 def _html_page(
     report: Mapping[str, object], paths: OutputPaths
-) -> contextlib.AbstractContextManager[ForkedWork[bytes] | None]:
-    """The HTML page's bytes, built by a second process (`forked_work`) while this one writes the
-    JSON report and the Markdown summary, which take less time than the page."""
+) -> contextlib.AbstractContextManager[PageBuilding | None]:
+    """The HTML page's bytes (`PageBuilding`): a large page is built by two other processes while
+    this one writes the JSON report and the Markdown summary, which take less time than the page."""
     if paths.html is None:
         return contextlib.nullcontext()
-    from pytest_graphrag_eval.report.html_report import page_bytes  # Jinja2 only when asked for
+    from pytest_graphrag_eval.report.html_report import PageBuilding  # Jinja2 only when asked for
 
-    return ForkedWork(
-        partial(page_bytes, report), fork=paths.report is not None or paths.markdown is not None
-    )
+    return PageBuilding(report)
 
 
 def write_output(what: str, path: Path, write: Callable[[Path], object]) -> str | None:

@@ -130,30 +130,91 @@ class Columns:
         return column
 
 
-def build_view(report: Mapping[str, object]) -> ReportView:
-    """Check the report's shape (naming the bad field) and derive everything the page shows."""
-    if not isinstance(report, Mapping):
-        raise InputError("the report must be a JSON object", field="report")
-    results = report.get("results")
-    if not isinstance(results, list):
-        raise InputError("must be a list of question results", field="results")
-    for position, result in enumerate(results):
-        if not is_mapping(result):
-            raise InputError(f"result {position} must be an object", field=f"results[{position}]")
-        for key in ("template_id", "question_id"):
-            if not isinstance(result.get(key), (str, int)):
-                where = SourceLocation(question_id=_text(result.get("question_id")) or None)
-                raise InputError(f"result {position} has no {key}", where, key)
-    metadata = _mapping(report.get("metadata"))
+@dataclass(frozen=True)
+class _Questions:
+    """What both the page's view and its drill-downs derive from the results, checked first."""
+
+    results: list[Mapping[str, object]]
+    metadata: Mapping[str, object]
+    keys: list[str]
+    columns: Columns
+    scores: list[str]
+    layouts: KeyLayouts
+    comparison: Mapping[str, object] | None
+    classification: dict[tuple[str, str], Mapping[str, object]]
+    question_keys: list[tuple[str, str]]  # (template id, question id) as text
+    history: Mapping[str, object]
+    history_flaky: set[str]
+
+    @classmethod
+    def of(cls, report: Mapping[str, object]) -> _Questions:
+        """Check the report's shape (naming the bad field) and derive what its results hold."""
+        if not isinstance(report, Mapping):
+            raise InputError("the report must be a JSON object", field="report")
+        results = report.get("results")
+        if not isinstance(results, list):
+            raise InputError("must be a list of question results", field="results")
+        for position, result in enumerate(results):
+            if not is_mapping(result):
+                raise InputError(f"result {position} must be an object", field=f"results[{position}]")
+            for key in ("template_id", "question_id"):
+                if not isinstance(result.get(key), (str, int)):
+                    where = SourceLocation(question_id=_text(result.get("question_id")) or None)
+                    raise InputError(f"result {position} has no {key}", where, key)
+        keys = numeric_keys(results)
+        columns = Columns.of(results, keys)
+        scores = score_metrics(keys, columns.values)
+        found = report.get("comparison")
+        comparison = found if isinstance(found, Mapping) else None
+        history = _mapping(report.get("history"))
+        return cls(
+            results=results,
+            metadata=_mapping(report.get("metadata")),
+            keys=keys,
+            columns=columns,
+            scores=scores,
+            layouts=KeyLayouts(keys, scores),
+            comparison=comparison,
+            classification=_classifications(comparison),
+            question_keys=[_question_key(result) for result in results],
+            history=history,
+            history_flaky={
+                _text(entry.get("question_id"))
+                for entry in _list(history.get("flaky"))
+                if isinstance(entry, Mapping)
+            },
+        )
+
+    def drill_downs(self) -> list[dict[str, object]]:
+        details = _all_details(
+            self.results,
+            self.question_keys,
+            self.metadata,
+            self.classification,
+            self.scores,
+            self.columns,
+            self.layouts,
+        )
+        outcomes_over_runs = question_outcomes(self.history)
+        if outcomes_over_runs:
+            for result, detail in zip(self.results, details, strict=True):
+                question_id = _text(result["question_id"])
+                if question_id in outcomes_over_runs:
+                    detail["history"] = outcomes_over_runs[question_id]
+                    detail["history_flaky"] = question_id in self.history_flaky
+        return details
+
+
+def build_view(report: Mapping[str, object], *, with_drill_downs: bool = True) -> ReportView:
+    """Check the report's shape (naming the bad field) and derive everything the page shows.
+
+    `with_drill_downs=False`: the view's `details` are left empty (`drill_downs` builds them apart).
+    """
+    questions = _Questions.of(report)
+    results, columns, scores, keys = questions.results, questions.columns, questions.scores, questions.keys
+    metadata, comparison, question_keys = questions.metadata, questions.comparison, questions.question_keys
     aggregates = _mapping(report.get("aggregates"))
-    keys = numeric_keys(results)
-    columns = Columns.of(results, keys)
-    scores = score_metrics(keys, columns.values)
     others = [key for key in keys if key not in scores]
-    layouts = KeyLayouts(keys, scores)
-    found = report.get("comparison")
-    comparison = found if isinstance(found, Mapping) else None
-    classification = _classifications(comparison)
     outcomes = [outcome_of(result) for result in results]
     groups: dict[str, list[int]] = {}
     for position, result in enumerate(results):
@@ -162,14 +223,8 @@ def build_view(report: Mapping[str, object]) -> ReportView:
     micro = _mapping(aggregates.get("micro"))
     gates = [gate for gate in _list(report.get("gates")) if isinstance(gate, Mapping)]
     verdicts = _gate_verdicts(gates)
-    history = _mapping(report.get("history"))
-    question_keys = [_question_key(result) for result in results]  # (template id, question id) as text
     id_counts = Counter(question_id for _, question_id in question_keys)
-    history_flaky = {
-        _text(entry.get("question_id")) for entry in _list(history.get("flaky")) if isinstance(entry, Mapping)
-    }
-    outcomes_over_runs = question_outcomes(history)
-    view = ReportView(
+    return ReportView(
         metadata=metadata,
         format_version=report.get("format_version"),
         questions=len(results),
@@ -204,27 +259,35 @@ def build_view(report: Mapping[str, object]) -> ReportView:
         usage=_usage(micro, results, keys),
         has_cost=bool(cost_keys(keys)),
         metric_errors=dict(
-            Counter(key for result in results for key in layouts.of(result).errors if result[key])
+            Counter(key for result in results for key in questions.layouts.of(result).errors if result[key])
         ),
         histograms=_histograms(groups, scores, others, columns),
         changes=_changes(comparison, results, question_keys, id_counts, scores) if comparison else None,
         index=_index(
-            results, question_keys, outcomes, templates, scores, classification, history_flaky, columns
+            results,
+            question_keys,
+            outcomes,
+            templates,
+            scores,
+            questions.classification,
+            questions.history_flaky,
+            columns,
         ),
-        details=_all_details(results, question_keys, metadata, classification, scores, columns, layouts),
+        details=questions.drill_downs() if with_drill_downs else [],
         history=build_history(
-            history, gates, {_text(result["question_id"]): _link(result, id_counts) for result in results}
+            questions.history,
+            gates,
+            {_text(result["question_id"]): _link(result, id_counts) for result in results},
         )
-        if history
+        if questions.history
         else None,
     )
-    if outcomes_over_runs:
-        for result, detail in zip(results, view.details, strict=True):
-            question_id = _text(result["question_id"])
-            if question_id in outcomes_over_runs:
-                detail["history"] = outcomes_over_runs[question_id]
-                detail["history_flaky"] = question_id in history_flaky
-    return view
+
+
+def drill_downs(report: Mapping[str, object]) -> list[dict[str, object]]:
+    """Every question's drill-down: `build_view`'s `details`, built alone (most of a large page's
+    work, done by another process than the rest of the page: `render.PageBuilding`)."""
+    return _Questions.of(report).drill_downs()
 
 
 def _gate_verdicts(gates: Sequence[Mapping[str, object]]) -> dict[tuple[str, str], bool]:

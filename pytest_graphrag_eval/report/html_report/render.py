@@ -14,9 +14,10 @@ import gzip
 import hashlib
 import json
 import os
+import secrets
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from functools import cache
+from functools import cache, partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -24,33 +25,92 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
+from pytest_graphrag_eval.forked_work import ForkedWork
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
 from pytest_graphrag_eval.formats.plain_json import compact_plain
 from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
 from pytest_graphrag_eval.report.html_report.markup import changed_questions, delta_row, histogram, score_bar
-from pytest_graphrag_eval.report.html_report.model import build_view
+from pytest_graphrag_eval.report.html_report.model import ReportView, build_view, drill_downs
 
 ASSETS = "assets"
+# From this many questions a page is built by two processes (`PageBuilding`): at 1,000 its drill-downs
+# take about 0.15 s, forking two children some milliseconds.
+FORKED_FROM_QUESTIONS = 1_000
 _DETAIL_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
 
 
 def render_html(report: Mapping[str, object]) -> str:
     """The whole page for `report` (format 1 or 2); raises InputError naming a malformed field."""
     view = build_view(report)
-    script, style = _asset("report.js"), _asset("report.css")
-    template = _environment().get_template("report.html.j2")
     lines = detail_lines(view.details)
     # zlib lets go of the GIL while it compresses: the drill-downs are packed on a second core while
     # the page renders, and the template waits for them only where it writes them, near its end.
     with ThreadPoolExecutor(max_workers=1) as packer:
-        packed = packer.submit(pack_lines, lines)
-        return template.render(
+        return _render(view, _Awaited(packer.submit(pack_lines, lines)))
+
+
+def _render(view: ReportView, details: object) -> str:
+    script, style = _asset("report.js"), _asset("report.css")
+    return (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
             view=view,
-            details=_Awaited(packed),
+            details=details,
             script=script,
             style=style,
             csp=_content_security_policy(script, style),
         )
+    )
+
+
+class PageBuilding:
+    """The page's bytes (`page_bytes`), begun now and finished by `result()`.
+
+    A large page is built by two forked children (`forked_work`) while this process goes on (a
+    merge writes its JSON report and Markdown summary): one builds and packs the drill-downs, most
+    of the work, the other renders the page around them; `result()` puts the packed drill-downs in
+    their place. Where no child can be forked, or for a small report, `result()` renders the page.
+    A context manager, as `ForkedWork` is.
+    """
+
+    def __init__(self, report: Mapping[str, object]) -> None:
+        self._report = report
+        results = report.get("results")
+        large = isinstance(results, list) and len(results) >= FORKED_FROM_QUESTIONS
+        self._drill_downs = ForkedWork(partial(packed_drill_downs, report), fork=large)
+        self._around = (
+            ForkedWork(partial(page_around_drill_downs, report)) if self._drill_downs.forked else None
+        )
+
+    def result(self) -> bytes:
+        if self._around is None:
+            return page_bytes(self._report)
+        before, after = self._around.result()
+        return b"".join((before, self._drill_downs.result().encode("ascii"), after))
+
+    def __enter__(self) -> PageBuilding:
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        for work in (self._drill_downs, self._around):
+            if work is not None:
+                work.__exit__(None, None, None)
+
+
+def page_around_drill_downs(report: Mapping[str, object]) -> tuple[bytes, bytes]:
+    """`page_bytes` before and after the packed drill-downs (`packed_drill_downs`), which are not
+    built: the page is rendered with a random marker in their place and cut there."""
+    marker = secrets.token_hex(16)
+    page = _render(build_view(report, with_drill_downs=False), Markup(marker))
+    before, found, after = page.partition(marker)
+    assert found and marker not in after, "the marker is in the page once"
+    return _utf8(before), _utf8(after)
+
+
+def packed_drill_downs(report: Mapping[str, object]) -> str:
+    """The page's drill-downs as it holds them (`pack_details`), built from the report alone."""
+    return pack_details(drill_downs(report))
 
 
 def pack_details(details: Sequence[object]) -> str:

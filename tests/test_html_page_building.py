@@ -1,0 +1,87 @@
+"""PageBuilding: a large HTML page built by two forked children is the page `page_bytes` builds.
+
+Each case runs in a fresh interpreter (`run_fresh`): a test process has other threads, and with
+another thread running nothing is forked.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_forked_work import FRESH_PROCESS_CAN_FORK, run_fresh
+
+REPORT = """
+    from pytest_graphrag_eval.report.html_report import PageBuilding, page_bytes
+
+    def result(index):
+        text = "é </script> answer " + str(index) + ("\\ud800" if index == 7 else "")
+        return {
+            "template_id": f"t{index % 13}",
+            "question_id": f"q{index}",
+            "question_text": text,
+            "actual_answer": text,
+            "reference_answer": "ref",
+            "status": "success" if index % 11 else "error",
+            "outcome": "passed" if index % 3 else "failed",
+            "answer_f1": (index % 10) / 10,
+            "reference_steps": [[{"name": "retrieval", "args": {"query": "q"}, "output": "o"}]],
+            "actual_steps": [{"id": "s1", "name": "retrieval", "status": "success", "output": text}],
+        }
+
+    def report(questions):
+        return {
+            "format_version": 2,
+            "results": [result(index) for index in range(questions)],
+            "metadata": {"steps_scope": "last_group"},
+            "aggregates": {},
+            "gates": [],
+        }
+"""
+
+
+@pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux with two cores or more")
+def test_a_large_page_built_by_two_children_is_the_page_built_here() -> None:
+    lines = run_fresh(
+        REPORT
+        + """
+    large = report(1_200)
+    with PageBuilding(large) as building:
+        print(building._drill_downs.forked, building._around is not None and building._around.forked)
+        page = building.result()
+    print(page == page_bytes(large), b"\\\\ud800" in page)
+    """
+    )
+    assert lines == ["True", "True", "True", "True"]
+
+
+def test_a_small_page_is_built_in_this_process() -> None:
+    lines = run_fresh(
+        REPORT
+        + """
+    small = report(20)
+    with PageBuilding(small) as building:
+        print(building._drill_downs.forked, building._around is None)
+        print(building.result() == page_bytes(small))
+    """
+    )
+    assert lines == ["False", "True", "True"]
+
+
+@pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux with two cores or more")
+def test_a_malformed_large_report_fails_as_the_page_built_here_does() -> None:
+    """The children fail; the page is then built here, and raises the error that names the field."""
+    lines = run_fresh(
+        REPORT
+        + """
+    from pytest_graphrag_eval.errors import InputError
+    broken = report(1_200)
+    del broken["results"][5]["template_id"]
+    messages = []
+    for build in (lambda: PageBuilding(broken).result(), lambda: page_bytes(broken)):
+        try:
+            build()
+        except InputError as error:
+            messages.append(str(error))
+    print(len(messages) == 2 and messages[0] == messages[1], "template_id" in messages[0])
+    """
+    )
+    assert lines == ["True", "True"]
