@@ -1,13 +1,19 @@
-"""PageBuilding: a large HTML page built by two forked children is the page `page_bytes` builds.
+"""PageBuilding: a large HTML page built by two forked children is the page `page_bytes` builds,
+and drill-downs packed chunk by chunk are the same bytes as packed whole.
 
-Each case runs in a fresh interpreter (`run_fresh`): a test process has other threads, and with
-another thread running nothing is forked.
+The PageBuilding cases run in a fresh interpreter (`run_fresh`): a test process has other threads,
+and with another thread running nothing is forked.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
+
 import pytest
 from test_forked_work import FRESH_PROCESS_CAN_FORK, run_fresh
+
+from pytest_graphrag_eval.report.html_report.render import detail_lines, pack_details, pack_lines
 
 REPORT = """
     from pytest_graphrag_eval.report.html_report import PageBuilding, page_bytes
@@ -85,3 +91,14 @@ def test_a_malformed_large_report_fails_as_the_page_built_here_does() -> None:
     """
     )
     assert lines == ["True", "True"]
+
+
+@pytest.mark.parametrize("questions", [0, 1, 499, 500, 501, 1_001])
+def test_drill_downs_packed_chunk_by_chunk_are_the_lines_packed_whole(questions: int) -> None:
+    details = [
+        {"question_text": f"é {index} </script>", "scores": [["f1", index / 7]]} for index in range(questions)
+    ]
+    lines = detail_lines(details)
+    packed = pack_details(details)
+    assert packed == pack_lines(lines)
+    assert gzip.decompress(base64.b64decode(packed)) == lines

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import io
 import json
 import os
 import secrets
@@ -36,6 +37,7 @@ ASSETS = "assets"
 # From this many questions a page is built by two processes (`PageBuilding`): at 1,000 its drill-downs
 # take about 0.15 s, forking two children some milliseconds.
 FORKED_FROM_QUESTIONS = 1_000
+_PACKED_CHUNK = 500  # drill-downs encoded while the ones before them are compressed
 _DETAIL_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
 
 
@@ -120,8 +122,21 @@ def pack_details(details: Sequence[object]) -> str:
     DecompressionStream when a question is first opened, splits the lines and parses only the
     question shown. JSON text holds no raw newline, base64 cannot close a script element, and
     mtime 0 keeps the output reproducible.
+
+    The lines are compressed a chunk at a time on a second thread (zlib lets go of the GIL) while
+    the next chunk is encoded: the same bytes as `pack_lines` of them all, in about half the time.
     """
-    return pack_lines(detail_lines(details))
+    packed = io.BytesIO()
+    with _gzip_stream(packed) as stream, ThreadPoolExecutor(max_workers=1) as packer:
+        writing: Future[int] | None = None
+        for start in range(0, len(details), _PACKED_CHUNK):
+            chunk = detail_lines(details[start : start + _PACKED_CHUNK])
+            if writing is not None:
+                writing.result()
+            writing = packer.submit(stream.write, b"\n" + chunk if start else chunk)
+        if writing is not None:
+            writing.result()
+    return base64.b64encode(packed.getvalue()).decode("ascii")
 
 
 def detail_lines(details: Sequence[object]) -> bytes:
@@ -134,7 +149,15 @@ def detail_lines(details: Sequence[object]) -> bytes:
 
 def pack_lines(data: bytes) -> str:
     """`detail_lines`' text gzip-compressed (level 6, mtime 0) in base64."""
-    return base64.b64encode(gzip.compress(data, compresslevel=6, mtime=0)).decode("ascii")
+    packed = io.BytesIO()
+    with _gzip_stream(packed) as stream:
+        stream.write(data)
+    return base64.b64encode(packed.getvalue()).decode("ascii")
+
+
+def _gzip_stream(packed: io.BytesIO) -> gzip.GzipFile:
+    # zlib's deflate output does not depend on how its input is cut into writes (no flush between)
+    return gzip.GzipFile(fileobj=packed, mode="wb", compresslevel=6, mtime=0)
 
 
 class _Awaited:
