@@ -85,6 +85,11 @@ class PageBuilding:
             ForkedWork(partial(page_around_drill_downs, report)) if self._drill_downs.forked else None
         )
 
+    @property
+    def forked(self) -> bool:
+        """Whether two children are building the page (False: `result()` renders it)."""
+        return self._around is not None
+
     def result(self) -> bytes:
         if self._around is None:
             return page_bytes(self._report)
