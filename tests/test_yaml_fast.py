@@ -11,6 +11,8 @@ keys, tags, duplicate keys and comments, and as random runs of syntax fragments.
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -271,6 +273,33 @@ def assert_same_or_declined(data: bytes) -> bool:
 @pytest.mark.parametrize("text", ["- &a0 ? x\n", "- ''  - \n"])  # found by Hypothesis: PyYAML refuses both
 def test_the_regression_documents_build_as_the_general_loader_builds_them(text: str) -> None:
     assert_same_or_declined(text.encode("utf-8"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[!!str !!str !!str !!str ", "[!!str !!str !!str !!str x]", "a: [!!str !!str !!str !!str x]\n"],
+)
+def test_tags_rapidyaml_would_end_the_process_on_are_declined_before_it_parses(text: str) -> None:
+    """Found by Hypothesis: rapidyaml ends the process on these (a failed internal check), so a
+    fresh interpreter loads them; the general loader then says what is wrong."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pytest_graphrag_eval.corpus.yaml_fast import DECLINED, load_fast; "
+            "print(load_fast(sys.argv[1].encode(), 10_000) is DECLINED)",
+            text,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "True"), done.stderr[-2000:]
+
+
+def test_an_exclamation_mark_inside_text_keeps_the_fast_path() -> None:
+    assert assert_same_or_declined(b"a: Hello!\nb: FILTER(!BOUND(?x))\n")
 
 
 @settings(

@@ -68,6 +68,11 @@ _PROPERTY_ALONE = re.compile(rb"[ ]*[&!][^ \n]*[ ]*(?:\n|\Z)")
 # text's start is checked apart).
 _UNSURE_LINE_START = re.compile(rb"\n(?:%|[ ]*(?:---|\.\.\.|[&!][^ \n]*[ ]*(?:\n|\Z)))")
 _QUESTION_MARK = re.compile(rb"\?(?=[ \n]|\Z)")  # perhaps an explicit key (`_has_explicit_key`)
+# A `!` where a node's tag may begin: first on a line, after a flow indicator, after `: `, `- ` or
+# `? `, after an anchor (not inside text: `FILTER(?a != ?b)`, `Hello!`). Tags are declined, and
+# before rapidyaml sees them: it ends the process (a failed internal check, not an exception) on
+# some, such as `[!!str !!str x]`.
+_PERHAPS_TAG = re.compile(rb"(?m)(?:^|[\[{,]|[:?-][ ])[ ]*(?:&[^ \n]*[ ]+)?!")
 
 if _ryml is not None:
     _TYPE, _KEY, _VAL = _ryml.Tree_type, _ryml.Tree_key, _ryml.Tree_val
@@ -116,7 +121,8 @@ def load_fast(data: bytes, max_nodes: int) -> Any:
         except UnicodeDecodeError:
             return DECLINED
     if (
-        _UNSURE_LINE_START.search(data)
+        _PERHAPS_TAG.search(data)
+        or _UNSURE_LINE_START.search(data)
         or _PROPERTY_ALONE.match(data)
         or _has_property_then_entry(data)
         or _has_explicit_key(data)
