@@ -44,32 +44,29 @@ REPORT = """
 """
 
 
-@pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux with two cores or more")
-def test_a_large_page_built_by_two_children_is_the_page_built_here() -> None:
+@pytest.mark.parametrize(
+    ("questions", "forked"),
+    [
+        pytest.param(
+            1_200,
+            True,
+            marks=pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux, 2+ cores"),
+        ),
+        (20, False),  # a small page is built in this process
+    ],
+)
+def test_a_page_built_by_two_children_or_here_is_the_page_built_here(questions: int, forked: bool) -> None:
     lines = run_fresh(
         REPORT
-        + """
-    large = report(1_200)
-    with PageBuilding(large) as building:
+        + f"""
+    built = report({questions})
+    with PageBuilding(built) as building:
         print(building.forked)
         page = building.result()
-    print(page == page_bytes(large), b"\\\\ud800" in page)
+    print(page == page_bytes(built), b"\\\\ud800" in page)
     """
     )
-    assert lines == ["True", "True", "True"]
-
-
-def test_a_small_page_is_built_in_this_process() -> None:
-    lines = run_fresh(
-        REPORT
-        + """
-    small = report(20)
-    with PageBuilding(small) as building:
-        print(building.forked)
-        print(building.result() == page_bytes(small))
-    """
-    )
-    assert lines == ["False", "True"]
+    assert lines == [str(forked), "True", "True"]
 
 
 @pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux with two cores or more")
