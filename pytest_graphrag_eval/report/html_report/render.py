@@ -87,8 +87,8 @@ class PageBuilding:
 
     @property
     def forked(self) -> bool:
-        """Whether two children are building the page (False: `result()` renders it)."""
-        return self._around is not None
+        """Whether two children are building the page (False: `result()` builds some or all of it)."""
+        return self._drill_downs.forked and self._around is not None and self._around.forked
 
     def result(self) -> bytes:
         if self._around is None:
