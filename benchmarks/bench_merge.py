@@ -12,7 +12,7 @@ Then it times the merge in a fresh process, each case `--runs` times (median):
 
 Prints wall seconds, peak RSS (of the merge and of its largest child process) and the ratio to
 the floor, and checks that each merged JSON report equals its whole run's field by field (timings
-aside). Budgets (issue 30), checked
+aside) and that each merged HTML page is the page of its merged JSON report. Budgets (issue 30), checked
 only in full mode, on the shards with a baseline: the JSON merge within 3x the floor, all
 three outputs within 6x.
 
@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from report_equality import report_differences  # noqa: E402
 
+from pytest_graphrag_eval.report.html_report import page_bytes  # noqa: E402
 from pytest_graphrag_eval.testing.synthetic_corpus import write_synthetic_project  # noqa: E402
 
 JSON_RATIO_BUDGET = 3.0
@@ -170,7 +171,12 @@ def main(argv: list[str] | None = None) -> int:
                 if differences:
                     print(f"{name} differs from the whole run's report:", *differences[:10], sep="\n  ")
                     return 1
-        print("each merged JSON report equals its whole run's (timings aside)")
+            # the page as a merge builds it (in forked children, its drill-downs begun ahead) is the
+            # page of its report built in one process
+            if (folder / f"{prefix}all.html").read_bytes() != page_bytes(merged):
+                print(f"{prefix}all.html is not the page of {prefix}all.json")
+                return 1
+        print("each merged JSON report equals its whole run's (timings aside), each page its report's page")
     if args.quick:
         return 0
     for (baselined, what), (seconds, _, _) in measured.items():

@@ -1,5 +1,7 @@
 """PageBuilding: a large HTML page built by two forked children is the page `page_bytes` builds,
-and drill-downs packed chunk by chunk are the same bytes as packed whole.
+also with its drill-downs begun ahead from the results (`DrillDownsAhead`), which it takes only for
+a report they are the drill-downs of; and drill-downs packed chunk by chunk are the same bytes as
+packed whole.
 
 The PageBuilding cases run in a fresh interpreter (`run_fresh`): a test process has other threads,
 and with another thread running nothing is forked.
@@ -13,7 +15,12 @@ import gzip
 import pytest
 from test_forked_work import FRESH_PROCESS_CAN_FORK, run_fresh
 
-from pytest_graphrag_eval.report.html_report.render import detail_lines, pack_details, pack_lines
+from pytest_graphrag_eval.report.html_report.render import (
+    DrillDownsAhead,
+    detail_lines,
+    pack_details,
+    pack_lines,
+)
 
 REPORT = """
     from pytest_graphrag_eval.report.html_report import PageBuilding, page_bytes
@@ -67,6 +74,43 @@ def test_a_page_built_by_two_children_or_here_is_the_page_built_here(questions: 
     """
     )
     assert lines == [str(forked), "True", "True"]
+
+
+@pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux with two cores or more")
+def test_drill_downs_begun_ahead_make_the_page_built_here_and_only_for_their_own_report() -> None:
+    lines = run_fresh(
+        REPORT
+        + """
+    from pytest_graphrag_eval.report.html_report import DrillDownsAhead
+
+    built = report(1_200)
+    # the report as the run finishes it: a new list of the very results, and more metadata
+    finished = {**built, "results": list(built["results"]), "metadata": {**built["metadata"], "graph": "g"}}
+    other_scope = {**finished, "metadata": {"steps_scope": "all"}}
+    for final in (finished, other_scope):
+        with DrillDownsAhead.start(built["results"], built["metadata"]) as ahead:
+            print(ahead.work.forked, ahead.serves(final))
+            with PageBuilding(final, ahead) as building:
+                print(building.result() == page_bytes(final))
+    """
+    )
+    assert lines == ["True", "True", "True", "True", "False", "True"]
+
+
+def test_drill_downs_begun_ahead_serve_only_a_report_of_the_same_results_without_more() -> None:
+    results: list[dict[str, object]] = [
+        {"template_id": "t", "question_id": f"q{index}"} for index in range(3)
+    ]
+    ahead = DrillDownsAhead(results, {"steps_scope": "last_group"})
+    own = {"results": list(results), "metadata": {"steps_scope": "last_group", "graph": "g"}}
+    assert ahead.serves(own)
+    assert not ahead.serves({**own, "comparison": {"questions": []}})  # a change in each drill-down
+    assert not ahead.serves({**own, "history": {"runs": []}})  # past outcomes in each drill-down
+    assert not ahead.serves({**own, "metadata": {"steps_scope": "all"}})
+    assert not ahead.serves({**own, "results": [*results[:2], dict(results[2])]})  # an equal copy is not them
+    assert not ahead.serves({**own, "results": results[:2]})
+    assert not ahead.serves({"results": results})  # no metadata: the scope is not the same
+    assert DrillDownsAhead.start(results, {}) is None  # a small report's page is built when asked for
 
 
 @pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux with two cores or more")

@@ -34,7 +34,7 @@ from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report_model import Outcome, QuestionResult, ReportDocument
 
 if TYPE_CHECKING:
-    from pytest_graphrag_eval.report.html_report import PageBuilding
+    from pytest_graphrag_eval.report.html_report import DrillDownsAhead, PageBuilding
 
 
 @dataclass(frozen=True)
@@ -262,15 +262,17 @@ def write_outputs(
     *,
     plain_keys: Collection[str] = (),
     report_ahead: ReportWrittenAhead | None = None,
+    drill_downs_ahead: DrillDownsAhead | None = None,
 ) -> WrittenOutputs:
     """Write the JSON report, the Markdown summary and the HTML report asked for.
 
     `plain_keys`: report keys whose values are plain JSON values (`formats.plain_json`): a merge's
     results as a parser read them, a comparison whose numbers are all finite. orjson writes those
     when it is installed. `report_ahead`: the JSON report, its results already being written.
+    `drill_downs_ahead`: the HTML page's drill-downs, already being built (`html_drill_downs_ahead`).
     """
     outputs = WrittenOutputs()
-    with _html_page(report, paths) as page:
+    with _html_page(report, paths, drill_downs_ahead) as page:
         if report_ahead is not None:
             outputs.write("JSON report", report_ahead.path, lambda _: report_ahead.finish(report, plain_keys))
         elif paths.report is not None:
@@ -287,8 +289,22 @@ def write_outputs(
     return outputs
 
 
+def html_drill_downs_ahead(
+    paths: OutputPaths, results: Sequence[Mapping[str, object]], settings: RunSettings
+) -> contextlib.AbstractContextManager[DrillDownsAhead | None]:
+    """The HTML page's drill-downs, begun from the results by another process while this one
+    finishes the run (`DrillDownsAhead`): where a page is asked for, and its report will have no
+    comparison and no history (they add to each drill-down). None where that does not hold, for a
+    small report, or where no child can be forked."""
+    if paths.html is None or settings.baseline_path is not None or settings.history is not None:
+        return contextlib.nullcontext()
+    from pytest_graphrag_eval.report.html_report import DrillDownsAhead  # Jinja2 only when asked for
+
+    return DrillDownsAhead.start(results, settings.metadata) or contextlib.nullcontext()
+
+
 def _html_page(
-    report: Mapping[str, object], paths: OutputPaths
+    report: Mapping[str, object], paths: OutputPaths, ahead: DrillDownsAhead | None
 ) -> contextlib.AbstractContextManager[PageBuilding | None]:
     """The HTML page's bytes (`PageBuilding`): a large page is built by two other processes while
     this one writes the JSON report and the Markdown summary, which take less time than the page."""
@@ -296,7 +312,7 @@ def _html_page(
         return contextlib.nullcontext()
     from pytest_graphrag_eval.report.html_report import PageBuilding  # Jinja2 only when asked for
 
-    return PageBuilding(report)
+    return PageBuilding(report, ahead)
 
 
 def write_output(what: str, path: Path, write: Callable[[Path], object]) -> str | None:

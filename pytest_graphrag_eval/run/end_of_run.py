@@ -29,6 +29,7 @@ from pytest_graphrag_eval.report.pipeline import (
     OutputPaths,
     RunSettings,
     finish_run,
+    html_drill_downs_ahead,
     write_outputs,
 )
 from pytest_graphrag_eval.report.run_identity import corpus_file_record, corpus_positions, identity_metadata
@@ -38,6 +39,7 @@ from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
 from pytest_graphrag_eval.run.run_history import history_at_finish
 
 if TYPE_CHECKING:
+    from pytest_graphrag_eval.report.html_report import DrillDownsAhead
     from pytest_graphrag_eval.run.graph_stage import GraphStage
 
 
@@ -254,7 +256,10 @@ def conclude_run(
     )
     if earlier is not None:
         run_settings = dataclasses.replace(run_settings, history=earlier.runs, current_run=earlier.current)
-    with _results_written_ahead(outputs, results, plain_results) as report_ahead:
+    with (
+        _results_written_ahead(outputs, results, plain_results) as report_ahead,
+        _drill_downs_ahead(outputs, results, run_settings, plain_results) as drill_downs_ahead,
+    ):
         finished_run = finish_run(
             results,
             run_settings,
@@ -270,7 +275,13 @@ def conclude_run(
             *(["results"] if plain_results else []),
             *(["comparison"] if finished_run.plain_comparison else []),
         ]
-        written = write_outputs(finished_run.report, outputs, plain_keys=plain, report_ahead=report_ahead)
+        written = write_outputs(
+            finished_run.report,
+            outputs,
+            plain_keys=plain,
+            report_ahead=report_ahead,
+            drill_downs_ahead=drill_downs_ahead,
+        )
     if recording is not None:
         responses = list(recording.responses)
         written.write("recording", recording.path, lambda path: write_recording(path, responses))
@@ -297,6 +308,20 @@ def _results_written_ahead(
     records = [result.record if isinstance(result, QuestionResult) else result for result in results]
     head = {"format_version": REPORT_FORMAT_VERSION, "results": records}
     return ReportWrittenAhead.start(outputs.report, head, head.keys()) or contextlib.nullcontext()
+
+
+def _drill_downs_ahead(
+    outputs: OutputPaths,
+    results: Sequence[QuestionResult | JsonMapping],
+    settings: RunSettings,
+    plain_results: bool,
+) -> contextlib.AbstractContextManager[DrillDownsAhead | None]:
+    """A merge's HTML drill-downs begun from its results by another process while this one
+    computes the rest (`html_drill_downs_ahead`); none for a plugin's run, as for its JSON report."""
+    if not plain_results:
+        return contextlib.nullcontext()
+    records = [result.record if isinstance(result, QuestionResult) else result for result in results]
+    return html_drill_downs_ahead(outputs, records, settings)
 
 
 def _history_options(settings: EndOfRunSettings) -> HistoryOptions | None:

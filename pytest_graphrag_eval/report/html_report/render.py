@@ -14,6 +14,7 @@ import gzip
 import hashlib
 import io
 import json
+import operator
 import os
 import secrets
 from collections.abc import Mapping, Sequence
@@ -26,7 +27,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from pytest_graphrag_eval.forked_work import ForkedWork
+from pytest_graphrag_eval.forked_work import ForkedWork, forking_helps
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
 from pytest_graphrag_eval.formats.plain_json import compact_plain
 from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
@@ -76,11 +77,16 @@ class PageBuilding:
     A context manager, as `ForkedWork` is.
     """
 
-    def __init__(self, report: Mapping[str, object]) -> None:
+    def __init__(self, report: Mapping[str, object], ahead: DrillDownsAhead | None = None) -> None:
+        """`ahead`: the drill-downs, begun before the report was finished; taken if they are its own."""
         self._report = report
         results = report.get("results")
         large = isinstance(results, list) and len(results) >= FORKED_FROM_QUESTIONS
-        self._drill_downs = ForkedWork(partial(packed_drill_downs, report), fork=large)
+        self._drill_downs = (
+            ahead.work
+            if ahead is not None and ahead.serves(report)
+            else ForkedWork(partial(packed_drill_downs, report), fork=large)
+        )
         self._around = (
             ForkedWork(partial(page_around_drill_downs, report)) if self._drill_downs.forked else None
         )
@@ -103,6 +109,51 @@ class PageBuilding:
         for work in (self._drill_downs, self._around):
             if work is not None:
                 work.__exit__(None, None, None)
+
+
+class DrillDownsAhead:
+    """A large page's packed drill-downs, begun by a forked child from the results before the rest of
+    the report exists: a merge computes its aggregates and gates meanwhile.
+
+    Without a comparison or a history, which give each question its change and its past outcomes, a
+    question's drill-down is a function of its result and the run's steps scope alone. `PageBuilding`
+    takes these for a report of the very same results and scope with neither, and builds its own for
+    any other report. A context manager: leaving it stops the child.
+    """
+
+    def __init__(self, results: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> None:
+        self._results = results
+        self._steps_scope = metadata.get("steps_scope")
+        begun = {"results": list(results), "metadata": {"steps_scope": self._steps_scope}}
+        self.work = ForkedWork(partial(packed_drill_downs, begun))
+
+    @classmethod
+    def start(
+        cls, results: Sequence[Mapping[str, object]], metadata: Mapping[str, object]
+    ) -> DrillDownsAhead | None:
+        """Begin them; None for a small report, or where no child can be forked."""
+        if len(results) < FORKED_FROM_QUESTIONS or not forking_helps():
+            return None
+        return cls(results, metadata)
+
+    def serves(self, report: Mapping[str, object]) -> bool:
+        """These are `report`'s drill-downs: the same result objects and steps scope, and nothing more."""
+        results, metadata = report.get("results"), report.get("metadata")
+        return (
+            report.get("comparison") is None
+            and report.get("history") is None
+            and isinstance(metadata, Mapping)
+            and metadata.get("steps_scope") == self._steps_scope
+            and isinstance(results, list)
+            and len(results) == len(self._results)
+            and all(map(operator.is_, results, self._results))
+        )
+
+    def __enter__(self) -> DrillDownsAhead:
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        self.work.__exit__(None, None, None)
 
 
 def page_around_drill_downs(report: Mapping[str, object]) -> tuple[bytes, bytes]:
