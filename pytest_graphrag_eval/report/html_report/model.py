@@ -9,7 +9,7 @@ block that the page parses only when a question is first opened.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pytest_graphrag_eval.errors import InputError, SourceLocation
@@ -185,9 +185,12 @@ class _Questions:
             },
         )
 
-    def drill_downs(self) -> list[dict[str, object]]:
+    def drill_downs(self, positions: range | None = None) -> list[dict[str, object]]:
+        """The drill-downs of the questions at `positions` in the results (all of them by default)."""
+        positions = range(len(self.results)) if positions is None else positions
         details = _all_details(
             self.results,
+            positions,
             self.question_keys,
             self.metadata,
             self.classification,
@@ -197,8 +200,8 @@ class _Questions:
         )
         outcomes_over_runs = question_outcomes(self.history)
         if outcomes_over_runs:
-            for result, detail in zip(self.results, details, strict=True):
-                question_id = _text(result["question_id"])
+            for position, detail in zip(positions, details, strict=True):
+                question_id = _text(self.results[position]["question_id"])
                 if question_id in outcomes_over_runs:
                     detail["history"] = outcomes_over_runs[question_id]
                     detail["history_flaky"] = question_id in self.history_flaky
@@ -208,7 +211,7 @@ class _Questions:
 def build_view(report: Mapping[str, object], *, with_drill_downs: bool = True) -> ReportView:
     """Check the report's shape (naming the bad field) and derive everything the page shows.
 
-    `with_drill_downs=False`: the view's `details` are left empty (`drill_downs` builds them apart).
+    `with_drill_downs=False`: the view's `details` are left empty (`drill_downs_in_chunks` builds them).
     """
     questions = _Questions.of(report)
     results, columns, scores, keys = questions.results, questions.columns, questions.scores, questions.keys
@@ -284,10 +287,14 @@ def build_view(report: Mapping[str, object], *, with_drill_downs: bool = True) -
     )
 
 
-def drill_downs(report: Mapping[str, object]) -> list[dict[str, object]]:
-    """Every question's drill-down: `build_view`'s `details`, built alone (most of a large page's
-    work, done by another process than the rest of the page: `render.PageBuilding`)."""
-    return _Questions.of(report).drill_downs()
+def drill_downs_in_chunks(report: Mapping[str, object], size: int) -> Iterator[list[dict[str, object]]]:
+    """`build_view`'s `details` built alone (most of a large page's work, done by another process
+    than the rest of the page: `render.PageBuilding`), `size` questions at a time (the last chunk
+    may be shorter, none is empty), so each chunk can be encoded and dropped while the next is
+    built. The report is checked first: a malformed one raises here, before any chunk."""
+    questions = _Questions.of(report)
+    count = len(questions.results)
+    return (questions.drill_downs(range(start, min(start + size, count))) for start in range(0, count, size))
 
 
 def _gate_verdicts(gates: Sequence[Mapping[str, object]]) -> dict[tuple[str, str], bool]:
@@ -574,6 +581,7 @@ class KeyLayouts:
 
 def _all_details(
     results: Sequence[Mapping[str, object]],
+    positions: range,
     question_keys: Sequence[tuple[str, str]],
     metadata: Mapping[str, object],
     classification: Mapping[tuple[str, str], Mapping[str, object]],
@@ -581,23 +589,24 @@ def _all_details(
     columns: Columns,
     layouts: KeyLayouts,
 ) -> list[dict[str, object]]:
-    """Every question's drill-down; what is the same for all of them is looked up once."""
-    if not results:
+    """The drill-downs of the questions at `positions`; what is the same for all of them is looked
+    up once."""
+    if not positions:
         return []
     steps_scope = _text(metadata.get("steps_scope")) or "last_group"
     score_columns = [(key, columns.values[key]) for key in scores]
     return [
         _details(
-            result,
+            results[position],
             position,
             steps_scope,
-            classification.get(key),
+            classification.get(question_keys[position]),
             score_columns,
             columns,
-            layouts.of(result),
+            layouts.of(results[position]),
             scores,
         )
-        for position, (result, key) in enumerate(zip(results, question_keys, strict=True))
+        for position in positions
     ]
 
 

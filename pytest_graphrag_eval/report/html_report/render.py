@@ -17,7 +17,7 @@ import json
 import operator
 import os
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache, partial
 from importlib import resources
@@ -32,13 +32,13 @@ from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
 from pytest_graphrag_eval.formats.plain_json import compact_plain
 from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
 from pytest_graphrag_eval.report.html_report.markup import changed_questions, delta_row, histogram, score_bar
-from pytest_graphrag_eval.report.html_report.model import ReportView, build_view, drill_downs
+from pytest_graphrag_eval.report.html_report.model import ReportView, build_view, drill_downs_in_chunks
 
 ASSETS = "assets"
 # From this many questions a page is built by two processes (`PageBuilding`): at 1,000 its drill-downs
 # take about 0.15 s, forking two children some milliseconds.
 FORKED_FROM_QUESTIONS = 1_000
-_PACKED_CHUNK = 500  # drill-downs encoded while the ones before them are compressed
+_PACKED_CHUNK = 500  # drill-downs built and encoded while the ones before them are compressed
 _DETAIL_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
 
 
@@ -168,10 +168,10 @@ def page_around_drill_downs(report: Mapping[str, object]) -> tuple[bytes, bytes]
 
 def packed_drill_downs(report: Mapping[str, object]) -> str:
     """The page's drill-downs as it holds them (`pack_details`), built from the report alone."""
-    return pack_details(drill_downs(report))
+    return pack_details(drill_downs_in_chunks(report, _PACKED_CHUNK))
 
 
-def pack_details(details: Sequence[object]) -> str:
+def pack_details(chunks: Iterable[Sequence[object]]) -> str:
     """Every question's drill-down, one JSON document per line, gzip-compressed, in base64.
 
     About a tenth of the plain size. The page inflates it with the browser's own
@@ -179,17 +179,17 @@ def pack_details(details: Sequence[object]) -> str:
     question shown. JSON text holds no raw newline, base64 cannot close a script element, and
     mtime 0 keeps the output reproducible.
 
-    The lines are compressed a chunk at a time on a second thread (zlib lets go of the GIL) while
-    the next chunk is encoded: the same bytes as `pack_lines` of them all, in about half the time.
+    The drill-downs come in chunks, each compressed on a second thread (zlib lets go of the GIL)
+    while the next is built and encoded: the same bytes as `pack_lines` of them all.
     """
     packed = io.BytesIO()
     with _gzip_stream(packed) as stream, ThreadPoolExecutor(max_workers=1) as packer:
         writing: Future[int] | None = None
-        for start in range(0, len(details), _PACKED_CHUNK):
-            chunk = detail_lines(details[start : start + _PACKED_CHUNK])
+        for chunk in chunks:
+            lines = detail_lines(chunk)
             if writing is not None:
                 writing.result()
-            writing = packer.submit(stream.write, b"\n" + chunk if start else chunk)
+            writing = packer.submit(stream.write, lines if writing is None else b"\n" + lines)
         if writing is not None:
             writing.result()
     return base64.b64encode(packed.getvalue()).decode("ascii")
