@@ -1,6 +1,7 @@
 """ReportWrittenAhead: a JSON report begun by a child process is the file `write_json_atomic` writes.
 
-Each case runs in a fresh interpreter (one thread, so a child is forked; see test_forked_work.py).
+Each case with a child runs in a fresh interpreter (one thread, so a child is forked; see
+test_forked_work.py). The head's writing, a chunk of results at a time, is checked here.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from pathlib import Path
 import pytest
 from test_forked_work import FRESH_PROCESS_CAN_FORK, run_fresh
 
-pytestmark = pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux with two cores or more")
+from pytest_graphrag_eval.report.json_report import _HEAD_CHUNK, _write_head, write_json_atomic
+
+forks = pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux with two cores or more")
 
 SETUP = """
 import os
@@ -37,6 +40,7 @@ def fresh(folder: Path, case: str) -> list[str]:
     return run_fresh(SETUP.format(folder=str(folder)) + textwrap.dedent(case))
 
 
+@forks
 def test_the_report_finished_after_its_results_is_the_one_written_whole(tmp_path: Path) -> None:
     lines = fresh(
         tmp_path,
@@ -50,6 +54,7 @@ def test_the_report_finished_after_its_results_is_the_one_written_whole(tmp_path
     assert lines == ["True", "[]"]
 
 
+@forks
 def test_a_report_whose_results_are_not_those_begun_is_written_whole(tmp_path: Path) -> None:
     lines = fresh(
         tmp_path,
@@ -67,6 +72,7 @@ def test_a_report_whose_results_are_not_those_begun_is_written_whole(tmp_path: P
     assert lines == ["True", "[]"]
 
 
+@forks
 def test_a_child_that_fails_leaves_the_results_to_this_process(tmp_path: Path) -> None:
     lines = fresh(
         tmp_path,
@@ -90,6 +96,7 @@ def test_a_child_that_fails_leaves_the_results_to_this_process(tmp_path: Path) -
     assert lines == ["True"]
 
 
+@forks
 def test_leaving_without_finishing_writes_nothing_and_leaves_no_file(tmp_path: Path) -> None:
     lines = fresh(
         tmp_path,
@@ -104,3 +111,19 @@ def test_leaving_without_finishing_writes_nothing_and_leaves_no_file(tmp_path: P
         """,
     )
     assert lines == ["False", "[]"]
+
+
+@pytest.mark.parametrize("count", [0, 1, _HEAD_CHUNK - 1, _HEAD_CHUNK, _HEAD_CHUNK + 1, 2 * _HEAD_CHUNK + 7])
+def test_results_written_a_chunk_at_a_time_are_the_report_written_whole(tmp_path: Path, count: int) -> None:
+    records: list[dict[str, object]] = [
+        {"question_id": f"q{index}", "cost": 1e-05 * index, "small": 1.5e-07, "text": 'é\u2028 "e-5"\n'}
+        for index in range(count)
+    ]
+    if count > _HEAD_CHUNK:
+        records[_HEAD_CHUNK]["big"] = 2**70  # orjson declines this chunk: the standard library writes it
+    head = {"format_version": 2, "results": records}
+    expected = tmp_path / "whole.json"
+    write_json_atomic(expected, head, plain_keys=list(head))
+    written = tmp_path / "head.json"
+    assert _write_head(written, list(head.items()), list(head))
+    assert written.read_bytes() + b"\n}\n" == expected.read_bytes()

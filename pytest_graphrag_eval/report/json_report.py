@@ -11,11 +11,12 @@ import json
 import os
 import platform
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 try:  # the `speed` extra: re-indents the C encoder's compact text (see `json_bytes`)
     import msgspec as _msgspec
@@ -237,20 +238,63 @@ def _same_member(begun: tuple[str, object], written: tuple[str, object]) -> bool
     )
 
 
+_HEAD_CHUNK = 1_000  # results encoded while the ones before them are written to disk
+
+
 def _write_head(temporary: Path, head: list[tuple[str, object]], plain_keys: Collection[str]) -> bool:
-    # A head of plain members is orjson's indented object less its closing line: no member's lines
-    # need indenting again.
-    whole = indented_plain(dict(head)) if all(key in plain_keys for key, _ in head) else None
-    parts = (
-        [memoryview(whole)[: -len(b"\n}")]]  # a view: no copy of a hundred megabytes
-        if whole is not None
-        else [b"{", *_member_parts(head, plain_keys, first=True)]
-    )
-    with open(temporary, "wb") as stream:  # from the start: done again here after a child that failed
-        stream.writelines(parts)
-        stream.flush()
-        os.fsync(stream.fileno())  # on disk before `finish` appends: its own sync is then of the rest only
+    # Each chunk is written and synced on a second thread (its system calls let go of the GIL) while
+    # the next is encoded: the disk's work overlaps the encoding instead of following it. On disk
+    # before `finish` appends: its own sync is then of the rest only.
+    with open(temporary, "wb") as stream, ThreadPoolExecutor(max_workers=1) as writer:
+        # from the start: done again here after a child that failed
+        writing: Future[None] | None = None
+        for parts in _head_chunks(head, plain_keys):
+            if writing is not None:
+                writing.result()
+            writing = writer.submit(_write_synced, stream, parts)
+        if writing is not None:
+            writing.result()
     return True
+
+
+def _write_synced(stream: BinaryIO, parts: Sequence[bytes | memoryview]) -> None:
+    stream.writelines(parts)
+    stream.flush()
+    _sync_data(stream.fileno())
+
+
+_sync_data = getattr(os, "fdatasync", os.fsync)  # the data and its size; fsync where that is all there is
+
+
+def _head_chunks(
+    head: list[tuple[str, object]], plain_keys: Collection[str]
+) -> Iterator[list[bytes | memoryview]]:
+    """The report's text up to the end of the head's last member, in chunks of parts.
+
+    A head of plain members ending with a list (the results) is orjson's indented object, a chunk of
+    the list at a time: each chunk, encoded as the last member of an object of its own, sits at the
+    very indentation it has in the whole and is cut out of it (views: no copies of the text).
+    Otherwise the head is one chunk.
+    """
+    *before, (last_key, last) = head
+    plain = all(key in plain_keys for key, _ in head)
+    if not (plain and isinstance(last, list) and last):
+        whole = indented_plain(dict(head)) if plain else None
+        yield (
+            [memoryview(whole)[: -len(b"\n}")]]
+            if whole is not None
+            else [b"{", *_member_parts(head, plain_keys, first=True)]
+        )
+        return
+    closing = len(b"\n  ]\n}")
+    opening = len(b"{\n  " + json_bytes(last_key) + b": [")
+    starts = range(0, len(last), _HEAD_CHUNK)
+    for start in starts:
+        members = dict(before) if start == 0 else {}
+        members[last_key] = last[start : start + _HEAD_CHUNK]
+        encoded = memoryview(indented_plain(members) or json_bytes(members, indent=2))
+        parts: list[bytes | memoryview] = [b",", encoded[opening:-closing]] if start else [encoded[:-closing]]
+        yield [*parts, b"\n  ]"] if start == starts[-1] else parts
 
 
 def write_recording(path: Path, responses: Sequence[Mapping[str, object]]) -> None:
