@@ -51,7 +51,11 @@ def run_pytest(
 
 
 def run_merge(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(MERGE_SCRIPT), *args], cwd=folder, capture_output=True, text=True, check=False)
+    # its output block-buffered, as a CI job's usually is: the command flushes it before it ends
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    return subprocess.run(
+        [str(MERGE_SCRIPT), *args], cwd=folder, capture_output=True, text=True, check=False, env=environment
+    )
 
 
 def read_json(path: Path) -> Any:
@@ -155,8 +159,13 @@ def test_small_templates_spread_over_every_shard() -> None:
 # --- merge equality ------------------------------------------------------------------------------------
 
 
-def test_example_project_in_three_shards_merges_into_the_unsharded_report(tmp_path: Path) -> None:
-    """The example project replaying the regressed recording against the recorded run as baseline."""
+def test_example_project_in_three_shards_merges_into_the_unsharded_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The example project replaying the regressed recording against the recorded run as baseline.
+
+    The command ends its process at once when done (`cli.merge_command`): with the status and every
+    line that `merge_main`, the function, returns and prints."""
     baseline = tmp_path / "baseline.json"
     run_pytest(
         ROOT, "example_project", "--graphrag-responses", "example_project/recordings/responses.jsonl",
@@ -191,6 +200,12 @@ def test_example_project_in_three_shards_merges_into_the_unsharded_report(tmp_pa
     assert_same_outputs(tmp_path, "whole", "merged")
     report = read_json(tmp_path / "merged.json")
     assert report["comparison"]["regressions"] and any(not gate["passed"] for gate in report["gates"])
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    status = merge_main([*shard_paths, *merge_outputs("merged")])
+    printed = capsys.readouterr()
+    assert (status, printed.out, printed.err) == (merged.returncode, merged.stdout, merged.stderr)
+    assert merged.stdout.rstrip().endswith("wrote the HTML report: merged.html")
 
 
 def test_judged_shards_merge_into_the_unsharded_report_and_judge_spend(tmp_path: Path) -> None:
