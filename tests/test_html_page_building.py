@@ -51,21 +51,28 @@ REPORT = """
 """
 
 
+forks = pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux with two cores or more")
+
+
+def with_report(code: str) -> list[str]:
+    """`code` run in a fresh interpreter after `REPORT`; the lines it printed."""
+    return run_fresh(REPORT + code)
+
+
 @pytest.mark.parametrize(
     ("questions", "forked"),
     [
         pytest.param(
             1_200,
             True,
-            marks=pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux, 2+ cores"),
+            marks=forks,
         ),
         (20, False),  # a small page is built in this process
     ],
 )
 def test_a_page_built_by_two_children_or_here_is_the_page_built_here(questions: int, forked: bool) -> None:
-    lines = run_fresh(
-        REPORT
-        + f"""
+    lines = with_report(
+        f"""
     built = report({questions})
     with PageBuilding(built) as building:
         print(building.forked)
@@ -76,11 +83,10 @@ def test_a_page_built_by_two_children_or_here_is_the_page_built_here(questions: 
     assert lines == [str(forked), "True", "True"]
 
 
-@pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux with two cores or more")
+@forks
 def test_drill_downs_begun_ahead_make_the_page_built_here_and_only_for_their_own_report() -> None:
-    lines = run_fresh(
-        REPORT
-        + """
+    lines = with_report(
+        """
     from pytest_graphrag_eval.report.html_report import DrillDownsAhead
 
     built = report(1_200)
@@ -113,12 +119,11 @@ def test_drill_downs_begun_ahead_serve_only_a_report_of_the_same_results_without
     assert DrillDownsAhead.start(results, {}) is None  # a small report's page is built when asked for
 
 
-@pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux with two cores or more")
+@forks
 def test_a_malformed_large_report_fails_as_the_page_built_here_does() -> None:
     """The children fail; the page is then built here, and raises the error that names the field."""
-    lines = run_fresh(
-        REPORT
-        + """
+    lines = with_report(
+        """
     from pytest_graphrag_eval.errors import InputError
     broken = report(1_200)
     del broken["results"][5]["template_id"]
