@@ -12,7 +12,6 @@ import os
 import platform
 import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from importlib import metadata
 from pathlib import Path
@@ -31,6 +30,7 @@ from pytest_graphrag_eval.formats.atomic import (
     write_text_atomic,
 )
 from pytest_graphrag_eval.formats.plain_json import indented_plain
+from pytest_graphrag_eval.formats.write_behind import write_behind
 from pytest_graphrag_eval.gates.model import GateResult
 from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
 
@@ -242,18 +242,11 @@ _HEAD_CHUNK = 1_000  # results encoded while the ones before them are written to
 
 
 def _write_head(temporary: Path, head: list[tuple[str, object]], plain_keys: Collection[str]) -> bool:
-    # Each chunk is written and synced on a second thread (its system calls let go of the GIL) while
-    # the next is encoded: the disk's work overlaps the encoding instead of following it. On disk
-    # before `finish` appends: its own sync is then of the rest only.
-    with open(temporary, "wb") as stream, ThreadPoolExecutor(max_workers=1) as writer:
-        # from the start: done again here after a child that failed
-        writing: Future[None] | None = None
-        for parts in _head_chunks(head, plain_keys):
-            if writing is not None:
-                writing.result()
-            writing = writer.submit(_write_synced, stream, parts)
-        if writing is not None:
-            writing.result()
+    # Each chunk is written and synced on a second thread while the next is encoded (`write_behind`):
+    # the disk's work overlaps the encoding instead of following it. On disk before `finish`
+    # appends: its own sync is then of the rest only.
+    with open(temporary, "wb") as stream:  # from the start: done again here after a child that failed
+        write_behind(_head_chunks(head, plain_keys), partial(_write_synced, stream))
     return True
 
 

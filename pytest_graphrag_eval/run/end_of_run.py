@@ -240,6 +240,7 @@ def conclude_run(
     history: its gates and comparison are decided on the merged whole. `plain_results`: the results
     are plain JSON values as a parser read them (a merge's shards), see `write_outputs`."""
     graph = graph if graph is not None else GraphRun()
+    records = [result.record if isinstance(result, QuestionResult) else result for result in results]
     earlier = (
         history_at_finish(
             history.url,
@@ -249,7 +250,7 @@ def conclude_run(
             flaky_runs=history.flaky_runs,
             flaky_flips=history.flaky_flips,
             metadata=run_settings.metadata,
-            results=[result.record if isinstance(result, QuestionResult) else result for result in results],
+            results=records,
         )
         if history is not None and not run_settings.defer_gates
         else None
@@ -257,8 +258,8 @@ def conclude_run(
     if earlier is not None:
         run_settings = dataclasses.replace(run_settings, history=earlier.runs, current_run=earlier.current)
     with (
-        _results_written_ahead(outputs, results, plain_results) as report_ahead,
-        _drill_downs_ahead(outputs, results, run_settings, plain_results) as drill_downs_ahead,
+        _results_written_ahead(outputs, records, plain_results) as report_ahead,
+        _drill_downs_ahead(outputs, records, run_settings, plain_results) as drill_downs_ahead,
     ):
         finished_run = finish_run(
             results,
@@ -297,7 +298,7 @@ def conclude_run(
 
 
 def _results_written_ahead(
-    outputs: OutputPaths, results: Sequence[QuestionResult | JsonMapping], plain_results: bool
+    outputs: OutputPaths, records: Sequence[JsonMapping], plain_results: bool
 ) -> contextlib.AbstractContextManager[ReportWrittenAhead | None]:
     """A merge's JSON report begun with its results (most of its bytes) by a second process while
     this one computes the rest (`ReportWrittenAhead`); none where no child can be forked, nor for a
@@ -305,22 +306,17 @@ def _results_written_ahead(
     and whose pytest process has other threads anyway."""
     if outputs.report is None or not plain_results:
         return contextlib.nullcontext()
-    records = [result.record if isinstance(result, QuestionResult) else result for result in results]
     head = {"format_version": REPORT_FORMAT_VERSION, "results": records}
     return ReportWrittenAhead.start(outputs.report, head, head.keys()) or contextlib.nullcontext()
 
 
 def _drill_downs_ahead(
-    outputs: OutputPaths,
-    results: Sequence[QuestionResult | JsonMapping],
-    settings: RunSettings,
-    plain_results: bool,
+    outputs: OutputPaths, records: Sequence[JsonMapping], settings: RunSettings, plain_results: bool
 ) -> contextlib.AbstractContextManager[DrillDownsAhead | None]:
     """A merge's HTML drill-downs begun from its results by another process while this one
     computes the rest (`html_drill_downs_ahead`); none for a plugin's run, as for its JSON report."""
     if not plain_results:
         return contextlib.nullcontext()
-    records = [result.record if isinstance(result, QuestionResult) else result for result in results]
     return html_drill_downs_ahead(outputs, records, settings)
 
 

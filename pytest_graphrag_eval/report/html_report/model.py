@@ -145,6 +145,7 @@ class _Questions:
     question_keys: list[tuple[str, str]]  # (template id, question id) as text
     history: Mapping[str, object]
     history_flaky: set[str]
+    outcomes_over_runs: dict[str, list[str]]  # question id -> its outcomes in the history's runs
 
     @classmethod
     def of(cls, report: Mapping[str, object]) -> _Questions:
@@ -183,6 +184,7 @@ class _Questions:
                 for entry in _list(history.get("flaky"))
                 if isinstance(entry, Mapping)
             },
+            outcomes_over_runs=question_outcomes(history),
         )
 
     def drill_downs(self, positions: range | None = None) -> list[dict[str, object]]:
@@ -198,7 +200,7 @@ class _Questions:
             self.columns,
             self.layouts,
         )
-        outcomes_over_runs = question_outcomes(self.history)
+        outcomes_over_runs = self.outcomes_over_runs
         if outcomes_over_runs:
             for position, detail in zip(positions, details, strict=True):
                 question_id = _text(self.results[position]["question_id"])

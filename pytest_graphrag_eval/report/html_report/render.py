@@ -30,6 +30,7 @@ from markupsafe import Markup, escape
 from pytest_graphrag_eval.forked_work import ForkedWork, forking_helps
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
 from pytest_graphrag_eval.formats.plain_json import compact_plain
+from pytest_graphrag_eval.formats.write_behind import write_behind
 from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
 from pytest_graphrag_eval.report.html_report.markup import changed_questions, delta_row, histogram, score_bar
 from pytest_graphrag_eval.report.html_report.model import ReportView, build_view, drill_downs_in_chunks
@@ -179,19 +180,13 @@ def pack_details(chunks: Iterable[Sequence[object]]) -> str:
     question shown. JSON text holds no raw newline, base64 cannot close a script element, and
     mtime 0 keeps the output reproducible.
 
-    The drill-downs come in chunks, each compressed on a second thread (zlib lets go of the GIL)
-    while the next is built and encoded: the same bytes as `pack_lines` of them all.
+    The drill-downs come in chunks, each compressed on a second thread (`write_behind`) while the
+    next is built and encoded: the same bytes as `pack_lines` of them all.
     """
     packed = io.BytesIO()
-    with _gzip_stream(packed) as stream, ThreadPoolExecutor(max_workers=1) as packer:
-        writing: Future[int] | None = None
-        for chunk in chunks:
-            lines = detail_lines(chunk)
-            if writing is not None:
-                writing.result()
-            writing = packer.submit(stream.write, lines if writing is None else b"\n" + lines)
-        if writing is not None:
-            writing.result()
+    with _gzip_stream(packed) as stream:
+        lines = (detail_lines(chunk) for chunk in chunks)
+        write_behind((b"\n" + text if index else text for index, text in enumerate(lines)), stream.write)
     return base64.b64encode(packed.getvalue()).decode("ascii")
 
 
