@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import base64
 import gzip
+import io
 
 import pytest
 from test_forked_work import FRESH_PROCESS_CAN_FORK, run_fresh
 
+from pytest_graphrag_eval.report.html_report import render
 from pytest_graphrag_eval.report.html_report.render import (
     DrillDownsAhead,
     detail_lines,
@@ -148,3 +150,32 @@ def test_drill_downs_packed_chunk_by_chunk_are_the_lines_packed_whole(questions:
     packed = pack_details(details[start : start + 500] for start in range(0, len(details), 500))
     assert packed == pack_lines(lines)
     assert gzip.decompress(base64.b64decode(packed)) == lines
+
+
+def test_without_the_speed_extra_the_drill_downs_are_packed_by_the_standard_library(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """zlib-ng (`speed`) and zlib deflate to other bytes; both are gzip the page inflates alike."""
+    details = [{"question_text": f"q {index}", "answer": "yes " * (index % 9)} for index in range(1_200)]
+    chunks = [details[start : start + 500] for start in range(0, len(details), 500)]
+    lines = detail_lines(details)
+    packed = pack_details(iter(chunks))
+    monkeypatch.setattr(render, "GZIP_WRITER", gzip.GzipFile)
+    by_zlib = pack_details(iter(chunks))
+    assert by_zlib == pack_lines(lines)
+    whole = io.BytesIO()
+    with gzip.GzipFile(fileobj=whole, mode="wb", compresslevel=6, mtime=0) as stream:
+        stream.write(lines)
+    assert base64.b64decode(by_zlib) == whole.getvalue()
+    assert gzip.decompress(base64.b64decode(packed)) == gzip.decompress(base64.b64decode(by_zlib)) == lines
+    assert packed != by_zlib  # the extra is installed here: the page's packed bytes are zlib-ng's
+
+
+@pytest.mark.parametrize("chunk", [1, 500, 777, 3_000])
+def test_drill_downs_over_several_deflate_blocks_pack_alike_however_they_are_chunked(chunk: int) -> None:
+    """zlib-ng's bytes depend on the pieces it is given: it is always given the same ones."""
+    details = [{"question_text": f"question {index} " + "x" * (index % 1_500)} for index in range(3_000)]
+    lines = detail_lines(details)
+    assert len(lines) > 2 * render._DEFLATE_BLOCK
+    packed = pack_details(details[start : start + chunk] for start in range(0, len(details), chunk))
+    assert packed == pack_lines(lines)
