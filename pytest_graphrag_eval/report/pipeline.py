@@ -124,10 +124,13 @@ def finish_run(
     warnings: Sequence[str] = (),
     finished: float | None = None,
     judge_spend: Mapping[str, object] | None = None,
+    question_changes_known: Callable[[list[dict[str, Any]]], object] | None = None,
 ) -> FinishedRun:
     """Aggregates, the baseline comparison and the gates of a run's results, and its report.
 
     `results` are typed (a merge's, read from the shards) or result objects, typed here once.
+    `question_changes_known`: called with the comparison's `questions` as the report will hold them,
+    once they are known and before its statistics are (`compare_documents`).
     """
     typed = [_typed(result) for result in results]
     records = [result.record for result in typed]  # the results' own objects, not copies
@@ -142,6 +145,9 @@ def finish_run(
                 confidence=settings.confidence,
                 resamples=settings.resamples,
                 baseline_path=settings.baseline_path,
+                questions_known=None
+                if question_changes_known is None
+                else lambda changes: question_changes_known([change.to_dict() for change in changes]),
             )
             if baseline is not None and comparing
             else None
@@ -290,17 +296,22 @@ def write_outputs(
 
 
 def html_drill_downs_ahead(
-    paths: OutputPaths, results: Sequence[Mapping[str, object]], settings: RunSettings
+    paths: OutputPaths,
+    results: Sequence[Mapping[str, object]],
+    settings: RunSettings,
+    question_changes: Sequence[Mapping[str, object]] | None = None,
 ) -> contextlib.AbstractContextManager[DrillDownsAhead | None]:
     """The HTML page's drill-downs, begun from the results by another process while this one
-    finishes the run (`DrillDownsAhead`): where a page is asked for, and its report will have no
-    comparison and no history (they add to each drill-down). None where that does not hold, for a
-    small report, or where no child can be forked."""
-    if paths.html is None or settings.baseline_path is not None or settings.history is not None:
+    finishes the run (`DrillDownsAhead`): where a page is asked for and its report will have no
+    history (past outcomes add to each drill-down), and, when it will have a comparison, with the
+    `question_changes` it will hold (`finish_run`'s `question_changes_known`). None where that does
+    not hold, for a small report, or where no child can be forked."""
+    comparing = settings.baseline is not None and settings.baseline_path is not None
+    if paths.html is None or settings.history is not None or comparing != (question_changes is not None):
         return contextlib.nullcontext()
     from pytest_graphrag_eval.report.html_report import DrillDownsAhead  # Jinja2 only when asked for
 
-    return DrillDownsAhead.start(results, settings.metadata) or contextlib.nullcontext()
+    return DrillDownsAhead.start(results, settings.metadata, question_changes) or contextlib.nullcontext()
 
 
 def _html_page(

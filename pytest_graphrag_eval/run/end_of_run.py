@@ -259,7 +259,7 @@ def conclude_run(
         run_settings = dataclasses.replace(run_settings, history=earlier.runs, current_run=earlier.current)
     with (
         _results_written_ahead(outputs, records, plain_results) as report_ahead,
-        _drill_downs_ahead(outputs, records, run_settings, plain_results) as drill_downs_ahead,
+        _EarlyDrillDowns(outputs, records, run_settings, plain_results) as drill_downs_ahead,
     ):
         finished_run = finish_run(
             results,
@@ -269,6 +269,7 @@ def conclude_run(
             warnings=[*warnings, *([earlier.warning] if earlier is not None and earlier.warning else [])],
             finished=finished,
             judge_spend=judge_spend,
+            question_changes_known=drill_downs_ahead.on_question_changes,
         )
         if graph.references is not None:
             finished_run.report["references"] = graph.references
@@ -281,7 +282,7 @@ def conclude_run(
             outputs,
             plain_keys=plain,
             report_ahead=report_ahead,
-            drill_downs_ahead=drill_downs_ahead,
+            drill_downs_ahead=drill_downs_ahead.begun,
         )
     if recording is not None:
         responses = list(recording.responses)
@@ -310,14 +311,38 @@ def _results_written_ahead(
     return ReportWrittenAhead.start(outputs.report, head, head.keys()) or contextlib.nullcontext()
 
 
-def _drill_downs_ahead(
-    outputs: OutputPaths, records: Sequence[JsonMapping], settings: RunSettings, plain_results: bool
-) -> contextlib.AbstractContextManager[DrillDownsAhead | None]:
-    """A merge's HTML drill-downs begun from its results by another process while this one
-    computes the rest (`html_drill_downs_ahead`); none for a plugin's run, as for its JSON report."""
-    if not plain_results:
-        return contextlib.nullcontext()
-    return html_drill_downs_ahead(outputs, records, settings)
+class _EarlyDrillDowns:
+    """A merge's HTML drill-downs begun from its results by another process while this one computes
+    the rest (`html_drill_downs_ahead`): at once, or with a comparison once its question changes are
+    known (`begin_with_changes`); none for a plugin's run, as for its JSON report. A context manager:
+    leaving it stops the child."""
+
+    def __init__(
+        self,
+        outputs: OutputPaths,
+        records: Sequence[JsonMapping],
+        settings: RunSettings,
+        plain_results: bool,
+    ) -> None:
+        self._outputs, self._records, self._settings = outputs, records, settings
+        self._stack = contextlib.ExitStack()
+        self.begun: DrillDownsAhead | None = None
+        if plain_results:
+            self.begun = self._stack.enter_context(html_drill_downs_ahead(outputs, records, settings))
+        # for `finish_run`'s `question_changes_known`
+        self.on_question_changes = self._begin_with_changes if plain_results and self.begun is None else None
+
+    def _begin_with_changes(self, question_changes: Sequence[JsonMapping]) -> None:
+        """Begin them with the comparison's question changes, where nothing was begun before."""
+        self.begun = self._stack.enter_context(
+            html_drill_downs_ahead(self._outputs, self._records, self._settings, question_changes)
+        )
+
+    def __enter__(self) -> _EarlyDrillDowns:
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        self._stack.close()
 
 
 def _history_options(settings: EndOfRunSettings) -> HistoryOptions | None:

@@ -122,34 +122,53 @@ class PageBuilding:
 
 class DrillDownsAhead:
     """A large page's packed drill-downs, begun by a forked child from the results before the rest of
-    the report exists: a merge computes its aggregates and gates meanwhile.
+    the report exists: a merge computes its aggregates, the statistics of its comparison and its
+    gates meanwhile.
 
-    Without a comparison or a history, which give each question its change and its past outcomes, a
-    question's drill-down is a function of its result and the run's steps scope alone. `PageBuilding`
-    takes these for a report of the very same results and scope with neither, and builds its own for
-    any other report. A context manager: leaving it stops the child.
+    A question's drill-down is a function of its result, the run's steps scope and, with a
+    comparison, the question's change (`question_changes`, known before the comparison's
+    statistics); a history's past outcomes add to it too. `PageBuilding` takes these for a report of
+    the very same results, scope and changes, without a history, and builds its own for any other
+    report. A context manager: leaving it stops the child.
     """
 
-    def __init__(self, results: Sequence[Mapping[str, object]], metadata: Mapping[str, object]) -> None:
+    def __init__(
+        self,
+        results: Sequence[Mapping[str, object]],
+        metadata: Mapping[str, object],
+        question_changes: Sequence[Mapping[str, object]] | None = None,
+    ) -> None:
         self._results = results
         self._steps_scope = metadata.get("steps_scope")
-        begun = {"results": list(results), "metadata": {"steps_scope": self._steps_scope}}
+        self._question_changes = None if question_changes is None else list(question_changes)
+        begun: dict[str, object] = {"results": list(results), "metadata": {"steps_scope": self._steps_scope}}
+        if self._question_changes is not None:
+            begun["comparison"] = {"questions": self._question_changes}
         self.work = ForkedWork(partial(packed_drill_downs, begun))
 
     @classmethod
     def start(
-        cls, results: Sequence[Mapping[str, object]], metadata: Mapping[str, object]
+        cls,
+        results: Sequence[Mapping[str, object]],
+        metadata: Mapping[str, object],
+        question_changes: Sequence[Mapping[str, object]] | None = None,
     ) -> DrillDownsAhead | None:
         """Begin them; None for a small report, or where no child can be forked."""
         if len(results) < FORKED_FROM_QUESTIONS or not forking_helps():
             return None
-        return cls(results, metadata)
+        return cls(results, metadata, question_changes)
 
     def serves(self, report: Mapping[str, object]) -> bool:
-        """These are `report`'s drill-downs: the same result objects and steps scope, and nothing more."""
-        results, metadata = report.get("results"), report.get("metadata")
+        """These are `report`'s drill-downs: the same result objects, steps scope and question changes
+        (equal, or both absent), and no history."""
+        results, metadata, comparison = (
+            report.get("results"),
+            report.get("metadata"),
+            report.get("comparison"),
+        )
+        changes = comparison.get("questions") if isinstance(comparison, Mapping) else None
         return (
-            report.get("comparison") is None
+            (comparison is None if self._question_changes is None else changes == self._question_changes)
             and report.get("history") is None
             and isinstance(metadata, Mapping)
             and metadata.get("steps_scope") == self._steps_scope
