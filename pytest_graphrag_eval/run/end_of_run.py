@@ -314,7 +314,7 @@ def _results_written_ahead(
 class _EarlyDrillDowns:
     """A merge's HTML drill-downs begun from its results by another process while this one computes
     the rest (`html_drill_downs_ahead`): at once, or with a comparison once its question changes are
-    known (`begin_with_changes`); none for a plugin's run, as for its JSON report. A context manager:
+    known (`on_question_changes`); none for a plugin's run, as for its JSON report. A context manager:
     leaving it stops the child."""
 
     def __init__(
