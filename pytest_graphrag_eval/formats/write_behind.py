@@ -1,6 +1,6 @@
 """Writing a large output while its next part is made.
 
-Compressing (zlib) and writing to a file (`write`, `fdatasync`) let go of the GIL, so a second
+Compressing (zlib, zlib-ng) and writing to a file (`write`, `fdatasync`) let go of the GIL, so a second
 thread can do them while this one encodes the next part: the two overlap instead of following
 each other. One part is in flight at a time, so memory holds two parts at most, and an error in
 writing stops the making at the next part.

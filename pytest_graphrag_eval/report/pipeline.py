@@ -52,6 +52,11 @@ class RunSettings:
     history: RunHistory | None = None  # the earlier runs, from --graphrag-history
     current_run: PastRun | None = None  # this run as the history will record it (commit, identities)
 
+    @property
+    def compares(self) -> bool:
+        """The run is compared with its baseline: its report will have a comparison."""
+        return self.baseline is not None and self.baseline_path is not None
+
 
 @dataclass(frozen=True)
 class FinishedRun:
@@ -135,7 +140,7 @@ def finish_run(
     typed = [_typed(result) for result in results]
     records = [result.record for result in typed]  # the results' own objects, not copies
     baseline = _baseline_document(settings)
-    comparing = baseline is not None and settings.baseline_path is not None
+    comparing = settings.compares
     # With a comparison to make, the aggregates are computed beside it by a second process.
     with ForkedWork(partial(compute_aggregates, records), fork=comparing and bool(records)) as aggregated:
         comparison = (
@@ -232,7 +237,7 @@ def _gate_history(
     flaky = tuple(found.question_id for found in flaky_found)
     stable_changes = None
     wanted = any(gate.exclude_flaky for gate in settings.gates)
-    if wanted and baseline is not None and settings.baseline_path is not None:
+    if wanted and baseline is not None and settings.compares:
         left_out = set(flaky)
         stable_changes = compare_documents(
             dataclasses.replace(
@@ -306,8 +311,8 @@ def html_drill_downs_ahead(
     history (past outcomes add to each drill-down), and, when it will have a comparison, with the
     `question_changes` it will hold (`finish_run`'s `question_changes_known`). None where that does
     not hold, for a small report, or where no child can be forked."""
-    comparing = settings.baseline is not None and settings.baseline_path is not None
-    if paths.html is None or settings.history is not None or comparing != (question_changes is not None):
+    with_changes = question_changes is not None
+    if paths.html is None or settings.history is not None or settings.compares != with_changes:
         return contextlib.nullcontext()
     from pytest_graphrag_eval.report.html_report import DrillDownsAhead  # Jinja2 only when asked for
 

@@ -239,7 +239,7 @@ def _gzip_stream(packed: io.BytesIO) -> gzip.GzipFile:
     return GZIP_WRITER(fileobj=packed, mode="wb", compresslevel=6, mtime=0)
 
 
-def _deflate_blocks(parts: Iterable[bytes]) -> Iterator[bytes]:
+def _deflate_blocks(parts: Iterable[bytes]) -> Iterator[bytearray]:
     """`parts` joined and cut again into blocks of `_DEFLATE_BLOCK` bytes (the last may be shorter).
 
     zlib-ng's deflate, unlike zlib's, gives other bytes for the same text written in other pieces:
@@ -249,10 +249,10 @@ def _deflate_blocks(parts: Iterable[bytes]) -> Iterator[bytes]:
     for part in parts:
         pending += part
         while len(pending) >= _DEFLATE_BLOCK:
-            yield bytes(pending[:_DEFLATE_BLOCK])
+            yield pending[:_DEFLATE_BLOCK]  # a copy of its own; dropping it from the front moves nothing
             del pending[:_DEFLATE_BLOCK]
     if pending:
-        yield bytes(pending)
+        yield pending
 
 
 class _Awaited:
