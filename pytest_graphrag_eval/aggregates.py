@@ -65,13 +65,14 @@ def _aggregates(results: Sequence[Mapping[str, Any]], row_counts: SelectRowCount
     by_template: dict[str, list[Mapping[str, Any]]] = {}
     for result in results:
         by_template.setdefault(str(result["template_id"]), []).append(result)
+    micro_values, template_values = _metric_values_by_template(results, by_template)
     per_template = {
-        template_id: _group_stats(group, with_steps=True, row_counts=row_counts)
+        template_id: _group_stats(group, template_values[template_id], with_steps=True, row_counts=row_counts)
         for template_id, group in by_template.items()
     }
     return {
         "per_template": per_template,
-        "micro": _group_stats(results, with_steps=False),
+        "micro": _group_stats(results, micro_values, with_steps=False),
         "macro": _macro(per_template.values()),
     }
 
@@ -80,8 +81,14 @@ NOT_EVALUATED_COUNT = "number_of_not_evaluated_samples"
 
 
 def _group_stats(
-    results: Sequence[Mapping[str, Any]], *, with_steps: bool, row_counts: SelectRowCounts | None = None
+    results: Sequence[Mapping[str, Any]],
+    metric_values: Mapping[str, list[float]],
+    *,
+    with_steps: bool,
+    row_counts: SelectRowCounts | None = None,
 ) -> dict[str, Any]:
+    """The group's counts and statistics; `metric_values`: those of its `_aggregated` results
+    (`_metric_values_by_template`)."""
     evaluated = [result for result in results if result.get("outcome") != "not_evaluated"]
     not_evaluated = len(results) - len(evaluated)
     results = evaluated
@@ -92,7 +99,7 @@ def _group_stats(
     }
     if not_evaluated:
         stats[NOT_EVALUATED_COUNT] = not_evaluated
-    for metric, values in _metric_values(successes).items():
+    for metric, values in metric_values.items():
         stats[metric] = describe(values)
     flaky = [value for result in results if isinstance(value := result.get("flaky"), int)]
     if flaky:  # questions asked several times (--graphrag-agent-repeats)
@@ -119,17 +126,31 @@ def step_metric_values(results: Iterable[Mapping[str, Any]]) -> dict[str, list[f
     return values
 
 
-def _metric_values(results: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:
-    values: dict[str, list[float]] = {}
+def _aggregated(result: Mapping[str, Any]) -> bool:
+    """A result whose metric values are aggregated: evaluated, and answered by the agent."""
+    return result.get("outcome") != "not_evaluated" and result.get("status") == "success"
+
+
+def _metric_values_by_template(
+    results: Iterable[Mapping[str, Any]], templates: Iterable[str]
+) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
+    """Each metric's values over the `_aggregated` results, in their order, and per template: read in
+    one pass over the results' values, the longest part of the aggregates."""
+    every: dict[str, list[float]] = {}
+    per_template: dict[str, dict[str, list[float]]] = {template_id: {} for template_id in templates}
     for result in results:
+        if not _aggregated(result):
+            continue
+        own = per_template[str(result["template_id"])]
         for key, value in result.items():
             # Most values are exactly int, float or str: decided by type alone, no call per value.
             kind = type(value)
             if kind is str or kind is dict or kind is list:
                 continue
             if ((kind is float or kind is int) and key not in NOT_METRIC_KEYS) or is_metric_value(key, value):
-                values.setdefault(key, []).append(value)
-    return values
+                every.setdefault(key, []).append(value)
+                own.setdefault(key, []).append(value)
+    return every, per_template
 
 
 def describe(values: Sequence[float]) -> dict[str, float]:

@@ -26,7 +26,6 @@ from pytest_graphrag_eval.report.merge import ShardReport, load_shard, merge_sha
 from pytest_graphrag_eval.report.merge_baseline import BaselineAhead
 from pytest_graphrag_eval.report.pipeline import OutputPaths
 from pytest_graphrag_eval.run.end_of_run import HistoryOptions, conclude_run
-from pytest_graphrag_eval.run.run_history import history_baseline_ref, read_history
 
 
 def merge_command() -> NoReturn:
@@ -59,7 +58,7 @@ def _end_process(status: int) -> NoReturn:
 
 
 def _merge(args: argparse.Namespace, end_process: bool) -> int:
-    history_given = args.baseline is not None and history_baseline_ref(args.baseline) is not None
+    history_given = _history_baseline_ref(args.baseline, ()) is not None  # --baseline history:REF
     first_shard = args.reports[0] if args.reports and not history_given else None
     with BaselineAhead(first_shard, args.baseline) as baseline_ahead:
         try:
@@ -120,6 +119,9 @@ def _merge(args: argparse.Namespace, end_process: bool) -> int:
 def _history_baseline_ref(baseline: str | None, shards: Sequence[ShardReport]) -> str | None:
     """`--baseline history:REF`, else the history run the shards were compared with (if they were)."""
     if baseline is not None:
+        # the history's modules are imported only for a merge that may use one (most have none)
+        from pytest_graphrag_eval.run.run_history import history_baseline_ref
+
         return history_baseline_ref(baseline)
     record = (shards[0].metadata.get("settings") or {}).get("baseline") if shards else None
     return str(record["history"]) if isinstance(record, dict) and record.get("history") else None
@@ -130,6 +132,8 @@ def _read_history_baseline(url: str | None, ref: str | None) -> tuple[dict[str, 
         return None
     if url is None:
         raise CommandError(f"the baseline history:{ref} is a run of the history: pass --history URL")
+    from pytest_graphrag_eval.run.run_history import read_history
+
     found = read_history(
         url,
         environ=os.environ,

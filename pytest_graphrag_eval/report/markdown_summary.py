@@ -57,9 +57,21 @@ _WORD_JOINER = "\u2060"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 
 
-def render_markdown(report: Mapping[str, object], *, max_regressions: int = 10) -> str:
-    """The summary: run counts, main aggregates, gates, and the changes since the baseline."""
-    results = typed_results(result for result in _list(report.get("results")) if isinstance(result, Mapping))
+def render_markdown(
+    report: Mapping[str, object],
+    *,
+    max_regressions: int = 10,
+    typed: Sequence[QuestionResult] | None = None,
+) -> str:
+    """The summary: run counts, main aggregates, gates, and the changes since the baseline.
+
+    `typed`: the report's results, typed already (`ReportDocument.results`), not typed again here.
+    """
+    results = (
+        typed_results(result for result in _list(report.get("results")) if isinstance(result, Mapping))
+        if typed is None
+        else typed
+    )
     comparison = report.get("comparison")
     gates = [gate for gate in _list(report.get("gates")) if isinstance(gate, Mapping)]
     aggregates = _mapping(report.get("aggregates"))

@@ -274,6 +274,7 @@ def write_outputs(
     plain_keys: Collection[str] = (),
     report_ahead: ReportWrittenAhead | None = None,
     drill_downs_ahead: DrillDownsAhead | None = None,
+    typed_results: Sequence[QuestionResult] | None = None,
 ) -> WrittenOutputs:
     """Write the JSON report, the Markdown summary and the HTML report asked for.
 
@@ -281,6 +282,7 @@ def write_outputs(
     results as a parser read them, a comparison whose numbers are all finite. orjson writes those
     when it is installed. `report_ahead`: the JSON report, its results already being written.
     `drill_downs_ahead`: the HTML page's drill-downs, already being built (`html_drill_downs_ahead`).
+    `typed_results`: the report's results as `finish_run` typed them, for the Markdown summary.
     """
     outputs = WrittenOutputs()
     with _html_page(report, paths, drill_downs_ahead) as page:
@@ -293,7 +295,7 @@ def write_outputs(
                 lambda path: write_json_atomic(path, report, plain_keys=plain_keys),
             )
         if paths.markdown is not None:
-            markdown = render_markdown(report)
+            markdown = render_markdown(report, typed=typed_results)
             outputs.write("Markdown summary", paths.markdown, lambda path: write_text_atomic(path, markdown))
         if paths.html is not None and page is not None:
             outputs.write("HTML report", paths.html, lambda path: write_bytes_atomic(path, page.result()))

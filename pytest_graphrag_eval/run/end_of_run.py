@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Protocol
 from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject, Order
 from pytest_graphrag_eval.gates.model import Gate
-from pytest_graphrag_eval.history.recording import HistoryOutcome, record_finished_run
 from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines
 from pytest_graphrag_eval.report.json_report import ReportWrittenAhead, write_recording
@@ -36,9 +35,9 @@ from pytest_graphrag_eval.report.run_identity import corpus_file_record, corpus_
 from pytest_graphrag_eval.report.run_terminal import RunTerminal
 from pytest_graphrag_eval.report_model import REPORT_FORMAT_VERSION, Outcome, QuestionResult
 from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
-from pytest_graphrag_eval.run.run_history import history_at_finish
 
 if TYPE_CHECKING:
+    from pytest_graphrag_eval.history.recording import HistoryOutcome
     from pytest_graphrag_eval.report.html_report import DrillDownsAhead
     from pytest_graphrag_eval.run.graph_stage import GraphStage
 
@@ -241,6 +240,9 @@ def conclude_run(
     are plain JSON values as a parser read them (a merge's shards), see `write_outputs`."""
     graph = graph if graph is not None else GraphRun()
     records = [result.record if isinstance(result, QuestionResult) else result for result in results]
+    if history is not None:  # the history's store and drivers are imported only for a run that has one
+        from pytest_graphrag_eval.history.recording import record_finished_run
+        from pytest_graphrag_eval.run.run_history import history_at_finish
     earlier = (
         history_at_finish(
             history.url,
@@ -283,6 +285,7 @@ def conclude_run(
             plain_keys=plain,
             report_ahead=report_ahead,
             drill_downs_ahead=drill_downs_ahead.begun,
+            typed_results=finished_run.document.results,
         )
     if recording is not None:
         responses = list(recording.responses)
