@@ -76,11 +76,16 @@ class ForkedWork(Generic[T]):
 
 
 def forking_helps() -> bool:
-    """Fork is safe here and a second core can run the child."""
+    """Fork is safe here and a second core can run the child.
+
+    Not in a child of `ForkedWork` itself: it is a daemon process, which multiprocessing lets have
+    no children (its work, done where it was asked for, was what the cores had to run anyway).
+    """
     return (
         sys.platform != "darwin"
         and "fork" in multiprocessing.get_all_start_methods()
         and threading.active_count() == 1
+        and not multiprocessing.current_process().daemon
         and _cores() > 1
     )
 

@@ -113,6 +113,28 @@ def test_leaving_the_block_without_the_result_stops_the_child(tmp_path: object) 
     assert lines == ["stopped"]
 
 
+@pytest.mark.skipif(not FRESH_PROCESS_CAN_FORK, reason="fork on Linux with two cores or more")
+def test_a_child_does_its_own_forked_work_itself() -> None:
+    """A child is a daemon process, which may have no children: work it asks a child for is done in it,
+    once, by `result()` (not tried in a grandchild, failed, and done again)."""
+    lines = run_fresh(
+        """
+        import os
+        from pytest_graphrag_eval.forked_work import ForkedWork
+        parent = os.getpid()
+
+        def inner():
+            with ForkedWork(os.getpid) as work:
+                return os.getpid(), work.forked, work.result()
+
+        with ForkedWork(inner) as outer:
+            child, forked, worker = outer.result()
+        print(child != parent, forked, worker == child)
+        """
+    )
+    assert lines == ["True", "False", "True"]
+
+
 def test_with_another_thread_running_the_work_is_done_here() -> None:
     lines = run_fresh(
         """
