@@ -7,19 +7,22 @@ data, and the raw text must carry no escapes that plain text does not need.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from html_report_support import EXAMPLE, REGRESSION, run_example
 from markdown_it import MarkdownIt
 
-from pytest_graphrag_eval.report.markdown_summary import escape_text
+from pytest_graphrag_eval.report.markdown_summary import escape_text, render_markdown
 
 WORD_JOINER = "\u2060"
 
 
 @pytest.fixture(scope="module")
-def summary(tmp_path_factory: pytest.TempPathFactory) -> str:
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example's regression run compared with its main run: its JSON report and Markdown summary."""
     folder = tmp_path_factory.mktemp("markdown")
     run_example(folder / "main.json", "--graphrag-responses", str(EXAMPLE / "recordings" / "responses.jsonl"))
     run_example(
@@ -29,7 +32,18 @@ def summary(tmp_path_factory: pytest.TempPathFactory) -> str:
         f"--graphrag-markdown={folder / 'summary.md'}",
         "--graphrag-gate=delta:answer_f1.mean>=-0.02@95",
     )
-    return (folder / "summary.md").read_text(encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def summary(run_folder: Path) -> str:
+    return (run_folder / "summary.md").read_text(encoding="utf-8")
+
+
+def test_the_run_writes_the_summary_of_its_json_report(run_folder: Path, summary: str) -> None:
+    """The run hands the summary its results as it typed them; the file is what the report reads as."""
+    report = json.loads((run_folder / "pr.json").read_text(encoding="utf-8"))
+    assert summary == render_markdown(report)
 
 
 def _tables(markdown: str) -> dict[str, list[list[str]]]:
