@@ -14,6 +14,7 @@ HISTORY = "history"  # k-of-n passes over the last runs
 REPEATS = "repeats"  # k-of-n passes over this run's repeated attempts
 PASSES = "passes"
 EXCLUDING_FLAKY = "excluding flaky"
+JUDGE = "judge"  # the judge's agreement with people's labels (judge_gates.py)
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Gate:
     source: str = field(default="cli", compare=False)
     change: str | None = None
     confidence: float | None = None
-    over: str | None = None  # TREND, HISTORY or REPEATS; None for a gate on this run alone
+    over: str | None = None  # TREND, HISTORY, REPEATS or JUDGE; None for a gate on this run alone
     window: int | None = None  # runs (or attempts) the `over` gate looks at, this run included
     exclude_flaky: bool = False  # a gate on change that leaves the history's flaky questions out
 
@@ -44,6 +45,8 @@ class Gate:
     @property
     def expression(self) -> str:
         """Normalized text, scope always explicit; parses back to an equal gate."""
+        if self.over == JUDGE:
+            return f"{JUDGE}:{self.target}{self.op}{format_number(self.limit)}"
         prefix = "delta:" if self.change == DELTA else f"{self.over}:" if self.over else ""
         level = "" if self.confidence is None else f"@{format_number(self.confidence * 100)}"
         limit = format_number(self.limit)

@@ -560,3 +560,60 @@
   root.dataset.ready = "true";
   window.graphragReportReadyMs = performance.now();
 })();
+
+/* The review view: the verdicts a reviewer marks become a reviews file to download (review.py).
+   Every text is written as a JSON-quoted YAML scalar, so no answer can break the file. */
+(function () {
+  "use strict";
+  var doc = document;
+  var data = doc.getElementById("review-data");
+  var button = doc.getElementById("rv-download");
+  if (!data || !button) return;
+  var review = JSON.parse(data.textContent);
+  var status = doc.getElementById("rv-status");
+  /* YAML reads a JSON string as a double-quoted scalar; characters it will not take raw are escaped. */
+  function quoted(text) {
+    return JSON.stringify(String(text)).replace(/[\u007f-\u009f\u2028\u2029\ufeff]/g, function (c) {
+      return "\\u" + ("000" + c.charCodeAt(0).toString(16)).slice(-4);
+    });
+  }
+  function entry(item) {
+    return "- question_id: " + quoted(item.question_id) + "\n" +
+      "  answer: " + quoted(item.answer) + "\n" +
+      "  fingerprint: " + quoted(item.fingerprint) + "\n" +
+      "  verdict: " + (item.verdict === "pass" ? "pass" : "fail") + "\n" +
+      "  by: " + quoted(item.by) + "\n" +
+      "  date: " + quoted(item.date) + "\n" +
+      "  reason: " + quoted(item.reason || "") + "\n";
+  }
+  button.addEventListener("click", function () {
+    var name = doc.getElementById("rv-name").value.trim();
+    if (!name) { status.textContent = "Give your name first: a review says who decided."; return; }
+    var today = new Date().toISOString().slice(0, 10);
+    var marked = [];
+    doc.querySelectorAll(".review-item").forEach(function (row) {
+      var checked = row.querySelector("input[type=radio]:checked");
+      if (!checked || !checked.value) return;
+      var item = review.items[Number(row.dataset.index)];
+      if (item.answer === null) return;
+      marked.push({
+        question_id: item.question_id, answer: item.answer, fingerprint: item.fingerprint,
+        verdict: checked.value, by: name, date: today, reason: row.querySelector(".rv-reason").value.trim()
+      });
+    });
+    /* A new verdict on an answer replaces an earlier review of that same answer. */
+    var marks = new Set(marked.map(function (item) { return item.question_id + "\n" + item.fingerprint; }));
+    var kept = review.existing.filter(function (item) { return !marks.has(item.question_id + "\n" + item.fingerprint); });
+    var all = kept.concat(marked);
+    var text = all.length
+      ? "# Each review decides its question while the agent gives this exact answer.\nreviews:\n" + all.map(entry).join("")
+      : "reviews: []\n";
+    var link = doc.createElement("a");
+    link.href = URL.createObjectURL(new Blob([text], { type: "application/yaml" }));
+    link.download = "reviews.yaml";
+    doc.body.appendChild(link);
+    link.click();
+    link.remove();
+    status.textContent = marked.length + " new verdict(s) and " + kept.length + " earlier review(s) in reviews.yaml";
+  });
+})();

@@ -1,0 +1,73 @@
+"""The HTML report's review view: the judge's calibration, the review queue, and a form whose
+verdicts the page turns into a reviews file to download (no server, no network).
+
+The page carries the reviews that decided questions in this run (`existing`): the downloaded file
+holds them and the new verdicts, so it replaces the repository's reviews file whole; reviews that
+lapsed are left out (their answers are gone, and version control keeps them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_graphrag_eval.judging.fingerprint import answer_fingerprint
+from pytest_graphrag_eval.report.judging_summary import calibration_lines
+from pytest_graphrag_eval.report.review_queue import review_queue
+
+
+@dataclass(frozen=True)
+class ReviewView:
+    """What the review tab shows; `items` and `existing` also go to the page's script as JSON."""
+
+    calibration: list[str]
+    labels_file: str | None
+    items: list[dict[str, Any]] = field(default_factory=list)
+    existing: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"items": self.items, "existing": self.existing}
+
+
+def build_review_view(report: Mapping[str, Any]) -> ReviewView | None:
+    """None when the run has nothing to review, no calibration and no review."""
+    calibration = report.get("judge_calibration")
+    items = [entry.to_dict() for entry in review_queue(report)]
+    existing = [
+        _carried_review(result)
+        for result in report.get("results") or []
+        if isinstance(result, Mapping) and _decided(result)
+    ]
+    if not items and not existing and not isinstance(calibration, Mapping):
+        return None
+    return ReviewView(
+        calibration_lines(calibration if isinstance(calibration, Mapping) else None),
+        str(calibration.get("labels_file")) if isinstance(calibration, Mapping) else None,
+        items,
+        existing,
+    )
+
+
+def _decided(result: Mapping[str, Any]) -> bool:
+    review = result.get("review")
+    return (
+        isinstance(review, Mapping)
+        and review.get("status") == "applied"
+        and isinstance(result.get("actual_answer"), str)
+    )
+
+
+def _carried_review(result: Mapping[str, Any]) -> dict[str, Any]:
+    review = result["review"]
+    answer = str(result["actual_answer"])
+    return {
+        "question_id": str(result.get("question_id")),
+        "answer": answer,
+        "fingerprint": answer_fingerprint(answer),
+        "verdict": review.get("verdict"),
+        "by": ", ".join(review.get("by") or []),
+        "date": review.get("date"),
+        "reason": review.get("reason") or "",
+    }
