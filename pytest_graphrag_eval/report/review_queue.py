@@ -2,8 +2,9 @@
 
 A question is queued for each of these, most reasons first, failed before passed:
 - it failed on a judged metric (answer_f1, answer_relevance, a custom metric) and no person decided it;
+  the correctness judge may be the lexical one: its claims are a judgment too;
 - its judged score straddles its threshold across the judge's repeats (`_min` below, `_max` at or above);
-- the judge and the lexical match disagree (answer_f1 and answer_token_f1 differ by half or more);
+- an LLM judge and the lexical match disagree (answer_f1 and answer_token_f1 differ by half or more);
 - it flipped between runs (regressed or fixed since the baseline, or flaky in the history);
 - its review lapsed: the answer changed since a person decided it.
 Read from the report alone; written as Markdown for a pull request page or as CSV for a sheet.
@@ -108,7 +109,8 @@ def _reasons(result: Mapping[str, Any], flip: str | None) -> list[str]:
                 f"({low:.3f} to {high:.3f})"
             )
     judged, lexical = _number(result.get("answer_f1")), _number(result.get("answer_token_f1"))
-    if judged is not None and lexical is not None and abs(judged - lexical) >= LEXICAL_GAP:
+    by_llm = str(result.get("answer_judge") or "").startswith("llm")
+    if by_llm and judged is not None and lexical is not None and abs(judged - lexical) >= LEXICAL_GAP:
         reasons.append(
             "the judge and the lexical match disagree "
             f"(answer_f1 {judged:.3f}, answer_token_f1 {lexical:.3f})"
