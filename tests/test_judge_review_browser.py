@@ -77,6 +77,9 @@ def test_marked_verdicts_download_as_a_reviews_file_the_plugin_reads(
     items = opened.locator('[data-testid="review-item"]')
     assert items.count() >= 2
     assert opened.evaluate("window.pwned") is None
+    hostile_item = opened.locator('[data-testid="review-item"][data-question="capacity-no2"]')
+    shown = hostile_item.locator("blockquote").inner_text()
+    assert "<script>window.pwned=1</script>" in shown  # the answer is text on the page, never markup
     # Without a name nothing is downloaded.
     opened.locator('[data-testid="download-reviews"]').click()
     assert "Give your name first" in opened.locator('[data-testid="review-status"]').inner_text()

@@ -1,5 +1,6 @@
 """The HTML report's review view: the judge's calibration, the review queue, and a form whose
-verdicts the page turns into a reviews file to download (no server, no network).
+verdicts the page turns into a reviews file to download (no server, no network). The queue's
+questions and answers travel as encoded data the page's script lays out, never as markup.
 
 The page carries the reviews that decided questions in this run (`existing`): the downloaded file
 holds them and the new verdicts, so it replaces the repository's reviews file whole; reviews that
@@ -8,6 +9,8 @@ lapsed are left out (their answers are gone, and version control keeps them).
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,8 +30,11 @@ class ReviewView:
     existing: list[dict[str, Any]] = field(default_factory=list)
 
     @property
-    def data(self) -> dict[str, Any]:
-        return {"items": self.items, "existing": self.existing}
+    def encoded(self) -> str:
+        """`items` and `existing` as base64 of ASCII JSON, for the section's `data-review` attribute:
+        answers (untrusted) reach the page only as data its script inserts as text nodes."""
+        text = json.dumps({"items": self.items, "existing": self.existing}, allow_nan=False, default=str)
+        return base64.b64encode(text.encode("ascii")).decode("ascii")
 
 
 def build_review_view(report: Mapping[str, Any]) -> ReviewView | None:

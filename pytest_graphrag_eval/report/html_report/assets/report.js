@@ -562,15 +562,51 @@
 })();
 
 /* The review view: the verdicts a reviewer marks become a reviews file to download (review.py).
-   Every text is written as a JSON-quoted YAML scalar, so no answer can break the file. */
+   Answers arrive as base64 JSON and are inserted as text nodes; every text is written to the file as a
+   JSON-quoted YAML scalar, so no answer can break the file. */
 (function () {
   "use strict";
   var doc = document;
-  var data = doc.getElementById("review-data");
+  var section = doc.getElementById("review");
   var button = doc.getElementById("rv-download");
-  if (!data || !button) return;
-  var review = JSON.parse(data.textContent);
+  if (!section || !button) return;
+  var bytes = Uint8Array.from(atob(section.dataset.review), function (c) { return c.charCodeAt(0); });
+  var review = JSON.parse(new TextDecoder().decode(bytes));
   var status = doc.getElementById("rv-status");
+
+  function node(tag, attributes, children) {
+    var element = doc.createElement(tag);
+    Object.keys(attributes || {}).forEach(function (name) { element.setAttribute(name, attributes[name]); });
+    (children || []).forEach(function (child) {
+      element.appendChild(typeof child === "string" ? doc.createTextNode(child) : child);
+    });
+    return element;
+  }
+  function choice(index, value, label, testid, checked) {
+    var input = node("input", { type: "radio", name: "rv-" + index, value: value });
+    if (testid) input.setAttribute("data-testid", testid);
+    input.checked = checked;
+    return node("label", null, [input, " " + label]);
+  }
+  var list = doc.getElementById("rv-items");
+  review.items.forEach(function (item, index) {
+    var verdict = node("fieldset", { class: "review-verdict" }, [
+      node("legend", { class: "visually-hidden" }, ["Verdict on " + item.question_id]),
+      choice(index, "", "not reviewed", null, true),
+      choice(index, "pass", "pass", "mark-pass", false),
+      choice(index, "fail", "fail", "mark-fail", false),
+      node("input", { type: "text", class: "rv-reason", "data-testid": "review-reason", placeholder: "why (kept in the file)", "aria-label": "Reason" })
+    ]);
+    if (item.answer === null) verdict.disabled = true;
+    list.appendChild(node("li", { class: "review-item", "data-index": String(index), "data-testid": "review-item", "data-question": item.question_id }, [
+      node("p", null, [node("code", null, [item.question_id]), " ", node("span", { class: "muted" }, [item.template_id]), " ", node("span", { class: "pill " + item.outcome }, [item.outcome])]),
+      node("p", null, [item.question_text]),
+      node("blockquote", { class: "review-answer" }, [item.answer === null ? "(no answer)" : item.answer]),
+      node("ul", null, item.reasons.map(function (reason) { return node("li", null, [reason]); })),
+      verdict
+    ]));
+  });
+
   /* YAML reads a JSON string as a double-quoted scalar; characters it will not take raw are escaped. */
   function quoted(text) {
     return JSON.stringify(String(text)).replace(/[\u007f-\u009f\u2028\u2029\ufeff]/g, function (c) {
@@ -609,7 +645,7 @@
       ? "# Each review decides its question while the agent gives this exact answer.\nreviews:\n" + all.map(entry).join("")
       : "reviews: []\n";
     var link = doc.createElement("a");
-    link.href = URL.createObjectURL(new Blob([text], { type: "application/yaml" }));
+    link.href = "data:application/yaml;charset=utf-8," + encodeURIComponent(text);
     link.download = "reviews.yaml";
     doc.body.appendChild(link);
     link.click();
