@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +57,15 @@ class Entry:
         if not low <= value <= high:
             raise self.error(f"must be from {low:g} to {high:g}, got {value!r}", name)
         return float(value)
+
+    def of_question(self, known_fields: tuple[str, ...], question_ids: Collection[str]) -> tuple[Entry, str]:
+        """Check the fields' names and the question id; the entry, now naming its question, and the id."""
+        self.check_known_fields(known_fields)
+        question_id = self.text("question_id")
+        entry = Entry(self.fields, self.location.for_question(question_id))
+        if question_id not in question_ids:
+            raise entry.error("the run's corpus files have no question with this id", "question_id")
+        return entry, question_id
 
     def check_known_fields(self, known: tuple[str, ...]) -> None:
         unknown = sorted(str(key) for key in self.fields if key not in known)

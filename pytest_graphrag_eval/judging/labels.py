@@ -93,11 +93,7 @@ def load_labels(
 
 
 def _label(entry: Entry, question_ids: Collection[str], metrics: Collection[str]) -> Label:
-    entry.check_known_fields(LABEL_FIELDS)
-    question_id = entry.text("question_id")
-    entry = Entry(entry.fields, entry.location.for_question(question_id))
-    if question_id not in question_ids:
-        raise entry.error("the run's corpus files have no question with this id", "question_id")
+    entry, question_id = entry.of_question(LABEL_FIELDS, question_ids)
     metric = entry.text("metric")
     if metric not in metrics:
         raise entry.error(

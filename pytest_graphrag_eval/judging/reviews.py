@@ -173,11 +173,7 @@ def load_reviews(
 
 
 def _review(entry: Entry, question_ids: Collection[str], metrics: Collection[str]) -> Review:
-    entry.check_known_fields(REVIEW_FIELDS)
-    question_id = entry.text("question_id")
-    entry = Entry(entry.fields, entry.location.for_question(question_id))
-    if question_id not in question_ids:
-        raise entry.error("the run's corpus files have no question with this id", "question_id")
+    entry, question_id = entry.of_question(REVIEW_FIELDS, question_ids)
     answer = entry.text("answer")
     check_fingerprint(entry, answer)
     metric = entry.text("metric", required=False) or CORRECTNESS
