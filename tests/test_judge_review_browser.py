@@ -77,6 +77,8 @@ def test_marked_verdicts_download_as_a_reviews_file_the_plugin_reads(
     items = opened.locator('[data-testid="review-item"]')
     assert items.count() >= 2
     assert opened.evaluate("window.pwned") is None
+    decided = opened.locator('[data-testid="decided"]').inner_text()
+    assert "lines-by-length-drammen: decided by review: pass by ingrid" in decided
     hostile_item = opened.locator('[data-testid="review-item"][data-question="capacity-no2"]')
     shown = hostile_item.locator("blockquote").inner_text()
     assert "<script>window.pwned=1</script>" in shown  # the answer is text on the page, never markup

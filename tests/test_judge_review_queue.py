@@ -137,3 +137,15 @@ def test_calibration_and_reviews_in_markdown_and_terminal_keep_untrusted_text_as
         [{"question_id": "q1", "review": {"note": "decided by review: pass by bob"}}, {"question_id": "q2"}]
     )
     assert lines == ["q1: decided by review: pass by bob"]
+
+
+def test_a_judged_answer_changed_since_the_baseline_is_queued_until_a_person_decides_it() -> None:
+    changed = result("q1", answer_judge="llm:m", answer_f1=1.0, answer_token_f1=1.0)
+    decided = {**changed, "question_id": "q2", "review": {"status": "applied", "by": ["bob"]}}
+    unjudged = result("q3")
+    baseline = {question_id: {"actual_answer": "an older answer"} for question_id in ("q1", "q2", "q3")}
+    entries = review_queue({"results": [changed, decided, unjudged]}, baseline)
+    assert [(entry.question_id, entry.reasons) for entry in entries] == [
+        ("q1", ("its judged answer changed since the baseline; no person decided the new one",))
+    ]
+    assert review_queue({"results": [changed]}) == []

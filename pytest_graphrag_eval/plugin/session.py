@@ -337,13 +337,11 @@ class GraphragSession:
         if self.outcome.failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    @staticmethod
-    def _write_review_queue(path: Path, outcome: RunOutcome) -> None:
+    def _write_review_queue(self, path: Path, outcome: RunOutcome) -> None:
         """The questions worth a person's look, after the reports (a problem is one line, as theirs)."""
+        report, baseline = outcome.finished.report, self.baseline_results
         problem = write_output(
-            "review queue",
-            path,
-            lambda target: write_review_queue(target, outcome.finished.report, escape_text),
+            "review queue", path, lambda target: write_review_queue(target, report, escape_text, baseline)
         )
         if problem is None:
             outcome.written.append(("review queue", path))

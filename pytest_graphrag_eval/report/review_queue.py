@@ -6,8 +6,11 @@ A question is queued for each of these, most reasons first, failed before passed
 - its judged score straddles its threshold across the judge's repeats (`_min` below, `_max` at or above);
 - an LLM judge and the lexical match disagree (answer_f1 and answer_token_f1 differ by half or more);
 - it flipped between runs (regressed or fixed since the baseline, or flaky in the history);
-- its review lapsed: the answer changed since a person decided it.
-Read from the report alone; written as Markdown for a pull request page or as CSV for a sheet.
+- its review lapsed: the answer changed since a person decided it;
+- its judged answer changed since the baseline run and no person decided the new one (when the
+  caller has the baseline's results: the report does not hold the baseline's answers).
+Read from the report (and the baseline's results); written as Markdown for a pull request page or as
+CSV for a sheet.
 """
 
 from __future__ import annotations
@@ -52,8 +55,13 @@ class QueueEntry:
         }
 
 
-def review_queue(report: Mapping[str, Any]) -> list[QueueEntry]:
-    """The report's questions worth a look, most reasons first, then failed first, then corpus order."""
+def review_queue(
+    report: Mapping[str, Any], baseline: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[QueueEntry]:
+    """The report's questions worth a look, most reasons first, then failed first, then corpus order.
+
+    `baseline`: the baseline run's results by question id, for answers that changed since.
+    """
     flipped = _flipped(report)
     entries = []
     for result in report.get("results") or []:
@@ -61,6 +69,9 @@ def review_queue(report: Mapping[str, Any]) -> list[QueueEntry]:
             continue
         question_id = str(result.get("question_id"))
         reasons = _reasons(result, flipped.get(question_id))
+        before = (baseline or {}).get(question_id)
+        if before is not None and _changed_unreviewed(result, before):
+            reasons.append("its judged answer changed since the baseline; no person decided the new one")
         if not reasons:
             continue
         answer = result.get("actual_answer")
@@ -122,6 +133,14 @@ def _reasons(result: Mapping[str, Any], flip: str | None) -> list[str]:
             f"the answer changed since its review ({', '.join(review.get('by') or [])}): not reviewed anew"
         )
     return reasons
+
+
+def _changed_unreviewed(result: Mapping[str, Any], before: Mapping[str, Any]) -> bool:
+    review = result.get("review")
+    decided = isinstance(review, Mapping) and review.get("status") == "applied"
+    earlier = before.get("actual_answer")
+    judged = bool(_judged_keys(result))
+    return judged and not decided and isinstance(earlier, str) and earlier != result.get("actual_answer")
 
 
 def _judged_keys(result: Mapping[str, Any]) -> set[str]:
@@ -190,9 +209,14 @@ def queue_csv(entries: Iterable[QueueEntry]) -> str:
     return buffer.getvalue()
 
 
-def write_review_queue(path: Path, report: Mapping[str, Any], escape: Any) -> int:
+def write_review_queue(
+    path: Path,
+    report: Mapping[str, Any],
+    escape: Any,
+    baseline: Mapping[str, Mapping[str, Any]] | None = None,
+) -> int:
     """Write the queue (CSV for a `.csv` path, else Markdown) atomically; returns how many it holds."""
-    entries = review_queue(report)
+    entries = review_queue(report, baseline)
     text = queue_csv(entries) if path.suffix.lower() == ".csv" else queue_markdown(entries, escape)
     write_text_atomic(path, text)
     return len(entries)

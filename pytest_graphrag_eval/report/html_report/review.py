@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_graphrag_eval.judging.fingerprint import answer_fingerprint
-from pytest_graphrag_eval.report.judging_summary import calibration_lines
+from pytest_graphrag_eval.report.judging_summary import calibration_lines, review_lines
 from pytest_graphrag_eval.report.review_queue import review_queue
 
 
@@ -26,6 +26,7 @@ class ReviewView:
 
     calibration: list[str]
     labels_file: str | None
+    decided: list[str]  # the questions a person decided in this run, and the reviews that lapsed
     items: list[dict[str, Any]] = field(default_factory=list)
     existing: list[dict[str, Any]] = field(default_factory=list)
 
@@ -46,11 +47,13 @@ def build_review_view(report: Mapping[str, Any]) -> ReviewView | None:
         for result in report.get("results") or []
         if isinstance(result, Mapping) and _decided(result)
     ]
-    if not items and not existing and not isinstance(calibration, Mapping):
+    decided = review_lines(result for result in report.get("results") or [] if isinstance(result, Mapping))
+    if not items and not decided and not isinstance(calibration, Mapping):
         return None
     return ReviewView(
         calibration_lines(calibration if isinstance(calibration, Mapping) else None),
         str(calibration.get("labels_file")) if isinstance(calibration, Mapping) else None,
+        decided,
         items,
         existing,
     )
