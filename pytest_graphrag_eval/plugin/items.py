@@ -117,9 +117,10 @@ class QuestionItem(pytest.Item):
             self.rules.thresholds, self.question.template_id, self.question.question_id
         )
         reviews = session.judging.reviews
+        answered = outcome.result.get("status") == "success"  # an agent error has no answer to review
         review = (
             reviews.decide(self.question.question_id, outcome.result.get("actual_answer"))
-            if reviews
+            if reviews and answered
             else None
         )
         verdict = judge_question(
