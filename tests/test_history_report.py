@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 import pytest
+from synthetic_report import synthetic_report
 
 from pytest_graphrag_eval.compare.run_history import PastRun, RunHistory, flaky_questions
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
@@ -21,7 +22,6 @@ from pytest_graphrag_eval.report.history_summary import history_lines, outcome_s
 from pytest_graphrag_eval.report.html_report.render import render_html
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report.pipeline import RunSettings, finish_run
-from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
 QUESTIONS = 40
 GATES = (
