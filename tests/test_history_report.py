@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from synthetic_report import synthetic_report
 
-from pytest_graphrag_eval.compare.run_history import PastRun, RunHistory, flaky_questions
+from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory, flaky_questions
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.history_section import flaky_ids
