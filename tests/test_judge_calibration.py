@@ -143,3 +143,23 @@ def test_the_command_calibrates_outside_pytest(judged) -> None:
         failed.returncode == 1
         and "FAIL  judge:answer_correctness.kappa = 0.6, required >= 0.7" in failed.stdout
     )
+
+
+def test_calibration_calls_count_against_the_judge_budget(judged) -> None:
+    pytester, server = judged
+    result = pytester.runpytest(*RUN, "--graphrag-max-calls=5")
+    summary = json.loads((pytester.path / "report.json").read_text())["judge_calibration"]["metrics"][
+        "answer_correctness"
+    ]
+    assert server.count("chat") == 5
+    assert summary["judged"] == 5 and len(summary["errors"]) == 15
+    assert "budget" in summary["errors"][0]["error"]
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_labels_under_xdist_are_refused_with_the_way_out(judged) -> None:
+    pytester, server = judged
+    result = pytester.runpytest(*RUN, "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--graphrag-judge-labels calibrates in one process*graphrag-eval-judge*"])
+    assert server.count("chat") == 0
