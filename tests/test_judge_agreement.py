@@ -1,4 +1,4 @@
-"""The agreement statistics against hand-computed values and independent formulas."""
+"""The agreement statistics against hand-computed values and independent formulas; the judge gates."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import random
 
 import pytest
 
+from pytest_graphrag_eval.errors import ConfigurationError, SourceLocation
+from pytest_graphrag_eval.gates.suite_gates import evaluate_gates, gates_from_yaml, parse_gate
 from pytest_graphrag_eval.judging.agreement import binary_agreement, krippendorff_alpha, score_agreement
 
 
@@ -87,3 +89,19 @@ def test_alpha_equals_its_definition_on_random_scores() -> None:
 def test_alpha_is_one_for_identical_scores_and_undefined_without_variation() -> None:
     assert krippendorff_alpha([(0.2, 0.2), (0.9, 0.9), (0.5, 0.5)]) == pytest.approx(1.0)
     assert score_agreement([(0.5, 0.5), (0.5, 0.5)]).alpha is None
+
+
+def test_judge_gates_parse_in_every_form_and_fail_without_a_calibration() -> None:
+    gate = parse_gate("judge: answer_correctness.kappa_low >= 0.4")
+    assert gate.expression == "judge:answer_correctness.kappa_low>=0.4"
+    assert parse_gate(gate.expression) == gate
+    assert gates_from_yaml({"judge:answer_correctness.kappa_low": 0.4}, SourceLocation("c.yaml")) == [gate]
+    with pytest.raises(ConfigurationError, match="STAT one of kappa, kappa_low"):
+        parse_gate("judge:answer_correctness.mean>=0.4")
+    (missing,) = evaluate_gates([gate], {"micro": {}})
+    assert not missing.passed and "pass --graphrag-judge-labels FILE" in missing.message
+    section = {"metrics": {"answer_correctness": {"judged": 50, "kappa_interval": {"low": 0.45}}}}
+    (held,) = evaluate_gates([gate], {"micro": {}}, calibration=section)
+    assert held.passed and held.actual == 0.45
+    (unknown,) = evaluate_gates([parse_gate("judge:tone.labels>=50")], {"micro": {}}, calibration=section)
+    assert not unknown.passed and "no labels of tone were calibrated" in unknown.message

@@ -399,6 +399,9 @@ def _over_gate(over: str, text: str, source: str) -> Gate:
 
 def _gate_from_left(left: str, op: str, limit: float, source: str) -> Gate:
     """A gate from a YAML mapping entry: `left` is `[scope:]target`, the limit comes separately."""
+    judged, target = split_judge_prefix(left.strip())
+    if judged:
+        return judge_gate(target, op, limit, source)
     delta, left = split_delta_prefix(left.strip())
     scope, template, target = _split_scope(left)
     if delta or target.strip() in CHANGE_COUNTS:
