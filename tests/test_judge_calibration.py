@@ -163,3 +163,14 @@ def test_labels_under_xdist_are_refused_with_the_way_out(judged) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--graphrag-judge-labels calibrates in one process*graphrag-eval-judge*"])
     assert server.count("chat") == 0
+
+
+def test_a_judge_gate_without_labels_is_a_usage_error(judged) -> None:
+    pytester, server = judged
+    run = [argument for argument in RUN if not argument.startswith("--graphrag-judge-labels")]
+    result = pytester.runpytest(*run, "--graphrag-gate=judge:answer_correctness.kappa>=0.5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*gate judge:answer_correctness.kappa>=0.5 checks the judge*--graphrag-judge-labels*"]
+    )
+    assert server.count("chat") == 0
