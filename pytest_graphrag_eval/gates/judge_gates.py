@@ -14,8 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_graphrag_eval.gates.expressions import ExpressionError, check_metric_name, compare, format_number
-from pytest_graphrag_eval.gates.model import JUDGE, Gate, GateResult, outcome_message
+from pytest_graphrag_eval.gates.expressions import ExpressionError, check_metric_name, format_number
+from pytest_graphrag_eval.gates.model import JUDGE, Gate, GateResult, measured_result
 from pytest_graphrag_eval.judging.section import STATS, gate_value
 
 _JUDGE_PREFIX = re.compile(r"judge\s*:", re.IGNORECASE)
@@ -38,15 +38,9 @@ def judge_gate(target: str, op: str, limit: float, source: str) -> Gate:
 
 def evaluate_judge_gate(gate: Gate, calibration: Mapping[str, Any] | None, pattern: str) -> GateResult:
     label = f"judge:{gate.target}"
-    condition = f"{gate.op} {format_number(gate.limit)}"
     if calibration is None:
+        condition = f"{gate.op} {format_number(gate.limit)}"
         return GateResult(gate, None, False, f"{label} {NO_CALIBRATION} (required {condition})", pattern)
     assert gate.stat is not None
     actual, reason = gate_value(calibration, gate.metric, gate.stat)
-    if actual is None:
-        message = f"{label} was not computed: {reason} (required {condition}, {gate.source} gate)"
-        return GateResult(gate, None, False, message, pattern)
-    passed = compare(actual, gate.op, gate.limit)
-    return GateResult(
-        gate, actual, passed, outcome_message(label, actual, condition, passed, gate.source), pattern
-    )
+    return measured_result(gate, label, actual, reason, pattern)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_graphrag_eval.gates.expressions import display_number, format_number
+from pytest_graphrag_eval.gates.expressions import compare, display_number, format_number
 
 DELTA = "delta"
 COUNT = "count"
@@ -110,6 +110,18 @@ class GateResult:
         if gate.exclude_flaky:
             fields["excluding_flaky"] = list(self.excluded)
         return fields
+
+
+def measured_result(gate: Gate, label: str, actual: float | None, reason: str, pattern: str) -> GateResult:
+    """A level gate held to its measured value, or failed with why there is none."""
+    condition = f"{gate.op} {format_number(gate.limit)}"
+    if actual is None:
+        message = f"{label} was not computed: {reason} (required {condition}, {gate.source} gate)"
+        return GateResult(gate, None, False, message, pattern)
+    passed = compare(actual, gate.op, gate.limit)
+    return GateResult(
+        gate, actual, passed, outcome_message(label, actual, condition, passed, gate.source), pattern
+    )
 
 
 def outcome_message(label: str, actual: float, condition: str, passed: bool, source: str) -> str:

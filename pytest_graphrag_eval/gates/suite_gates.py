@@ -54,8 +54,6 @@ from pytest_graphrag_eval.gates.change_gates import (
 from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
     check_metric_name,
-    compare,
-    format_number,
     numeric_value,
     parse_limit,
     split_comparison,
@@ -74,7 +72,7 @@ from pytest_graphrag_eval.gates.history_gates import (
 )
 from pytest_graphrag_eval.gates.judge_gates import evaluate_judge_gate, judge_gate, split_judge_prefix
 from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
-from pytest_graphrag_eval.gates.model import JUDGE, TREND, Gate, GateResult, outcome_message
+from pytest_graphrag_eval.gates.model import JUDGE, TREND, Gate, GateResult, measured_result
 from pytest_graphrag_eval.report_model import not_evaluated_reason_of, not_evaluated_text
 
 if TYPE_CHECKING:  # only named in annotations: the corpus reader imports the YAML parsers
@@ -216,19 +214,11 @@ def evaluate_gates(
 def _evaluate(
     gate: Gate, aggregates: Mapping[str, Any], pattern: str, results: Sequence[Mapping[str, Any]]
 ) -> GateResult:
-    label = f"{gate.scope_text}:{gate.target}"
-    condition = f"{gate.op} {format_number(gate.limit)}"
     stats = _scope_stats(gate, aggregates)
     actual, reason = (None, _missing_scope(gate, aggregates)) if stats is None else _value(gate, stats)
     if actual is None and stats is not None and gate.stat is not None:
         reason = _scorer_errors(gate, results) or reason
-    if actual is None:
-        message = f"{label} was not computed: {reason} (required {condition}, {gate.source} gate)"
-        return GateResult(gate, None, False, message, pattern)
-    passed = compare(actual, gate.op, gate.limit)
-    return GateResult(
-        gate, actual, passed, outcome_message(label, actual, condition, passed, gate.source), pattern
-    )
+    return measured_result(gate, f"{gate.scope_text}:{gate.target}", actual, reason, pattern)
 
 
 def _evaluate_trend(
