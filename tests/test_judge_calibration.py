@@ -49,7 +49,9 @@ def independent_kappa(person: list[str], judge: list[str]) -> float:
 
 def test_reported_agreement_equals_the_hand_computed_values(judged) -> None:
     pytester, server = judged
-    result = pytester.runpytest(*RUN, "--graphrag-gate=judge:answer_correctness.kappa>=0.5")
+    result = pytester.runpytest(
+        *RUN, "--graphrag-gate=judge:answer_correctness.kappa>=0.5", "--graphrag-html=report.html"
+    )
     assert result.ret == 0, result.stdout.str()
     section = json.loads((pytester.path / "report.json").read_text())["judge_calibration"]
     summary = section["metrics"]["answer_correctness"]
@@ -81,6 +83,8 @@ def test_reported_agreement_equals_the_hand_computed_values(judged) -> None:
     )
     markdown = (pytester.path / "summary.md").read_text()
     assert "### Judge calibration" in markdown and "20 of 20" in markdown
+    page = (pytester.path / "report.html").read_text()
+    assert "judge calibration: answer_correctness by llm:gpt-4o-mini on 20 of 20 labels" in page
     # 20 labelled answers and 20 questions, all judged through the same client and cache.
     assert server.count("chat") == 20 + 0  # every question's answer is one of the two labelled texts: cached
 
