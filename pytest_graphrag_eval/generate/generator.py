@@ -27,7 +27,7 @@ from pytest_graphrag_eval.generate.instantiate import (
 from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, fill_text
 from pytest_graphrag_eval.generate.sampling import sampling_order
 from pytest_graphrag_eval.generate.templates import QuestionTemplate, TemplateFile
-from pytest_graphrag_eval.graph.endpoint import SparqlEndpoint
+from pytest_graphrag_eval.graph.endpoint import QueryForm, SparqlEndpoint
 
 _COUNT_TRIPLES = "SELECT (COUNT(*) AS ?triples) WHERE { ?s ?p ?o }"
 
@@ -112,7 +112,7 @@ def candidate_bindings(
     if template.candidates is None:
         return [bind(template, {})]
     result = execute(endpoint, templates.prefix_header + template.candidates, template, "candidates", None)
-    if result.media_type != "application/sparql-results+json" or '"boolean"' in result.text[:40]:
+    if result.form is not QueryForm.SELECT:
         raise template.error("must be a SELECT query (its rows are the candidate bindings)", "candidates")
     columns, rows = rows_of(result.text)
     if not rows:

@@ -27,6 +27,7 @@ from pytest_graphrag_eval.generate.placeholders import (
 )
 from pytest_graphrag_eval.generate.templates import QuestionTemplate, StepTemplate
 from pytest_graphrag_eval.graph.endpoint import (
+    SPARQL_RESULTS_JSON,
     EndpointError,
     EndpointUnavailable,
     QueryResult,
@@ -85,8 +86,9 @@ def instantiate(
         for group_index, group in enumerate(template.steps):
             steps = []
             for index, step in enumerate(group):
-                made, rows = _step(template, header, endpoint, step, values, ident)
+                made, columns, rows = _step(template, header, endpoint, step, values, ident)
                 if (group_index, index) == (template.answer.group, template.answer.index):
+                    _check_answer_column(template, columns)
                     answer_rows, answer_output = rows, str(made["output"])
                 steps.append(made)
             groups.append(steps)
@@ -154,9 +156,11 @@ def _step(
     step: StepTemplate,
     values: Mapping[str, Term],
     ident: str,
-) -> tuple[dict[str, Any], list[Row]]:
+) -> tuple[dict[str, Any], list[str], list[Row]]:
+    """The step filled and executed, with the columns and rows of its result (none unless SPARQL JSON)."""
     raw = step.raw
     made: dict[str, Any] = {"name": raw["name"]}
+    columns: list[str] = []
     rows: list[Row] = []
     if "args" in raw:
         made["args"] = {key: _filled(item, values) for key, item in raw["args"].items()}
@@ -166,7 +170,8 @@ def _step(
         result = execute(endpoint, query, template, f"{step.where}.args.query", ident)
         made["output"] = result.text
         made["output_media_type"] = result.media_type
-        rows = rows_of(result.text)[1] if result.media_type == "application/sparql-results+json" else []
+        if result.media_type == SPARQL_RESULTS_JSON:
+            columns, rows = rows_of(result.text)
     elif step.documents is not None:
         spec = step.documents
         query = header + fill_query(spec.query, values)
@@ -183,7 +188,16 @@ def _step(
     for key, item in raw.items():
         if key not in made:
             made[key] = _filled(item, values)
-    return made, rows
+    return made, columns, rows
+
+
+def _check_answer_column(template: QuestionTemplate, columns: list[str]) -> None:
+    if template.answer.kind == "labels" and template.answer.column not in columns:
+        raise template.error(
+            f"{template.answer.column!r} is not a column of the answer step's result "
+            f"(columns: {', '.join(columns) or 'none'})",
+            "answer.labels",
+        )
 
 
 def _filled(value: Any, values: Mapping[str, Term]) -> Any:
