@@ -156,8 +156,11 @@ def _paraphrases(args: argparse.Namespace, templates: TemplateFile) -> Paraphras
             print(f"  kept      {variant}")
         for variant, reason in entry.rejected:
             print(f"  rejected  {variant}  ({reason})")
-    stats = client.stats.as_dict()
-    print(f"paraphrase calls: {json.dumps(stats, sort_keys=True)}")
+    stats = client.stats
+    print(
+        f"paraphrase calls: {stats.calls_made} sent, {stats.cache_hits} answered by the cache, "
+        f"{stats.budget_refused} refused by the budget, {stats.cost_usd:.4f} USD"
+    )
     if run.stopped:
         print(f"paraphrasing stopped: {run.stopped}")
     return run
