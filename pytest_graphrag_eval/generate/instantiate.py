@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.formats.json_types import JSONValue
 from pytest_graphrag_eval.generate.ids import question_id, stable_index
 from pytest_graphrag_eval.generate.placeholders import (
@@ -125,7 +126,7 @@ def answer_columns(template: QuestionTemplate) -> set[str]:
 
 def rows_of(output: str) -> tuple[list[str], list[Row]]:
     """The variables and rows of a SPARQL results JSON text (an ASK result has none)."""
-    document: JSONValue = json.loads(output)
+    document: JSONValue = json_text.loads(output)
     if not isinstance(document, dict):
         return [], []
     head, results = document.get("head"), document.get("results")
