@@ -119,7 +119,7 @@ def _plain_ok(value: str) -> bool:
         and ": " not in value
         and " #" not in value
         and not value.endswith(":")
-        and _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG
+        and _RESOLVER.resolve(yaml.ScalarNode, value, (True, False)) == _STR_TAG  # type: ignore[no-untyped-call]
     )
 
 
