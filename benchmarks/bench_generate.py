@@ -8,13 +8,17 @@ with their names and sizes. Timed:
 
 - generator: `generate` (candidates query, every binding instantiated and executed through the
   embedded endpoint, answers read, keep-rules and duplicates checked) + the corpus YAML written;
-- floor: the candidates query and the 10,000 instantiated reference queries (taken from the generated
-  corpus) run with `Store.query` on a second store of the same file, each result serialized as SPARQL
-  results JSON and nothing else.
+- store floor: the candidates query and the 10,000 instantiated reference queries (taken from the
+  generated corpus) run with `Store.query` on a second store of the same file, each result serialized
+  as SPARQL results JSON and nothing else;
+- endpoint floor: the same queries through the plugin's embedded endpoint, which gives each result
+  as the text a corpus stores and the reference check compares (`graph/rdf_text.py`: pyoxigraph's
+  JSON read and written again with Python's separators, after the read-only parse). No generator can
+  store an output for less: this is the floor the budget is set against.
 
-Each is run twice, in turns (floor, generator, floor, generator), and the faster run of each is
-compared (the machine may be shared). The budget: the generator within 1.5x of the floor. Peak memory
-is the process's peak resident size after the generator's first run (graph loaded once), and before.
+Each is run in turns, and the fastest run of each is compared (the machine may be shared). The
+budget: the generator within 1.5x of the endpoint floor; both ratios are printed. Peak memory is the
+process's peak resident size after the generator's first run (graph loaded once), and before.
 
     python benchmarks/bench_generate.py            # 10,000 questions, ~1M triples
     python benchmarks/bench_generate.py --quick    # 200 questions: only checks that it works
@@ -105,6 +109,13 @@ def run_generator(templates: Path, endpoint: EmbeddedEndpoint, out: Path) -> tup
     return time.perf_counter() - started, generation
 
 
+def run_endpoint_floor(endpoint: EmbeddedEndpoint, queries: list[str]) -> float:
+    started = time.perf_counter()
+    for query in queries:
+        endpoint.execute(query)
+    return time.perf_counter() - started
+
+
 def run_floor(store: pyoxigraph.Store, queries: list[str]) -> float:
     started = time.perf_counter()
     for query in queries:
@@ -147,20 +158,24 @@ def main() -> None:
         store = pyoxigraph.Store()
         store.bulk_load(path=str(graph), format=pyoxigraph.RdfFormat.N_TRIPLES)
         floor = [run_floor(store, queries)]
+        endpoint_floor = [run_endpoint_floor(endpoint, queries)]
         generator = [generator_seconds]
         for _ in range(1 if args.quick else 2):
             floor.append(run_floor(store, queries))
+            endpoint_floor.append(run_endpoint_floor(endpoint, queries))
             generator.append(run_generator(templates, endpoint, out)[0])
         endpoint.close()
         size = out.stat().st_size
-    best_generator, best_floor = min(generator), min(floor)
-    ratio = best_generator / best_floor
+    best_generator, best_floor, best_endpoint = min(generator), min(floor), min(endpoint_floor)
+    ratio = best_generator / best_endpoint
     print(f"{len(questions):,} questions, corpus {size / 2**20:.1f} MiB")
     print(f"generator: {best_generator:.2f} s (runs: {shown(generator)})")
-    print(f"floor (the same queries on the store, serialized): {best_floor:.2f} s (runs: {shown(floor)})")
-    print(f"ratio generator / floor: {ratio:.2f} (budget {BUDGET})")
+    print(f"store floor (Store.query, results serialized): {best_floor:.2f} s (runs: {shown(floor)})")
+    print(f"endpoint floor (the stored result texts): {best_endpoint:.2f} s (runs: {shown(endpoint_floor)})")
+    print(f"ratio generator / store floor: {best_generator / best_floor:.2f}")
+    print(f"ratio generator / endpoint floor: {ratio:.2f} (budget {BUDGET})")
     if not args.quick and ratio > BUDGET:
-        raise SystemExit(f"the generator took {ratio:.2f}x the floor, over the budget of {BUDGET}x")
+        raise SystemExit(f"the generator took {ratio:.2f}x the endpoint floor, over the budget of {BUDGET}x")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ Anything but a text, an integer, a bool or None (a float) is written by PyYAML.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -30,6 +31,7 @@ import yaml
 _STR_TAG = "tag:yaml.org,2002:str"
 _RESOLVER = yaml.resolver.Resolver()
 _PLAIN_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_CACHED_LENGTH = 80
 _YAML_ESCAPED = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 
 
@@ -69,7 +71,7 @@ def _mapping(
     for index, (key, value) in enumerate(mapping.items()):
         if index or not first_inline:
             parts.append(indent)
-        parts.append(f"{_text(str(key), indent)}:")
+        parts.append(f"{_text(str(key))}:")
         if isinstance(value, Mapping) and value:
             parts.append("\n")
             _mapping(value, indent + "  ", parts)
@@ -85,7 +87,7 @@ def _scalar(value: Any, indent: str, parts: list[str]) -> None:
     """A scalar (or an empty collection) and its line end; a block's lines at `indent`."""
     if isinstance(value, str):
         block = _literal_block(value, indent)
-        parts.append(block if block is not None else _text(value, indent) + "\n")
+        parts.append(block if block is not None else _text(value) + "\n")
     elif value is None:
         parts.append("null\n")
     elif isinstance(value, bool):
@@ -100,8 +102,14 @@ def _scalar(value: Any, indent: str, parts: list[str]) -> None:
         )
 
 
-def _text(value: str, indent: str) -> str:
+def _text(value: str) -> str:
     """A one-line text: plain, single-quoted or double-quoted, whichever is safe first."""
+    if len(value) <= _CACHED_LENGTH:  # keys, names, media types: the same few texts again and again
+        return _short_text(value)
+    return _written(value)
+
+
+def _written(value: str) -> str:
     if _plain_ok(value):
         return value
     if value.isprintable():
@@ -110,11 +118,14 @@ def _text(value: str, indent: str) -> str:
     return _YAML_ESCAPED.sub(lambda match: f"\\u{ord(match.group()):04x}", quoted)
 
 
+_short_text = functools.lru_cache(maxsize=8192)(_written)
+
+
 def _plain_ok(value: str) -> bool:
     return (
         bool(value)
-        and value.isprintable()
         and value[0] not in _PLAIN_FIRST
+        and value.isprintable()
         and value == value.strip()
         and ": " not in value
         and " #" not in value

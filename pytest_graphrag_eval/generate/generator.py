@@ -23,6 +23,7 @@ from pytest_graphrag_eval.generate.instantiate import (
     execute,
     instantiate,
     rows_of,
+    used_names,
 )
 from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, fill_text
 from pytest_graphrag_eval.generate.sampling import sampling_order
@@ -145,6 +146,7 @@ def generate(
         position = {binding.question_id: index for index, binding in reversed(list(enumerate(bindings)))}
         order = _try_order(template, bindings, previous_ids)
         results: set[str] = set()
+        needed = used_names(template)
         for binding in order:
             if template.sample.count is not None and len(outcome.questions) >= template.sample.count:
                 break
@@ -157,7 +159,7 @@ def generate(
                     )
                 outcome.duplicates += 1
                 continue
-            made = instantiate(template, header, endpoint, binding)
+            made = instantiate(template, header, endpoint, binding, needed)
             if isinstance(made, Dropped):
                 outcome.dropped.append(made)
                 continue

@@ -12,7 +12,7 @@ error naming the template, the question and the field.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,11 +72,17 @@ def bind(template: QuestionTemplate, row: Row) -> Binding:
 
 
 def instantiate(
-    template: QuestionTemplate, header: str, endpoint: SparqlEndpoint, binding: Binding
+    template: QuestionTemplate,
+    header: str,
+    endpoint: SparqlEndpoint,
+    binding: Binding,
+    needed: Collection[str] | None = None,
 ) -> Instance | Dropped:
-    """The question of `binding`, or why there is none."""
+    """The question of `binding`, or why there is none; `needed` is `used_names(template)` when known."""
     values, ident = binding.values, binding.question_id
-    unbound = sorted(name for name in used_names(template) if name not in values)
+    unbound = sorted(
+        name for name in (used_names(template) if needed is None else needed) if name not in values
+    )
     if unbound:
         return Dropped(ident, f"no value for {', '.join(unbound)} in its candidate row")
     phrasing = template.phrasings[stable_index(ident, len(template.phrasings))]
