@@ -145,7 +145,7 @@ def generate(
         outcome = TemplateOutcome(template, len(bindings))
         position = {binding.question_id: index for index, binding in reversed(list(enumerate(bindings)))}
         order = _try_order(template, bindings, previous_ids)
-        results: set[str] = set()
+        results: set[tuple[str, ...]] = set()
         needed = used_names(template)
         for binding in order:
             if template.sample.count is not None and len(outcome.questions) >= template.sample.count:
@@ -163,12 +163,12 @@ def generate(
             if isinstance(made, Dropped):
                 outcome.dropped.append(made)
                 continue
-            if made.question_text in texts or made.answer_output in results:
+            if made.question_text in texts or made.reference_outputs in results:
                 outcome.duplicates += 1
                 continue
             texts[made.question_text] = made.question_id
             ids[made.question_id] = template.template_id
-            results.add(made.answer_output)
+            results.add(made.reference_outputs)
             outcome.questions.append(made)
         outcome.questions.sort(key=lambda question: position[question.question_id])
         outcomes.append(outcome)

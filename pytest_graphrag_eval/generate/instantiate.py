@@ -47,7 +47,12 @@ class Instance:
     reference_answer: str
     reference_steps: list[list[dict[str, Any]]]
     bindings: dict[str, str]
-    answer_output: str
+
+    @property
+    def reference_outputs(self) -> tuple[str, ...]:
+        """Every reference step's output: two questions with the same are duplicates of each other."""
+        outputs = (step.get("output") for group in self.reference_steps for step in group)
+        return tuple(text if isinstance(text, str) else json.dumps(text, sort_keys=True) for text in outputs)
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,6 @@ def instantiate(
     phrasing = template.phrasings[stable_index(ident, len(template.phrasings))]
     groups: list[list[dict[str, Any]]] = []
     answer_rows: list[Row] = []
-    answer_output = ""
     try:
         for group_index, group in enumerate(template.steps):
             steps = []
@@ -96,7 +100,7 @@ def instantiate(
                 made, columns, rows = _step(template, header, endpoint, step, values, ident)
                 if (group_index, index) == (template.answer.group, template.answer.index):
                     _check_answer_column(template, columns)
-                    answer_rows, answer_output = rows, str(made["output"])
+                    answer_rows = rows
                 steps.append(made)
             groups.append(steps)
     except BlankNodeValue as error:
@@ -109,7 +113,7 @@ def instantiate(
     if answer is None:
         return Dropped(ident, "its answer query gave no value to read the answer from")
     parameters = {name: str(values[name]["value"]) for name in template.parameters}
-    return Instance(ident, fill_text(phrasing, values), answer, groups, parameters, answer_output)
+    return Instance(ident, fill_text(phrasing, values), answer, groups, parameters)
 
 
 def used_names(template: QuestionTemplate) -> set[str]:
