@@ -4,6 +4,7 @@ and how a query's text is read (prefixed names, `a`, IRIs; strings, comments and
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from generate_support import EXAMPLE, RELEASE_1, corpus_command
@@ -70,3 +71,18 @@ def test_the_command_prints_the_coverage_and_its_json(capsys: pytest.CaptureFixt
     document = json.loads(capsys.readouterr().out)
     assert document["untested_classes"][0] == "cim:PowerTransformerEnd" and document["tested_classes"] == 7
     assert set(document["templates"]) == {template.template_id for template in load_corpus(corpus).templates}
+
+
+def test_the_html_page_lists_the_untested_terms_escaped(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.yaml"
+    text = (EXAMPLE / "corpus.yaml").read_text("utf-8")
+    corpus.write_text(
+        text.replace("transformers_in_substation_SUBSTATION", "<script>x</script>"), encoding="utf-8"
+    )
+    page = tmp_path / "coverage.html"
+    assert corpus_command("coverage", corpus, "--sparql-endpoint", RELEASE_1, "--html", page) == 0
+    html = page.read_text("utf-8")
+    assert "<script>" not in html and "&lt;script&gt;x&lt;/script&gt;" in html
+    assert "Reference queries name 7 of 11 classes and 11 of 18 properties" in html
+    assert '<tr><td><code>cim:PowerTransformerEnd</code></td><td class="n">110</td></tr>' in html
+    assert html.count("<tr><td><code>cim:") == 11  # the four classes and seven properties, all under cim:

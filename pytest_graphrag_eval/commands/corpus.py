@@ -27,6 +27,7 @@ from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.generate.corpus_text import corpus_text
 from pytest_graphrag_eval.generate.coverage import corpus_coverage, coverage_lines, graph_terms
+from pytest_graphrag_eval.generate.coverage_html import coverage_page
 from pytest_graphrag_eval.generate.generator import Generation, generate, plan
 from pytest_graphrag_eval.generate.paraphrase import ParaphraseRun, paraphrase
 from pytest_graphrag_eval.generate.regeneration import Changes, PreviousQuestion, compare, previous_questions
@@ -72,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     _endpoint_option(covered)
     covered.add_argument("--json", action="store_true", help="print the coverage as JSON")
     covered.add_argument("--shown", type=int, default=10, help="untested terms listed (default 10)")
+    covered.add_argument("--html", type=Path, metavar="PATH", help="also write the coverage as an HTML page")
     covered.set_defaults(handler=_coverage)
     return parser
 
@@ -223,6 +225,8 @@ def _coverage(args: argparse.Namespace) -> int:
         print(json.dumps(coverage.to_dict(), indent=2, ensure_ascii=False))
     else:
         print("\n".join(coverage_lines(coverage, args.shown)))
+    if args.html is not None:
+        write_text_atomic(args.html, coverage_page(coverage))
     return 0
 
 
