@@ -14,7 +14,8 @@ is sure to read back as the same text:
 - otherwise double-quoted with JSON's escapes, and `\\u` escapes for the characters YAML may not
   hold raw or would read as line breaks.
 
-Anything but a text, an integer, a bool or None (a float) is written by PyYAML.
+Mappings are dicts (what the generator and YAML loaders make). Anything but a text, an integer, a
+bool or None (a float) is written by PyYAML.
 `tests/test_generate_corpus_text.py` checks by Hypothesis that any such data reads back equal.
 """
 
@@ -23,7 +24,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
 from typing import Any
 
 import yaml
@@ -56,7 +56,7 @@ def _item(item: Any, indent: str, parts: list[str]) -> None:
     """One sequence item; the `- ` goes at the current position."""
     parts.append("- ")
     inner = indent + "  "
-    if isinstance(item, Mapping) and item:
+    if isinstance(item, dict) and item:
         _mapping(item, inner, parts, first_inline=True)
     elif isinstance(item, list) and item:
         _item(item[0], inner, parts)
@@ -65,14 +65,12 @@ def _item(item: Any, indent: str, parts: list[str]) -> None:
         _scalar(item, inner, parts)
 
 
-def _mapping(
-    mapping: Mapping[str, Any], indent: str, parts: list[str], *, first_inline: bool = False
-) -> None:
+def _mapping(mapping: dict[str, Any], indent: str, parts: list[str], *, first_inline: bool = False) -> None:
     for index, (key, value) in enumerate(mapping.items()):
         if index or not first_inline:
             parts.append(indent)
         parts.append(f"{_text(str(key))}:")
-        if isinstance(value, Mapping) and value:
+        if isinstance(value, dict) and value:
             parts.append("\n")
             _mapping(value, indent + "  ", parts)
         elif isinstance(value, list) and value:
@@ -94,8 +92,8 @@ def _scalar(value: Any, indent: str, parts: list[str]) -> None:
         parts.append("true\n" if value else "false\n")
     elif isinstance(value, int):
         parts.append(f"{value}\n")
-    elif isinstance(value, Mapping | list):
-        parts.append("{}\n" if isinstance(value, Mapping) else "[]\n")
+    elif isinstance(value, dict | list):
+        parts.append("{}\n" if isinstance(value, dict) else "[]\n")
     else:
         parts.append(
             yaml.safe_dump(value, default_flow_style=True, width=2**30).removesuffix("\n...\n") + "\n"
