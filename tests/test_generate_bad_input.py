@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from generate_support import RELEASE_1, corpus_command, transformers_by_zone
+from oxigraph_server import free_port
 
 from pytest_graphrag_eval.generate.placeholders import fill_query
 from pytest_graphrag_eval.generate.templates import TemplateError, load_templates
-from pytest_graphrag_eval.testing.oxigraph_server import free_port
 
 TEMPLATE = "template 'transformers_of_substation_in_zone'"
 

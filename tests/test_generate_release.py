@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 from generate_support import RELEASE_1, RELEASE_2, corpus_command, transformers_by_zone
+from oxigraph_server import OxigraphServer
 
 from pytest_graphrag_eval.generate.instantiate import rows_of
 from pytest_graphrag_eval.graph.factory import open_endpoint
-from pytest_graphrag_eval.testing.oxigraph_server import OxigraphServer
 
 
 def questions(path: Path) -> dict[str, dict]:
