@@ -146,7 +146,7 @@ def _paraphrases(args: argparse.Namespace, templates: TemplateFile) -> Paraphras
     for line in estimate_lines(planner_client.planner, planner_client.settings.prices):
         print(f"  {line}")
     if args.dry_run:
-        _print_plan_only_note()
+        print("dry run: no paraphrase was asked for, no corpus written")
         return None
     client = JudgeClient(
         LLMSettings.from_env(max_cost_usd=args.max_cost_usd, max_calls=args.max_calls, **overrides)
@@ -173,10 +173,6 @@ async def _paraphrase_with(client: JudgeClient, templates: TemplateFile, count: 
         return await paraphrase(client, templates.templates, count)
     finally:
         await client.aclose()
-
-
-def _print_plan_only_note() -> None:
-    print("dry run: no paraphrase was asked for, no corpus written")
 
 
 def _print_plan(templates: TemplateFile, endpoint: SparqlEndpoint) -> None:
