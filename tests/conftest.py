@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterator
+from fnmatch import fnmatch
 from pathlib import Path
 
 # numpy and scipy load their C extensions once per process: import them before pytester's in-process
@@ -21,6 +22,24 @@ from hypothesis import settings
 from pytest_graphrag_eval.llm import LLMSettings
 from pytest_graphrag_eval.testing import FakeOpenAIServer
 from pytest_graphrag_eval.testing.postgres_server import PostgresServer, postgres_binaries
+
+# Test files whose subject is the same on every Python: the docs' text and commands, the README, the HTML
+# report in a browser, a checkout's printed paths, the history walk-through of the docs. They carry the
+# `same_on_every_python` marker, and .ci/run runs them on its first Python only.
+SAME_ON_EVERY_PYTHON = (
+    "test_docs*.py",
+    "test_readme_consistency.py",
+    "test_html_report_browser.py",
+    "test_no_local_paths.py",
+    "test_history_example.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if any(fnmatch(item.path.name, pattern) for pattern in SAME_ON_EVERY_PYTHON):
+            item.add_marker(pytest.mark.same_on_every_python)
+
 
 # A test never asserts a duration: hypothesis' per-example deadline would, on a loaded machine.
 settings.register_profile("no-deadline", deadline=None)
