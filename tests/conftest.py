@@ -17,6 +17,7 @@ import numpy  # noqa: F401
 import psycopg  # noqa: F401
 import pytest
 import scipy.special  # noqa: F401
+from child_pytest import CHILD_RUN_OPTIONS
 from hypothesis import settings
 
 from pytest_graphrag_eval.llm import LLMSettings
@@ -47,13 +48,6 @@ settings.load_profile("no-deadline")
 
 TEST_API_KEY = "sk-test-SECRET-7f3a9c1e5b2d4086"
 
-# pytest plugins the [test] extra installs that no run a test starts needs: langsmith's comes with ragas
-# (through langchain) and assert-rewrote ~340 modules in every pytest process (3.6 s of a 3-question
-# run), hypothesis' serves this process's property tests only, anyio's no test. A test that wants one
-# in its child run names it (`-p NAME` after these unblocks it).
-PLUGINS_LEFT_OUT_OF_CHILD_RUNS = ("langsmith_plugin", "hypothesispytest", "anyio")
-_CHILD_RUN_OPTIONS = " ".join(f"-p no:{name}" for name in PLUGINS_LEFT_OUT_OF_CHILD_RUNS)
-
 
 @pytest.fixture(scope="session", autouse=True)
 def child_runs_leave_out_unrelated_plugins() -> Iterator[None]:
@@ -62,14 +56,14 @@ def child_runs_leave_out_unrelated_plugins() -> Iterator[None]:
     Set per test process, not in pytest_configure, so that xdist's workers, started before, keep
     hypothesis' plugin for this suite's own property tests."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYTEST_ADDOPTS", f"{_CHILD_RUN_OPTIONS} {os.environ.get('PYTEST_ADDOPTS', '')}".strip())
+        patch.setenv("PYTEST_ADDOPTS", f"{CHILD_RUN_OPTIONS} {os.environ.get('PYTEST_ADDOPTS', '')}".strip())
         yield
 
 
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """pytest's own fixture, whose runs leave out the same plugins (it clears PYTEST_ADDOPTS)."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", _CHILD_RUN_OPTIONS)
+    monkeypatch.setenv("PYTEST_ADDOPTS", CHILD_RUN_OPTIONS)
     return pytester
 
 

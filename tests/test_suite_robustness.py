@@ -10,7 +10,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import PLUGINS_LEFT_OUT_OF_CHILD_RUNS
+from child_pytest import PLUGINS_LEFT_OUT_OF_CHILD_RUNS
 
 from pytest_graphrag_eval.testing.postgres_server import PostgresServer, postgres_binaries
 
