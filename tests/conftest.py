@@ -19,10 +19,10 @@ import pytest
 import scipy.special  # noqa: F401
 from child_pytest import CHILD_RUN_OPTIONS
 from hypothesis import settings
+from postgres_server import PostgresServer, postgres_binaries
 
 from pytest_graphrag_eval.llm import LLMSettings
 from pytest_graphrag_eval.testing import FakeOpenAIServer
-from pytest_graphrag_eval.testing.postgres_server import PostgresServer, postgres_binaries
 
 # Test files whose subject is the same on every Python: the docs' text and commands, the README, the HTML
 # report in a browser, a checkout's printed paths, the history walk-through of the docs. They carry the
