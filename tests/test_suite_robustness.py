@@ -11,8 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from child_pytest import PLUGINS_LEFT_OUT_OF_CHILD_RUNS
-
-from pytest_graphrag_eval.testing.postgres_server import PostgresServer, postgres_binaries
+from postgres_server import PostgresServer, postgres_binaries
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="the server user differs only as root")
