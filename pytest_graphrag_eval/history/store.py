@@ -650,9 +650,11 @@ class HistoryStore:
         return found
 
     def _compact(self) -> None:
-        """SQLite keeps deleted pages in the file: VACUUM gives them back to the disk."""
+        """SQLite keeps deleted pages in the file: VACUUM gives them back to the disk, and a checkpoint
+        empties the write-ahead log VACUUM wrote the whole store into."""
         try:
             self.backend.connection.execute("VACUUM")  # type: ignore[attr-defined]
+            self.backend.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[attr-defined]
         except sqlite3.Error as error:
             raise _history_error(self.backend, error) from None
 
