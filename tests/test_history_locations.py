@@ -86,3 +86,15 @@ def test_a_history_that_can_never_work_stops_the_run_before_any_question(
     assert done.returncode == 4, output[-3000:]
     assert f"--graphrag-history (ini graphrag_history): {message}" in output
     assert "hunter2pw" not in output and "passed" not in output and "Traceback" not in output
+
+
+def test_the_merge_refuses_a_history_that_can_never_work_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_graphrag_eval.cli import merge_main
+
+    missing_shard = tmp_path / "not-read.json"
+    assert merge_main([str(missing_shard), "--history", "mysql://ci:hunter2pw@db/evals"]) == 2
+    error = capsys.readouterr().err
+    assert "unknown history scheme 'mysql'" in error and "hunter2pw" not in error
+    assert "not-read.json" not in error  # refused before any shard is read
