@@ -4,13 +4,11 @@ stopping the run before its first question."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from history_support import pytest_run
 from html_report_support import EXAMPLE
 
 from pytest_graphrag_eval.history.locations import parse_location, resolve_history_url
@@ -36,20 +34,6 @@ def example_copy(tmp_path: Path, ini_lines: str = "") -> Path:
     ini.write_text(ini.read_text(encoding="utf-8") + ini_lines, encoding="utf-8")
     (example / "sub").mkdir()
     return example
-
-
-def pytest_run(cwd: Path, *arguments: str, home: Path) -> subprocess.CompletedProcess[str]:
-    environ = {key: value for key, value in os.environ.items() if not key.startswith(("GITHUB_", "CI", "PG"))}
-    environ["HOME"] = str(home)
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *arguments],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=environ,
-    )
 
 
 def test_the_ini_files_sqlite_url_and_a_tilde_path_land_where_they_say(tmp_path: Path) -> None:

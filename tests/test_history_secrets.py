@@ -12,14 +12,11 @@ the canary, whole and percent-encoded.
 from __future__ import annotations
 
 import itertools
-import os
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from history_support import run_report
+from history_support import pytest_run, run_report
 from html_report_support import EXAMPLE, ROOT
 
 from pytest_graphrag_eval.history.locations import parse_location
@@ -154,32 +151,18 @@ def test_a_run_recorded_through_a_url_with_the_password_prints_it_nowhere(
         "--graphrag-html": tmp_path / "run.html",
         "--junitxml": tmp_path / "junit.xml",
     }
-    environ = {key: value for key, value in os.environ.items() if not key.startswith(("PG", "GITHUB_", "CI"))}
     for url, expected in (
         (forms(postgres_server, canary_database, CANARY)[form], "history: recorded run"),
         (forms(postgres_server, canary_database, WRONG)[form], "the run was NOT recorded in the history"),
     ):
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                str(EXAMPLE),
-                "-p",
-                "no:cacheprovider",
-                "-q",
-                "--graphrag-responses",
-                str(EXAMPLE / "recordings" / "responses.jsonl"),
-                f"--graphrag-history={url}",
-                "--graphrag-baseline=history:last",
-                *(f"{flag}={path}" for flag, path in outputs.items()),
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-            env=environ,
+        done = pytest_run(
+            ROOT,
+            str(EXAMPLE),
+            "--graphrag-responses",
+            str(EXAMPLE / "recordings" / "responses.jsonl"),
+            f"--graphrag-history={url}",
+            "--graphrag-baseline=history:last",
+            *(f"{flag}={path}" for flag, path in outputs.items()),
         )
         terminal = done.stdout + done.stderr
         assert not leaked(terminal, CANARY) and not leaked(terminal, WRONG), terminal[-3000:]

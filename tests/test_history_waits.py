@@ -35,11 +35,15 @@ print(json.dumps([outcome.recorded, outcome.line]))
 """
 
 
-def record_in_subprocess(url: str, report: dict[str, Any], folder: Path) -> tuple[bool, str]:
+def record_in_subprocess(
+    script: str, url: str, report: dict[str, Any], folder: Path, *arguments: str
+) -> tuple[bool, str]:
+    """Run `script` (which records `report` in `url` and prints the outcome) in a fresh interpreter,
+    bounded, so a recorder that waits without limit fails the test instead of hanging it."""
     path = folder / "report.json"
     path.write_text(json.dumps(report), encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-c", RECORDER, url, str(path)],
+        [sys.executable, "-c", script, url, str(path), *arguments],
         capture_output=True,
         text=True,
         timeout=90,
@@ -56,7 +60,7 @@ def test_a_frozen_sqlite_writer_makes_the_next_run_give_up_and_say_why(tmp_path:
     frozen = sqlite3.connect(url, isolation_level=None)
     frozen.execute("BEGIN IMMEDIATE")  # holds the write lock, as a runner stopped mid-recording does
     try:
-        recorded, line = record_in_subprocess(url, run_report(1), tmp_path)
+        recorded, line = record_in_subprocess(RECORDER, url, run_report(1), tmp_path)
     finally:
         frozen.execute("ROLLBACK")
         frozen.close()
@@ -77,7 +81,7 @@ def test_a_frozen_postgresql_writer_makes_the_next_run_give_up_and_say_why(
             "INSERT INTO question_sets (question_set, question_ids) VALUES (%s, %s)",
             (run_record(report).question_set, "[]"),
         )
-        recorded, line = record_in_subprocess(postgres_url, report, tmp_path)
+        recorded, line = record_in_subprocess(RECORDER, postgres_url, report, tmp_path)
         frozen.rollback()
     assert not recorded
     assert "waited 1 s for another session's write" in line and "pg_terminate_backend" in line
@@ -170,17 +174,9 @@ def test_a_full_disk_says_what_to_do(tmp_path: Path) -> None:
     url = str(tmp_path / "history.db")
     open_history(url).close()
     size = Path(url).stat().st_size
-    path = tmp_path / "report.json"
-    path.write_text(json.dumps(run_report(1, questions=400)), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-c", FULL_DISK, url, str(path), str(size + 8192)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    recorded, line = record_in_subprocess(
+        FULL_DISK, url, run_report(1, questions=400), tmp_path, str(size + 8192)
     )
-    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
-    recorded, line = json.loads(done.stdout)
     assert not recorded
     assert f"history {url}: the disk holding it is full or failing" in line
     assert "free space, or prune the history (graphrag-eval-history URL prune --keep N)" in line
