@@ -12,8 +12,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from synthetic_report import synthetic_report
+
 from pytest_graphrag_eval.aggregates import compute_aggregates
-from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
 
 @cache
