@@ -75,7 +75,7 @@ def test_a_history_that_can_never_work_stops_the_run_before_any_question(
 def test_the_merge_refuses_a_history_that_can_never_work_first(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pytest_graphrag_eval.cli import merge_main
+    from pytest_graphrag_eval.commands.merge import merge_main
 
     missing_shard = tmp_path / "not-read.json"
     assert merge_main([str(missing_shard), "--history", "mysql://ci:hunter2pw@db/evals"]) == 2

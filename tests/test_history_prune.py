@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from history_support import run_report
 
+from pytest_graphrag_eval.commands.history import main
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.store import open_history
-from pytest_graphrag_eval.history_cli import main
 
 
 def record(url: str) -> None:

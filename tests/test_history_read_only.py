@@ -36,7 +36,7 @@ def shared_folder() -> Iterator[Path]:
 
 
 def as_reader(*arguments: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "pytest_graphrag_eval.history_cli", *arguments]
+    command = [sys.executable, "-m", "pytest_graphrag_eval.commands.history", *arguments]
     if os.geteuid() == 0:
         command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False, cwd="/")
@@ -97,7 +97,7 @@ def test_another_applications_file_is_refused_untouched(tmp_path: Path) -> None:
 def test_reading_a_history_that_does_not_exist_creates_nothing(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere" / "history.db"
     done = subprocess.run(
-        [sys.executable, "-m", "pytest_graphrag_eval.history_cli", str(missing), "list"],
+        [sys.executable, "-m", "pytest_graphrag_eval.commands.history", str(missing), "list"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -18,12 +18,12 @@ from urllib.parse import quote
 import pytest
 from history_support import pytest_run, run_report
 from html_report_support import EXAMPLE, ROOT
+from postgres_server import PostgresServer
 
+from pytest_graphrag_eval.commands.history import main
 from pytest_graphrag_eval.history.locations import parse_location
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.store import open_history
-from pytest_graphrag_eval.history_cli import main
-from pytest_graphrag_eval.testing.postgres_server import PostgresServer
 
 CANARY = "Canary#7s3cret@pw"
 WRONG = "Wr0ng#canary@pw"

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from history_support import run_report
 
+from pytest_graphrag_eval.commands.history import main
 from pytest_graphrag_eval.history.analysis import flaky_questions
 from pytest_graphrag_eval.history.provenance import RunProvenance, detect_provenance
 from pytest_graphrag_eval.history.store import open_history
-from pytest_graphrag_eval.history_cli import main
 
 
 def github(attempt: int) -> RunProvenance:

@@ -140,7 +140,7 @@ def test_a_listing_cut_short_by_its_reader_ends_quietly(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-m",
-                "pytest_graphrag_eval.history_cli",
+                "pytest_graphrag_eval.commands.history",
                 url,
                 "list",
                 "--json",

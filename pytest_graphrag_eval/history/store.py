@@ -627,7 +627,7 @@ class HistoryStore:
             stale: list[str] = []
             if rule.waiting_before is not None:
                 cursor.execute(
-                    "SELECT run_key FROM pending_shards GROUP BY run_key HAVING max(recorded_at) < ?",
+                    "SELECT run_key FROM pending_shards GROUP BY run_key HAVING max(recorded_at) <= ?",
                     (rule.waiting_before,),
                 )
                 stale = sorted(row[0] for row in cursor.fetchall())
