@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import psycopg  # noqa: F401
 import pytest
 import scipy.special  # noqa: F401
 from hypothesis import settings
+from quiet_plugins import QUIET_ADDOPTS
 
 from pytest_graphrag_eval.llm import LLMSettings
 from pytest_graphrag_eval.testing import FakeOpenAIServer
@@ -25,6 +27,17 @@ settings.register_profile("no-deadline", deadline=None)
 settings.load_profile("no-deadline")
 
 TEST_API_KEY = "sk-test-SECRET-7f3a9c1e5b2d4086"
+
+# Every pytest this suite starts leaves the other plugins of the environment out (quiet_plugins.py).
+os.environ["PYTEST_ADDOPTS"] = f"{os.environ.get('PYTEST_ADDOPTS', '')} {QUIET_ADDOPTS}".strip()
+
+
+@pytest.fixture(autouse=True)
+def _other_plugins_quiet_in_pytester(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytester clears PYTEST_ADDOPTS for its runs: block the other plugins there again."""
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")
+        monkeypatch.setenv("PYTEST_ADDOPTS", QUIET_ADDOPTS)
 
 
 @pytest.fixture

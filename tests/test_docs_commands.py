@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 import scripted_judge
 from conftest import TEST_API_KEY
+from quiet_plugins import QUIET_ADDOPTS
 
 from pytest_graphrag_eval.answers.lexical import lexical_counts
 from pytest_graphrag_eval.answers.llm_correctness import SYSTEM_MESSAGE as CORRECTNESS_SYSTEM
@@ -115,7 +116,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "OPENAI_API_KEY": TEST_API_KEY,
     }
-    env.pop("PYTEST_ADDOPTS", None)
+    env["PYTEST_ADDOPTS"] = QUIET_ADDOPTS  # none of the outer run's, no other plugin
     lock = threading.Lock()
     with FakeOpenAIServer(expected_api_key=TEST_API_KEY) as server:
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from _pytest._io import TerminalWriter
 from plugin_support import corpus, good_responses, write_corpus, write_responses
+from quiet_plugins import QUIET_ADDOPTS
 
 from pytest_graphrag_eval.plugin.progress import ProgressLine, status_text
 from pytest_graphrag_eval.testing import FakeOpenAIServer
@@ -104,7 +105,7 @@ def slow_judge(pytester: pytest.Pytester):
         write_corpus(pytester, corpus())
         write_responses(pytester, good_responses())
         env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test"}
-        env.pop("PYTEST_ADDOPTS", None)
+        env["PYTEST_ADDOPTS"] = QUIET_ADDOPTS  # none of the outer run's, no other plugin
         yield pytester, env
 
 
