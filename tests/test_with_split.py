@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from beside_support import REPLAY, STRICT, load_json, replay_project
 
-from pytest_graphrag_eval.cli import merge_main
+from pytest_graphrag_eval.commands.merge import merge_main
 
 
 def test_split_groups_are_partial_and_merge_into_a_whole_run(pytester: pytest.Pytester) -> None:

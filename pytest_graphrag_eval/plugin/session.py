@@ -47,7 +47,7 @@ from pytest_graphrag_eval.run.assembly import RunAssembly, assemble_run
 from pytest_graphrag_eval.run.dry_run import plan_lines
 from pytest_graphrag_eval.run.end_of_run import CollectedRun, RunOutcome, end_run
 from pytest_graphrag_eval.run.replay import numbered_attempts
-from pytest_graphrag_eval.run.runner import QuestionOutcome
+from pytest_graphrag_eval.run.runner import AnsweredQuestion
 
 
 class GraphragSession:
@@ -183,7 +183,7 @@ class GraphragSession:
             nodeid for nodeid in ids if self.corpus.is_corpus_file(rootpath / nodeid.split("::")[0])
         )
 
-    def outcome_for(self, question: Question, *, rerun: bool = False) -> QuestionOutcome:
+    def outcome_for(self, question: Question, *, rerun: bool = False) -> AnsweredQuestion:
         """The question's outcome; on a rerun (pytest-rerunfailures) a live agent is asked again."""
         assert self.assembly is not None, "question items run only after collection finished"
         runner = self.assembly.runner
