@@ -26,7 +26,7 @@ def test_exitfirst_marks_the_run_interrupted_with_the_questions_left(pytester: p
             "graphrag-eval: partial run: 1 of 3 corpus questions judged (3 selected)",
             "graphrag-eval: 2 selected question(s) never ran "
             "(pytest stopped: stopping after 1 failures): q2, q3",
-            "graphrag-eval: the gates were decided on these 1 questions, not on the whole corpus",
+            "graphrag-eval: the gates were decided on the 1 question(s) judged, not on the whole corpus",
         ]
     )
     markdown = (pytester.path / "summary.md").read_text(encoding="utf-8")

@@ -18,7 +18,7 @@ def test_keyword_selection_is_a_partial_run(pytester: pytest.Pytester) -> None:
         [
             "*FAIL  micro:steps_score.mean = 0, * [[]on 1 of 3 questions[]]",
             "graphrag-eval: partial run: 1 of 3 corpus questions judged (1 selected)",
-            "graphrag-eval: the gates were decided on these 1 questions, not on the whole corpus",
+            "graphrag-eval: the gates were decided on the 1 question(s) judged, not on the whole corpus",
         ]
     )
     assert load_json(pytester.path / "report.json")["metadata"]["interrupted"] is False

@@ -75,7 +75,8 @@ class RunCoverage:
             lines.append(f"{len(self.not_run)} selected question(s) never ran{why}: {listed(self.not_run)}")
         if gated and not gates_deferred:  # a shard's own line says where its gates are decided
             lines.append(
-                f"the gates were decided on these {self.judged_questions} questions, not on the whole corpus"
+                f"the gates were decided on the {self.judged_questions} question(s) judged, "
+                "not on the whole corpus"
             )
         return lines
 
