@@ -1,7 +1,7 @@
 """Running the plugin beside one other pytest plugin, for tests/test_with_*.py.
 
 Each test unblocks the plugin it is about (`-p NAME` after the `-p no:NAME` the conftest puts in
-every run, quiet_plugins.py) and runs a small corpus or the example project through pytester. Live
+every run it starts, child_pytest.py) and runs a small corpus or the example project through pytester. Live
 agents that hang, fail once or answer differently per call are conftest hooks written here.
 """
 

@@ -35,8 +35,8 @@ from typing import Any
 
 import pytest
 import yaml
+from child_pytest import CHILD_RUN_OPTIONS
 from conftest import TEST_API_KEY
-from quiet_plugins import QUIET_ADDOPTS
 
 from pytest_graphrag_eval.answers.lexical import lexical_counts
 from pytest_graphrag_eval.answers.llm_correctness import SYSTEM_MESSAGE as CORRECTNESS_SYSTEM
@@ -213,7 +213,7 @@ class Job:
             "OPENAI_BASE_URL": judge_url,
             "PYTHONDONTWRITEBYTECODE": "1",
         }
-        self.env["PYTEST_ADDOPTS"] = QUIET_ADDOPTS  # none of the outer run's, no other plugin
+        self.env["PYTEST_ADDOPTS"] = CHILD_RUN_OPTIONS  # none of the outer run's, no unrelated plugin
         self.env.pop("PYTEST_XDIST_WORKER", None)
         self.outputs: list[subprocess.CompletedProcess[str]] = []
 

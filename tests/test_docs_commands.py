@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 import scripted_judge
+from child_pytest import CHILD_RUN_OPTIONS
 from conftest import TEST_API_KEY
-from quiet_plugins import QUIET_ADDOPTS
 
 from pytest_graphrag_eval.answers.lexical import lexical_counts
 from pytest_graphrag_eval.answers.llm_correctness import SYSTEM_MESSAGE as CORRECTNESS_SYSTEM
@@ -116,7 +116,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "OPENAI_API_KEY": TEST_API_KEY,
     }
-    env["PYTEST_ADDOPTS"] = QUIET_ADDOPTS  # none of the outer run's, no other plugin
+    env["PYTEST_ADDOPTS"] = CHILD_RUN_OPTIONS  # none of the outer run's, no unrelated plugin
     lock = threading.Lock()
     with FakeOpenAIServer(expected_api_key=TEST_API_KEY) as server:
 

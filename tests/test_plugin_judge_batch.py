@@ -13,8 +13,8 @@ from typing import Any
 from unittest.mock import ANY
 
 import pytest
+from child_pytest import CHILD_RUN_OPTIONS, interruptible_pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
-from quiet_plugins import QUIET_ADDOPTS
 from test_plugin_progress import run_in_terminal
 
 from pytest_graphrag_eval.answers.relevance import SYSTEM_MESSAGE as RELEVANCE_SYSTEM
@@ -110,7 +110,7 @@ def test_batch_run_scores_as_a_direct_run_at_half_the_cost(judged) -> None:
 def run_in_subprocess(pytester: pytest.Pytester, server: FakeOpenAIServer) -> subprocess.Popen[str]:
     env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": SECRET}
     return subprocess.Popen(
-        [sys.executable, "-m", "pytest", *BATCH],
+        interruptible_pytest(*BATCH),
         cwd=pytester.path,
         env=env,
         stdout=subprocess.PIPE,
@@ -268,7 +268,7 @@ def test_batch_progress_is_shown_on_a_terminal(judged) -> None:
     pytester, server = judged
     server.batch_in_progress_polls = 5  # about 2.5 s of polling: the status appears after 0.5 s
     env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": SECRET}
-    env["PYTEST_ADDOPTS"] = QUIET_ADDOPTS  # none of the outer run's, no other plugin
+    env["PYTEST_ADDOPTS"] = CHILD_RUN_OPTIONS  # none of the outer run's, no unrelated plugin
     output = run_in_terminal(BATCH, pytester.path, env)
     assert "3 passed" in output
     assert "graphrag judge batch: 0/12 requests done (in_progress)" in output
