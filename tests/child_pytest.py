@@ -17,7 +17,22 @@ from __future__ import annotations
 
 import sys
 
-PLUGINS_LEFT_OUT_OF_CHILD_RUNS = ("langsmith_plugin", "hypothesispytest", "anyio")
+# With them, the plugins teams run beside ours, installed for tests/test_with_*.py only (issue 44): loaded
+# in every run, pytest-randomly would reorder items and reseed `random`, pytest-rerunfailures start a
+# socket server where xdist is installed, pytest-sugar take over a terminal. Their entry-point names.
+PLUGINS_BESIDE_OURS = (
+    "randomly",
+    "sugar",
+    "rerunfailures",
+    "timeout",
+    "repeat",
+    "pytest_cov",
+    "html",
+    "html_fixtures",
+    "metadata",
+    "pytest_jsonreport",
+)
+PLUGINS_LEFT_OUT_OF_CHILD_RUNS = ("langsmith_plugin", "hypothesispytest", "anyio", *PLUGINS_BESIDE_OURS)
 CHILD_RUN_OPTIONS = " ".join(f"-p no:{name}" for name in PLUGINS_LEFT_OUT_OF_CHILD_RUNS)
 RESTORE_CTRL_C = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)"
 

@@ -35,6 +35,7 @@ from typing import Any
 
 import pytest
 import yaml
+from child_pytest import CHILD_RUN_OPTIONS
 from conftest import TEST_API_KEY
 
 from pytest_graphrag_eval.answers.lexical import lexical_counts
@@ -212,7 +213,7 @@ class Job:
             "OPENAI_BASE_URL": judge_url,
             "PYTHONDONTWRITEBYTECODE": "1",
         }
-        self.env.pop("PYTEST_ADDOPTS", None)
+        self.env["PYTEST_ADDOPTS"] = CHILD_RUN_OPTIONS  # none of the outer run's, no unrelated plugin
         self.env.pop("PYTEST_XDIST_WORKER", None)
         self.outputs: list[subprocess.CompletedProcess[str]] = []
 

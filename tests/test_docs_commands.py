@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 import scripted_judge
+from child_pytest import CHILD_RUN_OPTIONS
 from conftest import TEST_API_KEY
 
 from pytest_graphrag_eval.answers.lexical import lexical_counts
@@ -115,7 +116,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "OPENAI_API_KEY": TEST_API_KEY,
     }
-    env.pop("PYTEST_ADDOPTS", None)
+    env["PYTEST_ADDOPTS"] = CHILD_RUN_OPTIONS  # none of the outer run's, no unrelated plugin
     lock = threading.Lock()
     with FakeOpenAIServer(expected_api_key=TEST_API_KEY) as server:
 

@@ -1,7 +1,8 @@
 """Every Python snippet of the docs runs as written, or says why it cannot.
 
 A snippet is run in a workspace where `qa/` holds the example project's corpus and recording (the docs'
-name for a project of the reader's own) and `reports/` the example's JSON report. A line written
+name for a project of the reader's own) and `reports/` the example's JSON report, also where a run of the
+example project from the repository's root leaves it (`example_project/reports/`). A line written
 `expression  # value` must give that value. A snippet that needs the reader's own agent or an API key
 carries `<!-- not run: why -->` on the line before its fence; the test holds that every other snippet runs.
 """
@@ -66,6 +67,8 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, example_report: P
         shutil.copy(EXAMPLE / "recordings" / "responses.jsonl", qa / name)
     (tmp_path / "reports").mkdir()
     shutil.copy(example_report, tmp_path / "reports" / "graphrag-report.json")
+    (tmp_path / "example_project" / "reports").mkdir(parents=True)
+    shutil.copy(example_report, tmp_path / "example_project" / "reports" / "graphrag-report.json")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

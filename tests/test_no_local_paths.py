@@ -3,7 +3,8 @@
 The example project is run from a copy of the repository's root, as its README says, with a baseline,
 a Markdown summary and an HTML report; the terminal summary, the Markdown, the HTML and the JSON
 report's display fields must not hold the folder the checkout lies in. A file outside the checkout
-is shown as the user wrote it.
+is shown as the user wrote it. The terminal names the files it wrote from the current folder (issue 44):
+the path printed is the one to open from where the command ran.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_graphrag_eval.report.shown_path import shown_path
+from pytest_graphrag_eval.report.shown_path import printed_path, shown_path
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -57,7 +58,9 @@ def test_the_terminal_names_no_file_by_the_checkouts_absolute_path(checkout: tup
     root, _, terminal = checkout
     assert "REGRESSED: this question passed in the baseline run (../baseline.json)" in terminal
     assert "since baseline (../baseline.json)" in terminal
-    assert "generated graphrag-eval Markdown summary: reports/summary.md" in terminal
+    # Run from the checkout's root: the ini file's reports/ folder is example_project/reports/ from here.
+    assert "generated graphrag-eval Markdown summary: example_project/reports/summary.md" in terminal
+    assert "generated graphrag-eval HTML report: example_project/reports/graphrag-report.html" in terminal
     assert str(root.parent) not in terminal
 
 
@@ -96,3 +99,17 @@ def test_the_json_reports_display_fields_are_relative(checkout: tuple[Path, Path
 )
 def test_shown_path(path: str, shown: str) -> None:
     assert shown_path(Path(path), Path("/ws/checkout/qa"), Path("/ws/checkout")) == shown
+
+
+@pytest.mark.parametrize(
+    ("path", "printed"),
+    [
+        ("/ws/checkout/example_project/reports/r.json", "example_project/reports/r.json"),  # inside
+        ("/ws/checkout/qa/../reports/r.json", "reports/r.json"),  # inside, once normalised
+        ("/ws/base.json", "/ws/base.json"),  # outside: absolute
+        ("/ws/checkout/../base.json", "/ws/base.json"),  # outside, normalised
+        ("reports/x.json", "reports/x.json"),  # relative to the current folder already
+    ],
+)
+def test_printed_path(path: str, printed: str) -> None:
+    assert printed_path(Path(path), Path("/ws/checkout")) == printed

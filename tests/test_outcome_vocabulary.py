@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from child_pytest import CHILD_RUN_OPTIONS
 from conftest import TEST_API_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +28,7 @@ NOT_EVALUATED = "23 not evaluated (cache miss)"
 
 def _run(root: Path, *options: str) -> str:
     env = {**os.environ, "OPENAI_API_KEY": TEST_API_KEY, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
-    env.pop("PYTEST_ADDOPTS", None)
+    env["PYTEST_ADDOPTS"] = CHILD_RUN_OPTIONS  # none of the outer run's, no unrelated plugin
     command = [sys.executable, "-m", "pytest", "example_project", "-q", "-p", "no:cacheprovider", *options]
     completed = subprocess.run(
         command, cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False

@@ -13,7 +13,7 @@ from typing import Any
 from unittest.mock import ANY
 
 import pytest
-from child_pytest import interruptible_pytest
+from child_pytest import CHILD_RUN_OPTIONS, interruptible_pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 from test_plugin_progress import run_in_terminal
 
@@ -268,7 +268,7 @@ def test_batch_progress_is_shown_on_a_terminal(judged) -> None:
     pytester, server = judged
     server.batch_in_progress_polls = 5  # about 2.5 s of polling: the status appears after 0.5 s
     env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": SECRET}
-    env.pop("PYTEST_ADDOPTS", None)
+    env["PYTEST_ADDOPTS"] = CHILD_RUN_OPTIONS  # none of the outer run's, no unrelated plugin
     output = run_in_terminal(BATCH, pytester.path, env)
     assert "3 passed" in output
     assert "graphrag judge batch: 0/12 requests done (in_progress)" in output

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from _pytest._io import TerminalWriter
+from child_pytest import CHILD_RUN_OPTIONS
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 
 from pytest_graphrag_eval.plugin.progress import ProgressLine, status_text
@@ -104,7 +105,7 @@ def slow_judge(pytester: pytest.Pytester):
         write_corpus(pytester, corpus())
         write_responses(pytester, good_responses())
         env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test"}
-        env.pop("PYTEST_ADDOPTS", None)
+        env["PYTEST_ADDOPTS"] = CHILD_RUN_OPTIONS  # none of the outer run's, no unrelated plugin
         yield pytester, env
 
 

@@ -81,8 +81,13 @@ def test_interrupted_run_still_writes_report(project: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.INTERRUPTED
     report = _load(project.path / "report.json")
     assert report["metadata"]["interrupted"] is True
-    # A replay scores each question when its item runs: q3's item was interrupted before that.
-    assert [r["question_id"] for r in report["results"]] == ["q1", "q2"]
+    # A replay scores each question when its item runs: q3's item was interrupted before that, and q3
+    # is still in the report, as an agent error saying what cut it (issue 44), not left out.
+    assert [r["question_id"] for r in report["results"]] == ["q1", "q2", "q3"]
+    cut = report["results"][2]
+    assert (cut["status"], cut["outcome"]) == ("error", "interrupted")
+    assert "KeyboardInterrupt while its item ran" in cut["error"]
+    assert report["aggregates"]["micro"]["number_of_error_samples"] == 1
 
 
 def _comparable(report: dict) -> dict:

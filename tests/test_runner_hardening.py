@@ -150,7 +150,11 @@ def test_ctrl_c_during_a_slow_agent_call_ends_the_run_with_a_valid_report(tmp_pa
     assert process.returncode == pytest.ExitCode.INTERRUPTED, output
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert report["metadata"]["interrupted"] is True
-    assert [result["question_id"] for result in report["results"]] == ["q1", "q3"]
+    # q2's item was waiting when Ctrl-C came: it is in the report as an agent error saying so (issue 44)
+    assert [result["question_id"] for result in report["results"]] == ["q1", "q2", "q3"]
+    cut = report["results"][1]
+    assert (cut["status"], cut["outcome"]) == ("error", "interrupted")
+    assert "KeyboardInterrupt while its item ran" in cut["error"]
 
 
 class ResettingEndpoint:

@@ -16,6 +16,7 @@ from pytest_graphrag_eval.plugin import hookspecs
 from pytest_graphrag_eval.plugin.detached_paths import check_config_detached_values
 from pytest_graphrag_eval.plugin.items import CorpusFile, corpus_file_for
 from pytest_graphrag_eval.plugin.options import add_options
+from pytest_graphrag_eval.plugin.other_plugins import OtherReports
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.session import GraphragSession
 from pytest_graphrag_eval.plugin.settings import PluginSettings
@@ -59,6 +60,8 @@ def pytest_configure(config: pytest.Config) -> None:
         clear_cache(settings.cache_dir)
     session.add_corpus_args()
     config.pluginmanager.register(session, SESSION_PLUGIN_NAME)
+    if role is not ProcessRole.WORKER:
+        config.pluginmanager.register(OtherReports(config, session), "graphrag-eval-other-reports")
     if role is ProcessRole.CONTROLLER:
         live = settings.responses_path is None and bool(config.hook.pytest_graphrag_respond.get_hookimpls())
         graph = session.graph

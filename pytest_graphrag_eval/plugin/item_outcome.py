@@ -1,7 +1,9 @@
 """A question item's record for the report: its result with what pytest decided about it.
 
-Also the Ctrl-C salvage: questions the runner finished whose items never reported still go in the
-report, marked interrupted.
+Also the questions whose items were cut before a result existed (pytest-timeout, an error of another
+plugin, Ctrl-C inside the item): each is an agent error with the reason, as a crashed agent call is,
+so it is counted in the aggregates and the gates instead of vanishing. And the Ctrl-C salvage:
+questions the runner finished whose items never reported still go in the report, marked interrupted.
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ from collections.abc import Callable
 
 import pytest
 
+from pytest_graphrag_eval.evaluation import base_result
 from pytest_graphrag_eval.formats.json_types import JsonObject, Order
 from pytest_graphrag_eval.plugin.items import QuestionItem
 from pytest_graphrag_eval.report.json_report import ResultCollector
 from pytest_graphrag_eval.report.pipeline import interrupted_record, question_record
+from pytest_graphrag_eval.report.safe_text import printable
 from pytest_graphrag_eval.run.runner import QuestionRunner
 
 
@@ -29,6 +33,22 @@ def question_report_record(item: QuestionItem, report: pytest.TestReport) -> Jso
     assert item.result is not None
     outcome = "not_evaluated" if item.not_evaluated else item_outcome(report)
     return question_record(item.result, nodeid=item.nodeid, outcome=outcome, checks=item.checks)
+
+
+def cut_reason(when: str, excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    """Why an item ended before its question had a result, in one line naming what cut it."""
+    error = excinfo.value
+    message = str(getattr(error, "msg", None) or error).strip().splitlines()
+    first = printable(message[0]) if message else ""
+    kind = type(error).__name__
+    where = "while its item ran" if when == "call" else f"in the item's {when}"
+    return f"the question was cut before it was scored ({kind} {where}){': ' + first if first else ''}"
+
+
+def cut_question_record(item: QuestionItem, reason: str, outcome: str = "failed") -> JsonObject:
+    """The report record of a question whose item was cut: an agent error with `reason`."""
+    result = {**base_result(item.question, None), "error": reason}
+    return question_record(result, nodeid=item.nodeid, outcome=outcome, checks=[])
 
 
 def collect_finished_unreported(

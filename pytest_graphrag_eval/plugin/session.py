@@ -23,10 +23,18 @@ from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
 from pytest_graphrag_eval.plugin import shard_selection, xdist_channel
 from pytest_graphrag_eval.plugin.corpus_registry import CorpusRegistry
 from pytest_graphrag_eval.plugin.interrupts import deferred_interrupt
-from pytest_graphrag_eval.plugin.item_outcome import collect_finished_unreported, question_report_record
-from pytest_graphrag_eval.plugin.items import QuestionItem
+from pytest_graphrag_eval.plugin.item_outcome import (
+    collect_finished_unreported,
+    cut_question_record,
+    cut_reason,
+    item_outcome,
+    question_report_record,
+)
+from pytest_graphrag_eval.plugin.items import QuestionFailed, QuestionItem
+from pytest_graphrag_eval.plugin.other_plugins import interplay_lines, rerun_record
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.progress import ProgressLine, judge_in_batches, runner_progress_line
+from pytest_graphrag_eval.plugin.questions_in_run import QuestionsInRun
 from pytest_graphrag_eval.plugin.run_start import new_judge_client, pause_full_collections, start_run
 from pytest_graphrag_eval.plugin.session_key import SESSION_KEY
 from pytest_graphrag_eval.plugin.settings import PluginSettings
@@ -37,6 +45,7 @@ from pytest_graphrag_eval.report.judging_summary import calibration_lines
 from pytest_graphrag_eval.report.markdown_summary import escape_text
 from pytest_graphrag_eval.report.pipeline import write_output
 from pytest_graphrag_eval.report.review_queue import write_review_queue
+from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report.run_terminal import RunTerminal, write_run_terminal
 from pytest_graphrag_eval.run.assembly import RunAssembly, assemble_run
 from pytest_graphrag_eval.run.dry_run import plan_lines
@@ -63,6 +72,9 @@ class GraphragSession:
         self.corpus = CorpusRegistry(settings.corpus_paths)
         self.shard = shard_selection.select_shard(config, settings)
         self.reported: set[Order] = set()  # corpus order of every question item that ran
+        self.questions = QuestionsInRun()  # the question items selected, and those that reported
+        self.coverage: RunCoverage | None = None  # how much of the corpus the run judged, at its end
+        self.cut_by_interrupt: QuestionItem | None = None  # the item Ctrl-C stopped while it ran
         self.collector = ResultCollector()
         self.thresholds = ThresholdResolver(settings.thresholds)
         start = start_run(config, settings, role)
@@ -121,6 +133,8 @@ class GraphragSession:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.pytest_session = session
         items = [item for item in session.items if isinstance(item, QuestionItem)]
+        if self.role is not ProcessRole.WORKER:
+            self.questions.select(item.nodeid for item in items)
         if not items or self.config.option.collectonly or not self.role.scores:
             return
         try:
@@ -215,29 +229,71 @@ class GraphragSession:
         pending = self.worker_batches.new_items(item, nextitem)
         self.assembly.runner.submit(p.question for p in pending if isinstance(p, QuestionItem))
 
-    def outcome_for(self, question: Question) -> AnsweredQuestion:
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """xdist controller: the question items its workers selected (each worker collects them all)."""
+        rootpath = Path(self.config.rootpath)
+        self.questions.select(
+            nodeid for nodeid in ids if self.corpus.is_corpus_file(rootpath / nodeid.split("::")[0])
+        )
+
+    def outcome_for(self, question: Question, *, rerun: bool = False) -> AnsweredQuestion:
+        """The question's outcome; on a rerun (pytest-rerunfailures) a live agent is asked again."""
         assert self.assembly is not None, "question items run only after collection finished"
+        runner = self.assembly.runner
+        if rerun and runner.live:
+            runner.forget(question)
         if self.progress is None:
-            return self.assembly.runner.outcome(question)
+            return runner.outcome(question)
         try:
-            return self.assembly.runner.outcome(question, self.progress.tick)
+            return runner.outcome(question, self.progress.tick)
         finally:
             self.progress.done()
 
     @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Any:
+        """Remember the question whose item Ctrl-C stopped: it is reported as cut, not lost."""
+        call_outcome = yield
+        excinfo = call_outcome.excinfo
+        interrupted = excinfo is not None and issubclass(excinfo[0], KeyboardInterrupt)
+        if isinstance(item, QuestionItem) and interrupted and item.result is None:
+            self.cut_by_interrupt = item
+
+    @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
         report_outcome = yield
-        if not isinstance(item, QuestionItem) or call.when != "call":
+        if not isinstance(item, QuestionItem) or call.when == "teardown":
             return
         report = report_outcome.get_result()
+        record = self._question_record(item, call, report)
+        if record is None and call.when != "call":
+            return  # a setup that passed: the call reports the question
         live = item.responses and self.assembly is not None and self.assembly.runner.live
         xdist_channel.put_on_report(
             report,
             self.corpus.order_of(item),
-            question_report_record(item, report) if item.result is not None else None,
+            record,
             numbered_attempts(item.responses) if live else None,
             as_text=self.role is ProcessRole.WORKER,
         )
+
+    def _question_record(
+        self, item: QuestionItem, call: pytest.CallInfo[None], report: pytest.TestReport
+    ) -> JsonObject | None:
+        """The question's record: scored, or cut before a result existed (an agent error with the reason:
+        pytest-timeout, another plugin's error in the item's setup or call). A skip is no record."""
+        if item.result is not None and call.when == "call":
+            record = question_report_record(item, report)
+        elif call.excinfo is not None and (report.failed or hasattr(report, "wasxfail")):
+            error = call.excinfo.value
+            reason = str(error) if isinstance(error, QuestionFailed) else cut_reason(call.when, call.excinfo)
+            record = cut_question_record(item, reason, item_outcome(report))
+        else:
+            return None
+        rerun = rerun_record(item, live=self.assembly is not None and self.assembly.runner.live)
+        if rerun is not None:
+            record["rerun"] = rerun
+        return record
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         session = self.pytest_session
@@ -250,11 +306,13 @@ class GraphragSession:
             # A dead endpoint is one error: stop here rather than fail every question the same way.
             session.shouldstop = f"graphrag-eval: {self.graph.unavailable}"
             self.graph_lines = [(str(session.shouldstop), "red")]
-        if self.role is ProcessRole.WORKER or report.when != "call":
+        if self.role is ProcessRole.WORKER or report.when == "teardown":
             return
         reported = xdist_channel.taken_from_report(report)
-        if reported.order is not None:
-            self.reported.add(reported.order)
+        if reported.order is None:
+            return  # not a question, or a setup that passed
+        self.reported.add(reported.order)
+        self.questions.reported.add(report.nodeid)
         if reported.result is not None and reported.order is not None:
             self.collector.add(reported.order, reported.result)
         if reported.responses:
@@ -288,6 +346,10 @@ class GraphragSession:
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.assembly is not None:
+            cut = self.cut_by_interrupt
+            if cut is not None and self.role is not ProcessRole.WORKER:
+                reason = "the question was cut before it was scored (KeyboardInterrupt while its item ran)"
+                self.collector.add(self.corpus.order_of(cut), cut_question_record(cut, reason, "interrupted"))
             if self.interrupted:
                 collect_finished_unreported(
                     session, self.assembly.runner, self.collector, self.corpus.order_of
@@ -308,6 +370,11 @@ class GraphragSession:
         if not (self.collector.results or self.interrupted):
             return
         gates = self.corpus.gates(self.settings.gates)
+        self.coverage = self.questions.coverage(
+            corpus_questions=sum(int(str(file.record["questions"])) for file in self.corpus.shipped.values()),
+            results=self.collector.ordered_results(),
+            stopped=_stopped(session, self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED),
+        )
         self.outcome = end_run(
             CollectedRun(
                 self.collector.ordered_results(),
@@ -316,7 +383,7 @@ class GraphragSession:
                     self.collector.results, self.reported, self.settings.settings_record(gates), self.shard
                 ),
                 self.started,
-                self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED,
+                self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED or self.coverage.interrupted,
                 self._warnings(),
                 self.collector.ordered_responses(),
                 self.judge.stats.as_dict() if self.judge is not None else self.judge_stats,
@@ -324,6 +391,7 @@ class GraphragSession:
                 sum(1 for item in session.items if isinstance(item, QuestionItem)),
                 self.baseline_name,
                 self.judging.calibration,
+                self.coverage.to_json() if self.coverage.partial else None,
             ),
             self.settings,
             graph=self.graph,
@@ -355,13 +423,33 @@ class GraphragSession:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.role is ProcessRole.WORKER:
             return
+        results = self.collector.ordered_results()
+        gated = (
+            bool(self.settings.thresholds)
+            or bool(self.outcome and self.outcome.finished.gate_results)
+            or bool(self.corpus.gates(self.settings.gates))
+        )  # a corpus file's thresholds show in its results' checks (`interplay_lines`)
         shown = RunTerminal(
-            self.collector.ordered_results(),
+            results,
             baseline_results=self.baseline_results,
             warnings=self._warnings(),
             shard_line=shard_selection.shard_note(self.shard, len(self.collector.results)),
             dry_run_lines=self.dry_run_lines,
-            lines=self.graph_lines,
-            shown_from=self.settings.shown_from,
+            lines=[*self.graph_lines, *interplay_lines(self.config, results, gated=gated)],
+            current_folder=Path(self.config.invocation_params.dir),
+            coverage=self.coverage if self.coverage is not None and self.coverage.partial else None,
+            gates_deferred=self.shard is not None,
         )
         write_run_terminal(terminalreporter, self.outcome.shown(shown) if self.outcome else shown)
+
+
+def _stopped(session: pytest.Session, interrupted: bool) -> str | None:
+    """Why pytest stopped before its last item: `-x`/`--maxfail`, another stop, or Ctrl-C."""
+    if interrupted:
+        return "interrupted by Ctrl-C"
+    # under xdist the controller's scheduler decides to stop (`-x`, `--maxfail`), not the session
+    scheduler = session.config.pluginmanager.get_plugin("dsession")
+    reason = session.shouldfail or session.shouldstop or getattr(scheduler, "shouldstop", None)
+    if not reason:
+        return None
+    return f"pytest stopped: {reason}" if isinstance(reason, str) else "pytest stopped early"

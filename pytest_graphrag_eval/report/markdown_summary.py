@@ -18,6 +18,7 @@ from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import FLAKY_MARK, flaky_markdown
 from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report.judging_summary import calibration_markdown, reviews_markdown
+from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report_model import (
     Outcome,
     OutcomeCounts,
@@ -76,14 +77,17 @@ def render_markdown(
     comparison = report.get("comparison")
     gates = [gate for gate in _list(report.get("gates")) if isinstance(gate, Mapping)]
     aggregates = _mapping(report.get("aggregates"))
+    metadata = _mapping(report.get("metadata"))
+    coverage = RunCoverage.from_metadata(metadata)
     sections = [
         _title(results, gates),
-        _run_counts(results, _mapping(report.get("metadata"))),
+        _run_counts(results, metadata),
+        _partial(coverage, gated=bool(gates), interrupted=metadata.get("interrupted") is True),
         _spend(report.get("judge_spend")),
         _aggregates(aggregates),
         _per_template(results, aggregates),
         calibration_markdown(report.get("judge_calibration"), escape_text),
-        _gates(gates),
+        _gates(gates, coverage),
         reviews_markdown(_list(report.get("results")), escape_text),
         _failed_questions(results, max_regressions),
         _changes(comparison, results, max_regressions, set(flaky_ids(report)))
@@ -197,7 +201,16 @@ def _per_template(results: Sequence[QuestionResult], aggregates: Mapping[str, ob
     return "### Per template\n\n" + _table(header, rows)
 
 
-def _gates(gates: Sequence[Mapping[str, object]]) -> str:
+def _partial(coverage: RunCoverage | None, *, gated: bool, interrupted: bool) -> str:
+    """A partial run says so under its counts: how many of how many, and what the gates saw."""
+    if coverage is None:
+        return ""
+    lines = coverage.lines(gated=gated, gates_deferred=False)
+    marker = "⚠️ **Interrupted** " if interrupted else "⚠️ "
+    return marker + "; ".join(escape_text(line) for line in lines) + "."
+
+
+def _gates(gates: Sequence[Mapping[str, object]], coverage: RunCoverage | None = None) -> str:
     rows = [
         [
             escape_text(gate.get("expression") or gate.get("gate") or "?"),
@@ -207,7 +220,10 @@ def _gates(gates: Sequence[Mapping[str, object]]) -> str:
         ]
         for gate in gates
     ]
-    return "### Gates\n\n" + _table(["Gate", "Result", "Actual", "Detail"], rows) if rows else ""
+    if not rows:
+        return ""
+    title = f"### Gates ({coverage.gates_note()})" if coverage is not None else "### Gates"
+    return title + "\n\n" + _table(["Gate", "Result", "Actual", "Detail"], rows)
 
 
 def _failed_questions(results: Sequence[QuestionResult], most: int) -> str:

@@ -35,7 +35,7 @@ from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
 _WRITER_KEYS = frozenset(
     {"tool", "version", "python", "started_at", "duration_sec", "interrupted", "questions"}
 )
-_SHARD_KEYS = frozenset({"shard", "corpus_positions"})
+_SHARD_KEYS = frozenset({"shard", "corpus_positions", "partial"})  # `partial`: a shard is part of a whole
 # Settings every shard must share, beyond `settings`: they decide the results themselves. The
 # responses file is compared by content (`settings.responses`), not by its path, which differs
 # between checkouts and may hold another recording on each runner.

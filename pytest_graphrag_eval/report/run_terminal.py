@@ -1,8 +1,9 @@
 """The plugin's part of pytest's terminal summary, composed from a finished run, in one order.
 
-The summary table, warnings and spend, the baseline lines, the shard note, the dry-run plan, the
-graph lines, the files written, and last (where CI logs end) the failed gates and what could not be
-written. `terminalreporter` is pytest's, duck-typed: this layer does not import pytest.
+The summary table, warnings and spend, the baseline lines, a partial run's coverage, the shard note,
+the dry-run plan, the graph lines and the notes on other plugins, the files written, and last (where
+CI logs end) the failed gates and what could not be written. `terminalreporter` is pytest's,
+duck-typed: this layer does not import pytest.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pytest_graphrag_eval.gates.model import GateResult
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report.judging_summary import calibration_lines, review_lines
+from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report.terminal_summary import (
     score_columns,
     write_output_paths,
@@ -38,7 +40,9 @@ class RunTerminal:
     dry_run_lines: Sequence[str] = ()
     lines: Sequence[tuple[str, str]] = ()  # the graph's and the end of run's: (text, colour)
     written: Sequence[tuple[str, Path]] = ()
-    shown_from: Sequence[Path] = ()  # the folders the files written are named from (shown_path)
+    current_folder: Path | None = None  # the files written are named from it (printed_path)
+    coverage: RunCoverage | None = None  # a partial run's: how many of the corpus's questions were judged
+    gates_deferred: bool = False  # a shard: its gates are decided on the merged whole
     problems: Sequence[str] = ()
     history_lines: Sequence[tuple[str, str]] = ()  # the flaky questions the history shows
     flaky_ids: Collection[str] = ()  # their ids, marked in the since-baseline lines
@@ -66,9 +70,14 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
         baseline_lines=baseline_lines,
         warnings=run.warnings,
         spend=spend_lines(dict(run.judge_spend) if run.judge_spend is not None else None),
+        gates_note=run.coverage.gates_note() if run.coverage is not None else None,
     )
     for line in [*calibration_lines(run.calibration), *review_lines(results)]:
         terminalreporter.write_line(line)
+    if run.coverage is not None:
+        gated = bool(run.gate_results)
+        for line in run.coverage.lines(gated=gated, gates_deferred=run.gates_deferred):
+            terminalreporter.write_line(f"graphrag-eval: {line}", yellow=True)
     if run.shard_line:
         terminalreporter.write_line(run.shard_line)
     if run.dry_run_lines:
@@ -77,7 +86,7 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
             terminalreporter.write_line(line)
     for text, colour in run.lines:
         terminalreporter.write_line(text, **({colour: True} if colour else {}))
-    write_output_paths(terminalreporter, run.written, run.shown_from)
+    write_output_paths(terminalreporter, run.written, run.current_folder)
     announce_failed_gates(terminalreporter, run.gate_results)
     for problem in run.problems:
         terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)

@@ -7,6 +7,9 @@ as the user wrote it. The plugin makes option values absolute against the folder
 in (the invocation folder, the ini file's) without normalising them, so taking that folder back off
 (`../base.json`) gives the user's spelling; an absolute value is shown as it was written. The identity
 fields the merge compares (`metadata.settings`, file hashes) keep what they need, not these names.
+
+The terminal is read where the command ran: there a file is named from the current folder
+(`printed_path`), so the path printed is the one to open.
 """
 
 from __future__ import annotations
@@ -28,3 +31,13 @@ def shown_path(path: str | PurePath, *folders: Path) -> str:
         if path.is_relative_to(folder):
             return path.relative_to(folder).as_posix()
     return str(path)
+
+
+def printed_path(path: str | PurePath, current_folder: Path) -> str:
+    """How the terminal names a file it wrote or read: relative to the current folder when inside it
+    (the path to type next), else absolute. One rule for every output, whatever the rootdir: a path
+    relative to the rootdir points elsewhere when pytest was started from another folder."""
+    normal = Path(os.path.normpath(current_folder / path))
+    if normal.is_relative_to(current_folder):
+        return normal.relative_to(current_folder).as_posix()
+    return str(normal)

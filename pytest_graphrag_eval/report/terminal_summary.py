@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_graphrag_eval.aggregates import is_metric_value
 from pytest_graphrag_eval.gates.model import GateResult
-from pytest_graphrag_eval.report.shown_path import shown_path
+from pytest_graphrag_eval.report.shown_path import printed_path
 from pytest_graphrag_eval.report_model import Outcome, OutcomeCounts, QuestionResult
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
@@ -104,8 +104,11 @@ def write_terminal_summary(
     baseline_lines: Sequence[tuple[str, str]] = (),
     warnings: Sequence[str] = (),
     spend: Sequence[str] = (),
+    gates_note: str | None = None,
 ) -> None:
-    """Print the graphrag-eval section of the terminal summary; the gates come last, where CI logs end."""
+    """Print the graphrag-eval section of the terminal summary; the gates come last, where CI logs end.
+
+    `gates_note`: said next to each gate's verdict when the gates saw part of the corpus only."""
     if not results and not gates and not warnings and not spend:
         return
     terminalreporter.section("graphrag-eval summary")
@@ -132,13 +135,17 @@ def write_terminal_summary(
         terminalreporter.write_line("gates:")
         for gate in gates:
             status = "PASS" if gate.passed else "FAIL"
-            terminalreporter.write_line(f"  {status}  {gate.message}", red=not gate.passed, green=gate.passed)
+            note = f"  [{gates_note}]" if gates_note else ""
+            terminalreporter.write_line(
+                f"  {status}  {gate.message}{note}", red=not gate.passed, green=gate.passed
+            )
 
 
 def write_output_paths(
-    terminalreporter: Any, written: Sequence[tuple[str, Path]], shown_from: Sequence[Path] = ()
+    terminalreporter: Any, written: Sequence[tuple[str, Path]], current_folder: Path | None = None
 ) -> None:
     """One line per file the run wrote, as pytest's own `--junitxml` says `generated xml file: ...`,
-    named from `shown_from` (the rootdir, the current folder) when inside one: CI logs are shared."""
+    named from the current folder when inside it, else absolute (`printed_path`)."""
     for what, path in written:
-        terminalreporter.write_sep("-", f"generated graphrag-eval {what}: {shown_path(path, *shown_from)}")
+        shown = printed_path(path, current_folder) if current_folder is not None else str(path)
+        terminalreporter.write_sep("-", f"generated graphrag-eval {what}: {shown}")

@@ -31,6 +31,7 @@ from pytest_graphrag_eval.report.pipeline import (
     html_drill_downs_ahead,
     write_outputs,
 )
+from pytest_graphrag_eval.report.run_coverage import PARTIAL_KEY
 from pytest_graphrag_eval.report.run_identity import corpus_file_record, corpus_positions, identity_metadata
 from pytest_graphrag_eval.report.run_terminal import RunTerminal
 from pytest_graphrag_eval.report_model import REPORT_FORMAT_VERSION, Outcome, QuestionResult
@@ -94,6 +95,7 @@ class CollectedRun:
     questions_in_run: int = 0  # the run's questions, answered or not (for an interrupted update)
     baseline_name: str | None = None  # how reports name the baseline: its file, or a run of the history
     calibration: JsonMapping | None = None  # the judge's agreement with people (--graphrag-judge-labels)
+    partial: JsonMapping | None = None  # a partial run's coverage (`report.run_coverage`), None when whole
 
 
 @dataclass(frozen=True)
@@ -193,7 +195,12 @@ def end_run(
         results,
         RunSettings(
             gates=collected.gates,
-            metadata={**settings.report_metadata(), **graph_run.metadata, **collected.identity},
+            metadata={
+                **settings.report_metadata(),
+                **graph_run.metadata,
+                **collected.identity,
+                **({PARTIAL_KEY: dict(collected.partial)} if collected.partial is not None else {}),
+            },
             baseline=None if sharded else baseline,  # a shard's comparison is made on the merged whole
             baseline_path=collected.baseline_name,
             confidence=settings.confidence,

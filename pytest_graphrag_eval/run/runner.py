@@ -219,6 +219,10 @@ class QuestionRunner(abc.ABC):
         """Outcomes of the questions already done, by id (what an interrupted run can still report)."""
 
     @abc.abstractmethod
+    def forget(self, question: Question) -> None:
+        """Drop this question's outcome, so the next `outcome` answers it again (a live rerun)."""
+
+    @abc.abstractmethod
     def close(self) -> None:
         """Cancel unfinished work and release the judge client."""
 
@@ -285,6 +289,9 @@ class InlineRunner(QuestionRunner):
     def finished(self) -> dict[str, AnsweredQuestion]:
         return dict(self._done)
 
+    def forget(self, question: Question) -> None:
+        self._done.pop(question.question_id, None)
+
     def close(self) -> None:
         """Release the judge client, cancel what an interrupt left half done, close the loop."""
         self._loop.run_until_complete(_cancel_all(asyncio.all_tasks(self._loop)))
@@ -336,6 +343,10 @@ class BackgroundRunner(QuestionRunner):
                 return future.result(timeout=SIGNAL_CHECK_INTERVAL)
             if on_wait is not None:
                 on_wait()
+
+    def forget(self, question: Question) -> None:
+        with self._lock:
+            self._futures.pop(question.question_id, None)
 
     def progress(self) -> tuple[int, int]:
         with self._lock:
