@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 
-from pytest_graphrag_eval.plugin.options import OPTIONS
+from pytest_graphrag_eval.options.declarations import OPTIONS
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 
 
