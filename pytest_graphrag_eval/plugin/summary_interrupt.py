@@ -34,6 +34,6 @@ class SummaryInterruptNote:
                 session.exitstatus = pytest.ExitCode.INTERRUPTED
             terminalreporter.write_sep("!", "KeyboardInterrupt", red=True)
             terminalreporter.write_line(
-                "Interrupted while the summary was printed; the reports were written before it."
+                "Interrupted while the summary was printed, after the run's outputs were written."
             )
             return None
