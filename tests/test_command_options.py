@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_graphrag_eval import answer_cli, cli, history_cli
+from pytest_graphrag_eval.commands import answer, history, merge
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.options.command_line import CheckedOption
 from pytest_graphrag_eval.options.declarations import OPTIONS, OptionSpec
@@ -36,16 +36,16 @@ POSITIONALS = {
     "graphrag-eval-history import": ["history.db", "import", "report.json"],
 }
 MAINS: dict[str, Callable[[Sequence[str]], int]] = {
-    "graphrag-eval-merge": cli.merge_main,
-    "answer-correctness": answer_cli.answer_correctness_main,
-    "graphrag-eval-history": history_cli.main,
+    "graphrag-eval-merge": merge.merge_main,
+    "answer-correctness": answer.answer_correctness_main,
+    "graphrag-eval-history": history.main,
 }
 
 
 def commands() -> list[tuple[str, argparse.ArgumentParser]]:
     """Every command and subcommand with its parser."""
-    found = [("graphrag-eval-merge", cli._merge_parser()), ("answer-correctness", answer_cli._parser())]
-    for action in history_cli._parser()._actions:
+    found = [("graphrag-eval-merge", merge._merge_parser()), ("answer-correctness", answer._parser())]
+    for action in history._parser()._actions:
         if isinstance(action, argparse._SubParsersAction):
             found += [(f"graphrag-eval-history {name}", sub) for name, sub in action.choices.items()]
     return found
