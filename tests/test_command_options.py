@@ -1,18 +1,19 @@
 """Every console script's options come from the plugin's declarations (issue 42): a value the plugin
-refuses, `graphrag-eval-merge`, `graphrag-eval-history` (each subcommand) and `answer-correctness`
-refuse in the same words, as a usage error (exit status 2), never a traceback."""
+refuses, `graphrag-eval-merge`, `graphrag-eval-history` and `graphrag-eval-corpus` (each subcommand) and
+`answer-correctness` refuse in the same words, as a usage error (exit status 2), never a traceback."""
 
 from __future__ import annotations
 
 import argparse
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
-from pytest_graphrag_eval.commands import answer, history, merge
+from pytest_graphrag_eval.commands import answer, corpus, history, merge
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.options.command_line import CheckedOption
 from pytest_graphrag_eval.options.declarations import OPTIONS, OptionSpec
@@ -34,20 +35,27 @@ POSITIONALS = {
     "graphrag-eval-history compare": ["history.db", "compare", "1", "2"],
     "graphrag-eval-history report": ["history.db", "report", "last"],
     "graphrag-eval-history import": ["history.db", "import", "report.json"],
+    "graphrag-eval-corpus generate": ["generate", "templates.yaml", "--sparql-endpoint=graph.ttl"],
+    "graphrag-eval-corpus coverage": ["coverage", "corpus.yaml", "--sparql-endpoint=graph.ttl"],
 }
 MAINS: dict[str, Callable[[Sequence[str]], int]] = {
     "graphrag-eval-merge": merge.merge_main,
     "answer-correctness": answer.answer_correctness_main,
     "graphrag-eval-history": history.main,
+    "graphrag-eval-corpus": corpus.main,
 }
 
 
 def commands() -> list[tuple[str, argparse.ArgumentParser]]:
     """Every command and subcommand with its parser."""
     found = [("graphrag-eval-merge", merge._merge_parser()), ("answer-correctness", answer._parser())]
-    for action in history._parser()._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            found += [(f"graphrag-eval-history {name}", sub) for name, sub in action.choices.items()]
+    for command, parser in (
+        ("graphrag-eval-history", history._parser()),
+        ("graphrag-eval-corpus", corpus._parser()),
+    ):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                found += [(f"{command} {name}", sub) for name, sub in action.choices.items()]
     return found
 
 
@@ -79,6 +87,8 @@ def run_command(
 
 
 def test_every_command_option_is_a_declared_setting() -> None:
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert set(pyproject["project"]["scripts"]) == set(MAINS)  # a new console script is walked too
     walked = {
         command: [action.option_strings[0] for action in options(parser)] for command, parser in commands()
     }

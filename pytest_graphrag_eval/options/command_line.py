@@ -63,6 +63,7 @@ def add_option(
     help: str = _KEEP,
     default: object = _KEEP,
     choices: tuple[str, ...] | None = _KEEP,
+    required: bool = False,
 ) -> OptionSpec:
     """Add `spec` to `parser` as `flag` (its messages name `flag`), storing into `dest` (default: the
     flag's name); `help`, `default` and `choices` replace the declaration's for this command only.
