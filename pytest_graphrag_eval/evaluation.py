@@ -39,6 +39,7 @@ from pytest_graphrag_eval.corpus.response_records import (
     ResponseRecord,
     responses_from_memory,
 )
+from pytest_graphrag_eval.corpus.responses import key_by_corpus
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections, paused_gc
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
@@ -162,7 +163,9 @@ async def _checked_and_scored(
 ) -> list[dict[str, Any]]:
     with paused_full_collections():  # the checked responses and the results are kept: see gc_pause.py
         corpus = corpus_from_data(reference_qas)
-        responses = responses_from_memory(chat_responses)
+        # keyed by the corpus held here, as the plugin keys them: a trace keyed by question text
+        # (`load_responses(path)` without `corpus=`) scores its questions instead of none
+        responses = key_by_corpus(responses_from_memory(chat_responses), [corpus])
         for message in check_responses_match(corpus.question_ids(), responses).warnings:
             warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
         if config_file_path is None:

@@ -78,7 +78,9 @@ def test_the_merge_refuses_a_history_that_can_never_work_first(
     from pytest_graphrag_eval.commands.merge import merge_main
 
     missing_shard = tmp_path / "not-read.json"
-    assert merge_main([str(missing_shard), "--history", "mysql://ci:hunter2pw@db/evals"]) == 2
+    with pytest.raises(SystemExit) as refused:  # the declared --history parser: a usage error
+        merge_main([str(missing_shard), "--history", "mysql://ci:hunter2pw@db/evals"])
+    assert refused.value.code == 2
     error = capsys.readouterr().err
     assert "unknown history scheme 'mysql'" in error and "hunter2pw" not in error
     assert "not-read.json" not in error  # refused before any shard is read

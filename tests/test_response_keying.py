@@ -6,13 +6,15 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
+from plugin_support import corpus, response
 from trace_agents import AgentError, OtelAgent, grid_agent, memory_tracer, otlp_json
 
-from pytest_graphrag_eval import load_corpus, load_responses, run_evaluation
+from pytest_graphrag_eval import ResponseError, corpus_from_data, load_corpus, load_responses, run_evaluation
 from pytest_graphrag_eval.corpus.responses import load_response_attempts
 
 pytest_plugins = ["pytester"]
@@ -71,3 +73,37 @@ def test_the_library_keeps_every_attempt_keyed_by_text(tmp_path: Path) -> None:
         for question_id, records in attempts.items()
         for record in records
     )
+
+
+def test_run_evaluation_keys_text_keyed_responses_by_the_corpus_it_holds(tmp_path: Path) -> None:
+    """Issue 42: `load_responses(path)` without `corpus=` scored nothing, with only a warning."""
+    trace_keyed_by_text(tmp_path / "trace.json")
+    corpus = load_corpus(EXAMPLE / "corpus.yaml")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "responses for unknown questions" warning either
+        keyed_here = scores(run_evaluation(corpus, load_responses(tmp_path / "trace.json")))
+    keyed_by_caller = scores(run_evaluation(corpus, load_responses(tmp_path / "trace.json", corpus=corpus)))
+    assert keyed_here == keyed_by_caller
+    assert sum("steps_score" in scored for scored in keyed_here.values()) >= len(keyed_here) - 1
+
+
+def unkeyed(question_id: str) -> dict[str, Any]:
+    """A response of `question_id` that does not say which question it answers."""
+    return {key: value for key, value in response(question_id).items() if key != "question_id"}
+
+
+def test_in_memory_responses_keyed_by_question_text_are_scored() -> None:
+    results = run_evaluation(corpus_from_data(corpus()), {"Names of set three?": unkeyed("q3")})
+    by_id = {result["question_id"]: result for result in results}
+    assert by_id["q3"]["steps_score"] == 1.0
+    assert by_id["q1"]["status"] != "success"
+
+
+def test_a_response_keyed_by_a_text_two_questions_share_is_refused() -> None:
+    shared = corpus_from_data(corpus(q2={"question_text": "Names of set one?"}))
+    with pytest.raises(
+        ResponseError, match=r"question text 'Names of set one\?', which the questions q1, q2 share"
+    ):
+        run_evaluation(shared, {"Names of set one?": unkeyed("q1")})
+    by_id = {result["question_id"]: result for result in run_evaluation(shared, {"q1": response("q1")})}
+    assert by_id["q1"]["steps_score"] == 1.0  # keyed by id, a shared text is no problem

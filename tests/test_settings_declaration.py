@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 
-from pytest_graphrag_eval.plugin.options import OPTIONS
+from pytest_graphrag_eval.options.declarations import OPTIONS
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 
 
@@ -55,6 +55,23 @@ def test_the_command_line_mapping_wins_over_the_corpus_file_on_the_same_tool(
     result = run(
         pytester, "--graphrag-tool-name", "run_sparql=sparql_query", "--graphrag-threshold", "steps_score>=1"
     )
+    result.assert_outcomes(passed=3)
+
+
+@pytest.mark.parametrize(
+    "corpus_mapping",
+    [{"other_tool": "something_else"}, {"run_sparql": "wrong_name"}],
+    ids=["another-tool", "same-tool"],
+)
+def test_the_ini_mapping_is_merged_with_the_corpus_file_tool_by_tool_and_wins(
+    pytester: pytest.Pytester, corpus_mapping: dict[str, str]
+) -> None:
+    """docs/live-agents.md and docs/options.md: a corpus file's `tool_names` adds tools; on a tool
+    both map, the ini file's mapping wins (it does not replace the ini's mapping)."""
+    write_corpus(pytester, {"templates": corpus(), "tool_names": corpus_mapping})
+    write_responses(pytester, renamed(good_responses(), "run_sparql"))
+    pytester.makeini("[pytest]\ngraphrag_tool_names =\n    run_sparql = sparql_query\n")
+    result = run(pytester, "--graphrag-threshold", "steps_score>=1")
     result.assert_outcomes(passed=3)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from pytest_graphrag_eval.answers.judge_kinds import JUDGES
 from pytest_graphrag_eval.answers.prompts import correctness_template
 from pytest_graphrag_eval.answers.result_keys import ANSWER_KEYS
 from pytest_graphrag_eval.corpus.input_files import configuration_error
@@ -23,8 +24,6 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.prompts import PromptTemplate
 from pytest_graphrag_eval.scoring import BASE_KEYS, KeyCatalogue
 
-JUDGES = ("none", "lexical", "llm")
-"""Answer judges, in the order options and errors list them (the one definition)."""
 RELEVANCE_BACKENDS = ("native", "ragas")
 OUTPUT_MODES = ("json_schema", "json_object")
 INPUT_NAMES = ("question", "reference_answer", "actual_answer", "steps", "reference_steps")

@@ -25,6 +25,7 @@ from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, Answer
 from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.options.command_line import add_option, declared
 
 INPUT_COLUMNS = ("Question", "Reference answer", "Actual answer")
 OUTPUT_COLUMNS = (
@@ -69,13 +70,32 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-o", "--output", required=True, type=Path, help="output TSV file (replaced atomically)"
     )
-    parser.add_argument(
-        "--judge", choices=("llm", "lexical"), default="llm", help="claims judge (default llm)"
+    add_option(
+        parser,
+        "--judge",
+        declared("graphrag_judge"),
+        choices=("llm", "lexical"),
+        default="llm",
+        help="claims judge (default llm)",
     )
-    parser.add_argument("--model", help="judge model (default gpt-4o-mini)")
-    parser.add_argument("--prompt-file", type=Path, help="prompt template replacing the default (llm judge)")
-    parser.add_argument("--concurrency", type=int, help="judge calls at once (default 8)")
-    parser.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
+    add_option(parser, "--model", declared("graphrag_judge_model"), dest="model")
+    add_option(
+        parser,
+        "--prompt-file",
+        declared("graphrag_correctness_prompt"),
+        help="prompt template replacing the default (llm judge)",
+    )
+    add_option(
+        parser, "--concurrency", declared("graphrag_concurrency"), help="judge calls at once (default 8)"
+    )
+    add_option(
+        parser,
+        "--no-cache",
+        declared("graphrag_no_cache"),
+        dest="use_cache",
+        default=True,
+        help="do not read or write the judge cache",
+    )
     return parser
 
 
@@ -109,7 +129,7 @@ async def judge_rows(rows: list[dict[str, str]], args: argparse.Namespace) -> li
     if settings.needs_llm:
         from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
 
-        overrides: dict[str, Any] = {"use_cache": not args.no_cache}
+        overrides: dict[str, Any] = {"use_cache": args.use_cache}
         if args.model:
             overrides["model"] = args.model
         if args.concurrency is not None:

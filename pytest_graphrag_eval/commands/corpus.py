@@ -34,6 +34,9 @@ from pytest_graphrag_eval.generate.regeneration import Changes, PreviousQuestion
 from pytest_graphrag_eval.generate.templates import TemplateFile, load_templates
 from pytest_graphrag_eval.graph.endpoint import SparqlEndpoint
 from pytest_graphrag_eval.graph.factory import open_endpoint
+from pytest_graphrag_eval.options import parsers as P
+from pytest_graphrag_eval.options.command_line import add_option, declared
+from pytest_graphrag_eval.options.declarations import OptionSpec
 
 if TYPE_CHECKING:  # the LLM client (and the OpenAI SDK) is imported only when paraphrases are asked for
     from pytest_graphrag_eval.llm.client import JudgeClient
@@ -52,35 +55,91 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+MAX_PARAPHRASES = 1000
+"""The most LLM variants per phrasing (the bound catches a typo, as the plugin's counts do)."""
+_FLAG = OptionSpec("--flag", "flag", "", action="store_true", parse=P.flag, default=False)
+
+
 def _parser() -> argparse.ArgumentParser:
+    """The command's arguments; its options are declared settings (`options/`) or command-only
+    `OptionSpec`s parsed by the same parsers, so a bad value is a usage error in the plugin's words."""
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0] if __doc__ else None)
     commands = parser.add_subparsers(dest="command", required=True)
     made = commands.add_parser("generate", help="write a reference corpus from a template file")
     made.add_argument("templates", type=Path, help="the template file (YAML)")
     _endpoint_option(made)
-    made.add_argument("--out", type=Path, help="the corpus file to write (compared with it if it exists)")
-    made.add_argument("--dry-run", action="store_true", help="list what would be generated; write nothing")
-    made.add_argument("--paraphrases", type=int, default=0, metavar="N", help="LLM variants per phrasing")
-    made.add_argument("--judge-model", help="the model that paraphrases and verifies (default gpt-4o-mini)")
-    made.add_argument("--max-cost-usd", type=float, help="stop paraphrasing before spending more")
-    made.add_argument("--max-calls", type=int, help="stop paraphrasing after this many LLM calls")
-    made.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
+    add_option(
+        made,
+        "--out",
+        OptionSpec("--out", "out", "the corpus file to write (compared with it if it exists)", parse=P.path),
+    )
+    add_option(made, "--dry-run", _FLAG, help="list what would be generated; write nothing")
+    add_option(
+        made,
+        "--paraphrases",
+        OptionSpec(
+            "--paraphrases",
+            "paraphrases",
+            "LLM variants per phrasing",
+            metavar="N",
+            parse=P.whole_number(0, MAX_PARAPHRASES),
+            default=0,
+        ),
+    )
+    add_option(
+        made,
+        "--judge-model",
+        declared("graphrag_judge_model"),
+        help="the model that paraphrases and verifies (default gpt-4o-mini)",
+    )
+    add_option(
+        made, "--max-cost-usd", declared("graphrag_max_cost"), help="stop paraphrasing before spending more"
+    )
+    add_option(
+        made,
+        "--max-calls",
+        declared("graphrag_max_calls"),
+        help="stop paraphrasing after this many LLM calls",
+    )
+    add_option(
+        made,
+        "--no-cache",
+        declared("graphrag_no_cache"),
+        dest="use_cache",
+        default=True,
+        help="do not read or write the judge cache",
+    )
     made.set_defaults(handler=_generate)
     covered = commands.add_parser(
         "coverage", help="the graph's classes and properties no reference query names"
     )
     covered.add_argument("corpora", type=Path, nargs="+", help="corpus files")
     _endpoint_option(covered)
-    covered.add_argument("--json", action="store_true", help="print the coverage as JSON")
-    covered.add_argument("--shown", type=int, default=10, help="untested terms listed (default 10)")
-    covered.add_argument("--html", type=Path, metavar="PATH", help="also write the coverage as an HTML page")
+    add_option(covered, "--json", _FLAG, help="print the coverage as JSON")
+    add_option(
+        covered,
+        "--shown",
+        OptionSpec(
+            "--shown",
+            "shown",
+            "untested terms listed (default 10)",
+            metavar="N",
+            parse=P.whole_number(0, 1_000_000),
+            default=10,
+        ),
+    )
+    add_option(covered, "--html", declared("graphrag_html"), help="also write the coverage as an HTML page")
     covered.set_defaults(handler=_coverage)
     return parser
 
 
 def _endpoint_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--sparql-endpoint", required=True, metavar="GRAPH", help="an RDF file or folder, or a SPARQL URL"
+    add_option(
+        parser,
+        "--sparql-endpoint",
+        declared("graphrag_sparql_endpoint"),
+        help="an RDF file or folder, or a SPARQL URL",
+        required=True,
     )
 
 
@@ -97,8 +156,6 @@ def _generate(args: argparse.Namespace) -> int:
     """The template file is checked before the graph is loaded or any LLM call is made."""
     if args.out is None and not args.dry_run:
         raise CommandError("--out is required (or --dry-run to only list what would be generated)")
-    if args.paraphrases < 0:
-        raise CommandError("--paraphrases must be 0 or more")
     templates = load_templates(args.templates)
     previous = previous_questions(args.out) if args.out is not None and args.out.exists() else []
     with _endpoint(args.sparql_endpoint) as endpoint:
@@ -136,7 +193,7 @@ def _paraphrases(args: argparse.Namespace, templates: TemplateFile) -> Paraphras
     from pytest_graphrag_eval.llm.estimate import estimate_lines
     from pytest_graphrag_eval.llm.settings import LLMSettings
 
-    overrides: dict[str, Any] = {"use_cache": not args.no_cache}
+    overrides: dict[str, Any] = {"use_cache": args.use_cache}
     if args.judge_model:
         overrides["model"] = args.judge_model
     planner_client = JudgeClient(LLMSettings.from_env(dry_run=True, **overrides))

@@ -40,6 +40,9 @@ from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.records import OUTCOME_CODES, check_report, corpus_identity
 from pytest_graphrag_eval.history.retention import retention_rule
 from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
+from pytest_graphrag_eval.options import parsers as P
+from pytest_graphrag_eval.options.command_line import add_option, declared
+from pytest_graphrag_eval.options.declarations import OptionSpec
 from pytest_graphrag_eval.report.pipeline import OutputPaths, write_outputs
 
 PROG = "graphrag-eval-history"
@@ -566,7 +569,24 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
+MAX_LISTED = 1_000_000
+"""The most runs or questions a listing takes (the bound catches a typo, as the plugin's do)."""
+_FLAG = OptionSpec("--flag", "flag", "", action="store_true", parse=P.flag, default=False)
+
+
+def _text(metavar: str) -> OptionSpec:
+    """A command-only name (`--branch`, `--commit`), taken as given less surrounding blanks."""
+    return OptionSpec("--text", "text", "", metavar=metavar)
+
+
+def _counted(default: int, help: str) -> OptionSpec:
+    """A command-only count (`--limit`, `trend --last`), parsed as the plugin parses its counts."""
+    return OptionSpec("--n", "n", help, metavar="N", parse=P.whole_number(1, MAX_LISTED), default=default)
+
+
 def _parser() -> argparse.ArgumentParser:
+    """The command's arguments; its options are declared settings (`options/`) or command-only
+    `OptionSpec`s parsed by the same parsers, so a bad value is a usage error in the plugin's words."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Read a pytest-graphrag-eval run history (SQLite file or postgresql:// URL): runs, "
@@ -578,37 +598,49 @@ def _parser() -> argparse.ArgumentParser:
 
     def command(name: str, handler: Callable[..., int], help: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help)
-        sub.add_argument("--json", action="store_true", help="print JSON for scripts")
+        add_option(sub, "--json", _FLAG, help="print JSON for scripts")
         sub.set_defaults(handler=handler)
         return sub
 
+    def branch(sub: argparse.ArgumentParser, help: str = "only this branch's runs") -> None:
+        add_option(sub, "--branch", _text("BRANCH"), help=help)
+
     listing = command("list", _list, "recorded runs, newest first")
-    listing.add_argument("--branch", help="only this branch's runs")
-    listing.add_argument("--limit", type=int, default=20, help="at most this many runs (default 20)")
-    listing.add_argument("--suite", help="only this suite's runs (its corpus paths, as `show` names it)")
+    branch(listing)
+    add_option(listing, "--limit", _counted(20, "at most this many runs (default 20)"))
+    add_option(
+        listing,
+        "--suite",
+        _text("SUITE"),
+        help="only this suite's runs (its corpus paths, as `show` names it)",
+    )
 
     show = command("show", _show, "one run: verdict, provenance, identities, scores, gates, failures")
     show.add_argument("run", help="last, last-passed, a run id, a run key or a branch")
-    show.add_argument("--limit", type=int, default=20, help="failed questions shown (default 20)")
+    add_option(show, "--limit", _counted(20, "failed questions shown (default 20)"))
 
     flaky = command("flaky", _flaky, "questions whose outcome flips between runs")
-    flaky.add_argument(
-        "--last", type=int, default=10, help="over the last N runs (default 10, as --graphrag-flaky-runs)"
+    add_option(
+        flaky,
+        "--last",
+        declared("graphrag_flaky_runs"),
+        help="over the last N runs (default 10, as --graphrag-flaky-runs)",
     )
-    flaky.add_argument(
+    add_option(
+        flaky,
         "--min-flips",
-        type=int,
-        default=2,
+        declared("graphrag_flaky_flips"),
         help="flipped at least K times (default 2, as --graphrag-flaky-flips)",
     )
-    flaky.add_argument("--branch", help="only this branch's runs")
-    flaky.add_argument(
+    branch(flaky)
+    add_option(
+        flaky,
         "--no-same-commit",
-        action="store_true",
+        _FLAG,
         help="do not list questions only for passing and failing on one commit",
     )
-    flaky.add_argument("--limit", type=int, default=30, help="questions shown (default 30)")
-    flaky.add_argument("--suite", help="this suite's runs (default: the newest run's suite)")
+    add_option(flaky, "--limit", _counted(30, "questions shown (default 30)"))
+    add_option(flaky, "--suite", _text("SUITE"), help="this suite's runs (default: the newest run's suite)")
 
     trend_parser = command(
         "trend", _trend, "a metric per run, corpus/graph/settings changes marked, its slope"
@@ -616,33 +648,40 @@ def _parser() -> argparse.ArgumentParser:
     trend_parser.add_argument(
         "metric", help="e.g. steps_score.mean, macro:answer_f1.mean, template[ID]:steps_score, pass_rate"
     )
-    trend_parser.add_argument("--last", type=int, default=20, help="over the last N runs (default 20)")
-    trend_parser.add_argument("--branch", help="only this branch's runs")
-    trend_parser.add_argument(
-        "--confidence", type=float, default=0.95, help="of the slope's interval (default 0.95)"
+    add_option(trend_parser, "--last", _counted(20, "over the last N runs (default 20)"))
+    branch(trend_parser)
+    add_option(
+        trend_parser,
+        "--confidence",
+        declared("graphrag_confidence"),
+        help="of the slope's interval, in percent (default 95, as --graphrag-confidence)",
     )
-    trend_parser.add_argument("--suite", help="this suite's runs (default: the newest run's suite)")
+    add_option(
+        trend_parser, "--suite", _text("SUITE"), help="this suite's runs (default: the newest run's suite)"
+    )
 
     compare = command(
         "compare", _compare, "two runs: what changed, metric deltas, regressed and fixed questions"
     )
     compare.add_argument("runs", nargs=2, metavar="RUN")
-    compare.add_argument("--limit", type=int, default=20, help="questions listed per class (default 20)")
+    add_option(compare, "--limit", _counted(20, "questions listed per class (default 20)"))
 
     report = command(
         "report", _report, "write a past run's JSON report, HTML report or Markdown summary again"
     )
     report.add_argument("run")
-    report.add_argument("--report", type=Path, help="write the JSON report here")
-    report.add_argument("--html", type=Path, help="write the HTML report here")
-    report.add_argument("--markdown", type=Path, help="write the Markdown summary here")
+    add_option(report, "--report", declared("graphrag_report"), help="write the JSON report here")
+    add_option(report, "--html", declared("graphrag_html"), help="write the HTML report here")
+    add_option(report, "--markdown", declared("graphrag_markdown"), help="write the Markdown summary here")
 
     backfill = command("import", _import, "record existing JSON reports (--graphrag-report files)")
     backfill.add_argument("reports", nargs="+", type=Path)
-    backfill.add_argument("--branch", help="the branch the reports were made on")
-    backfill.add_argument("--commit", help="the commit the reports were made on")
-    backfill.add_argument(
+    branch(backfill, "the branch the reports were made on")
+    add_option(backfill, "--commit", _text("SHA"), help="the commit the reports were made on")
+    add_option(
+        backfill,
         "--run-key",
+        declared("graphrag_history_run_key"),
         help="the run key (default: import: and the file's hash, so a re-import is refused; the shards "
         "of one run given together share one)",
     )
@@ -656,16 +695,16 @@ def _parser() -> argparse.ArgumentParser:
         "delete old runs (keeping the newest N per branch, or those newer than a date) and stale shards",
     )
     prune.add_argument("--keep", type=int, metavar="N", help="keep the newest N runs of each branch")
-    prune.add_argument("--newer-than", metavar="DATE", help="keep the runs started on or after DATE (UTC)")
-    prune.add_argument("--branch", help="prune only this branch's runs")
+    add_option(prune, "--newer-than", _text("DATE"), help="keep the runs started on or after DATE (UTC)")
+    branch(prune, "prune only this branch's runs")
     prune.add_argument(
         "--waiting-days",
         type=float,
         metavar="D",
         help="delete shard sets still waiting D days after their last shard came",
     )
-    prune.add_argument("--dry-run", action="store_true", help="say what would be deleted; delete nothing")
-    prune.add_argument("--limit", type=int, default=20, help="run ids listed (default 20)")
+    add_option(prune, "--dry-run", _FLAG, help="say what would be deleted; delete nothing")
+    add_option(prune, "--limit", _counted(20, "run ids listed (default 20)"))
     return parser
 
 

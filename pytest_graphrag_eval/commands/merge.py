@@ -22,6 +22,8 @@ from typing import Any, NoReturn
 from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.gc_pause import paused_gc
+from pytest_graphrag_eval.options.command_line import add_option, declared
+from pytest_graphrag_eval.options.parsers import HistoryRef
 from pytest_graphrag_eval.report.merge import ShardReport, load_shard, merge_shards, shard_summary
 from pytest_graphrag_eval.report.merge_baseline import BaselineAhead
 from pytest_graphrag_eval.report.pipeline import OutputPaths
@@ -58,17 +60,17 @@ def _end_process(status: int) -> NoReturn:
 
 
 def _merge(args: argparse.Namespace, end_process: bool) -> int:
-    history_given = _history_baseline_ref(args.baseline, ()) is not None  # --baseline history:REF
+    baseline_file = str(args.baseline) if isinstance(args.baseline, Path) else None
+    history_given = isinstance(args.baseline, HistoryRef)  # --baseline history:REF
     first_shard = args.reports[0] if args.reports and not history_given else None
-    with BaselineAhead(first_shard, args.baseline) as baseline_ahead:
+    with BaselineAhead(first_shard, baseline_file) as baseline_ahead:
         try:
-            _check_history_url(args.history)
             shards = [load_shard(path) for path in args.reports]
             baseline_ref = _history_baseline_ref(args.baseline, shards)
             history_baseline = _read_history_baseline(args.history, baseline_ref, shards)
             merged = merge_shards(
                 shards,
-                baseline_path=None if baseline_ref is not None else args.baseline,
+                baseline_path=None if baseline_ref is not None else baseline_file,
                 history_baseline=history_baseline,
                 read_baseline=baseline_ahead.read,
             )
@@ -117,23 +119,12 @@ def _merge(args: argparse.Namespace, end_process: bool) -> int:
     return _end_process(status) if end_process else status
 
 
-def _history_baseline_ref(baseline: str | None, shards: Sequence[ShardReport]) -> str | None:
+def _history_baseline_ref(baseline: Path | HistoryRef | None, shards: Sequence[ShardReport]) -> str | None:
     """`--baseline history:REF`, else the history run the shards were compared with (if they were)."""
     if baseline is not None:
-        # the history's modules are imported only for a merge that may use one (most have none)
-        from pytest_graphrag_eval.run.run_history import history_baseline_ref
-
-        return history_baseline_ref(baseline)
+        return str(baseline) if isinstance(baseline, HistoryRef) else None
     record = (shards[0].metadata.get("settings") or {}).get("baseline") if shards else None
     return str(record["history"]) if isinstance(record, dict) and record.get("history") else None
-
-
-def _check_history_url(url: str | None) -> None:
-    """A history that can never be opened (an unknown scheme) stops the merge before it begins."""
-    if url is not None:
-        from pytest_graphrag_eval.history.locations import parse_location
-
-        parse_location(url)
 
 
 def _read_history_baseline(
@@ -162,42 +153,53 @@ def _read_history_baseline(
 
 
 def _merge_parser() -> argparse.ArgumentParser:
+    """The command's arguments; every option but the shards is a declared setting (`options/`)."""
     parser = argparse.ArgumentParser(
         prog="graphrag-eval-merge",
         description="Merge the JSON reports of a sharded run (--graphrag-shard K/N, or pytest-split) into "
         "the report one unsharded run would have written.",
     )
     parser.add_argument("reports", nargs="+", type=Path, help="the shards' JSON reports, every shard once")
-    parser.add_argument("--report", type=Path, help="write the merged JSON report here")
-    parser.add_argument("--markdown", type=Path, help="write the Markdown summary here")
-    parser.add_argument("--html", type=Path, help="write the HTML report here")
-    parser.add_argument(
+    add_option(parser, "--report", declared("graphrag_report"), help="write the merged JSON report here")
+    add_option(parser, "--markdown", declared("graphrag_markdown"), help="write the Markdown summary here")
+    add_option(parser, "--html", declared("graphrag_html"), help="write the HTML report here")
+    add_option(
+        parser,
         "--baseline",
+        declared("graphrag_baseline"),
         help="the baseline report the shards were compared with, where the merge finds it "
-        "(default: the path the shards recorded), or one to compare the merged run with",
+        "(default: the path the shards recorded), or one to compare the merged run with; "
+        "history:REF for a run of --history",
     )
-    parser.add_argument(
+    add_option(
+        parser,
         "--history",
-        metavar="URL",
+        declared("graphrag_history"),
         help="record the merged run in this history (SQLite path or postgresql://...)",
     )
-    parser.add_argument("--history-run-key", metavar="KEY", help="the merged run's key in the history")
-    parser.add_argument(
+    add_option(
+        parser,
+        "--history-run-key",
+        declared("graphrag_history_run_key"),
+        help="the merged run's key in the history",
+    )
+    add_option(
+        parser,
         "--flaky-runs",
-        type=int,
-        default=DEFAULT_FLAKY_RUNS,
-        metavar="N",
+        declared("graphrag_flaky_runs"),
         help=f"with --history, look for flaky questions in the last N runs (default {DEFAULT_FLAKY_RUNS})",
     )
-    parser.add_argument(
+    add_option(
+        parser,
         "--flaky-flips",
-        type=int,
-        default=DEFAULT_FLAKY_FLIPS,
-        metavar="K",
+        declared("graphrag_flaky_flips"),
         help=f"flaky: flipped K times in those runs, or passed and failed on one commit (default "
         f"{DEFAULT_FLAKY_FLIPS})",
     )
-    parser.add_argument(
-        "--history-required", action="store_true", help="exit 1 when the history cannot be written"
+    add_option(
+        parser,
+        "--history-required",
+        declared("graphrag_history_required"),
+        help="exit 1 when the history cannot be written",
     )
     return parser

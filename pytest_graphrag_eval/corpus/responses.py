@@ -72,11 +72,33 @@ def key_by_corpus(
     attempts: Mapping[str, Sequence[ResponseRecord]], corpora: Iterable[Corpus]
 ) -> dict[str, list[ResponseRecord]]:
     """Responses keyed by their question's text (traces without an id attribute) filed under its id;
-    the one keying rule of the plugin and the library."""
-    ids_by_text = {
-        question.question_text: question.question_id for corpus in corpora for question in corpus.questions()
-    }
+    the one keying rule of the plugin and the library. A response keyed by a text two questions
+    share is a `ResponseError`: which of them it answers cannot be told, and a guess scores the
+    other question as unanswered."""
+    ids_by_text: dict[str, str] = {}
+    shared_texts: dict[str, list[str]] = {}
+    for corpus in corpora:
+        for question in corpus.questions():
+            earlier = ids_by_text.setdefault(question.question_text, question.question_id)
+            if earlier != question.question_id:
+                shared_texts.setdefault(question.question_text, [earlier]).append(question.question_id)
+    if shared_texts:
+        _refuse_shared_texts(attempts, shared_texts, set(ids_by_text.values()))
     return match_question_texts(attempts, ids_by_text, _filed_under)
+
+
+def _refuse_shared_texts(
+    attempts: Mapping[str, Sequence[ResponseRecord]], shared_texts: Mapping[str, list[str]], ids: set[str]
+) -> None:
+    for key, records in attempts.items():
+        sharing = shared_texts.get(key.strip()) if key not in ids else None
+        if sharing and records:
+            raise ResponseError(
+                f"the response is keyed by the question text {key.strip()!r}, which the questions "
+                f"{', '.join(sharing)} share: key it by question id "
+                "(or give the trace a question-id attribute)",
+                records[0].source,
+            )
 
 
 def _filed_under(record: ResponseRecord, question_id: str) -> ResponseRecord:

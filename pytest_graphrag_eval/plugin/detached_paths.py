@@ -34,8 +34,8 @@ import pytest
 from _pytest.config.findpaths import determine_setup  # pytest's own rule: no second copy of it
 
 from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.plugin import option_parsers as P
-from pytest_graphrag_eval.plugin.options import OPTIONS
+from pytest_graphrag_eval.options import parsers as P
+from pytest_graphrag_eval.options.declarations import OPTIONS
 
 # Every option that takes a value: written after a space, the value is a positional argument to
 # pytest's first look at the command line.

@@ -21,6 +21,7 @@ from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.session import GraphragSession
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.plugin.startup_checks import check_startup
+from pytest_graphrag_eval.plugin.summary_interrupt import SummaryInterruptNote
 from pytest_graphrag_eval.plugin.xdist_batches import XdistController
 from pytest_graphrag_eval.run.assembly import NO_RESPONSES
 
@@ -62,6 +63,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(session, SESSION_PLUGIN_NAME)
     if role is not ProcessRole.WORKER:
         config.pluginmanager.register(OtherReports(config, session), "graphrag-eval-other-reports")
+        config.pluginmanager.register(
+            SummaryInterruptNote(session.scored_questions), "graphrag-eval-summary-interrupt"
+        )
     if role is ProcessRole.CONTROLLER:
         live = settings.responses_path is None and bool(config.hook.pytest_graphrag_respond.get_hookimpls())
         graph = session.graph

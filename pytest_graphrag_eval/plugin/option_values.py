@@ -17,9 +17,9 @@ import pytest
 
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions
 from pytest_graphrag_eval.history.locations import resolve_history_url
-from pytest_graphrag_eval.plugin import option_parsers as P
-from pytest_graphrag_eval.plugin.options import OPTIONS, OptionSpec
-from pytest_graphrag_eval.run.run_history import HISTORY_PREFIX
+from pytest_graphrag_eval.options import parsers as P
+from pytest_graphrag_eval.options.declarations import OPTIONS, OptionSpec
+from pytest_graphrag_eval.options.parsers import HISTORY_PREFIX
 
 _AS_GIVEN_OR_PATH = (P.path_or_url, P.baseline)
 

@@ -106,6 +106,10 @@ class GraphragSession:
             )
         config.stash[SESSION_KEY] = self
 
+    def scored_questions(self) -> bool:
+        """Whether this run scored a question (its end is ours to report)."""
+        return bool(self.collector.results)
+
     @property
     def references_only(self) -> bool:
         return self.assembly is not None and self.assembly.references_only

@@ -28,9 +28,9 @@ from pytest_graphrag_eval.formats.json_types import JsonObject
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.thresholds import Threshold
 from pytest_graphrag_eval.llm.settings import LLMSettings, budget_share
-from pytest_graphrag_eval.plugin.option_parsers import HistoryRef
+from pytest_graphrag_eval.options.declarations import DEFAULT_AGENT_CONCURRENCY
+from pytest_graphrag_eval.options.parsers import HistoryRef
 from pytest_graphrag_eval.plugin.option_values import OptionLayers, judge_layers, merge_layers, read_layers
-from pytest_graphrag_eval.plugin.options import DEFAULT_AGENT_CONCURRENCY
 from pytest_graphrag_eval.plugin.process_role import ProcessRole, worker_count
 from pytest_graphrag_eval.report.run_identity import file_sha256, settings_record
 from pytest_graphrag_eval.report.shown_path import shown_path

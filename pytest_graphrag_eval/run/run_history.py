@@ -26,21 +26,6 @@ from pytest_graphrag_eval.history.provenance import RunProvenance, detect_proven
 from pytest_graphrag_eval.history.records import ABSENT, OUTCOME_NAMES, run_identities, run_inputs, suite_of
 from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
 
-HISTORY_PREFIX = "history:"
-
-
-def history_baseline_ref(value: str | None) -> str | None:
-    """`history:last` -> "last"; None for a baseline file (or none)."""
-    if value is None or not value.startswith(HISTORY_PREFIX):
-        return None
-    ref = value[len(HISTORY_PREFIX) :].strip()
-    if not ref:
-        raise ConfigurationError(
-            "--graphrag-baseline history: needs a run: history:last, history:last-passed, history:BRANCH "
-            "or history:RUN (a run id or key from graphrag-eval-history URL list)"
-        )
-    return ref
-
 
 @dataclass(frozen=True)
 class StartingHistory:

@@ -1,10 +1,12 @@
 """How one layer's text of an option becomes a checked value, one parser per kind of setting.
 
 Each parser takes the layer's raw value (a command-line string, an ini line list, a path), the
-option's label (`--graphrag-x (ini graphrag_x)`, so an error names both spellings) and the
-layer ("cli" or "ini", which thresholds and gates record as their source), and returns the
-typed value or raises a `ConfigurationError` saying what was expected. The options table
-(`options.py`) names a parser per option; `option_values.py` calls it once per layer.
+option's label (`--graphrag-x (ini graphrag_x)` in the plugin, so an error names both spellings;
+the command's own flag in a console script) and the layer ("cli" or "ini", which thresholds and
+gates record as their source), and returns the typed value or raises a `ConfigurationError` saying
+what was expected. The declarations (`declarations.py`) name a parser per option; the plugin's
+`option_values.py` calls it once per layer, the console scripts once per argument
+(`command_line.py`), so a value is refused alike, in the same words, everywhere.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
 from pytest_graphrag_eval.gates.thresholds import Threshold, parse_threshold_list
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.locations import parse_location
-from pytest_graphrag_eval.run.run_history import history_baseline_ref
+
+HISTORY_PREFIX = "history:"
+"""A baseline given as `history:REF` is a run of the history, not a report file."""
 
 
 class HistoryRef(str):
@@ -112,8 +116,16 @@ def path_or_url(value: RawValue, label: str, layer: str) -> str:
 
 def baseline(value: RawValue, label: str, layer: str) -> Path | HistoryRef:
     """A baseline report file (made absolute by the layer reader), or `history:REF`, a run of the history."""
-    ref = history_baseline_ref(str(value).strip())
-    return HistoryRef(ref) if ref is not None else Path(str(value))
+    given = str(value).strip()
+    if not given.startswith(HISTORY_PREFIX):
+        return Path(str(value))
+    ref = given.removeprefix(HISTORY_PREFIX).strip()
+    if not ref:
+        raise ConfigurationError(
+            f"{label} history: needs a run: history:last, history:last-passed, history:BRANCH "
+            "or history:RUN (a run id or key from graphrag-eval-history URL list)"
+        )
+    return HistoryRef(ref)
 
 
 def history_url(value: RawValue, label: str, layer: str) -> str:
