@@ -36,6 +36,8 @@ ALIASED = [
     "base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\nn: *b\n",  # a merge key, then the alias again
     "x: &y {a: 1}\nz: {1: *y}\nw: *y\n",  # a mapping PyYAML builds (a number as key) shares it too
     "s: &s !!set {a, b}\nt: [*s]\n",
+    "d: &d {a: 1, b: [x]}\ne: &e {<<: *d, b: [y], c: 2}\nf: {<<: [*e, {z: 0}], a: 3}\ng: *e\n",
+    "d: &d {a: 1}\ne: {<<: *d, 1: one}\n",  # flattened, then built by PyYAML (a number as key)
 ]
 
 
@@ -155,6 +157,21 @@ def test_a_value_its_constructor_refuses_is_an_error_at_its_line(text: str, line
         parse_yaml_with_lines(text, "corpus.yaml", CorpusError)
     assert raised.value.location == SourceLocation("corpus.yaml", line)
     assert message in str(raised.value)
+
+
+def test_a_bomb_of_merge_keys_is_refused_before_it_is_flattened() -> None:
+    """Each level merges ten copies of the one before: 10^10 pairs if flattened."""
+    bomb = "a: &a {k0: x, k1: x}\n" + "".join(
+        f"{name}: &{name} {{<<: [{', '.join(['*' + prev] * 10)}], {name}: x}}\n"
+        for prev, name in zip("abcdefghi", "bcdefghij", strict=True)
+    )
+    with pytest.raises(CorpusError, match="alias bomb"):
+        parse_yaml_with_lines(bomb, "corpus.yaml", CorpusError)
+
+
+def test_a_mapping_that_merges_itself_is_a_recursive_alias() -> None:
+    with pytest.raises(CorpusError, match="recursive alias"):
+        parse_yaml_with_lines("a: &a {<<: *a, b: 1}\n", "corpus.yaml", CorpusError)
 
 
 def test_an_alias_counts_as_the_nodes_it_names() -> None:

@@ -89,12 +89,13 @@ class _DocumentLoader(_LineLoader):
     PyYAML's generic construction pays per node for machinery (a memo lookup, a recursion guard,
     the generator protocol of two-step constructors) and its resolver is called three times per
     node: on a large corpus that is most of the load. Here text, lists and mappings with text keys
-    are built in one walk; every other node (numbers, booleans, null, dates, merge keys, a key that
-    is not text, an explicit tag) goes to PyYAML's own constructors, so values and errors stay
-    exactly PyYAML's. A collection reached twice (an alias) is built once and shared, as PyYAML
-    shares it, through PyYAML's own memo (`constructed_objects`), which its constructors consult
-    too. The alias-bomb bound is kept by counting as the walk goes: each collection's size once
-    expanded is known when it is built, and an alias adds its node's size without expanding it.
+    are built in one walk, a mapping with merge keys once PyYAML has flattened it; every other node
+    (numbers, booleans, null, dates, a key that is not text, an explicit tag) goes to PyYAML's own
+    constructors, so values and errors stay exactly PyYAML's. A collection reached twice (an
+    alias) is built once and shared, as PyYAML shares it, through PyYAML's own memo
+    (`constructed_objects`), which its constructors consult too. The alias-bomb bound is kept by
+    counting as the walk goes: each collection's size once expanded is known when it is built, and
+    an alias adds its node's size without expanding it.
     """
 
     def __init__(self, stream: str | bytes):
@@ -139,23 +140,52 @@ class _DocumentLoader(_LineLoader):
             pairs = node.value
             keys = [key.value for key, _ in pairs if type(key) is yaml.ScalarNode and key.tag == _STR_TAG]
             if len(keys) != len(pairs):  # a key that is not text, or a merge key
-                return self._by_pyyaml(node)
+                merges = any(type(key) is yaml.ScalarNode and key.tag == _MERGE_TAG for key, _ in pairs)
+                return self._merged(node) if merges else self._by_pyyaml(node)
             if len(set(keys)) != len(keys):
                 _check_duplicate_keys(node)  # raises, naming the key and both lines
             self.constructed_objects[node] = _BUILDING
             before = self.nodes
             self.nodes += 2 * len(pairs)
-            values = [
-                item.value if type(item) is yaml.ScalarNode and item.tag == _STR_TAG else self._build(item)
-                for _, item in pairs
-            ]
-            value = LineDict(zip(keys, values, strict=True))
-            value.line = node.start_mark.line + 1
+            value = self._line_dict(node, keys)
         else:
             return self._by_pyyaml(node)
         self.constructed_objects[node] = value
         self.expanded_sizes[node] = 1 + self.nodes - before
         return value
+
+    def _line_dict(self, node: yaml.MappingNode, keys: list[str]) -> LineDict:
+        """The mapping of `keys` (its keys' text, in order) to its values built, with its line."""
+        values = [
+            item.value if type(item) is yaml.ScalarNode and item.tag == _STR_TAG else self._build(item)
+            for _, item in node.value
+        ]
+        mapping = LineDict(zip(keys, values, strict=True))
+        mapping.line = node.start_mark.line + 1
+        return mapping
+
+    def _merged(self, node: yaml.MappingNode) -> Any:
+        """A mapping with merge keys (`<<: *defaults`): counted first by one walk (which also refuses a
+        merge of itself), flattened by PyYAML's own `flatten_mapping`, then built as any mapping, a
+        later value of a key winning as in PyYAML; with a key that is not text, PyYAML builds it."""
+        _check_duplicate_keys(node)
+        self._count_first(node)
+        counted = self.nodes  # the walk counted everything under it: building it adds nothing
+        self.flatten_mapping(node)
+        keys = [key.value for key, _ in node.value if type(key) is yaml.ScalarNode and key.tag == _STR_TAG]
+        if len(keys) != len(node.value):
+            value = self._by_pyyaml(node)
+        else:
+            self.constructed_objects[node] = _BUILDING
+            value = self._line_dict(node, keys)
+            self.constructed_objects[node] = value
+        self.nodes = counted
+        return value
+
+    def _count_first(self, node: yaml.Node) -> None:
+        """Count the nodes under `node` once expanded, before it is built another way than by `_build`."""
+        self.nodes += _expanded_size(node, self.expanded_sizes) - 1
+        self._check_bound(node)
 
     def _shared(self, node: yaml.Node, built: Any) -> Any:
         """A collection reached again through an alias: the object built the first time, counted
@@ -172,8 +202,7 @@ class _DocumentLoader(_LineLoader):
         """What PyYAML's constructors build from `node` (a collection's nodes counted first), its
         refusal located at the node."""
         if not isinstance(node, yaml.ScalarNode):
-            self.nodes += _expanded_size(node, self.expanded_sizes) - 1
-            self._check_bound(node)
+            self._count_first(node)
         try:
             return self.construct_object(node, deep=True)
         except (yaml.YAMLError, RecursionError, MemoryError):
