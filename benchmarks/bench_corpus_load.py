@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -58,7 +59,8 @@ from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 
 LOAD_BUDGET = 1.0  # our load / CSafeLoader's, anchored shape
 LIBRARY_BUDGET = 0.5  # our library run / graphrag-eval's
-SHAPES = ("anchored", "block", "flow", "long scalars", "hand-written")
+# An anchor token (`&id001`, `&meta_en`): after a line start, a space or a flow indicator, unlike `AT&T`.
+ANCHOR = re.compile(rb"(?:^|[\s\[{,])&[^\s\[\]{},]+", re.MULTILINE)
 
 # Run by `--other-tree`'s checkout: argv = the tree, then corpus files; prints CPU seconds per file.
 OTHER_TREE_TIMER = """
@@ -137,16 +139,23 @@ def hand_written(corpus: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def safe_dump(corpus: list[dict[str, Any]], **options: Any) -> str:
+    """What `yaml.safe_dump` writes, written by LibYAML's emitter: the same bytes (anchors, aliases and
+    folding included) ten times sooner."""
+    text: str = yaml.dump(corpus, Dumper=yaml.CSafeDumper, allow_unicode=True, sort_keys=False, **options)
+    return text
+
+
 def write_shapes(folder: Path, count: int, templates: int, seed: int) -> tuple[dict[str, Path], Path]:
     """The five corpus files (by shape) and the responses file."""
     corpus, responses = make_data(count, templates, seed)
     shared = share_as_a_team_would(corpus)
     plain = unshared(shared)
     texts = {
-        "anchored": yaml.safe_dump(shared, allow_unicode=True, sort_keys=False),
-        "block": yaml.safe_dump(plain, allow_unicode=True, sort_keys=False),
-        "flow": yaml.safe_dump(plain, allow_unicode=True, sort_keys=False, default_flow_style=None),
-        "long scalars": yaml.safe_dump(shared, allow_unicode=True, sort_keys=False, width=2**31 - 1),
+        "anchored": safe_dump(shared),
+        "block": safe_dump(plain),
+        "flow": safe_dump(plain, default_flow_style=None),
+        "long scalars": safe_dump(shared, width=2**31 - 1),
         "hand-written": hand_written(shared),
     }
     paths = {}
@@ -256,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             data = path.read_bytes()
             sides = loads[shape]
             line = (
-                f"{shape:>14} {len(data) / 1e6:>6.1f} {data.count(b'&'):>8} {sides['ours']:>6.2f}s "
+                f"{shape:>14} {len(data) / 1e6:>6.1f} {len(ANCHOR.findall(data)):>8} {sides['ours']:>6.2f}s "
                 f"{sides['CSafeLoader']:>11.2f}s {sides['ours'] / sides['CSafeLoader']:>5.2f}x"
             )
             if "other tree" in sides:

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_graphrag_eval.corpus import yaml_lines
+from pytest_graphrag_eval.corpus.yaml_events import UNUSUAL, build_from_events
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -258,9 +259,13 @@ def built_by(data: bytes, loader: type[yaml_lines._LineLoader]) -> Any:
 
 
 def assert_built_as_pyyaml_builds(data: bytes) -> bool:
-    """The loader's document equals the reference's, or both refuse; True when one was built."""
+    """The loader's document equals the reference's, or both refuse; True when one was built. Where
+    the events alone build it, that document is the reference's too."""
     ours = built_by(data, yaml_lines._DocumentLoader)
     reference = built_by(data, yaml_lines._LineLoader)
+    from_events = build_from_events(data, yaml_lines.MAX_YAML_NODES)
+    if from_events is not UNUSUAL:
+        assert canonical(from_events) == reference, data.decode("utf-8", "replace")
     if ours[0] == "refused":
         # Ours says what is wrong in YAMLError's terms; the reference may build a recursive sequence
         # (PyYAML's two-step constructors allow one) where the loader refuses a recursive alias.
@@ -345,8 +350,35 @@ EVERY_FORM = (
 
 
 def test_every_yaml_11_scalar_form_and_layout_is_built_as_pyyaml_builds_it() -> None:
-    """Not a vacuous property: the common forms are built, not refused."""
+    """Not a vacuous property: the common forms are built, not refused, and from the events alone."""
     assert assert_built_as_pyyaml_builds(EVERY_FORM.encode("utf-8"))
+    assert build_from_events(EVERY_FORM.encode("utf-8"), yaml_lines.MAX_YAML_NODES) is not UNUSUAL
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: !!str 1\n",  # a tag
+        "base: &b {x: 1}\nm:\n  <<: *b\n",  # a merge key
+        "a: 1\na: 2\n",  # a repeated key
+        "1: x\n",  # a key that is not text
+        "a: &x 1\nb: &x 2\n",  # an anchor defined twice
+        "a: *nowhere\n",  # an unknown alias
+        "a: &x [*x]\n",  # an alias inside the node it names
+        "a: 2001-13-45\n",  # a value its constructor refuses
+        "a: 1\n---\nb: 2\n",  # two documents
+        "a: [1\n",  # not YAML
+        "? [a]\n: x\n",  # a collection as a key
+    ],
+)
+def test_what_the_events_do_not_build_is_left_to_the_node_loader(text: str) -> None:
+    assert build_from_events(text.encode("utf-8"), yaml_lines.MAX_YAML_NODES) is UNUSUAL
+
+
+def test_the_event_path_counts_aliases_against_the_bound() -> None:
+    small = b"a: &a [x, x]\nb: [*a, *a]\n"  # 1 + 2 keys + 3 + (1 + 2 * 3): 13 nodes
+    assert build_from_events(small, 13) is not UNUSUAL
+    assert build_from_events(small, 12) is UNUSUAL
 
 
 CORPUS_FILES = sorted(

@@ -33,6 +33,7 @@ from pytest_graphrag_eval.corpus.input_files import (
     read_input_bytes,
 )
 from pytest_graphrag_eval.corpus.line_dict import LineDict
+from pytest_graphrag_eval.corpus.yaml_events import UNUSUAL, build_from_events
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
@@ -355,7 +356,11 @@ def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory
 
 
 def _build_document(source: str | bytes) -> Any:
+    """The document from LibYAML's events where they are all of the common kinds, else from its nodes."""
     with paused_gc():
+        built = build_from_events(source, MAX_YAML_NODES)
+        if built is not UNUSUAL:
+            return built
         return yaml.load(source, Loader=_DocumentLoader)
 
 
