@@ -41,8 +41,10 @@ from pytest_graphrag_eval.history.analysis import flaky_questions, trend
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.store import open_history
 from pytest_graphrag_eval.report.json_report import write_json_atomic
-from pytest_graphrag_eval.testing.postgres_server import PostgresServer, postgres_binaries
-from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test harnesses
+from postgres_server import PostgresServer, postgres_binaries
+from synthetic_report import synthetic_report
 
 QUESTIONS = 10_000
 RUNS = 200

@@ -40,9 +40,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 from report_equality import report_differences  # noqa: E402
+from synthetic_corpus import write_synthetic_project  # noqa: E402
 
 from pytest_graphrag_eval.report.html_report import page_bytes  # noqa: E402
-from pytest_graphrag_eval.testing.synthetic_corpus import write_synthetic_project  # noqa: E402
 
 JSON_RATIO_BUDGET = 3.0
 ALL_RATIO_BUDGET = 6.0
@@ -65,7 +65,7 @@ TIMED = textwrap.dedent(
         text = json.dumps({"results": results}, indent=2, ensure_ascii=False)
         open(sys.argv[2], "wb").write(text.encode("utf-8", "backslashreplace"))
     else:
-        from pytest_graphrag_eval.cli import merge_main
+        from pytest_graphrag_eval.commands.merge import merge_main
         merge_main(sys.argv[2:])
     # This process's own high-water mark: ru_maxrss keeps the benchmark's own size across the exec.
     status = open("/proc/self/status").read()

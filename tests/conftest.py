@@ -15,10 +15,10 @@ import psycopg  # noqa: F401
 import pytest
 import scipy.special  # noqa: F401
 from hypothesis import settings
+from postgres_server import PostgresServer, postgres_binaries
 
 from pytest_graphrag_eval.llm import LLMSettings
 from pytest_graphrag_eval.testing import FakeOpenAIServer
-from pytest_graphrag_eval.testing.postgres_server import PostgresServer, postgres_binaries
 
 # A test never asserts a duration: hypothesis' per-example deadline would, on a loaded machine.
 settings.register_profile("no-deadline", deadline=None)

@@ -8,8 +8,9 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
+from synthetic_report import synthetic_report
+
 from pytest_graphrag_eval.aggregates import compute_aggregates
-from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
 
 @cache

@@ -48,7 +48,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def history(example: Path, *args: str) -> str:
-    command = [sys.executable, "-m", "pytest_graphrag_eval.history_cli", "history.db", *args]
+    command = [sys.executable, "-m", "pytest_graphrag_eval.commands.history", "history.db", *args]
     environ = {**os.environ, "COLUMNS": "80"}
     done = subprocess.run(command, cwd=example, capture_output=True, text=True, check=True, env=environ)
     if "--json" not in args:  # text fits the terminal, whole

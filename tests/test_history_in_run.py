@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from html_report_support import EXAMPLE, REGRESSION, ROOT
 
-from pytest_graphrag_eval.cli import merge_main
+from pytest_graphrag_eval.commands.merge import merge_main
 from pytest_graphrag_eval.history.store import open_history
 
 GOOD = EXAMPLE / "recordings" / "responses.jsonl"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from history_support import run_report
 
-from pytest_graphrag_eval.compare.run_history import flaky_questions
+from pytest_graphrag_eval.compare.past_runs import flaky_questions
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.history.analysis import flaky_questions as stored_flaky
 from pytest_graphrag_eval.history.provenance import RunProvenance

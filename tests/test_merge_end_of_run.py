@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 
-from pytest_graphrag_eval.cli import merge_main
+from pytest_graphrag_eval.commands.merge import merge_main
 from pytest_graphrag_eval.forked_work import forking_helps
 
 pytest_plugins = ["pytester"]
@@ -118,7 +118,8 @@ def test_a_merge_compares_with_the_very_baseline_bytes_the_shards_recorded(
 # HTML page while it writes the JSON and Markdown (`pipeline.write_outputs`); under
 # `no_child_processes` it does all itself.
 MERGE_COMMAND = (
-    "import sys; from pytest_graphrag_eval.cli import merge_main; sys.exit(merge_main(sys.argv[1:]))"
+    "import sys; from pytest_graphrag_eval.commands.merge import merge_main;"
+    " sys.exit(merge_main(sys.argv[1:]))"
 )
 
 

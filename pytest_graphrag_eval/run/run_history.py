@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.compare.baseline import check_report
-from pytest_graphrag_eval.compare.run_history import PastRun, RunHistory
+from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.history.errors import HistoryError

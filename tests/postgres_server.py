@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from pytest_graphrag_eval.testing.oxigraph_server import free_port
+from oxigraph_server import free_port
 
 _SUPERUSER = "graphrag"
 
