@@ -18,7 +18,7 @@ three outputs within 6x.
 
     python benchmarks/bench_merge.py                       # 10,000 questions (several minutes)
     python benchmarks/bench_merge.py --work /tmp/shards    # keeps the runs, reused next time
-    python benchmarks/bench_merge.py --quick               # 600 questions, checks it works
+    python benchmarks/bench_merge.py --quick               # 120 questions, checks it works
     python benchmarks/bench_merge.py --rows 25 --work /tmp/large   # 25-row SPARQL outputs: ~100 MB of shards
 """
 
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--quick", action="store_true", help="600 questions, no budgets (for CI)")
+    parser.add_argument("--quick", action="store_true", help="120 questions, no budgets (for CI)")
     parser.add_argument("--work", type=Path, help="keep the runs here and reuse them")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per case (median)")
     parser.add_argument(
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     announce_quick(args.quick)
-    count = 600 if args.quick else 10_000
+    count = 120 if args.quick else 10_000  # quick: three templates of 40
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.work or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_graphrag_eval.gates.expressions import display_number, format_number
+from pytest_graphrag_eval.gates.expressions import compare, display_number, format_number
 
 DELTA = "delta"
 COUNT = "count"
@@ -14,6 +14,7 @@ HISTORY = "history"  # k-of-n passes over the last runs
 REPEATS = "repeats"  # k-of-n passes over this run's repeated attempts
 PASSES = "passes"
 EXCLUDING_FLAKY = "excluding flaky"
+JUDGE = "judge"  # the judge's agreement with people's labels (judge_gates.py)
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Gate:
     source: str = field(default="cli", compare=False)
     change: str | None = None
     confidence: float | None = None
-    over: str | None = None  # TREND, HISTORY or REPEATS; None for a gate on this run alone
+    over: str | None = None  # TREND, HISTORY, REPEATS or JUDGE; None for a gate on this run alone
     window: int | None = None  # runs (or attempts) the `over` gate looks at, this run included
     exclude_flaky: bool = False  # a gate on change that leaves the history's flaky questions out
 
@@ -44,6 +45,8 @@ class Gate:
     @property
     def expression(self) -> str:
         """Normalized text, scope always explicit; parses back to an equal gate."""
+        if self.over == JUDGE:
+            return f"{JUDGE}:{self.target}{self.op}{format_number(self.limit)}"
         prefix = "delta:" if self.change == DELTA else f"{self.over}:" if self.over else ""
         level = "" if self.confidence is None else f"@{format_number(self.confidence * 100)}"
         limit = format_number(self.limit)
@@ -107,6 +110,18 @@ class GateResult:
         if gate.exclude_flaky:
             fields["excluding_flaky"] = list(self.excluded)
         return fields
+
+
+def measured_result(gate: Gate, label: str, actual: float | None, reason: str, pattern: str) -> GateResult:
+    """A level gate held to its measured value, or failed with why there is none."""
+    condition = f"{gate.op} {format_number(gate.limit)}"
+    if actual is None:
+        message = f"{label} was not computed: {reason} (required {condition}, {gate.source} gate)"
+        return GateResult(gate, None, False, message, pattern)
+    passed = compare(actual, gate.op, gate.limit)
+    return GateResult(
+        gate, actual, passed, outcome_message(label, actual, condition, passed, gate.source), pattern
+    )
 
 
 def outcome_message(label: str, actual: float, condition: str, passed: bool, source: str) -> str:

@@ -26,6 +26,10 @@ Gates over the last runs and over repeated attempts (see `history_gates.py`):
             | ("history:" | "repeats:") [scope ":"] "passes>=" k "/" n
             | <gate on change> "excluding flaky"
 
+Gates on the judge's agreement with people's labels (see `judge_gates.py`):
+
+    gate   := "judge:" metric "." stat op number
+
 Gates from every source (ini, CLI, corpus files) all apply; an identical gate
 given twice is evaluated once. A gate whose value is absent from the aggregates
 fails and says why; it never passes.
@@ -50,8 +54,6 @@ from pytest_graphrag_eval.gates.change_gates import (
 from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
     check_metric_name,
-    compare,
-    format_number,
     numeric_value,
     parse_limit,
     split_comparison,
@@ -68,8 +70,9 @@ from pytest_graphrag_eval.gates.history_gates import (
     split_over_prefix,
     split_trend_window,
 )
+from pytest_graphrag_eval.gates.judge_gates import evaluate_judge_gate, judge_gate, split_judge_prefix
 from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
-from pytest_graphrag_eval.gates.model import TREND, Gate, GateResult, outcome_message
+from pytest_graphrag_eval.gates.model import JUDGE, TREND, Gate, GateResult, measured_result
 from pytest_graphrag_eval.report_model import not_evaluated_reason_of, not_evaluated_text
 
 if TYPE_CHECKING:  # only named in annotations: the corpus reader imports the YAML parsers
@@ -166,19 +169,23 @@ def evaluate_gates(
     changes: ChangeView | None = None,
     results: Sequence[Mapping[str, Any]] = (),
     history: GateHistory | None = None,
+    calibration: Mapping[str, Any] | None = None,
 ) -> list[GateResult]:
     """Evaluate gates in the order given; `template[*]` expands to templates in sorted id order.
 
     Gates on change need `changes` (the comparison with a baseline run); without it they fail and say so.
     `results` (the per-question results) let a gate on a metric no question has quote the error the
     scorers left instead (every judge reply invalid, say) rather than guess at the cause. Gates over
-    the last runs need `history`; without it they fail and say so.
+    the last runs need `history`, gates on the judge the run's `calibration` section; without them
+    they fail and say so.
     """
     per_template = aggregates.get("per_template") or {}
     gate_results: list[GateResult] = []
     for gate in gates:
 
         def evaluate(one: Gate, pattern: str) -> GateResult:
+            if one.over == JUDGE:
+                return evaluate_judge_gate(one, calibration, pattern)
             if one.over == TREND:
                 return _evaluate_trend(one, aggregates, history, pattern, results)
             if one.over is not None:
@@ -207,19 +214,11 @@ def evaluate_gates(
 def _evaluate(
     gate: Gate, aggregates: Mapping[str, Any], pattern: str, results: Sequence[Mapping[str, Any]]
 ) -> GateResult:
-    label = f"{gate.scope_text}:{gate.target}"
-    condition = f"{gate.op} {format_number(gate.limit)}"
     stats = _scope_stats(gate, aggregates)
     actual, reason = (None, _missing_scope(gate, aggregates)) if stats is None else _value(gate, stats)
     if actual is None and stats is not None and gate.stat is not None:
         reason = _scorer_errors(gate, results) or reason
-    if actual is None:
-        message = f"{label} was not computed: {reason} (required {condition}, {gate.source} gate)"
-        return GateResult(gate, None, False, message, pattern)
-    passed = compare(actual, gate.op, gate.limit)
-    return GateResult(
-        gate, actual, passed, outcome_message(label, actual, condition, passed, gate.source), pattern
-    )
+    return measured_result(gate, f"{gate.scope_text}:{gate.target}", actual, reason, pattern)
 
 
 def _evaluate_trend(
@@ -347,6 +346,10 @@ def _scorer_errors(gate: Gate, results: Sequence[Mapping[str, Any]]) -> str | No
 def _parse(text: object, source: str) -> Gate:
     if not isinstance(text, str):
         raise ExpressionError(f"expected text, got {type(text).__name__}")
+    judged, rest = split_judge_prefix(text.strip())
+    if judged:
+        target, op, limit = split_comparison(rest)
+        return judge_gate(target.strip(), op, limit, source)
     text, exclude_flaky = split_excluding_flaky(text.strip())
     over, text = split_over_prefix(text)
     if over is not None:
@@ -386,6 +389,9 @@ def _over_gate(over: str, text: str, source: str) -> Gate:
 
 def _gate_from_left(left: str, op: str, limit: float, source: str) -> Gate:
     """A gate from a YAML mapping entry: `left` is `[scope:]target`, the limit comes separately."""
+    judged, target = split_judge_prefix(left.strip())
+    if judged:
+        return judge_gate(target, op, limit, source)
     delta, left = split_delta_prefix(left.strip())
     scope, template, target = _split_scope(left)
     if delta or target.strip() in CHANGE_COUNTS:

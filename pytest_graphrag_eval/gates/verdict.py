@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.compare.repeats import AttemptSummary, combine_attempts
 from pytest_graphrag_eval.gates.thresholds import Threshold, ThresholdCheck, check_thresholds
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.judging.reviews import ReviewDecision
+
+REVIEW_KEY = "review"  # a result's reviewers' decision (ReviewDecision.to_dict), when it has reviews
 
 
 @dataclass(frozen=True)
@@ -58,8 +63,26 @@ def judge_question(
     *,
     attempts: Sequence[Attempt] = (),
     policy: str = "all",
+    review: ReviewDecision | None = None,
 ) -> QuestionVerdict:
-    """Decide one question: a single result against its thresholds, or attempts under `policy`."""
+    """Decide one question: a single result against its thresholds, or attempts under `policy`.
+
+    A `review` of this exact answer decides an answered question as the reviewer said (its thresholds
+    are still checked and reported); a lapsed one is only noted in the result.
+    """
+    verdict = _judged(result, thresholds, attempts, policy)
+    if review is None:
+        return verdict
+    reviewed = {**verdict.result, REVIEW_KEY: review.to_dict()}
+    passed = verdict.passed
+    if review.applied and reviewed.get("status") == "success":
+        passed = review.passed
+    return QuestionVerdict(reviewed, verdict.checks, passed, verdict.summary, verdict.failing_attempt)
+
+
+def _judged(
+    result: dict[str, Any], thresholds: Mapping[str, Threshold], attempts: Sequence[Attempt], policy: str
+) -> QuestionVerdict:
     if not attempts:
         checks = _checks(result, thresholds)
         return QuestionVerdict(result, checks, passed=_passes(result, checks))
@@ -86,7 +109,17 @@ def judge_question(
 
 
 def failure_lines(result: Mapping[str, Any], checks: Sequence[ThresholdCheck]) -> list[str]:
-    """Why a question failed, one line each: the agent's error, then every threshold that did not hold."""
+    """Why a question failed, one line each: the agent's error, then every threshold that did not hold;
+    a reviewer's decision on the answer comes first (a pass by review leaves no failure)."""
+    review = result.get(REVIEW_KEY)
+    if (
+        isinstance(review, Mapping)
+        and review.get("status") == "applied"
+        and result.get("status") == "success"
+    ):
+        if review.get("verdict") == "pass":
+            return []
+        return [str(review.get("note"))] + [check.message for check in checks if not check.passed]
     error = (
         [f"agent error: {result.get('error') or 'no error message'}"]
         if result.get("status") != "success"

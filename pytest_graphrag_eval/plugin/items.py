@@ -116,11 +116,19 @@ class QuestionItem(pytest.Item):
         thresholds = session.thresholds.for_parsed(
             self.rules.thresholds, self.question.template_id, self.question.question_id
         )
+        reviews = session.judging.reviews
+        answered = outcome.result.get("status") == "success"  # an agent error has no answer to review
+        review = (
+            reviews.decide(self.question.question_id, outcome.result.get("actual_answer"))
+            if reviews and answered
+            else None
+        )
         verdict = judge_question(
             outcome.result,
             thresholds,
             attempts=[Attempt(attempt.result, attempt.problem) for attempt in outcome.attempts],
             policy=session.settings.repeat_policy,
+            review=review,
         )
         self.result, self.checks = verdict.result, verdict.checks
         attempt_results = [attempt.result for attempt in outcome.attempts if attempt.result is not None]
@@ -132,8 +140,10 @@ class QuestionItem(pytest.Item):
         baseline = session.baseline_result(self.question.question_id)
         _record_properties(self, verdict.result, baseline)
         if not verdict.passed:
+            reviewed = f"{review.note()}\n" if review is not None and review.applied else ""
             raise QuestionFailed(
-                verdict_failure(
+                reviewed
+                + verdict_failure(
                     self.question,
                     verdict,
                     session.settings.steps_scope,

@@ -244,6 +244,38 @@ OPTIONS: tuple[OptionSpec, ...] = (
         setting="markdown_path",
     ),
     OptionSpec(
+        "--graphrag-judge-labels",
+        "graphrag_judge_labels",
+        "Calibrate the judge first: judge the answers people labelled in this file (YAML or JSONL) and "
+        "report its agreement with them; gate it with judge:METRIC.kappa>=X.",
+        ini="graphrag_judge_labels",
+        ini_type="paths",
+        metavar="PATH",
+        parse=P.path,
+        setting="judge_labels_path",
+    ),
+    OptionSpec(
+        "--graphrag-reviews",
+        "graphrag_reviews",
+        "Reviewers' verdicts (YAML or JSONL): each decides its question while the agent gives the "
+        "answer it reviewed, and lapses when the answer changes; reviews also serve as labels.",
+        ini="graphrag_reviews",
+        ini_type="paths",
+        metavar="PATH",
+        parse=P.path,
+        setting="reviews_path",
+    ),
+    OptionSpec(
+        "--graphrag-review-queue",
+        "graphrag_review_queue",
+        "Write the questions most worth a person's look to this path: Markdown, or CSV when it ends in .csv.",
+        ini="graphrag_review_queue",
+        ini_type="paths",
+        metavar="PATH",
+        parse=P.path,
+        setting="review_queue_path",
+    ),
+    OptionSpec(
         "--graphrag-steps-scope",
         "graphrag_steps_scope",
         "Which reference step groups steps_score covers: last_group (default) or all_groups.",

@@ -21,7 +21,7 @@ from pytest_graphrag_eval.corpus.responses import load_response_attempts
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 from pytest_graphrag_eval.formats.json_types import JsonObject
-from pytest_graphrag_eval.gates.model import TREND
+from pytest_graphrag_eval.gates.model import JUDGE, TREND
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.plugin.xdist_batches import GRAPH_STORE_KEY
@@ -58,6 +58,12 @@ def start_run(config: pytest.Config, settings: PluginSettings, role: ProcessRole
     if needing_history and settings.history_url is None:
         raise ConfigurationError(
             f"gate {needing_history[0]} looks at earlier runs: pass --graphrag-history URL"
+        )
+    needing_labels = [gate.expression for gate in settings.gates if gate.over == JUDGE]
+    if needing_labels and settings.judge_labels_path is None:
+        raise ConfigurationError(
+            f"gate {needing_labels[0]} checks the judge against people's labels: "
+            "pass --graphrag-judge-labels FILE"
         )
     start = RunStart(
         baseline,
@@ -97,6 +103,8 @@ def _load_baseline(settings: PluginSettings, root: Path) -> tuple[JsonObject | N
             f"--graphrag-baseline history:{settings.baseline_history} takes the baseline from the run "
             "history: pass --graphrag-history URL too"
         )
+    from pytest_graphrag_eval.history.records import suite_of
+
     found = read_history(
         settings.history_url,
         environ=os.environ,
@@ -105,6 +113,7 @@ def _load_baseline(settings: PluginSettings, root: Path) -> tuple[JsonObject | N
         flaky_runs=settings.flaky_runs,
         flaky_flips=settings.flaky_flips,
         baseline_ref=settings.baseline_history,
+        suite=suite_of(settings.report_metadata()),
     )
     return found.baseline, found.baseline_name
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question
-from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.formats.json_types import JsonObject, Order
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
@@ -33,10 +33,22 @@ from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.plugin.xdist_batches import WorkerBatches, dist_mode
 from pytest_graphrag_eval.report.json_report import ResultCollector
 from pytest_graphrag_eval.report.judge_spend import add_process_stats
+from pytest_graphrag_eval.report.judging_summary import calibration_lines
+from pytest_graphrag_eval.report.markdown_summary import escape_text
+from pytest_graphrag_eval.report.pipeline import write_output
+from pytest_graphrag_eval.report.review_queue import write_review_queue
 from pytest_graphrag_eval.report.run_terminal import RunTerminal, write_run_terminal
 from pytest_graphrag_eval.run.assembly import RunAssembly, assemble_run
 from pytest_graphrag_eval.run.dry_run import plan_lines
 from pytest_graphrag_eval.run.end_of_run import CollectedRun, RunOutcome, end_run
+from pytest_graphrag_eval.run.judging import (
+    Judging,
+    calibrate,
+    judge_gate_results,
+    load_judging,
+    plan_line,
+    questions_of,
+)
 from pytest_graphrag_eval.run.replay import numbered_attempts
 from pytest_graphrag_eval.run.runner import AnsweredQuestion
 
@@ -72,6 +84,14 @@ class GraphragSession:
         self.outcome: RunOutcome | None = None
         self.graph_lines: list[tuple[str, str]] = []
         self.pytest_session: pytest.Session | None = None
+        self.judging = (
+            Judging()
+        )  # the reviews, labels and calibration (--graphrag-judge-labels, --graphrag-reviews)
+        if settings.judge_labels_path is not None and role is ProcessRole.CONTROLLER:
+            raise ConfigurationError(
+                "--graphrag-judge-labels calibrates in one process: run it without -n, or calibrate with "
+                "graphrag-eval-judge before the distributed run"
+            )
         config.stash[SESSION_KEY] = self
 
     @property
@@ -104,7 +124,16 @@ class GraphragSession:
         if not items or self.config.option.collectonly or not self.role.scores:
             return
         try:
+            self.judging = load_judging(
+                labels_path=self.settings.judge_labels_path,
+                reviews_path=self.settings.reviews_path,
+                shown=self.settings.shown,
+                questions=questions_of(self.corpus.corpora.values()),
+                answers=self.settings.answers,
+            )
             self.assembly = self._assemble()
+            if self.judging.calibrates and self.role is ProcessRole.PLAIN:
+                self._calibrate()
             if self.role is ProcessRole.WORKER:
                 self.worker_batches = WorkerBatches(items, dist_mode(self.config))
             elif self.graph is not None:  # one process runs them all: check every reference up front
@@ -113,6 +142,30 @@ class GraphragSession:
             raise pytest.UsageError(str(error)) from None
         if self.role is ProcessRole.PLAIN:
             self.progress = runner_progress_line(self.config, self.assembly.runner, self.judge)
+
+    def _calibrate(self) -> None:
+        """Judge the labelled answers before any question, and say at once how the judge agrees."""
+        settings = self.settings
+        if settings.dry_run:
+            self.dry_run_lines.append(plan_line(self.judging, settings.answers))
+            return
+        assert self.judge is not None, "labels name a judged metric, so the run has a judge client"
+        thresholds = [settings.thresholds, *(rules.thresholds.corpus for rules in self.corpus.rules.values())]
+        section = calibrate(self.judging, settings.answers, self.judge, thresholds)
+        failed = [
+            gate for gate in judge_gate_results(self.corpus.gates(settings.gates), section) if not gate.passed
+        ]
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:
+            return
+        for line in calibration_lines(section):
+            reporter.write_line(line)
+        for gate in failed:
+            reporter.write_line(
+                f"graphrag-eval: {gate.message}: the judge's verdicts in this run are not to be trusted",
+                red=True,
+                bold=True,
+            )
 
     def _assemble(self) -> RunAssembly:
         settings, hook = self.settings, self.config.hook.pytest_graphrag_respond
@@ -143,7 +196,8 @@ class GraphragSession:
         questions = [item.question for item in session.items if isinstance(item, QuestionItem)]
         if self.settings.dry_run:  # plan the calls and run no item
             agent_calls = len(questions) * self.settings.agent_repeats if assembly.stand_in else None
-            self.dry_run_lines = plan_lines(assembly.runner, questions, self.judge, agent_calls)
+            planned = plan_lines(assembly.runner, questions, self.judge, agent_calls)
+            self.dry_run_lines = [*self.dry_run_lines, *planned]  # after the calibration's line
             return True
         if self.settings.judge_batch and self.judge is not None:
             self.judge_batches = []
@@ -269,6 +323,7 @@ class GraphragSession:
                 self.judge_batches,
                 sum(1 for item in session.items if isinstance(item, QuestionItem)),
                 self.baseline_name,
+                self.judging.calibration,
             ),
             self.settings,
             graph=self.graph,
@@ -276,9 +331,22 @@ class GraphragSession:
             root=Path(self.config.rootpath),
             sharded=self.shard is not None,
         )
+        if self.settings.review_queue_path is not None:
+            self._write_review_queue(self.settings.review_queue_path, self.outcome)
         self.graph_lines = [*self.outcome.graph.lines, *self.outcome.notes]
         if self.outcome.failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _write_review_queue(self, path: Path, outcome: RunOutcome) -> None:
+        """The questions worth a person's look, after the reports (a problem is one line, as theirs)."""
+        report, baseline = outcome.finished.report, self.baseline_results
+        problem = write_output(
+            "review queue", path, lambda target: write_review_queue(target, report, escape_text, baseline)
+        )
+        if problem is None:
+            outcome.written.append(("review queue", path))
+        else:
+            outcome.problems.append(problem)
 
     def _warnings(self) -> list[str]:
         own = self.assembly.responses_check.warnings if self.assembly is not None else []

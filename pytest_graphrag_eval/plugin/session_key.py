@@ -17,6 +17,7 @@ from pytest_graphrag_eval.formats.json_types import JsonObject
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
 from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.run.judging import Judging
 from pytest_graphrag_eval.run.runner import AnsweredQuestion
 
 
@@ -27,6 +28,7 @@ class ItemSession(Protocol):
     thresholds: ThresholdResolver
     baseline: JsonObject | None
     baseline_name: str | None
+    judging: Judging  # the reviews that decide questions' answers
 
     @property
     def references_only(self) -> bool: ...

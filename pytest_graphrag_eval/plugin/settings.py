@@ -61,6 +61,9 @@ class PluginSettings:
     resamples: int = DEFAULT_RESAMPLES
     markdown_path: Path | None = None
     html_path: Path | None = None
+    judge_labels_path: Path | None = None
+    reviews_path: Path | None = None
+    review_queue_path: Path | None = None
     thresholds: Mapping[str, Threshold] = field(default_factory=dict)  # ini, then command line, per metric
     gates: tuple[Gate, ...] = ()  # ini, then command line
     steps_scope: str = "last_group"

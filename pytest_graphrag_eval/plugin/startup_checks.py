@@ -25,6 +25,7 @@ def check_startup(settings: PluginSettings) -> None:
         ("--graphrag-record", settings.record_path),
         ("--graphrag-markdown (ini graphrag_markdown)", settings.markdown_path),
         ("--graphrag-html (ini graphrag_html)", settings.html_path),
+        ("--graphrag-review-queue (ini graphrag_review_queue)", settings.review_queue_path),
     )
     for option, output in outputs:
         if output is not None and (problem := output_path_problem(Path(output))):

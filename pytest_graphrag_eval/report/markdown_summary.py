@@ -17,6 +17,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import FLAKY_MARK, flaky_markdown
 from pytest_graphrag_eval.report.judge_spend import spend_lines
+from pytest_graphrag_eval.report.judging_summary import calibration_markdown, reviews_markdown
 from pytest_graphrag_eval.report_model import (
     Outcome,
     OutcomeCounts,
@@ -81,7 +82,9 @@ def render_markdown(
         _spend(report.get("judge_spend")),
         _aggregates(aggregates),
         _per_template(results, aggregates),
+        calibration_markdown(report.get("judge_calibration"), escape_text),
         _gates(gates),
+        reviews_markdown(_list(report.get("results")), escape_text),
         _failed_questions(results, max_regressions),
         _changes(comparison, results, max_regressions, set(flaky_ids(report)))
         if isinstance(comparison, Mapping)

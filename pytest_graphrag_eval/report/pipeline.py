@@ -51,6 +51,7 @@ class RunSettings:
     defer_gates: bool = False  # a shard's gates are decided on the merged whole, not on its part
     history: RunHistory | None = None  # the earlier runs, from --graphrag-history
     current_run: PastRun | None = None  # this run as the history will record it (commit, identities)
+    calibration: Mapping[str, object] | None = None  # the judge's agreement with people's labels
 
     @property
     def compares(self) -> bool:
@@ -173,7 +174,7 @@ def finish_run(
     )
     gate_history = _gate_history(typed, baseline, settings, flaky) if settings.history is not None else None
     gate_results = (
-        evaluate_gates(settings.gates, aggregates, comparison, records, gate_history)
+        evaluate_gates(settings.gates, aggregates, comparison, records, gate_history, settings.calibration)
         if records and not settings.defer_gates
         else []
     )
@@ -190,6 +191,8 @@ def finish_run(
         judge_spend=judge_spend,
     )
     report = document.to_json()
+    if settings.calibration is not None:
+        report["judge_calibration"] = dict(settings.calibration)
     if settings.history is not None and gate_history is not None and not settings.defer_gates:
         current = _current_run(settings, aggregates, typed, report)
         document.history = history_section(settings.history, current, records, flaky, settings.gates)

@@ -16,6 +16,7 @@ from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject
 from pytest_graphrag_eval.gates.model import GateResult
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.judge_spend import spend_lines
+from pytest_graphrag_eval.report.judging_summary import calibration_lines, review_lines
 from pytest_graphrag_eval.report.terminal_summary import (
     score_columns,
     write_output_paths,
@@ -42,6 +43,7 @@ class RunTerminal:
     history_lines: Sequence[tuple[str, str]] = ()  # the flaky questions the history shows
     flaky_ids: Collection[str] = ()  # their ids, marked in the since-baseline lines
     history_line: tuple[str, bool] | None = None  # what was recorded in the history (or why not), recorded
+    calibration: JsonMapping | None = None  # the judge's agreement with people's labels
 
 
 def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
@@ -65,6 +67,8 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
         warnings=run.warnings,
         spend=spend_lines(dict(run.judge_spend) if run.judge_spend is not None else None),
     )
+    for line in [*calibration_lines(run.calibration), *review_lines(results)]:
+        terminalreporter.write_line(line)
     if run.shard_line:
         terminalreporter.write_line(run.shard_line)
     if run.dry_run_lines:

@@ -93,6 +93,7 @@ class CollectedRun:
     judge_batches: list[JsonObject] | None = None
     questions_in_run: int = 0  # the run's questions, answered or not (for an interrupted update)
     baseline_name: str | None = None  # how reports name the baseline: its file, or a run of the history
+    calibration: JsonMapping | None = None  # the judge's agreement with people (--graphrag-judge-labels)
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,7 @@ class RunOutcome:
             history_lines=history_lines(self.finished.report),
             flaky_ids=frozenset(flaky_ids(self.finished.report)),
             history_line=(self.history.line, self.history.recorded) if self.history is not None else None,
+            calibration=self.finished.report.get("judge_calibration"),
         )
 
     @property
@@ -197,6 +199,7 @@ def end_run(
             confidence=settings.confidence,
             resamples=settings.resamples,
             defer_gates=sharded,
+            calibration=collected.calibration,
         ),
         OutputPaths(settings.report_path, settings.markdown_path, settings.html_path),
         started=collected.started,

@@ -33,6 +33,7 @@ from pytest_graphrag_eval.report.html_report.metrics import (
     outcome_of,
     score_metrics,
 )
+from pytest_graphrag_eval.report.html_report.review import ReviewView, build_review_view
 from pytest_graphrag_eval.report.html_report.steps import as_text, clip, is_mapping, step_table
 from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report_model import not_evaluated_reason_of, not_evaluated_reasons
@@ -105,6 +106,7 @@ class ReportView:
     index: dict[str, object]
     details: list[dict[str, object]] = field(default_factory=list)
     history: HistoryView | None = None  # the runs before this one, when the run had a history
+    review: ReviewView | None = None  # the judge's calibration, the review queue and its form
 
     def verdict(self, row: str, metric: str) -> bool | None:
         """Whether the gates on this row's mean of `metric` passed; None when no gate judges it."""
@@ -286,6 +288,7 @@ def build_view(report: Mapping[str, object], *, with_drill_downs: bool = True) -
         )
         if questions.history
         else None,
+        review=build_review_view(report),
     )
 
 

@@ -560,3 +560,96 @@
   root.dataset.ready = "true";
   window.graphragReportReadyMs = performance.now();
 })();
+
+/* The review view: the verdicts a reviewer marks become a reviews file to download (review.py).
+   Answers arrive as base64 JSON and are inserted as text nodes; every text is written to the file as a
+   JSON-quoted YAML scalar, so no answer can break the file. */
+(function () {
+  "use strict";
+  var doc = document;
+  var section = doc.getElementById("review");
+  var button = doc.getElementById("rv-download");
+  if (!section || !button) return;
+  var bytes = Uint8Array.from(atob(section.dataset.review), function (c) { return c.charCodeAt(0); });
+  var review = JSON.parse(new TextDecoder().decode(bytes));
+  var status = doc.getElementById("rv-status");
+
+  function node(tag, attributes, children) {
+    var element = doc.createElement(tag);
+    Object.keys(attributes || {}).forEach(function (name) { element.setAttribute(name, attributes[name]); });
+    (children || []).forEach(function (child) {
+      element.appendChild(typeof child === "string" ? doc.createTextNode(child) : child);
+    });
+    return element;
+  }
+  function choice(index, value, label, testid, checked) {
+    var input = node("input", { type: "radio", name: "rv-" + index, value: value });
+    if (testid) input.setAttribute("data-testid", testid);
+    input.checked = checked;
+    return node("label", null, [input, " " + label]);
+  }
+  var list = doc.getElementById("rv-items");
+  review.items.forEach(function (item, index) {
+    var verdict = node("fieldset", { class: "review-verdict" }, [
+      node("legend", { class: "visually-hidden" }, ["Verdict on " + item.question_id]),
+      choice(index, "", "not reviewed", null, true),
+      choice(index, "pass", "pass", "mark-pass", false),
+      choice(index, "fail", "fail", "mark-fail", false),
+      node("input", { type: "text", class: "rv-reason", "data-testid": "review-reason", placeholder: "why (kept in the file)", "aria-label": "Reason" })
+    ]);
+    if (item.answer === null) verdict.disabled = true;
+    list.appendChild(node("li", { class: "review-item", "data-index": String(index), "data-testid": "review-item", "data-question": item.question_id }, [
+      node("p", null, [node("code", null, [item.question_id]), " ", node("span", { class: "muted" }, [item.template_id]), " ", node("span", { class: "pill " + item.outcome }, [item.outcome])]),
+      node("p", null, [item.question_text]),
+      node("blockquote", { class: "review-answer" }, [item.answer === null ? "(no answer)" : item.answer]),
+      node("ul", null, item.reasons.map(function (reason) { return node("li", null, [reason]); })),
+      verdict
+    ]));
+  });
+
+  /* YAML reads a JSON string as a double-quoted scalar; characters it will not take raw are escaped. */
+  function quoted(text) {
+    return JSON.stringify(String(text)).replace(/[\u007f-\u009f\u2028\u2029\ufeff]/g, function (c) {
+      return "\\u" + ("000" + c.charCodeAt(0).toString(16)).slice(-4);
+    });
+  }
+  function entry(item) {
+    return "- question_id: " + quoted(item.question_id) + "\n" +
+      "  answer: " + quoted(item.answer) + "\n" +
+      "  fingerprint: " + quoted(item.fingerprint) + "\n" +
+      "  verdict: " + (item.verdict === "pass" ? "pass" : "fail") + "\n" +
+      "  by: " + quoted(item.by) + "\n" +
+      "  date: " + quoted(item.date) + "\n" +
+      "  reason: " + quoted(item.reason || "") + "\n";
+  }
+  button.addEventListener("click", function () {
+    var name = doc.getElementById("rv-name").value.trim();
+    if (!name) { status.textContent = "Give your name first: a review says who decided."; return; }
+    var today = new Date().toISOString().slice(0, 10);
+    var marked = [];
+    doc.querySelectorAll(".review-item").forEach(function (row) {
+      var checked = row.querySelector("input[type=radio]:checked");
+      if (!checked || !checked.value) return;
+      var item = review.items[Number(row.dataset.index)];
+      if (item.answer === null) return;
+      marked.push({
+        question_id: item.question_id, answer: item.answer, fingerprint: item.fingerprint,
+        verdict: checked.value, by: name, date: today, reason: row.querySelector(".rv-reason").value.trim()
+      });
+    });
+    /* A new verdict on an answer replaces an earlier review of that same answer. */
+    var marks = new Set(marked.map(function (item) { return item.question_id + "\n" + item.fingerprint; }));
+    var kept = review.existing.filter(function (item) { return !marks.has(item.question_id + "\n" + item.fingerprint); });
+    var all = kept.concat(marked);
+    var text = all.length
+      ? "# Each review decides its question while the agent gives this exact answer.\nreviews:\n" + all.map(entry).join("")
+      : "reviews: []\n";
+    var link = doc.createElement("a");
+    link.href = "data:application/yaml;charset=utf-8," + encodeURIComponent(text);
+    link.download = "reviews.yaml";
+    doc.body.appendChild(link);
+    link.click();
+    link.remove();
+    status.textContent = marked.length + " new verdict(s) and " + kept.length + " earlier review(s) in reviews.yaml";
+  });
+})();

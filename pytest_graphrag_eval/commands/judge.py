@@ -1,0 +1,115 @@
+"""Console script `graphrag-eval-judge`: calibrate the judge against people's labels, outside pytest.
+
+    graphrag-eval-judge --corpus corpus.yaml --labels labels.yaml [--reviews reviews.yaml]
+        [--answers-config answers.yaml] [--judge llm] [--threshold answer_f1>=0.7]
+        [--gate judge:answer_correctness.kappa>=0.6] [--report calibration.json] [--dry-run]
+
+The judge is the one a pytest run with the same answers config would use (same prompts, models,
+cache and budget); the output is the report's `judge_calibration` section, and the exit status is 1
+when a `judge:` gate fails, 2 on bad input, so a pipeline can check a new judge before trusting it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, resolve_judge_settings
+from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
+from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
+from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
+from pytest_graphrag_eval.gates.thresholds import parse_threshold
+from pytest_graphrag_eval.report.judging_summary import calibration_lines
+from pytest_graphrag_eval.run.judging import (
+    calibrate,
+    judge_gate_results,
+    load_judging,
+    plan_line,
+    questions_of,
+)
+
+PROG = "graphrag-eval-judge"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (0 agreed, 1 a judge gate failed, 2 bad input)."""
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except GraphragEvalError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    gates = parse_gate_list(args.gate, "cli")
+    not_judge = [gate.expression for gate in gates if gate.over != "judge"]
+    if not_judge:
+        raise ConfigurationError(f"--gate {not_judge[0]}: this command checks judge:METRIC.STAT gates only")
+    thresholds = {
+        threshold.metric: threshold for threshold in (parse_threshold(text) for text in args.threshold)
+    }
+    layer = JudgeOptions(
+        judge=args.judge, judge_model=args.judge_model, use_cache=False if args.no_cache else None
+    )
+    settings = resolve_judge_settings([layer], args.answers_config)
+    corpora = [load_corpus(path) for path in args.corpus]
+    judging = load_judging(
+        labels_path=args.labels,
+        reviews_path=args.reviews,
+        shown=str,
+        questions=questions_of(corpora),
+        answers=settings.answers,
+    )
+    if args.dry_run:
+        print(plan_line(judging, settings.answers))
+        return 0
+    from pytest_graphrag_eval.llm import JudgeClient  # the OpenAI SDK: only when calls are made
+
+    section = calibrate(judging, settings.answers, JudgeClient(settings.llm), [thresholds])
+    for line in calibration_lines(section):
+        print(line)
+    if args.report is not None:
+        write_text_atomic(
+            args.report, json.dumps({"judge_calibration": section}, indent=2, ensure_ascii=False) + "\n"
+        )
+        print(f"wrote {args.report}")
+    results = judge_gate_results(gates, section)
+    for result in results:
+        print(("PASS  " if result.passed else "FAIL  ") + result.message)
+    return 1 if any(not result.passed for result in results) else 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Judge the answers people labelled and report the judge's agreement with them.",
+        epilog="The LLM endpoint and key come from OPENAI_API_KEY and OPENAI_BASE_URL (or AZURE_OPENAI_*).",
+    )
+    parser.add_argument(
+        "--corpus", required=True, action="append", type=Path, help="corpus file (repeatable)"
+    )
+    parser.add_argument("--labels", required=True, type=Path, help="labels file (YAML or JSONL)")
+    parser.add_argument("--reviews", type=Path, help="reviews file: its verdicts are labels too")
+    parser.add_argument("--answers-config", type=Path, help="the answers config the pytest run uses")
+    parser.add_argument(
+        "--judge", choices=("llm", "lexical", "none"), help="correctness judge (over the config)"
+    )
+    parser.add_argument("--judge-model", help="judge model (over the config)")
+    parser.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        help="a metric's pass cutoff, e.g. answer_f1>=0.7 (repeatable)",
+    )
+    parser.add_argument("--gate", action="append", default=[], help="judge:METRIC.STAT op N (repeatable)")
+    parser.add_argument("--report", type=Path, help="write the calibration as JSON here (atomically)")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="say how many judge calls it would make; make none"
+    )
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
+    return parser

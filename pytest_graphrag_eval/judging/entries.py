@@ -1,0 +1,130 @@
+"""Reading a labels or reviews file into its entries, each with the line it starts on.
+
+YAML (a list of mappings, or a mapping with the list under one key) through the corpus's bounded
+loader, or JSONL (one object a line, by the `.jsonl` suffix). Field readers raise `InputError`
+naming the file, the line, the question and the field, so a hand-edited file is fixed where it broke.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_graphrag_eval.corpus.input_files import decode_input, read_input_bytes
+from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines
+from pytest_graphrag_eval.errors import InputError, SourceLocation
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One record of the file, as read, and where it is."""
+
+    fields: Mapping[object, object]
+    location: SourceLocation
+
+    @property
+    def where(self) -> str:
+        """`file:line`, as reports cite an entry."""
+        location = self.location
+        return f"{location.file}:{location.line}" if location.line else str(location.file)
+
+    def error(self, message: str, field: str | None = None) -> InputError:
+        return InputError(message, self.location, field)
+
+    def text(self, name: str, *, required: bool = True) -> str:
+        """A non-empty text field (a YAML date is read as its ISO text)."""
+        value = self.fields.get(name)
+        if value is None:
+            if required:
+                raise self.error("is missing", name)
+            return ""
+        if isinstance(value, (datetime.date, datetime.datetime)):
+            return value.isoformat()
+        if not isinstance(value, str):
+            raise self.error(f"must be text, got {type(value).__name__}", name)
+        if required and not value.strip():
+            raise self.error("is empty", name)
+        return value
+
+    def number(self, name: str, low: float, high: float) -> float:
+        value = self.fields.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise self.error(f"must be a number from {low:g} to {high:g}, got {value!r}", name)
+        if not low <= value <= high:
+            raise self.error(f"must be from {low:g} to {high:g}, got {value!r}", name)
+        return float(value)
+
+    def of_question(self, known_fields: tuple[str, ...], question_ids: Collection[str]) -> tuple[Entry, str]:
+        """Check the fields' names and the question id; the entry, now naming its question, and the id."""
+        self.check_known_fields(known_fields)
+        question_id = self.text("question_id")
+        entry = Entry(self.fields, self.location.for_question(question_id))
+        if question_id not in question_ids:
+            raise entry.error("the run's corpus files have no question with this id", "question_id")
+        return entry, question_id
+
+    def check_known_fields(self, known: tuple[str, ...]) -> None:
+        unknown = sorted(str(key) for key in self.fields if key not in known)
+        if unknown:
+            raise self.error(f"unknown field (the fields are {', '.join(known)})", unknown[0])
+
+
+def read_entries(path: Path, *, shown: str, what: str, list_key: str) -> list[Entry]:
+    """The file's records in order; `list_key` is the key a YAML mapping holds its list under."""
+    if path.suffix.lower() == ".jsonl":
+        return _jsonl_entries(path, shown, what)
+    document = load_yaml_with_lines(path, shown=shown, error_type=InputError, what=what)
+    if isinstance(document, Mapping):
+        extra = sorted(str(key) for key in document if key != list_key)
+        if extra:
+            raise InputError(
+                f"unknown top-level key {extra[0]!r} (a {what} holds its list under {list_key!r})",
+                SourceLocation(shown, line_of(document)),
+            )
+        document = document.get(list_key)
+    if document is None:
+        return []
+    if not isinstance(document, list):
+        raise InputError(
+            f"expected a list of {list_key} (or a mapping with {list_key!r}), got {type(document).__name__}",
+            SourceLocation(shown),
+        )
+    entries = []
+    for index, item in enumerate(document):
+        if not isinstance(item, Mapping):
+            raise InputError(
+                f"{list_key}[{index}] must be a mapping of fields, got {type(item).__name__}",
+                SourceLocation(shown),
+            )
+        entries.append(Entry(item, SourceLocation(shown, line_of(item))))
+    return entries
+
+
+def _jsonl_entries(path: Path, shown: str, what: str) -> list[Entry]:
+    data = read_input_bytes(path, shown=shown, error_type=InputError, what=what)
+    text = decode_input(data, SourceLocation(shown), InputError, what)
+    entries = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        location = SourceLocation(shown, number)
+        try:
+            item = json.loads(line)
+        except ValueError as error:
+            raise InputError(f"invalid JSON: {error}", location) from None
+        if not isinstance(item, dict):
+            raise InputError(f"each line must be a JSON object, got {type(item).__name__}", location)
+        entries.append(Entry(item, location))
+    return entries
+
+
+def verdict_word(entry: Entry, name: str = "verdict") -> bool:
+    """`pass` -> True, `fail` -> False; anything else names the field."""
+    value = entry.fields.get(name)
+    if value in ("pass", "fail"):
+        return value == "pass"
+    raise entry.error(f"must be pass or fail, got {value!r}", name)

@@ -1,0 +1,82 @@
+"""The HTML report's review view: the judge's calibration, the review queue, and a form whose
+verdicts the page turns into a reviews file to download (no server, no network). The queue's
+questions and answers travel as encoded data the page's script lays out, never as markup.
+
+The page carries the reviews that decided questions in this run (`existing`): the downloaded file
+holds them and the new verdicts, so it replaces the repository's reviews file whole; reviews that
+lapsed are left out (their answers are gone, and version control keeps them).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_graphrag_eval.judging.fingerprint import answer_fingerprint
+from pytest_graphrag_eval.report.judging_summary import calibration_lines, review_lines
+from pytest_graphrag_eval.report.review_queue import review_queue
+
+
+@dataclass(frozen=True)
+class ReviewView:
+    """What the review tab shows; `items` and `existing` also go to the page's script as JSON."""
+
+    calibration: list[str]
+    labels_file: str | None
+    decided: list[str]  # the questions a person decided in this run, and the reviews that lapsed
+    items: list[dict[str, Any]] = field(default_factory=list)
+    existing: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def encoded(self) -> str:
+        """`items` and `existing` as base64 of ASCII JSON, for the section's `data-review` attribute:
+        answers (untrusted) reach the page only as data its script inserts as text nodes."""
+        text = json.dumps({"items": self.items, "existing": self.existing}, allow_nan=False, default=str)
+        return base64.b64encode(text.encode("ascii")).decode("ascii")
+
+
+def build_review_view(report: Mapping[str, Any]) -> ReviewView | None:
+    """None when the run has nothing to review, no calibration and no review."""
+    calibration = report.get("judge_calibration")
+    items = [entry.to_dict() for entry in review_queue(report)]
+    existing = [
+        _carried_review(result)
+        for result in report.get("results") or []
+        if isinstance(result, Mapping) and _decided(result)
+    ]
+    decided = review_lines(result for result in report.get("results") or [] if isinstance(result, Mapping))
+    if not items and not decided and not isinstance(calibration, Mapping):
+        return None
+    return ReviewView(
+        calibration_lines(calibration if isinstance(calibration, Mapping) else None),
+        str(calibration.get("labels_file")) if isinstance(calibration, Mapping) else None,
+        decided,
+        items,
+        existing,
+    )
+
+
+def _decided(result: Mapping[str, Any]) -> bool:
+    review = result.get("review")
+    return (
+        isinstance(review, Mapping)
+        and review.get("status") == "applied"
+        and isinstance(result.get("actual_answer"), str)
+    )
+
+
+def _carried_review(result: Mapping[str, Any]) -> dict[str, Any]:
+    review = result["review"]
+    answer = str(result["actual_answer"])
+    return {
+        "question_id": str(result.get("question_id")),
+        "answer": answer,
+        "fingerprint": answer_fingerprint(answer),
+        "verdict": review.get("verdict"),
+        "by": ", ".join(review.get("by") or []),
+        "date": review.get("date"),
+        "reason": review.get("reason") or "",
+    }

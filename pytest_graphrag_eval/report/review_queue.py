@@ -1,0 +1,230 @@
+"""The review queue: the questions of a run most worth a person's look, and why.
+
+A question is queued for each of these, most reasons first, failed before passed:
+- it failed on a judged metric (answer_f1, answer_relevance, a custom metric) and no person decided it;
+  the correctness judge may be the lexical one: its claims are a judgment too;
+- its judged score straddles its threshold across the judge's repeats (`_min` below, `_max` at or above);
+- an LLM judge and the lexical match disagree (answer_f1 and answer_token_f1 differ by half or more);
+- it flipped between runs (regressed or fixed since the baseline, or flaky in the history);
+- its review lapsed: the answer changed since a person decided it;
+- its judged answer changed since the baseline run and no person decided the new one (when the
+  caller has the baseline's results: the report does not hold the baseline's answers).
+Read from the report (and the baseline's results); written as Markdown for a pull request page or as
+CSV for a sheet.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.judging.fingerprint import answer_fingerprint
+
+JUDGED_SCORES = ("answer_f1", "answer_relevance")
+LEXICAL_GAP = 0.5
+_ANSWER_LIMIT = 200
+_CSV_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    """One question worth a look."""
+
+    question_id: str
+    template_id: str
+    outcome: str
+    reasons: tuple[str, ...]
+    answer: str | None
+    fingerprint: str | None
+    question_text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question_id": self.question_id,
+            "template_id": self.template_id,
+            "outcome": self.outcome,
+            "reasons": list(self.reasons),
+            "answer": self.answer,
+            "fingerprint": self.fingerprint,
+            "question_text": self.question_text,
+        }
+
+
+def review_queue(
+    report: Mapping[str, Any], baseline: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[QueueEntry]:
+    """The report's questions worth a look, most reasons first, then failed first, then corpus order.
+
+    `baseline`: the baseline run's results by question id, for answers that changed since.
+    """
+    flipped = _flipped(report)
+    entries = []
+    for result in report.get("results") or []:
+        if not isinstance(result, Mapping) or result.get("status") != "success":
+            continue
+        question_id = str(result.get("question_id"))
+        reasons = _reasons(result, flipped.get(question_id))
+        before = (baseline or {}).get(question_id)
+        if before is not None and _changed_unreviewed(result, before):
+            reasons.append("its judged answer changed since the baseline; no person decided the new one")
+        if not reasons:
+            continue
+        answer = result.get("actual_answer")
+        entries.append(
+            QueueEntry(
+                question_id,
+                str(result.get("template_id")),
+                str(result.get("outcome") or ""),
+                tuple(reasons),
+                answer if isinstance(answer, str) else None,
+                answer_fingerprint(answer) if isinstance(answer, str) else None,
+                str(result.get("question_text") or ""),
+            )
+        )
+    order = {id(entry): index for index, entry in enumerate(entries)}
+    return sorted(
+        entries, key=lambda entry: (-len(entry.reasons), entry.outcome != "failed", order[id(entry)])
+    )
+
+
+def _reasons(result: Mapping[str, Any], flip: str | None) -> list[str]:
+    review = result.get("review") if isinstance(result.get("review"), Mapping) else None
+    decided = review is not None and review.get("status") == "applied"
+    reasons = []
+    judged_keys = _judged_keys(result)
+    failed_judged = [
+        check
+        for check in result.get("thresholds") or []
+        if isinstance(check, Mapping) and not check.get("passed") and check.get("metric") in judged_keys
+    ]
+    if failed_judged and not decided:
+        reasons.append(
+            "failed on a judged metric: " + ", ".join(str(check.get("message")) for check in failed_judged)
+        )
+    for check in result.get("thresholds") or []:
+        if not isinstance(check, Mapping) or check.get("metric") not in judged_keys:
+            continue
+        low, high = (
+            _number(result.get(f"{check['metric']}_min")),
+            _number(result.get(f"{check['metric']}_max")),
+        )
+        limit = _number(check.get("limit"))
+        if low is not None and high is not None and limit is not None and low < limit <= high:
+            reasons.append(
+                f"{check['metric']} straddles its threshold {limit:g} across the judge's repeats "
+                f"({low:.3f} to {high:.3f})"
+            )
+    judged, lexical = _number(result.get("answer_f1")), _number(result.get("answer_token_f1"))
+    by_llm = str(result.get("answer_judge") or "").startswith("llm")
+    if by_llm and judged is not None and lexical is not None and abs(judged - lexical) >= LEXICAL_GAP:
+        reasons.append(
+            "the judge and the lexical match disagree "
+            f"(answer_f1 {judged:.3f}, answer_token_f1 {lexical:.3f})"
+        )
+    if flip is not None:
+        reasons.append(flip)
+    if review is not None and review.get("status") == "lapsed":
+        reasons.append(
+            f"the answer changed since its review ({', '.join(review.get('by') or [])}): not reviewed anew"
+        )
+    return reasons
+
+
+def _changed_unreviewed(result: Mapping[str, Any], before: Mapping[str, Any]) -> bool:
+    review = result.get("review")
+    decided = isinstance(review, Mapping) and review.get("status") == "applied"
+    earlier = before.get("actual_answer")
+    judged = bool(_judged_keys(result))
+    return judged and not decided and isinstance(earlier, str) and earlier != result.get("actual_answer")
+
+
+def _judged_keys(result: Mapping[str, Any]) -> set[str]:
+    """The score keys a judge wrote for this result: the built-in ones, and custom metrics'
+    (those of a `<name>_judge` key's metric)."""
+    keys = {key for key in JUDGED_SCORES if key in result}
+    if "answer_judge" in result:
+        keys |= {"answer_f1", "answer_recall", "answer_precision"}
+    customs = [
+        str(key)[: -len("_judge")]
+        for key in result
+        if str(key).endswith("_judge") and key not in ("answer_judge", "retrieval_judge")
+    ]
+    keys |= {str(key) for key in result for name in customs if str(key).startswith(f"{name}_")}
+    return keys
+
+
+def _flipped(report: Mapping[str, Any]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    comparison = report.get("comparison")
+    if isinstance(comparison, Mapping):
+        for question in comparison.get("questions") or []:
+            if isinstance(question, Mapping) and question.get("classification") in ("regressed", "fixed"):
+                found[str(question.get("question_id"))] = f"{question['classification']} since the baseline"
+    history = report.get("history")
+    if isinstance(history, Mapping):
+        for entry in history.get("flaky") or []:
+            if isinstance(entry, Mapping):
+                found.setdefault(str(entry.get("question_id")), "flaky over the history's runs")
+    return found
+
+
+def queue_markdown(entries: Sequence[QueueEntry], escape: Any) -> str:
+    """A Markdown list for a pull request page; every untrusted text escaped by `escape`."""
+    if not entries:
+        return "## Review queue\n\nNothing to review.\n"
+    rows = [
+        f"| `{escape(entry.question_id)}` | {escape(entry.template_id)} | {escape(entry.outcome)} | "
+        f"{escape('; '.join(entry.reasons), 400)} | {escape(entry.answer or '', _ANSWER_LIMIT)} | "
+        f"`{entry.fingerprint or ''}` |"
+        for entry in entries
+    ]
+    header = (
+        "| question | template | outcome | why it is worth a look | answer | fingerprint |\n"
+        "| --- | --- | --- | --- | --- | --- |"
+    )
+    return f"## Review queue ({len(entries)})\n\n{header}\n" + "\n".join(rows) + "\n"
+
+
+def queue_csv(entries: Iterable[QueueEntry]) -> str:
+    """CSV with one row per question; a cell a spreadsheet would run as a formula is quoted with `'`."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["question_id", "template_id", "outcome", "reasons", "answer", "fingerprint"])
+    for entry in entries:
+        writer.writerow(
+            [
+                _cell(entry.question_id),
+                _cell(entry.template_id),
+                entry.outcome,
+                _cell("; ".join(entry.reasons)),
+                _cell(entry.answer or ""),
+                entry.fingerprint or "",
+            ]
+        )
+    return buffer.getvalue()
+
+
+def write_review_queue(
+    path: Path,
+    report: Mapping[str, Any],
+    escape: Any,
+    baseline: Mapping[str, Mapping[str, Any]] | None = None,
+) -> int:
+    """Write the queue (CSV for a `.csv` path, else Markdown) atomically; returns how many it holds."""
+    entries = review_queue(report, baseline)
+    text = queue_csv(entries) if path.suffix.lower() == ".csv" else queue_markdown(entries, escape)
+    write_text_atomic(path, text)
+    return len(entries)
+
+
+def _cell(text: str) -> str:
+    return f"'{text}" if text.startswith(_CSV_FORMULA_STARTS) else text
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
