@@ -8,8 +8,12 @@ It is also where untrusted YAML is kept within bounds: the file is read through
 `input_files` (size cap, encodings), the composed document may expand to at
 most `MAX_YAML_NODES` nodes once aliases are followed (an "alias bomb" of nested
 anchors fails at once instead of ending in a MemoryError), recursive aliases and
-absurd nesting are refused, and a key repeated in one mapping is an error rather
-than the last value silently winning.
+absurd nesting are refused, a key repeated in one mapping is an error rather
+than the last value silently winning, and a value PyYAML's constructors cannot
+build (`2001-13-45`, `!!int x`) is an error at its line, not their exception.
+
+Only LibYAML parses (PyYAML's `CSafeLoader`, which raises on any input it refuses);
+no parser here can end the process.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import array
 import itertools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import yaml
 
@@ -29,7 +33,7 @@ from pytest_graphrag_eval.corpus.input_files import (
     read_input_bytes,
 )
 from pytest_graphrag_eval.corpus.line_dict import LineDict
-from pytest_graphrag_eval.corpus.yaml_fast import DECLINED, load_fast
+from pytest_graphrag_eval.corpus.yaml_events import UNUSUAL, build_from_events
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
@@ -39,16 +43,19 @@ MAX_YAML_DEPTH = 500
 # Flow brackets as signed steps (+1 opens, -1 as the byte 0xFF closes); every other byte is dropped.
 _BRACKETS_AS_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _NOT_BRACKET_BYTES = bytes(byte for byte in range(256) if byte not in b"[]{}")
-_BEFORE_TOKEN = frozenset("[]{},?:'\"\ufeff")
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG = "tag:yaml.org,2002:str"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SCALARS = frozenset({str, int, float, bool, type(None)})  # what `to_plain` returns as it is
+_BUILDING: Final = object()
+"""Stands for a collection in `constructed_objects` while its children are built: met again, it is
+an alias inside the node it names."""
 
 
 class YamlBoundsError(yaml.YAMLError):
-    """The document is syntactically fine but unsafe to build (too large once expanded, recursive)."""
+    """The document is syntactically fine but cannot be built: too large once expanded, recursive,
+    a repeated key, or a value its tag's constructor refuses."""
 
     def __init__(self, problem: str, mark: yaml.Mark | None = None):
         super().__init__(problem)
@@ -63,21 +70,36 @@ except ImportError:  # PyYAML built without LibYAML
 
 
 class _LineLoader(_SafeLoader):
-    """SafeLoader whose mappings become `LineDict`s."""
+    """SafeLoader whose mappings become `LineDict`s: the constructors `_DocumentLoader` hands the
+    nodes it does not build itself to."""
 
 
-class _TreeLineLoader(_LineLoader):
-    """`_LineLoader` for a document without aliases, whose nodes therefore form a tree.
+def _construct_line_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
+    _check_duplicate_keys(node)
+    mapping = LineDict(loader.construct_mapping(node, deep=True))
+    mapping.line = node.start_mark.line + 1
+    return mapping
 
-    PyYAML's generic construction pays per node for what only shared nodes need (a memo of
-    constructed objects, a recursion guard, the generator protocol of two-step constructors):
-    on a large corpus that was a third of the load. Here text, lists and line-tracking dicts
-    are built directly; every other node (numbers, booleans, null, dates, merge keys, a key
-    that is not text, an explicit tag) goes through PyYAML's own constructors, so values and
-    errors stay exactly PyYAML's.
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_line_mapping)
+
+
+class _DocumentLoader(_LineLoader):
+    """`_LineLoader` that builds text, lists and line-tracking dicts straight from LibYAML's nodes.
+
+    PyYAML's generic construction pays per node for machinery (a memo lookup, a recursion guard,
+    the generator protocol of two-step constructors) and its resolver is called three times per
+    node: on a large corpus that is most of the load. Here text, lists and mappings with text keys
+    are built in one walk, a mapping with merge keys once PyYAML has flattened it; every other node
+    (numbers, booleans, null, dates, a key that is not text, an explicit tag) goes to PyYAML's own
+    constructors, so values and errors stay exactly PyYAML's. A collection reached twice (an
+    alias) is built once and shared, as PyYAML shares it, through PyYAML's own memo
+    (`constructed_objects`), which its constructors consult too. The alias-bomb bound is kept by
+    counting as the walk goes: each collection's size once expanded is known when it is built, and
+    an alias adds its node's size without expanding it.
     """
 
-    def __init__(self, stream: str):
+    def __init__(self, stream: str | bytes):
         super().__init__(stream)
         if not self.yaml_path_resolvers:
             # LibYAML's composer calls three resolver methods per node (over a million on a large
@@ -88,38 +110,124 @@ class _TreeLineLoader(_LineLoader):
             self.descend_resolver = slice  # type: ignore[method-assign,assignment]
             self.ascend_resolver = tuple  # type: ignore[method-assign,assignment]
             self.resolve = _tag_by_kind(super().resolve)  # type: ignore[method-assign]
+        self.expanded_sizes: dict[yaml.Node, int] = {}  # a built collection -> its nodes once expanded
+        self.nodes = 0  # the document's nodes so far, an alias counted as its node's expanded size
 
     def construct_document(self, node: yaml.Node) -> Any:
+        self.nodes = 1
         data = self._build(node)
+        self.expanded_sizes = {}
         super().construct_document(yaml.ScalarNode(_STR_TAG, ""))  # runs PyYAML's end-of-document reset
         return data
 
     def _build(self, node: yaml.Node) -> Any:
         kind, tag = type(node), node.tag
-        if kind is yaml.ScalarNode and tag == _STR_TAG:
-            return node.value
+        if kind is yaml.ScalarNode:
+            return node.value if tag == _STR_TAG else self._by_pyyaml(node)
+        built = self.constructed_objects.get(node)
+        if built is not None:
+            return self._shared(node, built)
         # Text children (most nodes) are taken in place, without a call each.
         if kind is yaml.SequenceNode and tag == _SEQ_TAG:
-            return [
+            items = node.value
+            self.constructed_objects[node] = _BUILDING
+            before = self.nodes
+            self.nodes += len(items)
+            value: Any = [
                 item.value if type(item) is yaml.ScalarNode and item.tag == _STR_TAG else self._build(item)
-                for item in node.value
+                for item in items
             ]
-        if isinstance(node, yaml.MappingNode) and tag == _MAP_TAG:
+        elif isinstance(node, yaml.MappingNode) and tag == _MAP_TAG:
             pairs = node.value
             keys = [key.value for key, _ in pairs if type(key) is yaml.ScalarNode and key.tag == _STR_TAG]
-            if len(keys) == len(pairs):  # every key is text
-                if len(set(keys)) != len(keys):
-                    _check_duplicate_keys(node)  # raises, naming the key and both lines
-                values = [
-                    value.value
-                    if type(value) is yaml.ScalarNode and value.tag == _STR_TAG
-                    else self._build(value)
-                    for _, value in pairs
-                ]
-                mapping = LineDict(zip(keys, values, strict=True))
-                mapping.line = node.start_mark.line + 1
-                return mapping
-        return self.construct_object(node, deep=True)
+            if len(keys) != len(pairs):  # a key that is not text, or a merge key
+                merges = any(type(key) is yaml.ScalarNode and key.tag == _MERGE_TAG for key, _ in pairs)
+                return self._merged(node) if merges else self._by_pyyaml(node)
+            if len(set(keys)) != len(keys):
+                _check_duplicate_keys(node)  # raises, naming the key and both lines
+            self.constructed_objects[node] = _BUILDING
+            before = self.nodes
+            self.nodes += 2 * len(pairs)
+            value = self._line_dict(node, keys)
+        else:
+            return self._by_pyyaml(node)
+        self.constructed_objects[node] = value
+        self.expanded_sizes[node] = 1 + self.nodes - before
+        return value
+
+    def _line_dict(self, node: yaml.MappingNode, keys: list[str]) -> LineDict:
+        """The mapping of `keys` (its keys' text, in order) to its values built, with its line."""
+        values = [
+            item.value if type(item) is yaml.ScalarNode and item.tag == _STR_TAG else self._build(item)
+            for _, item in node.value
+        ]
+        mapping = LineDict(zip(keys, values, strict=True))
+        mapping.line = node.start_mark.line + 1
+        return mapping
+
+    def _merged(self, node: yaml.MappingNode) -> Any:
+        """A mapping with merge keys (`<<: *defaults`): counted first by one walk (which also refuses a
+        merge of itself), flattened by PyYAML's own `flatten_mapping`, then built as any mapping, a
+        later value of a key winning as in PyYAML; with a key that is not text, PyYAML builds it."""
+        _check_duplicate_keys(node)
+        self._count_first(node)
+        counted = self.nodes  # the walk counted everything under it: building it adds nothing
+        self.flatten_mapping(node)
+        keys = [key.value for key, _ in node.value if type(key) is yaml.ScalarNode and key.tag == _STR_TAG]
+        if len(keys) != len(node.value):
+            value = self._by_pyyaml(node)
+        else:
+            self.constructed_objects[node] = _BUILDING
+            value = self._line_dict(node, keys)
+            self.constructed_objects[node] = value
+        self.nodes = counted
+        return value
+
+    def _count_first(self, node: yaml.Node) -> None:
+        """Count the nodes under `node` once expanded, before it is built another way than by `_build`."""
+        self.nodes += _expanded_size(node, self.expanded_sizes) - 1
+        self._check_bound(node)
+
+    def _shared(self, node: yaml.Node, built: Any) -> Any:
+        """A collection reached again through an alias: the object built the first time, counted
+        as all its nodes."""
+        if built is _BUILDING:
+            raise YamlBoundsError(
+                "an alias refers to a node that contains it (recursive alias)", node.start_mark
+            )
+        self.nodes += self.expanded_sizes[node] - 1
+        self._check_bound(node)
+        return built
+
+    def _by_pyyaml(self, node: yaml.Node) -> Any:
+        """What PyYAML's constructors build from `node` (a collection's nodes counted first), its
+        refusal located at the node."""
+        if not isinstance(node, yaml.ScalarNode):
+            self._count_first(node)
+        try:
+            return self.construct_object(node, deep=True)
+        except (yaml.YAMLError, RecursionError, MemoryError):
+            raise
+        except Exception as error:  # PyYAML's constructors raise ValueError, KeyError... on bad values
+            raise YamlBoundsError(_unbuildable(node, error), node.start_mark) from None
+
+    def _check_bound(self, node: yaml.Node) -> None:
+        if self.nodes > MAX_YAML_NODES:
+            raise YamlBoundsError(
+                f"the document expands to more than {MAX_YAML_NODES:,} values once its aliases are "
+                "followed (nested anchors and aliases, an 'alias bomb'?)",
+                node.start_mark,
+            )
+
+
+def _unbuildable(node: yaml.Node, error: Exception) -> str:
+    """What a constructor's refusal of `node` says: the value (shortened), its tag, and why."""
+    tag = node.tag.removeprefix("tag:yaml.org,2002:")
+    tag = "!!" + tag if tag != node.tag else tag
+    if isinstance(node, yaml.ScalarNode):
+        shown = node.value if len(node.value) <= 60 else node.value[:57] + "..."
+        return f"{shown!r} is not a valid {tag} value ({error})"
+    return f"this {tag} node cannot be built ({error})"
 
 
 def _tag_by_kind(
@@ -145,26 +253,6 @@ def _tag_by_kind(
     return resolve
 
 
-class _CheckedLineLoader(_LineLoader):
-    """`_LineLoader` that checks the composed document before construction (for texts with anchors)."""
-
-    def get_single_node(self) -> yaml.Node | None:
-        # Overridden here rather than in the composer: LibYAML's parser composes in C.
-        node = super().get_single_node()
-        _check_expansion(node)
-        return node
-
-
-def _construct_line_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
-    _check_duplicate_keys(node)
-    mapping = LineDict(loader.construct_mapping(node, deep=True))
-    mapping.line = node.start_mark.line + 1
-    return mapping
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_line_mapping)
-
-
 def _check_duplicate_keys(node: yaml.MappingNode) -> None:
     seen: dict[tuple[str, str], int] = {}
     for key_node, _ in node.value:
@@ -180,35 +268,27 @@ def _check_duplicate_keys(node: yaml.MappingNode) -> None:
         seen[key] = line
 
 
-def _check_expansion(root: yaml.Node | None) -> None:
-    """Count the nodes the document has once every alias is expanded; refuse cycles and bombs."""
-    if root is None:
-        return
-    sizes: dict[int, int] = {}
-    active: set[int] = set()
+def _expanded_size(root: yaml.Node, sizes: dict[yaml.Node, int]) -> int:
+    """The nodes under `root` once every alias is expanded (`sizes` holds those already counted, and
+    gains these); a node that contains itself is refused. Counted without expanding anything."""
+    active: set[yaml.Node] = set()
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, children_done = stack.pop()
-        key = id(node)
         if children_done:
-            active.discard(key)
-            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
-            if sizes[key] > MAX_YAML_NODES:
-                raise YamlBoundsError(
-                    f"the document expands to more than {MAX_YAML_NODES:,} values once its aliases are "
-                    "followed (nested anchors and aliases, an 'alias bomb'?)",
-                    node.start_mark,
-                )
+            active.discard(node)
+            sizes[node] = 1 + sum(sizes[child] for child in _children(node))
             continue
-        if key in sizes:
+        if node in sizes:
             continue
-        if key in active:
+        if node in active:
             raise YamlBoundsError(
                 "an alias refers to a node that contains it (recursive alias)", node.start_mark
             )
-        active.add(key)
+        active.add(node)
         stack.append((node, True))
-        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+        stack.extend((child, False) for child in _children(node) if child not in sizes)
+    return sizes[root]
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -231,34 +311,6 @@ def flow_depth(text: str | bytes) -> int:
     return max(itertools.accumulate(array.array("b", brackets)), default=0)
 
 
-def may_have_aliases(text: str | bytes) -> bool:
-    """False only when the text cannot hold both an anchor and an alias, so no node can be shared.
-
-    An anchor (`&name`) or alias (`*name`) token starts the text or follows whitespace, a flow
-    indicator, `?`, `:` or a closing quote; an `&` or `*` after anything else is inside a scalar
-    (`AT&T`, `?p*`, percent-encoded IRIs), and without both kinds of token there is nothing to expand.
-    In UTF-8 bytes, an `&` or `*` after a non-ASCII character (perhaps a space) counts as a token.
-    """
-    return _token_may_start_with(text, "&") and _token_may_start_with(text, "*")
-
-
-def _token_may_start_with(text: str | bytes, char: str) -> bool:
-    needle: Any = char.encode() if isinstance(text, bytes) else char
-    index = text.find(needle)
-    while index != -1:
-        if index == 0:
-            return True
-        before = text[index - 1 : index]
-        if isinstance(before, bytes):
-            if before[0] >= 0x80:
-                return True
-            before = before.decode("ascii")
-        if before in _BEFORE_TOKEN or before.isspace():
-            return True
-        index = text.find(needle, index + 1)
-    return False
-
-
 def line_of(value: object) -> int | None:
     """The start line of a mapping loaded by `load_yaml_with_lines`, else None."""
     return value.line if isinstance(value, LineDict) else None
@@ -276,9 +328,6 @@ def load_yaml_with_lines(
     shown = shown or str(path)
     data = read_input_bytes(path, shown=shown, error_type=error_type, what=what)
     if not data.startswith(BYTE_ORDER_MARKS) and b"\x00" not in data and flow_depth(data) <= MAX_YAML_DEPTH:
-        built = load_fast(data, MAX_YAML_NODES)
-        if built is not DECLINED:
-            return built
         try:
             return _build_document(data)
         except (yaml.YAMLError, RecursionError):
@@ -307,10 +356,12 @@ def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory
 
 
 def _build_document(source: str | bytes) -> Any:
-    # Without anchors and aliases the composed tree is the document: no bomb, no recursion.
-    loader = _CheckedLineLoader if may_have_aliases(source) else _TreeLineLoader
+    """The document from LibYAML's events where they are all of the common kinds, else from its nodes."""
     with paused_gc():
-        return yaml.load(source, Loader=loader)
+        built = build_from_events(source, MAX_YAML_NODES)
+        if built is not UNUSUAL:
+            return built
+        return yaml.load(source, Loader=_DocumentLoader)
 
 
 def to_plain(value: Any) -> Any:

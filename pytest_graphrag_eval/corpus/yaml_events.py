@@ -1,0 +1,193 @@
+"""The common YAML document built straight from LibYAML's events, without composing nodes first.
+
+PyYAML's loaders compose the whole document into node objects (each with two position marks)
+before anything is constructed: on a 27 MB corpus that is some 400,000 objects alive at once, and
+the interpreter's cyclic collector walks them again and again as they pile up (about as long as
+the parse itself). Reading LibYAML's events one at a time keeps only the document being built
+alive: each event is dropped as soon as its value is in place.
+
+`build_from_events` builds only what it is sure of: untagged scalars (plain ones resolved by PyYAML's
+own resolver and constructed by its safe constructors), sequences, mappings whose keys are text,
+anchors and aliases (one shared object per anchor, as PyYAML shares it). Anything else (an explicit
+tag, a key that is not text, a merge key, a repeated key or anchor, an alias to an unknown or
+unfinished anchor, a value a constructor refuses, a document past the node bound, a syntax error,
+more than one document) returns `UNUSUAL`, and the node-based loader of `yaml_lines` builds the
+document or says, at its line, what is wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import yaml
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
+
+from pytest_graphrag_eval.corpus.line_dict import LineDict
+
+UNUSUAL: Final = object()
+"""What `build_from_events` returns for a document it leaves to the node-based loader."""
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_NO_VALUE: Final = object()
+
+try:  # LibYAML's parser, as in yaml_lines
+    from yaml import CSafeLoader as _SafeLoader
+except ImportError:  # PyYAML built without LibYAML
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
+
+
+class _Unusual(Exception):
+    """Raised inside the build: the node-based loader takes the document."""
+
+
+def build_from_events(source: str | bytes, max_nodes: int) -> Any:
+    """The document PyYAML's safe loader builds from `source`, mappings as `LineDict`s with their
+    lines, or `UNUSUAL`."""
+    loader = _SafeLoader(source)
+    try:
+        return _EventBuilder(loader, max_nodes).document()
+    except (_Unusual, yaml.YAMLError, RecursionError):
+        return UNUSUAL
+    finally:
+        loader.dispose()
+
+
+class _EventBuilder:
+    """One pass over the events; every node is counted (an alias as its anchor's whole size) so
+    that a document past the bound is left to the loader that refuses it."""
+
+    def __init__(self, loader: Any, max_nodes: int):
+        self.loader = loader
+        self.next_event = loader.get_event
+        self.max_nodes = max_nodes
+        self.nodes = 0
+        self.anchors: dict[str, tuple[Any, int | None]] = {}  # name -> (value, its size once closed)
+        self.plain: dict[str, Any] = {}  # a plain scalar's text -> its value, resolved once
+
+    def document(self) -> Any:
+        next_event = self.next_event
+        if type(next_event()) is not StreamStartEvent:
+            raise _Unusual
+        event = next_event()
+        if type(event) is StreamEndEvent:
+            return None  # an empty stream, as PyYAML loads it
+        if type(event) is not DocumentStartEvent:
+            raise _Unusual
+        value = self.node(next_event())
+        if type(next_event()) is not DocumentEndEvent or type(next_event()) is not StreamEndEvent:
+            raise _Unusual  # a second document: the loader refuses it
+        return value
+
+    def node(self, event: Any) -> Any:
+        kind = type(event)
+        if kind is ScalarEvent:
+            self.nodes += 1
+            value = self.scalar(event)
+            if event.anchor is not None:
+                self.name(event.anchor, value, 1)
+            return value
+        if kind is AliasEvent:
+            return self.alias(event.anchor)
+        if event.tag is not None:
+            raise _Unusual  # an explicit tag
+        before = self.nodes
+        self.nodes += 1
+        anchor = event.anchor
+        if kind is SequenceStartEvent:
+            collection: Any = []
+            if anchor is not None:
+                self.name(anchor, collection, None)
+            self.fill_sequence(collection)
+        elif kind is MappingStartEvent:
+            collection = LineDict()
+            collection.line = event.start_mark.line + 1
+            if anchor is not None:
+                self.name(anchor, collection, None)
+            self.fill_mapping(collection)
+        else:
+            raise _Unusual
+        if anchor is not None:
+            self.anchors[anchor] = (collection, self.nodes - before)
+        return collection
+
+    def fill_sequence(self, sequence: list[Any]) -> None:
+        next_event, append = self.next_event, sequence.append
+        while True:
+            event = next_event()
+            if type(event) is SequenceEndEvent:
+                return
+            if type(event) is ScalarEvent and event.anchor is None:
+                self.nodes += 1
+                append(self.scalar(event))
+            else:
+                append(self.node(event))
+
+    def fill_mapping(self, mapping: LineDict) -> None:
+        next_event = self.next_event
+        while True:
+            event = next_event()
+            kind = type(event)
+            if kind is MappingEndEvent:
+                return
+            if kind is not ScalarEvent or event.anchor is not None:
+                raise _Unusual  # a collection, alias or anchored scalar as a key
+            key = self.scalar(event)
+            if type(key) is not str or key in mapping:
+                raise _Unusual  # a key that is not text (a merge key among them), or a repeated one
+            self.nodes += 1
+            event = next_event()
+            if type(event) is ScalarEvent and event.anchor is None:
+                self.nodes += 1
+                mapping[key] = self.scalar(event)
+            else:
+                mapping[key] = self.node(event)
+
+    def scalar(self, event: Any) -> Any:
+        if event.tag is not None:
+            raise _Unusual
+        text = event.value
+        if not event.implicit[0]:  # quoted or a block scalar: text
+            return text
+        value = self.plain.get(text, _NO_VALUE)
+        if value is _NO_VALUE:
+            value = self.plain[text] = self.resolved(text)
+        return value
+
+    def resolved(self, text: str) -> Any:
+        """A plain scalar's value by PyYAML's YAML 1.1 rules: its resolver's tag, its constructor."""
+        loader = self.loader
+        tag = loader.resolve(yaml.ScalarNode, text, (True, False))
+        if tag == _STR_TAG:
+            return text
+        constructor = loader.yaml_constructors.get(tag)
+        if constructor is None:
+            raise _Unusual  # `=`, which the safe loader refuses
+        try:
+            return constructor(loader, yaml.ScalarNode(tag, text))
+        except Exception as error:  # a timestamp with month 13: the loader says where
+            raise _Unusual from error
+
+    def name(self, anchor: str, value: Any, size: int | None) -> None:
+        if anchor in self.anchors:
+            raise _Unusual  # an anchor defined twice
+        self.anchors[anchor] = (value, size)
+
+    def alias(self, anchor: str) -> Any:
+        value, size = self.anchors.get(anchor, (None, None))
+        if size is None:
+            raise _Unusual  # unknown, or still open: an alias inside the node it names
+        self.nodes += size
+        if self.nodes > self.max_nodes:
+            raise _Unusual
+        return value
