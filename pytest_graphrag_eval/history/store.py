@@ -152,7 +152,7 @@ class RunRef:
 
 
 @dataclass(frozen=True)
-class QuestionOutcome:
+class PastOutcome:
     run_id: RunId
     commit: str | None
     outcome: str  # as in the report: passed, failed, skipped, xfailed, ...; "absent" if not in the run
@@ -170,12 +170,12 @@ class OutcomeHistory:
     runs: tuple[RunRef, ...]
     strips: dict[str, str]
 
-    def outcomes(self, question_id: str) -> list[QuestionOutcome]:
+    def outcomes(self, question_id: str) -> list[PastOutcome]:
         from pytest_graphrag_eval.compare.classify import passed
 
         strip = self.strips[question_id]
         return [
-            QuestionOutcome(run.run_id, run.commit, name, passed(name))
+            PastOutcome(run.run_id, run.commit, name, passed(name))
             for run, code in zip(self.runs, strip, strict=True)
             for name in [OUTCOME_NAMES.get(code, "absent")]
         ]
@@ -197,7 +197,7 @@ class MetricPoint:
 
 
 @dataclass(frozen=True)
-class QuestionResult:
+class StoredQuestion:
     """One question of one run, from the run's question rows."""
 
     position: int
@@ -516,7 +516,7 @@ class HistoryStore:
             raise HistoryError(f"history {self.display}: run {run.run_id} has no stored report")
         return decode_report(row[0], row[1])
 
-    def question_results(self, ref: RunId | str) -> list[QuestionResult]:
+    def question_results(self, ref: RunId | str) -> list[StoredQuestion]:
         """A run's questions in report order."""
         run = self.resolve(str(ref))
         with self._reading() as cursor:
@@ -527,7 +527,7 @@ class HistoryStore:
             )
             rows = cursor.fetchall()
         return [
-            QuestionResult(
+            StoredQuestion(
                 int(row[0]),
                 row[1],
                 row[2],
