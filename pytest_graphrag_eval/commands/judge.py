@@ -23,6 +23,7 @@ from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
 from pytest_graphrag_eval.gates.thresholds import parse_threshold
+from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.report.judging_summary import calibration_lines
 from pytest_graphrag_eval.run.judging import (
     calibrate,
@@ -93,13 +94,27 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--corpus", required=True, action="append", type=Path, help="corpus file (repeatable)"
     )
-    parser.add_argument("--labels", required=True, type=Path, help="labels file (YAML or JSONL)")
-    parser.add_argument("--reviews", type=Path, help="reviews file: its verdicts are labels too")
-    parser.add_argument("--answers-config", type=Path, help="the answers config the pytest run uses")
-    parser.add_argument(
-        "--judge", choices=("llm", "lexical", "none"), help="correctness judge (over the config)"
+    add_option(
+        parser,
+        "--labels",
+        declared("graphrag_judge_labels"),
+        required=True,
+        help="labels file (YAML or JSONL)",
     )
-    parser.add_argument("--judge-model", help="judge model (over the config)")
+    add_option(
+        parser, "--reviews", declared("graphrag_reviews"), help="reviews file: its verdicts are labels too"
+    )
+    add_option(
+        parser,
+        "--answers-config",
+        declared("graphrag_answers_config"),
+        help="the answers config the pytest run uses",
+    )
+    add_option(parser, "--judge", declared("graphrag_judge"), help="correctness judge (over the config)")
+    add_option(
+        parser, "--judge-model", declared("graphrag_judge_model"), help="judge model (over the config)"
+    )
+    # Repeatable: the plugin's expression grammar checks each when the gates and thresholds are parsed.
     parser.add_argument(
         "--threshold",
         action="append",
@@ -107,9 +122,24 @@ def _parser() -> argparse.ArgumentParser:
         help="a metric's pass cutoff, e.g. answer_f1>=0.7 (repeatable)",
     )
     parser.add_argument("--gate", action="append", default=[], help="judge:METRIC.STAT op N (repeatable)")
-    parser.add_argument("--report", type=Path, help="write the calibration as JSON here (atomically)")
-    parser.add_argument(
-        "--dry-run", action="store_true", help="say how many judge calls it would make; make none"
+    add_option(
+        parser,
+        "--report",
+        declared("graphrag_report"),
+        help="write the calibration as JSON here (atomically)",
     )
-    parser.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
+    add_option(
+        parser,
+        "--dry-run",
+        declared("graphrag_dry_run"),
+        default=False,
+        help="say how many judge calls it would make; make none",
+    )
+    add_option(
+        parser,
+        "--no-cache",
+        declared("graphrag_no_cache"),
+        default=False,
+        help="do not read or write the judge cache",
+    )
     return parser
