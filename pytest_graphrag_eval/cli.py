@@ -12,68 +12,53 @@ computed on the whole. Exit status: 0, or 1 when a question or a gate failed
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 from typing import Any, NoReturn
 
 from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
-from pytest_graphrag_eval.formats.gc_pause import paused_gc
 from pytest_graphrag_eval.report.merge import ShardReport, load_shard, merge_shards, shard_summary
-from pytest_graphrag_eval.report.merge_baseline import BaselineAhead
 from pytest_graphrag_eval.report.pipeline import OutputPaths
 from pytest_graphrag_eval.run.end_of_run import HistoryOptions, conclude_run
 
+_TERMINATED = 128 + signal.SIGTERM  # the status a shell reports for a process ended by SIGTERM
+
 
 def merge_command() -> NoReturn:
-    """The `graphrag-eval-merge` command: `merge_main`, and the process ends as soon as it is done.
+    """The `graphrag-eval-merge` command: `merge_main`, in a process of its own.
 
-    A large merge holds millions of small objects (the shards' results, the report built from
-    them); freeing them one by one, and then the interpreter, took a tenth of its time for nothing.
-    So the command ends as mypy's does by default, without that: by then every output is written
-    and synced, every child process joined, every history connection closed, and the standard
-    streams are flushed here.
+    A cancelled CI job stops the merge with SIGTERM; it is turned into `SystemExit` here, in the
+    command's own process, so the merge unwinds as it does for Ctrl-C: a report half written is
+    removed, not left beside the others (`formats.atomic`).
     """
-    _end_process(merge_main(sys.argv[1:], end_process=True))  # a merge refused returns here
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    sys.exit(merge_main(sys.argv[1:]))
 
 
-def merge_main(argv: Sequence[str] | None = None, *, end_process: bool = False) -> int:
-    """`graphrag-eval-merge` as a function; returns the exit status. `end_process`: exit with it
-    at the end of a merge, while what the merge built is still held (`merge_command`)."""
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> NoReturn:
+    raise SystemExit(_TERMINATED)
+
+
+def merge_main(argv: Sequence[str] | None = None) -> int:
+    """`graphrag-eval-merge` as a function; returns the exit status."""
     args = _merge_parser().parse_args(argv)
-    # A merge holds the shards' and the baseline's results (millions of small objects, no cycles
-    # worth collecting) and builds as many again: full collections were a quarter of its CPU time.
-    with paused_gc():
-        return _merge(args, end_process)
-
-
-def _end_process(status: int) -> NoReturn:
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError):  # a reader gone (`| head`): nothing more can reach it
-            stream.flush()
-    os._exit(status)
-
-
-def _merge(args: argparse.Namespace, end_process: bool) -> int:
-    history_given = _history_baseline_ref(args.baseline, ()) is not None  # --baseline history:REF
-    first_shard = args.reports[0] if args.reports and not history_given else None
-    with BaselineAhead(first_shard, args.baseline) as baseline_ahead:
-        try:
-            shards = [load_shard(path) for path in args.reports]
-            baseline_ref = _history_baseline_ref(args.baseline, shards)
-            history_baseline = _read_history_baseline(args.history, baseline_ref)
-            merged = merge_shards(
-                shards,
-                baseline_path=None if baseline_ref is not None else args.baseline,
-                history_baseline=history_baseline,
-                read_baseline=baseline_ahead.read,
-            )
-        except GraphragEvalError as error:
-            print(f"graphrag-eval-merge: error: {error}", file=sys.stderr)
-            return 2
+    try:
+        shards = [load_shard(path) for path in args.reports]
+        baseline_ref = _history_baseline_ref(args.baseline, shards)
+        history_baseline = _read_history_baseline(args.history, baseline_ref)
+        merged = merge_shards(
+            shards,
+            baseline_path=None if baseline_ref is not None else args.baseline,
+            history_baseline=history_baseline,
+        )
+    except GraphragEvalError as error:
+        print(f"graphrag-eval-merge: error: {error}", file=sys.stderr)
+        return 2
     outcome = conclude_run(
         merged.results,
         merged.settings,
@@ -111,9 +96,7 @@ def _merge(args: argparse.Namespace, end_process: bool) -> int:
     if outcome.history is not None:
         history = outcome.history
         print(f"graphrag-eval-merge: {history.line}", file=sys.stdout if history.recorded else sys.stderr)
-    status = 1 if failed or outcome.failed else 0
-    # here, while this frame still holds the shards and the report: they are never freed
-    return _end_process(status) if end_process else status
+    return 1 if failed or outcome.failed else 0
 
 
 def _history_baseline_ref(baseline: str | None, shards: Sequence[ShardReport]) -> str | None:

@@ -7,7 +7,6 @@ say False for a text whose composed tree shares a node (an anchor used by an ali
 
 from __future__ import annotations
 
-import gc
 import itertools
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,6 @@ from pytest_graphrag_eval.corpus.yaml_lines import (
     parse_yaml_with_lines,
 )
 from pytest_graphrag_eval.errors import CorpusError, SourceLocation
-from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 ALIASED = [
     "a: &x 1\nb: *x\n",
@@ -127,19 +125,6 @@ def test_the_alias_bomb_is_still_refused_among_ampersands_in_scalars() -> None:
     )
     with pytest.raises(CorpusError, match="alias bomb"):
         parse_yaml_with_lines(bomb, "corpus.yaml", CorpusError)
-
-
-def test_pausing_the_collector_restores_its_state() -> None:
-    with paused_gc():
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with paused_gc():
-            pass
-        assert not gc.isenabled()  # a caller that had disabled it keeps it disabled
-    finally:
-        gc.enable()
 
 
 TREES = [

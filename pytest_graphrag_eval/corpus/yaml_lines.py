@@ -31,7 +31,6 @@ from pytest_graphrag_eval.corpus.input_files import (
 from pytest_graphrag_eval.corpus.line_dict import LineDict
 from pytest_graphrag_eval.corpus.yaml_fast import DECLINED, load_fast
 from pytest_graphrag_eval.errors import InputError, SourceLocation
-from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 MAX_YAML_NODES = 2_000_000
 # LibYAML composes recursively in C: a few hundred thousand nested brackets crash the process.
@@ -309,8 +308,7 @@ def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory
 def _build_document(source: str | bytes) -> Any:
     # Without anchors and aliases the composed tree is the document: no bomb, no recursion.
     loader = _CheckedLineLoader if may_have_aliases(source) else _TreeLineLoader
-    with paused_gc():
-        return yaml.load(source, Loader=loader)
+    return yaml.load(source, Loader=loader)
 
 
 def to_plain(value: Any) -> Any:
