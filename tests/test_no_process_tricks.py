@@ -103,7 +103,8 @@ def test_a_plugin_run_with_a_baseline_html_and_markdown_forks_nothing(tmp_path: 
 
 def test_a_plugin_run_leaves_the_collector_as_it_found_it(pytester: pytest.Pytester) -> None:
     """The collector's state during and after an in-process run with every report is the caller's own:
-    here a state no default has (other thresholds, objects frozen) so a reset would show too."""
+    here thresholds no default has, so a reset would show too. (Frozen objects are not made here: the
+    count of those left falls as they are freed, whoever frees them.)"""
     write_synthetic_project(pytester.path, 300, per_template=30)
     pytester.makeconftest(GC_PROBE)
     run = ["--graphrag-responses", "baseline_responses.jsonl", "--graphrag-report", "baseline.json"]
@@ -111,11 +112,9 @@ def test_a_plugin_run_leaves_the_collector_as_it_found_it(pytester: pytest.Pytes
     states = pytester.path / "gc_states.jsonl"
     states.unlink()
     before_thresholds = gc.get_threshold()
-    gc.freeze()
     gc.set_threshold(911, 13, 17)
     try:
         before = [gc.isenabled(), list(gc.get_threshold()), gc.get_freeze_count()]
-        assert before[2] > 0
         result = pytester.runpytest_inprocess(
             *OPTIONS, "--graphrag-responses", "responses.jsonl", "--graphrag-baseline", "baseline.json",
             "--graphrag-report", "run.json", "--graphrag-markdown", "run.md", "--graphrag-html", "run.html",
@@ -123,7 +122,6 @@ def test_a_plugin_run_leaves_the_collector_as_it_found_it(pytester: pytest.Pytes
         after = [gc.isenabled(), list(gc.get_threshold()), gc.get_freeze_count()]
     finally:
         gc.set_threshold(*before_thresholds)
-        gc.unfreeze()
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # a tenth of the answers are wrong
     assert (pytester.path / "run.html").is_file() and (pytester.path / "run.md").is_file()
     seen = [json.loads(line) for line in states.read_text(encoding="utf-8").splitlines()]
