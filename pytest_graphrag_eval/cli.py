@@ -6,7 +6,8 @@
 The merged report is the one a single unsharded run would have written: results in
 corpus order, then aggregates, the baseline comparison, gates, Markdown and HTML
 computed on the whole. Exit status: 0, or 1 when a question or a gate failed
-(as pytest's), 2 when the reports cannot be merged (the message says why).
+(as pytest's), 2 when the reports cannot be merged (the message says why), 130 when
+stopped by Ctrl-C and 143 by SIGTERM (a cancelled CI job).
 """
 
 from __future__ import annotations
@@ -34,10 +35,15 @@ def merge_command() -> NoReturn:
 
     A cancelled CI job stops the merge with SIGTERM; it is turned into `SystemExit` here, in the
     command's own process, so the merge unwinds as it does for Ctrl-C: a report half written is
-    removed, not left beside the others (`formats.atomic`).
+    removed, not left beside the others (`formats.atomic`). Exit status 143 for SIGTERM, 130 for Ctrl-C.
     """
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    sys.exit(merge_main(sys.argv[1:]))
+    try:
+        status = merge_main(sys.argv[1:])
+    except KeyboardInterrupt:
+        print("graphrag-eval-merge: interrupted (Ctrl-C)", file=sys.stderr)
+        status = 128 + signal.SIGINT
+    sys.exit(status)
 
 
 def _exit_on_sigterm(signum: int, frame: FrameType | None) -> NoReturn:
