@@ -18,7 +18,7 @@ three outputs within 6x.
 
     python benchmarks/bench_merge.py                       # 10,000 questions (several minutes)
     python benchmarks/bench_merge.py --work /tmp/shards    # keeps the runs, reused next time
-    python benchmarks/bench_merge.py --quick               # 600 questions, checks it works
+    python benchmarks/bench_merge.py --quick               # 120 questions, checks it works
     python benchmarks/bench_merge.py --rows 25 --work /tmp/large   # 25-row SPARQL outputs: ~100 MB of shards
 """
 
@@ -40,9 +40,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 from report_equality import report_differences  # noqa: E402
+from synthetic_corpus import write_synthetic_project  # noqa: E402
 
 from pytest_graphrag_eval.report.html_report import page_bytes  # noqa: E402
-from pytest_graphrag_eval.testing.synthetic_corpus import write_synthetic_project  # noqa: E402
 
 JSON_RATIO_BUDGET = 3.0
 ALL_RATIO_BUDGET = 6.0
@@ -65,7 +65,7 @@ TIMED = textwrap.dedent(
         text = json.dumps({"results": results}, indent=2, ensure_ascii=False)
         open(sys.argv[2], "wb").write(text.encode("utf-8", "backslashreplace"))
     else:
-        from pytest_graphrag_eval.cli import merge_main
+        from pytest_graphrag_eval.commands.merge import merge_main
         merge_main(sys.argv[2:])
     # This process's own high-water mark: ru_maxrss keeps the benchmark's own size across the exec.
     status = open("/proc/self/status").read()
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--quick", action="store_true", help="600 questions, no budgets (for CI)")
+    parser.add_argument("--quick", action="store_true", help="120 questions, no budgets (for CI)")
     parser.add_argument("--work", type=Path, help="keep the runs here and reuse them")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per case (median)")
     parser.add_argument(
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     announce_quick(args.quick)
-    count = 600 if args.quick else 10_000
+    count = 120 if args.quick else 10_000  # quick: three templates of 40
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.work or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)

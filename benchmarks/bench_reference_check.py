@@ -39,7 +39,9 @@ from pytest_graphrag_eval.corpus.reference_corpus import corpus_from_data  # noq
 from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint  # noqa: E402
 from pytest_graphrag_eval.graph.http import HttpEndpoint  # noqa: E402
 from pytest_graphrag_eval.graph.references import FRESH, check_questions  # noqa: E402
-from pytest_graphrag_eval.testing.oxigraph_server import OxigraphServer  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test harnesses
+from oxigraph_server import OxigraphServer  # noqa: E402
 
 GRID = ROOT / "example_project" / "grid" / "grid.ttl"
 IN_FLIGHT = 32

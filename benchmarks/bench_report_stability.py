@@ -36,7 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pytest_graphrag_eval.report.markdown_summary import escape_text  # noqa: E402
-from pytest_graphrag_eval.testing.synthetic_corpus import write_synthetic_project  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test harnesses
+from synthetic_corpus import write_synthetic_project  # noqa: E402
 
 MERGE_SCRIPT = Path(sys.executable).parent / "graphrag-eval-merge"
 SYNTHETIC_OPTIONS = [

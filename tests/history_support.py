@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
+from synthetic_report import synthetic_report
+
 from pytest_graphrag_eval.aggregates import compute_aggregates
-from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
 
 @cache
@@ -74,3 +79,19 @@ def without_times(document: Any) -> Any:
         return value
 
     return strip(data)
+
+
+def pytest_run(cwd: Path, *arguments: str, home: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m pytest ARGUMENTS` in `cwd`, as CI runs it: no CI or PostgreSQL variables of ours leak in."""
+    environ = {key: value for key, value in os.environ.items() if not key.startswith(("GITHUB_", "CI", "PG"))}
+    if home is not None:
+        environ["HOME"] = str(home)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=environ,
+    )

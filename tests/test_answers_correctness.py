@@ -11,7 +11,7 @@ import pytest
 
 from pytest_graphrag_eval.answers.claims import ClaimCounts, parse_claim_counts
 from pytest_graphrag_eval.answers.llm_correctness import LLMCorrectness
-from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome
+from pytest_graphrag_eval.answers.metric import AnswerInputs, MetricOutcome
 from pytest_graphrag_eval.answers.prompts import correctness_template
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings, price_for
 from pytest_graphrag_eval.llm.replies import InvalidReply
@@ -32,8 +32,8 @@ def verdict(reference: int, actual: int, matching: int, reason: str = "counted t
     )
 
 
-def judge(settings: LLMSettings, inputs: AnswerInputs = INPUTS, **options: Any) -> Outcome:
-    async def run() -> Outcome:
+def judge(settings: LLMSettings, inputs: AnswerInputs = INPUTS, **options: Any) -> MetricOutcome:
+    async def run() -> MetricOutcome:
         async with JudgeClient(settings) as client:
             metric = LLMCorrectness(
                 client, options.pop("template", correctness_template(None)), "gpt-4o-mini", **options

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome
+from pytest_graphrag_eval.answers.metric import AnswerInputs, MetricOutcome
 from pytest_graphrag_eval.answers.relevance import (
     NativeRelevance,
     cosine,
@@ -59,8 +59,8 @@ def expected_score(generated: list[tuple[str, int]]) -> float:
     return statistics.fmean(cosine(original, bag_of_words_embedding(text)) for text, _ in generated)
 
 
-def native(settings: LLMSettings, inputs: AnswerInputs = INPUTS, repeats: int = 1) -> Outcome:
-    async def run() -> Outcome:
+def native(settings: LLMSettings, inputs: AnswerInputs = INPUTS, repeats: int = 1) -> MetricOutcome:
+    async def run() -> MetricOutcome:
         async with JudgeClient(settings) as client:
             metric = NativeRelevance(client, "gpt-4o-mini", "text-embedding-3-small", questions=3)
             return await evaluate_repeated(metric, inputs, repeats)
@@ -180,7 +180,7 @@ def test_ragas_backend_gives_the_same_score_for_the_same_replies(
     pytest.importorskip("ragas.metrics.collections", exc_type=ImportError)
     from pytest_graphrag_eval.answers.ragas_relevance import RagasRelevance
 
-    async def run_ragas() -> Outcome:
+    async def run_ragas() -> MetricOutcome:
         metric = RagasRelevance(llm_settings, "gpt-4o-mini", "text-embedding-3-small", questions=3)
         return await evaluate_repeated(metric, INPUTS, 1)
 

@@ -21,6 +21,10 @@ from pytest_graphrag_eval import Corpus, compute_aggregates, load_corpus, load_r
 from pytest_graphrag_eval.answers import AnswerSettings
 from pytest_graphrag_eval.gates.suite_gates import evaluate_gates, resolve_gates
 from pytest_graphrag_eval.gates.thresholds import check_thresholds, resolve_thresholds
+from pytest_graphrag_eval.generate.corpus_text import corpus_text
+from pytest_graphrag_eval.generate.generator import generate
+from pytest_graphrag_eval.generate.templates import load_templates
+from pytest_graphrag_eval.graph.factory import open_endpoint
 from pytest_graphrag_eval.scorer_factory import build_scorers
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example_project"
@@ -48,7 +52,7 @@ def example() -> Iterator[dict[str, ModuleType]]:
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(EXAMPLE / "scripts"))
         patch.syspath_prepend(str(EXAMPLE))
-        names = ("grid_agent", "build_graph", "build_corpus", "record")
+        names = ("grid_agent", "build_graph", "record")
         yield {name: importlib.import_module(name) for name in names}
     for name in [*names, "example_files"]:
         sys.modules.pop(name, None)
@@ -119,9 +123,14 @@ def test_graph_file_is_what_the_generator_writes(example: dict[str, ModuleType])
     assert example["build_graph"].build_turtle() == committed
 
 
-def test_corpus_file_is_what_the_reference_queries_give(example: dict[str, ModuleType], store: Any) -> None:
+def test_corpus_file_is_what_the_generator_makes_of_its_templates() -> None:
     committed = (EXAMPLE / "corpus.yaml").read_text(encoding="utf-8")
-    assert example["build_corpus"].render_corpus(store) == committed
+    endpoint = open_endpoint(str(EXAMPLE / "grid" / "grid.ttl"))
+    try:
+        generation = generate(load_templates(EXAMPLE / "templates.yaml"), endpoint)
+    finally:
+        endpoint.close()
+    assert corpus_text(generation.corpus_data(), "templates.yaml") == committed
 
 
 def test_corpus_loads_cleanly_and_shows_each_feature(corpus: Corpus) -> None:

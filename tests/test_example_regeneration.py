@@ -19,11 +19,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "example_project"
+# The block's programs, run by this interpreter (the console script as the module it calls).
+COMMANDS = {
+    "python": [sys.executable],
+    "graphrag-eval-corpus": [sys.executable, "-m", "pytest_graphrag_eval.commands.corpus"],
+}
 IGNORED = ("__pycache__", "reports", ".graphrag-cache", ".pytest_cache")
 
 
 def regeneration_commands() -> list[list[str]]:
-    """The argument lists of the README's regeneration block (`python example_project/scripts/...`)."""
+    """The argument lists of the README's regeneration block (`python example_project/scripts/...`,
+    `graphrag-eval-corpus generate ...`)."""
     text = (EXAMPLE / "README.md").read_text(encoding="utf-8")
     section = text.split("## Regenerate the data", 1)[1]
     block = re.search(r"^```bash\n(.*?)^```", section, re.MULTILINE | re.DOTALL)
@@ -48,15 +54,15 @@ def test_regenerating_the_example_data_twice_reproduces_the_committed_files(tmp_
     commands = regeneration_commands()
     assert {words[1] for words in commands} >= {
         "example_project/scripts/build_graph.py",
-        "example_project/scripts/build_corpus.py",
+        "generate",
         "example_project/scripts/record.py",
     }
     shutil.copytree(EXAMPLE, tmp_path / "example_project", ignore=shutil.ignore_patterns(*IGNORED))
     for _ in range(2):
         for words in commands:
-            assert words[0] == "python"
+            assert words[0] in COMMANDS
             done = subprocess.run(
-                [sys.executable, *words[1:]], cwd=tmp_path, capture_output=True, text=True, check=False
+                [*COMMANDS[words[0]], *words[1:]], cwd=tmp_path, capture_output=True, text=True, check=False
             )
             assert done.returncode == 0, f"{shlex.join(words)}:\n{done.stderr}"
         assert differing_files(EXAMPLE, tmp_path / "example_project") == []

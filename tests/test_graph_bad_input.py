@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 from graph_support import GRID, QUERIES, RELEASE_1, outputs_on, small_corpus, small_responses, write_project
+from oxigraph_server import OxigraphServer, RecordingProxy, free_port
 
 from pytest_graphrag_eval.graph.endpoint import EndpointError, EndpointUnavailable
 from pytest_graphrag_eval.graph.http import HttpEndpoint
-from pytest_graphrag_eval.testing.oxigraph_server import OxigraphServer, RecordingProxy, free_port
 
 pytest_plugins = ["pytester"]
 OLD = outputs_on(RELEASE_1)

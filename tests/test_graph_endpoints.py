@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from graph_support import GRID, QUERIES
+from oxigraph_server import OxigraphServer, RecordingProxy
 
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
@@ -20,7 +21,6 @@ from pytest_graphrag_eval.graph.factory import open_endpoint
 from pytest_graphrag_eval.graph.http import HttpEndpoint
 from pytest_graphrag_eval.graph.readonly import query_form
 from pytest_graphrag_eval.graph.references import check_questions
-from pytest_graphrag_eval.testing.oxigraph_server import OxigraphServer, RecordingProxy
 
 SECRET_TOKEN = "tok-SECRET-93b1c7e2"
 SECRET_PASSWORD = "pw-SECRET-5d2a"

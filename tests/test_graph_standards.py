@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 from graph_support import SPARQL_JSON
+from oxigraph_server import OxigraphServer, RecordingProxy
 
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
@@ -23,7 +24,6 @@ from pytest_graphrag_eval.graph.factory import identify_graph
 from pytest_graphrag_eval.graph.http import HttpEndpoint
 from pytest_graphrag_eval.graph.references import FRESH, check_questions
 from pytest_graphrag_eval.graph.service import ServicePolicy
-from pytest_graphrag_eval.testing.oxigraph_server import OxigraphServer, RecordingProxy
 
 pytest_plugins = ["pytester"]
 

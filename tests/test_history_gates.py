@@ -12,7 +12,7 @@ import pytest
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.compare.comparison import compare_reports
-from pytest_graphrag_eval.compare.run_history import PastRun, RunHistory, flakiness, flaky_questions
+from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory, flakiness, flaky_questions
 from pytest_graphrag_eval.compare.trend import slope_trend
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
 from pytest_graphrag_eval.gates.history_gates import GateHistory

@@ -1,9 +1,11 @@
 """History in the run, against a real SQLite history recorded by real runs of the example project.
 
-Nightly runs alternate between the good recording and the regression recording, so the questions
-the regression breaks flip every night: the history calls them flaky, a baseline comes from the
-store (`history:last`, `history:last-passed`, `history:BRANCH`), and trend and k-of-n gates judge the
-last runs. Each run is `pytest example_project` in a subprocess, as CI runs it.
+Nightly runs ask a live agent (`live_recording_agent`) that answers like the good recording one
+night and like the regression recording the next, so the questions the regression breaks flip
+every night under the same inputs (a live agent is one input): the history calls them flaky, a
+baseline comes from the store (`history:last`, `history:last-passed`, `history:BRANCH`), and trend
+and k-of-n gates judge the last runs. Each run is `pytest example_project` in a subprocess, as CI
+runs it.
 """
 
 from __future__ import annotations
@@ -20,21 +22,33 @@ from typing import Any
 import pytest
 from html_report_support import EXAMPLE, REGRESSION, ROOT
 
-from pytest_graphrag_eval.cli import merge_main
+from pytest_graphrag_eval.commands.merge import merge_main
 from pytest_graphrag_eval.history.store import open_history
 
 GOOD = EXAMPLE / "recordings" / "responses.jsonl"
 
 
 def run(
-    folder: Path, name: str, history: Path, responses: Path, *options: str, branch: str = "main"
+    folder: Path,
+    name: str,
+    history: Path,
+    responses: Path,
+    *options: str,
+    branch: str = "main",
+    live: bool = False,
 ) -> tuple[dict[str, Any], str]:
-    """One run of the example project recorded in `history`; its JSON report and terminal output."""
+    """One run of the example project recorded in `history`; its JSON report and terminal output.
+    `live`: the answers come from a live agent answering as `responses` does."""
     report = folder / f"{name}.json"
     environ = {
         key: value for key, value in os.environ.items() if not key.startswith(("GITHUB_", "CI", "GITLAB"))
     }
     environ.update(GITHUB_SHA=f"commit-{name}", GITHUB_REF_NAME=branch)
+    answers = ["--graphrag-responses", str(responses)]
+    if live:
+        environ["GRAPHRAG_TEST_AGENT_RECORDING"] = str(responses)
+        environ["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests"), environ.get("PYTHONPATH", "")])
+        answers = ["-p", "live_recording_agent"]
     completed = subprocess.run(
         [
             sys.executable,
@@ -50,8 +64,7 @@ def run(
             str(report.with_suffix(".html")),
             "--graphrag-markdown",
             str(report.with_suffix(".md")),
-            "--graphrag-responses",
-            str(responses),
+            *answers,
             "--graphrag-history",
             str(history),
             "--graphrag-flaky-runs=5",
@@ -83,7 +96,9 @@ def nights(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     folder = tmp_path_factory.mktemp("nights")
     history = folder / "history.sqlite"
     recorded = [
-        run(folder, f"night{night}", history, GOOD if night % 2 == 0 else REGRESSION, branch=branch)[0]
+        run(
+            folder, f"night{night}", history, GOOD if night % 2 == 0 else REGRESSION, branch=branch, live=True
+        )[0]
         for night, branch in enumerate(["main", "main", "main", "feature"])
     ]
     judged, output = run(
@@ -99,6 +114,7 @@ def nights(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "--graphrag-gate=fixed<=0 excluding flaky",
         "-o",
         "graphrag_gates=",
+        live=True,
     )
     return {"folder": folder, "history": history, "recorded": recorded, "judged": judged, "output": output}
 
@@ -288,6 +304,7 @@ def test_a_sharded_run_merged_with_the_history(
             "--graphrag-gate=history:passes>=5/5",
             "-o",
             "graphrag_gates=",
+            live=True,
         )[0]
         for index in (1, 2)
     ]

@@ -6,17 +6,17 @@ from __future__ import annotations
 import json
 
 import pytest
+from oxigraph_server import free_port
 from plugin_support import (
     REPLAY_WITH_THRESHOLD,
     good_responses,
     write_project_where_q3_fails,
     write_responses,
 )
+from postgres_server import PostgresServer
 
 from pytest_graphrag_eval.history.schema import LATEST_VERSION
 from pytest_graphrag_eval.history.store import open_history
-from pytest_graphrag_eval.testing.oxigraph_server import free_port
-from pytest_graphrag_eval.testing.postgres_server import PostgresServer
 
 REPLAY = REPLAY_WITH_THRESHOLD
 

@@ -26,6 +26,7 @@ def test_github_actions_names_the_pull_requests_branch_and_the_run() -> None:
         ci="github",
         ci_url="https://github.com/team/agent/actions/runs/9001",
         ci_run_key="github:team/agent:9001:2",
+        ci_run_family="github:team/agent:9001",
     )
     push = {key: value for key, value in env.items() if key != "GITHUB_HEAD_REF"} | {
         "GITHUB_REF_NAME": "main"
@@ -86,11 +87,11 @@ def test_outside_ci_git_is_asked(tmp_path: Path) -> None:
 def test_a_postgresql_password_never_reaches_the_display_form() -> None:
     location = parse_location("postgresql://ci:s3cr%40t@db.example:5433/evals?sslmode=require")
     assert location.display == "postgresql://ci:***@db.example:5433/evals?sslmode=require"
-    assert location.password == "s3cr@t"
+    assert location.secrets == ("s3cr@t",)
     assert "s3cr" not in repr(location)
     assert location.scrub("auth failed for s3cr@t") == "auth failed for ***"
     from_env = parse_location("postgresql://ci@db.example/evals", {"PGPASSWORD": "envpw"})
-    assert (from_env.display, from_env.password) == ("postgresql://ci@db.example/evals", "envpw")
+    assert (from_env.display, from_env.secrets) == ("postgresql://ci@db.example/evals", ("envpw",))
     assert parse_location("sqlite:///runs/history.db").path == Path("runs/history.db")
     assert parse_location("sqlite:////abs/history.db").path == Path("/abs/history.db")
     assert parse_location("history.db").kind == "sqlite"

@@ -12,8 +12,9 @@ import time
 from typing import Any
 
 import pytest
+from synthetic_report import synthetic_report
 
-from pytest_graphrag_eval.compare.run_history import PastRun, RunHistory, flaky_questions
+from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory, flaky_questions
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.history_section import flaky_ids
@@ -21,7 +22,6 @@ from pytest_graphrag_eval.report.history_summary import history_lines, outcome_s
 from pytest_graphrag_eval.report.html_report.render import render_html
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report.pipeline import RunSettings, finish_run
-from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
 QUESTIONS = 40
 GATES = (

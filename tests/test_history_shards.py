@@ -7,7 +7,7 @@ import json
 import pytest
 from plugin_support import REPLAY_WITH_THRESHOLD, write_project_where_q3_fails
 
-from pytest_graphrag_eval.cli import merge_main
+from pytest_graphrag_eval.commands.merge import merge_main
 from pytest_graphrag_eval.history.store import open_history
 
 REPLAY = REPLAY_WITH_THRESHOLD

@@ -16,13 +16,13 @@ from html_report_support import MALICIOUS, REGRESSION, run_example, with_malicio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from plugin_support import corpus, good_responses, write_corpus, write_responses
+from synthetic_report import synthetic_report
 
 from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.report.html_report import render_html, write_html
 from pytest_graphrag_eval.report.html_report.charts import delta_bar, delta_scale, group_histograms, histogram
 from pytest_graphrag_eval.report.html_report.model import build_view
 from pytest_graphrag_eval.report.step_explanations import SPARQL_JSON, explain_step_mismatch
-from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 from html_report_support import MALICIOUS, REGRESSION, run_example, with_malicious_answer
+from synthetic_report import synthetic_report
 
 from pytest_graphrag_eval.report.html_report import write_html
-from pytest_graphrag_eval.testing.synthetic_report import synthetic_report
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 expect = sync_api.expect

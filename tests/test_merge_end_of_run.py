@@ -10,7 +10,7 @@ import textwrap
 import pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 
-from pytest_graphrag_eval.cli import merge_main
+from pytest_graphrag_eval.commands.merge import merge_main
 
 pytest_plugins = ["pytester"]
 

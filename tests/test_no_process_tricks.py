@@ -20,8 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from pytest_graphrag_eval.testing.synthetic_corpus import write_synthetic_project
+from synthetic_corpus import write_synthetic_project
 
 pytest_plugins = ["pytester"]
 
@@ -45,11 +44,11 @@ COUNTED_MERGE = (
     "def note(log=os.environ['FORK_LOG']):\n"
     "    with open(log, 'a', encoding='utf-8') as stream: stream.write(f'{os.getpid()}\\n')\n"
     "os.register_at_fork(before=note)\n"
-    "from pytest_graphrag_eval.cli import merge_command\n"
+    "from pytest_graphrag_eval.commands.merge import merge_command\n"
     "sys.argv[0] = 'graphrag-eval-merge'\n"
     "merge_command()\n"
 )
-MERGE = "import sys; from pytest_graphrag_eval.cli import merge_command; merge_command()"
+MERGE = "import sys; from pytest_graphrag_eval.commands.merge import merge_command; merge_command()"
 # The collector's state as a conftest sees it at points of the run after the plugin has loaded the
 # corpus, scored questions and written every report (pytest_unconfigure runs after them all).
 GC_PROBE = """

@@ -20,6 +20,8 @@ CTRL_C_WHILE_WRITING = textwrap.dedent(
 
     import pytest_graphrag_eval.report.pipeline as pipeline
 
+    # Ctrl-C as at a terminal, though this run's parent may have been started with SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     _build_document = pipeline.build_document
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from unittest.mock import ANY
 
 import pytest
+from child_pytest import interruptible_pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 from test_plugin_progress import run_in_terminal
 
@@ -109,7 +110,7 @@ def test_batch_run_scores_as_a_direct_run_at_half_the_cost(judged) -> None:
 def run_in_subprocess(pytester: pytest.Pytester, server: FakeOpenAIServer) -> subprocess.Popen[str]:
     env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": SECRET}
     return subprocess.Popen(
-        [sys.executable, "-m", "pytest", *BATCH],
+        interruptible_pytest(*BATCH),
         cwd=pytester.path,
         env=env,
         stdout=subprocess.PIPE,

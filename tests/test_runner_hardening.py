@@ -9,7 +9,6 @@ import signal
 import socket
 import struct
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from child_pytest import interruptible_pytest
 from conftest import TEST_API_KEY
 from plugin_support import corpus, write_corpus
 
@@ -125,7 +125,7 @@ def pytest_graphrag_respond(question, config):
 def test_ctrl_c_during_a_slow_agent_call_ends_the_run_with_a_valid_report(tmp_path: Path) -> None:
     (tmp_path / "corpus.yaml").write_text(yaml.safe_dump(corpus(), sort_keys=False), encoding="utf-8")
     (tmp_path / "conftest.py").write_text(SLOW_CONFTEST, encoding="utf-8")
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--graphrag-corpus", "corpus.yaml"]
+    command = interruptible_pytest("-p", "no:cacheprovider", "--graphrag-corpus", "corpus.yaml")
     process = subprocess.Popen(
         [*command, "--graphrag-report", "report.json"],
         cwd=tmp_path,

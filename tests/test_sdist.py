@@ -1,8 +1,10 @@
 """The sdist carries a test suite that collects and runs: the tests with their conftest and data.
 
-It is built as a release would be (`python -m build --sdist`), unpacked, and its files compared with the
-repository's tracked files; pytest then collects the whole suite from the unpacked tree, the same tests
-as from the repository, and runs the tests that read the docs, the example project and the data files.
+It is built as a release would be (`python -m build --sdist`) from the files git tracks (as they are in
+the working tree, edits included), so that what the project declares decides its content, not what a
+contributor's tools left beside it (a `.coverage`, a `.report.json`); unpacked, its files are compared with
+the tracked files; pytest then collects the whole suite from the unpacked tree, the same tests as from
+the repository, and runs the tests that read the docs, the example project and the data files.
 """
 
 from __future__ import annotations
@@ -30,13 +32,29 @@ READERS = [
 ]
 
 
+def _tracked_files() -> set[str]:
+    """The files git tracks that the working tree still has (a deletion not yet committed is left out)."""
+    listing = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True)
+    return {path for path in listing.stdout.split("\0") if path and (ROOT / path).is_file()}
+
+
 @pytest.fixture(scope="module")
-def unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tracked_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the tracked files, without what is untracked or ignored in the checkout."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("builds the sdist from a git checkout")
+    tree = tmp_path_factory.mktemp("tracked") / "pytest-graphrag-eval"
+    for path in _tracked_files():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / path, tree / path)
+    return tree
+
+
+@pytest.fixture(scope="module")
+def unpacked(tracked_tree: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("sdist")
     built = subprocess.run(
-        [sys.executable, "-m", "build", "--sdist", "--outdir", str(out), str(ROOT)],
+        [sys.executable, "-m", "build", "--sdist", "--outdir", str(out), str(tracked_tree)],
         capture_output=True,
         text=True,
         timeout=600,
@@ -68,24 +86,19 @@ def _collected(where: Path, *args: str) -> tuple[int, str]:
 
 
 def test_the_sdist_holds_the_source_tree_and_nothing_else(unpacked: Path) -> None:
-    # The sdist is built from the working tree: what git tracks, or would (untracked and not ignored).
-    listing = ["git", "ls-files", "--cached", "--others", "--exclude-standard"]
-    tracked = set(
-        subprocess.run(listing, cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    )
-    tracked = {path for path in tracked if (ROOT / path).is_file()}  # a deletion not yet committed
+    tracked = _tracked_files()
     shipped = {
         path.relative_to(unpacked).as_posix()
         for path in unpacked.rglob("*")
         if path.is_file() and not BUILD_METADATA.match(path.relative_to(unpacked).as_posix())
     }
-    assert shipped - tracked == set()  # nothing ignored (reports, caches, virtual environments)
-    assert tracked - shipped == set()
+    assert shipped - tracked == set()  # nothing the build makes beyond its metadata
+    assert tracked - shipped == set()  # nothing MANIFEST.in leaves out
 
 
-def test_the_suite_collects_from_the_sdist_as_from_the_repository(unpacked: Path) -> None:
+def test_the_suite_collects_from_the_sdist_as_from_the_repository(unpacked: Path, tracked_tree: Path) -> None:
     count, _ = _collected(unpacked)
-    repository_count, _ = _collected(ROOT)
+    repository_count, _ = _collected(tracked_tree)
     assert count == repository_count > 1000
 
 

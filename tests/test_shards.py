@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 import yaml
 from report_equality import report_differences, without_timings
+from synthetic_corpus import write_synthetic_project
 
-from pytest_graphrag_eval.cli import merge_main
+from pytest_graphrag_eval.commands.merge import merge_main
 from pytest_graphrag_eval.corpus.shards import assign_shards, parse_shard
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.testing import FakeOpenAIServer
-from pytest_graphrag_eval.testing.synthetic_corpus import write_synthetic_project
 
 ROOT = Path(__file__).resolve().parents[1]
 MERGE_SCRIPT = Path(sys.executable).parent / "graphrag-eval-merge"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from pytest_graphrag_eval.lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome
+    from pytest_graphrag_eval.answers.metric import AnswerInputs, MetricOutcome
     from pytest_graphrag_eval.answers.scorers import (
         AnswerJudgeScorer,
         DeterministicAnswerScorer,
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 # Each name, and the module that defines it.
 _HOMES = {
     "AnswerInputs": "pytest_graphrag_eval.answers.metric",
-    "Outcome": "pytest_graphrag_eval.answers.metric",
+    "MetricOutcome": "pytest_graphrag_eval.answers.metric",
     "AnswerJudgeScorer": "pytest_graphrag_eval.answers.scorers",
     "DeterministicAnswerScorer": "pytest_graphrag_eval.answers.scorers",
     "build_answer_metrics": "pytest_graphrag_eval.answers.scorers",
@@ -41,7 +41,7 @@ __all__ = [
     "AnswerSettings",
     "CustomMetric",
     "DeterministicAnswerScorer",
-    "Outcome",
+    "MetricOutcome",
     "OutputField",
     "build_answer_metrics",
 ]

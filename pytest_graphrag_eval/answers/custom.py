@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
 from pytest_graphrag_eval.answers.llm_correctness import repeat_cache_extra
-from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome
+from pytest_graphrag_eval.answers.metric import AnswerInputs, LLMJudgedMetric, MetricOutcome
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block, render_alternatives
 from pytest_graphrag_eval.answers.settings import STEPS_KEYS, CustomMetric, OutputField
 from pytest_graphrag_eval.llm.judge import Judge, Usage
@@ -101,11 +101,10 @@ def _decoded(value: Any) -> Any:
     return value
 
 
-class CustomLLMMetric:
+class CustomLLMMetric(LLMJudgedMetric):
     """A configured metric judged by the LLM (`<name>_judge` = `llm:<model>`)."""
 
     cost_key = None
-    uses_llm = True
 
     def __init__(
         self,
@@ -115,10 +114,8 @@ class CustomLLMMetric:
         output_mode: str = "json_schema",
         temperature: float = 0.0,
     ):
-        self.client = client
+        super().__init__(client, model, output_mode=output_mode, temperature=temperature)
         self.spec = spec
-        self.model = model
-        self.temperature = temperature
         self.error_key = f"{spec.name}_error"
         self.spread_keys = tuple(
             spec.output_key(field.name) for field in spec.outputs if field.type in ("number", "integer")
@@ -130,7 +127,6 @@ class CustomLLMMetric:
             + "\n\nReply with one JSON object and nothing else. Its fields:\n"
             + "\n".join(describe_field(field) for field in spec.outputs)
         )
-        self.label = f"llm:{model}"
 
     def applies(self, inputs: AnswerInputs) -> bool:
         present = {
@@ -156,7 +152,7 @@ class CustomLLMMetric:
         blocks = [data_block(name, texts[name]) for name in self.spec.inputs]
         return "\n\n".join([self.spec.instructions.strip(), *blocks])
 
-    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> Outcome:
+    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
         usage = Usage()
         keys: dict[str, Any] = {f"{self.spec.name}_judge": self.label}
         messages = [
@@ -176,6 +172,6 @@ class CustomLLMMetric:
             )
         except JudgeFailure as failure:
             keys[self.error_key] = str(failure)
-            return Outcome(keys, usage)
+            return MetricOutcome(keys, usage)
         keys.update({self.spec.output_key(name): value for name, value in values.items()})
-        return Outcome(keys, usage)
+        return MetricOutcome(keys, usage)

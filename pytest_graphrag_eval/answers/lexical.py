@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from pytest_graphrag_eval.answers.claims import ClaimCounts
-from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
+from pytest_graphrag_eval.answers.metric import AnswerInputs, MetricOutcome, blank_input_error
 from pytest_graphrag_eval.metrics.text import normalize_answer
 
 LABEL = "lexical"
@@ -135,7 +135,7 @@ class LexicalCorrectness:
     def applies(self, inputs: AnswerInputs) -> bool:
         return inputs.reference_answer is not None and inputs.actual_answer is not None
 
-    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> Outcome:
+    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
         keys: dict[str, Any] = {"answer_judge": LABEL}
         problem = blank_input_error(inputs, reference=True)
         assert inputs.actual_answer is not None
@@ -144,7 +144,7 @@ class LexicalCorrectness:
             candidates = [counts for counts in scored if counts is not None]
             if candidates:
                 keys.update(max(candidates, key=lambda counts: counts.f1).as_keys())
-                return Outcome(keys)
+                return MetricOutcome(keys)
             problem = "the lexical judge found no claims to compare (only punctuation or articles)"
         keys[self.error_key] = problem
-        return Outcome(keys)
+        return MetricOutcome(keys)

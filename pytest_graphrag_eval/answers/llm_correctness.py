@@ -14,7 +14,12 @@ from typing import Any
 
 from pytest_graphrag_eval.answers.claims import ClaimCounts, parse_claim_counts
 from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
-from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
+from pytest_graphrag_eval.answers.metric import (
+    AnswerInputs,
+    LLMJudgedMetric,
+    MetricOutcome,
+    blank_input_error,
+)
 from pytest_graphrag_eval.answers.prompts import DATA_RULE
 from pytest_graphrag_eval.llm.judge import Judge, Usage
 from pytest_graphrag_eval.llm.prompts import PromptTemplate
@@ -41,13 +46,12 @@ def repeat_cache_extra(repeat: int) -> str:
     return f"repeat:{repeat}" if repeat else ""
 
 
-class LLMCorrectness:
+class LLMCorrectness(LLMJudgedMetric):
     """Claims-based correctness with an LLM judge (`answer_judge` = `llm:<model>`)."""
 
     error_key = "answer_eval_error"
     spread_keys = ("answer_recall", "answer_precision", "answer_f1")
     cost_key = None
-    uses_llm = True
 
     def __init__(
         self,
@@ -57,21 +61,18 @@ class LLMCorrectness:
         output_mode: str = "json_schema",
         temperature: float = 0.0,
     ):
-        self.client = client
+        super().__init__(client, model, output_mode=output_mode, temperature=temperature)
         self.template = template
-        self.model = model
-        self.temperature = temperature
         self.response_format = response_format("answer_correctness", REPLY_PROPERTIES, output_mode)
-        self.label = f"llm:{model}"
 
     def applies(self, inputs: AnswerInputs) -> bool:
         return inputs.reference_answer is not None and inputs.actual_answer is not None
 
-    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> Outcome:
+    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
         usage = Usage()
         problem = blank_input_error(inputs, reference=True)
         if problem:
-            return Outcome({"answer_judge": self.label, self.error_key: problem}, usage)
+            return MetricOutcome({"answer_judge": self.label, self.error_key: problem}, usage)
         assert inputs.actual_answer is not None
         references = [text for text in inputs.references() if text.strip()]
         verdicts = await asyncio.gather(
@@ -86,13 +87,13 @@ class LLMCorrectness:
         for verdict in verdicts:
             if isinstance(verdict, JudgeFailure):
                 keys[self.error_key] = str(verdict)
-                return Outcome(keys, usage)
+                return MetricOutcome(keys, usage)
             if isinstance(verdict, BaseException):
                 raise verdict
             counts.append(verdict)
         best = max(counts, key=lambda claim_counts: claim_counts.f1)  # max keeps the first of equals
         keys.update(best.as_keys())
-        return Outcome(keys, usage)
+        return MetricOutcome(keys, usage)
 
     async def _judge(
         self, question: str, reference: str, actual: str, repeat: int, usage: Usage

@@ -1,7 +1,7 @@
 """What every answer metric looks like to the answer scorer and to the CLI.
 
 A metric gets the plain texts it judges (`AnswerInputs`, built from a corpus
-question and its response, or from a TSV row) and returns an `Outcome`: its
+question and its response, or from a TSV row) and returns an `MetricOutcome`: its
 result keys plus the judge usage it caused. Metrics never raise for a bad
 agent answer or a bad judge reply; they put the reason in `error_key`.
 """
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pytest_graphrag_eval.llm.judge import Usage
+from pytest_graphrag_eval.llm.judge import Judge, Usage
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
@@ -48,7 +48,7 @@ class AnswerInputs:
 
 
 @dataclass
-class Outcome:
+class MetricOutcome:
     """A metric's result keys for one question and the judge usage spent on them."""
 
     keys: dict[str, Any]
@@ -78,7 +78,7 @@ class AnswerMetric(Protocol):
         """False when the inputs lack what the metric needs: it is then skipped, not failed."""
         ...
 
-    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> Outcome:
+    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
         """Judge once; `repeat` numbers repeated judgments so each has its own cache entry."""
         ...
 
@@ -90,3 +90,29 @@ def blank_input_error(inputs: AnswerInputs, *, reference: bool) -> str | None:
     if reference and not any(text.strip() for text in inputs.references()):
         return "the reference answer is empty"
     return None
+
+
+class LLMJudgedMetric:
+    """What every metric judged by a chat model holds: the judge, its model and how it is asked.
+
+    One constructor for the LLM-judged metrics (correctness, relevance, custom metrics, the
+    retrieval judges), so a setting of the judge is added in one place. `label` is the
+    `<metric>_judge` value the report shows.
+    """
+
+    uses_llm = True
+
+    def __init__(
+        self,
+        client: Judge,
+        model: str,
+        *,
+        output_mode: str = "json_schema",
+        temperature: float = 0.0,
+        label: str | None = None,
+    ) -> None:
+        self.client = client
+        self.model = model
+        self.output_mode = output_mode
+        self.temperature = temperature
+        self.label = label if label is not None else f"llm:{model}"

@@ -22,7 +22,7 @@ import os
 import weakref
 from typing import Any
 
-from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
+from pytest_graphrag_eval.answers.metric import AnswerInputs, MetricOutcome, blank_input_error
 from pytest_graphrag_eval.errors import ConfigurationError, install_extra_hint
 from pytest_graphrag_eval.llm import LLMSettings, make_sdk_client, price_for
 from pytest_graphrag_eval.llm.judge import Usage
@@ -65,13 +65,13 @@ class RagasRelevance:
     def applies(self, inputs: AnswerInputs) -> bool:
         return inputs.actual_answer is not None
 
-    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> Outcome:
+    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
         usage = Usage()
         keys: dict[str, Any] = {"answer_relevance_judge": self.label}
         problem = blank_input_error(inputs, reference=False)
         if problem:
             keys[self.error_key] = problem
-            return Outcome(keys, usage)
+            return MetricOutcome(keys, usage)
         async with self._limit():  # the client too: at most `concurrency` of them open at once
             sdk = make_sdk_client(self.settings, on_response=lambda response: self._count(response, usage))
             try:
@@ -82,7 +82,7 @@ class RagasRelevance:
                 keys[self.error_key] = f"ragas AnswerRelevancy failed: {type(error).__name__}: {error}"
             finally:
                 await sdk.close()
-        return Outcome(keys, usage)
+        return MetricOutcome(keys, usage)
 
     def _metric(self, sdk: Any) -> Any:
         """ragas' AnswerRelevancy on `sdk`."""

@@ -18,7 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
-from pytest_graphrag_eval.answers.metric import AnswerInputs, Outcome, blank_input_error
+from pytest_graphrag_eval.answers.metric import (
+    AnswerInputs,
+    LLMJudgedMetric,
+    MetricOutcome,
+    blank_input_error,
+)
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
 from pytest_graphrag_eval.llm import LLMError
 from pytest_graphrag_eval.llm.judge import Judge, Usage
@@ -67,13 +72,12 @@ def relevance_score(
     return statistics.fmean(cosine(original, vector) for vector in generated)
 
 
-class NativeRelevance:
+class NativeRelevance(LLMJudgedMetric):
     """RAGAS answer relevance through JudgeClient (cached, retried, cost counted)."""
 
     error_key = "answer_relevance_error"
     spread_keys = ("answer_relevance",)
     cost_key = "answer_relevance_cost"
-    uses_llm = True
 
     def __init__(
         self,
@@ -83,24 +87,22 @@ class NativeRelevance:
         questions: int = 3,
         output_mode: str = "json_schema",
     ):
-        self.client = client
-        self.model = model
+        super().__init__(client, model, output_mode=output_mode, label=f"llm:{model}+{embedding_model}")
         self.embedding_model = embedding_model
         self.questions = questions
         self.response_format = response_format("answer_relevance_question", REPLY_PROPERTIES, output_mode)
-        self.label = f"llm:{model}+{embedding_model}"
 
     def applies(self, inputs: AnswerInputs) -> bool:
         return inputs.actual_answer is not None
 
-    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> Outcome:
+    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
         usage = Usage()
         keys: dict[str, Any] = {"answer_relevance_judge": self.label}
         try:
             keys["answer_relevance"] = await self._score(inputs, repeat, usage)
         except JudgeFailure as failure:
             keys[self.error_key] = str(failure)
-        return Outcome(keys, usage)
+        return MetricOutcome(keys, usage)
 
     async def _score(self, inputs: AnswerInputs, repeat: int, usage: Usage) -> float:
         problem = blank_input_error(inputs, reference=False)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.metric import LLMJudgedMetric
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
 from pytest_graphrag_eval.answers.result_keys import RETRIEVAL_JUDGE_KEYS
 from pytest_graphrag_eval.llm.judge import Judge, Usage
@@ -169,7 +170,7 @@ StepMatcher = Callable[
 `answers` may not import `steps`)."""
 
 
-class RetrievalJudgeScorer:
+class RetrievalJudgeScorer(LLMJudgedMetric):
     """Judges the retrieval steps of a response; see the module docstring for keys and rules.
 
     `match_steps` pairs actual steps with reference steps, for the `retrieval_context_*` metrics.
@@ -186,13 +187,10 @@ class RetrievalJudgeScorer:
         output_mode: str = "json_schema",
         temperature: float = 0.0,
     ) -> None:
-        self.client = client
+        super().__init__(client, model, output_mode=output_mode, temperature=temperature)
         self.match_steps = match_steps
-        self.model = model
-        self.temperature = temperature
         self.recall_format = response_format("context_recall", RECALL_PROPERTIES, output_mode)
         self.precision_format = response_format("context_precision", PRECISION_PROPERTIES, output_mode)
-        self.label = f"llm:{model}"
 
     async def score(
         self, question: Question, response: dict[str, Any], context: ScoringContext

@@ -15,12 +15,14 @@ import asyncio
 import statistics
 from typing import Any
 
-from pytest_graphrag_eval.answers.metric import AnswerInputs, AnswerMetric, Outcome
+from pytest_graphrag_eval.answers.metric import AnswerInputs, AnswerMetric, MetricOutcome
 from pytest_graphrag_eval.llm.judge import Usage
 from pytest_graphrag_eval.scoring import SPREAD_SUFFIXES
 
 
-def combine_repeats(outcomes: list[Outcome], spread_keys: tuple[str, ...], error_key: str) -> Outcome:
+def combine_repeats(
+    outcomes: list[MetricOutcome], spread_keys: tuple[str, ...], error_key: str
+) -> MetricOutcome:
     """Merge k outcomes of one metric into one (see the module docstring)."""
     usage = Usage()
     for outcome in outcomes:
@@ -31,7 +33,7 @@ def combine_repeats(outcomes: list[Outcome], spread_keys: tuple[str, ...], error
         failed_keys = dict(failed.keys)
         if len(outcomes) > 1:
             failed_keys[error_key] = f"judgment {index} of {len(outcomes)}: {failed_keys[error_key]}"
-        return Outcome(failed_keys, usage)
+        return MetricOutcome(failed_keys, usage)
     keys: dict[str, Any] = dict(outcomes[0].keys)
     if len(outcomes) > 1:
         for key in spread_keys:
@@ -39,10 +41,10 @@ def combine_repeats(outcomes: list[Outcome], spread_keys: tuple[str, ...], error
             keys[key] = statistics.fmean(values)
             spread = (statistics.stdev(values), min(values), max(values))
             keys.update((key + suffix, value) for suffix, value in zip(SPREAD_SUFFIXES, spread, strict=True))
-    return Outcome(keys, usage)
+    return MetricOutcome(keys, usage)
 
 
-async def evaluate_repeated(metric: AnswerMetric, inputs: AnswerInputs, repeats: int) -> Outcome:
+async def evaluate_repeated(metric: AnswerMetric, inputs: AnswerInputs, repeats: int) -> MetricOutcome:
     """Judge `repeats` times concurrently (once for deterministic metrics) and combine."""
     count = repeats if metric.uses_llm else 1
     outcomes = await asyncio.gather(*(metric.evaluate(inputs, repeat) for repeat in range(count)))

@@ -16,7 +16,7 @@
         A gate on change (`regressions<=0`, `delta:...`) computed without the questions the history
         calls flaky; the gate's message says how many it left out.
 
-The earlier runs come as plain data (`compare.run_history.RunHistory`); this module never reads a store.
+The earlier runs come as plain data (`compare.past_runs.RunHistory`); this module never reads a store.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_graphrag_eval.compare.classify import passed
+from pytest_graphrag_eval.compare.past_runs import RunHistory
 from pytest_graphrag_eval.compare.repeats import attempt_passed
-from pytest_graphrag_eval.compare.run_history import RunHistory
 from pytest_graphrag_eval.compare.trend import MIN_RUNS_FOR_INTERVAL, slope_trend
 from pytest_graphrag_eval.gates.change_gates import ChangeView
 from pytest_graphrag_eval.gates.expressions import ExpressionError, display_number, format_number

@@ -1,9 +1,10 @@
 """Analyses of stored history, with no I/O: flaky questions and metric trends.
 
 - `flaky_questions(history, min_flips)`: questions whose pass/fail flipped at least `min_flips`
-  times over the runs given, and (`same_commit`) those that both passed and failed on one commit
-  with the same inputs (corpus, graph, settings, responses file or live agent) — Buildkite's
-  definition: nothing changed, the outcome did. A replay of another recording is another input.
+  times over the runs given — a flip counted only between two runs with the same inputs (corpus,
+  graph, settings, and the same recording or a live agent: `records.run_inputs`), so a change that
+  came with other responses is never noise — and (`same_commit`) those that both passed and failed
+  on one commit with the same inputs: Buildkite's definition, nothing changed, the outcome did.
 - `trend(points)`: the least-squares slope of a metric per run, with its confidence interval,
   and the runs where the corpus, the graph or the settings changed.
 """
@@ -49,8 +50,15 @@ def flaky_questions(
     for question_id, strip in history.strips.items():
         if "F" not in strip or ("P" not in strip and "X" not in strip):
             continue  # never failed, or never passed: most questions, decided by two scans in C
-        verdicts = [code for code in strip if code in _PASS or code in _FAIL]
-        flips = sum(1 for left, right in itertools.pairwise(verdicts) if (left in _PASS) != (right in _PASS))
+        counted = [
+            (code, given) for code, given in zip(strip, inputs, strict=True) if code in _PASS or code in _FAIL
+        ]
+        verdicts = [code for code, _ in counted]
+        flips = sum(
+            1
+            for (left, before), (right, after) in itertools.pairwise(counted)
+            if (left in _PASS) != (right in _PASS) and before == after
+        )
         mixed = _mixed_commits(strip, commits, inputs) if same_commit else ()
         if flips >= min_flips or mixed:
             passes = sum(1 for code in verdicts if code in _PASS)

@@ -6,6 +6,18 @@ whole length — SQLite's `BEGIN IMMEDIATE` (WAL journal, so readers never wait,
 timeout, so a second writer waits instead of failing with "database is locked"), PostgreSQL's
 transaction-scoped advisory lock on the thing being written — so concurrent runs, xdist
 controllers and shards queue up and nothing is lost.
+
+Every wait is bounded. SQLite waits `WAIT_SEC` for another writer. A PostgreSQL session waits at
+most `WAIT_SEC` for a lock (`lock_timeout`) and `STATEMENT_SEC` for a statement, and the server ends
+a session left idle inside its transaction for `IDLE_IN_TRANSACTION_SEC` (a runner paused, stopped
+or cut off while recording), which frees what it held; TCP keepalives on both ends notice a dead
+peer. A setting the URL, the role or the server already gives (`?options=-c lock_timeout=5s`) is
+kept. `describe_failure` turns each way a wait or a write ends into a sentence saying what to do.
+
+A reader opens SQLite read-only (`mode=ro`; a file in a read-only folder without its WAL files, as
+`immutable`), so a history on a read-only volume or in a CI artifact can be read. Nothing is changed
+before the store is known to be a history: `prepare_writes` switches the journal to WAL only once
+the schema check passed (`store.open_history`).
 """
 
 from __future__ import annotations
@@ -13,23 +25,36 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import quote
 
 from pytest_graphrag_eval.errors import install_extra_hint
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.locations import HistoryLocation
 from pytest_graphrag_eval.history.schema import Dialect
 
-BUSY_TIMEOUT_SEC = 120.0  # a writer waits this long for another to finish before giving up
+# a writer waits this long for another to finish (SQLite's busy timeout, PostgreSQL's lock_timeout)
+WAIT_SEC = 120.0
+STATEMENT_SEC = 600  # no statement of the store runs this long; one that does is stopped
+IDLE_IN_TRANSACTION_SEC = 60  # the server ends a session stopped inside its transaction after this
 CONNECT_TIMEOUT_SEC = 10
+_KEEPALIVES = {
+    "keepalives": "1",
+    "keepalives_idle": "30",
+    "keepalives_interval": "10",
+    "keepalives_count": "3",
+}
 _LOCK_NAMESPACE = 0x67726167  # "grag": advisory locks of this package
 
 
 class Backend(Protocol):
     dialect: Dialect
     location: HistoryLocation
+    read_only: bool
 
     def transaction(self, *, write: bool, lock: str | None = None) -> Any: ...
+    def prepare_writes(self) -> None: ...
     def insert_id(self, cursor: Any, sql: str, params: Sequence[object]) -> int: ...
     def insert_many(
         self, cursor: Any, table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]
@@ -37,41 +62,51 @@ class Backend(Protocol):
     def close(self) -> None: ...
 
 
-def open_backend(location: HistoryLocation) -> Backend:
+def open_backend(location: HistoryLocation, *, read_only: bool = False) -> Backend:
     if location.kind == "sqlite":
-        return SqliteBackend(location)
-    return PostgresBackend(location)
+        return SqliteBackend(location, read_only=read_only)
+    return PostgresBackend(location, read_only=read_only)
 
 
 class SqliteBackend:
     dialect: Dialect = "sqlite"
 
-    def __init__(self, location: HistoryLocation) -> None:
+    def __init__(self, location: HistoryLocation, *, read_only: bool = False) -> None:
         assert location.path is not None
         self.location = location
+        self.read_only = read_only
         path = location.path
         if path.exists() and path.is_dir():
             raise HistoryError(f"history {location.display}: is a folder, not an SQLite file")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SEC, isolation_level=None)
+            if read_only:
+                self.connection = _open_read_only(path)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self.connection = sqlite3.connect(path, timeout=WAIT_SEC, isolation_level=None)
         except (OSError, sqlite3.Error) as error:
             raise HistoryError(f"history {location.display}: cannot open it: {error}") from None
         try:
-            self.connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SEC * 1000)}")
-            self.connection.execute("PRAGMA journal_mode = WAL")
-            self.connection.execute("PRAGMA synchronous = NORMAL")
+            self.connection.execute(f"PRAGMA busy_timeout = {int(WAIT_SEC * 1000)}")
             self.connection.execute("PRAGMA foreign_keys = ON")
             self.connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except sqlite3.OperationalError as error:  # busy past the timeout, read-only, I/O
+        except sqlite3.OperationalError as error:  # busy past the timeout, I/O
             self.connection.close()
-            raise HistoryError(f"history {location.display}: cannot use it: {error}") from None
+            raise HistoryError(describe_failure(location, error, "open")) from None
         except sqlite3.DatabaseError as error:  # not a database, or a damaged one
             self.connection.close()
             raise HistoryError(
                 f"history {location.display}: not a readable SQLite history ({error}); "
                 "point --graphrag-history at another file or restore this one"
             ) from None
+
+    def prepare_writes(self) -> None:
+        """The journal and sync modes of a history being written (once it is known to be one)."""
+        try:
+            self.connection.execute("PRAGMA journal_mode = WAL")
+            self.connection.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.OperationalError as error:
+            raise HistoryError(describe_failure(self.location, error, "write")) from None
 
     @contextmanager
     def transaction(self, *, write: bool, lock: str | None = None) -> Iterator[sqlite3.Cursor]:
@@ -103,41 +138,55 @@ class SqliteBackend:
         self.connection.close()
 
 
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """The file opened for reading only; in a read-only folder where SQLite cannot make the WAL's
+    shared-memory file, as an immutable file (nobody can be writing it there either)."""
+    if not path.exists():
+        raise HistoryError(f"no such file: {path}")
+    uri = f"file:{quote(str(path.resolve()))}"
+    connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=WAIT_SEC, isolation_level=None)
+    try:
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError:
+        connection.close()
+        connection = sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=WAIT_SEC, isolation_level=None)
+    return connection
+
+
 class PostgresBackend:
     dialect: Dialect = "postgresql"
 
-    def __init__(self, location: HistoryLocation) -> None:
+    def __init__(self, location: HistoryLocation, *, read_only: bool = False) -> None:
         try:
             import psycopg
+            from psycopg.conninfo import conninfo_to_dict
         except ImportError:
             raise HistoryError(
                 f"history {location.display}: PostgreSQL needs psycopg 3: {install_extra_hint('history-pg')}"
             ) from None
         self.location = location
+        self.read_only = read_only
         self._psycopg = psycopg
-        kwargs: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT_SEC, "autocommit": True}
-        if location.password is not None:
-            kwargs["password"] = location.password
+        given = conninfo_to_dict(location.conninfo or "")
+        defaults = {"connect_timeout": str(CONNECT_TIMEOUT_SEC), **_KEEPALIVES}
+        kwargs: dict[str, Any] = {key: value for key, value in defaults.items() if key not in given}
         try:
-            self.connection = psycopg.connect(location.conninfo or "", **kwargs)
+            self.connection = psycopg.connect(location.conninfo or "", autocommit=True, **kwargs)
+            _bound_waits(self.connection)
         except psycopg.Error as error:
-            raise HistoryError(
-                f"history {location.display}: cannot connect: {location.scrub(_first_line(error))}"
-            ) from None
+            raise HistoryError(describe_failure(location, error, "connect")) from None
+
+    def prepare_writes(self) -> None:
+        """Nothing to set: PostgreSQL's sessions write as they are."""
 
     @contextmanager
     def transaction(self, *, write: bool, lock: str | None = None) -> Iterator[Any]:
         """One transaction; `lock` names an advisory lock held until it ends (writers of one thing queue)."""
-        try:
-            with self.connection.transaction(), self.connection.cursor() as cursor:
-                wrapped = _PercentCursor(cursor)
-                if lock is not None:
-                    wrapped.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", (_LOCK_NAMESPACE, lock))
-                yield wrapped
-        except self._psycopg.OperationalError as error:
-            raise HistoryError(
-                f"history {self.location.display}: {self.location.scrub(_first_line(error))}"
-            ) from None
+        with self.connection.transaction(), self.connection.cursor() as cursor:
+            wrapped = _PercentCursor(cursor)
+            if lock is not None:
+                wrapped.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", (_LOCK_NAMESPACE, lock))
+            yield wrapped
 
     def insert_id(self, cursor: Any, sql: str, params: Sequence[object]) -> int:
         cursor.execute(sql + " RETURNING run_id", params)
@@ -154,6 +203,22 @@ class PostgresBackend:
         self.connection.close()
 
 
+def _bound_waits(connection: Any) -> None:
+    """This session's limits, where the URL, the role or the server sets none (0 is "no limit")."""
+    limits = {
+        "lock_timeout": f"{int(WAIT_SEC * 1000)}ms",
+        "statement_timeout": f"{STATEMENT_SEC * 1000}ms",
+        "idle_in_transaction_session_timeout": f"{IDLE_IN_TRANSACTION_SEC * 1000}ms",
+        "tcp_keepalives_idle": "30",
+        "tcp_keepalives_interval": "10",
+        "tcp_keepalives_count": "3",
+    }
+    for name, value in limits.items():
+        current = connection.execute("SELECT current_setting(%s)", (name,)).fetchone()[0]
+        if str(current).strip() in ("0", "0ms"):
+            connection.execute("SELECT set_config(%s, %s, false)", (name, value))
+
+
 class _PercentCursor:
     """A psycopg cursor taking the store's `?` placeholders."""
 
@@ -168,6 +233,67 @@ class _PercentCursor:
 
     def fetchall(self) -> list[Any]:
         return list(self.raw.fetchall())
+
+
+def describe_failure(location: HistoryLocation, error: BaseException, doing: str) -> str:
+    """One sentence for a driver's error: the store, what happened in the driver's words (without
+    secrets), and what to do about the ways a wait or a write can end."""
+    text = location.scrub(_first_line(error))
+    store = f"history {location.display}"
+    kind = _failure_kind(error, text)
+    if kind == "locked":
+        return (
+            f"{store}: another run has been writing it for over {WAIT_SEC:.0f} s (a run stopped while "
+            f"recording holds the history's lock); nothing was written: try again once it has finished, "
+            f"or stop the process holding the file ({text})"
+        )
+    if kind == "lock_timeout":
+        return (
+            f"{store}: waited {WAIT_SEC:.0f} s for another session's write (a runner paused, stopped or "
+            "cut off while recording holds its transaction; the server ends it after "
+            f"{IDLE_IN_TRANSACTION_SEC} s idle, or end it with pg_terminate_backend); nothing was "
+            f"written: try again ({text})"
+        )
+    if kind == "statement_timeout":
+        return f"{store}: a statement ran past its time limit and was stopped; nothing was written ({text})"
+    if kind == "ended":
+        return (
+            f"{store}: the server ended this session (idle inside its transaction for too long, or shut "
+            f"down); nothing was written: run again ({text})"
+        )
+    if kind == "full":
+        return (
+            f"{store}: the disk holding it is full or failing ({text}); nothing was written: free space, "
+            "or prune the history (graphrag-eval-history URL prune --keep N), then run again"
+        )
+    if kind == "read_only":
+        return (
+            f"{store}: cannot write it: the file, its folder or the database is read-only ({text}); "
+            "reading it needs no write access (graphrag-eval-history URL list)"
+        )
+    verb = {"connect": "cannot connect", "open": "cannot use it"}.get(doing)
+    return f"{store}: {verb}: {text}" if verb else f"{store}: {text}"
+
+
+def _failure_kind(error: BaseException, text: str) -> str | None:
+    lowered = text.lower()
+    if isinstance(error, sqlite3.Error):
+        if "database is locked" in lowered or "database table is locked" in lowered:
+            return "locked"
+        if "disk is full" in lowered or "disk i/o error" in lowered:
+            return "full"
+        if "readonly" in lowered or "read-only" in lowered:
+            return "read_only"
+        return None
+    sqlstate = getattr(error, "sqlstate", None)
+    return {
+        "55P03": "lock_timeout",
+        "57014": "statement_timeout",
+        "25P03": "ended",
+        "57P01": "ended",
+        "53100": "full",
+        "25006": "read_only",
+    }.get(str(sqlstate))
 
 
 def _first_line(error: BaseException) -> str:

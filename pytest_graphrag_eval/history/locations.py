@@ -1,23 +1,42 @@
-"""Where a history lives: a URL or path turned into an SQLite file or a PostgreSQL conninfo.
+"""Where a history lives: a URL or path turned into an SQLite file or a PostgreSQL connection string.
 
-- a path, or `sqlite:///relative/path`, `sqlite:////absolute/path` -> an SQLite file;
-- `postgresql://user@host:port/db` (or `postgres://`) -> PostgreSQL through psycopg 3.
+- a path, or `sqlite:///relative/path`, `sqlite:////absolute/path` -> an SQLite file (`~` expanded;
+  `resolve_history_url` makes a relative one absolute against the folder its setting was written in);
+- `postgresql://...` / `postgres://...` in every form libpq accepts (userinfo, `?password=` and other
+  query parameters, a password with an unencoded `#` or `@`), or a `key=value` connection string
+  (`host=db dbname=evals user=ci`) -> PostgreSQL through psycopg 3.
 
-The PostgreSQL password comes from the environment (`PGPASSWORD`, or libpq's password file)
-or from the URL; either way it is kept out of `display`, which every message and report uses.
+PostgreSQL text is parsed by libpq itself (psycopg's `conninfo_to_dict`), so the tool reads exactly
+what the driver will connect with; the connection gets the parsed parameters back as one string.
+`display`, which every message and report uses, is rebuilt from the parameters that name the
+database (user, host, port, database) and never holds a password: one written in the text, one from
+`PGPASSWORD`, or `sslpassword`. A text libpq cannot parse is refused without quoting it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from urllib.parse import quote
 
+from pytest_graphrag_eval.errors import install_extra_hint
+from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.history.errors import HistoryError
 
-_POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
+_POSTGRES_SCHEMES = {"postgresql": "postgresql", "postgres": "postgresql", "postgresql+psycopg": "postgresql"}
+_SQLITE_PREFIX = "sqlite:///"
+# libpq's keywords a key=value connection string may begin with (the common ones; libpq checks all)
+_CONNINFO_START = re.compile(
+    r"^\s*(host|hostaddr|port|dbname|user|password|passfile|service|sslmode|options|application_name"
+    r"|connect_timeout|target_session_attrs)\s*=",
+)
+_SECRET_KEYS = ("password", "sslpassword")
+_DISPLAYED = ("user", "host", "hostaddr", "port", "dbname", "service")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+USAGE = "give a file path, sqlite:///PATH or postgresql://USER@HOST/DB"
 
 
 @dataclass(frozen=True)
@@ -27,58 +46,108 @@ class HistoryLocation:
     kind: Literal["sqlite", "postgresql"]
     display: str
     path: Path | None = None
-    conninfo: str | None = None
-    password: str | None = field(default=None, repr=False)
+    conninfo: str | None = field(default=None, repr=False)
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     def scrub(self, text: str) -> str:
-        """`text` with the password blanked out, for messages that quote a driver's own words."""
-        if self.password:
-            text = text.replace(self.password, "***").replace(quote(self.password, safe=""), "***")
+        """`text` with every secret blanked out, for messages that quote a driver's own words."""
+        for secret in self.secrets:
+            for form in dict.fromkeys((secret, quote(secret, safe=""), quote(secret))):
+                text = text.replace(form, "***")
         return text
 
 
+def resolve_history_url(text: str, base: Path) -> str:
+    """The history setting as written in a layer whose folder is `base` (the ini file's, or the
+    invocation folder), made independent of the current folder: `~` expanded, and a relative SQLite
+    path — plain or `sqlite:///` — made absolute against `base`. Other URLs are returned as given."""
+    stripped = text.strip()
+    if not stripped or _is_postgres(stripped):
+        return stripped
+    scheme = _SCHEME.match(stripped)
+    if scheme is not None and scheme[1].lower() != "sqlite":
+        return stripped  # refused by parse_location, which says why
+    prefixed = stripped.lower().startswith(_SQLITE_PREFIX)
+    path = Path(stripped[len(_SQLITE_PREFIX) :] if prefixed else stripped).expanduser()
+    absolute = path if path.is_absolute() else base / path
+    return f"{_SQLITE_PREFIX}{absolute}" if prefixed else str(absolute)
+
+
 def parse_location(url: str, environ: Mapping[str, str] | None = None) -> HistoryLocation:
-    """The location `url` names; `environ` supplies `PGPASSWORD` when the URL has no password."""
+    """The location `url` names; `environ` supplies `PGPASSWORD` when the text has no password."""
     text = url.strip()
     if not text:
-        raise HistoryError("the history URL is empty: give a file path, sqlite:///PATH or postgresql://...")
-    scheme = text.split("://", 1)[0].lower() if "://" in text else ""
-    if scheme in _POSTGRES_SCHEMES:
+        raise HistoryError(f"the history URL is empty: {USAGE}")
+    if _is_postgres(text):
         return _postgres(text, environ)
-    if scheme == "sqlite":
-        path = text[len("sqlite:///") :] if text.lower().startswith("sqlite:///") else ""
+    scheme = _SCHEME.match(text)
+    if scheme is not None and scheme[1].lower() == "sqlite":
+        path = text[len(_SQLITE_PREFIX) :] if text.lower().startswith(_SQLITE_PREFIX) else ""
         if not path:
-            raise HistoryError(f"{text}: an SQLite history URL is sqlite:///relative.db or sqlite:////abs.db")
-        return HistoryLocation("sqlite", str(Path(path)), path=Path(path))
-    if scheme:
+            raise HistoryError(
+                f"{terminal_safe(text)}: an SQLite history URL is sqlite:///relative.db or sqlite:////abs.db"
+            )
+        return _sqlite(path)
+    if scheme is not None:
         raise HistoryError(
-            f"{_scrub_url(text)}: unknown history scheme {scheme!r}: give a file path, sqlite:///PATH "
-            "or postgresql://USER@HOST/DB"
+            f"unknown history scheme {terminal_safe(scheme[1])!r} ({scheme[1]}://...): {USAGE}, "
+            "or a PostgreSQL key=value connection string"
         )
-    return HistoryLocation("sqlite", text, path=Path(text))
+    return _sqlite(text)
+
+
+def _sqlite(text: str) -> HistoryLocation:
+    path = Path(text).expanduser()
+    return HistoryLocation("sqlite", terminal_safe(str(path)), path=path)
+
+
+def _is_postgres(text: str) -> bool:
+    scheme = _SCHEME.match(text)
+    if scheme is not None:
+        return scheme[1].lower() in _POSTGRES_SCHEMES
+    return _CONNINFO_START.match(text) is not None
 
 
 def _postgres(text: str, environ: Mapping[str, str] | None) -> HistoryLocation:
-    parts = urlsplit(text)
-    password = unquote(parts.password) if parts.password else None
-    display = _scrub_url(text)
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    user = unquote(parts.username) if parts.username else None
-    if user:
-        netloc = f"{quote(user, safe='')}@{netloc}"
-    if password is None and environ is not None and environ.get("PGPASSWORD"):
-        password = environ["PGPASSWORD"]
-    conninfo = urlunsplit(("postgresql", netloc, parts.path, parts.query, ""))
-    return HistoryLocation("postgresql", display, conninfo=conninfo, password=password)
-
-
-def _scrub_url(text: str) -> str:
-    """The URL with any password replaced by `***`."""
+    scheme = _SCHEME.match(text)
+    if scheme is not None:
+        text = f"{_POSTGRES_SCHEMES[scheme[1].lower()]}://{text[scheme.end() :]}"
     try:
-        parts = urlsplit(text)
-        if parts.password is None:
-            return text
-        host = parts.netloc.rsplit("@", 1)[-1]
-        return urlunsplit((parts.scheme, f"{parts.username}:***@{host}", parts.path, parts.query, ""))
-    except ValueError:
-        return "<history URL>"
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    except ImportError:
+        raise HistoryError(
+            f"history postgresql://...: PostgreSQL needs psycopg 3: {install_extra_hint('history-pg')}"
+        ) from None
+    try:
+        params = {key: str(value) for key, value in conninfo_to_dict(text).items() if value is not None}
+    except Exception:  # libpq's message may quote the text, password included
+        raise HistoryError(
+            "the PostgreSQL history URL is not a connection string libpq accepts (it is not shown: it may "
+            "hold a password): write it as postgresql://USER@HOST:PORT/DB, percent-encoding special "
+            "characters, or as host=... dbname=... user=..., and give the password in PGPASSWORD"
+        ) from None
+    if any("@" in params.get(key, "") for key in _DISPLAYED):
+        raise HistoryError(
+            "the PostgreSQL history URL has an '@' that libpq reads as part of the host or database (it "
+            "is not shown: it may hold a password): percent-encode an '@' in the password as %40, or give "
+            "the password in PGPASSWORD"
+        )
+    display = _postgres_display(params)
+    if "password" not in params and environ is not None and environ.get("PGPASSWORD"):
+        params["password"] = environ["PGPASSWORD"]
+    secrets = tuple(params[key] for key in _SECRET_KEYS if params.get(key))
+    return HistoryLocation("postgresql", display, conninfo=make_conninfo(**params), secrets=secrets)
+
+
+def _postgres_display(params: Mapping[str, str]) -> str:
+    """`postgresql://USER:***@HOST:PORT/DB?sslmode=...` from the parameters that name the database
+    (`***` where the text holds a password), nothing else."""
+    user = quote(params.get("user", ""), safe="")
+    credentials = f"{user}:***@" if "password" in params else f"{user}@" if user else ""
+    host = params.get("host") or params.get("hostaddr") or ""
+    port = f":{params['port']}" if params.get("port") else ""
+    database = quote(params.get("dbname", ""), safe="")
+    query = "&".join(
+        f"{key}={quote(params[key], safe='')}" for key in ("service", "sslmode") if params.get(key)
+    )
+    return terminal_safe(f"postgresql://{credentials}{host}{port}/{database}{'?' if query else ''}{query}")

@@ -22,6 +22,9 @@ class RunProvenance:
     ci: str | None = None  # github, gitlab, jenkins; None for a local run
     ci_url: str | None = None  # the CI job's page
     ci_run_key: str | None = None  # the same for every job of one CI run (shards share it)
+    # the same for every attempt of one CI run (GitHub's re-runs): a re-run job's shard finds the
+    # shards its run's earlier attempts recorded
+    ci_run_family: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -30,11 +33,12 @@ class RunProvenance:
             "ci": self.ci,
             "ci_url": self.ci_url,
             "ci_run_key": self.ci_run_key,
+            "ci_run_family": self.ci_run_family,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunProvenance:
-        return cls(**{key: data.get(key) for key in ("commit", "branch", "ci", "ci_url", "ci_run_key")})
+        return cls(**{key: data.get(key) for key in cls.__dataclass_fields__})
 
 
 def detect_provenance(environ: Mapping[str, str], cwd: Path | None = None) -> RunProvenance:
@@ -52,16 +56,17 @@ def _github(env: Mapping[str, str]) -> RunProvenance:
     url = None
     if env.get("GITHUB_SERVER_URL") and env.get("GITHUB_REPOSITORY") and env.get("GITHUB_RUN_ID"):
         url = f"{env['GITHUB_SERVER_URL']}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
-    run_key = None
+    run_key = family = None
     if env.get("GITHUB_RUN_ID"):
-        attempt = env.get("GITHUB_RUN_ATTEMPT", "1")
-        run_key = f"github:{env.get('GITHUB_REPOSITORY', '')}:{env['GITHUB_RUN_ID']}:{attempt}"
+        family = f"github:{env.get('GITHUB_REPOSITORY', '')}:{env['GITHUB_RUN_ID']}"
+        run_key = f"{family}:{env.get('GITHUB_RUN_ATTEMPT', '1')}"
     return RunProvenance(
         commit=env.get("GITHUB_SHA") or None,
         branch=env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF_NAME") or None,
         ci="github",
         ci_url=url,
         ci_run_key=run_key,
+        ci_run_family=family,
     )
 
 

@@ -64,6 +64,7 @@ class RunRecord:
     responses_identity: str
     settings_fingerprint: str
     identity: str  # JSON: corpus files, graph, settings, responses path, judge
+    suite: str
     questions: int
     failed: int
     passed: bool
@@ -91,8 +92,16 @@ def check_report(report: object, source: str) -> Mapping[str, Any]:
     results = report.get("results")
     if not isinstance(results, list):
         raise HistoryError(f"{source}: not a pytest-graphrag-eval JSON report (no `results` list)")
-    if not isinstance(report.get("metadata", {}), Mapping):
+    metadata = report.get("metadata", {})
+    if not isinstance(metadata, Mapping):
         raise HistoryError(f"{source}: field 'metadata' is not an object")
+    if not results:
+        raise HistoryError(f"{source}: field 'results' is empty: a report of no questions records no run")
+    if not isinstance(metadata.get("started_at"), str) or not metadata["started_at"].strip():
+        raise HistoryError(
+            f"{source}: field 'metadata.started_at' is missing (a report written by the plugin says when "
+            "its run started)"
+        )
     for index, result in enumerate(results):
         where = f"{source}: results[{index}]"
         if not isinstance(result, Mapping):
@@ -136,7 +145,7 @@ def run_record(report: Mapping[str, Any]) -> RunRecord:
         "settings": settings,
     }
     return RunRecord(
-        started_at=str(metadata.get("started_at") or "1970-01-01T00:00:00Z"),
+        started_at=str(metadata["started_at"]),
         duration_sec=_number(metadata.get("duration_sec")),
         tool_version=_text(metadata.get("version")),
         corpus_identity=corpus_identity(metadata, results),
@@ -144,6 +153,7 @@ def run_record(report: Mapping[str, Any]) -> RunRecord:
         responses_identity=responses_identity(results),
         settings_fingerprint=fingerprint(settings),
         identity=_json(identity),
+        suite=suite_of(metadata),
         questions=len(results),
         failed=failed,
         passed=not reasons,
@@ -169,12 +179,32 @@ def score_settings(metadata: Mapping[str, object]) -> dict[str, object]:
     }
 
 
-def run_inputs(corpus: str, graph: str | None, settings: str, responses_source: object) -> str:
-    """What a run ran on besides the code — corpus, graph, settings and where its responses came
-    from (a recording's path, or live): two runs of one commit and inputs should agree, so a
-    question that passed in one and failed in the other is flaky. Not the answers themselves: a
-    live agent answers differently every run."""
-    return fingerprint([corpus, graph, settings, responses_source])
+def suite_of(metadata: Mapping[str, object]) -> str:
+    """The suite a run belongs to: its corpus paths as configured (`metadata.corpus`), else its corpus
+    files' names. A suite keeps its name when its questions are edited (the corpus identity changes,
+    the suite does not), and two corpora sharing one history with the same question ids stay apart."""
+    corpus = metadata.get("corpus")
+    if isinstance(corpus, list) and corpus:
+        return ", ".join(str(path) for path in corpus)
+    files = metadata.get("corpus_files")
+    if not isinstance(files, list):
+        return ""
+    return ", ".join(str(record.get("file")) for record in files if isinstance(record, Mapping))
+
+
+LIVE = "live"
+
+
+def run_inputs(
+    corpus: str, graph: str | None, settings: str, responses_source: object, responses: str | None
+) -> str:
+    """What a run ran on besides the code: corpus, graph, settings, and its responses — a live agent
+    (`responses_source` "live") is one input however it answers; a recording is its content
+    (`responses`, the responses identity), so two recordings are two inputs even under one path.
+    Only a pass and a fail under the same inputs say a question is flaky: a change of outcome that
+    came with other responses is the responses' doing, never noise."""
+    answered = LIVE if responses_source == LIVE else responses
+    return fingerprint([corpus, graph, settings, answered])
 
 
 def run_identities(

@@ -112,9 +112,20 @@ CREATE TABLE pending_shards (
     )
 
 
+def _v3() -> tuple[str, ...]:
+    """The suite a run belongs to (NULL for runs recorded before: they match any suite), and the CI
+    run a waiting shard came from across its attempts (a re-run job finds its run's other shards)."""
+    return (
+        "ALTER TABLE runs ADD COLUMN suite TEXT",
+        "CREATE INDEX runs_by_suite ON runs (suite, started_at)",
+        "ALTER TABLE pending_shards ADD COLUMN run_family TEXT",
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "runs, their questions and reports", _v1("sqlite"), _v1("postgresql")),
     Migration(2, "CI links; shards waiting for the rest of their run", _v2("sqlite"), _v2("postgresql")),
+    Migration(3, "suites; a shard's CI run across re-run attempts", _v3(), _v3()),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

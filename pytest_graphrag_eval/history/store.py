@@ -26,7 +26,8 @@ from types import TracebackType
 from typing import Any, Literal
 
 from pytest_graphrag_eval.errors import GraphragEvalError
-from pytest_graphrag_eval.history.backends import Backend, open_backend
+from pytest_graphrag_eval.formats.terminal_text import terminal_safe
+from pytest_graphrag_eval.history.backends import Backend, describe_failure, open_backend
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.locations import HistoryLocation, parse_location
 from pytest_graphrag_eval.history.metrics import metric_value
@@ -42,6 +43,7 @@ from pytest_graphrag_eval.history.records import (
     run_inputs,
     run_record,
 )
+from pytest_graphrag_eval.history.retention import PruneResult, RetentionRule
 from pytest_graphrag_eval.history.schema import LATEST_VERSION, MIGRATIONS, VERSION_TABLE
 
 RunId = int
@@ -49,7 +51,7 @@ RunId = int
 _SUMMARY_COLUMNS = (
     "run_id, run_key, started_at, recorded_at, duration_sec, commit_sha, branch, ci, ci_url, tool_version, "
     "corpus_identity, graph_identity, responses_identity, settings_fingerprint, questions, failed, passed, "
-    "interrupted, failure_reason, aggregates, gates, identity"
+    "interrupted, failure_reason, aggregates, gates, identity, suite"
 )
 _RUN_COLUMNS = (
     "run_key",
@@ -75,6 +77,7 @@ _RUN_COLUMNS = (
     "gates",
     "question_set",
     "outcome_codes",
+    "suite",
 )
 _NEWEST_FIRST = "ORDER BY started_at DESC, run_id DESC"
 _QUESTION_COLUMNS = (
@@ -118,6 +121,7 @@ class RunSummary:
     # corpus, graph, settings and the responses' source (a file, or live): a run of the same commit
     # and inputs that gives another outcome is noise, not a change (`analysis.flaky_questions`)
     inputs: str = ""
+    suite: str | None = None  # the corpus paths it ran (`records.suite_of`); None if recorded before suites
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -206,20 +210,43 @@ class QuestionResult:
     scores: dict[str, float]
 
 
-def open_history(url: str, *, environ: Mapping[str, str] | None = None, create: bool = True) -> HistoryStore:
-    """Open (and upgrade) the history at `url`; `create=False` refuses an SQLite file that does not exist."""
+def open_history(
+    url: str, *, environ: Mapping[str, str] | None = None, create: bool = True, read_only: bool = False
+) -> HistoryStore:
+    """Open (and upgrade) the history at `url`; `create=False` refuses an SQLite file that does not exist.
+
+    `read_only`: for reading only. SQLite is opened read-only, so a history on a read-only volume or
+    in a read-only folder reads; a store of an older schema is upgraded first, which needs write access
+    once. Nothing is written to a store before it is known to be a history (or empty)."""
     location = parse_location(url, environ)
-    if not create and location.kind == "sqlite" and location.path is not None and not location.path.exists():
-        raise HistoryError(
-            f"history {location.display}: no such file (record a run with --graphrag-history first)"
-        )
-    backend = open_backend(location)
+    if (create is False or read_only) and location.kind == "sqlite":
+        assert location.path is not None
+        if not location.path.exists():
+            raise HistoryError(
+                f"history {location.display}: no such file (record a run with --graphrag-history first)"
+            )
+    if read_only and _needs_upgrade(location):
+        open_history(url, environ=environ).close()
+    backend = open_backend(location, read_only=read_only)
     try:
-        _migrate(backend)
+        if read_only:
+            if _read_version(backend) is None:
+                raise HistoryError(f"history {location.display}: holds no runs yet")
+        else:
+            _migrate(backend)
     except BaseException:
         backend.close()
         raise
     return HistoryStore(backend)
+
+
+def _needs_upgrade(location: HistoryLocation) -> bool:
+    backend = open_backend(location, read_only=True)
+    try:
+        version = _read_version(backend)
+    finally:
+        backend.close()
+    return version is not None and version < LATEST_VERSION
 
 
 class HistoryStore:
@@ -265,7 +292,8 @@ class HistoryStore:
                     "(--graphrag-history-run-key, or run in GitHub Actions, GitLab CI or Jenkins), "
                     "or record the merged run with graphrag-eval-merge --history"
                 )
-            return self._record_shard(report, key, shard, provenance)
+            family = provenance.ci_run_family if key == provenance.ci_run_key else None
+            return self._record_shard(report, key, shard, provenance, family)
         key = run_key or _new_run_key(report)
         record = run_record(report)
         with self._writing(f"run:{key}") as cursor:
@@ -274,12 +302,19 @@ class HistoryStore:
         return RecordedRun(key, run_id)
 
     def _record_shard(
-        self, report: Mapping[str, object], key: str, shard: tuple[int, int], provenance: RunProvenance
+        self,
+        report: Mapping[str, object],
+        key: str,
+        shard: tuple[int, int],
+        provenance: RunProvenance,
+        family: str | None,
     ) -> RecordedRun:
         index, count = shard
         body = encode_report(report)
-        with self._writing(f"run:{key}") as cursor:
+        with self._writing(f"run:{family or key}") as cursor:
             self._check_new_key(cursor, key)
+            if family is not None:
+                _adopt_earlier_attempts(cursor, key, family, index, count)
             cursor.execute("SELECT shard_index, shard_count FROM pending_shards WHERE run_key = ?", (key,))
             waiting = {int(row[0]): int(row[1]) for row in cursor.fetchall()}
             if index in waiting:
@@ -291,9 +326,9 @@ class HistoryStore:
                 )
             cursor.execute(
                 "INSERT INTO pending_shards "
-                "(run_key, shard_index, shard_count, recorded_at, provenance, report) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (key, index, count, _now(), json.dumps(provenance.to_dict()), body),
+                "(run_key, shard_index, shard_count, recorded_at, provenance, report, run_family) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key, index, count, _now(), json.dumps(provenance.to_dict()), body, family),
             )
             if len(waiting) + 1 < count:
                 return RecordedRun(key, None, len(waiting) + 1, count)
@@ -378,6 +413,7 @@ class HistoryStore:
                 record.gates,
                 record.question_set,
                 record.outcome_codes,
+                record.suite,
             ),
         )
         self.backend.insert_many(
@@ -412,9 +448,11 @@ class HistoryStore:
         return _translated(self.backend, self.backend.transaction(write=False))
 
     # reading ---------------------------------------------------------------------------------
-    def runs(self, *, branch: str | None = None, limit: int | None = None) -> list[RunSummary]:
-        """Recorded runs, newest first (by start time), optionally of one branch."""
-        where, params = _branch_filter(branch)
+    def runs(
+        self, *, branch: str | None = None, limit: int | None = None, suite: str | None = None
+    ) -> list[RunSummary]:
+        """Recorded runs, newest first (by start time), optionally of one branch and one suite."""
+        where, params = _filters(branch, suite)
         sql = f"SELECT {_SUMMARY_COLUMNS} FROM runs{where} {_NEWEST_FIRST}"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
@@ -422,26 +460,50 @@ class HistoryStore:
             cursor.execute(sql, params)
             return [_summary(row) for row in cursor.fetchall()]
 
-    def waiting_shards(self) -> dict[str, tuple[int, int]]:
-        """Run keys whose shards are not all in yet: (shards recorded, shards expected)."""
+    def waiting_shards(self) -> list[WaitingShards]:
+        """Run keys whose shards are not all in yet, oldest first."""
         with self._reading() as cursor:
-            cursor.execute("SELECT run_key, count(*), max(shard_count) FROM pending_shards GROUP BY run_key")
-            return {row[0]: (int(row[1]), int(row[2])) for row in cursor.fetchall()}
+            cursor.execute(
+                "SELECT run_key, shard_index, shard_count, recorded_at, provenance FROM pending_shards "
+                "ORDER BY run_key, shard_index"
+            )
+            rows = cursor.fetchall()
+        waiting: dict[str, list[Any]] = {}
+        for row in rows:
+            waiting.setdefault(row[0], []).append(row)
+        found = [
+            WaitingShards(
+                run_key=key,
+                indexes=tuple(int(row[1]) for row in group),
+                expected=int(group[0][2]),
+                first_recorded_at=min(row[3] for row in group),
+                last_recorded_at=max(row[3] for row in group),
+                branch=json.loads(group[-1][4]).get("branch"),
+                commit=json.loads(group[-1][4]).get("commit"),
+            )
+            for key, group in waiting.items()
+        ]
+        return sorted(found, key=lambda item: (item.last_recorded_at, item.run_key))
 
-    def resolve(self, ref: str) -> RunSummary:
-        """`last`, `last-passed`, a run key, a run id (`12` or `#12`) or a branch (its newest run)."""
+    def resolve(self, ref: str, *, suite: str | None = None) -> RunSummary:
+        """`last`, `last-passed`, a run key, a run id (`12` or `#12`) or a branch (its newest run).
+
+        With `suite`, `last`, `last-passed` and a branch name look at that suite's runs only."""
         text = ref.strip()
         with self._reading() as cursor:
-            for sql, params in _lookups(text):
+            for sql, params, by_suite in _lookups(text):
+                condition, extra = _suite_filter(suite) if by_suite else ("", ())
                 cursor.execute(
-                    f"SELECT {_SUMMARY_COLUMNS} FROM runs WHERE {sql} {_NEWEST_FIRST} LIMIT 1", params
+                    f"SELECT {_SUMMARY_COLUMNS} FROM runs WHERE {sql}{condition} {_NEWEST_FIRST} LIMIT 1",
+                    (*params, *extra),
                 )
                 row = cursor.fetchone()
                 if row is not None:
                     return _summary(row)
+        of_suite = f" of suite {terminal_safe(suite)!r}" if suite is not None else ""
         raise HistoryError(
-            f"history {self.display}: no run {ref!r} (give last, last-passed, a run id or key from "
-            "`graphrag-eval-history URL list`, or a branch name)"
+            f"history {self.display}: no run {terminal_safe(ref)!r}{of_suite} (give last, last-passed, a run "
+            "id or key from `graphrag-eval-history URL list`, or a branch name)"
         )
 
     def load_report(self, ref: RunId | str) -> dict[str, Any]:
@@ -478,13 +540,15 @@ class HistoryStore:
             for row in rows
         ]
 
-    def question_outcomes(self, *, last_n: int, branch: str | None = None) -> OutcomeHistory:
-        """Every question's outcome over the last `last_n` runs (of `branch`), oldest run first."""
-        where, params = _branch_filter(branch)
+    def question_outcomes(
+        self, *, last_n: int, branch: str | None = None, suite: str | None = None
+    ) -> OutcomeHistory:
+        """Every question's outcome over the last `last_n` runs (of `branch`, `suite`), oldest run first."""
+        where, params = _filters(branch, suite)
         with self._reading() as cursor:
             cursor.execute(
                 "SELECT run_id, run_key, started_at, commit_sha, branch, question_set, outcome_codes, "
-                "corpus_identity, graph_identity, settings_fingerprint, identity "
+                "corpus_identity, graph_identity, settings_fingerprint, identity, responses_identity "
                 f"FROM runs{where} {_NEWEST_FIRST} LIMIT {int(last_n)}",
                 params,
             )
@@ -496,14 +560,18 @@ class HistoryStore:
                 )
                 sets[question_set] = json.loads(cursor.fetchone()[0])
         runs = tuple(
-            RunRef(int(row[0]), row[1], row[2], row[3], row[4], _inputs(row[7], row[8], row[9], row[10]))
+            RunRef(
+                int(row[0]), row[1], row[2], row[3], row[4], _inputs(row[7], row[8], row[9], row[10], row[11])
+            )
             for row in rows
         )
         return OutcomeHistory(runs, _strips([(sets[row[5]], row[6]) for row in rows]))
 
-    def metric_series(self, metric: str, *, last_n: int, branch: str | None = None) -> list[MetricPoint]:
+    def metric_series(
+        self, metric: str, *, last_n: int, branch: str | None = None, suite: str | None = None
+    ) -> list[MetricPoint]:
         """A metric's value per run over the last `last_n` runs, oldest first (`history.metrics` grammar)."""
-        where, params = _branch_filter(branch)
+        where, params = _filters(branch, suite)
         with self._reading() as cursor:
             cursor.execute(
                 "SELECT run_id, run_key, started_at, commit_sha, aggregates, corpus_identity, "
@@ -528,9 +596,121 @@ class HistoryStore:
             for row in rows
         ]
 
+    def size_bytes(self) -> int:
+        """What the store takes: the SQLite file with its WAL, or the history's PostgreSQL tables."""
+        if self.backend.dialect == "sqlite":
+            path = self.location.path
+            assert path is not None
+            return sum(
+                candidate.stat().st_size
+                for candidate in (path, path.with_name(path.name + "-wal"))
+                if candidate.exists()
+            )
+        with self._reading() as cursor:
+            cursor.execute(
+                "SELECT coalesce(sum(pg_total_relation_size(quote_ident(table_name))), 0) "
+                "FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN "
+                f"({', '.join('?' for _ in HISTORY_TABLES)})",
+                HISTORY_TABLES,
+            )
+            return int(cursor.fetchone()[0])
 
-def _inputs(corpus: str, graph: str | None, settings: str, identity: str) -> str:
-    return run_inputs(corpus, graph, settings, json.loads(identity).get("responses"))
+    # retention -------------------------------------------------------------------------------
+    def prune(self, rule: RetentionRule, *, dry_run: bool = False) -> PruneResult:
+        """Delete the runs `rule` does not keep and the waiting shard sets it gives up on.
+
+        The runs to delete are chosen and deleted in one write transaction, so a run recorded
+        meanwhile is never deleted by a choice made without it. `dry_run` chooses and deletes nothing."""
+        with self._writing("prune") as cursor:
+            cursor.execute(f"SELECT run_id, branch, suite, started_at FROM runs {_NEWEST_FIRST}")
+            doomed = rule.runs_to_delete(cursor.fetchall())
+            stale: list[str] = []
+            if rule.waiting_before is not None:
+                cursor.execute(
+                    "SELECT run_key FROM pending_shards GROUP BY run_key HAVING max(recorded_at) <= ?",
+                    (rule.waiting_before,),
+                )
+                stale = sorted(row[0] for row in cursor.fetchall())
+            if not dry_run:
+                _delete_runs(cursor, doomed)
+                _delete_waiting(cursor, stale)
+        if doomed and not dry_run and self.backend.dialect == "sqlite":
+            self._compact()
+        return PruneResult(tuple(doomed), tuple(stale), dry_run)
+
+    def clear_waiting(self, keys: Sequence[str]) -> list[str]:
+        """Delete the waiting shards of these run keys; the keys that had some."""
+        with self._writing("prune") as cursor:
+            marks = ", ".join("?" for _ in keys)
+            cursor.execute(
+                f"SELECT DISTINCT run_key FROM pending_shards WHERE run_key IN ({marks})", tuple(keys)
+            )
+            found = sorted(row[0] for row in cursor.fetchall())
+            _delete_waiting(cursor, found)
+        return found
+
+    def _compact(self) -> None:
+        """SQLite keeps deleted pages in the file: VACUUM gives them back to the disk, and a checkpoint
+        empties the write-ahead log VACUUM wrote the whole store into."""
+        try:
+            self.backend.connection.execute("VACUUM")  # type: ignore[attr-defined]
+            self.backend.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[attr-defined]
+        except sqlite3.Error as error:
+            raise _history_error(self.backend, error) from None
+
+
+HISTORY_TABLES = ("runs", "run_questions", "run_reports", "question_sets", "pending_shards", "schema_version")
+
+
+@dataclass(frozen=True)
+class WaitingShards:
+    """The shards of one run key recorded so far, waiting for the rest."""
+
+    run_key: str
+    indexes: tuple[int, ...]
+    expected: int
+    first_recorded_at: str
+    last_recorded_at: str
+    branch: str | None
+    commit: str | None
+
+
+def _delete_runs(cursor: Any, run_ids: Sequence[RunId]) -> None:
+    for start in range(0, len(run_ids), 500):
+        chunk = tuple(run_ids[start : start + 500])
+        marks = ", ".join("?" for _ in chunk)
+        for table in ("run_questions", "run_reports", "runs"):
+            cursor.execute(f"DELETE FROM {table} WHERE run_id IN ({marks})", chunk)
+    if run_ids:
+        cursor.execute("DELETE FROM question_sets WHERE question_set NOT IN (SELECT question_set FROM runs)")
+
+
+def _delete_waiting(cursor: Any, keys: Sequence[str]) -> None:
+    for key in keys:
+        cursor.execute("DELETE FROM pending_shards WHERE run_key = ?", (key,))
+
+
+def _adopt_earlier_attempts(cursor: Any, key: str, family: str, index: int, count: int) -> None:
+    """A CI re-run of failed jobs runs only those shards, under a new attempt's run key: the shards
+    the earlier attempts recorded (of the same CI run and shard count) join it, newest first."""
+    cursor.execute("SELECT shard_index FROM pending_shards WHERE run_key = ?", (key,))
+    have = {int(row[0]) for row in cursor.fetchall()} | {index}
+    cursor.execute(
+        "SELECT run_key, shard_index FROM pending_shards WHERE run_family = ? AND run_key <> ? "
+        "AND shard_count = ? ORDER BY recorded_at DESC",
+        (family, key, count),
+    )
+    for other_key, other_index in cursor.fetchall():
+        if int(other_index) not in have:
+            cursor.execute(
+                "UPDATE pending_shards SET run_key = ? WHERE run_key = ? AND shard_index = ?",
+                (key, other_key, other_index),
+            )
+            have.add(int(other_index))
+
+
+def _inputs(corpus: str, graph: str | None, settings: str, identity: str, responses: str) -> str:
+    return run_inputs(corpus, graph, settings, json.loads(identity).get("responses"), responses)
 
 
 def _strips(runs: Sequence[tuple[list[str], str]]) -> dict[str, str]:
@@ -552,21 +732,30 @@ def _strips(runs: Sequence[tuple[list[str], str]]) -> dict[str, str]:
     return dict(zip(union, map("".join, zip(*aligned, strict=True)), strict=True))
 
 
-def _lookups(text: str) -> list[tuple[str, tuple[object, ...]]]:
+def _lookups(text: str) -> list[tuple[str, tuple[object, ...], bool]]:
+    """(condition, parameters, whether a suite narrows it) for each reading of a run reference."""
     if text == "last":
-        return [("1 = 1", ())]
+        return [("1 = 1", (), True)]
     if text == "last-passed":
-        return [("passed = 1", ())]
-    lookups: list[tuple[str, tuple[object, ...]]] = [("run_key = ?", (text,))]
+        return [("passed = 1", (), True)]
+    lookups: list[tuple[str, tuple[object, ...], bool]] = [("run_key = ?", (text,), False)]
     digits = text[1:] if text.startswith("#") else text
     if digits.isdigit():
-        lookups.append(("run_id = ?", (int(digits),)))
-    lookups.append(("branch = ?", (text,)))
+        lookups.append(("run_id = ?", (int(digits),), False))
+    lookups.append(("branch = ?", (text,), True))
     return lookups
 
 
-def _branch_filter(branch: str | None) -> tuple[str, tuple[object, ...]]:
-    return (" WHERE branch = ?", (branch,)) if branch is not None else ("", ())
+def _suite_filter(suite: str | None) -> tuple[str, tuple[object, ...]]:
+    """A run of `suite`, or recorded before suites were (those match any)."""
+    return (" AND (suite = ? OR suite IS NULL)", (suite,)) if suite is not None else ("", ())
+
+
+def _filters(branch: str | None, suite: str | None) -> tuple[str, tuple[object, ...]]:
+    condition, params = _suite_filter(suite)
+    if branch is not None:
+        condition, params = f" AND branch = ?{condition}", (branch, *params)
+    return (f" WHERE {condition.removeprefix(' AND ')}", params) if condition else ("", ())
 
 
 def _summary(row: Sequence[Any]) -> RunSummary:
@@ -592,7 +781,8 @@ def _summary(row: Sequence[Any]) -> RunSummary:
         failure_reason=row[18],
         aggregates=json.loads(row[19]),
         gates=json.loads(row[20]),
-        inputs=_inputs(row[10], row[11], row[13], row[21]),
+        inputs=_inputs(row[10], row[11], row[13], row[21], row[12]),
+        suite=row[22],
     )
 
 
@@ -658,13 +848,13 @@ def _is_driver_error(error: BaseException) -> bool:
 
 
 def _history_error(backend: Backend, error: BaseException) -> HistoryError:
-    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    return HistoryError(f"history {backend.location.display}: {backend.location.scrub(text)}")
+    return HistoryError(describe_failure(backend.location, error, "use"))
 
 
 def _migrate(backend: Backend) -> None:
-    """Bring the store to the newest schema; refuse one that is not a history or is newer."""
+    """Bring the store to the newest schema; refuse one that is not a history or is newer, unchanged."""
     version = _read_version(backend)
+    backend.prepare_writes()
     if version == LATEST_VERSION:
         return
     with _translated(backend, backend.transaction(write=True, lock="schema")) as cursor:

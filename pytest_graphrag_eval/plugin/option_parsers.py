@@ -18,6 +18,8 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
 from pytest_graphrag_eval.gates.thresholds import Threshold, parse_threshold_list
+from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.history.locations import parse_location
 from pytest_graphrag_eval.run.run_history import history_baseline_ref
 
 
@@ -115,7 +117,12 @@ def baseline(value: RawValue, label: str, layer: str) -> Path | HistoryRef:
 
 
 def history_url(value: RawValue, label: str, layer: str) -> str:
-    """A history database: a URL as given, else an SQLite file path made absolute by the layer reader."""
+    """A history database: a URL as given, else an SQLite file path made absolute by the layer reader;
+    one that can never be opened (an unknown scheme, text libpq cannot parse) stops the run here."""
+    try:
+        parse_location(str(value))
+    except HistoryError as error:
+        raise ConfigurationError(f"{label}: {error}") from None
     return str(value)
 
 

@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions
+from pytest_graphrag_eval.history.locations import resolve_history_url
 from pytest_graphrag_eval.plugin import option_parsers as P
 from pytest_graphrag_eval.plugin.options import OPTIONS, OptionSpec
 from pytest_graphrag_eval.run.run_history import HISTORY_PREFIX
 
-_AS_GIVEN_OR_PATH = (P.path_or_url, P.baseline, P.history_url)
+_AS_GIVEN_OR_PATH = (P.path_or_url, P.baseline)
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,8 @@ def _cli_value(config: pytest.Config, spec: OptionSpec, invocation_dir: Path) ->
         return invocation_dir / str(value)
     if spec.parse is P.paths:
         return [invocation_dir / str(item) for item in value]
+    if spec.parse is P.history_url:
+        return resolve_history_url(str(value), invocation_dir) or None
     if spec.parse in _AS_GIVEN_OR_PATH:
         return _path_or_url(str(value), invocation_dir)
     return value  # type: ignore[no-any-return]
@@ -98,6 +101,8 @@ def _ini_value(config: pytest.Config, spec: OptionSpec, ini_dir: Path) -> P.RawV
         return None
     if spec.parse is P.path:  # pytest made `paths` values absolute against the ini file's folder
         return Path(value[0]) if isinstance(value, list) else ini_dir / str(value)
+    if spec.parse is P.history_url:
+        return resolve_history_url(str(value), ini_dir) or None
     if spec.parse in _AS_GIVEN_OR_PATH:
         return _path_or_url(str(value), ini_dir)
     return value  # type: ignore[no-any-return]

@@ -23,8 +23,8 @@ from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
 from pytest_graphrag_eval.adapters.replay import RESPONSE_FORMATS
 from pytest_graphrag_eval.answers.settings import JUDGES
 from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.compare.repeats import POLICIES
-from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.gates.history_gates import MAX_WINDOW as MAX_HISTORY_WINDOW
 from pytest_graphrag_eval.plugin import option_parsers as P
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES

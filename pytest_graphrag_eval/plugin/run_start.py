@@ -95,6 +95,8 @@ def _load_baseline(settings: PluginSettings, root: Path) -> tuple[JsonObject | N
             f"--graphrag-baseline history:{settings.baseline_history} takes the baseline from the run "
             "history: pass --graphrag-history URL too"
         )
+    from pytest_graphrag_eval.history.records import suite_of
+
     found = read_history(
         settings.history_url,
         environ=os.environ,
@@ -103,6 +105,7 @@ def _load_baseline(settings: PluginSettings, root: Path) -> tuple[JsonObject | N
         flaky_runs=settings.flaky_runs,
         flaky_flips=settings.flaky_flips,
         baseline_ref=settings.baseline_history,
+        suite=suite_of(settings.report_metadata()),
     )
     return found.baseline, found.baseline_name
 

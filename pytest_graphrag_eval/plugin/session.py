@@ -38,7 +38,7 @@ from pytest_graphrag_eval.run.assembly import RunAssembly, assemble_run
 from pytest_graphrag_eval.run.dry_run import plan_lines
 from pytest_graphrag_eval.run.end_of_run import CollectedRun, RunOutcome, end_run
 from pytest_graphrag_eval.run.replay import numbered_attempts
-from pytest_graphrag_eval.run.runner import QuestionOutcome
+from pytest_graphrag_eval.run.runner import AnsweredQuestion
 
 
 class GraphragSession:
@@ -159,7 +159,7 @@ class GraphragSession:
         pending = self.worker_batches.new_items(item, nextitem)
         self.assembly.runner.submit(p.question for p in pending if isinstance(p, QuestionItem))
 
-    def outcome_for(self, question: Question) -> QuestionOutcome:
+    def outcome_for(self, question: Question) -> AnsweredQuestion:
         assert self.assembly is not None, "question items run only after collection finished"
         if self.progress is None:
             return self.assembly.runner.outcome(question)

@@ -17,7 +17,7 @@ from pytest_graphrag_eval.formats.json_types import JsonObject
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
 from pytest_graphrag_eval.plugin.settings import PluginSettings
-from pytest_graphrag_eval.run.runner import QuestionOutcome
+from pytest_graphrag_eval.run.runner import AnsweredQuestion
 
 
 class ItemSession(Protocol):
@@ -35,7 +35,7 @@ class ItemSession(Protocol):
 
     def baseline_result(self, question_id: str) -> JsonObject | None: ...
 
-    def outcome_for(self, question: Question) -> QuestionOutcome: ...
+    def outcome_for(self, question: Question) -> AnsweredQuestion: ...
 
     def is_corpus_file(self, path: Path) -> bool: ...
 

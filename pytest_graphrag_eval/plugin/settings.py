@@ -21,7 +21,7 @@ from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, first_set, resolve_judge_settings
 from pytest_graphrag_eval.answers.settings import AnswerSettings
 from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
-from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
+from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.corpus.shards import ShardSpec
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.json_types import JsonObject

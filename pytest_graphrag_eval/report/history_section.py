@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from pytest_graphrag_eval.compare.run_history import (
+from pytest_graphrag_eval.compare.past_runs import (
     IDENTITIES,
     Flakiness,
     PastRun,

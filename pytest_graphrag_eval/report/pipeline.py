@@ -16,7 +16,7 @@ from typing import Any
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.compare.comparison import Comparison, compare_documents
 from pytest_graphrag_eval.compare.hashing import content_hash
-from pytest_graphrag_eval.compare.run_history import Flakiness, PastRun, RunHistory, flaky_questions
+from pytest_graphrag_eval.compare.past_runs import Flakiness, PastRun, RunHistory, flaky_questions
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.gates.history_gates import GateHistory
 from pytest_graphrag_eval.gates.model import Gate, GateResult

@@ -1,8 +1,10 @@
 """What a run reads from its history at the start: a baseline, and the earlier runs for flaky marks and gates.
 
 `--graphrag-baseline history:last` (or `history:last-passed`, `history:BRANCH`, `history:RUN`) takes
-the baseline report from the store instead of a file. The earlier runs are those of this run's branch
-(from git or the CI's variables); a branch with no runs yet, or an unknown branch, reads all runs. A
+the baseline report from the store instead of a file, the newest of this run's suite (its corpus
+paths: `records.suite_of`). The earlier runs are those of this run's suite and branch (from git or
+the CI's variables); a branch with no runs of the suite yet, or an unknown branch, reads the suite's
+runs of every branch. Another suite's runs never count, whatever their question ids. A
 history that cannot be read costs the run nothing but its history: the run scores and reports, a
 warning says why, and the gates that needed the history fail and say so. A baseline asked of a history
 that cannot give it is a usage error at the start, before any question runs.
@@ -16,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.compare.baseline import check_report
-from pytest_graphrag_eval.compare.run_history import PastRun, RunHistory
+from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.provenance import RunProvenance, detect_provenance
-from pytest_graphrag_eval.history.records import ABSENT, OUTCOME_NAMES, run_identities, run_inputs
+from pytest_graphrag_eval.history.records import ABSENT, OUTCOME_NAMES, run_identities, run_inputs, suite_of
 from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
 
 HISTORY_PREFIX = "history:"
@@ -66,6 +68,7 @@ class StartingHistory:
                 identities["graph"],
                 str(identities["settings"]),
                 metadata.get("responses"),
+                identities["responses"],
             ),
         )
 
@@ -84,13 +87,16 @@ def read_history(
     flaky_runs: int,
     flaky_flips: int,
     baseline_ref: str | None = None,
+    suite: str | None = None,
 ) -> StartingHistory:
-    """The earlier runs (and the baseline asked for) from the history at `url`."""
+    """The earlier runs of `suite` (and the baseline asked for) from the history at `url`."""
     provenance = detect_provenance(environ, cwd)
     try:
         with open_history(url, environ=environ) as store:
-            baseline, name = _baseline(store, baseline_ref, url) if baseline_ref is not None else (None, None)
-            runs = _earlier_runs(store, provenance.branch, window - 1)
+            baseline, name = (
+                _baseline(store, baseline_ref, suite) if baseline_ref is not None else (None, None)
+            )
+            runs = _earlier_runs(store, provenance.branch, window - 1, suite)
     except HistoryError as error:
         if baseline_ref is not None:
             raise ConfigurationError(f"--graphrag-baseline history:{baseline_ref}: {error}") from None
@@ -103,9 +109,9 @@ def read_history(
     )
 
 
-def _baseline(store: HistoryStore, ref: str, url: str) -> tuple[dict[str, Any], str]:
+def _baseline(store: HistoryStore, ref: str, suite: str | None) -> tuple[dict[str, Any], str]:
     try:
-        run = store.resolve(ref)
+        run = store.resolve(ref, suite=suite)
     except HistoryError as error:
         raise ConfigurationError(f"--graphrag-baseline history:{ref}: {error}") from None
     report = store.load_report(run.run_id)
@@ -114,15 +120,18 @@ def _baseline(store: HistoryStore, ref: str, url: str) -> tuple[dict[str, Any], 
     return report, name
 
 
-def _earlier_runs(store: HistoryStore, branch: str | None, count: int) -> tuple[PastRun, ...]:
-    """The newest `count` runs (of `branch` when it has any), oldest first, with every question's outcome."""
+def _earlier_runs(
+    store: HistoryStore, branch: str | None, count: int, suite: str | None
+) -> tuple[PastRun, ...]:
+    """The newest `count` runs of `suite` (of `branch` when it has any), oldest first, with every
+    question's outcome."""
     if count <= 0:
         return ()
-    summaries = store.runs(branch=branch, limit=count) if branch is not None else []
+    summaries = store.runs(branch=branch, limit=count, suite=suite) if branch is not None else []
     if not summaries:
         branch = None
-        summaries = store.runs(limit=count)
-    outcomes = store.question_outcomes(last_n=count, branch=branch)
+        summaries = store.runs(limit=count, suite=suite)
+    outcomes = store.question_outcomes(last_n=count, branch=branch, suite=suite)
     by_run: dict[Any, dict[str, str]] = {run.run_id: {} for run in outcomes.runs}
     for question_id, strip in outcomes.strips.items():
         for run, code in zip(outcomes.runs, strip, strict=True):
@@ -178,5 +187,6 @@ def history_at_finish(
         window=history_window(gates, flaky_runs),
         flaky_runs=flaky_runs,
         flaky_flips=flaky_flips,
+        suite=suite_of(metadata),
     )
     return FinishingHistory(found.runs, found.current_run(metadata, results), found.warning)

@@ -43,14 +43,14 @@ AGENT_HOOK = "agent hook pytest_graphrag_respond"
 
 
 @dataclass(frozen=True)
-class QuestionOutcome:
+class AnsweredQuestion:
     """What one question produced: the scored result, the raw response, or a usage problem."""
 
     result: dict[str, Any] | None
     response: ResponseRecord | None
     problem: str | None = None
     # With --graphrag-agent-repeats: every attempt's outcome, the first one also in the fields above.
-    attempts: tuple[QuestionOutcome, ...] = ()
+    attempts: tuple[AnsweredQuestion, ...] = ()
 
 
 class ResponseSource(Protocol):
@@ -206,7 +206,7 @@ class QuestionRunner(abc.ABC):
         """Questions this process will run: a runner may start them before they are asked for."""
 
     @abc.abstractmethod
-    def outcome(self, question: Question, on_wait: Callable[[], None] | None = None) -> QuestionOutcome:
+    def outcome(self, question: Question, on_wait: Callable[[], None] | None = None) -> AnsweredQuestion:
         """This question's outcome, waiting for it if needed (calling `on_wait` now and then meanwhile)."""
 
     def progress(self) -> tuple[int, int]:
@@ -215,14 +215,14 @@ class QuestionRunner(abc.ABC):
         return done, done
 
     @abc.abstractmethod
-    def finished(self) -> dict[str, QuestionOutcome]:
+    def finished(self) -> dict[str, AnsweredQuestion]:
         """Outcomes of the questions already done, by id (what an interrupted run can still report)."""
 
     @abc.abstractmethod
     def close(self) -> None:
         """Cancel unfinished work and release the judge client."""
 
-    async def _evaluate(self, question: Question) -> QuestionOutcome:
+    async def _evaluate(self, question: Question) -> AnsweredQuestion:
         if self._repeats == 1:
             return await self._attempt(question)
         # The attempts run concurrently; a live source's semaphore keeps the agent within its bound. A
@@ -230,15 +230,15 @@ class QuestionRunner(abc.ABC):
         count = self._source.attempts(question, self._repeats)
         attempts = await asyncio.gather(*(self._attempt(question) for _ in range(count)))
         first = attempts[0]
-        return QuestionOutcome(first.result, first.response, first.problem, tuple(attempts))
+        return AnsweredQuestion(first.result, first.response, first.problem, tuple(attempts))
 
-    async def _attempt(self, question: Question) -> QuestionOutcome:
+    async def _attempt(self, question: Question) -> AnsweredQuestion:
         try:
             response = await self._source.get(question)
         except InputError as error:  # the live agent's response failed the responses' checks
             # Still a result: the question is reported with its error, not left out of the report.
             problem = f"the agent returned a malformed response: {error}"
-            return QuestionOutcome({**base_result(question, None), "error": problem}, None)
+            return AnsweredQuestion({**base_result(question, None), "error": problem}, None)
         added: dict[str, Any] = {}
         graph_problem = None
         scored_question, scored_response = question, response
@@ -254,8 +254,8 @@ class QuestionRunner(abc.ABC):
                 scored_question, scored_response, self._scorers, self._context_for(question)
             )
         except GraphragEvalError as error:
-            return QuestionOutcome(None, response, str(error))
-        return QuestionOutcome({**result, **added}, response, graph_problem)
+            return AnsweredQuestion(None, response, str(error))
+        return AnsweredQuestion({**result, **added}, response, graph_problem)
 
 
 class InlineRunner(QuestionRunner):
@@ -266,7 +266,7 @@ class InlineRunner(QuestionRunner):
     question over to it and back costs more than scoring a steps-only question.
     """
 
-    _done: dict[str, QuestionOutcome]
+    _done: dict[str, AnsweredQuestion]
 
     def _start(self) -> None:
         self._loop = asyncio.new_event_loop()
@@ -275,14 +275,14 @@ class InlineRunner(QuestionRunner):
     def submit(self, questions: Iterable[Question]) -> None:
         """Nothing to start ahead: each question is scored when its item runs."""
 
-    def outcome(self, question: Question, on_wait: Callable[[], None] | None = None) -> QuestionOutcome:
+    def outcome(self, question: Question, on_wait: Callable[[], None] | None = None) -> AnsweredQuestion:
         """Score this question now (once: a second call returns the first outcome)."""
         if question.question_id not in self._done:
             outcome = self._loop.run_until_complete(self._evaluate(question))
             self._done[question.question_id] = outcome
         return self._done[question.question_id]
 
-    def finished(self) -> dict[str, QuestionOutcome]:
+    def finished(self) -> dict[str, AnsweredQuestion]:
         return dict(self._done)
 
     def close(self) -> None:
@@ -307,7 +307,7 @@ class BackgroundRunner(QuestionRunner):
     while pytest reports the items one by one.
     """
 
-    _futures: dict[str, concurrent.futures.Future[QuestionOutcome]]
+    _futures: dict[str, concurrent.futures.Future[AnsweredQuestion]]
 
     def _start(self) -> None:
         self._futures = {}
@@ -325,7 +325,7 @@ class BackgroundRunner(QuestionRunner):
                         self._evaluate(question), self._loop
                     )
 
-    def outcome(self, question: Question, on_wait: Callable[[], None] | None = None) -> QuestionOutcome:
+    def outcome(self, question: Question, on_wait: Callable[[], None] | None = None) -> AnsweredQuestion:
         """Block until this question is done (submitting it if needed)."""
         self.submit([question])
         future = self._futures[question.question_id]
@@ -342,7 +342,7 @@ class BackgroundRunner(QuestionRunner):
             futures = list(self._futures.values())
         return sum(1 for future in futures if future.done()), len(futures)
 
-    def finished(self) -> dict[str, QuestionOutcome]:
+    def finished(self) -> dict[str, AnsweredQuestion]:
         with self._lock:
             futures = dict(self._futures)
         return {

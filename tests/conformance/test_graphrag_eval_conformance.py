@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from graphrag_eval_outcome import comparable_outcome
 
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.corpus.responses import load_responses
 from pytest_graphrag_eval.evaluation import UnknownResponsesWarning, run_evaluation
-from pytest_graphrag_eval.testing.graphrag_eval_outcome import comparable_outcome
 
 HERE = Path(__file__).resolve().parent
 COMPARED_KEYS = ("outcome", "status", "error", "steps_score", "matches")

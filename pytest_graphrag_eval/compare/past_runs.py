@@ -5,10 +5,12 @@ something from them (flaky questions, trend and k-of-n gates, the report's histo
 on these plain values, so it is tested without a store and a regenerated report decides alike.
 
 A question is flaky when, over the last runs (this one included), its outcome flipped between
-passed and failed at least `min_flips` times, or it both passed and failed on one commit with the
-same inputs (corpus, graph, settings, responses source: `history.records.run_inputs`) — nothing
-changed, the outcome did; `graphrag-eval-history flaky` applies the same rule to stored runs.
-Skipped and unevaluated runs are not counted.
+passed and failed at least `min_flips` times between runs with the same inputs (corpus, graph,
+settings, and the same recording or a live agent: `history.records.run_inputs`), or it both passed
+and failed on one commit with the same inputs — nothing changed, the outcome did;
+`graphrag-eval-history flaky` applies the same rule to stored runs. A flip that came with other
+inputs (a broken recording replayed, a new graph) is that change's doing, not noise, so a gate
+`excluding flaky` never excuses it. Skipped and unevaluated runs are not counted.
 """
 
 from __future__ import annotations
@@ -96,7 +98,11 @@ def flakiness(
             for commit, outcome in zip(commits, outcomes, strict=True)
             if (verdict := passed(outcome)) is not None
         ]
-        flips = sum(1 for before, after in itertools.pairwise(counted) if before[1] != after[1])
+        flips = sum(
+            1
+            for before, after in itertools.pairwise(counted)
+            if before[1] != after[1] and before[0][1] == after[0][1]
+        )
         seen: dict[tuple[str, str], set[bool]] = {}
         for (commit, inputs), verdict in counted:
             if commit:

@@ -4,8 +4,9 @@
 over TCP on a free loopback port (so a wrong password is refused as in production) and its Unix
 socket in the same folder. PostgreSQL refuses to run as root: as root, the cluster belongs to an
 unprivileged account (`postgres` when the package created it, else `nobody`) and each command runs
-as that account through `setpriv`. `postgres_binaries()` is None when PostgreSQL is not installed,
-so a fixture can skip saying so.
+as that account through `setpriv`; its folder is then made where that account can reach it (a
+private 0700 `TMPDIR` is root's alone). `postgres_binaries()` is None when PostgreSQL is not
+installed, so a fixture can skip saying so.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import os
 import pwd
 import secrets
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
 
-from pytest_graphrag_eval.testing.oxigraph_server import free_port
+from oxigraph_server import free_port
 
 _SUPERUSER = "graphrag"
 
@@ -52,8 +54,9 @@ class PostgresServer:
         self.user = _SUPERUSER
         self.host = "127.0.0.1"
         self.port = free_port()
-        self.root = Path(tempfile.mkdtemp(prefix="graphrag-pg-"))
         self._account = _unprivileged_account() if os.geteuid() == 0 else None
+        parent = None if self._account is None else _temporary_parent_reachable_by(self._account)
+        self.root = Path(tempfile.mkdtemp(prefix="graphrag-pg-", dir=parent))
         self.data = self.root / "data"
         self.started = False
 
@@ -137,6 +140,27 @@ def _unprivileged_account() -> pwd.struct_passwd:
         except KeyError:
             continue
     raise RuntimeError("running as root and no unprivileged account (postgres, nobody) to run PostgreSQL as")
+
+
+def _temporary_parent_reachable_by(account: pwd.struct_passwd) -> str:
+    """The first temporary folder whose every ancestor `account` may enter: TMPDIR, else /tmp or /var/tmp."""
+    for candidate in (tempfile.gettempdir(), "/tmp", "/var/tmp"):
+        folder = Path(candidate).resolve()
+        if folder.is_dir() and all(_may_enter(account, path) for path in (folder, *folder.parents)):
+            return str(folder)
+    raise RuntimeError(
+        f"running as root and no temporary folder the {account.pw_name} account can enter for PostgreSQL's "
+        "data: set TMPDIR to a folder every user may traverse"
+    )
+
+
+def _may_enter(account: pwd.struct_passwd, folder: Path) -> bool:
+    status = folder.stat()
+    if status.st_uid == account.pw_uid:
+        return bool(status.st_mode & stat.S_IXUSR)
+    if status.st_gid == account.pw_gid:
+        return bool(status.st_mode & stat.S_IXGRP)
+    return bool(status.st_mode & stat.S_IXOTH)
 
 
 def _environment() -> dict[str, str]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
-from pytest_graphrag_eval.compare.run_history import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
+from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.report.merge import ShardReport, load_shard, merge_shards, shard_summary
 from pytest_graphrag_eval.report.pipeline import OutputPaths
@@ -60,9 +60,10 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
     """`graphrag-eval-merge` as a function; returns the exit status."""
     args = _merge_parser().parse_args(argv)
     try:
+        _check_history_url(args.history)
         shards = [load_shard(path) for path in args.reports]
         baseline_ref = _history_baseline_ref(args.baseline, shards)
-        history_baseline = _read_history_baseline(args.history, baseline_ref)
+        history_baseline = _read_history_baseline(args.history, baseline_ref, shards)
         merged = merge_shards(
             shards,
             baseline_path=None if baseline_ref is not None else args.baseline,
@@ -122,11 +123,23 @@ def _history_baseline_ref(baseline: str | None, shards: Sequence[ShardReport]) -
     return str(record["history"]) if isinstance(record, dict) and record.get("history") else None
 
 
-def _read_history_baseline(url: str | None, ref: str | None) -> tuple[dict[str, Any], str] | None:
+def _check_history_url(url: str | None) -> None:
+    """A history that can never be opened (an unknown scheme) stops the merge before it begins."""
+    if url is not None:
+        from pytest_graphrag_eval.history.locations import parse_location
+
+        parse_location(url)
+
+
+def _read_history_baseline(
+    url: str | None, ref: str | None, shards: Sequence[ShardReport]
+) -> tuple[dict[str, Any], str] | None:
+    """The baseline run of the history, of the shards' suite."""
     if ref is None:
         return None
     if url is None:
         raise CommandError(f"the baseline history:{ref} is a run of the history: pass --history URL")
+    from pytest_graphrag_eval.history.records import suite_of
     from pytest_graphrag_eval.run.run_history import read_history
 
     found = read_history(
@@ -137,6 +150,7 @@ def _read_history_baseline(url: str | None, ref: str | None) -> tuple[dict[str, 
         flaky_runs=DEFAULT_FLAKY_RUNS,
         flaky_flips=DEFAULT_FLAKY_FLIPS,
         baseline_ref=ref,
+        suite=suite_of(shards[0].metadata) if shards else None,
     )
     assert found.baseline is not None and found.baseline_name is not None
     return found.baseline, found.baseline_name

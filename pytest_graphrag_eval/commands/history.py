@@ -7,15 +7,21 @@
     graphrag-eval-history history.db compare RUN RUN
     graphrag-eval-history history.db report RUN --report r.json --html r.html --markdown r.md
     graphrag-eval-history history.db import reports/*.json [--branch main --commit SHA]
+    graphrag-eval-history history.db shards [--clear KEY ...]
+    graphrag-eval-history history.db prune --keep 50 [--newer-than 2026-01-01] [--waiting-days 7] [--dry-run]
 
 RUN is `last`, `last-passed`, a run id, a run key or a branch (its newest run). Every subcommand
-takes `--json` for scripts; text fits a terminal. Exit status 0, 1 when `report` could not write a
-file, 2 when the history cannot be read or written (the message says why, never the password).
+takes `--json` for scripts; text fits a terminal, with every control character from stored text
+(branch names, commit messages from CI variables) shown as an escape. Reading commands open the
+history read-only. Exit status 0, 1 when `report` could not write a file, 2 when the history cannot
+be read or written (the message says why, never the password). Output cut short by its reader
+(`| head`) ends the command quietly.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -27,16 +33,21 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.history.analysis import flaky_questions, trend
 from pytest_graphrag_eval.history.metrics import check_metric
 from pytest_graphrag_eval.history.provenance import RunProvenance
-from pytest_graphrag_eval.history.records import OUTCOME_CODES
+from pytest_graphrag_eval.history.records import OUTCOME_CODES, check_report, corpus_identity
+from pytest_graphrag_eval.history.retention import retention_rule
 from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
 from pytest_graphrag_eval.report.pipeline import OutputPaths, write_outputs
 
 PROG = "graphrag-eval-history"
 _SHORT_SHA = 10
 _BAR = 10  # characters of the widest bar in `trend`
+
+
+_WRITING = frozenset({"import", "prune", "shards"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,13 +58,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         check = getattr(args, "metric", None)
         if check is not None:
             check_metric(check)
-        with open_history(args.url, environ=os.environ, create=args.command == "import") as store:
+        writes = args.command in _WRITING and not (args.command == "shards" and not args.clear)
+        with open_history(
+            args.url, environ=os.environ, create=args.command == "import", read_only=not writes
+        ) as store:
             status = int(args.handler(store, args, out))
+        out.flush()
     except GraphragEvalError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
+        _error(str(error))
         return 2
-    out.flush()
+    except BrokenPipeError:
+        return _reader_gone()
     return status
+
+
+def _error(text: str) -> None:
+    with contextlib.suppress(BrokenPipeError):
+        print(f"{PROG}: error: {terminal_safe(text)}", file=sys.stderr)
+
+
+def _reader_gone() -> int:
+    """The reader of our output closed it (`| head`): what it did not read is not wanted. Python would
+    report the failed flush of stdout at exit, so stdout is pointed at the null device first."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 0
 
 
 class _Output:
@@ -66,14 +96,15 @@ class _Output:
 
     def line(self, text: str = "") -> None:
         if not self.as_json:
-            print(_fit(text, self.width))
+            print(_fit(terminal_safe(text), self.width))
 
     def data(self, document: Any) -> None:
         self.document = document
 
     def flush(self) -> None:
         if self.as_json and self.document is not None:
-            print(json.dumps(self.document, indent=2, ensure_ascii=False, default=str))
+            # ASCII: every control character of stored text written as a JSON escape, inert on a terminal
+            print(json.dumps(self.document, indent=2, ensure_ascii=True, default=str))
 
 
 def _fit(text: str, width: int) -> str:
@@ -82,10 +113,13 @@ def _fit(text: str, width: int) -> str:
 
 # list ------------------------------------------------------------------------------------------
 def _list(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
-    runs = store.runs(branch=args.branch, limit=args.limit)
+    runs = store.runs(branch=args.branch, limit=args.limit, suite=args.suite)
     out.data([_summary_json(run) for run in runs])
-    for key, (recorded, expected) in sorted(store.waiting_shards().items()):
-        out.line(f"waiting: run {key} has {recorded} of its {expected} shards (listed once all are in)")
+    for waiting in store.waiting_shards():
+        out.line(
+            f"waiting: run {waiting.run_key} has {len(waiting.indexes)} of its {waiting.expected} shards "
+            "(listed once all are in; see the shards subcommand)"
+        )
     if not runs:
         out.line(f"no runs in {store.display}" + (f" on branch {args.branch}" if args.branch else ""))
         return 0
@@ -123,6 +157,7 @@ def _show(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     out.line(f"  commit:     {run.commit or '-'} on {run.branch or '-'}" + (f" ({run.ci})" if run.ci else ""))
     if run.ci_url:
         out.line(f"  CI:         {run.ci_url}")
+    out.line(f"  suite:      {run.suite if run.suite is not None else '(recorded before suites)'}")
     out.line(f"  corpus:     {_short(run.corpus_identity)}   graph: {_short(run.graph_identity)}")
     out.line(f"  responses:  {_short(run.responses_identity)}   settings: {_short(run.settings_fingerprint)}")
     counts = _count_outcomes(question.outcome for question in questions)
@@ -146,10 +181,12 @@ def _show(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
 
 # flaky -----------------------------------------------------------------------------------------
 def _flaky(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
-    history = store.question_outcomes(last_n=args.last, branch=args.branch)
+    suite = _suite(store, args)
+    history = store.question_outcomes(last_n=args.last, branch=args.branch, suite=suite)
     found = flaky_questions(history, args.min_flips, same_commit=not args.no_same_commit)
     out.data(
         {
+            "suite": suite,
             "runs": [asdict(run) for run in history.runs],
             "min_flips": args.min_flips,
             "flaky": [asdict(item) for item in found],
@@ -159,6 +196,7 @@ def _flaky(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
         f"{len(found)} flaky question(s) over the last {len(history.runs)} run(s): "
         f"flipped >= {args.min_flips} times"
     )
+    out.line(f"(suite {suite or '-'}; a flip counts between two runs with the same inputs)")
     if not args.no_same_commit:
         out.line("or passed and failed on one commit with the same inputs")
     out.line("(outcomes oldest run first: P passed, F failed, s skipped, x xfailed, - absent)")
@@ -179,12 +217,14 @@ def _flaky(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
 
 # trend -----------------------------------------------------------------------------------------
 def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
-    points = store.metric_series(args.metric, last_n=args.last, branch=args.branch)
+    suite = _suite(store, args)
+    points = store.metric_series(args.metric, last_n=args.last, branch=args.branch, suite=suite)
     result = trend(points, confidence=args.confidence)
     changed = {change.index: change.what for change in result.changes}
     out.data(
         {
             "metric": args.metric,
+            "suite": suite,
             "points": [
                 {**asdict(point), "changed": list(changed.get(index, ()))}
                 for index, point in enumerate(points)
@@ -199,14 +239,16 @@ def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
         out.line(f"no runs in {store.display}")
         return 0
     if result.runs_with_value == 0:
-        known = sorted({key for run in store.runs(limit=1) for key in _micro_means(run.aggregates)})
+        known = sorted(
+            {key for run in store.runs(limit=1, suite=suite) for key in _micro_means(run.aggregates)}
+        )
         raise _UsageError(
             f"no run of the last {len(points)} has the metric {args.metric!r} "
             f"(the last run has: {', '.join(known) or 'no scores'}; or pass_rate)"
         )
     values = [point.value for point in points if point.value is not None]
     low, high = (min(values), max(values)) if values else (0.0, 0.0)
-    out.line(f"{args.metric} over the last {len(points)} run(s), oldest first")
+    out.line(f"{args.metric} over the last {len(points)} run(s), oldest first (suite {suite or '-'})")
     out.line("(<- what changed since the run before: corpus, graph, settings, responses)")
     for index, point in enumerate(points):
         value = "-" if point.value is None else f"{point.value:.4f}"
@@ -315,20 +357,24 @@ def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
 
 # import ----------------------------------------------------------------------------------------
 def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
-    if args.run_key and len(args.reports) > 1:
-        raise _UsageError("import: --run-key names one run; import one report with it")
     provenance = RunProvenance(commit=args.commit, branch=args.branch)
     done: list[dict[str, Any]] = []
     failures = 0
+    readable: list[tuple[Path, Any, str]] = []
     for path in args.reports:
         try:
-            report, digest = _read_report(path)
-            recorded = store.record_run(
-                report, run_key=args.run_key or f"import:{digest}", provenance=provenance, source=str(path)
-            )
+            readable.append((path, *_read_report(path)))
         except GraphragEvalError as error:
             failures += 1
-            print(f"{PROG}: error: {error}", file=sys.stderr)
+            _error(str(error))
+            done.append({"report": str(path), "error": str(error)})
+    keys = _import_keys(readable, args.run_key)
+    for path, report, _ in readable:
+        try:
+            recorded = store.record_run(report, run_key=keys[path], provenance=provenance, source=str(path))
+        except GraphragEvalError as error:
+            failures += 1
+            _error(str(error))
             done.append({"report": str(path), "error": str(error)})
             continue
         done.append({"report": str(path), **asdict(recorded)})
@@ -344,6 +390,47 @@ def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     return 2 if failures else 0
 
 
+def _import_keys(reports: Sequence[tuple[Path, Any, str]], given: str | None) -> dict[Path, str]:
+    """Each report's run key: a report alone is `import:` and its file's hash (so a re-import is
+    refused); the shards of one run given together (one shard count, one corpus, one setting of
+    everything) share `import:` and the hash of all their files, so they make one run."""
+    groups: dict[str, list[tuple[Path, str]]] = {}
+    for path, report, digest in reports:
+        groups.setdefault(_shard_group(report) or f"file:{path}", []).append((path, digest))
+    if given is not None and len(groups) > 1:
+        raise _UsageError(
+            "import: --run-key names one run; import one report, or the shards of one run, with it"
+        )
+    keys = {}
+    for members in groups.values():
+        combined = hashlib.sha256("".join(sorted(digest for _, digest in members)).encode()).hexdigest()[:16]
+        for path, _ in members:
+            keys[path] = given or f"import:{combined}"
+    return keys
+
+
+def _shard_group(report: Any) -> str | None:
+    """What the shards of one run share (None for a whole run's report, or one not readable as one)."""
+    try:
+        check_report(report, "report")
+    except GraphragEvalError:
+        return None
+    metadata = report.get("metadata") or {}
+    shard = metadata.get("shard")
+    if not isinstance(shard, Mapping) or shard.get("count") in (None, 1):
+        return None
+    return json.dumps(
+        [
+            shard.get("count"),
+            corpus_identity(metadata, report["results"]),
+            metadata.get("settings"),
+            metadata.get("responses"),
+        ],
+        sort_keys=True,
+        default=str,
+    )
+
+
 def _read_report(path: Path) -> tuple[Any, str]:
     try:
         data = path.read_bytes()
@@ -356,11 +443,79 @@ def _read_report(path: Path) -> tuple[Any, str]:
     return report, hashlib.sha256(data).hexdigest()[:16]
 
 
+# shards ----------------------------------------------------------------------------------------
+def _shards(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    if args.clear:
+        cleared = store.clear_waiting(args.clear)
+        out.data({"cleared": cleared, "not_waiting": sorted(set(args.clear) - set(cleared))})
+        for key in cleared:
+            out.line(f"cleared the waiting shards of run {key}")
+        for key in sorted(set(args.clear) - set(cleared)):
+            out.line(f"no waiting shards of run {key}")
+        return 0
+    waiting = store.waiting_shards()
+    out.data([asdict(item) for item in waiting])
+    if not waiting:
+        out.line(f"no shards waiting in {store.display}")
+        return 0
+    out.line(f"{'shards':>7}  {'last recorded (UTC)':<19}  {'branch':<12}  {'commit':<8}  key")
+    for item in waiting:
+        out.line(
+            f"{f'{len(item.indexes)}/{item.expected}':>7}  {_when(item.last_recorded_at):<19}  "
+            f"{_cut(item.branch or '-', 12):<12}  {(item.commit or '-')[:8]:<8}  {item.run_key}"
+        )
+        missing = sorted(set(range(1, item.expected + 1)) - set(item.indexes))
+        out.line(f"{'':>7}  missing shard(s) {', '.join(map(str, missing))}")
+    out.line("clear one with: shards --clear KEY; all older than D days with: prune --waiting-days D")
+    return 0
+
+
+# prune -----------------------------------------------------------------------------------------
+def _prune(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    rule = retention_rule(
+        keep=args.keep, newer_than=args.newer_than, branch=args.branch, waiting_days=args.waiting_days
+    )
+    before = store.size_bytes()
+    result = store.prune(rule, dry_run=args.dry_run)
+    after = store.size_bytes()
+    out.data(
+        {
+            "dry_run": result.dry_run,
+            "runs": list(result.runs),
+            "waiting": list(result.waiting),
+            "size_before": before,
+            "size_after": after,
+        }
+    )
+    verb = "would delete" if result.dry_run else "deleted"
+    out.line(f"{verb} {len(result.runs)} run(s) and {len(result.waiting)} waiting shard set(s)")
+    if result.runs:
+        shown = ", ".join(str(run_id) for run_id in result.runs[: args.limit])
+        more = f" and {len(result.runs) - args.limit} more" if len(result.runs) > args.limit else ""
+        out.line(f"  runs: {shown}{more}")
+    for key in result.waiting:
+        out.line(f"  waiting shards of run {key}")
+    out.line(f"store: {_size(before)} before, {_size(after)} after")
+    return 0
+
+
+def _size(count: int) -> str:
+    return f"{count / 1e6:.1f} MB"
+
+
 class _UsageError(GraphragEvalError):
     """A wrong combination of arguments, or an unreadable input file."""
 
 
 # helpers ---------------------------------------------------------------------------------------
+def _suite(store: HistoryStore, args: argparse.Namespace) -> str | None:
+    """The suite asked for, else the newest run's (of the branch): one suite's runs, never a mix."""
+    if args.suite is not None:
+        return str(args.suite)
+    newest = store.runs(branch=args.branch, limit=1)
+    return newest[0].suite if newest else None
+
+
 def _summary_json(run: RunSummary) -> dict[str, Any]:
     data = run.to_dict()
     data["micro_means"] = _micro_means(run.aggregates)
@@ -430,6 +585,7 @@ def _parser() -> argparse.ArgumentParser:
     listing = command("list", _list, "recorded runs, newest first")
     listing.add_argument("--branch", help="only this branch's runs")
     listing.add_argument("--limit", type=int, default=20, help="at most this many runs (default 20)")
+    listing.add_argument("--suite", help="only this suite's runs (its corpus paths, as `show` names it)")
 
     show = command("show", _show, "one run: verdict, provenance, identities, scores, gates, failures")
     show.add_argument("run", help="last, last-passed, a run id, a run key or a branch")
@@ -452,6 +608,7 @@ def _parser() -> argparse.ArgumentParser:
         help="do not list questions only for passing and failing on one commit",
     )
     flaky.add_argument("--limit", type=int, default=30, help="questions shown (default 30)")
+    flaky.add_argument("--suite", help="this suite's runs (default: the newest run's suite)")
 
     trend_parser = command(
         "trend", _trend, "a metric per run, corpus/graph/settings changes marked, its slope"
@@ -464,6 +621,7 @@ def _parser() -> argparse.ArgumentParser:
     trend_parser.add_argument(
         "--confidence", type=float, default=0.95, help="of the slope's interval (default 0.95)"
     )
+    trend_parser.add_argument("--suite", help="this suite's runs (default: the newest run's suite)")
 
     compare = command(
         "compare", _compare, "two runs: what changed, metric deltas, regressed and fixed questions"
@@ -484,8 +642,30 @@ def _parser() -> argparse.ArgumentParser:
     backfill.add_argument("--branch", help="the branch the reports were made on")
     backfill.add_argument("--commit", help="the commit the reports were made on")
     backfill.add_argument(
-        "--run-key", help="the run key (default: import: and the file's hash, so a re-import is refused)"
+        "--run-key",
+        help="the run key (default: import: and the file's hash, so a re-import is refused; the shards "
+        "of one run given together share one)",
     )
+
+    shards = command("shards", _shards, "shard sets waiting for the rest of their run; clear them")
+    shards.add_argument("--clear", nargs="+", metavar="KEY", help="delete these run keys' waiting shards")
+
+    prune = command(
+        "prune",
+        _prune,
+        "delete old runs (keeping the newest N per branch, or those newer than a date) and stale shards",
+    )
+    prune.add_argument("--keep", type=int, metavar="N", help="keep the newest N runs of each branch")
+    prune.add_argument("--newer-than", metavar="DATE", help="keep the runs started on or after DATE (UTC)")
+    prune.add_argument("--branch", help="prune only this branch's runs")
+    prune.add_argument(
+        "--waiting-days",
+        type=float,
+        metavar="D",
+        help="delete shard sets still waiting D days after their last shard came",
+    )
+    prune.add_argument("--dry-run", action="store_true", help="say what would be deleted; delete nothing")
+    prune.add_argument("--limit", type=int, default=20, help="run ids listed (default 20)")
     return parser
 
 

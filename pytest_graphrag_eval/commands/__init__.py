@@ -1,0 +1,1 @@
+"""Console scripts: one module per command; entry points in pyproject.toml."""

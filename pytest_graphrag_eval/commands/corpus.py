@@ -1,0 +1,230 @@
+"""`graphrag-eval-corpus`: a reference corpus generated from a template file over a knowledge graph,
+and the graph's coverage by a corpus's reference queries.
+
+    graphrag-eval-corpus generate TEMPLATES --sparql-endpoint=GRAPH --out=corpus.yaml [--dry-run]
+        [--paraphrases=N [--judge-model=M] [--max-cost-usd=X] [--max-calls=N]]
+    graphrag-eval-corpus coverage CORPUS... --sparql-endpoint=GRAPH [--json]
+
+GRAPH is what `--graphrag-sparql-endpoint` takes: an RDF file, a folder of them, or a SPARQL 1.1
+Protocol URL. When `--out` exists, the new corpus is compared with it: its questions are tried first
+(so they survive while the graph still supports them) and the new, updated and retired ones are listed.
+The LLM endpoint and key for paraphrases come from OPENAI_API_KEY and OPENAI_BASE_URL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
+from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
+from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.generate.corpus_text import corpus_text
+from pytest_graphrag_eval.generate.coverage import corpus_coverage, coverage_lines, graph_terms
+from pytest_graphrag_eval.generate.coverage_html import coverage_page
+from pytest_graphrag_eval.generate.generator import Generation, generate, plan
+from pytest_graphrag_eval.generate.paraphrase import ParaphraseRun, paraphrase
+from pytest_graphrag_eval.generate.regeneration import Changes, PreviousQuestion, compare, previous_questions
+from pytest_graphrag_eval.generate.templates import TemplateFile, load_templates
+from pytest_graphrag_eval.graph.endpoint import SparqlEndpoint
+from pytest_graphrag_eval.graph.factory import open_endpoint
+
+if TYPE_CHECKING:  # the LLM client (and the OpenAI SDK) is imported only when paraphrases are asked for
+    from pytest_graphrag_eval.llm.client import JudgeClient
+
+PROG = "graphrag-eval-corpus"
+SHOWN_IDS = 20
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (2: bad input, named in the message)."""
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except GraphragEvalError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0] if __doc__ else None)
+    commands = parser.add_subparsers(dest="command", required=True)
+    made = commands.add_parser("generate", help="write a reference corpus from a template file")
+    made.add_argument("templates", type=Path, help="the template file (YAML)")
+    _endpoint_option(made)
+    made.add_argument("--out", type=Path, help="the corpus file to write (compared with it if it exists)")
+    made.add_argument("--dry-run", action="store_true", help="list what would be generated; write nothing")
+    made.add_argument("--paraphrases", type=int, default=0, metavar="N", help="LLM variants per phrasing")
+    made.add_argument("--judge-model", help="the model that paraphrases and verifies (default gpt-4o-mini)")
+    made.add_argument("--max-cost-usd", type=float, help="stop paraphrasing before spending more")
+    made.add_argument("--max-calls", type=int, help="stop paraphrasing after this many LLM calls")
+    made.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
+    made.set_defaults(handler=_generate)
+    covered = commands.add_parser(
+        "coverage", help="the graph's classes and properties no reference query names"
+    )
+    covered.add_argument("corpora", type=Path, nargs="+", help="corpus files")
+    _endpoint_option(covered)
+    covered.add_argument("--json", action="store_true", help="print the coverage as JSON")
+    covered.add_argument("--shown", type=int, default=10, help="untested terms listed (default 10)")
+    covered.add_argument("--html", type=Path, metavar="PATH", help="also write the coverage as an HTML page")
+    covered.set_defaults(handler=_coverage)
+    return parser
+
+
+def _endpoint_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sparql-endpoint", required=True, metavar="GRAPH", help="an RDF file or folder, or a SPARQL URL"
+    )
+
+
+@contextlib.contextmanager
+def _endpoint(spec: str) -> Iterator[SparqlEndpoint]:
+    endpoint = open_endpoint(spec, base_dir=Path.cwd())
+    try:
+        yield endpoint
+    finally:
+        endpoint.close()
+
+
+def _generate(args: argparse.Namespace) -> int:
+    """The template file is checked before the graph is loaded or any LLM call is made."""
+    if args.out is None and not args.dry_run:
+        raise CommandError("--out is required (or --dry-run to only list what would be generated)")
+    if args.paraphrases < 0:
+        raise CommandError("--paraphrases must be 0 or more")
+    templates = load_templates(args.templates)
+    previous = previous_questions(args.out) if args.out is not None and args.out.exists() else []
+    with _endpoint(args.sparql_endpoint) as endpoint:
+        return _generate_on(args, templates, previous, endpoint)
+
+
+def _generate_on(
+    args: argparse.Namespace,
+    templates: TemplateFile,
+    previous: list[PreviousQuestion],
+    endpoint: SparqlEndpoint,
+) -> int:
+    phrasings = None
+    if args.paraphrases:
+        run = _paraphrases(args, templates)
+        if run is None:
+            return 0
+        phrasings = run.phrasings(templates.templates)
+    if args.dry_run:
+        _print_plan(templates, endpoint)
+        return 0
+    generation = generate(
+        templates, endpoint, previous_ids={question.question_id for question in previous}, phrasings=phrasings
+    )
+    if not generation.questions():
+        raise CommandError(f"{args.templates}: no template gave a question; nothing written to {args.out}")
+    write_text_atomic(args.out, corpus_text(generation.corpus_data(), args.templates.name))
+    _print_generation(generation, compare(previous, generation) if previous else None, args.out)
+    return 0
+
+
+def _paraphrases(args: argparse.Namespace, templates: TemplateFile) -> ParaphraseRun | None:
+    """The estimate, then (unless a dry run) the paraphrases; None when only the estimate was asked for."""
+    from pytest_graphrag_eval.llm.client import JudgeClient
+    from pytest_graphrag_eval.llm.estimate import estimate_lines
+    from pytest_graphrag_eval.llm.settings import LLMSettings
+
+    overrides: dict[str, Any] = {"use_cache": not args.no_cache}
+    if args.judge_model:
+        overrides["model"] = args.judge_model
+    planner_client = JudgeClient(LLMSettings.from_env(dry_run=True, **overrides))
+    asyncio.run(_paraphrase_with(planner_client, templates, args.paraphrases))
+    assert planner_client.planner is not None
+    print("paraphrase cost estimate (before any call):")
+    for line in estimate_lines(planner_client.planner, planner_client.settings.prices):
+        print(f"  {line}")
+    if args.dry_run:
+        print("dry run: no paraphrase was asked for, no corpus written")
+        return None
+    client = JudgeClient(
+        LLMSettings.from_env(max_cost_usd=args.max_cost_usd, max_calls=args.max_calls, **overrides)
+    )
+    run = asyncio.run(_paraphrase_with(client, templates, args.paraphrases))
+    for entry in run.templates:
+        print(f"paraphrases of {entry.template_id}: {len(entry.kept)} kept, {len(entry.rejected)} rejected")
+        for variant in entry.kept:
+            print(f"  kept      {variant}")
+        for variant, reason in entry.rejected:
+            print(f"  rejected  {variant}  ({reason})")
+    stats = client.stats
+    print(
+        f"paraphrase calls: {stats.calls_made} sent, {stats.cache_hits} answered by the cache, "
+        f"{stats.budget_refused} refused by the budget, {stats.cost_usd:.4f} USD"
+    )
+    if run.stopped:
+        print(f"paraphrasing stopped: {run.stopped}")
+    return run
+
+
+async def _paraphrase_with(client: JudgeClient, templates: TemplateFile, count: int) -> ParaphraseRun:
+    try:
+        return await paraphrase(client, templates.templates, count)
+    finally:
+        await client.aclose()
+
+
+def _print_plan(templates: TemplateFile, endpoint: SparqlEndpoint) -> None:
+    total = 0
+    for template, candidates, questions in plan(templates, endpoint):
+        total += len(questions)
+        count = template.sample.count
+        wanted = "every candidate" if count is None else f"{count} questions"
+        print(f"{template.template_id}: {candidates} candidates, {wanted}")
+        for question in questions:
+            print(f"  {question.question_id}: {question.question_text}")
+    print(f"dry run: {total} questions would be tried; no reference query run, nothing written")
+
+
+def _print_generation(generation: Generation, changes: Changes | None, out: Path) -> None:
+    for outcome in generation.outcomes:
+        dropped = f", {len(outcome.dropped)} dropped by keep-rules" if outcome.dropped else ""
+        duplicates = f", {outcome.duplicates} duplicates dropped" if outcome.duplicates else ""
+        print(
+            f"{outcome.template.template_id}: {len(outcome.questions)} questions "
+            f"from {outcome.candidates} candidates{dropped}{duplicates}"
+        )
+        for dropped_binding in outcome.dropped[:SHOWN_IDS]:
+            print(f"  dropped {dropped_binding.question_id}: {dropped_binding.reason}")
+    questions = len(generation.questions())
+    print(
+        f"wrote {out}: {questions} questions, {generation.duplicates} duplicates dropped, "
+        f"graph {generation.graph}"
+    )
+    if changes is not None:
+        print(
+            f"since the previous corpus: {len(changes.unchanged)} unchanged, {len(changes.updated)} updated, "
+            f"{len(changes.new)} new, {len(changes.retired)} retired"
+        )
+        for label, ids in (("updated", changes.updated), ("new", changes.new), ("retired", changes.retired)):
+            if ids:
+                more = f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
+                print(f"  {label}: {', '.join(ids[:SHOWN_IDS])}{more}")
+
+
+def _coverage(args: argparse.Namespace) -> int:
+    corpora = [load_corpus(path) for path in args.corpora]
+    with _endpoint(args.sparql_endpoint) as endpoint:
+        coverage = corpus_coverage(corpora, graph_terms(endpoint))
+    if args.json:
+        print(json.dumps(coverage.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(coverage_lines(coverage, args.shown)))
+    if args.html is not None:
+        write_text_atomic(args.html, coverage_page(coverage))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

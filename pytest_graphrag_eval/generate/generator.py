@@ -1,0 +1,244 @@
+"""A template file run against a graph: candidates found, sampled, instantiated, checked, deduplicated.
+
+`generate` returns what was made and what was not (per template: candidates, questions, bindings
+dropped by the keep-rules and why, duplicates dropped); `plan` is the dry run (candidates and the
+questions they would give, no reference query run). Each question records its provenance: the
+template, the parameters' values and the graph's fingerprint (`graph_fingerprint`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_graphrag_eval.generate.instantiate import (
+    Binding,
+    Dropped,
+    Instance,
+    Row,
+    bind,
+    execute,
+    instantiate,
+    rows_of,
+    used_names,
+)
+from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, fill_text
+from pytest_graphrag_eval.generate.sampling import sampling_order
+from pytest_graphrag_eval.generate.templates import QuestionTemplate, TemplateFile
+from pytest_graphrag_eval.graph.endpoint import QueryForm, SparqlEndpoint
+
+_COUNT_TRIPLES = "SELECT (COUNT(*) AS ?triples) WHERE { ?s ?p ?o }"
+
+
+@dataclass
+class TemplateOutcome:
+    """What one template gave."""
+
+    template: QuestionTemplate
+    candidates: int
+    questions: list[Instance] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+    duplicates: int = 0
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A template file's questions over one graph."""
+
+    templates: TemplateFile
+    graph: str
+    outcomes: tuple[TemplateOutcome, ...]
+
+    def questions(self) -> list[Instance]:
+        return [question for outcome in self.outcomes for question in outcome.questions]
+
+    @property
+    def duplicates(self) -> int:
+        return sum(outcome.duplicates for outcome in self.outcomes)
+
+    def corpus_data(self) -> list[dict[str, Any]]:
+        """The corpus as plain data (the format `--graphrag-corpus` reads), templates in file order."""
+        corpus = []
+        for outcome in self.outcomes:
+            if not outcome.questions:
+                continue
+            template = outcome.template
+            entry: dict[str, Any] = {"template_id": template.template_id}
+            if template.thresholds is not None:
+                entry["thresholds"] = template.thresholds
+            entry["questions"] = [self._question(template, question) for question in outcome.questions]
+            corpus.append(entry)
+        return corpus
+
+    def _question(self, template: QuestionTemplate, question: Instance) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "id": question.question_id,
+            "question_text": question.question_text,
+            "reference_answer": question.reference_answer,
+            "reference_steps": question.reference_steps,
+        }
+        if question.question_id in template.question_thresholds:
+            entry["thresholds"] = template.question_thresholds[question.question_id]
+        if template.xfail:
+            entry["xfail"] = template.xfail
+        entry["provenance"] = {
+            "template": template.template_id,
+            "bindings": question.bindings,
+            "graph": self.graph,
+        }
+        return entry
+
+
+def graph_fingerprint(endpoint: SparqlEndpoint) -> str:
+    """The content hash of the graph's files (embedded store), else its URL and triple count."""
+    description = endpoint.describe()
+    content_hash = description.get("content_hash")
+    if isinstance(content_hash, str):
+        return content_hash
+    try:
+        _, rows = rows_of(endpoint.execute(_COUNT_TRIPLES).text)
+        triples = rows[0]["triples"]["value"] if rows else "?"
+    except Exception:  # a fingerprint is a record, not a requirement
+        triples = "?"
+    return f"{description.get('url', 'graph')} ({triples} triples)"
+
+
+def candidate_bindings(
+    templates: TemplateFile, template: QuestionTemplate, endpoint: SparqlEndpoint
+) -> list[Binding]:
+    """The template's candidate rows as bindings, checked against what the template uses."""
+    if template.candidates is None:
+        return [bind(template, {})]
+    result = execute(endpoint, templates.prefix_header + template.candidates, template, "candidates", None)
+    if result.form is not QueryForm.SELECT:
+        raise template.error("must be a SELECT query (its rows are the candidate bindings)", "candidates")
+    columns, rows = rows_of(result.text)
+    if not rows:
+        raise template.error(
+            "the query returns nothing: no candidate values for the parameters", "candidates"
+        )
+    _check_columns(template, set(columns))
+    return [bind(template, _terms(row)) for row in rows]
+
+
+def generate(
+    templates: TemplateFile,
+    endpoint: SparqlEndpoint,
+    *,
+    previous_ids: Collection[str] = (),
+    phrasings: Mapping[str, tuple[str, ...]] | None = None,
+) -> Generation:
+    """Every template's questions; `previous_ids` are tried first, `phrasings` replace a template's
+    own (its phrasings and their kept paraphrases)."""
+    graph = graph_fingerprint(endpoint)
+    header = templates.prefix_header
+    texts: dict[str, str] = {}
+    ids: dict[str, str] = {}
+    outcomes = []
+    for template in templates.templates:
+        if phrasings and template.template_id in phrasings:
+            template = _with_phrasings(template, phrasings[template.template_id])
+        bindings = candidate_bindings(templates, template, endpoint)
+        outcome = TemplateOutcome(template, len(bindings))
+        position = {binding.question_id: index for index, binding in reversed(list(enumerate(bindings)))}
+        order = _try_order(template, bindings, previous_ids)
+        results: set[tuple[str, ...]] = set()
+        needed = used_names(template)
+        for binding in order:
+            if template.sample.count is not None and len(outcome.questions) >= template.sample.count:
+                break
+            if binding.question_id in ids:
+                if ids[binding.question_id] != template.template_id:
+                    raise template.error(
+                        f"gives the question id {binding.question_id!r}, which template "
+                        f"{ids[binding.question_id]!r} gives too; make the id patterns differ",
+                        "question_id",
+                    )
+                outcome.duplicates += 1
+                continue
+            made = instantiate(template, header, endpoint, binding, needed)
+            if isinstance(made, Dropped):
+                outcome.dropped.append(made)
+                continue
+            if made.question_text in texts or made.reference_outputs in results:
+                outcome.duplicates += 1
+                continue
+            texts[made.question_text] = made.question_id
+            ids[made.question_id] = template.template_id
+            results.add(made.reference_outputs)
+            outcome.questions.append(made)
+        outcome.questions.sort(key=lambda question: position[question.question_id])
+        outcomes.append(outcome)
+    return Generation(templates, graph, tuple(outcomes))
+
+
+@dataclass(frozen=True)
+class PlannedQuestion:
+    question_id: str
+    question_text: str
+
+
+def plan(
+    templates: TemplateFile, endpoint: SparqlEndpoint
+) -> list[tuple[QuestionTemplate, int, list[PlannedQuestion]]]:
+    """The dry run: per template, its number of candidates and the questions it would try first (up to
+    its count); no reference query is run, so keep-rules and duplicates are not applied yet."""
+    planned = []
+    for template in templates.templates:
+        bindings = candidate_bindings(templates, template, endpoint)
+        order = _try_order(template, bindings)
+        chosen = order[: template.sample.count] if template.sample.count is not None else order
+        questions = [
+            PlannedQuestion(binding.question_id, fill_text(template.phrasings[0], binding.values))
+            for binding in chosen
+            if all(name in binding.values for name in template.parameters)
+        ]
+        planned.append((template, len(bindings), questions))
+    return planned
+
+
+def _try_order(
+    template: QuestionTemplate, bindings: list[Binding], previous: Collection[str] = ()
+) -> list[Binding]:
+    stratify = template.sample.stratify
+
+    def stratum(binding: Binding) -> str:
+        term = binding.values.get(stratify) if stratify else None
+        return str(term.get("value")) if term is not None else ""
+
+    return sampling_order(bindings, template.sample, stratum, lambda binding: binding.question_id, previous)
+
+
+def _terms(row: Mapping[str, Any]) -> Row:
+    return {name: term for name, term in row.items() if isinstance(term, dict)}
+
+
+def _check_columns(template: QuestionTemplate, columns: set[str]) -> None:
+    """Every placeholder must be a column of the candidates query: named by field when not."""
+    missing = [name for name in template.parameters if name not in columns]
+    if missing:
+        raise template.error(
+            f"{missing[0]!r} is not a column of the candidates query (columns: {', '.join(sorted(columns))})",
+            "parameters",
+        )
+    fields: list[tuple[str, str]] = [("question_id", template.question_id or "")]
+    for group in template.steps:
+        for step in group:
+            fields.append((step.where, json.dumps(step.raw, ensure_ascii=False)))
+            if step.documents is not None:
+                fields.append((f"{step.where}.documents.query", step.documents.query))
+    for where, text in fields:
+        unknown = [name for name in PLACEHOLDER.findall(text) if name not in columns]
+        if unknown:
+            raise template.error(
+                f"names {{{{{unknown[0]}}}}}, which is not a column of the candidates query "
+                f"(columns: {', '.join(sorted(columns))})",
+                where,
+            )
+
+
+def _with_phrasings(template: QuestionTemplate, phrasings: tuple[str, ...]) -> QuestionTemplate:
+    return dataclasses.replace(template, phrasings=phrasings)

@@ -1,0 +1,49 @@
+"""Question ids derived from the template and the parameters' values, so a regeneration keeps them.
+
+With an id pattern (`question_id: transformers-{{substation}}`) the id is the pattern filled and made
+a slug (ASCII letters, digits and dashes: pytest node ids stay readable); without one it is the
+template id and a short hash of the parameter values. Nothing else goes in (not the phrasing, not the
+candidate row's other columns such as an IRI), so a question keeps its id while its wording or its
+references change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from collections.abc import Mapping
+
+from pytest_graphrag_eval.generate.placeholders import Term, fill_text
+
+# Letters NFKD does not split into a base letter and a mark.
+_FOLDED = str.maketrans(
+    {"Æ": "AE", "æ": "ae", "Ø": "O", "ø": "o", "ß": "ss", "Ł": "L", "ł": "l", "Đ": "D", "đ": "d"}
+)
+_HASH_CHARS = 10
+
+
+def slug(text: str) -> str:
+    """`connected-RØROS` -> `connected-roros`."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLDED))
+    ascii_text = "".join(char for char in decomposed if not unicodedata.combining(char)).lower()
+    words = "".join(char if char.isascii() and char.isalnum() else " " for char in ascii_text).split()
+    return "-".join(words)
+
+
+def question_id(
+    template_id: str, pattern: str | None, parameters: tuple[str, ...], values: Mapping[str, Term]
+) -> str:
+    """The id of the question of `template_id` for these values."""
+    if pattern is not None:
+        return slug(fill_text(pattern, values)) or slug(template_id)
+    if not parameters:
+        return slug(template_id)
+    shown = json.dumps([[name, values[name].get("value")] for name in parameters], ensure_ascii=False)
+    digest = hashlib.sha256(f"{template_id}\0{shown}".encode()).hexdigest()[:_HASH_CHARS]
+    return f"{slug(template_id)}-{digest}"
+
+
+def stable_index(key: str, size: int) -> int:
+    """A position in `size` chosen by `key` alone (which phrasing a question takes)."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % size

@@ -1,0 +1,65 @@
+"""`{{name}}` placeholders: a term's plain value in text, the term itself in SPARQL.
+
+One syntax for every field of a template. In a question phrasing, an id pattern, a step argument or an
+answer pattern a placeholder becomes the value as text (a literal's lexical form, an IRI's string); in a
+query it becomes the RDF term written in SPARQL (`<iri>`, `"text"@lang`, `"5"^^<datatype>`), escaped,
+so no value read from the graph can change a query's meaning. SPARQL's own braces never look like a
+placeholder: the name between the double braces must be a plain identifier.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from pytest_graphrag_eval.formats.json_types import JSONValue
+
+PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_STRING_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"})
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+# A term to parse a query with before any binding is known: an IRI is valid wherever a value is.
+PARSE_PROBE = "<urn:graphrag-eval:placeholder>"
+
+Term = Mapping[str, JSONValue]
+"""One RDF term as SPARQL results JSON writes it: `{"type": "uri", "value": "..."}` and so on."""
+
+
+class BlankNodeValue(ValueError):
+    """A blank node cannot be named in a query: it has no identity outside its result."""
+
+
+def names_in(text: str) -> list[str]:
+    """The placeholder names in `text`, in order of first appearance."""
+    return list(dict.fromkeys(PLACEHOLDER.findall(text)))
+
+
+def fill_text(text: str, values: Mapping[str, Term]) -> str:
+    """`text` with each placeholder replaced by its term's plain value."""
+    return PLACEHOLDER.sub(lambda match: str(values[match.group(1)]["value"]), text)
+
+
+def fill_query(text: str, values: Mapping[str, Term]) -> str:
+    """`text` with each placeholder replaced by its term in SPARQL syntax."""
+    return PLACEHOLDER.sub(lambda match: sparql_term(values[match.group(1)]), text)
+
+
+def probe_query(text: str) -> str:
+    """`text` with every placeholder replaced by one IRI: what is parsed to check the query's syntax."""
+    return PLACEHOLDER.sub(PARSE_PROBE, text)
+
+
+def sparql_term(term: Term) -> str:
+    """The term as SPARQL writes it; BlankNodeValue for a blank node."""
+    kind, value = term.get("type"), str(term.get("value"))
+    if kind == "uri":
+        return f"<{value}>"
+    if kind == "bnode":
+        raise BlankNodeValue(f"the value _:{value} is a blank node, which a query cannot name")
+    quoted = '"' + value.translate(_STRING_ESCAPES) + '"'
+    language = term.get("xml:lang")
+    if isinstance(language, str) and language:
+        return f"{quoted}@{language}"
+    datatype = term.get("datatype")
+    if isinstance(datatype, str) and datatype and datatype != _XSD_STRING:
+        return f"{quoted}^^<{datatype}>"
+    return quoted

@@ -1,0 +1,66 @@
+"""A regeneration compared with the corpus it replaces: which questions survive (same id), which of
+those changed references, which are new and which are retired."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
+from pytest_graphrag_eval.generate.generator import Generation
+
+
+@dataclass(frozen=True)
+class PreviousQuestion:
+    """What a comparison needs of a question of the previous corpus."""
+
+    question_id: str
+    reference_answer: Any
+    outputs: tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Question ids by what happened to them, each list in corpus order."""
+
+    unchanged: tuple[str, ...]
+    updated: tuple[str, ...]
+    new: tuple[str, ...]
+    retired: tuple[str, ...]
+
+
+def previous_questions(path: Path) -> list[PreviousQuestion]:
+    """The questions of the corpus at `path` (read and checked as `--graphrag-corpus` reads it)."""
+    corpus = load_corpus(path)
+    return [
+        PreviousQuestion(
+            question.question_id, question.reference_answer, _outputs(question.reference_steps or [])
+        )
+        for question in corpus.questions()
+    ]
+
+
+def compare(previous: Iterable[PreviousQuestion], generation: Generation) -> Changes:
+    """How `generation` differs from the previous corpus."""
+    before = {question.question_id: question for question in previous}
+    unchanged, updated, new = [], [], []
+    made = generation.questions()
+    for question in made:
+        old = before.get(question.question_id)
+        if old is None:
+            new.append(question.question_id)
+        elif old.reference_answer == question.reference_answer and old.outputs == _outputs(
+            question.reference_steps
+        ):
+            unchanged.append(question.question_id)
+        else:
+            updated.append(question.question_id)
+    kept = {question.question_id for question in made}
+    retired = [ident for ident in before if ident not in kept]
+    return Changes(tuple(unchanged), tuple(updated), tuple(new), tuple(retired))
+
+
+def _outputs(steps: list[list[dict[str, Any]]]) -> tuple[object, ...]:
+    return tuple(step.get("output") for group in steps for step in group)

@@ -1,0 +1,54 @@
+"""The order in which a template's candidate bindings are tried.
+
+Every candidate in the query's order when no count is asked for. With a count: a shuffle by the seed,
+or, stratified over a parameter, each value's candidates shuffled and taken in turn (value by value,
+in order of first appearance), so a few values with many candidates do not fill the sample. A
+regeneration tries the previous corpus's questions first, so a question survives while its binding
+still qualifies, whatever the sample would draw now.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Collection, Sequence
+from typing import TypeVar
+
+from pytest_graphrag_eval.generate.templates import Sampling
+
+Item = TypeVar("Item")
+
+
+def sampling_order(
+    candidates: Sequence[Item],
+    sampling: Sampling,
+    stratum: Callable[[Item], str],
+    identity: Callable[[Item], str],
+    previous: Collection[str] = (),
+) -> list[Item]:
+    """`candidates` in the order they are tried."""
+    if sampling.count is None:
+        ordered = list(candidates)
+    elif sampling.stratify is None:
+        ordered = list(candidates)
+        random.Random(sampling.seed).shuffle(ordered)
+    else:
+        ordered = _interleaved_strata(candidates, sampling.seed, stratum)
+    if not previous:
+        return ordered
+    kept = [item for item in ordered if identity(item) in previous]
+    return kept + [item for item in ordered if identity(item) not in previous]
+
+
+def _interleaved_strata(candidates: Sequence[Item], seed: int, stratum: Callable[[Item], str]) -> list[Item]:
+    strata: dict[str, list[Item]] = {}
+    for item in candidates:
+        strata.setdefault(stratum(item), []).append(item)
+    generator = random.Random(seed)
+    for members in strata.values():
+        generator.shuffle(members)
+    ordered: list[Item] = []
+    depth = 0
+    while len(ordered) < len(candidates):
+        ordered += [members[depth] for members in strata.values() if depth < len(members)]
+        depth += 1
+    return ordered

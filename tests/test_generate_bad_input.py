@@ -1,0 +1,167 @@
+"""Bad template input: each a clear error naming the file, the template and the field, before or
+instead of a corpus; the command exits 2 with the message and no traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from generate_support import RELEASE_1, corpus_command, transformers_by_zone
+from oxigraph_server import free_port
+
+from pytest_graphrag_eval.generate.placeholders import fill_query
+from pytest_graphrag_eval.generate.templates import TemplateError, load_templates
+
+TEMPLATE = "template 'transformers_of_substation_in_zone'"
+
+
+def broken(tmp_path: Path, old: str, new: str) -> Path:
+    """The test template file with `old` replaced by `new` (which must be there)."""
+    path = transformers_by_zone(tmp_path)
+    text = path.read_text("utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+def failure(path: Path, capsys: pytest.CaptureFixture[str], endpoint: str = str(RELEASE_1)) -> str:
+    """The command's error line for this template file (exit status 2, no corpus written)."""
+    out = path.parent / "corpus.yaml"
+    assert corpus_command("generate", path, "--sparql-endpoint", endpoint, "--out", out) == 2
+    assert not out.exists()
+    error = capsys.readouterr().err
+    assert error.startswith("graphrag-eval-corpus: error: ") and "Traceback" not in error
+    return error
+
+
+def test_a_reference_query_that_does_not_parse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = broken(tmp_path, "order by ?trafoName", "order by by ?trafoName")
+    error = failure(path, capsys)
+    assert (
+        f"templates.yaml:{_line(path, 'template_id')}, {TEMPLATE}, field 'reference_steps[1][0].args.query'"
+        in error
+    )
+    assert "the query does not parse" in error
+
+
+def test_a_candidates_query_that_does_not_parse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    error = failure(broken(tmp_path, "select ?substation ?zone", "selec ?substation ?zone"), capsys)
+    assert f"{TEMPLATE}, field 'candidates': the query does not parse" in error
+
+
+def test_a_parameter_no_phrasing_uses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    error = failure(
+        broken(tmp_path, "parameters: [substation, zone]", "parameters: [substation, zone, voltage]"), capsys
+    )
+    assert f"{TEMPLATE}, field 'phrasings[0]': does not use the parameter 'voltage'" in error
+
+
+def test_a_phrasing_naming_an_unknown_parameter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    error = failure(
+        broken(tmp_path, "of zone {{zone}} hold?", "of zone {{zone}} hold at {{voltage}}?"), capsys
+    )
+    assert f"{TEMPLATE}, field 'phrasings[1]': names {{{{voltage}}}}, which is not a parameter" in error
+
+
+def test_a_candidates_query_that_returns_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    error = failure(
+        broken(
+            tmp_path,
+            "?zoneIri cim:IdentifiedObject.name ?zone .",
+            "?zoneIri cim:IdentifiedObject.name ?zone . filter(false)",
+        ),
+        capsys,
+    )
+    assert f"{TEMPLATE}, field 'candidates': the query returns nothing" in error
+
+
+def test_an_unreachable_endpoint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"http://127.0.0.1:{free_port()}/query"
+    error = failure(transformers_by_zone(tmp_path), capsys, url)
+    assert f"{TEMPLATE}, field 'candidates': the SPARQL endpoint cannot be reached" in error
+    assert "127.0.0.1" in error
+
+
+def test_a_parameter_the_candidates_query_does_not_give(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    error = failure(
+        broken(tmp_path, "select ?substation ?zone ?substationIri", "select ?substation ?substationIri"),
+        capsys,
+    )
+    assert f"{TEMPLATE}, field 'parameters': 'zone' is not a column of the candidates query" in error
+
+
+def test_a_step_placeholder_the_candidates_query_does_not_give(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    error = failure(broken(tmp_path, 'output: "{{substationIri}}"', 'output: "{{substationUri}}"'), capsys)
+    assert (
+        f"{TEMPLATE}, field 'reference_steps[0][0]': names {{{{substationUri}}}}, which is not a column"
+        in error
+    )
+
+
+def test_an_answer_column_the_query_does_not_give(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    error = failure(broken(tmp_path, "answer: {labels: trafoName}", "answer: {labels: name}"), capsys)
+    assert f"{TEMPLATE}, field 'answer.labels': 'name' is not a column of the answer step's result" in error
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "message"),
+    [
+        (
+            "answer: {labels: trafoName}",
+            "answer: {labels: trafoName, count: true}",
+            "answer",
+            "exactly one of",
+        ),
+        ("    phrasings:\n", "    questions: []\n    phrasings:\n", None, "unknown key(s) 'questions'"),
+        ("order by ?substation\n", "order by ?substation\n    sample: {count: 0}\n", "sample.count", ">= 1"),
+        (
+            "order by ?substation\n",
+            "order by ?substation\n    sample: {stratify: voltage}\n",
+            "sample.stratify",
+            "one of the parameters",
+        ),
+        (
+            "order by ?substation\n",
+            "order by ?substation\n    keep: {min_rows: 3, max_rows: 2}\n",
+            "keep.max_rows",
+            "at least min_rows",
+        ),
+        (
+            '          output: "{{substationIri}}"\n',
+            '          output: "{{substationIri}}"\n'
+            "      - - name: sparql_query\n          args: {query: 'ask {}'}\n          output: x\n",
+            "reference_steps[1][0].output",
+            "leave it out",
+        ),
+    ],
+)
+def test_template_mistakes_found_before_any_query(
+    tmp_path: Path, old: str, new: str, field: str | None, message: str
+) -> None:
+    with pytest.raises(TemplateError) as raised:
+        load_templates(broken(tmp_path, old, new))
+    assert (
+        raised.value.field == field
+        and raised.value.location.template_id == "transformers_of_substation_in_zone"
+    )
+    assert message in str(raised.value)
+
+
+def test_invalid_yaml_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "templates.yaml"
+    path.write_text("templates:\n  - template_id: [unclosed\n", encoding="utf-8")
+    assert "templates.yaml:3: invalid YAML" in failure(path, capsys)
+
+
+def test_bad_placeholder_values_never_change_a_query(tmp_path: Path) -> None:
+    hostile = {"name": {"type": "literal", "value": 'x" } ; drop all ; select * { "'}}
+    filled = fill_query("select * { ?s ?p {{name}} }", hostile)
+    assert filled == 'select * { ?s ?p "x\\" } ; drop all ; select * { \\"" }'
+
+
+def _line(path: Path, key: str) -> int:
+    return next(number for number, line in enumerate(path.read_text("utf-8").splitlines(), 1) if key in line)

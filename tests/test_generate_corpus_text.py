@@ -1,0 +1,39 @@
+"""The generated corpus's YAML writer: any texts (quotes, line breaks, control and format characters,
+lone surrogates, YAML indicators, words YAML reads as booleans or numbers) read back as written."""
+
+from __future__ import annotations
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_graphrag_eval.generate.corpus_text import corpus_text
+
+texts = st.one_of(
+    st.text(),
+    st.sampled_from(
+        ["yes", "No", "null", "~", "1e3", "0x1F", "2024-01-01", "- a", "a: b", "a #b", "|", "'", "?"]
+    ),
+    st.text(
+        st.sampled_from(
+            ["a", " ", "\n", "\t", "\r", "\x85", "\u2028", "\ufeff", "\ud800", "'", '"', ":", "#", "-"]
+        )
+    ),
+)
+scalars = st.one_of(texts, st.integers(), st.booleans(), st.none(), st.floats(allow_nan=False))
+values = st.recursive(
+    scalars,
+    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(texts, children, max_size=4)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.dictionaries(texts, values, max_size=5), max_size=4))
+def test_any_corpus_data_reads_back_equal(corpus: list[dict[str, object]]) -> None:
+    assert yaml.safe_load(corpus_text(corpus, "templates.yaml")) == (corpus or None)
+
+
+def test_a_query_is_a_literal_block_and_an_output_one_single_quoted_line() -> None:
+    text = corpus_text([{"query": "select *\nwhere { ?s ?p ?o }\n", "output": '{"a": "it\'s"}'}], "t.yaml")
+    assert text.endswith("- query: |\n    select *\n    where { ?s ?p ?o }\n  output: '{\"a\": \"it''s\"}'\n")
