@@ -13,6 +13,7 @@ stopped by Ctrl-C and 143 by SIGTERM (a cancelled CI job).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import signal
@@ -26,7 +27,7 @@ from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.report.merge import ShardReport, load_shard, merge_shards, shard_summary
 from pytest_graphrag_eval.report.pipeline import OutputPaths
-from pytest_graphrag_eval.run.end_of_run import HistoryOptions, conclude_run
+from pytest_graphrag_eval.run.end_of_run import HistoryOptions, RunOutcome, conclude_run
 
 _TERMINATED = 128 + signal.SIGTERM  # the status a shell reports for a process ended by SIGTERM
 
@@ -49,6 +50,10 @@ def merge_command() -> NoReturn:
     except KeyboardInterrupt:
         print("graphrag-eval-merge: interrupted (Ctrl-C)", file=sys.stderr)
         status = 128 + signal.SIGINT
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the summary's reader is gone (`| head`): what is left goes nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     sys.exit(status)
 
 
@@ -88,10 +93,17 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
         else None,
         plain_results=merged.plain_results,
     )
+    status = 1 if outcome.questions_failed or outcome.failed else 0
+    with contextlib.suppress(BrokenPipeError):  # the summary's reader is gone (`| head`): files are written
+        _print_summary(outcome, shards, len(merged.results))
+    return status
+
+
+def _print_summary(outcome: RunOutcome, shards: Sequence[ShardReport], questions: int) -> None:
     finished = outcome.finished
     failed = outcome.questions_failed
     shown = shard_summary(shards)
-    print(f"graphrag-eval-merge: merged {shown}: {len(merged.results)} questions, {failed} failed")
+    print(f"graphrag-eval-merge: merged {shown}: {questions} questions, {failed} failed")
     for gate in finished.gate_results:
         print(f"  gate {'passed' if gate.passed else 'FAILED'}: {gate.message}")
     for what, path in outcome.written:
@@ -109,7 +121,6 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
     if outcome.history is not None:
         history = outcome.history
         print(f"graphrag-eval-merge: {history.line}", file=sys.stdout if history.recorded else sys.stderr)
-    return 1 if failed or outcome.failed else 0
 
 
 def _history_baseline_ref(baseline: str | None, shards: Sequence[ShardReport]) -> str | None:
