@@ -10,10 +10,10 @@ Then it times the merge in a fresh process, each case `--runs` times (median):
 - for scale, a floor measured side by side: reading the three shard files (with a baseline)
   and writing one report of their results with the `json` module, nothing else.
 
-Prints wall seconds, peak RSS (of the merge and of its largest child process) and the ratio to
-the floor, and checks that each merged JSON report equals its whole run's field by field (timings
-aside) and that each merged HTML page is the page of its merged JSON report. Budgets (issue 30), checked
-only in full mode, on the shards with a baseline: the JSON merge within 3x the floor, all
+Prints wall seconds, the merge's peak RSS and the ratio to the floor, and checks that each merged
+JSON report equals its whole run's field by field (timings aside) and that each merged HTML page is
+the page of its merged JSON report. Budgets (issue 30), checked only in full mode, on the shards
+with a baseline: the JSON merge within 3x the floor, all
 three outputs within 6x.
 
     python benchmarks/bench_merge.py                       # 10,000 questions (several minutes)
@@ -58,7 +58,7 @@ OPTIONS = [
 # Runs a merge (or the floor) in this process and prints its wall seconds and peak RSS in bytes.
 TIMED = textwrap.dedent(
     """
-    import json, resource, sys, time
+    import json, sys, time
     start = time.perf_counter()
     if sys.argv[1] == "floor":
         results = [r for path in sys.argv[3:] for r in json.load(open(path, encoding="utf-8"))["results"]]
@@ -70,7 +70,7 @@ TIMED = textwrap.dedent(
     # This process's own high-water mark: ru_maxrss keeps the benchmark's own size across the exec.
     status = open("/proc/self/status").read()
     own = int(status.split("VmHWM:")[1].split()[0]) * 1024
-    print(time.perf_counter() - start, own, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
+    print(time.perf_counter() - start, own)
     """
 )
 
@@ -105,29 +105,21 @@ def shard_names(prefix: str) -> list[str]:
     return [f"{prefix}shard-{index}.json" for index in (1, 2, 3)]
 
 
-def timed(folder: Path, arguments: list[str], runs: int) -> tuple[float, int, int]:
-    """Median wall seconds, and the largest peak RSS of the process and of its children (a merge forks
-    children for work beside its own, see forked_work.py), of `runs` fresh processes."""
+def timed(folder: Path, arguments: list[str], runs: int) -> tuple[float, int]:
+    """Median wall seconds and the largest peak RSS of `runs` fresh processes."""
     measured = []
     for _ in range(runs):
         done = subprocess.run(
             [sys.executable, "-c", TIMED, *arguments], cwd=folder, capture_output=True, text=True, check=True
         )
-        seconds, rss, children = done.stdout.split()[-3:]
-        measured.append((float(seconds), int(rss), int(children)))
-    return (
-        statistics.median(seconds for seconds, _, _ in measured),
-        max(rss for _, rss, _ in measured),
-        max(children for _, _, children in measured),
-    )
+        seconds, rss = done.stdout.split()[-2:]
+        measured.append((float(seconds), int(rss)))
+    return statistics.median(seconds for seconds, _ in measured), max(rss for _, rss in measured)
 
 
-def show(label: str, case: tuple[float, int, int], floor_seconds: float) -> None:
-    seconds, rss, children = case
-    print(
-        f"{label:<48} {seconds:7.2f} s  {seconds / floor_seconds:5.2f}x floor  {rss / 2**20:6.0f} MiB"
-        f"  (largest child {children / 2**20:4.0f} MiB)"
-    )
+def show(label: str, case: tuple[float, int], floor_seconds: float) -> None:
+    seconds, rss = case
+    print(f"{label:<48} {seconds:7.2f} s  {seconds / floor_seconds:5.2f}x floor  {rss / 2**20:6.0f} MiB")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,15 +163,14 @@ def main(argv: list[str] | None = None) -> int:
                 if differences:
                     print(f"{name} differs from the whole run's report:", *differences[:10], sep="\n  ")
                     return 1
-            # the page as a merge builds it (in forked children, its drill-downs begun ahead) is the
-            # page of its report built in one process
+            # the page the merge wrote is the page of the report it wrote
             if (folder / f"{prefix}all.html").read_bytes() != page_bytes(merged):
                 print(f"{prefix}all.html is not the page of {prefix}all.json")
                 return 1
         print("each merged JSON report equals its whole run's (timings aside), each page its report's page")
     if args.quick:
         return 0
-    for (baselined, what), (seconds, _, _) in measured.items():
+    for (baselined, what), (seconds, _) in measured.items():
         goal = JSON_GOAL_SEC if what == "JSON" else ALL_GOAL_SEC
         scenario = "with a baseline" if baselined else "without a baseline"
         verdict = "met" if seconds < goal else "not met"
@@ -187,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     json_only, all_three = measured[(True, "JSON")], measured[(True, "JSON+Markdown+HTML")]
     over = [
         f"{what} {seconds / floor[0]:.2f}x the floor > {budget}x"
-        for what, (seconds, _, _), budget in (
+        for what, (seconds, _), budget in (
             ("JSON merge", json_only, JSON_RATIO_BUDGET),
             ("JSON+Markdown+HTML merge", all_three, ALL_RATIO_BUDGET),
         )

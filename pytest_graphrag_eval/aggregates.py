@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.formats import json_text
-from pytest_graphrag_eval.formats.gc_pause import paused_full_collections, paused_gc
 from pytest_graphrag_eval.formats.sparql_results import SelectRowCounts
 from pytest_graphrag_eval.formats.typed_results import typed_row_count
 from pytest_graphrag_eval.scoring import ScoredResults
@@ -54,11 +53,8 @@ def compute_aggregates(
         from pytest_graphrag_eval.answers.config_file import load_answers_config
 
         load_answers_config(Path(config_file_path))
-    # Nothing here is garbage until the caller drops it, and the outputs parsed to tell empty ones
-    # hold no cycles: see gc_pause.py.
     row_counts = results.row_counts if isinstance(results, ScoredResults) else None
-    with paused_full_collections(), paused_gc():
-        return _aggregates(results, row_counts)
+    return _aggregates(results, row_counts)
 
 
 def _aggregates(results: Sequence[Mapping[str, Any]], row_counts: SelectRowCounts | None) -> dict[str, Any]:

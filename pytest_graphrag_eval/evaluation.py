@@ -23,7 +23,6 @@ lists them and `run_evaluation` warns (`UnknownResponsesWarning`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,7 +40,6 @@ from pytest_graphrag_eval.corpus.response_records import (
 )
 from pytest_graphrag_eval.corpus.responses import key_by_corpus
 from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.formats.gc_pause import paused_full_collections, paused_gc
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
 from pytest_graphrag_eval.formats.sparql_results import SelectRowCounts
 from pytest_graphrag_eval.llm.limits import refusals_noted
@@ -92,30 +90,22 @@ def run_evaluation(
             "run_evaluation() runs its own event loop and cannot be called inside one; "
             "in async code use `await arun_evaluation(...)` with the same arguments"
         )
-    # With the built-in scorers and no judge, scoring is CPU work on data in memory whose garbage dies
-    # by reference counts (they make no cycles: tests/test_gc_pause.py), and the results are all kept:
-    # young collections would only walk them as they grow (a sixth of scoring 6,000 questions).
-    # With a judge or a caller's scorers (network clients, retries, unknown code) only full
-    # collections are paused (below).
-    built_in_only = scorers is None and judge is None and config_file_path is None
-    pause = paused_gc() if built_in_only else contextlib.nullcontext()
     # The steps scorer notes the rows of the SELECT outputs it parses, so that `compute_aggregates`
     # need not parse them again. Attached here, outside the event loop: asyncio.run formats its main
     # task's result for a signal check, and a list subclass would be formatted whole.
     row_counts = SelectRowCounts()
-    with pause:
-        results = asyncio.run(
-            _checked_and_scored(
-                reference_qas,
-                chat_responses,
-                config_file_path,
-                steps_scope=steps_scope,
-                scorers=scorers,
-                judge=judge,
-                options=options,
-                row_counts=row_counts,
-            )
+    results = asyncio.run(
+        _checked_and_scored(
+            reference_qas,
+            chat_responses,
+            config_file_path,
+            steps_scope=steps_scope,
+            scorers=scorers,
+            judge=judge,
+            options=options,
+            row_counts=row_counts,
         )
+    )
     return ScoredResults(results, row_counts)
 
 
@@ -161,39 +151,38 @@ async def _checked_and_scored(
     options: Mapping[str, object] | None,
     row_counts: SelectRowCounts | None,
 ) -> list[dict[str, Any]]:
-    with paused_full_collections():  # the checked responses and the results are kept: see gc_pause.py
-        corpus = corpus_from_data(reference_qas)
-        # keyed by the corpus held here, as the plugin keys them: a trace keyed by question text
-        # (`load_responses(path)` without `corpus=`) scores its questions instead of none
-        responses = key_by_corpus(responses_from_memory(chat_responses), [corpus])
-        for message in check_responses_match(corpus.question_ids(), responses).warnings:
-            warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
-        if config_file_path is None:
-            context = make_context(steps_scope, judge, options, row_counts=row_counts)
-            active = list(scorers) if scorers is not None else default_scorers()
-            # Only the rule-based scorers (no judge, no eRAG generator): nothing waits, so the
-            # questions run one after another in this task instead of a task each.
-            waits = scorers is not None or judge is not None or context.erag is not None
-            return await _evaluate_all(corpus, responses, active, context, concurrently=waits)
-        if scorers is not None:
-            raise ConfigurationError("run_evaluation: give either scorers or a config file, not both")
-        from pytest_graphrag_eval.answers.judge_settings import resolve_judge_settings
+    corpus = corpus_from_data(reference_qas)
+    # keyed by the corpus held here, as the plugin keys them: a trace keyed by question text
+    # (`load_responses(path)` without `corpus=`) scores its questions instead of none
+    responses = key_by_corpus(responses_from_memory(chat_responses), [corpus])
+    for message in check_responses_match(corpus.question_ids(), responses).warnings:
+        warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
+    if config_file_path is None:
+        context = make_context(steps_scope, judge, options, row_counts=row_counts)
+        active = list(scorers) if scorers is not None else default_scorers()
+        # Only the rule-based scorers (no judge, no eRAG generator): nothing waits, so the
+        # questions run one after another in this task instead of a task each.
+        waits = scorers is not None or judge is not None or context.erag is not None
+        return await _evaluate_all(corpus, responses, active, context, concurrently=waits)
+    if scorers is not None:
+        raise ConfigurationError("run_evaluation: give either scorers or a config file, not both")
+    from pytest_graphrag_eval.answers.judge_settings import resolve_judge_settings
 
-        make_context(steps_scope)  # a bad scope is said before a judge client is built
-        resolved = resolve_judge_settings((), Path(config_file_path))  # the plugin's rule, no option layers
-        owned = None
-        if judge is None and resolved.answers.needs_llm:
-            from pytest_graphrag_eval.llm import JudgeClient
+    make_context(steps_scope)  # a bad scope is said before a judge client is built
+    resolved = resolve_judge_settings((), Path(config_file_path))  # the plugin's rule, no option layers
+    owned = None
+    if judge is None and resolved.answers.needs_llm:
+        from pytest_graphrag_eval.llm import JudgeClient
 
-            judge = owned = JudgeClient(resolved.llm)
-        try:
-            active = build_scorers(resolved.answers, judge)
-            context = make_context(steps_scope, judge, options, row_counts=row_counts)
-            waits = judge is not None or context.erag is not None  # the answer metrics wait only on a judge
-            return await _evaluate_all(corpus, responses, active, context, concurrently=waits)
-        finally:
-            if owned is not None:
-                await owned.aclose()
+        judge = owned = JudgeClient(resolved.llm)
+    try:
+        active = build_scorers(resolved.answers, judge)
+        context = make_context(steps_scope, judge, options, row_counts=row_counts)
+        waits = judge is not None or context.erag is not None  # the answer metrics wait only on a judge
+        return await _evaluate_all(corpus, responses, active, context, concurrently=waits)
+    finally:
+        if owned is not None:
+            await owned.aclose()
 
 
 async def _evaluate_all(

@@ -4,19 +4,13 @@ where the unsharded run would (issue 28)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import subprocess
-import sys
 import textwrap
-import threading
-from collections.abc import Iterator
 
 import pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 
 from pytest_graphrag_eval.commands.merge import merge_main
-from pytest_graphrag_eval.forked_work import forking_helps
 
 pytest_plugins = ["pytester"]
 
@@ -112,78 +106,21 @@ def test_a_merge_compares_with_the_very_baseline_bytes_the_shards_recorded(
     assert merge_main([*reports, "--report", str(merged), "--baseline", str(other)]) == 0
 
 
-# The merge command in a fresh interpreter: one thread, so child processes read the baseline while
-# it reads the shards (`report.merge_baseline.BaselineAhead`), write the results and compute the
-# aggregates while it compares (`json_report.ReportWrittenAhead`, `pipeline.finish_run`) and build the
-# HTML page while it writes the JSON and Markdown (`pipeline.write_outputs`); under
-# `no_child_processes` it does all itself.
-MERGE_COMMAND = (
-    "import sys; from pytest_graphrag_eval.commands.merge import merge_main;"
-    " sys.exit(merge_main(sys.argv[1:]))"
-)
-
-
-@contextlib.contextmanager
-def no_child_processes() -> Iterator[None]:
-    """A thread running beside: the merge forks no child (`forked_work.forking_helps`), it does all here."""
-    stop = threading.Event()
-    thread = threading.Thread(target=stop.wait)
-    thread.start()
-    try:
-        assert not forking_helps()
-        yield
-    finally:
-        stop.set()
-        thread.join()
-
-
-def merge_in_a_fresh_process(*arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", MERGE_COMMAND, *arguments], capture_output=True, text=True, check=False
-    )
-
-
-def test_a_merge_that_reads_its_baseline_beside_the_shards_gives_the_same_report_and_errors(
+def test_a_baseline_that_is_not_json_is_refused_by_name(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    reports = shards_compared_with_a_baseline(pytester)
+    """Shards without a baseline, given one with `--baseline` that does not parse: exit 2, naming it."""
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
     for index in (1, 2):
         pytester.runpytest_subprocess(
             *REPLAY, "--graphrag-shard", f"{index}/2", "--graphrag-report", f"plain{index}.json"
         )
-    outputs = {
-        where: [pytester.path / f"{where}.{suffix}" for suffix in ("json", "md", "html")]
-        for where in ("here", "fresh")
-    }
-    here = outputs["here"][0]
-
-    arguments = {where: ["--report", str(json_), "--markdown", str(md), "--html", str(html)]
-                 for where, (json_, md, html) in outputs.items()}  # fmt: skip
-    with no_child_processes():
-        assert merge_main([*reports, *arguments["here"]]) == 0
-    done = merge_in_a_fresh_process(*reports, *arguments["fresh"])
-    assert done.returncode == 0, done.stderr
-    # The same bytes: a child process read the baseline, wrote the results, built the page.
-    for mine, theirs in zip(outputs["here"], outputs["fresh"], strict=True):
-        assert mine.read_bytes() == theirs.read_bytes(), mine.name
-    merged_here = json.loads(here.read_text(encoding="utf-8"))
-    assert merged_here["comparison"]["questions"] and merged_here["comparison"]["baseline"]["questions"] == 3
-    assert sorted(path.name for path in pytester.path.glob(".*.tmp")) == []  # no temporary file left
-
-    baseline = pytester.path / "baseline.json"
-    baseline.write_bytes(baseline.read_bytes().replace(b'"passed"', b'"failed"', 1))  # not the file recorded
     broken = pytester.path / "broken.json"
     broken.write_text('{"format_version": 2, "results": [', encoding="utf-8")
     plain = [str(pytester.path / f"plain{index}.json") for index in (1, 2)]
-    for arguments in (
-        [*reports, "--report", str(here)],
-        [*reports, "--report", str(here), "--baseline", str(broken)],
-        [*plain, "--report", str(here), "--baseline", str(broken)],  # shards without one: it must parse
-    ):
-        capsys.readouterr()
-        with no_child_processes():
-            status = merge_main(arguments)
-        expected = capsys.readouterr().err
-        done = merge_in_a_fresh_process(*arguments)
-        assert (done.returncode, done.stderr) == (status, expected) and status == 2
-    assert "broken.json" in expected and "not JSON" in expected
+    merged = pytester.path / "merged.json"
+    assert merge_main([*plain, "--report", str(merged), "--baseline", str(broken)]) == 2
+    error = capsys.readouterr().err
+    assert "broken.json" in error and "not JSON" in error
+    assert not merged.exists() and sorted(path.name for path in pytester.path.glob(".*.tmp")) == []

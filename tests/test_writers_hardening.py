@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from plugin_support import corpus, good_responses, write_corpus, write_responses
 
-from pytest_graphrag_eval.formats import atomic
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.report.json_report import json_text
 
@@ -20,12 +19,10 @@ ODD_ANSWER = "Alpha \ud800 Beta \udcff"
 @pytest.mark.parametrize("umask", [0o022, 0o027, 0o077])
 def test_atomic_writes_get_the_umask_mode(tmp_path: Path, umask: int) -> None:
     previous = os.umask(umask)
-    atomic._umask.cache_clear()
     try:
         write_text_atomic(tmp_path / "report.json", "{}")
     finally:
         os.umask(previous)
-        atomic._umask.cache_clear()
     assert stat.S_IMODE((tmp_path / "report.json").stat().st_mode) == 0o666 & ~umask
 
 

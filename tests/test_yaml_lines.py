@@ -6,7 +6,6 @@ objects; `flow_depth` must give the bracket depth the loader's bound is defined 
 
 from __future__ import annotations
 
-import gc
 import itertools
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,6 @@ from pytest_graphrag_eval.corpus.yaml_lines import (
     parse_yaml_with_lines,
 )
 from pytest_graphrag_eval.errors import CorpusError, SourceLocation
-from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 ALIASED = [
     "a: &x 1\nb: *x\n",
@@ -62,19 +60,6 @@ def test_the_alias_bomb_is_still_refused_among_ampersands_in_scalars() -> None:
         parse_yaml_with_lines(bomb, "corpus.yaml", CorpusError)
     # `f` (line 7) names 1,111,111 nodes: the second alias to it passes the bound, which is said there
     assert raised.value.location == SourceLocation("corpus.yaml", 7)
-
-
-def test_pausing_the_collector_restores_its_state() -> None:
-    with paused_gc():
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with paused_gc():
-            pass
-        assert not gc.isenabled()  # a caller that had disabled it keeps it disabled
-    finally:
-        gc.enable()
 
 
 TREES = [

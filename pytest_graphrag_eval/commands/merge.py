@@ -6,77 +6,79 @@
 The merged report is the one a single unsharded run would have written: results in
 corpus order, then aggregates, the baseline comparison, gates, Markdown and HTML
 computed on the whole. Exit status: 0, or 1 when a question or a gate failed
-(as pytest's), 2 when the reports cannot be merged (the message says why).
+(as pytest's), 2 when the reports cannot be merged (the message says why), 130 when
+stopped by Ctrl-C and 143 by SIGTERM (a cancelled CI job).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 from typing import Any, NoReturn
 
 from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
-from pytest_graphrag_eval.formats.gc_pause import paused_gc
 from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.options.parsers import HistoryRef
 from pytest_graphrag_eval.report.merge import ShardReport, load_shard, merge_shards, shard_summary
-from pytest_graphrag_eval.report.merge_baseline import BaselineAhead
 from pytest_graphrag_eval.report.pipeline import OutputPaths
-from pytest_graphrag_eval.run.end_of_run import HistoryOptions, conclude_run
+from pytest_graphrag_eval.run.end_of_run import HistoryOptions, RunOutcome, conclude_run
+
+_TERMINATED = 128 + signal.SIGTERM  # the status a shell reports for a process ended by SIGTERM
 
 
 def merge_command() -> NoReturn:
-    """The `graphrag-eval-merge` command: `merge_main`, and the process ends as soon as it is done.
+    """The `graphrag-eval-merge` command: `merge_main`, in a process of its own.
 
-    A large merge holds millions of small objects (the shards' results, the report built from
-    them); freeing them one by one, and then the interpreter, took a tenth of its time for nothing.
-    So the command ends as mypy's does by default, without that: by then every output is written
-    and synced, every child process joined, every history connection closed, and the standard
-    streams are flushed here.
+    The one place that sets a signal handler or the collector's state, as the process is the merge's
+    own. A cancelled CI job stops the merge with SIGTERM; it is turned into `SystemExit` here, so the
+    merge unwinds as it does for Ctrl-C: a report half written is removed, not left beside the
+    others (`formats.atomic`). Exit status 143 for SIGTERM, 130 for Ctrl-C.
     """
-    _end_process(merge_main(sys.argv[1:], end_process=True))  # a merge refused returns here
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    # This process is the merge's own and ends with it: the shards' and the baseline's results are
+    # millions of small objects that make no cycles, and full collections walking them again and
+    # again were a sixth of a 10,000-question merge. Never in `merge_main`, which others call.
+    gc.disable()
+    try:
+        status = merge_main(sys.argv[1:])
+    except KeyboardInterrupt:
+        print("graphrag-eval-merge: interrupted (Ctrl-C)", file=sys.stderr)
+        status = 128 + signal.SIGINT
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the summary's reader is gone (`| head`): what is left goes nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(status)
 
 
-def merge_main(argv: Sequence[str] | None = None, *, end_process: bool = False) -> int:
-    """`graphrag-eval-merge` as a function; returns the exit status. `end_process`: exit with it
-    at the end of a merge, while what the merge built is still held (`merge_command`)."""
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> NoReturn:
+    raise SystemExit(_TERMINATED)
+
+
+def merge_main(argv: Sequence[str] | None = None) -> int:
+    """`graphrag-eval-merge` as a function; returns the exit status."""
     args = _merge_parser().parse_args(argv)
-    # A merge holds the shards' and the baseline's results (millions of small objects, no cycles
-    # worth collecting) and builds as many again: full collections were a quarter of its CPU time.
-    with paused_gc():
-        return _merge(args, end_process)
-
-
-def _end_process(status: int) -> NoReturn:
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError):  # a reader gone (`| head`): nothing more can reach it
-            stream.flush()
-    os._exit(status)
-
-
-def _merge(args: argparse.Namespace, end_process: bool) -> int:
     baseline_file = str(args.baseline) if isinstance(args.baseline, Path) else None
-    history_given = isinstance(args.baseline, HistoryRef)  # --baseline history:REF
-    first_shard = args.reports[0] if args.reports and not history_given else None
-    with BaselineAhead(first_shard, baseline_file) as baseline_ahead:
-        try:
-            shards = [load_shard(path) for path in args.reports]
-            baseline_ref = _history_baseline_ref(args.baseline, shards)
-            history_baseline = _read_history_baseline(args.history, baseline_ref, shards)
-            merged = merge_shards(
-                shards,
-                baseline_path=None if baseline_ref is not None else baseline_file,
-                history_baseline=history_baseline,
-                read_baseline=baseline_ahead.read,
-            )
-        except GraphragEvalError as error:
-            print(f"graphrag-eval-merge: error: {error}", file=sys.stderr)
-            return 2
+    try:
+        shards = [load_shard(path) for path in args.reports]
+        baseline_ref = _history_baseline_ref(args.baseline, shards)
+        history_baseline = _read_history_baseline(args.history, baseline_ref, shards)
+        merged = merge_shards(
+            shards,
+            baseline_path=None if baseline_ref is not None else baseline_file,
+            history_baseline=history_baseline,
+        )
+    except GraphragEvalError as error:
+        print(f"graphrag-eval-merge: error: {error}", file=sys.stderr)
+        return 2
     outcome = conclude_run(
         merged.results,
         merged.settings,
@@ -93,10 +95,17 @@ def _merge(args: argparse.Namespace, end_process: bool) -> int:
         else None,
         plain_results=merged.plain_results,
     )
+    status = 1 if outcome.questions_failed or outcome.failed else 0
+    with contextlib.suppress(BrokenPipeError):  # the summary's reader is gone (`| head`): files are written
+        _print_summary(outcome, shards, len(merged.results))
+    return status
+
+
+def _print_summary(outcome: RunOutcome, shards: Sequence[ShardReport], questions: int) -> None:
     finished = outcome.finished
     failed = outcome.questions_failed
     shown = shard_summary(shards)
-    print(f"graphrag-eval-merge: merged {shown}: {len(merged.results)} questions, {failed} failed")
+    print(f"graphrag-eval-merge: merged {shown}: {questions} questions, {failed} failed")
     for gate in finished.gate_results:
         print(f"  gate {'passed' if gate.passed else 'FAILED'}: {gate.message}")
     for what, path in outcome.written:
@@ -114,9 +123,6 @@ def _merge(args: argparse.Namespace, end_process: bool) -> int:
     if outcome.history is not None:
         history = outcome.history
         print(f"graphrag-eval-merge: {history.line}", file=sys.stdout if history.recorded else sys.stderr)
-    status = 1 if failed or outcome.failed else 0
-    # here, while this frame still holds the shards and the report: they are never freed
-    return _end_process(status) if end_process else status
 
 
 def _history_baseline_ref(baseline: Path | HistoryRef | None, shards: Sequence[ShardReport]) -> str | None:

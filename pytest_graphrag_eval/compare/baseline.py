@@ -9,7 +9,6 @@ clean while hiding exactly what it is for.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,6 @@ from pytest_graphrag_eval.errors import InputError, SourceLocation
 from pytest_graphrag_eval.formats.json_text import vouched_loads
 from pytest_graphrag_eval.report_model import (
     MIN_FORMAT_VERSION,
-    QuestionResult,
     ReportDocument,
     parse_results,
 )
@@ -28,14 +26,10 @@ __all__ = [
     "MIN_FORMAT_VERSION",
     "check_report",
     "check_results",
-    "comparison_view",
     "load_baseline",
     "read_report",
     "report_from_bytes",
 ]
-
-# The text fields of a result a comparison reads (`compare.comparison`, `compare.classify`).
-_COMPARED_TEXT = ("template_id", "question_id", "outcome", "nodeid", "content_hash")
 
 
 def read_report(path: str | Path, *, what: str = "baseline report") -> ReportDocument:
@@ -62,36 +56,6 @@ def report_from_bytes(data: bytes, path: str | Path, *, what: str = "baseline re
             SourceLocation(file=str(path), line=error.lineno),
         ) from None
     return ReportDocument.from_json(parsed, str(path))
-
-
-def comparison_view(document: ReportDocument) -> ReportDocument:
-    """A baseline as a comparison reads it: each result's ids, outcome, node id, content hash and
-    numbers (its metric values), without its steps, answers and other texts, and no sections but the
-    results and metadata.
-
-    A merge reads its baseline in a second process (`forked_work`) and gets this back: a twentieth
-    of the report to send. A result without a content hash keeps every field: the hash is computed
-    from them (`classify.stored_hash`).
-    """
-    return ReportDocument(
-        results=[_compared_fields(result) for result in document.results],
-        aggregates={},
-        gates=[],
-        metadata=document.metadata,
-        format_version=document.format_version,
-    )
-
-
-def _compared_fields(result: QuestionResult) -> QuestionResult:
-    record = result.record
-    if not isinstance(record.get("content_hash"), str):
-        return result
-    kept = {
-        key: value
-        for key, value in record.items()
-        if type(value) in (int, float) or key in _COMPARED_TEXT  # JSON numbers: int and float only
-    }
-    return dataclasses.replace(result, record=kept)
 
 
 def load_baseline(path: str | Path) -> dict[str, Any]:

@@ -10,7 +10,7 @@ Per metric, `baseline` and `current` are the means over the paired questions, so
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, NamedTuple
@@ -199,13 +199,8 @@ def compare_documents(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     baseline_path: str | None = None,
-    questions_known: Callable[[Sequence[QuestionChange]], object] | None = None,
 ) -> Comparison:
-    """`compare_reports` of a report and results already read and checked (typed): nothing parsed twice.
-
-    `questions_known` is called with each question's change as soon as they are known, before the
-    statistics (the bootstraps, most of the time): a merge begins the HTML drill-downs then.
-    """
+    """`compare_reports` of a report and results already read and checked (typed): nothing parsed twice."""
     _check_settings(confidence, resamples)
     baseline_by_key = {result.key: result.record for result in baseline.results}
     current_by_key = {result.key: result.record for result in current_results}
@@ -228,8 +223,6 @@ def compare_documents(
         for key, result in baseline_by_key.items()
         if key not in current_by_key
     ]
-    if questions_known is not None:
-        questions_known(questions)
     samples = _scoped_samples(paired)
     outcome_sample = _outcome_sample([pair.change for pair in paired])
     scoped = scoped_paired_changes(samples, confidence=confidence, resamples=resamples, seed=seed)

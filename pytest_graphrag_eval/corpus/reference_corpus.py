@@ -27,7 +27,6 @@ from typing import Any
 from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem, step_path
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import CorpusError, SourceLocation
-from pytest_graphrag_eval.formats.gc_pause import paused_gc
 from pytest_graphrag_eval.formats.sparql_results import SparqlTable, memoized_parser
 
 QUESTION_RESERVED_KEYS = frozenset(
@@ -155,9 +154,8 @@ def load_corpus(path: str | Path, *, display_name: str | None = None) -> Corpus:
     """Read and validate a reference-corpus YAML file; errors name it as `display_name` if given."""
     path = Path(path)
     shown = display_name or str(path)
-    with paused_gc():  # the parsed document and the questions built from it are all kept
-        data = load_yaml_with_lines(path, shown=shown, error_type=CorpusError, what="corpus file")
-        return corpus_from_data(data, file=shown)
+    data = load_yaml_with_lines(path, shown=shown, error_type=CorpusError, what="corpus file")
+    return corpus_from_data(data, file=shown)
 
 
 def load_corpora(paths: Iterable[str | Path]) -> list[Corpus]:

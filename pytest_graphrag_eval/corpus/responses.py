@@ -28,7 +28,6 @@ from pytest_graphrag_eval.corpus.response_records import (
 )
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 from pytest_graphrag_eval.formats import json_text
-from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 
 def load_responses(
@@ -113,16 +112,15 @@ def _read_attempts(
     path = Path(path)
     file = shown or str(path)
     data = read_input_bytes(path, error_type=ResponseError, what="response file", shown=shown)
-    with paused_gc():  # every parsed record and the records made of them are kept
-        entries = _plain_jsonl_entries(data, file, response_format)
-        if entries is None:
-            text = decode_input(data, SourceLocation(file), ResponseError, "response file")
-            converted = trace_entries(text, file, response_format, question_attribute)
-            if converted is None:
-                entries = _parse_entries(text, file)
-            else:
-                entries = [(SourceLocation(file, line), key, raw) for line, key, raw in converted]
-        return collect_attempts(entries)
+    entries = _plain_jsonl_entries(data, file, response_format)
+    if entries is None:
+        text = decode_input(data, SourceLocation(file), ResponseError, "response file")
+        converted = trace_entries(text, file, response_format, question_attribute)
+        if converted is None:
+            entries = _parse_entries(text, file)
+        else:
+            entries = [(SourceLocation(file, line), key, raw) for line, key, raw in converted]
+    return collect_attempts(entries)
 
 
 def _plain_jsonl_entries(data: bytes, file: str, response_format: str) -> list[Entry] | None:

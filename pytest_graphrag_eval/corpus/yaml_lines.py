@@ -35,7 +35,6 @@ from pytest_graphrag_eval.corpus.input_files import (
 from pytest_graphrag_eval.corpus.line_dict import LineDict
 from pytest_graphrag_eval.corpus.yaml_events import UNUSUAL, build_from_events
 from pytest_graphrag_eval.errors import InputError, SourceLocation
-from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 MAX_YAML_NODES = 2_000_000
 # LibYAML composes recursively in C: a few hundred thousand nested brackets crash the process.
@@ -357,11 +356,10 @@ def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory
 
 def _build_document(source: str | bytes) -> Any:
     """The document from LibYAML's events where they are all of the common kinds, else from its nodes."""
-    with paused_gc():
-        built = build_from_events(source, MAX_YAML_NODES)
-        if built is not UNUSUAL:
-            return built
-        return yaml.load(source, Loader=_DocumentLoader)
+    built = build_from_events(source, MAX_YAML_NODES)
+    if built is not UNUSUAL:
+        return built
+    return yaml.load(source, Loader=_DocumentLoader)
 
 
 def to_plain(value: Any) -> Any:

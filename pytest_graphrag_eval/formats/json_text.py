@@ -11,7 +11,6 @@ run of 19 or more digits goes to `json` directly.
 That run is looked for in the UTF-8 bytes orjson is given anyway: `bytes.translate`
 is a table lookup per byte, while `str.translate` on non-ASCII text (labels in
 other scripts, as knowledge-graph answers have) costs several times the parse.
-Both parsers run with the cyclic garbage collector paused (see gc_pause.py).
 
 Whole reports (a baseline, a merge's shards: tens of megabytes each) are read by msgspec,
 also of the `[speed]` extra, in `vouched_loads`: it reads integers of any size exactly, so
@@ -24,11 +23,8 @@ text path, and its exact values and messages, whenever anything is unusual.
 
 from __future__ import annotations
 
-import gc
 import json
 from typing import Any
-
-from pytest_graphrag_eval.formats.gc_pause import paused_gc
 
 try:
     import orjson
@@ -49,10 +45,17 @@ _REPORT_DECODER = msgspec.json.Decoder() if msgspec is not None else None
 
 def loads(text: str) -> Any:
     """`json.loads(text)`, computed by orjson when it can be."""
-    if not gc.isenabled():  # already paused by a caller building something larger (most calls)
-        return _loads(text)
-    with paused_gc():
-        return _loads(text)
+    if orjson is not None:
+        try:
+            encoded = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: only `json` reads it
+            return json.loads(text)
+        if _LONG_NUMBER not in encoded.translate(_DIGITS_AS_ZERO):
+            try:
+                return orjson.loads(encoded)
+            except orjson.JSONDecodeError:
+                pass
+    return json.loads(text)
 
 
 def loads_shape(text: str) -> Any:
@@ -111,17 +114,3 @@ def loads_lines(data: bytes) -> list[tuple[int, Any]] | None:
     except orjson.JSONDecodeError:
         return None
     return values
-
-
-def _loads(text: str) -> Any:
-    if orjson is not None:
-        try:
-            encoded = text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate: only `json` reads it
-            return json.loads(text)
-        if _LONG_NUMBER not in encoded.translate(_DIGITS_AS_ZERO):
-            try:
-                return orjson.loads(encoded)
-            except orjson.JSONDecodeError:
-                pass
-    return json.loads(text)

@@ -8,12 +8,10 @@ these runs" is an equality test.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import zlib
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,16 +120,6 @@ def run_record(report: Mapping[str, Any]) -> RunRecord:
     """The stored form of a checked report."""
     metadata: Mapping[str, Any] = report.get("metadata") or {}
     results: Sequence[Mapping[str, Any]] = report["results"]
-    # zlib releases the GIL: the report compresses on another core while the rows are built.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        body = pool.submit(zlib.compress, json_bytes(report), _COMPRESSION)
-        record = _run_record(report, metadata, results)
-        return dataclasses.replace(record, report_body=body.result())
-
-
-def _run_record(
-    report: Mapping[str, Any], metadata: Mapping[str, object], results: Sequence[Mapping[str, object]]
-) -> RunRecord:
     ids = _question_ids(results)
     rows = tuple(
         _question_row(position, qid, result)
@@ -177,7 +165,7 @@ def _run_record(
         question_set=fingerprint(ids),
         outcome_codes=codes,
         rows=rows,
-        report_body=b"",
+        report_body=zlib.compress(json_bytes(report), _COMPRESSION),
     )
 
 

@@ -6,7 +6,6 @@ error before any question runs, in every process of an xdist run.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,6 @@ from pytest_graphrag_eval.compare.numeric import require_statistics
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
 from pytest_graphrag_eval.corpus.responses import load_response_attempts
 from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.formats.gc_pause import paused_full_collections
 from pytest_graphrag_eval.formats.json_types import JsonObject
 from pytest_graphrag_eval.gates.model import JUDGE, TREND
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
@@ -116,14 +114,6 @@ def _load_baseline(settings: PluginSettings, root: Path) -> tuple[JsonObject | N
         suite=suite_of(settings.report_metadata()),
     )
     return found.baseline, found.baseline_name
-
-
-def pause_full_collections(config: pytest.Config) -> None:
-    """The corpus, the items and every result are kept to the end of the run, so full collections
-    would only traverse them again and again (see gc_pause.py); paused until the config ends."""
-    pause = contextlib.ExitStack()
-    pause.enter_context(paused_full_collections())
-    config.add_cleanup(pause.close)
 
 
 def new_judge_client(settings: PluginSettings) -> JudgeClient:

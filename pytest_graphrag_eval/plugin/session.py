@@ -35,7 +35,7 @@ from pytest_graphrag_eval.plugin.other_plugins import interplay_lines, rerun_rec
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.progress import ProgressLine, judge_in_batches, runner_progress_line
 from pytest_graphrag_eval.plugin.questions_in_run import QuestionsInRun
-from pytest_graphrag_eval.plugin.run_start import new_judge_client, pause_full_collections, start_run
+from pytest_graphrag_eval.plugin.run_start import new_judge_client, start_run
 from pytest_graphrag_eval.plugin.session_key import SESSION_KEY
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.plugin.xdist_batches import WorkerBatches, dist_mode
@@ -67,8 +67,6 @@ class GraphragSession:
 
     def __init__(self, config: pytest.Config, settings: PluginSettings, role: ProcessRole):
         self.config, self.settings, self.role = config, settings, role
-        if settings.corpus_paths:
-            pause_full_collections(config)
         self.corpus = CorpusRegistry(settings.corpus_paths)
         self.shard = shard_selection.select_shard(config, settings)
         self.reported: set[Order] = set()  # corpus order of every question item that ran

@@ -21,12 +21,7 @@ from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.json_types import JsonMapping
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
 from pytest_graphrag_eval.report.judge_spend import merge_spend
-from pytest_graphrag_eval.report.merge_baseline import (
-    BaselineFile,
-    BaselineRead,
-    baseline_read,
-    read_baseline_file,
-)
+from pytest_graphrag_eval.report.merge_baseline import baseline_read, read_baseline_file
 from pytest_graphrag_eval.report.pipeline import RunSettings
 from pytest_graphrag_eval.report.run_identity import Position, corpus_positions
 from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
@@ -98,7 +93,6 @@ def merge_shards(
     baseline_path: str | None = None,
     history_baseline: tuple[JsonMapping, str] | None = None,
     history_baseline_required: bool = True,
-    read_baseline: Callable[[BaselineRead], BaselineFile] | None = None,
 ) -> MergedRun:
     """Check that the shards make one run, and put their results together in corpus order.
 
@@ -107,8 +101,6 @@ def merge_shards(
     history the shards were compared with (`--graphrag-baseline history:REF`), read by the caller;
     without it such shards are an error, or, when not `history_baseline_required` (the store merging
     the shards it keeps), they are merged without a comparison and a warning says so.
-    `read_baseline` reads the baseline file (default `read_baseline_file`; the merge command's reads
-    it beside the shards).
     """
     if not shards:
         raise MergeError("no shard reports given")
@@ -163,7 +155,6 @@ def merge_shards(
             baseline_path,
             history_baseline,
             history_baseline_required,
-            read_baseline,
         ),
         started=min(starts),
         finished=max(ends),
@@ -334,7 +325,6 @@ def _run_settings(
     baseline_path: str | None,
     history_baseline: tuple[JsonMapping, str] | None = None,
     history_baseline_required: bool = True,
-    read_baseline: Callable[[BaselineRead], BaselineFile] | None = None,
 ) -> RunSettings:
     """The recorded settings, with the baseline read again (and checked to be the shards' own)."""
     record = recorded.get("baseline")
@@ -352,7 +342,7 @@ def _run_settings(
     wanted = baseline_read(record, baseline_path)
     baseline = None
     if wanted is not None:
-        baseline = (read_baseline or read_baseline_file)(wanted).document
+        baseline = read_baseline_file(wanted)
         if record is not None and baseline is None:
             raise MergeError(
                 f"the shards were compared with the baseline {record.get('path')} ({record.get('sha256')}), "

@@ -7,20 +7,17 @@ results of several shard reports, so a sharded run ends exactly as one run would
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.compare.comparison import Comparison, compare_documents
 from pytest_graphrag_eval.compare.hashing import content_hash
 from pytest_graphrag_eval.compare.past_runs import Flakiness, PastRun, RunHistory, flaky_questions
-from pytest_graphrag_eval.forked_work import ForkedWork
-from pytest_graphrag_eval.formats.atomic import write_bytes_atomic, write_text_atomic
+from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.gates.history_gates import GateHistory
 from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.suite_gates import evaluate_gates
@@ -28,13 +25,10 @@ from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
 from pytest_graphrag_eval.gates.verdict import failure_lines
 from pytest_graphrag_eval.graph.summary import add_stale_counts
 from pytest_graphrag_eval.report.history_section import history_section
-from pytest_graphrag_eval.report.json_report import ReportWrittenAhead, build_document, write_json_atomic
+from pytest_graphrag_eval.report.json_report import build_document, write_json_atomic
 from pytest_graphrag_eval.report.judge_spend import cache_only_incomplete
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report_model import Outcome, QuestionResult, ReportDocument
-
-if TYPE_CHECKING:
-    from pytest_graphrag_eval.report.html_report import DrillDownsAhead, PageBuilding
 
 
 @dataclass(frozen=True)
@@ -130,35 +124,26 @@ def finish_run(
     warnings: Sequence[str] = (),
     finished: float | None = None,
     judge_spend: Mapping[str, object] | None = None,
-    question_changes_known: Callable[[list[dict[str, Any]]], object] | None = None,
 ) -> FinishedRun:
     """Aggregates, the baseline comparison and the gates of a run's results, and its report.
 
     `results` are typed (a merge's, read from the shards) or result objects, typed here once.
-    `question_changes_known`: called with the comparison's `questions` as the report will hold them,
-    once they are known and before its statistics are (`compare_documents`).
     """
     typed = [_typed(result) for result in results]
     records = [result.record for result in typed]  # the results' own objects, not copies
     baseline = _baseline_document(settings)
-    comparing = settings.compares
-    # With a comparison to make, the aggregates are computed beside it by a second process.
-    with ForkedWork(partial(compute_aggregates, records), fork=comparing and bool(records)) as aggregated:
-        comparison = (
-            compare_documents(
-                baseline,
-                typed,
-                confidence=settings.confidence,
-                resamples=settings.resamples,
-                baseline_path=settings.baseline_path,
-                questions_known=None
-                if question_changes_known is None
-                else lambda changes: question_changes_known([change.to_dict() for change in changes]),
-            )
-            if baseline is not None and comparing
-            else None
+    aggregates = compute_aggregates(records) if records else {}
+    comparison = (
+        compare_documents(
+            baseline,
+            typed,
+            confidence=settings.confidence,
+            resamples=settings.resamples,
+            baseline_path=settings.baseline_path,
         )
-        aggregates = aggregated.result() if records else {}
+        if baseline is not None and settings.compares
+        else None
+    )
     add_stale_counts(aggregates, records)  # only when references were checked against a graph
     comparison_section = comparison.to_dict() if comparison is not None else None
     known = settings.current_run
@@ -275,65 +260,28 @@ def write_outputs(
     paths: OutputPaths,
     *,
     plain_keys: Collection[str] = (),
-    report_ahead: ReportWrittenAhead | None = None,
-    drill_downs_ahead: DrillDownsAhead | None = None,
     typed_results: Sequence[QuestionResult] | None = None,
 ) -> WrittenOutputs:
-    """Write the JSON report, the Markdown summary and the HTML report asked for.
+    """Write the JSON report, the Markdown summary and the HTML report asked for, one after another.
 
     `plain_keys`: report keys whose values are plain JSON values (`formats.plain_json`): a merge's
     results as a parser read them, a comparison whose numbers are all finite. orjson writes those
-    when it is installed. `report_ahead`: the JSON report, its results already being written.
-    `drill_downs_ahead`: the HTML page's drill-downs, already being built (`html_drill_downs_ahead`).
-    `typed_results`: the report's results as `finish_run` typed them, for the Markdown summary.
+    when it is installed. `typed_results`: the report's results as `finish_run` typed them, for the
+    Markdown summary.
     """
     outputs = WrittenOutputs()
-    with _html_page(report, paths, drill_downs_ahead) as page:
-        if report_ahead is not None:
-            outputs.write("JSON report", report_ahead.path, lambda _: report_ahead.finish(report, plain_keys))
-        elif paths.report is not None:
-            outputs.write(
-                "JSON report",
-                paths.report,
-                lambda path: write_json_atomic(path, report, plain_keys=plain_keys),
-            )
-        if paths.markdown is not None:
-            markdown = render_markdown(report, typed=typed_results)
-            outputs.write("Markdown summary", paths.markdown, lambda path: write_text_atomic(path, markdown))
-        if paths.html is not None and page is not None:
-            outputs.write("HTML report", paths.html, lambda path: write_bytes_atomic(path, page.result()))
+    if paths.report is not None:
+        outputs.write(
+            "JSON report", paths.report, lambda path: write_json_atomic(path, report, plain_keys=plain_keys)
+        )
+    if paths.markdown is not None:
+        markdown = render_markdown(report, typed=typed_results)
+        outputs.write("Markdown summary", paths.markdown, lambda path: write_text_atomic(path, markdown))
+    if paths.html is not None:
+        from pytest_graphrag_eval.report.html_report import write_html  # Jinja2 only when asked for
+
+        outputs.write("HTML report", paths.html, lambda path: write_html(report, path))
     return outputs
-
-
-def html_drill_downs_ahead(
-    paths: OutputPaths,
-    results: Sequence[Mapping[str, object]],
-    settings: RunSettings,
-    question_changes: Sequence[Mapping[str, object]] | None = None,
-) -> contextlib.AbstractContextManager[DrillDownsAhead | None]:
-    """The HTML page's drill-downs, begun from the results by another process while this one
-    finishes the run (`DrillDownsAhead`): where a page is asked for and its report will have no
-    history (past outcomes add to each drill-down), and, when it will have a comparison, with the
-    `question_changes` it will hold (`finish_run`'s `question_changes_known`). None where that does
-    not hold, for a small report, or where no child can be forked."""
-    with_changes = question_changes is not None
-    if paths.html is None or settings.history is not None or settings.compares != with_changes:
-        return contextlib.nullcontext()
-    from pytest_graphrag_eval.report.html_report import DrillDownsAhead  # Jinja2 only when asked for
-
-    return DrillDownsAhead.start(results, settings.metadata, question_changes) or contextlib.nullcontext()
-
-
-def _html_page(
-    report: Mapping[str, object], paths: OutputPaths, ahead: DrillDownsAhead | None
-) -> contextlib.AbstractContextManager[PageBuilding | None]:
-    """The HTML page's bytes (`PageBuilding`): a large page is built by two other processes while
-    this one writes the JSON report and the Markdown summary, which take less time than the page."""
-    if paths.html is None:
-        return contextlib.nullcontext()
-    from pytest_graphrag_eval.report.html_report import PageBuilding  # Jinja2 only when asked for
-
-    return PageBuilding(report, ahead)
 
 
 def write_output(what: str, path: Path, write: Callable[[Path], object]) -> str | None:

@@ -8,7 +8,6 @@ decides nothing here.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,25 +20,23 @@ from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject, Ord
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines
-from pytest_graphrag_eval.report.json_report import ReportWrittenAhead, write_recording
+from pytest_graphrag_eval.report.json_report import write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
 from pytest_graphrag_eval.report.pipeline import (
     FinishedRun,
     OutputPaths,
     RunSettings,
     finish_run,
-    html_drill_downs_ahead,
     write_outputs,
 )
 from pytest_graphrag_eval.report.run_coverage import PARTIAL_KEY
 from pytest_graphrag_eval.report.run_identity import corpus_file_record, corpus_positions, identity_metadata
 from pytest_graphrag_eval.report.run_terminal import RunTerminal
-from pytest_graphrag_eval.report_model import REPORT_FORMAT_VERSION, Outcome, QuestionResult
+from pytest_graphrag_eval.report_model import Outcome, QuestionResult
 from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.history.recording import HistoryOutcome
-    from pytest_graphrag_eval.report.html_report import DrillDownsAhead
     from pytest_graphrag_eval.run.graph_stage import GraphStage
 
 
@@ -269,34 +266,24 @@ def conclude_run(
     )
     if earlier is not None:
         run_settings = dataclasses.replace(run_settings, history=earlier.runs, current_run=earlier.current)
-    with (
-        _results_written_ahead(outputs, records, plain_results) as report_ahead,
-        _EarlyDrillDowns(outputs, records, run_settings, plain_results) as drill_downs_ahead,
-    ):
-        finished_run = finish_run(
-            results,
-            run_settings,
-            started=started,
-            interrupted=interrupted,
-            warnings=[*warnings, *([earlier.warning] if earlier is not None and earlier.warning else [])],
-            finished=finished,
-            judge_spend=judge_spend,
-            question_changes_known=drill_downs_ahead.on_question_changes,
-        )
-        if graph.references is not None:
-            finished_run.report["references"] = graph.references
-        plain = [
-            *(["results"] if plain_results else []),
-            *(["comparison"] if finished_run.plain_comparison else []),
-        ]
-        written = write_outputs(
-            finished_run.report,
-            outputs,
-            plain_keys=plain,
-            report_ahead=report_ahead,
-            drill_downs_ahead=drill_downs_ahead.begun,
-            typed_results=finished_run.document.results,
-        )
+    finished_run = finish_run(
+        results,
+        run_settings,
+        started=started,
+        interrupted=interrupted,
+        warnings=[*warnings, *([earlier.warning] if earlier is not None and earlier.warning else [])],
+        finished=finished,
+        judge_spend=judge_spend,
+    )
+    if graph.references is not None:
+        finished_run.report["references"] = graph.references
+    plain = [
+        *(["results"] if plain_results else []),
+        *(["comparison"] if finished_run.plain_comparison else []),
+    ]
+    written = write_outputs(
+        finished_run.report, outputs, plain_keys=plain, typed_results=finished_run.document.results
+    )
     if recording is not None:
         responses = list(recording.responses)
         written.write("recording", recording.path, lambda path: write_recording(path, responses))
@@ -309,53 +296,6 @@ def conclude_run(
             history.url, finished_run.report, run_key=history.run_key, environ=os.environ, cwd=root
         )
     return outcome
-
-
-def _results_written_ahead(
-    outputs: OutputPaths, records: Sequence[JsonMapping], plain_results: bool
-) -> contextlib.AbstractContextManager[ReportWrittenAhead | None]:
-    """A merge's JSON report begun with its results (most of its bytes) by a second process while
-    this one computes the rest (`ReportWrittenAhead`); none where no child can be forked, nor for a
-    plugin's run, whose results the standard library writes (they are not plain as read by a parser)
-    and whose pytest process has other threads anyway."""
-    if outputs.report is None or not plain_results:
-        return contextlib.nullcontext()
-    head = {"format_version": REPORT_FORMAT_VERSION, "results": records}
-    return ReportWrittenAhead.start(outputs.report, head, head.keys()) or contextlib.nullcontext()
-
-
-class _EarlyDrillDowns:
-    """A merge's HTML drill-downs begun from its results by another process while this one computes
-    the rest (`html_drill_downs_ahead`): at once, or with a comparison once its question changes are
-    known (`on_question_changes`); none for a plugin's run, as for its JSON report. A context manager:
-    leaving it stops the child."""
-
-    def __init__(
-        self,
-        outputs: OutputPaths,
-        records: Sequence[JsonMapping],
-        settings: RunSettings,
-        plain_results: bool,
-    ) -> None:
-        self._outputs, self._records, self._settings = outputs, records, settings
-        self._stack = contextlib.ExitStack()
-        self.begun: DrillDownsAhead | None = None
-        if plain_results:
-            self.begun = self._stack.enter_context(html_drill_downs_ahead(outputs, records, settings))
-        # for `finish_run`'s `question_changes_known`
-        self.on_question_changes = self._begin_with_changes if plain_results and self.begun is None else None
-
-    def _begin_with_changes(self, question_changes: Sequence[JsonMapping]) -> None:
-        """Begin them with the comparison's question changes, where nothing was begun before."""
-        self.begun = self._stack.enter_context(
-            html_drill_downs_ahead(self._outputs, self._records, self._settings, question_changes)
-        )
-
-    def __enter__(self) -> _EarlyDrillDowns:
-        return self
-
-    def __exit__(self, *exception: object) -> None:
-        self._stack.close()
 
 
 def _history_options(settings: EndOfRunSettings) -> HistoryOptions | None:

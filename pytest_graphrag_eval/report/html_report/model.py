@@ -9,7 +9,7 @@ block that the page parses only when a question is first opened.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pytest_graphrag_eval.errors import InputError, SourceLocation
@@ -189,9 +189,9 @@ class _Questions:
             outcomes_over_runs=question_outcomes(history),
         )
 
-    def drill_downs(self, positions: range | None = None) -> list[dict[str, object]]:
-        """The drill-downs of the questions at `positions` in the results (all of them by default)."""
-        positions = range(len(self.results)) if positions is None else positions
+    def drill_downs(self) -> list[dict[str, object]]:
+        """Every question's drill-down, in the results' order."""
+        positions = range(len(self.results))
         details = _all_details(
             self.results,
             positions,
@@ -212,11 +212,8 @@ class _Questions:
         return details
 
 
-def build_view(report: Mapping[str, object], *, with_drill_downs: bool = True) -> ReportView:
-    """Check the report's shape (naming the bad field) and derive everything the page shows.
-
-    `with_drill_downs=False`: the view's `details` are left empty (`drill_downs_in_chunks` builds them).
-    """
+def build_view(report: Mapping[str, object]) -> ReportView:
+    """Check the report's shape (naming the bad field) and derive everything the page shows."""
     questions = _Questions.of(report)
     results, columns, scores, keys = questions.results, questions.columns, questions.scores, questions.keys
     metadata, comparison, question_keys = questions.metadata, questions.comparison, questions.question_keys
@@ -280,7 +277,7 @@ def build_view(report: Mapping[str, object], *, with_drill_downs: bool = True) -
             questions.history_flaky,
             columns,
         ),
-        details=questions.drill_downs() if with_drill_downs else [],
+        details=questions.drill_downs(),
         history=build_history(
             questions.history,
             gates,
@@ -290,16 +287,6 @@ def build_view(report: Mapping[str, object], *, with_drill_downs: bool = True) -
         else None,
         review=build_review_view(report),
     )
-
-
-def drill_downs_in_chunks(report: Mapping[str, object], size: int) -> Iterator[list[dict[str, object]]]:
-    """`build_view`'s `details` built alone (most of a large page's work, done by another process
-    than the rest of the page: `render.PageBuilding`), `size` questions at a time (the last chunk
-    may be shorter, none is empty), so each chunk can be encoded and dropped while the next is
-    built. The report is checked first: a malformed one raises here, before any chunk."""
-    questions = _Questions.of(report)
-    count = len(questions.results)
-    return (questions.drill_downs(range(start, min(start + size, count))) for start in range(0, count, size))
 
 
 def _gate_verdicts(gates: Sequence[Mapping[str, object]]) -> dict[tuple[str, str], bool]:
