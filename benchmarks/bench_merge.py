@@ -1,6 +1,6 @@
 """Benchmark: `graphrag-eval-merge` of the three shard reports of a 10,000-question run.
 
-Generates the synthetic corpus (`testing.synthetic_corpus`), runs a baseline, the whole
+Generates the synthetic corpus (`tests/synthetic_corpus.py`), runs a baseline, the whole
 run and its three shards (`--graphrag-shard K/3`) with pytest, twice: compared with the
 baseline (`--graphrag-baseline`, so the merge recomputes the comparison) and without one.
 Then it times the merge in a fresh process, each case `--runs` times (median):

@@ -5,7 +5,7 @@ the HTML report and the graphrag-eval section of the terminal of:
 
 - the example project: the recorded replay, the regressed recording against it as baseline,
   and the same with gates on the comparison;
-- a generated corpus (`testing.synthetic_corpus`, 10,000 questions; `--quick`: 300) replayed
+- a generated corpus (`tests/synthetic_corpus.py`, 10,000 questions; `--quick`: 300) replayed
   against a baseline run with thresholds and gates, and its three shards merged by
   `graphrag-eval-merge`;
 
