@@ -7,7 +7,8 @@ relative IRIs resolve against the document's location), unless a base IRI is giv
 A folder holding two RDF files of the same name (`grid.ttl` and `release-2/grid.ttl`) is refused:
 that is two releases of one file, and merging them into one graph would answer every question from
 both; point at one of them instead. The store is never written after loading, and only read-only
-queries reach it (`readonly.py`). Under pytest-xdist the controller loads the files once into a
+queries run on it: its query grammar has no Update, and text that may call out by SERVICE is checked
+by `readonly.py` first. Under pytest-xdist the controller loads the files once into a
 store on disk (`load(path, directory=...)`) and each worker opens it read-only (`open_shared`):
 `benchmarks/bench_reference_check.py` measured opening at a tenth of loading, and the workers share
 the data instead of holding a copy each. A read-only store also refuses writes itself.
@@ -23,8 +24,14 @@ from typing import Any
 
 from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, QueryResult
 from pytest_graphrag_eval.graph.rdf_text import canonical_ntriples, solutions_json
-from pytest_graphrag_eval.graph.readonly import NO_SERVICE, first_line, import_pyoxigraph, query_form
-from pytest_graphrag_eval.graph.service import ServicePolicy
+from pytest_graphrag_eval.graph.readonly import (
+    NO_SERVICE,
+    first_line,
+    import_pyoxigraph,
+    query_form,
+    result_form,
+)
+from pytest_graphrag_eval.graph.service import ServicePolicy, may_call_out
 
 RDF_EXTENSIONS = (".ttl", ".nt", ".nq", ".trig", ".n3", ".rdf", ".owl", ".xml", ".jsonld")
 
@@ -86,11 +93,19 @@ class EmbeddedEndpoint:
         return cls(store, path, service)
 
     def execute(self, query: str) -> QueryResult:
-        form = query_form(query, self.service)
+        """Run a read-only query. Text that may hold a SERVICE clause is checked against the policy
+        first; any other text goes straight to the store, whose query grammar has no Update (it
+        refuses one as it refuses any invalid text), and the kind of result it gives is the form. So
+        each query is parsed once, not twice; a text the store refuses is then parsed by
+        `query_form`, to give the same refusal (QueryRefused) as every endpoint."""
+        checked = (
+            query_form(query, self.service) if not isinstance(query, str) or may_call_out(query) else None
+        )
         started = time.perf_counter()
         results = None
         try:
             results = self._store.query(query)
+            form = checked if checked is not None else result_form(results)
             text = solutions_json(results) if form is not QueryForm.CONSTRUCT else canonical_ntriples(results)
         except Exception as error:  # anything the engine raises (a SERVICE answering HTML: RuntimeError)
             failure = first_line(error)
@@ -99,6 +114,8 @@ class EmbeddedEndpoint:
         # pyoxigraph's results must be freed on the thread that made them: not kept by this frame (which
         # the error's traceback holds), nor by the engine's error as context (raised outside the handler).
         results = None
+        if checked is None:
+            query_form(query, self.service)  # a text that is no read-only query: refused, saying why
         raise EndpointError(f"the query failed in the embedded store: {failure}")
 
     def describe(self) -> dict[str, Any]:

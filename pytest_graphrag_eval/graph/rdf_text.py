@@ -12,18 +12,24 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.graph.readonly import import_pyoxigraph
+
+# One encoder for every result: `json.dumps`'s output with `ensure_ascii=False`, without building an
+# encoder per call nor tracking containers for cycles (parsed JSON has none).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)
 
 
 def solutions_json(results: Any) -> str:
     """SELECT solutions or an ASK boolean (pyoxigraph objects) as SPARQL results JSON text.
 
     Written with Python's default separators (a space after `,` and `:`), the style corpora already
-    use, so a long output folds over several lines when it is written into a YAML file.
+    use, so a long output folds over several lines when it is written into a YAML file. Read back
+    by `json_text` (orjson when installed: the same values, a third of the time).
     """
     pyoxigraph = import_pyoxigraph()
     data: bytes = results.serialize(format=pyoxigraph.QueryResultsFormat.JSON)
-    return json.dumps(json.loads(data), ensure_ascii=False)
+    return _ENCODER.encode(json_text.loads(data.decode("utf-8")))
 
 
 def canonical_ntriples(triples: Iterable[Any]) -> str:

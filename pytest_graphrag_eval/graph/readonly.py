@@ -54,11 +54,16 @@ def query_form(query: Any, service: ServicePolicy = NO_SERVICE) -> QueryForm:
 @functools.lru_cache(maxsize=_CACHE_SIZE)
 def _parsed_form(query: str) -> QueryForm | str:
     """The form, or why the text is refused (cached: a corpus repeats its queries run after run)."""
-    pyoxigraph = import_pyoxigraph()
     try:
         result = _empty_store().query(query)
     except Exception as error:  # whatever the engine raises, the query is not run
         return f"{NOT_READ_ONLY}: {first_line(error)}"
+    return result_form(result)
+
+
+def result_form(result: Any) -> QueryForm:
+    """The form of a query, from the kind of (lazy) result pyoxigraph's `Store.query` gave for it."""
+    pyoxigraph = import_pyoxigraph()
     if isinstance(result, pyoxigraph.QueryBoolean):
         return QueryForm.ASK
     if isinstance(result, pyoxigraph.QuerySolutions):
