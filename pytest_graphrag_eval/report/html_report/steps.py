@@ -44,6 +44,13 @@ def as_text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def clipped_text(value: object, limit: int) -> str:
+    """`clip(as_text(value), limit)`, with short text (most args and outputs) returned in one test."""
+    if type(value) is str and len(value) <= limit:
+        return value
+    return clip(as_text(value), limit)
+
+
 def step_table(result: Mapping[str, object], steps_scope: str) -> dict[str, object] | None:
     """Reference steps (with their match or mismatch explanation) and actual steps of one result."""
     groups = result.get("reference_steps")
@@ -73,8 +80,8 @@ def step_table(result: Mapping[str, object], steps_scope: str) -> dict[str, obje
             elif row["scored"] and answered:
                 row["mismatch"] = explain_unmatched(step, actual)
             reference_rows.append(row)
-    actual_rows = [_actual_row(step, matched_by) for step in actual]
-    return {"scope": steps_scope, "reference": reference_rows, "actual": actual_rows}
+    actual_rows = tuple(_actual_row(step, matched_by) for step in actual)
+    return {"scope": steps_scope, "reference": tuple(reference_rows), "actual": actual_rows}
 
 
 def is_mapping(value: object) -> TypeGuard[Mapping[str, object]]:
@@ -89,7 +96,7 @@ def _actual_row(step: Mapping[str, object], matched_by: Mapping[str, str]) -> di
         "name": as_text(step.get("name")),
         "status": as_text(step.get("status", "success")),
         "args": _args(step.get("args")),
-        "output": clip(as_text(step.get("output", "")), OUTPUT_LIMIT),
+        "output": clipped_text(step.get("output", ""), OUTPUT_LIMIT),
         "matched_by": matched_by.get(step_id),
     }
 
@@ -130,9 +137,11 @@ def result_table(output: object, parse: ResultsParser = parse_sparql_results) ->
     return {"columns": list(table.variables), "rows": rows, "total": table.row_count}
 
 
-def _args(args: object) -> list[list[str]]:
+def _args(args: object) -> tuple[tuple[str, str], ...]:
     if args is None:
-        return []
+        return ()
     if not is_mapping(args):
-        return [["args", clip(as_text(args), ARG_LIMIT)]]
-    return [[str(key), clip(as_text(value), ARG_LIMIT)] for key, value in args.items()]
+        return (("args", clipped_text(args, ARG_LIMIT)),)
+    return tuple(
+        (key if type(key) is str else str(key), clipped_text(value, ARG_LIMIT)) for key, value in args.items()
+    )
