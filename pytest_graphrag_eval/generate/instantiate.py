@@ -232,9 +232,8 @@ def _answer(template: QuestionTemplate, rows: list[Row], values: Mapping[str, Te
     if rule.kind == "count":
         return str(len(rows))
     if rule.kind == "labels":
-        return (
-            rule.separator.join(str(row[rule.column]["value"]) for row in rows if rule.column in row) or None
-        )
+        column = rule.column
+        return rule.separator.join([str(row[column]["value"]) for row in rows if column in row]) or None
     if len(rows) != 1:
         return None
     known = {**values, **rows[0]}
