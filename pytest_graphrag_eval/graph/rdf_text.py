@@ -41,8 +41,8 @@ def _spaced(compact: str) -> str:
     A text with no backslash holds no escape (pyoxigraph escapes every quote, backslash and control
     character, as `json.dumps` does), so every `"` opens or closes a string: splitting at them leaves
     the text between strings at the even places, where every `,` and `:` is a separator. Neither
-    parsing into objects nor writing them again: a third less time than the round trip on the
-    results of `benchmarks/bench_generate.py`.
+    parsing into objects nor writing them again: a quarter to a third less time than the round trip
+    on the results of `benchmarks/bench_generate.py`.
     """
     pieces = compact.split('"')
     pieces[::2] = _OUTSIDE.join(pieces[::2]).replace(",", ", ").replace(":", ": ").split(_OUTSIDE)
