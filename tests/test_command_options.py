@@ -76,8 +76,7 @@ def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
         action
         for action in parser._actions
         if action.option_strings and not isinstance(action, argparse._HelpAction)
-        and action.option_strings not in (["-i", "--input"], ["-o", "--output"])  # answer-correctness' files
-    ]  # fmt: skip
+    ]
 
 
 def refusal(spec: OptionSpec, value: str) -> str | None:
@@ -102,11 +101,11 @@ def test_every_command_option_is_a_declared_setting() -> None:
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     assert set(pyproject["project"]["scripts"]) == set(MAINS)  # a new console script is walked too
     walked = {
-        command: [action.option_strings[0] for action in options(parser)] for command, parser in commands()
+        command: [action.option_strings[-1] for action in options(parser)] for command, parser in commands()
     }
     assert set(walked) == set(POSITIONALS)
     hand_made = [
-        f"{command} {action.option_strings[0]}"
+        f"{command} {action.option_strings[-1]}"
         for command, parser in commands()
         for action in options(parser)
         if not isinstance(action, CheckedOption)
@@ -138,7 +137,7 @@ def test_each_option_refuses_the_values_its_plugin_setting_refuses_in_its_words(
             assert isinstance(action, CheckedOption)
             if action.nargs == 0:
                 continue  # a flag takes no value to refuse
-            flag = action.option_strings[0]
+            flag = action.option_strings[-1]
             for value in CANDIDATES:
                 expected = refusal(action.spec, value)
                 plugin = refusal(action.origin, value) if action.origin in OPTIONS else None

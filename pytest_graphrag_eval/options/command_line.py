@@ -85,14 +85,16 @@ def add_option(
     flag: str,
     spec: OptionSpec,
     *,
+    short: str | None = None,
     dest: str | None = None,
     help: str = _KEEP,
     default: object = _KEEP,
     choices: tuple[str, ...] | None = _KEEP,
     required: bool = False,
 ) -> OptionSpec:
-    """Add `spec` to `parser` as `flag` (its messages name `flag`), storing into `dest` (default: the
-    flag's name); `help`, `default` and `choices` replace the declaration's for this command only.
+    """Add `spec` to `parser` as `flag` (its messages name `flag`), and as `short` (`-i`) too if given,
+    storing into `dest` (default: the flag's name); `help`, `default` and `choices` replace the
+    declaration's for this command only.
     Returns the command's own spec, the one its values are parsed with."""
     if spec.action not in _SHAPES:
         raise ValueError(f"{flag}: a command option cannot be {spec.action!r}")
@@ -109,6 +111,7 @@ def add_option(
     if own.action != "store_true":
         shape["metavar"] = own.metavar or ("{" + ",".join(own.choices) + "}" if own.choices else None)
     parser.add_argument(
+        *([short] if short else []),
         flag,
         dest=own.dest,
         help=own.help,
