@@ -21,6 +21,7 @@ from pytest_graphrag_eval.gates.thresholds import parse_threshold_list
 from pytest_graphrag_eval.history.store import open_history
 from pytest_graphrag_eval.options.command_line import CheckedOption
 from pytest_graphrag_eval.options.declarations import OPTIONS, OptionSpec
+from pytest_graphrag_eval.run.merge import merge_shard_reports
 
 pytest_plugins = ["pytester"]
 
@@ -216,7 +217,7 @@ def test_prune_refuses_waiting_days_it_cannot_count_back_as_a_usage_error(
     """nan, inf and 1e9 ended in a traceback from the date arithmetic, -1 in an error without usage."""
     url = str(tmp_path / "history.db")
     with open_history(url) as store:
-        store.record_run(run_report(40, shard=(1, 2)), run_key="waiting")
+        store.record_run(run_report(40, shard=(1, 2)), run_key="waiting", merge_shards=merge_shard_reports)
     with pytest.raises(SystemExit) as stopped:
         history.main([url, "prune", f"--waiting-days={days}"])
     assert stopped.value.code == 2

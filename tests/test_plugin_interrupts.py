@@ -22,7 +22,7 @@ CTRL_C_AT_THE_END = """
 import os
 import signal
 
-import pytest_graphrag_eval.report.pipeline as pipeline
+import pytest_graphrag_eval.run.pipeline as pipeline
 from pytest_graphrag_eval.history.backends import SqliteBackend
 
 signal.signal(signal.SIGINT, signal.default_int_handler)
