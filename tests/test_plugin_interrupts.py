@@ -18,7 +18,7 @@ CTRL_C_WHILE_WRITING = textwrap.dedent(
     import os
     import signal
 
-    import pytest_graphrag_eval.report.pipeline as pipeline
+    import pytest_graphrag_eval.run.pipeline as pipeline
 
     # Ctrl-C as at a terminal, though this run's parent may have been started with SIGINT ignored.
     signal.signal(signal.SIGINT, signal.default_int_handler)

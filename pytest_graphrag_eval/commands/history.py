@@ -43,7 +43,8 @@ from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_hi
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.options.declarations import OptionSpec
-from pytest_graphrag_eval.report.pipeline import OutputPaths, write_outputs
+from pytest_graphrag_eval.run.merge import merge_shard_reports
+from pytest_graphrag_eval.run.pipeline import OutputPaths, write_outputs
 
 PROG = "graphrag-eval-history"
 _SHORT_SHA = 10
@@ -374,7 +375,13 @@ def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     keys = _import_keys(readable, args.run_key)
     for path, report, _ in readable:
         try:
-            recorded = store.record_run(report, run_key=keys[path], provenance=provenance, source=str(path))
+            recorded = store.record_run(
+                report,
+                run_key=keys[path],
+                provenance=provenance,
+                source=str(path),
+                merge_shards=merge_shard_reports,
+            )
         except GraphragEvalError as error:
             failures += 1
             _error(str(error))

@@ -43,7 +43,6 @@ from pytest_graphrag_eval.report.json_report import ResultCollector
 from pytest_graphrag_eval.report.judge_spend import add_process_stats
 from pytest_graphrag_eval.report.judging_summary import calibration_lines
 from pytest_graphrag_eval.report.markdown_summary import escape_text
-from pytest_graphrag_eval.report.pipeline import write_output
 from pytest_graphrag_eval.report.review_queue import write_review_queue
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report.run_terminal import RunTerminal, write_run_terminal
@@ -58,6 +57,7 @@ from pytest_graphrag_eval.run.judging import (
     plan_line,
     questions_of,
 )
+from pytest_graphrag_eval.run.pipeline import write_output
 from pytest_graphrag_eval.run.replay import numbered_attempts
 from pytest_graphrag_eval.run.runner import AnsweredQuestion
 
