@@ -43,6 +43,7 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
 from pytest_graphrag_eval.formats.sparql_results import SelectRowCounts
 from pytest_graphrag_eval.llm.errors import CallRefused
+from pytest_graphrag_eval.llm.event_loop import run_coroutine
 from pytest_graphrag_eval.llm.judge import most_telling
 from pytest_graphrag_eval.report_model import REFUSAL_KEY
 from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
@@ -92,10 +93,10 @@ def run_evaluation(
             "in async code use `await arun_evaluation(...)` with the same arguments"
         )
     # The steps scorer notes the rows of the SELECT outputs it parses, so that `compute_aggregates`
-    # need not parse them again. Attached here, outside the event loop: asyncio.run formats its main
+    # need not parse them again. Attached here, outside the event loop: the loop formats its main
     # task's result for a signal check, and a list subclass would be formatted whole.
     row_counts = SelectRowCounts()
-    results = asyncio.run(
+    results = run_coroutine(
         _checked_and_scored(
             reference_qas,
             chat_responses,
