@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 
@@ -259,18 +259,131 @@ class OutcomeCounts:
         return parts
 
 
+def _field_error(location: SourceLocation, field_name: str, expected: str) -> InputError:
+    return InputError(f"`{field_name}` must be {expected}", location, field_name)
+
+
+def _number_or_none(value: object) -> bool:
+    return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
+
+
+@dataclass(frozen=True, slots=True)
+class GateRecord:
+    """One line of the report's `gates`: an evaluated gate as later readers (summaries, the history,
+    a merge's verdict) see it, without the parsed `Gate` it came from."""
+
+    expression: str  # the gate, normalized (`micro:answer_f1.mean>=0.8`)
+    gate: str  # the gate as configured (`template[*]:...` for each template's line)
+    passed: bool
+    actual: float | None  # the value held to the limit; None when there was none to measure
+    scope: str
+    template: str | None
+    metric: str
+    stat: str | None
+    op: str
+    limit: float
+    change: str | None
+    confidence: float | None
+    source: str
+    message: str
+    over: str | None = None  # a gate over runs or repeats, with its window of runs
+    window: int | None = None
+    excluding_flaky: tuple[str, ...] | None = None  # a gate on change that left flaky questions out
+
+    def to_json(self) -> dict[str, object]:
+        """The line's JSON object, keys in the order every version wrote them."""
+        line: dict[str, object] = {
+            "expression": self.expression,
+            "gate": self.gate,
+            "passed": self.passed,
+            "actual": self.actual,
+            "scope": self.scope,
+            "template": self.template,
+            "metric": self.metric,
+            "stat": self.stat,
+            "op": self.op,
+            "limit": self.limit,
+            "change": self.change,
+            "confidence": self.confidence,
+            "source": self.source,
+            "message": self.message,
+        }
+        if self.over:
+            line.update(over=self.over, window=self.window)
+        if self.excluding_flaky is not None:
+            line["excluding_flaky"] = list(self.excluding_flaky)
+        return line
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation, position: int) -> GateRecord:
+        """A report's `gates[position]`; `InputError` naming the file and the field."""
+        where = f"gates[{position}]"
+        if not isinstance(data, Mapping):
+            raise InputError(f"{where} is not an object", location, "gates")
+        texts = {name: data.get(name) for name in ("expression", "gate", "scope", "metric", "op", "source")}
+        for name, value in (*texts.items(), ("message", data.get("message", ""))):
+            if not isinstance(value, str):
+                raise _field_error(location, f"{where}.{name}", "a string")
+        for name in ("template", "stat", "change", "over"):
+            if not isinstance(data.get(name), str | None):
+                raise _field_error(location, f"{where}.{name}", "a string or null")
+        for name in ("actual", "limit", "confidence", "window"):
+            if not _number_or_none(data.get(name)):
+                raise _field_error(location, f"{where}.{name}", "a number or null")
+        if not isinstance(data.get("passed"), bool) or data.get("limit") is None:
+            raise _field_error(location, f"{where}.passed", "true or false, with a numeric `limit`")
+        flaky = data.get("excluding_flaky")
+        if flaky is not None and not (isinstance(flaky, list) and all(isinstance(i, str) for i in flaky)):
+            raise _field_error(location, f"{where}.excluding_flaky", "a list of question ids")
+        window = data.get("window")
+        return cls(
+            expression=str(texts["expression"]),
+            gate=str(texts["gate"]),
+            passed=bool(data["passed"]),
+            actual=_optional_number(data.get("actual")),
+            scope=str(texts["scope"]),
+            template=_optional_text(data.get("template")),
+            metric=str(texts["metric"]),
+            stat=_optional_text(data.get("stat")),
+            op=str(texts["op"]),
+            limit=cast(float, data["limit"]),  # an int stays one: the file is written again as read
+            change=_optional_text(data.get("change")),
+            confidence=_optional_number(data.get("confidence")),
+            source=str(texts["source"]),
+            message=str(data.get("message", "")),
+            over=_optional_text(data.get("over")),
+            window=int(window) if window is not None else None,
+            excluding_flaky=tuple(flaky) if flaky is not None else None,
+        )
+
+    @property
+    def row(self) -> str:
+        """Which summary row the gate judges: `micro`, `macro` or its template's id."""
+        return (self.template or "") if self.scope == "template" else self.scope or "micro"
+
+
+def _optional_text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _optional_number(value: object) -> float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 @dataclass(slots=True)
 class ReportDocument:
     """The JSON report, typed: its results are `QuestionResult`s; `to_json()` is what the file holds."""
 
     results: list[QuestionResult]
     aggregates: dict[str, Any]
-    gates: list[dict[str, Any]]
+    gates: list[GateRecord]
     metadata: dict[str, Any]
     comparison: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     judge_spend: dict[str, Any] | None = None
+    judge_calibration: dict[str, Any] | None = None  # the judge's agreement with people's labels
     history: dict[str, Any] | None = None  # the earlier runs of the branch (`--graphrag-baseline history:`)
+    references: dict[str, Any] | None = None  # the graph the references were checked against
     format_version: int = REPORT_FORMAT_VERSION
     # The results' records are plain JSON values as a parser read them (`formats.plain_json`), so
     # they may be written again by orjson; not part of the report.
@@ -282,24 +395,28 @@ class ReportDocument:
             "format_version": self.format_version,
             "results": [result.record for result in self.results],
             "aggregates": self.aggregates,
-            "gates": self.gates,
+            "gates": [gate.to_json() for gate in self.gates],
             "metadata": self.metadata,
         }
         if self.comparison is not None:
             document["comparison"] = self.comparison
         if self.warnings:
             document["warnings"] = self.warnings
-        if self.judge_spend is not None:
-            document["judge_spend"] = self.judge_spend
-        if self.history is not None:
-            document["history"] = self.history
+        for name in ("judge_spend", "judge_calibration", "history", "references"):
+            section = getattr(self, name)
+            if section is not None:
+                document[name] = section
         return document
+
+    @property
+    def gates_failed(self) -> bool:
+        return any(not gate.passed for gate in self.gates)
 
     @classmethod
     def from_json(cls, data: object, source: str, *, plain: bool = False) -> ReportDocument:
         """A report read from `source` (a file name for messages); `InputError` unless it is one
-        of format_version 2 (this one) with well-formed, unique results. `plain`: `data` is a plain
-        JSON value as a parser read it (see `plain_results`)."""
+        of format_version 2 (this one) with well-formed, unique results and gates. `plain`: `data`
+        is a plain JSON value as a parser read it (see `plain_results`)."""
         location = SourceLocation(file=source)
         if not isinstance(data, Mapping) or "results" not in data or "format_version" not in data:
             raise InputError(
@@ -317,19 +434,45 @@ class ReportDocument:
                 "format_version",
             )
         results = parse_results(data["results"], source, require_outcome=True)
-        metadata = data.get("metadata")
+        gates = data.get("gates", [])
+        if not isinstance(gates, list):
+            raise _field_error(location, "gates", "a list")
+        sections = {name: _section(data, name, location) for name in _SECTIONS}
         return cls(
             results=results,
-            aggregates=dict(data.get("aggregates") or {}),
-            gates=[dict(gate) for gate in data.get("gates") or [] if isinstance(gate, Mapping)],
-            metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
-            comparison=dict(data["comparison"]) if isinstance(data.get("comparison"), Mapping) else None,
+            gates=[GateRecord.from_json(gate, location, position) for position, gate in enumerate(gates)],
             warnings=[str(warning) for warning in data.get("warnings") or []],
-            judge_spend=dict(data["judge_spend"]) if isinstance(data.get("judge_spend"), Mapping) else None,
-            history=dict(data["history"]) if isinstance(data.get("history"), Mapping) else None,
             format_version=version,
             plain_results=plain,
+            aggregates=sections["aggregates"] or {},
+            metadata=sections["metadata"] or {},
+            comparison=sections["comparison"],
+            judge_spend=sections["judge_spend"],
+            judge_calibration=sections["judge_calibration"],
+            history=sections["history"],
+            references=sections["references"],
         )
+
+
+_SECTIONS = (
+    "aggregates",
+    "metadata",
+    "comparison",
+    "judge_spend",
+    "judge_calibration",
+    "history",
+    "references",
+)
+
+
+def _section(data: Mapping[str, object], name: str, location: SourceLocation) -> dict[str, Any] | None:
+    """A section that is a JSON object, or absent (null); `InputError` naming it when it is neither."""
+    value = data.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise _field_error(location, name, "an object")
+    return dict(value)
 
 
 def parse_results(records: object, source: str, *, require_outcome: bool) -> list[QuestionResult]:

@@ -143,7 +143,9 @@ def test_the_markdown_summary_names_the_failed_questions_and_why_without_a_basel
         _verdict("low", "failed", failures=["answer_f1 = 0.5, required >= 0.8"]),
         _verdict("down", "failed", status="error", error="agent timed out"),
     ]
-    markdown = render_markdown({"format_version": 2, "results": results, "metadata": {}})
+    markdown = render_markdown(
+        ReportDocument.from_json({"format_version": 2, "results": results, "metadata": {}}, "report")
+    )
     assert "### Failed questions (2 of 2)" in markdown
     assert "corpus.yaml::t::low | answer_f1 = 0.5, required >= 0.8" in markdown
     assert "corpus.yaml::t::down | agent error: agent timed out" in markdown

@@ -98,7 +98,7 @@ def build_document(
     return ReportDocument(
         results=results,
         aggregates=dict(aggregates),
-        gates=[gate.to_dict() for gate in gates],
+        gates=[gate.record() for gate in gates],
         metadata={
             "tool": "pytest-graphrag-eval",
             "version": _version(),
