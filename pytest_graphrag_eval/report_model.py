@@ -263,8 +263,65 @@ def _field_error(location: SourceLocation, field_name: str, expected: str) -> In
     return InputError(f"`{field_name}` must be {expected}", location, field_name)
 
 
-def _number_or_none(value: object) -> bool:
-    return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
+class _Fields:
+    """The fields of one object of a report's section (`where`: its path, `gates[2]`), each read with
+    its type checked; a wrong one is an `InputError` naming the file and the field. Numbers are kept
+    as read (an int stays one), so a section is written back as it was."""
+
+    def __init__(self, data: object, location: SourceLocation, where: str) -> None:
+        if not isinstance(data, Mapping):
+            raise _field_error(location, where, "an object")
+        self.data, self.location, self.where = data, location, where
+
+    def _checked(self, name: str, fits: bool, expected: str) -> Any:
+        if not fits:
+            raise _field_error(self.location, f"{self.where}.{name}", expected)
+        return self.data.get(name)
+
+    def text(self, name: str) -> str:
+        return cast(str, self._checked(name, isinstance(self.data.get(name), str), "a string"))
+
+    def optional_text(self, name: str) -> str | None:
+        value = self.data.get(name)
+        return cast(
+            str | None, self._checked(name, value is None or isinstance(value, str), "a string or null")
+        )
+
+    def number(self, name: str) -> float:
+        return cast(float, self._checked(name, _is_number(self.data.get(name)), "a number"))
+
+    def optional_number(self, name: str) -> float | None:
+        value = self.data.get(name)
+        return cast(float | None, self._checked(name, value is None or _is_number(value), "a number or null"))
+
+    def count(self, name: str) -> int:
+        value = self.data.get(name)
+        return cast(
+            int, self._checked(name, isinstance(value, int) and not isinstance(value, bool), "an integer")
+        )
+
+    def optional_count(self, name: str) -> int | None:
+        return None if self.data.get(name) is None else self.count(name)
+
+    def flag(self, name: str) -> bool:
+        return cast(bool, self._checked(name, isinstance(self.data.get(name), bool), "true or false"))
+
+    def ids(self, name: str) -> tuple[str, ...]:
+        value = self.data.get(name)
+        fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
+        return tuple(self._checked(name, fits, "a list of texts"))
+
+    def optional_ids(self, name: str) -> tuple[str, ...] | None:
+        return None if self.data.get(name) is None else self.ids(name)
+
+    def objects(self, name: str) -> tuple[Mapping[str, object], ...]:
+        value = self.data.get(name)
+        fits = isinstance(value, list) and all(isinstance(item, Mapping) for item in value)
+        return tuple(self._checked(name, fits, "a list of objects"))
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,43 +374,25 @@ class GateRecord:
     @classmethod
     def from_json(cls, data: object, location: SourceLocation, position: int) -> GateRecord:
         """A report's `gates[position]`; `InputError` naming the file and the field."""
-        where = f"gates[{position}]"
-        if not isinstance(data, Mapping):
-            raise InputError(f"{where} is not an object", location, "gates")
-        texts = {name: data.get(name) for name in ("expression", "gate", "scope", "metric", "op", "source")}
-        for name, value in (*texts.items(), ("message", data.get("message", ""))):
-            if not isinstance(value, str):
-                raise _field_error(location, f"{where}.{name}", "a string")
-        for name in ("template", "stat", "change", "over"):
-            if not isinstance(data.get(name), str | None):
-                raise _field_error(location, f"{where}.{name}", "a string or null")
-        for name in ("actual", "limit", "confidence", "window"):
-            if not _number_or_none(data.get(name)):
-                raise _field_error(location, f"{where}.{name}", "a number or null")
-        if not isinstance(data.get("passed"), bool) or data.get("limit") is None:
-            raise _field_error(location, f"{where}.passed", "true or false, with a numeric `limit`")
-        flaky = data.get("excluding_flaky")
-        if flaky is not None and not (isinstance(flaky, list) and all(isinstance(i, str) for i in flaky)):
-            raise _field_error(location, f"{where}.excluding_flaky", "a list of question ids")
-        window = data.get("window")
+        line = _Fields(data, location, f"gates[{position}]")
         return cls(
-            expression=str(texts["expression"]),
-            gate=str(texts["gate"]),
-            passed=bool(data["passed"]),
-            actual=_optional_number(data.get("actual")),
-            scope=str(texts["scope"]),
-            template=_optional_text(data.get("template")),
-            metric=str(texts["metric"]),
-            stat=_optional_text(data.get("stat")),
-            op=str(texts["op"]),
-            limit=cast(float, data["limit"]),  # an int stays one: the file is written again as read
-            change=_optional_text(data.get("change")),
-            confidence=_optional_number(data.get("confidence")),
-            source=str(texts["source"]),
-            message=str(data.get("message", "")),
-            over=_optional_text(data.get("over")),
-            window=int(window) if window is not None else None,
-            excluding_flaky=tuple(flaky) if flaky is not None else None,
+            expression=line.text("expression"),
+            gate=line.text("gate"),
+            passed=line.flag("passed"),
+            actual=line.optional_number("actual"),
+            scope=line.text("scope"),
+            template=line.optional_text("template"),
+            metric=line.text("metric"),
+            stat=line.optional_text("stat"),
+            op=line.text("op"),
+            limit=line.number("limit"),
+            change=line.optional_text("change"),
+            confidence=line.optional_number("confidence"),
+            source=line.text("source"),
+            message=line.text("message"),
+            over=line.optional_text("over"),
+            window=line.optional_count("window"),
+            excluding_flaky=line.optional_ids("excluding_flaky"),
         )
 
     @property
@@ -362,12 +401,101 @@ class GateRecord:
         return (self.template or "") if self.scope == "template" else self.scope or "micro"
 
 
-def _optional_text(value: object) -> str | None:
-    return None if value is None else str(value)
+@dataclass(frozen=True, slots=True)
+class BatchSpend:
+    """`judge_spend.batch`: the judge batches a run sent (`--graphrag-judge-batch`)."""
+
+    batches: tuple[Mapping[str, object], ...]  # each batch's record as the batch client keeps it
+    requests: int
+    unanswered_requests: int
+    unanswered_ids: tuple[str, ...]  # the questions with a request no batch answered
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "batches": [dict(batch) for batch in self.batches],
+            "requests": self.requests,
+            "unanswered_requests": self.unanswered_requests,
+            "unanswered_questions": len(self.unanswered_ids),
+            "unanswered_ids": list(self.unanswered_ids),
+        }
 
 
-def _optional_number(value: object) -> float | None:
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+@dataclass(frozen=True, slots=True)
+class JudgeSpend:
+    """The report's `judge_spend`: what the judge cost against the run's limits, and the questions a
+    reached limit, a cache-only run's missing replies or an unanswered batch left unscored."""
+
+    cost_usd: float
+    requests: int
+    cache_hits: int
+    input_tokens: int
+    output_tokens: int
+    max_cost_usd: float | None
+    max_calls: int | None
+    refused_calls: int  # judge calls the budget did not send
+    not_evaluated_ids: tuple[str, ...]
+    cache_miss_ids: tuple[str, ...] | None = None  # None: not a cache-only run
+    cache_miss_keys: tuple[str, ...] = ()
+    batch: BatchSpend | None = None
+
+    @property
+    def cache_only(self) -> bool:
+        return self.cache_miss_ids is not None
+
+    def to_json(self) -> dict[str, object]:
+        """The section's JSON object, keys in the order every version wrote them."""
+        section: dict[str, object] = {
+            "cost_usd": self.cost_usd,
+            "requests": self.requests,
+            "cache_hits": self.cache_hits,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "max_cost_usd": self.max_cost_usd,
+            "max_calls": self.max_calls,
+            "budget_reached": self.refused_calls > 0,
+            "refused_calls": self.refused_calls,
+            "not_evaluated": len(self.not_evaluated_ids),
+            "not_evaluated_ids": list(self.not_evaluated_ids),
+        }
+        if self.cache_miss_ids is not None:
+            section.update(
+                cache_only=True,
+                cache_miss_questions=len(self.cache_miss_ids),
+                cache_miss_ids=list(self.cache_miss_ids),
+                cache_miss_keys=list(self.cache_miss_keys),
+            )
+        if self.batch is not None:
+            section["batch"] = self.batch.to_json()
+        return section
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation) -> JudgeSpend:
+        """A report's `judge_spend`; `InputError` naming the file and the field."""
+        spend = _Fields(data, location, "judge_spend")
+        cache_only = spend.data.get("cache_only") is True
+        batch = None
+        if spend.data.get("batch") is not None:
+            read = _Fields(spend.data["batch"], location, "judge_spend.batch")
+            batch = BatchSpend(
+                read.objects("batches"),
+                read.count("requests"),
+                read.count("unanswered_requests"),
+                read.ids("unanswered_ids"),
+            )
+        return cls(
+            cost_usd=spend.number("cost_usd"),
+            requests=spend.count("requests"),
+            cache_hits=spend.count("cache_hits"),
+            input_tokens=spend.count("input_tokens"),
+            output_tokens=spend.count("output_tokens"),
+            max_cost_usd=spend.optional_number("max_cost_usd"),
+            max_calls=spend.optional_count("max_calls"),
+            refused_calls=spend.count("refused_calls"),
+            not_evaluated_ids=spend.ids("not_evaluated_ids"),
+            cache_miss_ids=spend.ids("cache_miss_ids") if cache_only else None,
+            cache_miss_keys=spend.ids("cache_miss_keys") if cache_only else (),
+            batch=batch,
+        )
 
 
 @dataclass(slots=True)
@@ -380,7 +508,7 @@ class ReportDocument:
     metadata: dict[str, Any]
     comparison: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
-    judge_spend: dict[str, Any] | None = None
+    judge_spend: JudgeSpend | None = None
     judge_calibration: dict[str, Any] | None = None  # the judge's agreement with people's labels
     history: dict[str, Any] | None = None  # the earlier runs of the branch (`--graphrag-baseline history:`)
     references: dict[str, Any] | None = None  # the graph the references were checked against
@@ -402,7 +530,9 @@ class ReportDocument:
             document["comparison"] = self.comparison
         if self.warnings:
             document["warnings"] = self.warnings
-        for name in ("judge_spend", "judge_calibration", "history", "references"):
+        if self.judge_spend is not None:
+            document["judge_spend"] = self.judge_spend.to_json()
+        for name in ("judge_calibration", "history", "references"):
             section = getattr(self, name)
             if section is not None:
                 document[name] = section
@@ -447,7 +577,9 @@ class ReportDocument:
             aggregates=sections["aggregates"] or {},
             metadata=sections["metadata"] or {},
             comparison=sections["comparison"],
-            judge_spend=sections["judge_spend"],
+            judge_spend=JudgeSpend.from_json(data["judge_spend"], location)
+            if data.get("judge_spend") is not None
+            else None,
             judge_calibration=sections["judge_calibration"],
             history=sections["history"],
             references=sections["references"],
@@ -458,7 +590,6 @@ _SECTIONS = (
     "aggregates",
     "metadata",
     "comparison",
-    "judge_spend",
     "judge_calibration",
     "history",
     "references",

@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - the core runs without it
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic, write_text_atomic
 from pytest_graphrag_eval.formats.plain_json import indented_plain
 from pytest_graphrag_eval.gates.model import GateResult
-from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
+from pytest_graphrag_eval.report_model import JudgeSpend, QuestionResult, ReportDocument
 
 
 class ResultCollector:
@@ -60,7 +60,7 @@ def build_report(
     comparison: Mapping[str, object] | None = None,
     warnings: Sequence[str] = (),
     finished: float | None = None,
-    judge_spend: Mapping[str, object] | None = None,
+    judge_spend: JudgeSpend | None = None,
 ) -> dict[str, Any]:
     """The report document as its JSON object (see `build_document`)."""
     return build_document(
@@ -88,7 +88,7 @@ def build_document(
     comparison: Mapping[str, object] | None = None,
     warnings: Sequence[str] = (),
     finished: float | None = None,
-    judge_spend: Mapping[str, object] | None = None,
+    judge_spend: JudgeSpend | None = None,
 ) -> ReportDocument:
     """The typed report: results, aggregates, gates and run metadata.
 
@@ -111,7 +111,7 @@ def build_document(
         },
         comparison=dict(comparison) if comparison is not None else None,
         warnings=list(warnings),
-        judge_spend=dict(judge_spend) if judge_spend is not None else None,
+        judge_spend=judge_spend,
     )
 
 

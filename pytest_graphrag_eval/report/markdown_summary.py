@@ -21,6 +21,7 @@ from pytest_graphrag_eval.report.judging_summary import calibration_markdown, re
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report_model import (
     GateRecord,
+    JudgeSpend,
     Outcome,
     OutcomeCounts,
     QuestionResult,
@@ -116,7 +117,7 @@ def _run_counts(results: Sequence[QuestionResult], metadata: Mapping[str, object
     return line + (f" ({', '.join(details)})" if details else "")
 
 
-def _spend(section: Mapping[str, object] | None) -> str:
+def _spend(section: JudgeSpend | None) -> str:
     """Judge spend against the budget, one escaped line each."""
     return "\n".join(f"- {escape_text(line)}" for line in spend_lines(section))
 

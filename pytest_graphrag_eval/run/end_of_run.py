@@ -24,7 +24,7 @@ from pytest_graphrag_eval.report.json_report import write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
 from pytest_graphrag_eval.report.run_coverage import PARTIAL_KEY
 from pytest_graphrag_eval.report.run_terminal import RunTerminal
-from pytest_graphrag_eval.report_model import Outcome, QuestionResult
+from pytest_graphrag_eval.report_model import JudgeSpend, Outcome, QuestionResult
 from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
 from pytest_graphrag_eval.run.pipeline import (
     FinishedRun,
@@ -112,7 +112,7 @@ class RunOutcome:
 
     finished: FinishedRun
     graph: GraphRun
-    judge_spend: JsonObject | None
+    judge_spend: JudgeSpend | None
     written: list[tuple[str, Path]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # terminal lines: (text, colour)
@@ -233,7 +233,7 @@ def conclude_run(
     started: float,
     interrupted: bool,
     warnings: Sequence[str] = (),
-    judge_spend: JsonObject | None = None,
+    judge_spend: JudgeSpend | None = None,
     finished: float | None = None,
     history: HistoryOptions | None = None,
     root: Path | None = None,

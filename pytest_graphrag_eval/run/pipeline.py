@@ -28,7 +28,7 @@ from pytest_graphrag_eval.report.history_section import history_section
 from pytest_graphrag_eval.report.json_report import build_document, write_json_atomic
 from pytest_graphrag_eval.report.judge_spend import cache_only_incomplete
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
-from pytest_graphrag_eval.report_model import Outcome, QuestionResult, ReportDocument
+from pytest_graphrag_eval.report_model import JudgeSpend, Outcome, QuestionResult, ReportDocument
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def finish_run(
     interrupted: bool,
     warnings: Sequence[str] = (),
     finished: float | None = None,
-    judge_spend: Mapping[str, object] | None = None,
+    judge_spend: JudgeSpend | None = None,
 ) -> FinishedRun:
     """Aggregates, the baseline comparison and the gates of a run's results, and its report.
 
