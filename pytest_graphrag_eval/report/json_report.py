@@ -49,34 +49,6 @@ class ResultCollector:
         return [response for key in sorted(self.responses) for response in self.responses[key]]
 
 
-def build_report(
-    results: list[dict[str, Any]],
-    aggregates: Mapping[str, object],
-    gates: Sequence[GateResult],
-    run_settings: Mapping[str, object],
-    *,
-    started: float,
-    interrupted: bool,
-    comparison: Mapping[str, object] | None = None,
-    warnings: Sequence[str] = (),
-    finished: float | None = None,
-    judge_spend: JudgeSpend | None = None,
-) -> dict[str, Any]:
-    """The report document as its JSON object (see `build_document`)."""
-    return build_document(
-        [QuestionResult.from_record(result) for result in results],
-        aggregates,
-        gates,
-        run_settings,
-        started=started,
-        interrupted=interrupted,
-        comparison=comparison,
-        warnings=warnings,
-        finished=finished,
-        judge_spend=judge_spend,
-    ).to_json()
-
-
 def build_document(
     results: list[QuestionResult],
     aggregates: Mapping[str, object],
@@ -90,7 +62,7 @@ def build_document(
     finished: float | None = None,
     judge_spend: JudgeSpend | None = None,
 ) -> ReportDocument:
-    """The typed report: results, aggregates, gates and run metadata.
+    """The typed report: results, aggregates, gates, judge spend and run metadata.
 
     `run_settings` is what the run was configured with (corpus, responses, judge...), as JSON values;
     `finished` defaults to now (a merge of shard reports gives the last shard's end).
