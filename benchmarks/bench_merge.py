@@ -11,9 +11,9 @@ imports and exit included), each case `--runs` times (median):
 - for scale, a floor measured side by side: reading the three shard files (with a baseline)
   and writing one report of their results with the `json` module, nothing else.
 
-Prints wall seconds, the merge's peak RSS and the ratio to the floor, and checks that each merged
-JSON report equals its whole run's field by field (timings aside) and that each merged HTML page is
-the page of its merged JSON report. Budgets (issue 30), checked only in full mode, on the shards
+Prints wall and CPU seconds (on a shared machine the CPU time is the steadier figure), the merge's
+peak RSS and the ratio to the floor, and checks that each merged JSON report equals its whole run's
+field by field (timings aside) and that each merged HTML page is the page of its merged JSON report. Budgets (issue 30), checked only in full mode, on the shards
 with a baseline: the JSON merge within 3x the floor, all three outputs within 6x.
 
 `--other-tree PATH` (a checkout of another commit of this repository) times that tree's command on the
@@ -86,17 +86,18 @@ FLOOR = textwrap.dedent(
     open(sys.argv[1], "wb").write(text.encode("utf-8", "backslashreplace"))
     """
 )
-# Runs a command and prints its wall seconds, its peak RSS in bytes and its exit status. A small process
-# of its own starts it: a child's ru_maxrss begins at the size of the process that started it.
+# Runs a command and prints its wall seconds, its CPU seconds (its children's included), its peak RSS in
+# bytes and its exit status. A small process of its own starts it: a child's ru_maxrss begins at the
+# size of the process that started it.
 LAUNCH = textwrap.dedent(
     """
     import resource, subprocess, sys, time
     start = time.perf_counter()
     done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     sys.stderr.buffer.write(done.stderr)
-    print(seconds, peak, done.returncode)
+    print(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, done.returncode)
     """
 )
 
@@ -159,8 +160,25 @@ def merge_arguments(prefix: str, what: str, tree: Tree) -> list[str]:
     return [*shard_names(prefix), *outputs]
 
 
-def timed(folder: Path, tree: Path, command: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS of one fresh process running `command` with `tree` on PYTHONPATH."""
+@dataclass(frozen=True)
+class Measured:
+    """One case's median wall and CPU seconds and its largest peak RSS over the runs."""
+
+    seconds: float
+    cpu: float
+    rss: int
+
+    @classmethod
+    def of(cls, runs: list[Measured]) -> Measured:
+        return cls(
+            statistics.median(run.seconds for run in runs),
+            statistics.median(run.cpu for run in runs),
+            max(run.rss for run in runs),
+        )
+
+
+def timed(folder: Path, tree: Path, command: list[str]) -> Measured:
+    """Wall and CPU seconds and peak RSS of one fresh process running `command` with `tree` on PYTHONPATH."""
     environment = {**os.environ, "PYTHONPATH": str(tree)}
     done = subprocess.run(
         [sys.executable, "-c", LAUNCH, sys.executable, "-c", *command],
@@ -170,32 +188,34 @@ def timed(folder: Path, tree: Path, command: list[str]) -> tuple[float, int]:
         text=True,
         check=False,
     )
-    seconds, rss, status = done.stdout.split()[-3:]
+    seconds, cpu, rss, status = done.stdout.split()[-4:]
     if done.returncode or status not in ("0", "1"):  # 1: the merged run failed its gates, as it may
         raise SystemExit(f"{command[1:]} with {tree} failed ({status}):\n{done.stderr[-3000:]}")
-    return float(seconds), int(rss)
+    return Measured(float(seconds), float(cpu), int(rss))
 
 
 def side_by_side(
     folder: Path, trees: list[Tree], arguments: Callable[[Tree], list[str]], runs: int
-) -> dict[str, tuple[float, int]]:
-    """Each tree's median wall seconds and largest peak RSS over `runs` merges, the trees taking turns
-    (the first one first in even runs, last in odd ones), so a change of the machine's load hits both."""
-    measured: dict[str, list[tuple[float, int]]] = {tree.label: [] for tree in trees}
+) -> dict[str, Measured]:
+    """Each tree's medians over `runs` merges, the trees taking turns (the first one first in even
+    runs, last in odd ones), so a change of the machine's load hits both."""
+    measured: dict[str, list[Measured]] = {tree.label: [] for tree in trees}
     for run in range(runs):
         for tree in trees if run % 2 == 0 else trees[::-1]:
             measured[tree.label].append(timed(folder, tree.root, [MERGE, *arguments(tree)]))
-    return {
-        label: (statistics.median(seconds for seconds, _ in cases), max(rss for _, rss in cases))
-        for label, cases in measured.items()
-    }
+    return {label: Measured.of(cases) for label, cases in measured.items()}
 
 
-def show(label: str, case: tuple[float, int], floor_seconds: float, other: float | None = None) -> None:
-    seconds, rss = case
-    versus = "" if other is None else f"  {seconds / other:5.2f}x the other tree ({other:.2f} s)"
+def show(label: str, case: Measured, floor: Measured, other: Measured | None = None) -> None:
+    versus = (
+        ""
+        if other is None
+        else f"  {case.seconds / other.seconds:5.2f}x the other tree's wall ({other.seconds:.2f} s),"
+        f" {case.cpu / other.cpu:4.2f}x its CPU ({other.cpu:.2f} s)"
+    )
     print(
-        f"{label:<48} {seconds:7.2f} s  {seconds / floor_seconds:5.2f}x floor  {rss / 2**20:6.0f} MiB{versus}"
+        f"{label:<46} {case.seconds:6.2f} s (CPU {case.cpu:6.2f} s)"
+        f"  {case.seconds / floor.seconds:5.2f}x floor  {case.rss / 2**20:5.0f} MiB{versus}"
     )
 
 
@@ -229,18 +249,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"side by side with the other tree {trees[1].root}, alternating run by run")
         runs = 1 if args.quick else args.runs
         floor = timed(folder, ROOT, [FLOOR, "floor.json", *shards])
-        show("floor (json load + dump)", floor, floor[0])
-        measured = {}
-        ratios = {}
+        show("floor (json load + dump)", floor, floor)
+        measured: dict[tuple[bool, str], Measured] = {}
+        ratios: dict[str, float] = {}
         for prefix, baselined in SCENARIOS:
             scenario = "with a baseline" if baselined else "without a baseline"
             for what in OUTPUTS:
                 cases = side_by_side(folder, trees, partial(merge_arguments, prefix, what), runs)
                 case = measured[(baselined, what)] = cases["this tree"]
                 other = cases.get("other tree")
-                show(f"merge {scenario}, {what}", case, floor[0], None if other is None else other[0])
+                show(f"merge {scenario}, {what}", case, floor, other)
                 if other is not None:
-                    ratios[f"{what} merge {scenario}"] = case[0] / other[0]
+                    ratios[f"{what} merge {scenario}"] = case.seconds / other.seconds
             whole = json.loads((folder / f"{prefix}whole.json").read_text(encoding="utf-8"))
             for name in (f"{prefix}merged.json", f"{prefix}all.json"):
                 merged = json.loads((folder / name).read_text(encoding="utf-8"))
@@ -255,22 +275,23 @@ def main(argv: list[str] | None = None) -> int:
         print("each merged JSON report equals its whole run's (timings aside), each page its report's page")
     if args.quick:
         return 0
-    for (baselined, what), (seconds, _) in measured.items():
+    for (baselined, what), case in measured.items():
+        seconds = case.seconds
         goal = JSON_GOAL_SEC if what == "JSON" else ALL_GOAL_SEC
         scenario = "with a baseline" if baselined else "without a baseline"
         verdict = "met" if seconds < goal else "not met"
         print(f"goal: {what} merge {scenario} under {goal:.0f} s: {verdict} ({seconds:.2f} s)")
     json_only, all_three = measured[(True, "JSON")], measured[(True, "JSON+Markdown+HTML")]
     over = [
-        f"{what} {seconds / floor[0]:.2f}x the floor > {budget}x"
-        for what, (seconds, _), budget in (
+        f"{what} {case.seconds / floor.seconds:.2f}x the floor > {budget}x"
+        for what, case, budget in (
             ("JSON merge", json_only, JSON_RATIO_BUDGET),
             ("JSON+Markdown+HTML merge", all_three, ALL_RATIO_BUDGET),
         )
-        if seconds / floor[0] > budget
+        if case.seconds / floor.seconds > budget
     ]
     over += [
-        f"{case} {ratio:.2f}x the other tree's > {OTHER_TREE_BUDGET}x"
+        f"{case} {ratio:.2f}x the other tree's wall time > {OTHER_TREE_BUDGET}x"
         for case, ratio in ratios.items()
         if ratio > OTHER_TREE_BUDGET
     ]
