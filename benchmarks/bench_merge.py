@@ -13,8 +13,9 @@ imports and exit included), each case `--runs` times (median):
 
 Prints wall and CPU seconds (on a shared machine the CPU time is the steadier figure), the merge's
 peak RSS and the ratio to the floor, and checks that each merged JSON report equals its whole run's
-field by field (timings aside) and that each merged HTML page is the page of its merged JSON report. Budgets (issue 30), checked only in full mode, on the shards
-with a baseline: the JSON merge within 3x the floor, all three outputs within 6x.
+field by field (timings aside) and that each merged HTML page is the page of its merged JSON report.
+Budgets (issue 30), checked only in full mode, on the shards with a baseline: the JSON merge within
+3x the floor, all three outputs within 6x.
 
 `--other-tree PATH` (a checkout of another commit of this repository) times that tree's command on the
 same shard reports with this interpreter, alternating run by run with this tree's, and prints this
