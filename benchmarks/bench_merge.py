@@ -3,34 +3,44 @@
 Generates the synthetic corpus (`tests/synthetic_corpus.py`), runs a baseline, the whole
 run and its three shards (`--graphrag-shard K/3`) with pytest, twice: compared with the
 baseline (`--graphrag-baseline`, so the merge recomputes the comparison) and without one.
-Then it times the merge in a fresh process, each case `--runs` times (median):
+Then it times the `graphrag-eval-merge` command in a fresh process, as a user runs it (start-up,
+imports and exit included), each case `--runs` times (median):
 
 - the merged JSON report alone, and the JSON report with the Markdown summary and the HTML report,
   of the shards with and without a baseline;
 - for scale, a floor measured side by side: reading the three shard files (with a baseline)
   and writing one report of their results with the `json` module, nothing else.
 
-Prints wall seconds, the merge's peak RSS and the ratio to the floor, and checks that each merged
-JSON report equals its whole run's field by field (timings aside) and that each merged HTML page is
-the page of its merged JSON report. Budgets (issue 30), checked only in full mode, on the shards
-with a baseline: the JSON merge within 3x the floor, all
-three outputs within 6x.
+Prints wall and CPU seconds (on a shared machine the CPU time is the steadier figure), the merge's
+peak RSS and the ratio to the floor, and checks that each merged JSON report equals its whole run's
+field by field (timings aside) and that each merged HTML page is the page of its merged JSON report.
+Budgets (issue 30), checked only in full mode, on the shards with a baseline: the JSON merge within
+3x the floor, all three outputs within 6x.
+
+`--other-tree PATH` (a checkout of another commit of this repository) times that tree's command on the
+same shard reports with this interpreter, alternating run by run with this tree's, and prints this
+tree's time over the other's for each case; in full mode each must be within 1.25x (issue 42).
 
     python benchmarks/bench_merge.py                       # 10,000 questions (several minutes)
     python benchmarks/bench_merge.py --work /tmp/shards    # keeps the runs, reused next time
     python benchmarks/bench_merge.py --quick               # 120 questions, checks it works
     python benchmarks/bench_merge.py --rows 25 --work /tmp/large   # 25-row SPARQL outputs: ~100 MB of shards
+    python benchmarks/bench_merge.py --work /tmp/shards --other-tree ../old-checkout   # side by side
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from timing import announce_quick
@@ -56,24 +66,51 @@ OPTIONS = [
     "--graphrag-threshold", "steps_score>=1", "--graphrag-threshold", "answer_f1>=0.8",
     "--graphrag-gate", "steps_score.mean>=0.9", "--graphrag-gate", "template[*]:answer_f1.mean>=0.85",
 ]  # fmt: skip
-# Runs a merge (or the floor) in this process and prints its wall seconds and peak RSS in bytes.
-TIMED = textwrap.dedent(
+OTHER_TREE_BUDGET = 1.25
+# The `graphrag-eval-merge` console script of the tree on PYTHONPATH, as its entry point runs it.
+MERGE = textwrap.dedent(
     """
-    import json, sys, time
-    start = time.perf_counter()
-    if sys.argv[1] == "floor":
-        results = [r for path in sys.argv[3:] for r in json.load(open(path, encoding="utf-8"))["results"]]
-        text = json.dumps({"results": results}, indent=2, ensure_ascii=False)
-        open(sys.argv[2], "wb").write(text.encode("utf-8", "backslashreplace"))
-    else:
-        from pytest_graphrag_eval.commands.merge import merge_main
-        merge_main(sys.argv[2:])
-    # This process's own high-water mark: ru_maxrss keeps the benchmark's own size across the exec.
-    status = open("/proc/self/status").read()
-    own = int(status.split("VmHWM:")[1].split()[0]) * 1024
-    print(time.perf_counter() - start, own)
+    import sys
+    try:
+        from pytest_graphrag_eval.commands.merge import merge_command
+    except ImportError:  # a tree from before the commands/ package
+        from pytest_graphrag_eval.cli import merge_command
+    sys.argv[0] = "graphrag-eval-merge"
+    merge_command()
     """
 )
+# The floor: read the shard files (argv[2:]) and write their results to argv[1] with the json module.
+FLOOR = textwrap.dedent(
+    """
+    import json, sys
+    results = [r for path in sys.argv[2:] for r in json.load(open(path, encoding="utf-8"))["results"]]
+    text = json.dumps({"results": results}, indent=2, ensure_ascii=False)
+    open(sys.argv[1], "wb").write(text.encode("utf-8", "backslashreplace"))
+    """
+)
+# Runs a command and prints its wall seconds, its CPU seconds (its children's included), its peak RSS in
+# bytes and its exit status. A small process of its own starts it: a child's ru_maxrss begins at the
+# size of the process that started it.
+LAUNCH = textwrap.dedent(
+    """
+    import resource, subprocess, sys, time
+    start = time.perf_counter()
+    done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    seconds = time.perf_counter() - start
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sys.stderr.buffer.write(done.stderr)
+    print(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, done.returncode)
+    """
+)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A checkout whose merge is timed: `root` goes on PYTHONPATH, its outputs' names start with `prefix`."""
+
+    label: str
+    root: Path
+    prefix: str
 
 
 def pytest_run(folder: Path, *args: str) -> None:
@@ -106,21 +143,82 @@ def shard_names(prefix: str) -> list[str]:
     return [f"{prefix}shard-{index}.json" for index in (1, 2, 3)]
 
 
-def timed(folder: Path, arguments: list[str], runs: int) -> tuple[float, int]:
-    """Median wall seconds and the largest peak RSS of `runs` fresh processes."""
-    measured = []
-    for _ in range(runs):
-        done = subprocess.run(
-            [sys.executable, "-c", TIMED, *arguments], cwd=folder, capture_output=True, text=True, check=True
+OUTPUTS = ("JSON", "JSON+Markdown+HTML")  # what a merge writes: its report alone, or all three
+
+
+def merge_arguments(prefix: str, what: str, tree: Tree) -> list[str]:
+    """The command line merging the shards of the scenario `prefix` into `tree`'s outputs."""
+    named = f"{tree.prefix}{prefix}"
+    outputs = ["--report", f"{named}merged.json"]
+    if what != "JSON":
+        outputs = [
+            "--report",
+            f"{named}all.json",
+            "--markdown",
+            f"{named}all.md",
+            "--html",
+            f"{named}all.html",
+        ]
+    return [*shard_names(prefix), *outputs]
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One case's median wall and CPU seconds and its largest peak RSS over the runs."""
+
+    seconds: float
+    cpu: float
+    rss: int
+
+    @classmethod
+    def of(cls, runs: list[Measured]) -> Measured:
+        return cls(
+            statistics.median(run.seconds for run in runs),
+            statistics.median(run.cpu for run in runs),
+            max(run.rss for run in runs),
         )
-        seconds, rss = done.stdout.split()[-2:]
-        measured.append((float(seconds), int(rss)))
-    return statistics.median(seconds for seconds, _ in measured), max(rss for _, rss in measured)
 
 
-def show(label: str, case: tuple[float, int], floor_seconds: float) -> None:
-    seconds, rss = case
-    print(f"{label:<48} {seconds:7.2f} s  {seconds / floor_seconds:5.2f}x floor  {rss / 2**20:6.0f} MiB")
+def timed(folder: Path, tree: Path, command: list[str]) -> Measured:
+    """Wall and CPU seconds and peak RSS of one fresh process running `command` with `tree` on PYTHONPATH."""
+    environment = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run(
+        [sys.executable, "-c", LAUNCH, sys.executable, "-c", *command],
+        cwd=folder,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    seconds, cpu, rss, status = done.stdout.split()[-4:]
+    if done.returncode or status not in ("0", "1"):  # 1: the merged run failed its gates, as it may
+        raise SystemExit(f"{command[1:]} with {tree} failed ({status}):\n{done.stderr[-3000:]}")
+    return Measured(float(seconds), float(cpu), int(rss))
+
+
+def side_by_side(
+    folder: Path, trees: list[Tree], arguments: Callable[[Tree], list[str]], runs: int
+) -> dict[str, Measured]:
+    """Each tree's medians over `runs` merges, the trees taking turns (the first one first in even
+    runs, last in odd ones), so a change of the machine's load hits both."""
+    measured: dict[str, list[Measured]] = {tree.label: [] for tree in trees}
+    for run in range(runs):
+        for tree in trees if run % 2 == 0 else trees[::-1]:
+            measured[tree.label].append(timed(folder, tree.root, [MERGE, *arguments(tree)]))
+    return {label: Measured.of(cases) for label, cases in measured.items()}
+
+
+def show(label: str, case: Measured, floor: Measured, other: Measured | None = None) -> None:
+    versus = (
+        ""
+        if other is None
+        else f"  {case.seconds / other.seconds:5.2f}x the other tree's wall ({other.seconds:.2f} s),"
+        f" {case.cpu / other.cpu:4.2f}x its CPU ({other.cpu:.2f} s)"
+    )
+    print(
+        f"{label:<46} {case.seconds:6.2f} s (CPU {case.cpu:6.2f} s)"
+        f"  {case.seconds / floor.seconds:5.2f}x floor  {case.rss / 2**20:5.0f} MiB{versus}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,9 +231,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rows", type=int, default=1, help="rows of each SPARQL output (larger reports; a new --work folder)"
     )
+    parser.add_argument(
+        "--other-tree", type=Path, help="a checkout of another commit, timed side by side with this one"
+    )
     args = parser.parse_args(argv)
     announce_quick(args.quick)
     count = 120 if args.quick else 10_000  # quick: three templates of 40
+    trees = [Tree("this tree", ROOT, "")]
+    if args.other_tree is not None:
+        trees.append(Tree("other tree", args.other_tree.resolve(), "other-"))
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.work or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
@@ -143,20 +247,22 @@ def main(argv: list[str] | None = None) -> int:
         shards = shard_names("")
         size = sum((folder / name).stat().st_size for name in shards)
         print(f"{count} questions, 3 shard reports of {size / 2**20:.0f} MiB together")
+        if len(trees) > 1:
+            print(f"side by side with the other tree {trees[1].root}, alternating run by run")
         runs = 1 if args.quick else args.runs
-        floor = timed(folder, ["floor", "floor.json", *shards], runs)
-        show("floor (json load + dump)", floor, floor[0])
-        measured = {}
+        floor = timed(folder, ROOT, [FLOOR, "floor.json", *shards])
+        show("floor (json load + dump)", floor, floor)
+        measured: dict[tuple[bool, str], Measured] = {}
+        ratios: dict[str, float] = {}
         for prefix, baselined in SCENARIOS:
             scenario = "with a baseline" if baselined else "without a baseline"
-            inputs = shard_names(prefix)
-            every = [f"{prefix}all.json", "--markdown", f"{prefix}all.md", "--html", f"{prefix}all.html"]
-            outputs = {"JSON": [f"{prefix}merged.json"], "JSON+Markdown+HTML": every}
-            for what, arguments in outputs.items():
-                case = measured[(baselined, what)] = timed(
-                    folder, ["merge", *inputs, "--report", *arguments], runs
-                )
-                show(f"merge {scenario}, {what}", case, floor[0])
+            for what in OUTPUTS:
+                cases = side_by_side(folder, trees, partial(merge_arguments, prefix, what), runs)
+                case = measured[(baselined, what)] = cases["this tree"]
+                other = cases.get("other tree")
+                show(f"merge {scenario}, {what}", case, floor, other)
+                if other is not None:
+                    ratios[f"{what} merge {scenario}"] = case.seconds / other.seconds
             whole = json.loads((folder / f"{prefix}whole.json").read_text(encoding="utf-8"))
             for name in (f"{prefix}merged.json", f"{prefix}all.json"):
                 merged = json.loads((folder / name).read_text(encoding="utf-8"))
@@ -173,19 +279,25 @@ def main(argv: list[str] | None = None) -> int:
         print("each merged JSON report equals its whole run's (timings aside), each page its report's page")
     if args.quick:
         return 0
-    for (baselined, what), (seconds, _) in measured.items():
+    for (baselined, what), case in measured.items():
+        seconds = case.seconds
         goal = JSON_GOAL_SEC if what == "JSON" else ALL_GOAL_SEC
         scenario = "with a baseline" if baselined else "without a baseline"
         verdict = "met" if seconds < goal else "not met"
         print(f"goal: {what} merge {scenario} under {goal:.0f} s: {verdict} ({seconds:.2f} s)")
     json_only, all_three = measured[(True, "JSON")], measured[(True, "JSON+Markdown+HTML")]
     over = [
-        f"{what} {seconds / floor[0]:.2f}x the floor > {budget}x"
-        for what, (seconds, _), budget in (
+        f"{what} {case.seconds / floor.seconds:.2f}x the floor > {budget}x"
+        for what, case, budget in (
             ("JSON merge", json_only, JSON_RATIO_BUDGET),
             ("JSON+Markdown+HTML merge", all_three, ALL_RATIO_BUDGET),
         )
-        if seconds / floor[0] > budget
+        if case.seconds / floor.seconds > budget
+    ]
+    over += [
+        f"{case} {ratio:.2f}x the other tree's wall time > {OTHER_TREE_BUDGET}x"
+        for case, ratio in ratios.items()
+        if ratio > OTHER_TREE_BUDGET
     ]
     for line in over:
         print(f"BUDGET EXCEEDED: {line}")

@@ -149,3 +149,36 @@ def test_a_judged_answer_changed_since_the_baseline_is_queued_until_a_person_dec
         ("q1", ("its judged answer changed since the baseline; no person decided the new one",))
     ]
     assert review_queue({"results": [changed]}) == []
+
+
+def test_judged_keys_are_each_result_s_own_when_results_differ_in_their_keys() -> None:
+    """The queue decides which keys a judge wrote once per key set: a result with other keys gets its
+    own decision, never the one of the result before it."""
+    custom = {"helpful_judge": "llm:m", "helpful_score": 0.2}
+    report = {
+        "results": [
+            result("custom-judged", "failed", thresholds=[check("helpful_score", 0.5, False)], **custom),
+            result("same-keys", "failed", thresholds=[check("helpful_score", 0.5, False)], **custom),
+            # the same metric written by no judge: a failed threshold, nothing for a person to decide
+            result("unjudged", "failed", helpful_score=0.2, thresholds=[check("helpful_score", 0.5, False)]),
+            result(
+                "repeats",
+                helpful_score=0.6,
+                helpful_score_min=0.4,
+                helpful_score_max=0.8,
+                thresholds=[check("helpful_score", 0.5, True)],
+                **{"helpful_judge": "llm:m"},
+            ),
+            result(  # the same repeats, but the metric is not a judge's
+                "unjudged-repeats",
+                helpful_score=0.6,
+                helpful_score_min=0.4,
+                helpful_score_max=0.8,
+                thresholds=[check("helpful_score", 0.5, True)],
+            ),
+        ]
+    }
+    reasons = {entry.question_id: entry.reasons for entry in review_queue(report)}
+    assert set(reasons) == {"custom-judged", "same-keys", "repeats"}
+    assert reasons["same-keys"] == ("failed on a judged metric: helpful_score below 0.5",)
+    assert reasons["repeats"][0].startswith("helpful_score straddles its threshold 0.5")

@@ -20,7 +20,7 @@ import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.judging.fingerprint import answer_fingerprint
@@ -63,14 +63,19 @@ def review_queue(
     `baseline`: the baseline run's results by question id, for answers that changed since.
     """
     flipped = _flipped(report)
+    judged_by_keys: dict[tuple[str, ...], JudgedKeys] = {}  # a run's results share a few key sets
     entries = []
     for result in report.get("results") or []:
-        if not isinstance(result, Mapping) or result.get("status") != "success":
+        if not _is_mapping(result) or result.get("status") != "success":
             continue
+        names = tuple(result)
+        judged = judged_by_keys.get(names)
+        if judged is None:
+            judged = judged_by_keys[names] = JudgedKeys.of(names)
         question_id = str(result.get("question_id"))
-        reasons = _reasons(result, flipped.get(question_id))
+        reasons = _reasons(result, judged, flipped.get(question_id))
         before = (baseline or {}).get(question_id)
-        if before is not None and _changed_unreviewed(result, before):
+        if before is not None and judged.keys and _changed_unreviewed(result, before):
             reasons.append("its judged answer changed since the baseline; no person decided the new one")
         if not reasons:
             continue
@@ -86,28 +91,52 @@ def review_queue(
                 str(result.get("question_text") or ""),
             )
         )
-    order = {id(entry): index for index, entry in enumerate(entries)}
-    return sorted(
-        entries, key=lambda entry: (-len(entry.reasons), entry.outcome != "failed", order[id(entry)])
-    )
+    # a stable sort: entries with as many reasons and the same outcome stay in corpus order
+    return sorted(entries, key=lambda entry: (-len(entry.reasons), entry.outcome != "failed"))
 
 
-def _reasons(result: Mapping[str, Any], flip: str | None) -> list[str]:
-    review = result.get("review") if isinstance(result.get("review"), Mapping) else None
+@dataclass(frozen=True)
+class JudgedKeys:
+    """The score keys a judge wrote in results with these keys: the built-in ones, and custom metrics'
+    (those of a `<name>_judge` key's metric). Decided once per key set, not once per question."""
+
+    keys: frozenset[str]
+    repeated: frozenset[str]  # those with `_min` and `_max` keys: judged more than once
+
+    @classmethod
+    def of(cls, names: Iterable[object]) -> JudgedKeys:
+        present = {str(name) for name in names}
+        keys = {key for key in JUDGED_SCORES if key in present}
+        if "answer_judge" in present:
+            keys |= {"answer_f1", "answer_recall", "answer_precision"}
+        customs = [
+            key[: -len("_judge")]
+            for key in present
+            if key.endswith("_judge") and key not in ("answer_judge", "retrieval_judge")
+        ]
+        keys |= {key for key in present for name in customs if key.startswith(f"{name}_")}
+        repeated = {key for key in keys if f"{key}_min" in present and f"{key}_max" in present}
+        return cls(frozenset(keys), frozenset(repeated))
+
+
+def _reasons(result: Mapping[str, Any], judged: JudgedKeys, flip: str | None) -> list[str]:
+    review = result.get("review")
+    if review is not None and not _is_mapping(review):  # most results have none: no ABC check for them
+        review = None
     decided = review is not None and review.get("status") == "applied"
     reasons = []
-    judged_keys = _judged_keys(result)
-    failed_judged = [
+    checks = [
         check
         for check in result.get("thresholds") or []
-        if isinstance(check, Mapping) and not check.get("passed") and check.get("metric") in judged_keys
+        if _is_mapping(check) and check.get("metric") in judged.keys
     ]
+    failed_judged = [check for check in checks if not check.get("passed")]
     if failed_judged and not decided:
         reasons.append(
             "failed on a judged metric: " + ", ".join(str(check.get("message")) for check in failed_judged)
         )
-    for check in result.get("thresholds") or []:
-        if not isinstance(check, Mapping) or check.get("metric") not in judged_keys:
+    for check in checks:
+        if check["metric"] not in judged.repeated:
             continue
         low, high = (
             _number(result.get(f"{check['metric']}_min")),
@@ -119,13 +148,13 @@ def _reasons(result: Mapping[str, Any], flip: str | None) -> list[str]:
                 f"{check['metric']} straddles its threshold {limit:g} across the judge's repeats "
                 f"({low:.3f} to {high:.3f})"
             )
-    judged, lexical = _number(result.get("answer_f1")), _number(result.get("answer_token_f1"))
-    by_llm = str(result.get("answer_judge") or "").startswith("llm")
-    if by_llm and judged is not None and lexical is not None and abs(judged - lexical) >= LEXICAL_GAP:
-        reasons.append(
-            "the judge and the lexical match disagree "
-            f"(answer_f1 {judged:.3f}, answer_token_f1 {lexical:.3f})"
-        )
+    if str(result.get("answer_judge") or "").startswith("llm"):
+        judged_f1, lexical = _number(result.get("answer_f1")), _number(result.get("answer_token_f1"))
+        if judged_f1 is not None and lexical is not None and abs(judged_f1 - lexical) >= LEXICAL_GAP:
+            reasons.append(
+                "the judge and the lexical match disagree "
+                f"(answer_f1 {judged_f1:.3f}, answer_token_f1 {lexical:.3f})"
+            )
     if flip is not None:
         reasons.append(flip)
     if review is not None and review.get("status") == "lapsed":
@@ -136,26 +165,16 @@ def _reasons(result: Mapping[str, Any], flip: str | None) -> list[str]:
 
 
 def _changed_unreviewed(result: Mapping[str, Any], before: Mapping[str, Any]) -> bool:
+    """Whether a judged result's answer changed since the baseline's and no person decided it."""
     review = result.get("review")
-    decided = isinstance(review, Mapping) and review.get("status") == "applied"
+    decided = _is_mapping(review) and review.get("status") == "applied"
     earlier = before.get("actual_answer")
-    judged = bool(_judged_keys(result))
-    return judged and not decided and isinstance(earlier, str) and earlier != result.get("actual_answer")
+    return not decided and isinstance(earlier, str) and earlier != result.get("actual_answer")
 
 
-def _judged_keys(result: Mapping[str, Any]) -> set[str]:
-    """The score keys a judge wrote for this result: the built-in ones, and custom metrics'
-    (those of a `<name>_judge` key's metric)."""
-    keys = {key for key in JUDGED_SCORES if key in result}
-    if "answer_judge" in result:
-        keys |= {"answer_f1", "answer_recall", "answer_precision"}
-    customs = [
-        str(key)[: -len("_judge")]
-        for key in result
-        if str(key).endswith("_judge") and key not in ("answer_judge", "retrieval_judge")
-    ]
-    keys |= {str(key) for key in result for name in customs if str(key).startswith(f"{name}_")}
-    return keys
+def _is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
+    """`isinstance(value, Mapping)`, with JSON's dicts told apart without the slower ABC check."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _flipped(report: Mapping[str, Any]) -> dict[str, str]:
@@ -163,7 +182,7 @@ def _flipped(report: Mapping[str, Any]) -> dict[str, str]:
     comparison = report.get("comparison")
     if isinstance(comparison, Mapping):
         for question in comparison.get("questions") or []:
-            if isinstance(question, Mapping) and question.get("classification") in ("regressed", "fixed"):
+            if _is_mapping(question) and question.get("classification") in ("regressed", "fixed"):
                 found[str(question.get("question_id"))] = f"{question['classification']} since the baseline"
     history = report.get("history")
     if isinstance(history, Mapping):

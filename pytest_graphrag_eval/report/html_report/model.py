@@ -605,25 +605,23 @@ def _details(
     over the whole report in memory: they took half of the drill-downs' time.
     """
     detail: dict[str, object] = {
-        "question_text": clip(_text(result.get("question_text")), TEXT_LIMIT),
+        "question_text": _shown(result.get("question_text")),
         "template_id": _text(result["template_id"]),
         "status": _text(result.get("status", "success")),
-        "reference_answer": clip(_text(result.get("reference_answer")), TEXT_LIMIT),
-        "actual_answer": clip(_text(result.get("actual_answer")), TEXT_LIMIT),
-        "error": clip(_text(result.get("error")), TEXT_LIMIT),
+        "reference_answer": _shown(result.get("reference_answer")),
+        "actual_answer": _shown(result.get("actual_answer")),
+        "error": _shown(result.get("error")),
         "judge": _text(result.get("answer_judge")),
         "reasons": tuple(
-            (key, clip(_text(value), TEXT_LIMIT))
-            for key in layout.reasons
-            if (value := result[key]) not in (None, "")
+            [(key, _shown(value)) for key in layout.reasons if (value := result[key]) not in (None, "")]
         ),
-        "metric_errors": tuple(
-            (key, clip(_text(value), TEXT_LIMIT)) for key in layout.errors if (value := result[key])
+        "metric_errors": tuple([(key, _shown(value)) for key in layout.errors if (value := result[key])]),
+        "values": tuple([(key, columns.values[key][position]) for key in layout.values]),
+        "scores": tuple([(key, column[position]) for key, column in score_columns]),
+        "thresholds": tuple(
+            [_threshold(item) for item in _list(result.get("thresholds")) if is_mapping(item)]
         ),
-        "values": tuple((key, columns.values[key][position]) for key in layout.values),
-        "scores": tuple((key, column[position]) for key, column in score_columns),
-        "thresholds": tuple(_threshold(item) for item in _list(result.get("thresholds")) if is_mapping(item)),
-        "failures": tuple(clip(_text(item), TEXT_LIMIT) for item in _list(result.get("failures"))),
+        "failures": tuple([_shown(item) for item in _list(result.get("failures"))]),
         "steps": step_table(result, steps_scope),
     }
     if change:
@@ -657,7 +655,7 @@ def _change_deltas(
     """
     rows: list[tuple[str, float | None, float | None, float | None]] = []
     for metric, values in deltas.items():
-        if not is_mapping(values):
+        if type(values) is not dict and not is_mapping(values):
             continue
         baseline, current, delta = values.get("baseline"), values.get("current"), values.get("delta")
         if (
@@ -673,6 +671,35 @@ def _change_deltas(
 
 
 def _threshold(item: Mapping[str, object]) -> dict[str, object]:
+    expression, metric, op, limit, actual, source, message = (
+        item.get("expression"),
+        item.get("metric"),
+        item.get("op"),
+        item.get("limit"),
+        item.get("actual"),
+        item.get("source"),
+        item.get("message"),
+    )
+    if (  # a threshold check as the plugin writes it: texts and finite floats, kept as they are
+        type(expression) is str
+        and type(metric) is str
+        and type(op) is str
+        and type(source) is str
+        and type(message) is str
+        and type(limit) is float
+        and type(actual) is float
+        and isfinite(limit + actual)
+    ):
+        return {
+            "expression": expression,
+            "metric": metric,
+            "op": op,
+            "limit": limit,
+            "actual": actual,
+            "passed": bool(item.get("passed")),
+            "source": source,
+            "message": message,
+        }
     return {
         "expression": _text(item.get("expression")),
         "metric": _text(item.get("metric")),
@@ -724,6 +751,13 @@ def _mapping(value: object) -> Mapping[str, object]:
     if type(value) is dict:  # what JSON gives; Mapping's ABC check is the slow path
         return value
     return value if isinstance(value, Mapping) else {}
+
+
+def _shown(value: object) -> str:
+    """`clip(_text(value), TEXT_LIMIT)`, with short text (nearly every answer and reason) kept in one test."""
+    if type(value) is str and len(value) <= TEXT_LIMIT:
+        return value
+    return clip(_text(value), TEXT_LIMIT)
 
 
 def _text(value: object) -> str:

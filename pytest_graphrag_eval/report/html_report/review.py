@@ -42,12 +42,13 @@ def build_review_view(report: Mapping[str, Any]) -> ReviewView | None:
     """None when the run has nothing to review, no calibration and no review."""
     calibration = report.get("judge_calibration")
     items = [entry.to_dict() for entry in review_queue(report)]
-    existing = [
-        _carried_review(result)
+    reviewed = [
+        result
         for result in report.get("results") or []
-        if isinstance(result, Mapping) and _decided(result)
-    ]
-    decided = review_lines(result for result in report.get("results") or [] if isinstance(result, Mapping))
+        if (type(result) is dict or isinstance(result, Mapping)) and "review" in result
+    ]  # few of a run's results: the rest need no second look here
+    existing = [_carried_review(result) for result in reviewed if _decided(result)]
+    decided = review_lines(reviewed)
     if not items and not decided and not isinstance(calibration, Mapping):
         return None
     return ReviewView(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TypeGuard, cast
+from typing import TypeGuard
 
 from pytest_graphrag_eval.formats.sparql_results import (
     MemoizedParser,
@@ -52,35 +52,44 @@ def clipped_text(value: object, limit: int) -> str:
 
 
 def step_table(result: Mapping[str, object], steps_scope: str) -> dict[str, object] | None:
-    """Reference steps (with their match or mismatch explanation) and actual steps of one result."""
+    """Reference steps (with their match or mismatch explanation) and actual steps of one result.
+
+    Run for every question of a page: text fields that are short text already (nearly all) are kept
+    as they are without a call.
+    """
     groups = result.get("reference_steps")
-    listed = result.get("actual_steps")
-    actual = [step for step in listed if is_mapping(step)] if isinstance(listed, list) else []
     if not isinstance(groups, list) or not groups:
         return None
-    scored = {len(groups) - 1} if steps_scope == "last_group" else set(range(len(groups)))
+    listed = result.get("actual_steps")
+    actual = [step for step in listed if is_mapping(step)] if isinstance(listed, list) else []
+    every_group_scored = steps_scope != "last_group"
+    last_group = len(groups) - 1
     answered = result.get("status", "success") == "success"
     reference_rows = []
     matched_by: dict[str, str] = {}
     for group_index, group in enumerate(groups):
-        for step_index, step in enumerate(group if isinstance(group, list) else []):
+        if not isinstance(group, list):
+            continue
+        scored = every_group_scored or group_index == last_group
+        for step_index, step in enumerate(group):
             if not is_mapping(step):
                 continue
             label = f"[{group_index}][{step_index}]"
-            matches = step.get("matches")
+            name, matches = step.get("name"), step.get("matches")
+            if matches is not None:
+                matches = matches if type(matches) is str else as_text(matches)
+                matched_by[matches] = label
             row: dict[str, object] = {
                 "label": label,
-                "name": as_text(step.get("name")),
+                "name": name if type(name) is str else as_text(name),
                 "args": _args(step.get("args")),
-                "scored": group_index in scored,
-                "matches": None if matches is None else as_text(matches),
+                "scored": scored,
+                "matches": matches,
             }
-            if matches is not None:
-                matched_by[cast(str, row["matches"])] = label
-            elif row["scored"] and answered:
+            if matches is None and scored and answered:
                 row["mismatch"] = explain_unmatched(step, actual)
             reference_rows.append(row)
-    actual_rows = tuple(_actual_row(step, matched_by) for step in actual)
+    actual_rows = tuple([_actual_row(step, matched_by) for step in actual])
     return {"scope": steps_scope, "reference": tuple(reference_rows), "actual": actual_rows}
 
 
@@ -90,11 +99,13 @@ def is_mapping(value: object) -> TypeGuard[Mapping[str, object]]:
 
 
 def _actual_row(step: Mapping[str, object], matched_by: Mapping[str, str]) -> dict[str, object]:
-    step_id = as_text(step.get("id", ""))
+    step_id, name, status = step.get("id", ""), step.get("name"), step.get("status", "success")
+    if type(step_id) is not str:
+        step_id = as_text(step_id)
     return {
         "id": step_id,
-        "name": as_text(step.get("name")),
-        "status": as_text(step.get("status", "success")),
+        "name": name if type(name) is str else as_text(name),
+        "status": status if type(status) is str else as_text(status),
         "args": _args(step.get("args")),
         "output": clipped_text(step.get("output", ""), OUTPUT_LIMIT),
         "matched_by": matched_by.get(step_id),
@@ -143,5 +154,11 @@ def _args(args: object) -> tuple[tuple[str, str], ...]:
     if not is_mapping(args):
         return (("args", clipped_text(args, ARG_LIMIT)),)
     return tuple(
-        (key if type(key) is str else str(key), clipped_text(value, ARG_LIMIT)) for key, value in args.items()
+        [
+            (
+                key if type(key) is str else str(key),
+                value if type(value) is str and len(value) <= ARG_LIMIT else clipped_text(value, ARG_LIMIT),
+            )
+            for key, value in args.items()
+        ]
     )
