@@ -84,5 +84,5 @@ def test_the_html_page_lists_the_untested_terms_escaped(tmp_path: Path) -> None:
     html = page.read_text("utf-8")
     assert "<script>" not in html and "&lt;script&gt;x&lt;/script&gt;" in html
     assert "Reference queries name 7 of 11 classes and 11 of 18 properties" in html
-    assert '<tr><td><code>cim:PowerTransformerEnd</code></td><td class="n">110</td></tr>' in html
+    assert '<tr><td><code>cim:PowerTransformerEnd</code></td><td class="num">110</td></tr>' in html
     assert html.count("<tr><td><code>cim:") == 11  # the four classes and seven properties, all under cim:
