@@ -222,3 +222,37 @@ def test_an_unreachable_endpoint_is_one_warning_and_the_run_goes_on(tmp_path: Pa
     shown = re.search(r'data-testid="coverage-error">([^<]*)</p>', run.page)
     assert "connection refused" in error and shown is not None
     assert html.unescape(shown[1]) == f"The graph's coverage was not computed: {error}"
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ((), "ERROR: --graphrag-graph-coverage needs a graph: pass --graphrag-sparql-endpoint"),
+        (
+            (f"--graphrag-sparql-endpoint={EXAMPLE / 'grid' / 'missing.ttl'}",),
+            "missing.ttl: no such RDF file or folder",
+        ),
+    ],
+)
+def test_a_graph_coverage_without_a_graph_to_open_is_a_usage_error(
+    options: tuple[str, ...], said: str
+) -> None:
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(EXAMPLE),
+            "-p",
+            "no:cacheprovider",
+            "--graphrag-graph-coverage",
+            *options,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == pytest.ExitCode.USAGE_ERROR, completed.stdout + completed.stderr
+    assert said in completed.stderr and "Traceback" not in completed.stderr

@@ -26,7 +26,7 @@ from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question
 from pytest_graphrag_eval.corpus.reference_steps import step_path
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.graph.corpus_update import update_corpus_text
-from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
+from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint, rdf_files
 from pytest_graphrag_eval.graph.endpoint import EndpointError, EndpointUnavailable, SparqlEndpoint
 from pytest_graphrag_eval.graph.factory import identify_graph, is_remote, open_endpoint
 from pytest_graphrag_eval.graph.references import (
@@ -163,6 +163,21 @@ class GraphStage:
             self._endpoint.close()
         if self._shared_folder is not None:
             self._shared_folder.cleanup()
+
+
+def check_graph_location(settings: GraphOptions, root: Path) -> None:
+    """For a graph the run opens only at its end (for its coverage): its RDF files found, or its URL
+    and credentials checked (no request is sent), now; an EndpointError otherwise."""
+    if settings.sparql_endpoint is None:
+        return
+    if not is_remote(settings.sparql_endpoint):
+        rdf_files(Path(settings.sparql_endpoint))
+        return
+    stage = GraphStage(settings, root)
+    try:
+        stage.check_remote()
+    finally:
+        stage.close()
 
 
 def finish_graph_run(
