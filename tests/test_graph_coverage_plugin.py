@@ -114,20 +114,27 @@ def expected() -> Expected:
     )
 
 
-def run_example(folder: Path, *options: str) -> Run:
-    report, page = folder / "report.json", folder / "report.html"
-    completed = subprocess.run(
-        [
-            *(sys.executable, "-m", "pytest", str(EXAMPLE), "-p", "no:cacheprovider", "-q"),
-            *("--graphrag-responses", str(EXAMPLE / "recordings" / "responses.jsonl")),
-            *(f"--graphrag-report={report}", f"--graphrag-html={page}", "--graphrag-graph-coverage"),
-            *options,
-        ],
+def example_pytest(*options: str) -> subprocess.CompletedProcess[str]:
+    """`pytest example_project` with the graph's coverage asked for, from the repository's root."""
+    command = [sys.executable, "-m", "pytest", str(EXAMPLE), "-p", "no:cacheprovider", "-q"]
+    return subprocess.run(
+        [*command, "--graphrag-graph-coverage", *options],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
+    )
+
+
+def run_example(folder: Path, *options: str) -> Run:
+    """A replay of the example's recording with both reports written into `folder`."""
+    report, page = folder / "report.json", folder / "report.html"
+    completed = example_pytest(
+        f"--graphrag-responses={EXAMPLE / 'recordings' / 'responses.jsonl'}",
+        f"--graphrag-report={report}",
+        f"--graphrag-html={page}",
+        *options,
     )
     output = completed.stdout + completed.stderr
     assert report.exists(), output
@@ -237,22 +244,6 @@ def test_an_unreachable_endpoint_is_one_warning_and_the_run_goes_on(tmp_path: Pa
 def test_a_graph_coverage_without_a_graph_to_open_is_a_usage_error(
     options: tuple[str, ...], said: str
 ) -> None:
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(EXAMPLE),
-            "-p",
-            "no:cacheprovider",
-            "--graphrag-graph-coverage",
-            *options,
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    completed = example_pytest(*options)
     assert completed.returncode == pytest.ExitCode.USAGE_ERROR, completed.stdout + completed.stderr
     assert said in completed.stderr and "Traceback" not in completed.stderr
