@@ -25,6 +25,10 @@ from oxigraph_server import OxigraphServer, RecordingProxy, free_port
 from rdflib import URIRef
 from rdflib.paths import Path as PropertyPath
 from rdflib.plugins.sparql import prepareQuery
+from synthetic_report import synthetic_report
+
+from pytest_graphrag_eval.errors import InputError
+from pytest_graphrag_eval.report.html_report import render_html
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "example_project"
@@ -247,3 +251,17 @@ def test_a_graph_coverage_without_a_graph_to_open_is_a_usage_error(
     completed = example_pytest(*options)
     assert completed.returncode == pytest.ExitCode.USAGE_ERROR, completed.stdout + completed.stderr
     assert said in completed.stderr and "Traceback" not in completed.stderr
+
+
+def test_a_malformed_coverage_section_is_refused_naming_its_field() -> None:
+    report = synthetic_report(4, templates=2)
+    report["metadata"]["graph_coverage"] = {
+        **{"classes": 1, "properties": 1, "tested_classes": 0, "tested_properties": 1},
+        **{"untested_classes": ["ex:A"], "untested_properties": [], "uses": {"classes": {"ex:A": 1}}},
+        "templates": {"t": {"tested_classes": "many", "tested_properties": 1}},
+    }
+    with pytest.raises(InputError, match=r"metadata\.graph_coverage\.uses\.properties.*must be an object"):
+        render_html(report)
+    report["metadata"]["graph_coverage"]["uses"]["properties"] = {}
+    with pytest.raises(InputError, match=r"metadata\.graph_coverage\.templates\.t\.tested_classes"):
+        render_html(report)

@@ -57,14 +57,15 @@ def coverage_view(metadata: Mapping[str, object]) -> CoverageView | None:
         tested_properties=_count(section, "tested_properties", _FIELD),
         untested_classes=_terms(section, uses, "classes"),
         untested_properties=_terms(section, uses, "properties"),
-        templates=tuple(
-            TemplateCoverage(
-                template_id,
-                _count(part := _object(value, f"{_FIELD}.templates.{template_id}"), "tested_classes", _FIELD),
-                _count(part, "tested_properties", _FIELD),
-            )
-            for template_id, value in templates.items()
-        ),
+        templates=tuple(_template(template_id, value) for template_id, value in templates.items()),
+    )
+
+
+def _template(template_id: str, value: object) -> TemplateCoverage:
+    where = f"{_FIELD}.templates.{template_id}"
+    part = _object(value, where)
+    return TemplateCoverage(
+        template_id, _count(part, "tested_classes", where), _count(part, "tested_properties", where)
     )
 
 
