@@ -108,7 +108,10 @@ def test_prune_without_a_rule_is_refused(tmp_path: Path, capsys: pytest.CaptureF
     record(url)
     assert main([url, "prune"]) == 2
     assert "prune: say what to keep: --keep N" in capsys.readouterr().err
-    assert main([url, "prune", "--keep", "0"]) == 2
+    with pytest.raises(SystemExit) as refused:  # a usage error, as every option's bad value
+        main([url, "prune", "--keep", "0"])
+    assert refused.value.code == 2
+    assert "error: --keep must be between 1 and 1000000, got 0" in capsys.readouterr().err
     assert main([url, "prune", "--newer-than", "last tuesday"]) == 2
     assert "is not a date" in capsys.readouterr().err
     assert len(keys(url)) == 9
