@@ -4,21 +4,22 @@ store), side by side with the same instantiated queries run directly on a pyoxig
 The graph: 10,000 groups of 25 items, each item with a type, a name, a size and its group (about
 1,020,000 triples), written as N-Triples and loaded once. One template asks for the items of a group
 (10,000 candidates, all sampled in a shuffled order): its reference query lists a group's 25 items
-with their names and sizes. Timed:
+with their names and sizes. Timed, as this process's processor time (the machine may be shared: time
+spent waiting for a core counts on neither side; wall times are printed too):
 
 - generator: `generate` (candidates query, every binding instantiated and executed through the
   embedded endpoint, answers read, keep-rules and duplicates checked) + the corpus YAML written;
-- store floor: the candidates query and the 10,000 instantiated reference queries (taken from the
-  generated corpus) run with `Store.query` on a second store of the same file, each result serialized
-  as SPARQL results JSON and nothing else;
-- endpoint floor: the same queries through the plugin's embedded endpoint, which gives each result
-  as the text a corpus stores and the reference check compares (`graph/rdf_text.py`: pyoxigraph's
-  JSON read and written again with Python's separators, after the read-only parse). No generator can
-  store an output for less: this is the floor the budget is set against.
+- store floor, the floor the issue sets the budget against: the candidates query and the 10,000
+  instantiated reference queries (taken from the generated corpus) run with `Store.query` on a
+  second store of the same file, each result drawn out as pyoxigraph's SPARQL results JSON (a SELECT
+  result is lazy: a query whose result is never read is not run) and nothing else;
+- endpoint: the same queries through the plugin's embedded endpoint, which gives each result as the
+  text a corpus stores (`graph/rdf_text.py`: Python's separators, the bytes corpora hold). Not a
+  floor (that text is the plugin's own work), it shows how much of the distance is that text.
 
-Each is run in turns, and the fastest run of each is compared (the machine may be shared). The
-budget: the generator within 1.5x of the endpoint floor; both ratios are printed. Peak memory is the
-process's peak resident size after the generator's first run (graph loaded once), and before.
+Each is run in turns, and the fastest run of each is compared. The budget: the generator within 1.5x
+of the store floor (the run fails over it); the ratio to the endpoint is printed too. Peak memory is
+the process's peak resident size after the generator's first run (graph loaded once), and before.
 
     python benchmarks/bench_generate.py            # 10,000 questions, ~1M triples
     python benchmarks/bench_generate.py --quick    # 200 questions: only checks that it works
@@ -31,6 +32,7 @@ import resource
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,29 +104,33 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_generator(templates: Path, endpoint: EmbeddedEndpoint, out: Path) -> tuple[float, Generation]:
-    started = time.perf_counter()
+def timed(action: Callable[[], object]) -> tuple[float, float]:
+    """(processor seconds, wall seconds) of one call."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    action()
+    return time.process_time() - cpu, time.perf_counter() - wall
+
+
+def write_corpus(templates: Path, endpoint: EmbeddedEndpoint, out: Path) -> Generation:
     generation = generate(load_templates(templates), endpoint)
     write_text_atomic(out, corpus_text(generation.corpus_data(), templates.name))
-    return time.perf_counter() - started, generation
+    return generation
 
 
-def run_endpoint_floor(endpoint: EmbeddedEndpoint, queries: list[str]) -> float:
-    started = time.perf_counter()
+def run_endpoint(endpoint: EmbeddedEndpoint, queries: list[str]) -> None:
     for query in queries:
         endpoint.execute(query)
-    return time.perf_counter() - started
 
 
-def run_floor(store: pyoxigraph.Store, queries: list[str]) -> float:
-    started = time.perf_counter()
+def run_floor(store: pyoxigraph.Store, queries: list[str]) -> None:
     for query in queries:
         store.query(query).serialize(format=pyoxigraph.QueryResultsFormat.JSON)
-    return time.perf_counter() - started
 
 
-def shown(seconds: list[float]) -> str:
-    return ", ".join(f"{value:.2f}" for value in seconds)
+def shown(runs: list[tuple[float, float]]) -> str:
+    """The best run's processor and wall seconds, then every run's processor seconds."""
+    cpu, wall = min(runs)
+    return f"{cpu:.2f} s, wall {wall:.2f} s (runs: {', '.join(f'{run[0]:.2f}' for run in runs)})"
 
 
 def main() -> None:
@@ -145,37 +151,40 @@ def main() -> None:
         endpoint = EmbeddedEndpoint.load(graph)
         loading = time.perf_counter() - started
         print(f"graph: {triples:,} triples loaded in {loading:.1f} s; peak {peak_mib():.0f} MiB")
-        generator_seconds, generation = run_generator(templates, endpoint, out)
+        generation = write_corpus(templates, endpoint, out)
         print(f"peak resident memory after the generator's first run: {peak_mib():.0f} MiB")
         questions = generation.questions()
         assert len(questions) == groups, f"{len(questions)} questions, expected {groups}"
         assert all(len(question.reference_answer.split(", ")) == ITEMS_PER_GROUP for question in questions)
-        header = load_templates(templates).prefix_header
-        candidates = load_templates(templates).templates[0].candidates or ""
-        queries = [header + candidates] + [
+        loaded = load_templates(templates)
+        queries = [loaded.prefix_header + (loaded.templates[0].candidates or "")] + [
             question.reference_steps[1][0]["args"]["query"] for question in questions
         ]
         store = pyoxigraph.Store()
         store.bulk_load(path=str(graph), format=pyoxigraph.RdfFormat.N_TRIPLES)
-        floor = [run_floor(store, queries)]
-        endpoint_floor = [run_endpoint_floor(endpoint, queries)]
-        generator = [generator_seconds]
-        for _ in range(1 if args.quick else 2):
-            floor.append(run_floor(store, queries))
-            endpoint_floor.append(run_endpoint_floor(endpoint, queries))
-            generator.append(run_generator(templates, endpoint, out)[0])
+        floor: list[tuple[float, float]] = []
+        through_endpoint: list[tuple[float, float]] = []
+        generator: list[tuple[float, float]] = []
+        for _ in range(2 if args.quick else 3):
+            floor.append(timed(lambda: run_floor(store, queries)))
+            through_endpoint.append(timed(lambda: run_endpoint(endpoint, queries)))
+            generator.append(timed(lambda: write_corpus(templates, endpoint, out)))
         endpoint.close()
         size = out.stat().st_size
-    best_generator, best_floor, best_endpoint = min(generator), min(floor), min(endpoint_floor)
-    ratio = best_generator / best_endpoint
-    print(f"{len(questions):,} questions, corpus {size / 2**20:.1f} MiB")
-    print(f"generator: {best_generator:.2f} s (runs: {shown(generator)})")
-    print(f"store floor (Store.query, results serialized): {best_floor:.2f} s (runs: {shown(floor)})")
-    print(f"endpoint floor (the stored result texts): {best_endpoint:.2f} s (runs: {shown(endpoint_floor)})")
-    print(f"ratio generator / store floor: {best_generator / best_floor:.2f}")
-    print(f"ratio generator / endpoint floor: {ratio:.2f} (budget {BUDGET})")
+    best_generator, best_floor, best_endpoint = (
+        min(runs)[0] for runs in (generator, floor, through_endpoint)
+    )
+    ratio = best_generator / best_floor
+    print(
+        f"{len(questions):,} questions, corpus {size / 2**20:.1f} MiB; processor time, best of {len(floor)}:"
+    )
+    print(f"generator: {shown(generator)}")
+    print(f"store floor (Store.query, results drawn out as JSON): {shown(floor)}")
+    print(f"endpoint (the stored result texts): {shown(through_endpoint)}")
+    print(f"ratio generator / endpoint: {best_generator / best_endpoint:.2f}")
+    print(f"ratio generator / store floor: {ratio:.2f} (budget {BUDGET})")
     if not args.quick and ratio > BUDGET:
-        raise SystemExit(f"the generator took {ratio:.2f}x the endpoint floor, over the budget of {BUDGET}x")
+        raise SystemExit(f"the generator took {ratio:.2f}x the store floor, over the budget of {BUDGET}x")
 
 
 if __name__ == "__main__":

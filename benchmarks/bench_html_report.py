@@ -29,6 +29,7 @@ from typing import Any
 from timing import announce_quick
 
 from pytest_graphrag_eval.report.html_report import write_html
+from pytest_graphrag_eval.report_model import ReportDocument
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test harnesses
 from synthetic_report import synthetic_report
@@ -56,7 +57,7 @@ def main() -> int:
     report = synthetic_report(questions, templates=40)
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
-        path = write_html(report, Path(folder) / "report.html")
+        path = write_html(ReportDocument.from_json(report, "report"), Path(folder) / "report.html")
         render_sec = time.perf_counter() - started
         blank = Path(folder) / "blank.html"
         blank.write_text("<!DOCTYPE html><title>blank</title><p>blank</p>", encoding="utf-8")

@@ -43,6 +43,7 @@ from report_equality import report_differences  # noqa: E402
 from synthetic_corpus import write_synthetic_project  # noqa: E402
 
 from pytest_graphrag_eval.report.html_report import page_bytes  # noqa: E402
+from pytest_graphrag_eval.report_model import ReportDocument  # noqa: E402
 
 JSON_RATIO_BUDGET = 3.0
 ALL_RATIO_BUDGET = 6.0
@@ -164,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{name} differs from the whole run's report:", *differences[:10], sep="\n  ")
                     return 1
             # the page the merge wrote is the page of the report it wrote
-            if (folder / f"{prefix}all.html").read_bytes() != page_bytes(merged):
+            if (folder / f"{prefix}all.html").read_bytes() != page_bytes(
+                ReportDocument.from_json(merged, "report")
+            ):
                 print(f"{prefix}all.html is not the page of {prefix}all.json")
                 return 1
         print("each merged JSON report equals its whole run's (timings aside), each page its report's page")

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 
@@ -259,18 +259,259 @@ class OutcomeCounts:
         return parts
 
 
+def _field_error(location: SourceLocation, field_name: str, expected: str) -> InputError:
+    return InputError(f"`{field_name}` must be {expected}", location, field_name)
+
+
+class _Fields:
+    """The fields of one object of a report's section (`where`: its path, `gates[2]`), each read with
+    its type checked; a wrong one is an `InputError` naming the file and the field. Numbers are kept
+    as read (an int stays one), so a section is written back as it was."""
+
+    def __init__(self, data: object, location: SourceLocation, where: str) -> None:
+        if not isinstance(data, Mapping):
+            raise _field_error(location, where, "an object")
+        self.data, self.location, self.where = data, location, where
+
+    def _checked(self, name: str, fits: bool, expected: str) -> Any:
+        if not fits:
+            raise _field_error(self.location, f"{self.where}.{name}", expected)
+        return self.data.get(name)
+
+    def text(self, name: str) -> str:
+        return cast(str, self._checked(name, isinstance(self.data.get(name), str), "a string"))
+
+    def optional_text(self, name: str) -> str | None:
+        value = self.data.get(name)
+        return cast(
+            str | None, self._checked(name, value is None or isinstance(value, str), "a string or null")
+        )
+
+    def number(self, name: str) -> float:
+        return cast(float, self._checked(name, _is_number(self.data.get(name)), "a number"))
+
+    def optional_number(self, name: str) -> float | None:
+        value = self.data.get(name)
+        return cast(float | None, self._checked(name, value is None or _is_number(value), "a number or null"))
+
+    def count(self, name: str) -> int:
+        value = self.data.get(name)
+        return cast(
+            int, self._checked(name, isinstance(value, int) and not isinstance(value, bool), "an integer")
+        )
+
+    def optional_count(self, name: str) -> int | None:
+        return None if self.data.get(name) is None else self.count(name)
+
+    def flag(self, name: str) -> bool:
+        return cast(bool, self._checked(name, isinstance(self.data.get(name), bool), "true or false"))
+
+    def ids(self, name: str) -> tuple[str, ...]:
+        value = self.data.get(name)
+        fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
+        return tuple(self._checked(name, fits, "a list of texts"))
+
+    def optional_ids(self, name: str) -> tuple[str, ...] | None:
+        return None if self.data.get(name) is None else self.ids(name)
+
+    def objects(self, name: str) -> tuple[Mapping[str, object], ...]:
+        value = self.data.get(name)
+        fits = isinstance(value, list) and all(isinstance(item, Mapping) for item in value)
+        return tuple(self._checked(name, fits, "a list of objects"))
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True, slots=True)
+class GateRecord:
+    """One line of the report's `gates`: an evaluated gate as later readers (summaries, the history,
+    a merge's verdict) see it, without the parsed `Gate` it came from."""
+
+    expression: str  # the gate, normalized (`micro:answer_f1.mean>=0.8`)
+    gate: str  # the gate as configured (`template[*]:...` for each template's line)
+    passed: bool
+    actual: float | None  # the value held to the limit; None when there was none to measure
+    scope: str
+    template: str | None
+    metric: str
+    stat: str | None
+    op: str
+    limit: float
+    change: str | None
+    confidence: float | None
+    source: str
+    message: str
+    over: str | None = None  # a gate over runs or repeats, with its window of runs
+    window: int | None = None
+    excluding_flaky: tuple[str, ...] | None = None  # a gate on change that left flaky questions out
+
+    def to_json(self) -> dict[str, object]:
+        """The line's JSON object, keys in the order every version wrote them."""
+        line: dict[str, object] = {
+            "expression": self.expression,
+            "gate": self.gate,
+            "passed": self.passed,
+            "actual": self.actual,
+            "scope": self.scope,
+            "template": self.template,
+            "metric": self.metric,
+            "stat": self.stat,
+            "op": self.op,
+            "limit": self.limit,
+            "change": self.change,
+            "confidence": self.confidence,
+            "source": self.source,
+            "message": self.message,
+        }
+        if self.over:
+            line.update(over=self.over, window=self.window)
+        if self.excluding_flaky is not None:
+            line["excluding_flaky"] = list(self.excluding_flaky)
+        return line
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation, position: int) -> GateRecord:
+        """A report's `gates[position]`; `InputError` naming the file and the field."""
+        line = _Fields(data, location, f"gates[{position}]")
+        return cls(
+            expression=line.text("expression"),
+            gate=line.text("gate"),
+            passed=line.flag("passed"),
+            actual=line.optional_number("actual"),
+            scope=line.text("scope"),
+            template=line.optional_text("template"),
+            metric=line.text("metric"),
+            stat=line.optional_text("stat"),
+            op=line.text("op"),
+            limit=line.number("limit"),
+            change=line.optional_text("change"),
+            confidence=line.optional_number("confidence"),
+            source=line.text("source"),
+            message=line.text("message"),
+            over=line.optional_text("over"),
+            window=line.optional_count("window"),
+            excluding_flaky=line.optional_ids("excluding_flaky"),
+        )
+
+    @property
+    def row(self) -> str:
+        """Which summary row the gate judges: `micro`, `macro` or its template's id."""
+        return (self.template or "") if self.scope == "template" else self.scope or "micro"
+
+
+@dataclass(frozen=True, slots=True)
+class BatchSpend:
+    """`judge_spend.batch`: the judge batches a run sent (`--graphrag-judge-batch`)."""
+
+    batches: tuple[Mapping[str, object], ...]  # each batch's record as the batch client keeps it
+    requests: int
+    unanswered_requests: int
+    unanswered_ids: tuple[str, ...]  # the questions with a request no batch answered
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "batches": [dict(batch) for batch in self.batches],
+            "requests": self.requests,
+            "unanswered_requests": self.unanswered_requests,
+            "unanswered_questions": len(self.unanswered_ids),
+            "unanswered_ids": list(self.unanswered_ids),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSpend:
+    """The report's `judge_spend`: what the judge cost against the run's limits, and the questions a
+    reached limit, a cache-only run's missing replies or an unanswered batch left unscored."""
+
+    cost_usd: float
+    requests: int
+    cache_hits: int
+    input_tokens: int
+    output_tokens: int
+    max_cost_usd: float | None
+    max_calls: int | None
+    refused_calls: int  # judge calls the budget did not send
+    not_evaluated_ids: tuple[str, ...]
+    cache_miss_ids: tuple[str, ...] | None = None  # None: not a cache-only run
+    cache_miss_keys: tuple[str, ...] = ()
+    batch: BatchSpend | None = None
+
+    @property
+    def cache_only(self) -> bool:
+        return self.cache_miss_ids is not None
+
+    def to_json(self) -> dict[str, object]:
+        """The section's JSON object, keys in the order every version wrote them."""
+        section: dict[str, object] = {
+            "cost_usd": self.cost_usd,
+            "requests": self.requests,
+            "cache_hits": self.cache_hits,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "max_cost_usd": self.max_cost_usd,
+            "max_calls": self.max_calls,
+            "budget_reached": self.refused_calls > 0,
+            "refused_calls": self.refused_calls,
+            "not_evaluated": len(self.not_evaluated_ids),
+            "not_evaluated_ids": list(self.not_evaluated_ids),
+        }
+        if self.cache_miss_ids is not None:
+            section.update(
+                cache_only=True,
+                cache_miss_questions=len(self.cache_miss_ids),
+                cache_miss_ids=list(self.cache_miss_ids),
+                cache_miss_keys=list(self.cache_miss_keys),
+            )
+        if self.batch is not None:
+            section["batch"] = self.batch.to_json()
+        return section
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation) -> JudgeSpend:
+        """A report's `judge_spend`; `InputError` naming the file and the field."""
+        spend = _Fields(data, location, "judge_spend")
+        cache_only = spend.data.get("cache_only") is True
+        batch = None
+        if spend.data.get("batch") is not None:
+            read = _Fields(spend.data["batch"], location, "judge_spend.batch")
+            batch = BatchSpend(
+                read.objects("batches"),
+                read.count("requests"),
+                read.count("unanswered_requests"),
+                read.ids("unanswered_ids"),
+            )
+        return cls(
+            cost_usd=spend.number("cost_usd"),
+            requests=spend.count("requests"),
+            cache_hits=spend.count("cache_hits"),
+            input_tokens=spend.count("input_tokens"),
+            output_tokens=spend.count("output_tokens"),
+            max_cost_usd=spend.optional_number("max_cost_usd"),
+            max_calls=spend.optional_count("max_calls"),
+            refused_calls=spend.count("refused_calls"),
+            not_evaluated_ids=spend.ids("not_evaluated_ids"),
+            cache_miss_ids=spend.ids("cache_miss_ids") if cache_only else None,
+            cache_miss_keys=spend.ids("cache_miss_keys") if cache_only else (),
+            batch=batch,
+        )
+
+
 @dataclass(slots=True)
 class ReportDocument:
     """The JSON report, typed: its results are `QuestionResult`s; `to_json()` is what the file holds."""
 
     results: list[QuestionResult]
     aggregates: dict[str, Any]
-    gates: list[dict[str, Any]]
+    gates: list[GateRecord]
     metadata: dict[str, Any]
     comparison: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
-    judge_spend: dict[str, Any] | None = None
+    judge_spend: JudgeSpend | None = None
+    judge_calibration: dict[str, Any] | None = None  # the judge's agreement with people's labels
     history: dict[str, Any] | None = None  # the earlier runs of the branch (`--graphrag-baseline history:`)
+    references: dict[str, Any] | None = None  # the graph the references were checked against
     format_version: int = REPORT_FORMAT_VERSION
     # The results' records are plain JSON values as a parser read them (`formats.plain_json`), so
     # they may be written again by orjson; not part of the report.
@@ -282,7 +523,7 @@ class ReportDocument:
             "format_version": self.format_version,
             "results": [result.record for result in self.results],
             "aggregates": self.aggregates,
-            "gates": self.gates,
+            "gates": [gate.to_json() for gate in self.gates],
             "metadata": self.metadata,
         }
         if self.comparison is not None:
@@ -290,16 +531,22 @@ class ReportDocument:
         if self.warnings:
             document["warnings"] = self.warnings
         if self.judge_spend is not None:
-            document["judge_spend"] = self.judge_spend
-        if self.history is not None:
-            document["history"] = self.history
+            document["judge_spend"] = self.judge_spend.to_json()
+        for name in ("judge_calibration", "history", "references"):
+            section = getattr(self, name)
+            if section is not None:
+                document[name] = section
         return document
+
+    @property
+    def gates_failed(self) -> bool:
+        return any(not gate.passed for gate in self.gates)
 
     @classmethod
     def from_json(cls, data: object, source: str, *, plain: bool = False) -> ReportDocument:
         """A report read from `source` (a file name for messages); `InputError` unless it is one
-        of format_version 2 (this one) with well-formed, unique results. `plain`: `data` is a plain
-        JSON value as a parser read it (see `plain_results`)."""
+        of format_version 2 (this one) with well-formed, unique results and gates. `plain`: `data`
+        is a plain JSON value as a parser read it (see `plain_results`)."""
         location = SourceLocation(file=source)
         if not isinstance(data, Mapping) or "results" not in data or "format_version" not in data:
             raise InputError(
@@ -317,19 +564,46 @@ class ReportDocument:
                 "format_version",
             )
         results = parse_results(data["results"], source, require_outcome=True)
-        metadata = data.get("metadata")
+        gates = data.get("gates", [])
+        if not isinstance(gates, list):
+            raise _field_error(location, "gates", "a list")
+        sections = {name: _section(data, name, location) for name in _SECTIONS}
         return cls(
             results=results,
-            aggregates=dict(data.get("aggregates") or {}),
-            gates=[dict(gate) for gate in data.get("gates") or [] if isinstance(gate, Mapping)],
-            metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
-            comparison=dict(data["comparison"]) if isinstance(data.get("comparison"), Mapping) else None,
+            gates=[GateRecord.from_json(gate, location, position) for position, gate in enumerate(gates)],
             warnings=[str(warning) for warning in data.get("warnings") or []],
-            judge_spend=dict(data["judge_spend"]) if isinstance(data.get("judge_spend"), Mapping) else None,
-            history=dict(data["history"]) if isinstance(data.get("history"), Mapping) else None,
             format_version=version,
             plain_results=plain,
+            aggregates=sections["aggregates"] or {},
+            metadata=sections["metadata"] or {},
+            comparison=sections["comparison"],
+            judge_spend=JudgeSpend.from_json(data["judge_spend"], location)
+            if data.get("judge_spend") is not None
+            else None,
+            judge_calibration=sections["judge_calibration"],
+            history=sections["history"],
+            references=sections["references"],
         )
+
+
+_SECTIONS = (
+    "aggregates",
+    "metadata",
+    "comparison",
+    "judge_calibration",
+    "history",
+    "references",
+)
+
+
+def _section(data: Mapping[str, object], name: str, location: SourceLocation) -> dict[str, Any] | None:
+    """A section that is a JSON object, or absent (null); `InputError` naming it when it is neither."""
+    value = data.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise _field_error(location, name, "an object")
+    return dict(value)
 
 
 def parse_results(records: object, source: str, *, require_outcome: bool) -> list[QuestionResult]:

@@ -240,5 +240,8 @@ def _gate(expression: str, metric: str, limit: float, results: list[dict[str, An
         "stat": "mean",
         "op": ">=",
         "limit": limit,
+        "change": None,
+        "confidence": None,
         "source": "ini",
+        "message": "",
     }

@@ -220,7 +220,7 @@ RESULTS = [
 
 def evaluate(*texts: str, results: list[dict[str, Any]] = RESULTS) -> list[dict[str, Any]]:
     return [
-        outcome.to_dict()
+        outcome.record().to_json()
         for outcome in evaluate_gates(parse_gate_list(texts, "cli"), compute_aggregates(results))
     ]
 

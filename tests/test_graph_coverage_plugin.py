@@ -29,6 +29,7 @@ from synthetic_report import synthetic_report
 
 from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.report.html_report import render_html
+from pytest_graphrag_eval.report_model import ReportDocument
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "example_project"
@@ -261,7 +262,7 @@ def test_a_malformed_coverage_section_is_refused_naming_its_field() -> None:
         "templates": {"t": {"tested_classes": "many", "tested_properties": 1}},
     }
     with pytest.raises(InputError, match=r"metadata\.graph_coverage\.uses\.properties.*must be an object"):
-        render_html(report)
+        render_html(ReportDocument.from_json(report, "report.json"))
     report["metadata"]["graph_coverage"]["uses"]["properties"] = {}
     with pytest.raises(InputError, match=r"metadata\.graph_coverage\.templates\.t\.tested_classes"):
-        render_html(report)
+        render_html(ReportDocument.from_json(report, "report.json"))

@@ -68,6 +68,23 @@ def test_solutions_text_is_the_standard_library_rewrite(
 
 
 @pytest.mark.parametrize(
+    "label", ["a,b", "key: value", "},{", '[":"]', "1,2:3", ":", ",", "", "true,false", "x\\y", "é, 𝄞: ü"]
+)
+def test_separators_inside_labels_are_kept_as_they_are(label: str) -> None:
+    """Commas and colons in values are text, not separators: only the JSON's own get a space."""
+    store = pyoxigraph.Store()
+    node = pyoxigraph.NamedNode(f"urn:x:{label.encode().hex()}")
+    store.add(pyoxigraph.Quad(node, pyoxigraph.NamedNode("urn:x:label"), pyoxigraph.Literal(label)))
+    store.add(
+        pyoxigraph.Quad(node, pyoxigraph.NamedNode("urn:x:tag"), pyoxigraph.Literal(label, language="en"))
+    )
+    query = "SELECT ?s ?p ?o WHERE { ?s ?p ?o } ORDER BY ?p"
+    text = solutions_json(store.query(query))
+    assert text == _stored_text(store, query)
+    assert [row["o"]["value"] for row in json.loads(text)["results"]["bindings"]] == [label, label]
+
+
+@pytest.mark.parametrize(
     "query",
     [
         "SELECT ?s WHERE { ?s ?p ?o } LIMIT 2",

@@ -12,6 +12,7 @@ from history_support import run_report, without_times
 from pytest_graphrag_eval.commands.history import main
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.store import open_history
+from pytest_graphrag_eval.report_model import ReportDocument
 from pytest_graphrag_eval.run.pipeline import OutputPaths, write_outputs
 
 # Eight nightly runs: q00001 flips, q00005 breaks for good at run 6, the graph changes at run 4.
@@ -113,7 +114,8 @@ def test_report_regenerates_a_past_runs_outputs(
     assert json.loads(paths["json"].read_text()) == original
     # exactly the files the run itself wrote from its report
     written = write_outputs(
-        original, OutputPaths(tmp_path / "o.json", tmp_path / "o.md", tmp_path / "o.html")
+        ReportDocument.from_json(original, "run report"),
+        OutputPaths(tmp_path / "o.json", tmp_path / "o.md", tmp_path / "o.html"),
     )
     assert not written.problems
     for name in ("json", "html", "md"):

@@ -275,7 +275,7 @@ def test_a_change_gate_excluding_flaky_leaves_them_out_and_says_how_many() -> No
     assert not plain.passed and plain.actual == 2
     assert excluding.passed and excluding.actual == 0
     assert "2 flaky question(s) excluded: q0, q1" in excluding.message
-    assert excluding.to_dict()["excluding_flaky"] == ["q0", "q1"]
+    assert excluding.record().excluding_flaky == ("q0", "q1")
 
 
 def test_a_question_expected_to_fail_is_not_held_to_k_of_n() -> None:

@@ -21,6 +21,7 @@ from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines, outcome_strip
 from pytest_graphrag_eval.report.html_report.render import render_html
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
+from pytest_graphrag_eval.report_model import ReportDocument
 from pytest_graphrag_eval.run.pipeline import RunSettings, finish_run
 
 QUESTIONS = 40
@@ -100,7 +101,7 @@ def test_a_shard_leaves_the_history_to_the_merge(finished: Any) -> None:
 def test_markdown_and_terminal_mark_the_flaky_questions(finished: Any) -> None:
     run, _ = finished
     flaky = run.report["history"]["flaky"]
-    markdown = render_markdown(run.report)
+    markdown = render_markdown(ReportDocument.from_json(run.report, "report"))
     assert f"### Flaky questions ({len(flaky)})" in markdown
     for entry in flaky[:3]:
         assert f"`{outcome_strip(entry['outcomes'])}`" in markdown
@@ -117,14 +118,14 @@ def test_markdown_and_terminal_mark_the_flaky_questions(finished: Any) -> None:
 
 def test_a_report_without_history_shows_none_of_it() -> None:
     report = synthetic_report(10, templates=2)
-    assert "Flaky questions" not in render_markdown(report)
+    assert "Flaky questions" not in render_markdown(ReportDocument.from_json(report, "report"))
     assert history_lines(report) == []
-    assert 'id="history"' not in render_html(report)
+    assert 'id="history"' not in render_html(ReportDocument.from_json(report, "report"))
 
 
 def test_the_html_history_view_draws_each_gated_value_and_the_changes(finished: Any) -> None:
     run, _ = finished
-    page = render_html(run.report)
+    page = render_html(ReportDocument.from_json(run.report, "report"))
     section = page[page.index('<section id="history"') : page.index('<section id="questions"')]
     assert section.count('data-testid="trend-chart"') == 2
     assert section.count('data-testid="change-mark"') == 2  # one per chart: the corpus changed once
@@ -172,7 +173,7 @@ def test_a_flaky_regression_is_marked_as_flaky() -> None:
         interrupted=False,
     )
     assert run.comparison is not None and sorted(run.comparison.regressions) == ["q0", "q1"]
-    markdown = render_markdown(run.report)
+    markdown = render_markdown(ReportDocument.from_json(run.report, "report"))
     assert "corpus.yaml::t::q0 (flaky)" in markdown and "q1 (flaky)" not in markdown
     lines = since_baseline_lines(
         run.report["comparison"],
@@ -187,7 +188,7 @@ def test_a_flaky_regression_is_marked_as_flaky() -> None:
 
 def test_the_html_gates_table_explains_history_gates(finished: Any) -> None:
     run, _ = finished
-    page = render_html(run.report)
+    page = render_html(ReportDocument.from_json(run.report, "report"))
     details = re.findall(r'<div class="gate-detail muted" data-testid="gate-detail">([^<]*)</div>', page)
     trend = next(gate for gate in run.gate_results if gate.gate.over == "trend")
     assert any(detail.startswith("trend:micro:steps_score.mean = ") for detail in details)

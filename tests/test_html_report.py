@@ -24,6 +24,7 @@ from pytest_graphrag_eval.report.html_report import render_html, write_html
 from pytest_graphrag_eval.report.html_report.charts import delta_bar, delta_scale, group_histograms, histogram
 from pytest_graphrag_eval.report.html_report.model import build_view
 from pytest_graphrag_eval.report.step_explanations import SPARQL_JSON, explain_step_mismatch
+from pytest_graphrag_eval.report_model import ReportDocument
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +54,8 @@ def position_of(report: dict[str, Any], question_id: str) -> int:
 
 
 def test_page_is_self_contained_and_reproducible(regression_report: dict[str, Any]) -> None:
-    page = render_html(regression_report)
-    assert render_html(regression_report) == page
+    page = render_html(ReportDocument.from_json(regression_report, "report"))
+    assert render_html(ReportDocument.from_json(regression_report, "report")) == page
     assert not re.search(r"\s(src|href)\s*=\s*[\"']?(https?:|//)", page, re.I)
     assert not re.search(r"<link[^>]+stylesheet|@import|url\(", page, re.I)
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
@@ -63,11 +64,11 @@ def test_page_is_self_contained_and_reproducible(regression_report: dict[str, An
 
 def test_plugin_writes_the_same_page(regression_json: Path, regression_report: dict[str, Any]) -> None:
     written = regression_json.with_suffix(".html").read_text(encoding="utf-8")
-    assert written == render_html(regression_report)
+    assert written == render_html(ReportDocument.from_json(regression_report, "report"))
 
 
 def test_untrusted_text_stays_data(regression_report: dict[str, Any]) -> None:
-    page = render_html(with_malicious_answer(regression_report))
+    page = render_html(ReportDocument.from_json(with_malicious_answer(regression_report), "report"))
     assert "window.pwned" not in page.split('id="report-details">', 1)[0]
     assert page.count("<script") == 3 and page.count("</script>") == 3
     details = embedded(page, "report-details")
@@ -99,7 +100,7 @@ def test_a_lone_surrogate_in_untrusted_text_is_written_and_read_back(tmp_path: P
         "gates": [],
         "metadata": {},
     }
-    path = write_html(report, tmp_path / "report.html")
+    path = write_html(ReportDocument.from_json(report, "report"), tmp_path / "report.html")
 
     page = path.read_bytes().decode("utf-8")  # strict: every byte is UTF-8
     details = embedded(page, "report-details")
@@ -108,7 +109,7 @@ def test_a_lone_surrogate_in_untrusted_text_is_written_and_read_back(tmp_path: P
 
 
 def test_regression_view_matches_report(regression_report: dict[str, Any]) -> None:
-    view = build_view(regression_report)
+    view = build_view(ReportDocument.from_json(regression_report, "report"))
     micro = regression_report["aggregates"]["micro"]
     results = regression_report["results"]
     assert view.questions == len(results)
@@ -125,7 +126,7 @@ def test_regression_view_matches_report(regression_report: dict[str, Any]) -> No
 
 
 def test_unmatched_sparql_step_carries_its_row_diff(regression_report: dict[str, Any]) -> None:
-    view = build_view(regression_report)
+    view = build_view(ReportDocument.from_json(regression_report, "report"))
     position = position_of(regression_report, "capacity-no1")
     result = regression_report["results"][position]
     steps = view.details[position]["steps"]
@@ -140,7 +141,7 @@ def test_unmatched_sparql_step_carries_its_row_diff(regression_report: dict[str,
 
 
 def test_extra_rows_of_an_unmatched_step(regression_report: dict[str, Any]) -> None:
-    view = build_view(regression_report)
+    view = build_view(ReportDocument.from_json(regression_report, "report"))
     position = position_of(regression_report, "ac-lines-no1-no2")
     (unmatched,) = [row for row in view.details[position]["steps"]["reference"] if "mismatch" in row]
     diff = unmatched["mismatch"]
@@ -149,7 +150,7 @@ def test_extra_rows_of_an_unmatched_step(regression_report: dict[str, Any]) -> N
 
 
 def test_matched_steps_are_paired_both_ways(regression_report: dict[str, Any]) -> None:
-    view = build_view(regression_report)
+    view = build_view(ReportDocument.from_json(regression_report, "report"))
     steps = view.details[0]["steps"]
     matched = [row for row in steps["reference"] if row["matches"]]
     assert matched
@@ -160,7 +161,7 @@ def test_matched_steps_are_paired_both_ways(regression_report: dict[str, Any]) -
 
 def test_synthetic_v2_report_outcomes_and_changes() -> None:
     report = synthetic_report(300, templates=6)
-    view = build_view(report)
+    view = build_view(ReportDocument.from_json(report, "report"))
     outcomes = [result["outcome"] for result in report["results"]]
     assert view.has_outcomes
     assert view.outcome_counts["passed"] == outcomes.count("passed")
@@ -179,7 +180,7 @@ def test_drill_downs_leave_the_garbage_collector_little_to_walk() -> None:
     """A drill-down's sequences of texts and numbers are tuples, which the collector stops tracking
     once it has seen them: a 10,000-question page otherwise leaves it hundreds of thousands of lists
     to walk again in each full collection (over a merged report of tens of megabytes in memory)."""
-    view = build_view(synthetic_report(40, templates=4))
+    view = build_view(ReportDocument.from_json(synthetic_report(40, templates=4), "report"))
     gc.collect()
     gc.collect()  # a tuple of tuples may be dropped only in the collection after its items are
     changed = [detail for detail in view.details if "change" in detail]
@@ -196,15 +197,15 @@ def test_drill_downs_leave_the_garbage_collector_little_to_walk() -> None:
 def test_run_warnings_are_listed() -> None:
     report = synthetic_report(5, templates=1)
     report["warnings"] = ["3 responses answer questions that are not in the corpus <ignored>"]
-    page = render_html(report)
+    page = render_html(ReportDocument.from_json(report, "report"))
     assert "<li>3 responses answer questions that are not in the corpus &lt;ignored&gt;</li>" in page
 
 
 def test_interrupted_run_is_said_so() -> None:
     report = synthetic_report(5, templates=1)
-    assert 'data-testid="interrupted"' not in render_html(report)
+    assert 'data-testid="interrupted"' not in render_html(ReportDocument.from_json(report, "report"))
     report["metadata"]["interrupted"] = True
-    page = render_html(report)
+    page = render_html(ReportDocument.from_json(report, "report"))
     assert "Interrupted run" in page and "the 5 questions that finished" in page
 
 
@@ -212,9 +213,9 @@ def test_interrupted_outcome_is_its_own_kind() -> None:
     """A question scored in the background whose item Ctrl-C stopped is neither passed nor unknown."""
     report = synthetic_report(5, templates=1)
     report["results"][4]["outcome"] = "interrupted"
-    view = build_view(report)
+    view = build_view(ReportDocument.from_json(report, "report"))
     assert view.outcome_counts["interrupted"] == 1 and "unknown" not in view.outcome_counts
-    page = render_html(report)
+    page = render_html(ReportDocument.from_json(report, "report"))
     assert 'data-testid="card-interrupted"' in page
     index = embedded(page, "report-index")
     assert index["outcomes"][index["outcome"][4]] == "interrupted"
@@ -224,9 +225,9 @@ def test_report_without_aggregates_or_metadata_still_renders() -> None:
     report = synthetic_report(20, templates=2)
     del report["aggregates"], report["metadata"], report["gates"], report["comparison"]
     report["results"][0]["answer_f1"] = float("nan")
-    page = render_html(report)
+    page = render_html(ReportDocument.from_json(report, "report"))
     assert embedded(page, "report-details")[0]["scores"][1] == ["answer_f1", None]
-    view = build_view(report)
+    view = build_view(ReportDocument.from_json(report, "report"))
     answered = [r["steps_score"] for r in report["results"] if r["status"] == "success"]
     assert view.micro_means["steps_score"] == pytest.approx(sum(answered) / len(answered))
 
@@ -234,29 +235,30 @@ def test_report_without_aggregates_or_metadata_still_renders() -> None:
 @pytest.mark.parametrize(
     ("report", "field"),
     [
-        ([], "report"),
-        ({"results": {}}, "results"),
-        ({"results": ["x"]}, "results[0]"),
-        ({"results": [{"template_id": "t"}]}, "question_id"),
+        ({"format_version": 2, "results": {}}, "results"),
+        ({"format_version": 2, "results": ["x"]}, "results"),
+        ({"format_version": 2, "results": [{"template_id": "t"}]}, "question_id"),
+        ({"format_version": 2, "results": [], "gates": {}}, "gates"),
+        ({"format_version": 2, "results": [], "gates": [{"expression": 3}]}, "gates[0].expression"),
+        ({"format_version": 2, "results": [], "comparison": []}, "comparison"),
     ],
 )
 def test_bad_report_names_the_field(report: Any, field: str) -> None:
+    """The page is built from a report read and checked: a malformed one is refused there, by field."""
     with pytest.raises(InputError) as error:
-        render_html(report)
+        ReportDocument.from_json(report, "report.json")
     assert f"field {field!r}" in str(error.value)
+    assert "report.json" in str(error.value)
 
 
 def test_write_is_atomic_and_honours_the_umask(tmp_path: Path) -> None:
     target = tmp_path / "out" / "report.html"
-    write_html(synthetic_report(5, templates=1), target)
+    write_html(ReportDocument.from_json(synthetic_report(5, templates=1), "report"), target)
     umask = os.umask(0o022)
     os.umask(umask)
     assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask != 0o600
     assert [path.name for path in target.parent.iterdir()] == ["report.html"]
-    with pytest.raises(InputError):
-        write_html({"results": None}, target)
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    assert [path.name for path in target.parent.iterdir()] == ["report.html"]
 
 
 def test_histogram_bins() -> None:
@@ -281,10 +283,12 @@ def test_delta_bar_geometry() -> None:
 
 def test_odd_shapes_render_without_errors() -> None:
     report = {
+        "format_version": 2,
         "results": [
             {
-                "template_id": 1,
-                "question_id": 2,
+                "template_id": "1",
+                "question_id": "2",
+                "outcome": "failed",
                 "question_text": None,
                 "reference_steps": [
                     [{"name": "sparql_query", "output_media_type": SPARQL_JSON, "output": "{"}],
@@ -299,10 +303,10 @@ def test_odd_shapes_render_without_errors() -> None:
                 "failures": "not a list",
             }
         ],
-        "gates": [{"passed": False, "actual": "NaN"}],
-        "metadata": [],
+        "gates": [],
+        "metadata": {},
     }
-    view = build_view(report)
+    view = build_view(ReportDocument.from_json(report, "report"))
     assert view.score_metrics == []
     detail = view.details[0]
     assert detail["failures"] == ()
@@ -311,9 +315,9 @@ def test_odd_shapes_render_without_errors() -> None:
     assert [row["label"] for row in steps["reference"]] == ["[0][0]", "[2][1]"]
     assert steps["reference"][1]["matches"] == "5" and steps["actual"][0]["matched_by"] is None
     assert steps["actual"][0]["output"] == '{"a": 1}'
-    assert render_html(report).startswith("<!DOCTYPE html>")
+    assert render_html(ReportDocument.from_json(report, "report")).startswith("<!DOCTYPE html>")
     report["metadata"] = {"steps_scope": "all_groups"}
-    first = build_view(report).details[0]["steps"]["reference"][0]
+    first = build_view(ReportDocument.from_json(report, "report")).details[0]["steps"]["reference"][0]
     assert first["scored"] and "reference step is invalid" in first["mismatch"]["reason"]
 
 
@@ -324,7 +328,7 @@ def test_changes_keep_scores_and_usage_on_separate_axes() -> None:
     comparison["metrics"]["input_tokens"] = tokens
     for stats in comparison["per_template"].values():
         stats["input_tokens"] = tokens
-    changes = build_view(report).changes
+    changes = build_view(ReportDocument.from_json(report, "report")).changes
     assert changes is not None
     assert [metric for metric, _ in changes.micro] == [
         "steps_score",
@@ -347,7 +351,7 @@ def test_usage_sums_every_judge_cost_and_token_key() -> None:
     for result in answered:
         result["retrieval_judge_cost"] = 0.5
         result["retrieval_judge_input_tokens"] = 10
-    view = build_view(report)
+    view = build_view(ReportDocument.from_json(report, "report"))
     usage = {label: total for label, total, _ in view.usage}
     assert usage["retrieval judge cost (USD)"] == f"${0.5 * len(answered):,.4f}"
     assert usage["retrieval judge input tokens"] == str(10 * len(answered))

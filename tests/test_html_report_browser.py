@@ -20,6 +20,7 @@ from synthetic_report import synthetic_report
 
 from pytest_graphrag_eval.generate.coverage import RDF_TYPE, Coverage, GraphTerms
 from pytest_graphrag_eval.report.html_report import write_html
+from pytest_graphrag_eval.report_model import ReportDocument
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 expect = sync_api.expect
@@ -77,7 +78,9 @@ def open_report(browser: Any, tmp_path: Path) -> Iterator[Any]:
     contexts = []
 
     def opener(report: dict[str, Any], fragment: str = "", color_scheme: str = "light") -> OpenedPage:
-        path = write_html(report, tmp_path / f"report-{len(contexts)}.html")
+        path = write_html(
+            ReportDocument.from_json(report, "report"), tmp_path / f"report-{len(contexts)}.html"
+        )
         url = path.resolve().as_uri()
         context = browser.new_context(color_scheme=color_scheme, viewport={"width": 1400, "height": 900})
         contexts.append(context)
@@ -337,7 +340,7 @@ def test_without_javascript_the_summary_still_shows(
     browser: Any, reports: dict[str, Any], tmp_path: Path
 ) -> None:
     report = reports["compared"]
-    path = write_html(report, tmp_path / "report.html")
+    path = write_html(ReportDocument.from_json(report, "report"), tmp_path / "report.html")
     context = browser.new_context(java_script_enabled=False)
     try:
         page = context.new_page()

@@ -15,6 +15,7 @@ from html_report_support import EXAMPLE, REGRESSION, run_example
 from pytest_graphrag_eval.judging.fingerprint import answer_fingerprint
 from pytest_graphrag_eval.judging.reviews import load_reviews
 from pytest_graphrag_eval.report.html_report import write_html
+from pytest_graphrag_eval.report_model import ReportDocument
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -47,7 +48,7 @@ def page(tmp_path: Path) -> Iterator[Any]:
 
 
 def open_page(context: Any, report: dict[str, Any], path: Path) -> tuple[Any, list[str], list[str]]:
-    url = write_html(report, path).resolve().as_uri()
+    url = write_html(ReportDocument.from_json(report, "report"), path).resolve().as_uri()
     blocked: list[str] = []
     errors: list[str] = []
 

@@ -16,6 +16,7 @@ from html_report_support import EXAMPLE, REGRESSION, run_example
 from markdown_it import MarkdownIt
 
 from pytest_graphrag_eval.report.markdown_summary import escape_text, render_markdown
+from pytest_graphrag_eval.report_model import ReportDocument
 
 WORD_JOINER = "\u2060"
 
@@ -43,7 +44,7 @@ def summary(run_folder: Path) -> str:
 def test_the_run_writes_the_summary_of_its_json_report(run_folder: Path, summary: str) -> None:
     """The run hands the summary its results as it typed them; the file is what the report reads as."""
     report = json.loads((run_folder / "pr.json").read_text(encoding="utf-8"))
-    assert summary == render_markdown(report)
+    assert summary == render_markdown(ReportDocument.from_json(report, "report"))
 
 
 def _tables(markdown: str) -> dict[str, list[list[str]]]:

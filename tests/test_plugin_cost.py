@@ -260,7 +260,7 @@ def test_missing_cache_keys_of_workers_and_shards_are_joined_and_a_merged_cache_
         spend_section(stats, results[i : i + 1], cache_only=True) for i, stats in enumerate((first, second))
     ]
     merged = merge_spend(shards, results)
-    assert merged is not None and merged["cache_miss_keys"] == ["a" * 64, "b" * 64, "c" * 64]
-    assert merged["cache_miss_ids"] == ["q1"]
+    assert merged is not None and merged.cache_miss_keys == ("a" * 64, "b" * 64, "c" * 64)
+    assert merged.cache_miss_ids == ("q1",)
     assert "1 questions not evaluated" in (cache_only_incomplete(merged) or "")
     assert cache_only_incomplete(spend_section(second, results[1:], cache_only=True)) is None

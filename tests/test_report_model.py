@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -143,8 +144,74 @@ def test_the_markdown_summary_names_the_failed_questions_and_why_without_a_basel
         _verdict("low", "failed", failures=["answer_f1 = 0.5, required >= 0.8"]),
         _verdict("down", "failed", status="error", error="agent timed out"),
     ]
-    markdown = render_markdown({"format_version": 2, "results": results, "metadata": {}})
+    markdown = render_markdown(
+        ReportDocument.from_json({"format_version": 2, "results": results, "metadata": {}}, "report")
+    )
     assert "### Failed questions (2 of 2)" in markdown
     assert "corpus.yaml::t::low | answer_f1 = 0.5, required >= 0.8" in markdown
     assert "corpus.yaml::t::down | agent error: agent timed out" in markdown
     assert "corpus.yaml::t::ok" not in markdown
+
+
+def _spend_and_gates_report() -> dict[str, object]:
+    """A report whose gates and judge spend have every optional part, as a batch, cache-only run writes."""
+    from pytest_graphrag_eval.gates.suite_gates import evaluate_gates, parse_gate_list
+    from pytest_graphrag_eval.report.judge_spend import spend_section
+
+    results = [
+        {"template_id": "t", "question_id": "q1", "outcome": "passed", "answer_f1": 1.0},
+        {"template_id": "t", "question_id": "q2", "outcome": "not_evaluated", "judge_refusal": "batch"},
+    ]
+    gates = evaluate_gates(
+        parse_gate_list(["answer_f1.mean>=0.5", "template[t]:answer_f1.mean>=2"], "cli"),
+        {"micro": {"answer_f1": {"mean": 1.0}}, "per_template": {"t": {"answer_f1": {"mean": 1.0}}}},
+    )
+    spend = spend_section(
+        {"calls_made": 3, "cost_usd": 0.25, "batch_requests": 2, "cache_miss_keys": ["k"]},
+        results,
+        max_calls=10,
+        cache_only=True,
+        batches=[{"id": "b1", "status": "completed", "answered": 2, "requests": 2}],
+    )
+    assert spend is not None
+    return {
+        "format_version": 2,
+        "results": results,
+        "aggregates": {},
+        "gates": [gate.record().to_json() for gate in gates],
+        "metadata": {},
+        "judge_spend": spend.to_json(),
+    }
+
+
+def test_typed_gates_and_judge_spend_are_written_back_as_they_were_read() -> None:
+    report = _spend_and_gates_report()
+    document = ReportDocument.from_json(report, "report.json")
+    assert [gate.passed for gate in document.gates] == [True, False]
+    assert document.judge_spend is not None and document.judge_spend.batch is not None
+    assert document.judge_spend.batch.unanswered_ids == ("q2",)
+    assert json_bytes(document.to_json()) == json_bytes(report)
+
+
+@pytest.mark.parametrize(
+    ("section", "change", "field"),
+    [
+        ("gates", lambda gates: gates[1].update(limit="2"), "gates[1].limit"),
+        ("gates", lambda gates: gates[0].pop("passed"), "gates[0].passed"),
+        ("gates", lambda gates: gates.append("x"), "gates[2]"),
+        ("judge_spend", lambda spend: spend.update(requests=1.5), "judge_spend.requests"),
+        (
+            "judge_spend",
+            lambda spend: spend["batch"].update(unanswered_ids=[1]),
+            "judge_spend.batch.unanswered_ids",
+        ),
+    ],
+)
+def test_a_malformed_gate_line_or_judge_spend_is_refused_naming_the_file_and_field(
+    section: str, change: Any, field: str
+) -> None:
+    report = _spend_and_gates_report()
+    change(report[section])
+    with pytest.raises(InputError) as error:
+        ReportDocument.from_json(report, "baseline.json")
+    assert str(error.value).startswith("baseline.json") and f"field {field!r}" in str(error.value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
+from pytest_graphrag_eval.report_model import GateRecord, ReportDocument, typed_results
 
 
 def test_the_report_record_reads_back_and_a_whole_run_has_none() -> None:
@@ -42,19 +43,34 @@ def test_the_markdown_summary_says_a_deselected_run_is_partial() -> None:
         "outcome": "passed",
         "steps_score": 1,
     }
-    gate = {"expression": "steps_score.mean>=0.9", "passed": True, "actual": 1.0, "message": "ok"}
-    report = {
-        "results": [record],
-        "gates": [gate],
-        "aggregates": {},
-        "metadata": {"interrupted": False, "partial": RunCoverage(3, 1, 1).to_json()},
-    }
+    gate = GateRecord(
+        expression="micro:steps_score.mean>=0.9",
+        gate="steps_score.mean>=0.9",
+        passed=True,
+        actual=1.0,
+        scope="micro",
+        template=None,
+        metric="steps_score",
+        stat="mean",
+        op=">=",
+        limit=0.9,
+        change=None,
+        confidence=None,
+        source="cli",
+        message="ok",
+    )
+    report = ReportDocument(
+        results=typed_results([record]),
+        aggregates={},
+        gates=[gate],
+        metadata={"interrupted": False, "partial": RunCoverage(3, 1, 1).to_json()},
+    )
     markdown = render_markdown(report)
     assert (
         "⚠️ partial run: 1 of 3 corpus questions judged (1 selected); the gates were decided on the 1"
         in markdown
     )
     assert "### Gates (on 1 of 3 questions)" in markdown
-    del report["metadata"]["partial"]
+    del report.metadata["partial"]
     whole = render_markdown(report)
     assert "partial" not in whole and "### Gates\n" in whole

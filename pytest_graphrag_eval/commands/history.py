@@ -43,6 +43,7 @@ from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_hi
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.options.declarations import OptionSpec
+from pytest_graphrag_eval.report_model import ReportDocument
 from pytest_graphrag_eval.run.merge import merge_shard_reports
 from pytest_graphrag_eval.run.pipeline import OutputPaths, write_outputs
 
@@ -344,7 +345,8 @@ def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     run = store.resolve(args.run)
     if not (args.report or args.html or args.markdown):
         raise _UsageError("report: give at least one of --report, --html, --markdown")
-    written = write_outputs(store.load_report(run.run_id), OutputPaths(args.report, args.markdown, args.html))
+    report = ReportDocument.from_json(store.load_report(run.run_id), f"run {run.run_id} of the history")
+    written = write_outputs(report, OutputPaths(args.report, args.markdown, args.html))
     out.data(
         {
             "run_id": run.run_id,

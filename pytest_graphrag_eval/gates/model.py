@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from pytest_graphrag_eval.gates.expressions import compare, display_number, format_number
+from pytest_graphrag_eval.report_model import GateRecord
 
 DELTA = "delta"
 COUNT = "count"
@@ -84,32 +84,29 @@ class GateResult:
     def expression(self) -> str:
         return self.gate.expression
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "expression": self.expression,
-            "gate": self.pattern,
-            "passed": self.passed,
-            "actual": self.actual,
-            "scope": self.gate.scope,
-            "template": self.gate.template,
-            "metric": self.gate.metric,
-            "stat": self.gate.stat,
-            "op": self.gate.op,
-            "limit": self.gate.limit,
-            "change": self.gate.change,
-            "confidence": self.gate.confidence,
-            "source": self.gate.source,
-            "message": self.message,
-            **self._history_fields(),
-        }
-
-    def _history_fields(self) -> dict[str, Any]:
-        """Only gates over runs or repeats, or excluding flaky questions, carry these keys."""
+    def record(self) -> GateRecord:
+        """The gate's line in the report (`gates`); `excluding_flaky` only on a gate that leaves flaky
+        questions out, `over` and `window` only on gates over runs or repeats (see `GateRecord`)."""
         gate = self.gate
-        fields: dict[str, Any] = {"over": gate.over, "window": gate.window} if gate.over else {}
-        if gate.exclude_flaky:
-            fields["excluding_flaky"] = list(self.excluded)
-        return fields
+        return GateRecord(
+            expression=self.expression,
+            gate=self.pattern,
+            passed=self.passed,
+            actual=self.actual,
+            scope=gate.scope,
+            template=gate.template,
+            metric=gate.metric,
+            stat=gate.stat,
+            op=gate.op,
+            limit=gate.limit,
+            change=gate.change,
+            confidence=gate.confidence,
+            source=gate.source,
+            message=self.message,
+            over=gate.over,
+            window=gate.window if gate.over else None,
+            excluding_flaky=self.excluded if gate.exclude_flaky else None,
+        )
 
 
 def measured_result(gate: Gate, label: str, actual: float | None, reason: str, pattern: str) -> GateResult:

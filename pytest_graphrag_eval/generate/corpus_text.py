@@ -66,19 +66,21 @@ def _item(item: Any, indent: str, parts: list[str]) -> None:
 
 
 def _mapping(mapping: dict[str, Any], indent: str, parts: list[str], *, first_inline: bool = False) -> None:
-    for index, (key, value) in enumerate(mapping.items()):
-        if index or not first_inline:
-            parts.append(indent)
-        parts.append(f"{_text(str(key))}:")
-        if isinstance(value, dict) and value:
-            parts.append("\n")
-            _mapping(value, indent + "  ", parts)
+    lead, inner = ("" if first_inline else indent), indent + "  "
+    for key, value in mapping.items():
+        head = f"{lead}{_text(str(key))}:"
+        lead = indent
+        if type(value) is str and "\n" not in value:  # most values: one line, one part
+            parts.append(f"{head} {_text(value)}\n")
+        elif isinstance(value, dict) and value:
+            parts.append(head + "\n")
+            _mapping(value, inner, parts)
         elif isinstance(value, list) and value:
-            parts.append("\n")
+            parts.append(head + "\n")
             _sequence(value, indent, parts)
         else:
-            parts.append(" ")
-            _scalar(value, indent + "  ", parts)
+            parts.append(head + " ")
+            _scalar(value, inner, parts)
 
 
 def _scalar(value: Any, indent: str, parts: list[str]) -> None:

@@ -163,12 +163,13 @@ def generate(
             if isinstance(made, Dropped):
                 outcome.dropped.append(made)
                 continue
-            if made.question_text in texts or made.reference_outputs in results:
+            outputs = made.reference_outputs
+            if made.question_text in texts or outputs in results:
                 outcome.duplicates += 1
                 continue
             texts[made.question_text] = made.question_id
             ids[made.question_id] = template.template_id
-            results.add(made.reference_outputs)
+            results.add(outputs)
             outcome.questions.append(made)
         outcome.questions.sort(key=lambda question: position[question.question_id])
         outcomes.append(outcome)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import unicodedata
 from collections.abc import Mapping
 
@@ -21,14 +22,15 @@ _FOLDED = str.maketrans(
     {"Æ": "AE", "æ": "ae", "Ø": "O", "ø": "o", "ß": "ss", "Ł": "L", "ł": "l", "Đ": "D", "đ": "d"}
 )
 _HASH_CHARS = 10
+_NOT_ALPHANUMERIC = re.compile("[^a-z0-9]")  # after lower(): whatever is no ASCII letter or digit
 
 
 def slug(text: str) -> str:
     """`connected-RØROS` -> `connected-roros`."""
-    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLDED))
-    ascii_text = "".join(char for char in decomposed if not unicodedata.combining(char)).lower()
-    words = "".join(char if char.isascii() and char.isalnum() else " " for char in ascii_text).split()
-    return "-".join(words)
+    if not text.isascii():
+        decomposed = unicodedata.normalize("NFKD", text.translate(_FOLDED))
+        text = "".join(char for char in decomposed if not unicodedata.combining(char))
+    return "-".join(_NOT_ALPHANUMERIC.sub(" ", text.lower()).split())
 
 
 def question_id(

@@ -135,8 +135,12 @@ def answer_columns(template: QuestionTemplate) -> set[str]:
 
 
 def rows_of(output: str) -> tuple[list[str], list[Row]]:
-    """The variables and rows of a SPARQL results JSON text (an ASK result has none)."""
-    document: JSONValue = json_text.loads(output)
+    """The variables and rows of a SPARQL results JSON text (an ASK result has none).
+
+    Read as `json_text.loads_shape` reads: in results JSON every term's parts are texts (the text
+    comes from pyoxigraph's writer, whichever endpoint ran the query), so no number is read here.
+    """
+    document: JSONValue = json_text.loads_shape(output)
     if not isinstance(document, dict):
         return [], []
     head, results = document.get("head"), document.get("results")
@@ -173,11 +177,13 @@ def _step(
     made: dict[str, Any] = {"name": raw["name"]}
     columns: list[str] = []
     rows: list[Row] = []
+    query = header + fill_query(step.query, values) if step.query is not None else None
     if "args" in raw:
-        made["args"] = {key: _filled(item, values) for key, item in raw["args"].items()}
-    if step.query is not None:
-        query = header + fill_query(step.query, values)
-        made["args"]["query"] = query
+        made["args"] = {
+            key: query if key == "query" and query is not None else _filled(item, values)
+            for key, item in raw["args"].items()
+        }
+    if query is not None:
         result = execute(endpoint, query, template, f"{step.where}.args.query", ident)
         made["output"] = result.text
         made["output_media_type"] = result.media_type
@@ -226,9 +232,8 @@ def _answer(template: QuestionTemplate, rows: list[Row], values: Mapping[str, Te
     if rule.kind == "count":
         return str(len(rows))
     if rule.kind == "labels":
-        return (
-            rule.separator.join(str(row[rule.column]["value"]) for row in rows if rule.column in row) or None
-        )
+        column = rule.column
+        return rule.separator.join([str(row[column]["value"]) for row in rows if column in row]) or None
     if len(rows) != 1:
         return None
     known = {**values, **rows[0]}

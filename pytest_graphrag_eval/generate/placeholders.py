@@ -35,6 +35,8 @@ def names_in(text: str) -> list[str]:
 
 def fill_text(text: str, values: Mapping[str, Term]) -> str:
     """`text` with each placeholder replaced by its term's plain value."""
+    if "{{" not in text:  # most step arguments and outputs: nothing to fill
+        return text
     return PLACEHOLDER.sub(lambda match: str(values[match.group(1)]["value"]), text)
 
 

@@ -125,7 +125,7 @@ class OtherReports:
         outcome = session.outcome
         if outcome is None:
             return None
-        gates = [gate.to_dict() for gate in outcome.finished.gate_results]
+        gates = [gate.to_json() for gate in outcome.finished.document.gates]
         coverage = session.coverage
         return {
             "gates_passed": not outcome.finished.gates_failed,

@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - the core runs without it
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic, write_text_atomic
 from pytest_graphrag_eval.formats.plain_json import indented_plain
 from pytest_graphrag_eval.gates.model import GateResult
-from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
+from pytest_graphrag_eval.report_model import JudgeSpend, QuestionResult, ReportDocument
 
 
 class ResultCollector:
@@ -49,34 +49,6 @@ class ResultCollector:
         return [response for key in sorted(self.responses) for response in self.responses[key]]
 
 
-def build_report(
-    results: list[dict[str, Any]],
-    aggregates: Mapping[str, object],
-    gates: Sequence[GateResult],
-    run_settings: Mapping[str, object],
-    *,
-    started: float,
-    interrupted: bool,
-    comparison: Mapping[str, object] | None = None,
-    warnings: Sequence[str] = (),
-    finished: float | None = None,
-    judge_spend: Mapping[str, object] | None = None,
-) -> dict[str, Any]:
-    """The report document as its JSON object (see `build_document`)."""
-    return build_document(
-        [QuestionResult.from_record(result) for result in results],
-        aggregates,
-        gates,
-        run_settings,
-        started=started,
-        interrupted=interrupted,
-        comparison=comparison,
-        warnings=warnings,
-        finished=finished,
-        judge_spend=judge_spend,
-    ).to_json()
-
-
 def build_document(
     results: list[QuestionResult],
     aggregates: Mapping[str, object],
@@ -88,9 +60,9 @@ def build_document(
     comparison: Mapping[str, object] | None = None,
     warnings: Sequence[str] = (),
     finished: float | None = None,
-    judge_spend: Mapping[str, object] | None = None,
+    judge_spend: JudgeSpend | None = None,
 ) -> ReportDocument:
-    """The typed report: results, aggregates, gates and run metadata.
+    """The typed report: results, aggregates, gates, judge spend and run metadata.
 
     `run_settings` is what the run was configured with (corpus, responses, judge...), as JSON values;
     `finished` defaults to now (a merge of shard reports gives the last shard's end).
@@ -98,7 +70,7 @@ def build_document(
     return ReportDocument(
         results=results,
         aggregates=dict(aggregates),
-        gates=[gate.to_dict() for gate in gates],
+        gates=[gate.record() for gate in gates],
         metadata={
             "tool": "pytest-graphrag-eval",
             "version": _version(),
@@ -111,7 +83,7 @@ def build_document(
         },
         comparison=dict(comparison) if comparison is not None else None,
         warnings=list(warnings),
-        judge_spend=dict(judge_spend) if judge_spend is not None else None,
+        judge_spend=judge_spend,
     )
 
 

@@ -12,10 +12,10 @@ request no batch answered.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pytest_graphrag_eval.report_model import Refusal, refusal_of
+from pytest_graphrag_eval.report_model import BatchSpend, JudgeSpend, Refusal, refusal_of
 
 _SHOWN_IDS = 5
 _SHOWN_KEYS = 3
@@ -29,7 +29,7 @@ def spend_section(
     max_calls: int | None = None,
     cache_only: bool = False,
     batches: Sequence[Mapping[str, Any]] | None = None,
-) -> dict[str, Any] | None:
+) -> JudgeSpend | None:
     """The section for the report, or None when no judge ran and no limit or cache-only mode was set.
 
     `stats` are the judge client's counters summed over the processes of the run (ClientStats.as_dict);
@@ -39,84 +39,83 @@ def spend_section(
     if stats is None and not limited and not cache_only:
         return None
     stats = stats or {}
-    not_evaluated = [str(r["question_id"]) for r in results if r.get("outcome") == "not_evaluated"]
-    section: dict[str, Any] = {
-        "cost_usd": round(float(stats.get("cost_usd", 0.0)), 6),
-        "requests": int(stats.get("calls_made", 0)),
-        "cache_hits": int(stats.get("cache_hits", 0)),
-        "input_tokens": int(stats.get("input_tokens", 0)),
-        "output_tokens": int(stats.get("output_tokens", 0)),
-        "max_cost_usd": max_cost_usd,
-        "max_calls": max_calls,
-        "budget_reached": int(stats.get("budget_refused", 0)) > 0,
-        "refused_calls": int(stats.get("budget_refused", 0)),
-        "not_evaluated": len(not_evaluated),
-        "not_evaluated_ids": not_evaluated,
-    }
-    if cache_only:
-        missed = [str(r["question_id"]) for r in results if refusal_of(r) == "cache_miss"]
-        section.update(
-            cache_only=True,
-            cache_miss_questions=len(missed),
-            cache_miss_ids=missed,
-            cache_miss_keys=sorted(str(key) for key in stats.get("cache_miss_keys") or ()),
+    return JudgeSpend(
+        cost_usd=round(float(stats.get("cost_usd", 0.0)), 6),
+        requests=int(stats.get("calls_made", 0)),
+        cache_hits=int(stats.get("cache_hits", 0)),
+        input_tokens=int(stats.get("input_tokens", 0)),
+        output_tokens=int(stats.get("output_tokens", 0)),
+        max_cost_usd=max_cost_usd,
+        max_calls=max_calls,
+        refused_calls=int(stats.get("budget_refused", 0)),
+        not_evaluated_ids=_ids(results, lambda result: result.get("outcome") == "not_evaluated"),
+        cache_miss_ids=_ids(results, lambda result: refusal_of(result) == "cache_miss")
+        if cache_only
+        else None,
+        cache_miss_keys=tuple(sorted(str(key) for key in stats.get("cache_miss_keys") or ()))
+        if cache_only
+        else (),
+        batch=BatchSpend(
+            tuple(dict(batch) for batch in batches),
+            int(stats.get("batch_requests", 0)),
+            int(stats.get("batch_failed", 0)),
+            _ids(results, lambda result: refusal_of(result) is Refusal.BATCH),
         )
-    if batches is not None:
-        unanswered = [str(r["question_id"]) for r in results if refusal_of(r) is Refusal.BATCH]
-        section["batch"] = {
-            "batches": [dict(batch) for batch in batches],
-            "requests": int(stats.get("batch_requests", 0)),
-            "unanswered_requests": int(stats.get("batch_failed", 0)),
-            "unanswered_questions": len(unanswered),
-            "unanswered_ids": unanswered,
-        }
-    return section
+        if batches is not None
+        else None,
+    )
 
 
-def spend_lines(section: Mapping[str, Any] | None) -> list[str]:
+def _ids(
+    results: Sequence[Mapping[str, Any]], chosen: Callable[[Mapping[str, Any]], bool]
+) -> tuple[str, ...]:
+    return tuple(str(result["question_id"]) for result in results if chosen(result))
+
+
+def spend_lines(section: JudgeSpend | None) -> list[str]:
     """The section as plain lines (terminal summary; the Markdown summary escapes nothing in them)."""
-    if not section:
+    if section is None:
         return []
-    spent = f"judge spend: ${section['cost_usd']:.4f}"
-    if section.get("max_cost_usd") is not None:
-        spent += f" of a ${section['max_cost_usd']:g} budget"
-    spent += f", {section['requests']} requests"
-    if section.get("max_calls") is not None:
-        spent += f" of at most {section['max_calls']}"
-    spent += f", {section['cache_hits']} cache hits"
+    spent = f"judge spend: ${section.cost_usd:.4f}"
+    if section.max_cost_usd is not None:
+        spent += f" of a ${section.max_cost_usd:g} budget"
+    spent += f", {section.requests} requests"
+    if section.max_calls is not None:
+        spent += f" of at most {section.max_calls}"
+    spent += f", {section.cache_hits} cache hits"
     lines = [spent]
-    missed = set(section.get("cache_miss_ids", ()))  # not evaluated too, but said on their own line
-    stopped = [question for question in section["not_evaluated_ids"] if question not in missed]
-    if section.get("budget_reached") or stopped:
+    missed = set(section.cache_miss_ids or ())  # not evaluated too, but said on their own line
+    stopped = [question for question in section.not_evaluated_ids if question not in missed]
+    if section.refused_calls or stopped:
         lines.append(
             f"budget reached: {len(stopped)} questions not evaluated "
-            f"({section['refused_calls']} judge calls not sent)" + _first(stopped)
+            f"({section.refused_calls} judge calls not sent)" + _first(stopped)
         )
-    batch = section.get("batch")
-    if batch:
-        resumed = sum(1 for record in batch["batches"] if record.get("resumed"))
+    batch = section.batch
+    if batch is not None:
+        resumed = sum(1 for record in batch.batches if record.get("resumed"))
         lines.append(
-            f"judge batch: {len(batch['batches'])} batches"
+            f"judge batch: {len(batch.batches)} batches"
             + (f" ({resumed} resumed)" if resumed else "")
-            + f", {batch['requests']} requests submitted, at batch prices"
+            + f", {batch.requests} requests submitted, at batch prices"
         )
-        for record in batch["batches"]:
+        for record in batch.batches:
             if record.get("status") != "completed" or record.get("failed"):
                 lines.append(
                     f"judge batch {record['id']} {record['status']}: {record['answered']} of "
                     f"{record['requests']} requests answered (kept in the cache)"
                 )
-        if batch["unanswered_questions"]:
+        if batch.unanswered_ids:
             lines.append(
-                f"judge batch: {batch['unanswered_questions']} questions had judge requests no batch answered"
-                + _first(batch["unanswered_ids"])
+                f"judge batch: {len(batch.unanswered_ids)} questions had judge requests no batch answered"
+                + _first(batch.unanswered_ids)
             )
-    if section.get("cache_only"):
+    if section.cache_miss_ids is not None:
         lines.append(
-            f"cache-only: {section['cache_miss_questions']} questions not evaluated, their judge calls are "
-            "missing from the cache" + _first(section["cache_miss_ids"])
+            f"cache-only: {len(section.cache_miss_ids)} questions not evaluated, their judge calls are "
+            "missing from the cache" + _first(section.cache_miss_ids)
         )
-        keys = section.get("cache_miss_keys") or []
+        keys = section.cache_miss_keys
         if keys:
             more = f" and {len(keys) - _SHOWN_KEYS} more" if len(keys) > _SHOWN_KEYS else ""
             lines.append(
@@ -126,57 +125,54 @@ def spend_lines(section: Mapping[str, Any] | None) -> list[str]:
     return lines
 
 
-def cache_only_incomplete(section: Mapping[str, Any] | None) -> str | None:
+def cache_only_incomplete(section: JudgeSpend | None) -> str | None:
     """Why a cache-only run fails although every question it evaluated passed, or None.
 
     A CI job that asked for cache-only judging must not go green on an empty or stale cache."""
-    if not section or not section.get("cache_only") or not section.get("cache_miss_questions"):
+    if section is None or not section.cache_miss_ids:
         return None
     return (
-        f"cache-only run incomplete: {section['cache_miss_questions']} questions not evaluated because "
+        f"cache-only run incomplete: {len(section.cache_miss_ids)} questions not evaluated because "
         "their judge calls are missing from the cache, so this run fails; fill the cache with a run "
         "without --graphrag-cache-only"
     )
 
 
 def merge_spend(
-    sections: Sequence[Mapping[str, Any] | None], results: Sequence[Mapping[str, Any]]
-) -> dict[str, Any] | None:
+    sections: Sequence[JudgeSpend | None], results: Sequence[Mapping[str, Any]]
+) -> JudgeSpend | None:
     """The section of a run made of shards (`graphrag-eval-merge`): spend summed, questions recounted.
 
     Built by `spend_section` from the shards' summed counters and the merged results, as for one run; each
     shard had its own budget, so the merged limits are their sum (None when a shard had none).
     """
-    present = [section for section in sections if section]
+    present = [section for section in sections if section is not None]
     if not present:
         return None
     stats: dict[str, Any] = {}
     for section in present:
-        batch = section.get("batch") or {}
         add_process_stats(
             stats,
             {
-                "cost_usd": section.get("cost_usd", 0.0),
-                "calls_made": section.get("requests", 0),
-                "cache_hits": section.get("cache_hits", 0),
-                "input_tokens": section.get("input_tokens", 0),
-                "output_tokens": section.get("output_tokens", 0),
-                "budget_refused": section.get("refused_calls", 0),
-                "batch_requests": batch.get("requests", 0),
-                "batch_failed": batch.get("unanswered_requests", 0),
-                "cache_miss_keys": section.get("cache_miss_keys") or [],
+                "cost_usd": section.cost_usd,
+                "calls_made": section.requests,
+                "cache_hits": section.cache_hits,
+                "input_tokens": section.input_tokens,
+                "output_tokens": section.output_tokens,
+                "budget_refused": section.refused_calls,
+                "batch_requests": section.batch.requests if section.batch is not None else 0,
+                "batch_failed": section.batch.unanswered_requests if section.batch is not None else 0,
+                "cache_miss_keys": list(section.cache_miss_keys),
             },
         )
-    batched = [section for section in present if section.get("batch")]
+    batched = [section.batch for section in present if section.batch is not None]
     return spend_section(
         stats,
         results,
-        max_cost_usd=_summed_limit([section.get("max_cost_usd") for section in present]),
-        max_calls=_summed_limit([section.get("max_calls") for section in present]),
-        cache_only=any(section.get("cache_only") for section in present),
-        batches=[record for section in batched for record in section["batch"]["batches"]]
-        if batched
-        else None,
+        max_cost_usd=_summed_limit([section.max_cost_usd for section in present]),
+        max_calls=_summed_limit([section.max_calls for section in present]),
+        cache_only=any(section.cache_only for section in present),
+        batches=[record for batch in batched for record in batch.batches] if batched else None,
     )
 
 

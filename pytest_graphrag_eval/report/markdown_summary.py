@@ -20,11 +20,13 @@ from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report.judging_summary import calibration_markdown, reviews_markdown
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report_model import (
+    GateRecord,
+    JudgeSpend,
     Outcome,
     OutcomeCounts,
     QuestionResult,
+    ReportDocument,
     compared_not_evaluated_text,
-    typed_results,
 )
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
@@ -59,39 +61,24 @@ _WORD_JOINER = "\u2060"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 
 
-def render_markdown(
-    report: Mapping[str, object],
-    *,
-    max_regressions: int = 10,
-    typed: Sequence[QuestionResult] | None = None,
-) -> str:
-    """The summary: run counts, main aggregates, gates, and the changes since the baseline.
-
-    `typed`: the report's results, typed already (`ReportDocument.results`), not typed again here.
-    """
-    results = (
-        typed_results(result for result in _list(report.get("results")) if isinstance(result, Mapping))
-        if typed is None
-        else typed
-    )
-    comparison = report.get("comparison")
-    gates = [gate for gate in _list(report.get("gates")) if isinstance(gate, Mapping)]
-    aggregates = _mapping(report.get("aggregates"))
-    metadata = _mapping(report.get("metadata"))
-    coverage = RunCoverage.from_metadata(metadata)
+def render_markdown(document: ReportDocument, *, max_regressions: int = 10) -> str:
+    """The summary: run counts, main aggregates, gates, and the changes since the baseline."""
+    results, gates, comparison = document.results, document.gates, document.comparison
+    report = document.to_json()  # the sections not typed yet (history) are read from it
+    coverage = RunCoverage.from_metadata(document.metadata)
     sections = [
         _title(results, gates),
-        _run_counts(results, metadata),
-        _partial(coverage, gated=bool(gates), interrupted=metadata.get("interrupted") is True),
-        _spend(report.get("judge_spend")),
-        _aggregates(aggregates),
-        _per_template(results, aggregates),
-        calibration_markdown(report.get("judge_calibration"), escape_text),
+        _run_counts(results, document.metadata),
+        _partial(coverage, gated=bool(gates), interrupted=document.metadata.get("interrupted") is True),
+        _spend(document.judge_spend),
+        _aggregates(document.aggregates),
+        _per_template(results, document.aggregates),
+        calibration_markdown(document.judge_calibration, escape_text),
         _gates(gates, coverage),
-        reviews_markdown(_list(report.get("results")), escape_text),
+        reviews_markdown([result.record for result in results], escape_text),
         _failed_questions(results, max_regressions),
         _changes(comparison, results, max_regressions, set(flaky_ids(report)))
-        if isinstance(comparison, Mapping)
+        if comparison is not None
         else "",
         flaky_markdown(report, escape_text),
     ]
@@ -110,9 +97,9 @@ def escape_text(value: object, limit: int | None = None) -> str:
     return _GITHUB_AUTOLINK.sub(lambda match: match.group(0) + _WORD_JOINER, text)
 
 
-def _title(results: Sequence[QuestionResult], gates: Sequence[Mapping[str, object]]) -> str:
+def _title(results: Sequence[QuestionResult], gates: Sequence[GateRecord]) -> str:
     failed = any(result.outcome is Outcome.FAILED for result in results) or any(
-        gate.get("passed") is False for gate in gates
+        not gate.passed for gate in gates
     )
     return f"## {'❌' if failed else '✅'} GraphRAG evaluation"
 
@@ -130,10 +117,8 @@ def _run_counts(results: Sequence[QuestionResult], metadata: Mapping[str, object
     return line + (f" ({', '.join(details)})" if details else "")
 
 
-def _spend(section: object) -> str:
+def _spend(section: JudgeSpend | None) -> str:
     """Judge spend against the budget, one escaped line each."""
-    if not isinstance(section, Mapping):
-        return ""
     return "\n".join(f"- {escape_text(line)}" for line in spend_lines(section))
 
 
@@ -210,13 +195,13 @@ def _partial(coverage: RunCoverage | None, *, gated: bool, interrupted: bool) ->
     return marker + "; ".join(escape_text(line) for line in lines) + "."
 
 
-def _gates(gates: Sequence[Mapping[str, object]], coverage: RunCoverage | None = None) -> str:
+def _gates(gates: Sequence[GateRecord], coverage: RunCoverage | None = None) -> str:
     rows = [
         [
-            escape_text(gate.get("expression") or gate.get("gate") or "?"),
-            "✅ pass" if gate.get("passed") else "❌ fail",
-            _number(gate.get("actual")),
-            escape_text(gate.get("message") or "", 120),
+            escape_text(gate.expression or gate.gate or "?"),
+            "✅ pass" if gate.passed else "❌ fail",
+            _number(gate.actual),
+            escape_text(gate.message, 120),
         ]
         for gate in gates
     ]

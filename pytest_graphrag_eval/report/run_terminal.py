@@ -24,6 +24,7 @@ from pytest_graphrag_eval.report.terminal_summary import (
     write_output_paths,
     write_terminal_summary,
 )
+from pytest_graphrag_eval.report_model import JudgeSpend
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class RunTerminal:
     comparison_section: JsonMapping | None = None
     baseline_results: Mapping[str, JsonMapping] = field(default_factory=dict)
     warnings: Sequence[str] = ()
-    judge_spend: JsonMapping | None = None
+    judge_spend: JudgeSpend | None = None
     shard_line: str | None = None
     dry_run_lines: Sequence[str] = ()
     lines: Sequence[tuple[str, str]] = ()  # the graph's and the end of run's: (text, colour)
@@ -69,7 +70,7 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
         run.gate_results,
         baseline_lines=baseline_lines,
         warnings=run.warnings,
-        spend=spend_lines(dict(run.judge_spend) if run.judge_spend is not None else None),
+        spend=spend_lines(run.judge_spend),
         gates_note=run.coverage.gates_note() if run.coverage is not None else None,
     )
     for line in [*calibration_lines(run.calibration), *review_lines(results)]:

@@ -25,7 +25,7 @@ from pytest_graphrag_eval.report.json_report import write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
 from pytest_graphrag_eval.report.run_coverage import PARTIAL_KEY
 from pytest_graphrag_eval.report.run_terminal import RunTerminal
-from pytest_graphrag_eval.report_model import Outcome, QuestionResult
+from pytest_graphrag_eval.report_model import JudgeSpend, Outcome, QuestionResult
 from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
 from pytest_graphrag_eval.run.pipeline import (
     FinishedRun,
@@ -114,7 +114,7 @@ class RunOutcome:
 
     finished: FinishedRun
     graph: GraphRun
-    judge_spend: JsonObject | None
+    judge_spend: JudgeSpend | None
     written: list[tuple[str, Path]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # terminal lines: (text, colour)
@@ -124,6 +124,7 @@ class RunOutcome:
 
     def shown(self, terminal: RunTerminal) -> RunTerminal:
         """The terminal summary of `terminal`'s run with this outcome's gates, comparison, spend and files."""
+        report = self.finished.report
         return dataclasses.replace(
             terminal,
             gate_results=self.finished.gate_results,
@@ -131,10 +132,10 @@ class RunOutcome:
             judge_spend=self.judge_spend,
             written=self.written,
             problems=[*([self.finished.incomplete] if self.finished.incomplete else []), *self.problems],
-            history_lines=history_lines(self.finished.report),
-            flaky_ids=frozenset(flaky_ids(self.finished.report)),
+            history_lines=history_lines(report),
+            flaky_ids=frozenset(flaky_ids(report)),
             history_line=(self.history.line, self.history.recorded) if self.history is not None else None,
-            calibration=self.finished.report.get("judge_calibration"),
+            calibration=self.finished.document.judge_calibration,
         )
 
     @property
@@ -234,7 +235,7 @@ def conclude_run(
     started: float,
     interrupted: bool,
     warnings: Sequence[str] = (),
-    judge_spend: JsonObject | None = None,
+    judge_spend: JudgeSpend | None = None,
     finished: float | None = None,
     history: HistoryOptions | None = None,
     root: Path | None = None,
@@ -278,14 +279,12 @@ def conclude_run(
         judge_spend=judge_spend,
     )
     if graph.references is not None:
-        finished_run.report["references"] = graph.references
+        finished_run.document.references = graph.references
     plain = [
         *(["results"] if plain_results else []),
         *(["comparison"] if finished_run.plain_comparison else []),
     ]
-    written = write_outputs(
-        finished_run.report, outputs, plain_keys=plain, typed_results=finished_run.document.results
-    )
+    written = write_outputs(finished_run.document, outputs, plain_keys=plain)
     if recording is not None:
         responses = list(recording.responses)
         written.write("recording", recording.path, lambda path: write_recording(path, responses))

@@ -21,7 +21,7 @@ from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.json_types import JsonMapping
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
 from pytest_graphrag_eval.report.judge_spend import merge_spend
-from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
+from pytest_graphrag_eval.report_model import JudgeSpend, QuestionResult, ReportDocument
 from pytest_graphrag_eval.run.merge_baseline import baseline_read, read_baseline_file
 from pytest_graphrag_eval.run.pipeline import RunSettings, finish_run
 from pytest_graphrag_eval.run.run_identity import Position, corpus_positions
@@ -71,7 +71,7 @@ class MergedRun:
     finished: float
     interrupted: bool
     warnings: list[str]
-    judge_spend: dict[str, Any] | None = None
+    judge_spend: JudgeSpend | None = None
     plain_results: bool = False  # every shard's results are plain JSON values (`ReportDocument`)
 
 

@@ -28,7 +28,7 @@ from pytest_graphrag_eval.report.history_section import history_section
 from pytest_graphrag_eval.report.json_report import build_document, write_json_atomic
 from pytest_graphrag_eval.report.judge_spend import cache_only_incomplete
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
-from pytest_graphrag_eval.report_model import Outcome, QuestionResult, ReportDocument
+from pytest_graphrag_eval.report_model import JudgeSpend, Outcome, QuestionResult, ReportDocument
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,12 @@ class FinishedRun:
     comparison: Comparison | None
     comparison_section: dict[str, Any] | None
     gate_results: list[GateResult]
-    document: ReportDocument
-    report: dict[str, Any]  # `document.to_json()`: the run adds its graph's `references` to it
+    document: ReportDocument  # the run adds its graph's `references` to it
+
+    @property
+    def report(self) -> dict[str, Any]:
+        """The report's JSON object, for the readers not typed yet (the history, the review queue)."""
+        return self.document.to_json()
 
     @property
     def plain_comparison(self) -> bool:
@@ -77,7 +81,7 @@ class FinishedRun:
     @property
     def incomplete(self) -> str | None:
         """Why the run fails although its questions and gates passed (a cache-only run missed the cache)."""
-        return cache_only_incomplete(self.report.get("judge_spend"))
+        return cache_only_incomplete(self.document.judge_spend)
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,7 @@ def finish_run(
     interrupted: bool,
     warnings: Sequence[str] = (),
     finished: float | None = None,
-    judge_spend: Mapping[str, object] | None = None,
+    judge_spend: JudgeSpend | None = None,
 ) -> FinishedRun:
     """Aggregates, the baseline comparison and the gates of a run's results, and its report.
 
@@ -175,14 +179,12 @@ def finish_run(
         finished=finished,
         judge_spend=judge_spend,
     )
-    report = document.to_json()
     if settings.calibration is not None:
-        report["judge_calibration"] = dict(settings.calibration)
+        document.judge_calibration = dict(settings.calibration)
     if settings.history is not None and gate_history is not None and not settings.defer_gates:
-        current = _current_run(settings, aggregates, typed, report)
+        current = _current_run(settings, aggregates, document)
         document.history = history_section(settings.history, current, records, flaky, settings.gates)
-        report["history"] = document.history
-    return FinishedRun(records, aggregates, comparison, comparison_section, gate_results, document, report)
+    return FinishedRun(records, aggregates, comparison, comparison_section, gate_results, document)
 
 
 def _typed(result: QuestionResult | Mapping[str, object]) -> QuestionResult:
@@ -197,18 +199,18 @@ def _baseline_document(settings: RunSettings) -> ReportDocument | None:
 
 
 def _current_run(
-    settings: RunSettings, aggregates: Mapping[str, object], results: Sequence[QuestionResult], report: Any
+    settings: RunSettings, aggregates: Mapping[str, object], document: ReportDocument
 ) -> PastRun:
     known = settings.current_run
     return PastRun(
         run_id=known.run_id if known is not None else "this run",
-        started_at=str(report["metadata"].get("started_at", "")),
+        started_at=str(document.metadata.get("started_at", "")),
         aggregates=aggregates,
-        outcomes={result.question_id: str(result.record.get("outcome")) for result in results},
+        outcomes={result.question_id: str(result.record.get("outcome")) for result in document.results},
         commit=known.commit if known is not None else None,
         branch=known.branch if known is not None else None,
-        passed=all(gate["passed"] for gate in report["gates"])
-        and all(result.outcome is not Outcome.FAILED for result in results),
+        passed=not document.gates_failed
+        and all(result.outcome is not Outcome.FAILED for result in document.results),
         identities=known.identities if known is not None else {},
         inputs=known.inputs if known is not None else "",
     )
@@ -256,31 +258,27 @@ class WrittenOutputs:
 
 
 def write_outputs(
-    report: Mapping[str, object],
-    paths: OutputPaths,
-    *,
-    plain_keys: Collection[str] = (),
-    typed_results: Sequence[QuestionResult] | None = None,
+    document: ReportDocument, paths: OutputPaths, *, plain_keys: Collection[str] = ()
 ) -> WrittenOutputs:
     """Write the JSON report, the Markdown summary and the HTML report asked for, one after another.
 
     `plain_keys`: report keys whose values are plain JSON values (`formats.plain_json`): a merge's
     results as a parser read them, a comparison whose numbers are all finite. orjson writes those
-    when it is installed. `typed_results`: the report's results as `finish_run` typed them, for the
-    Markdown summary.
+    when it is installed.
     """
     outputs = WrittenOutputs()
     if paths.report is not None:
+        report = document.to_json()
         outputs.write(
             "JSON report", paths.report, lambda path: write_json_atomic(path, report, plain_keys=plain_keys)
         )
     if paths.markdown is not None:
-        markdown = render_markdown(report, typed=typed_results)
+        markdown = render_markdown(document)
         outputs.write("Markdown summary", paths.markdown, lambda path: write_text_atomic(path, markdown))
     if paths.html is not None:
         from pytest_graphrag_eval.report.html_report import write_html  # Jinja2 only when asked for
 
-        outputs.write("HTML report", paths.html, lambda path: write_html(report, path))
+        outputs.write("HTML report", paths.html, lambda path: write_html(document, path))
     return outputs
 
 

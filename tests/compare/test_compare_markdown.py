@@ -11,6 +11,7 @@ from markdown_it import MarkdownIt
 
 from pytest_graphrag_eval.compare import compare_reports
 from pytest_graphrag_eval.report.markdown_summary import escape_text, render_markdown
+from pytest_graphrag_eval.report_model import ReportDocument
 
 WORD_JOINER = "\u2060"
 
@@ -61,6 +62,37 @@ def test_escape_truncates_long_text() -> None:
     assert len(escape_text("abc " * 40, 20)) <= 20
 
 
+def _gate_line(
+    scope: str,
+    metric: str,
+    stat: str | None,
+    op: str,
+    limit: float,
+    *,
+    passed: bool,
+    actual: float,
+    message: str,
+) -> dict[str, Any]:
+    """A report's gate line as the plugin writes it."""
+    expression = f"{scope}:{metric}{'.' + stat if stat else ''}{op}{limit}"
+    return {
+        "expression": expression,
+        "gate": expression,
+        "passed": passed,
+        "actual": actual,
+        "scope": scope,
+        "template": None,
+        "metric": metric,
+        "stat": stat,
+        "op": op,
+        "limit": limit,
+        "change": None,
+        "confidence": None,
+        "source": "cli",
+        "message": message,
+    }
+
+
 def regression_report() -> dict[str, Any]:
     baseline = report(
         [
@@ -90,20 +122,17 @@ def regression_report() -> dict[str, Any]:
         }
     }
     current_report["gates"] = [
-        {
-            "expression": "answer_f1.mean>=0.9",
-            "passed": False,
-            "actual": 0.62,
-            "message": "0.62 < 0.9 | pipe",
-        },
-        {"expression": "regressions<=5", "passed": True, "actual": 3},
+        _gate_line(
+            "micro", "answer_f1", "mean", ">=", 0.9, passed=False, actual=0.62, message="0.62 < 0.9 | pipe"
+        ),
+        _gate_line("micro", "regressions", None, "<=", 5, passed=True, actual=3, message=""),
     ]
     current_report["comparison"] = compare_reports(baseline, current, resamples=200).to_dict()
     return current_report
 
 
 def test_summary_sections() -> None:
-    markdown = render_markdown(regression_report())
+    markdown = render_markdown(ReportDocument.from_json(regression_report(), "report"))
     assert markdown.startswith("## ❌ GraphRAG evaluation\n")
     assert "**6 questions**: 2 passed, 4 failed, 1 agent error" in markdown
     assert "| answer_f1 | 0.620 | 0.000 | 1.000 |" in markdown
@@ -116,7 +145,7 @@ def test_summary_sections() -> None:
 
 
 def test_worst_regressions_come_first_with_node_ids_and_old_to_new_values() -> None:
-    markdown = render_markdown(regression_report(), max_regressions=3)
+    markdown = render_markdown(ReportDocument.from_json(regression_report(), "report"), max_regressions=3)
     worst = markdown.split("#### Worst regressions (3 of 4)")[1]
     rows = [line for line in worst.splitlines() if line.startswith("| ")][2:]
     assert rows[0].startswith("| t2::q6 |") and rows[0].endswith("| passed → failed | – |")
@@ -128,7 +157,7 @@ def test_worst_regressions_come_first_with_node_ids_and_old_to_new_values() -> N
 
 
 def test_every_table_row_keeps_its_cells_and_no_markup_leaks() -> None:
-    markdown = render_markdown(regression_report())
+    markdown = render_markdown(ReportDocument.from_json(regression_report(), "report"))
     html = to_html(markdown)
     for forbidden in ("<b>", "<script", "<a ", "<img"):
         assert forbidden not in html
@@ -158,8 +187,10 @@ def _columns(parsed: list[Any], table_index: int) -> int:
 @pytest.mark.parametrize("max_regressions", [0, 10])
 def test_without_comparison_or_with_no_listing(max_regressions: int) -> None:
     plain = report([result("q1")])
-    markdown = render_markdown(plain, max_regressions=max_regressions)
+    markdown = render_markdown(ReportDocument.from_json(plain, "report"), max_regressions=max_regressions)
     assert markdown.startswith("## ✅ GraphRAG evaluation")
     assert "Changes since the baseline" not in markdown and "### Gates" not in markdown
-    with_comparison = render_markdown(regression_report(), max_regressions=max_regressions)
+    with_comparison = render_markdown(
+        ReportDocument.from_json(regression_report(), "report"), max_regressions=max_regressions
+    )
     assert ("Worst regressions" in with_comparison) is (max_regressions > 0)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pytest_graphrag_eval.compare.trend import least_squares_line
 from pytest_graphrag_eval.report.html_report.charts import fmt
 from pytest_graphrag_eval.report.html_report.metrics import finite
+from pytest_graphrag_eval.report_model import GateRecord
 
 TREND_WIDTH = 560
 TREND_HEIGHT = 150
@@ -81,7 +82,7 @@ class HistoryView:
 
 
 def build_history(
-    section: Mapping[str, object], gates: Sequence[Mapping[str, object]], links: Mapping[str, str]
+    section: Mapping[str, object], gates: Sequence[GateRecord], links: Mapping[str, str]
 ) -> HistoryView:
     """The view of a report's history section; `links` maps question ids to their page address."""
     runs_data = [run for run in _list(section.get("runs")) if isinstance(run, Mapping)]
@@ -138,17 +139,11 @@ def _run_mark(run: Mapping[str, object], index: int, count: int) -> RunMark:
     )
 
 
-def _chart(
-    series: Mapping[str, object], runs: Sequence[RunMark], gates: Sequence[Mapping[str, object]]
-) -> TrendChart:
+def _chart(series: Mapping[str, object], runs: Sequence[RunMark], gates: Sequence[GateRecord]) -> TrendChart:
     target = str(series.get("target"))
     values = [finite(value) for value in _list(series["values"])][: len(runs)]
     related = [gate for gate in gates if _gate_target(gate) == target]
-    limits = [
-        float(limit)
-        for gate in related
-        if not gate.get("over") and isinstance(limit := gate.get("limit"), (int, float))
-    ]
+    limits = [float(gate.limit) for gate in related if not gate.over]
     present = [value for value in values if value is not None]
     low, high = _axis([*present, *limits])
 
@@ -161,7 +156,7 @@ def _chart(
         for run, value in zip(runs, values, strict=False)
         if value is not None
     )
-    window = max((_int(gate.get("window")) for gate in related if gate.get("over") == "trend"), default=0)
+    window = max((gate.window or 0 for gate in related if gate.over == "trend"), default=0)
     fit = None
     if window:
         tail = values[-window:]
@@ -174,7 +169,7 @@ def _chart(
     limit = (y(limits[0]), f"limit {fmt(limits[0], 4)}") if limits else None
     return TrendChart(
         target=target,
-        gates=tuple(str(gate.get("expression") or "") for gate in related),
+        gates=tuple(gate.expression for gate in related),
         points=points,
         path=" ".join(f"{point.x},{point.y}" for point in points),
         low_label=fmt(low, 4),
@@ -185,10 +180,9 @@ def _chart(
     )
 
 
-def _gate_target(gate: Mapping[str, object]) -> str:
-    scope = f"template[{gate.get('template')}]" if gate.get("scope") == "template" else str(gate.get("scope"))
-    stat = gate.get("stat")
-    return f"{scope}:{gate.get('metric')}" + (f".{stat}" if stat else "")
+def _gate_target(gate: GateRecord) -> str:
+    scope = f"template[{gate.template}]" if gate.scope == "template" else gate.scope
+    return f"{scope}:{gate.metric}" + (f".{gate.stat}" if gate.stat else "")
 
 
 def _axis(values: Sequence[float]) -> tuple[float, float]:

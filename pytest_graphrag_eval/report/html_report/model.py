@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import isfinite
 
-from pytest_graphrag_eval.errors import InputError, SourceLocation
 from pytest_graphrag_eval.report.html_report.charts import (
     DeltaBar,
     Histogram,
@@ -38,7 +37,7 @@ from pytest_graphrag_eval.report.html_report.metrics import (
 from pytest_graphrag_eval.report.html_report.review import ReviewView, build_review_view
 from pytest_graphrag_eval.report.html_report.steps import as_text, clip, is_mapping, step_table
 from pytest_graphrag_eval.report.judge_spend import spend_lines
-from pytest_graphrag_eval.report_model import not_evaluated_reason_of, not_evaluated_reasons
+from pytest_graphrag_eval.report_model import GateRecord, ReportDocument, not_evaluated_reasons
 
 TEXT_LIMIT = 4000
 OVERVIEW_METRICS = 6  # score columns of the overview's template table before the gated ones
@@ -90,7 +89,7 @@ class ReportView:
     agent_errors: int  # of questions not marked xfail: those are expected to fail
     expected_errors: int  # agent errors of xfailed questions
     not_evaluated_reasons: str  # "cache miss" ("" when every question was evaluated): as every summary says
-    gates: list[Mapping[str, object]]
+    gates: list[GateRecord]
     warnings: list[str]
     spend: list[str]
     score_metrics: list[str]
@@ -153,36 +152,24 @@ class _Questions:
     outcomes_over_runs: dict[str, list[str]]  # question id -> its outcomes in the history's runs
 
     @classmethod
-    def of(cls, report: Mapping[str, object]) -> _Questions:
-        """Check the report's shape (naming the bad field) and derive what its results hold."""
-        if not isinstance(report, Mapping):
-            raise InputError("the report must be a JSON object", field="report")
-        results = report.get("results")
-        if not isinstance(results, list):
-            raise InputError("must be a list of question results", field="results")
-        for position, result in enumerate(results):
-            if not is_mapping(result):
-                raise InputError(f"result {position} must be an object", field=f"results[{position}]")
-            for key in ("template_id", "question_id"):
-                if not isinstance(result.get(key), (str, int)):
-                    where = SourceLocation(question_id=_text(result.get("question_id")) or None)
-                    raise InputError(f"result {position} has no {key}", where, key)
+    def of(cls, report: ReportDocument) -> _Questions:
+        """Derive what the report's results (checked when it was read) hold."""
+        results = [result.record for result in report.results]
         keys = numeric_keys(results)
         columns = Columns.of(results, keys)
         scores = score_metrics(keys, columns.values)
-        found = report.get("comparison")
-        comparison = found if isinstance(found, Mapping) else None
-        history = _mapping(report.get("history"))
+        comparison = report.comparison
+        history = report.history or {}
         return cls(
             results=results,
-            metadata=_mapping(report.get("metadata")),
+            metadata=report.metadata,
             keys=keys,
             columns=columns,
             scores=scores,
             layouts=KeyLayouts(keys, scores),
             comparison=comparison,
             classification=_classifications(comparison),
-            question_keys=[_question_key(result) for result in results],
+            question_keys=[result.key for result in report.results],
             history=history,
             history_flaky={
                 _text(entry.get("question_id"))
@@ -215,12 +202,12 @@ class _Questions:
         return details
 
 
-def build_view(report: Mapping[str, object]) -> ReportView:
-    """Check the report's shape (naming the bad field) and derive everything the page shows."""
+def build_view(report: ReportDocument) -> ReportView:
+    """Everything the page shows of a report read and checked already (`ReportDocument.from_json`)."""
     questions = _Questions.of(report)
     results, columns, scores, keys = questions.results, questions.columns, questions.scores, questions.keys
     metadata, comparison, question_keys = questions.metadata, questions.comparison, questions.question_keys
-    aggregates = _mapping(report.get("aggregates"))
+    aggregates = report.aggregates
     others = [key for key in keys if key not in scores]
     outcomes = [outcome_of(result) for result in results]
     groups: dict[str, list[int]] = {}
@@ -228,12 +215,12 @@ def build_view(report: Mapping[str, object]) -> ReportView:
         groups.setdefault(str(result["template_id"]), []).append(position)
     templates = list(groups)
     micro = _mapping(aggregates.get("micro"))
-    gates = [gate for gate in _list(report.get("gates")) if isinstance(gate, Mapping)]
+    gates = report.gates
     verdicts = _gate_verdicts(gates)
     id_counts = Counter(question_id for _, question_id in question_keys)
     return ReportView(
         metadata=metadata,
-        format_version=report.get("format_version"),
+        format_version=report.format_version,
         questions=len(results),
         outcome_counts={name: count for name, count in Counter(outcomes).items()},
         has_outcomes=any(isinstance(result.get("outcome"), str) for result in results),
@@ -248,11 +235,11 @@ def build_view(report: Mapping[str, object]) -> ReportView:
             if result.get("status") == "error" and outcome == "xfailed"
         ),
         not_evaluated_reasons=not_evaluated_reasons(
-            [reason for result in results if (reason := not_evaluated_reason_of(result)) is not None]
+            [reason for result in report.results if (reason := result.not_evaluated_reason) is not None]
         ),
         gates=gates,
-        warnings=[clip(_text(warning), TEXT_LIMIT) for warning in _list(report.get("warnings"))],
-        spend=spend_lines(_mapping(report.get("judge_spend"))),
+        warnings=[clip(warning, TEXT_LIMIT) for warning in report.warnings],
+        spend=spend_lines(report.judge_spend),
         score_metrics=scores,
         overview_metrics=_overview_metrics(scores, verdicts),
         gate_verdicts=verdicts,
@@ -288,12 +275,12 @@ def build_view(report: Mapping[str, object]) -> ReportView:
         )
         if questions.history
         else None,
-        review=build_review_view(report),
+        review=build_review_view(report.to_json()),
         graph_coverage=coverage_view(metadata),
     )
 
 
-def _gate_verdicts(gates: Sequence[Mapping[str, object]]) -> dict[tuple[str, str], bool]:
+def _gate_verdicts(gates: Sequence[GateRecord]) -> dict[tuple[str, str], bool]:
     """Which means a gate judged, and whether every gate on each passed.
 
     Only these get a pass or fail colour; a score no gate judges is shown without one (a low number is
@@ -301,13 +288,10 @@ def _gate_verdicts(gates: Sequence[Mapping[str, object]]) -> dict[tuple[str, str
     """
     verdicts: dict[tuple[str, str], bool] = {}
     for gate in gates:
-        metric = gate.get("metric")
-        if gate.get("stat") != "mean" or gate.get("change") or not isinstance(metric, str):
+        if gate.stat != "mean" or gate.change:
             continue
-        scope = gate.get("scope")
-        row = _text(gate.get("template")) if scope == "template" else _text(scope or "micro")
-        key = (row, metric)
-        verdicts[key] = verdicts.get(key, True) and bool(gate.get("passed"))
+        key = (gate.row, gate.metric)
+        verdicts[key] = verdicts.get(key, True) and gate.passed
     return verdicts
 
 

@@ -15,7 +15,7 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -35,14 +35,15 @@ from pytest_graphrag_eval.formats.plain_json import compact_plain
 from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
 from pytest_graphrag_eval.report.html_report.markup import changed_questions, delta_row, histogram, score_bar
 from pytest_graphrag_eval.report.html_report.model import ReportView, build_view
+from pytest_graphrag_eval.report_model import ReportDocument
 
 ASSETS = "assets"
 _DEFLATE_BLOCK = 1 << 20  # the pieces the compressor is given (`pack_lines`)
 _DETAIL_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
 
 
-def render_html(report: Mapping[str, object]) -> str:
-    """The whole page for `report` (format 1 or 2); raises InputError naming a malformed field."""
+def render_html(report: ReportDocument) -> str:
+    """The whole page for `report`, read and checked already (`ReportDocument.from_json`)."""
     view = build_view(report)
     return _render(view, pack_lines(detail_lines(view.details)))
 
@@ -88,14 +89,14 @@ def pack_lines(data: bytes) -> str:
     return base64.b64encode(packed.getvalue()).decode("ascii")
 
 
-def write_html(report: Mapping[str, object], path: str | os.PathLike[str]) -> Path:
+def write_html(report: ReportDocument, path: str | os.PathLike[str]) -> Path:
     """Render and replace `path` in one rename, so a reader never sees half a page."""
     target = Path(path)
     write_bytes_atomic(target, page_bytes(report))
     return target
 
 
-def page_bytes(report: Mapping[str, object]) -> bytes:
+def page_bytes(report: ReportDocument) -> bytes:
     """`render_html` as the file's bytes."""
     return _utf8(render_html(report))
 
