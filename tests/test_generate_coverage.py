@@ -10,7 +10,15 @@ import pytest
 from generate_support import EXAMPLE, RELEASE_1, corpus_command
 
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
-from pytest_graphrag_eval.generate.coverage import RDF_TYPE, corpus_coverage, graph_terms, named_iris
+from pytest_graphrag_eval.generate.coverage import (
+    RDF_TYPE,
+    Coverage,
+    GraphTerms,
+    corpus_coverage,
+    coverage_lines,
+    graph_terms,
+    named_iris,
+)
 from pytest_graphrag_eval.graph.factory import open_endpoint
 
 CIM = "https://cim.ucaiug.io/ns#"
@@ -84,5 +92,17 @@ def test_the_html_page_lists_the_untested_terms_escaped(tmp_path: Path) -> None:
     html = page.read_text("utf-8")
     assert "<script>" not in html and "&lt;script&gt;x&lt;/script&gt;" in html
     assert "Reference queries name 7 of 11 classes and 11 of 18 properties" in html
-    assert '<tr><td><code>cim:PowerTransformerEnd</code></td><td class="n">110</td></tr>' in html
+    assert '<tr><td><code>cim:PowerTransformerEnd</code></td><td class="num">110</td></tr>' in html
     assert html.count("<tr><td><code>cim:") == 11  # the four classes and seven properties, all under cim:
+
+
+def test_terminal_lines_show_control_characters_from_the_graph_and_the_corpus_escaped() -> None:
+    forged = "http://example.org/\u202eevil"
+    graph = GraphTerms({forged: 2}, {CIM + "name": 3})
+    template = "zone\x1b[2J\nPASS  all gates"
+    coverage = Coverage(graph, frozenset(), {template: frozenset()}, {"cim": CIM})
+    lines = coverage_lines(coverage)
+    text = "\n".join(lines)
+    assert "\x1b" not in text and "\u202e" not in text and len(lines) == 4
+    assert lines[1] == "  untested classes (1, by uses): <http://example.org/\\u202eevil> (2)"
+    assert lines[3] == "  zone\\x1b[2J\\nPASS  all gates: 0 classes, 0 properties"

@@ -18,6 +18,7 @@ import pytest
 from html_report_support import MALICIOUS, REGRESSION, run_example, with_malicious_answer
 from synthetic_report import synthetic_report
 
+from pytest_graphrag_eval.generate.coverage import RDF_TYPE, Coverage, GraphTerms
 from pytest_graphrag_eval.report.html_report import write_html
 from pytest_graphrag_eval.report_model import ReportDocument
 
@@ -417,4 +418,29 @@ def test_no_table_overflows_a_1400_px_window(open_report: Any, reports: dict[str
         assert overflowing == [], tab
         width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert width[0] <= width[1], tab
+    opened.assert_clean(page.url.split("#")[0])
+
+
+def test_the_coverage_tab_shows_the_graph_s_terms_as_text(open_report: Any) -> None:
+    hostile = f"http://example.org/{MALICIOUS}"  # text from the graph and the corpus stays text
+    graph = GraphTerms({hostile: 2, "https://cim.ucaiug.io/ns#Substation": 5}, {RDF_TYPE: 7})
+    coverage = Coverage(graph, frozenset({RDF_TYPE}), {MALICIOUS: frozenset({RDF_TYPE})}, {})
+    report = synthetic_report(20, templates=2)
+    report["metadata"]["graph_coverage"] = coverage.to_dict()
+    opened = open_report(report)
+    page = opened.page
+    expect(page.locator("#coverage")).to_be_hidden()
+    page.locator('a[data-tab="coverage"]').click()
+    expect(page.locator("#coverage")).to_be_visible()
+    assert page.locator('[data-testid="coverage-totals"]').inner_text() == (
+        "Reference queries name 0 of 2 classes and 1 of 1 properties of the graph."
+    )
+    assert page.locator('[data-testid="untested-classes"] tbody tr').all_inner_texts() == [
+        "<https://cim.ucaiug.io/ns#Substation>\t5",
+        f"<{hostile}>\t2",
+    ]
+    assert page.locator('[data-testid="coverage-templates"] tbody tr').all_inner_texts() == [
+        f"{MALICIOUS}\t0\t1"
+    ]
+    assert page.evaluate("window.pwned") is None
     opened.assert_clean(page.url.split("#")[0])

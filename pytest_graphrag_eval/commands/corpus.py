@@ -27,7 +27,6 @@ from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.generate.corpus_text import corpus_text
 from pytest_graphrag_eval.generate.coverage import corpus_coverage, coverage_lines, graph_terms
-from pytest_graphrag_eval.generate.coverage_html import coverage_page
 from pytest_graphrag_eval.generate.generator import Generation, generate, plan
 from pytest_graphrag_eval.generate.paraphrase import ParaphraseRun, paraphrase
 from pytest_graphrag_eval.generate.regeneration import Changes, PreviousQuestion, compare, previous_questions
@@ -37,6 +36,7 @@ from pytest_graphrag_eval.graph.factory import open_endpoint
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.options.declarations import OptionSpec
+from pytest_graphrag_eval.report.html_report.graph_coverage_page import coverage_page
 
 if TYPE_CHECKING:  # the LLM client (and the OpenAI SDK) is imported only when paraphrases are asked for
     from pytest_graphrag_eval.llm.client import JudgeClient
@@ -279,7 +279,7 @@ def _coverage(args: argparse.Namespace) -> int:
     else:
         print("\n".join(coverage_lines(coverage, args.shown)))
     if args.html is not None:
-        write_text_atomic(args.html, coverage_page(coverage))
+        write_text_atomic(args.html, coverage_page(coverage.to_dict()))
     return 0
 
 

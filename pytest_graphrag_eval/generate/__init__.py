@@ -4,5 +4,5 @@ templates.py reads and checks a template file; placeholders.py fills `{{name}}`s
 a template's candidate bindings; instantiate.py runs one binding's reference steps; generator.py
 drives a whole file and writes corpus_text.py's YAML; regeneration.py compares with the previous
 corpus; paraphrase.py adds verified LLM rephrasings; coverage.py finds the graph's untested parts
-(coverage_html.py shows them as a page).
+(the HTML report's graph_coverage_page.py shows them as a page).
 """

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.generate.instantiate import rows_of
 from pytest_graphrag_eval.graph.endpoint import SparqlEndpoint
 
@@ -66,7 +67,8 @@ class Coverage:
         return f"<{iri}>"
 
     def to_dict(self) -> dict[str, object]:
-        """The JSON form: counts and the untested terms, overall and per template."""
+        """The JSON form (the command's `--json`, the report's `metadata.graph_coverage`): counts and
+        the untested terms, overall (with their uses in the graph) and per template."""
 
         def part(template_id: str | None) -> dict[str, object]:
             classes, properties = self.untested_classes(template_id), self.untested_properties(template_id)
@@ -81,6 +83,12 @@ class Coverage:
             "classes": len(self.graph.classes),
             "properties": len(self.graph.properties),
             **part(None),
+            "uses": {
+                "classes": {self.short(term): self.graph.classes[term] for term in self.untested_classes()},
+                "properties": {
+                    self.short(term): self.graph.properties[term] for term in self.untested_properties()
+                },
+            },
             "templates": {template_id: part(template_id) for template_id in self.per_template},
         }
 
@@ -152,8 +160,10 @@ def corpus_coverage(corpora: Iterable[Corpus], graph: GraphTerms) -> Coverage:
     )
 
 
-def coverage_lines(coverage: Coverage, shown: int = 10) -> list[str]:
-    """The coverage for a terminal: overall counts and the most used untested terms, then per template."""
+def coverage_lines(coverage: Coverage, shown: int = 10, templates_shown: int | None = None) -> list[str]:
+    """The coverage for a terminal: overall counts and the `shown` most used untested terms, then the
+    counts per template (the first `templates_shown`, or all). IRIs and template ids come from the
+    graph and the corpus: control characters are shown escaped."""
     classes, properties = coverage.untested_classes(), coverage.untested_properties()
     graph = coverage.graph
     lines = [
@@ -168,8 +178,11 @@ def coverage_lines(coverage: Coverage, shown: int = 10) -> list[str]:
             listed = ", ".join(f"{coverage.short(term)} ({uses[term]})" for term in terms[:shown])
             more = f", and {len(terms) - shown} more" if len(terms) > shown else ""
             lines.append(f"  untested {label} ({len(terms)}, by uses): {listed}{more}")
-    for template_id in coverage.per_template:
+    template_ids = list(coverage.per_template)[:templates_shown]
+    for template_id in template_ids:
         tested_classes = len(graph.classes) - len(coverage.untested_classes(template_id))
         tested_properties = len(graph.properties) - len(coverage.untested_properties(template_id))
         lines.append(f"  {template_id}: {tested_classes} classes, {tested_properties} properties")
-    return lines
+    if len(coverage.per_template) > len(template_ids):
+        lines.append(f"  and {len(coverage.per_template) - len(template_ids)} more templates")
+    return [terminal_safe(line) for line in lines]

@@ -416,6 +416,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
         setting="update_references",
     ),
     OptionSpec(
+        "--graphrag-graph-coverage",
+        "graphrag_graph_coverage",
+        "Show the graph's classes and properties no reference query names (two queries over the whole "
+        "graph, once per run).",
+        ini="graphrag_graph_coverage",
+        ini_type="bool",
+        action="store_true",
+        parse=P.flag,
+        default=False,
+        setting="graph_coverage",
+    ),
+    OptionSpec(
         "--graphrag-execute",
         "graphrag_execute",
         "Run live on the graph: the reference queries, the recorded agent queries, or both.",

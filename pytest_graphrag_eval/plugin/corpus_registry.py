@@ -19,7 +19,7 @@ from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.plugin.items import QuestionItem
 from pytest_graphrag_eval.plugin.shard_selection import RunShard
 from pytest_graphrag_eval.plugin.xdist_channel import CorpusFileShipment
-from pytest_graphrag_eval.run.corpora import expand_corpus_paths, run_gates
+from pytest_graphrag_eval.run.corpora import expand_corpus_paths, read_corpora, run_gates
 from pytest_graphrag_eval.run.end_of_run import run_identity
 from pytest_graphrag_eval.run.run_identity import corpus_file_record, file_sha256
 
@@ -55,6 +55,11 @@ class CorpusRegistry:
         """xdist controller: the files a worker collected."""
         for path, file in files.items():
             self.shipped.setdefault(path, file)
+
+    def collected_corpora(self) -> list[Corpus]:
+        """Every corpus file a process of the run collected, in file order (an xdist controller,
+        which collected none, reads them)."""
+        return read_corpora((path for path in self.files if path in self.shipped), self.corpora)
 
     def add_args(self, config: pytest.Config, corpus_from_cli: bool) -> None:
         """Make pytest visit configured corpus files the given arguments do not already cover."""

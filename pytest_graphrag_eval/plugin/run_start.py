@@ -23,7 +23,7 @@ from pytest_graphrag_eval.gates.model import JUDGE, TREND
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.plugin.xdist_batches import GRAPH_STORE_KEY
-from pytest_graphrag_eval.run.graph_stage import GraphStage
+from pytest_graphrag_eval.run.graph_stage import GraphStage, check_graph_location
 from pytest_graphrag_eval.run.run_history import read_history
 
 if TYPE_CHECKING:
@@ -87,6 +87,8 @@ def start_run(config: pytest.Config, settings: PluginSettings, role: ProcessRole
             graph.share_with_workers()  # load once here; a broken RDF file is a usage error now
         elif role is ProcessRole.WORKER:
             graph.shared_store = config.workerinput.get(GRAPH_STORE_KEY)  # type: ignore[attr-defined]
+    elif settings.graph_coverage and role is not ProcessRole.WORKER:
+        check_graph_location(settings, Path(config.rootpath))  # opened at the end: a missing file is said now
     return start
 
 

@@ -353,6 +353,13 @@ class GraphragSession:
             session.exitstatus = pytest.ExitCode.INTERRUPTED
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:
+        try:
+            self._conclude(session, exitstatus)
+        finally:  # after the end of the run, which may query the graph (--graphrag-graph-coverage)
+            if self.graph is not None:
+                self.graph.close()
+
+    def _conclude(self, session: pytest.Session, exitstatus: int) -> None:
         if self.assembly is not None:
             cut = self.cut_by_interrupt
             if cut is not None and self.role is not ProcessRole.WORKER:
@@ -363,8 +370,6 @@ class GraphragSession:
                     session, self.assembly.runner, self.collector, self.corpus.order_of
                 )
             self.assembly.runner.close()
-        if self.graph is not None:
-            self.graph.close()
         if self.role is ProcessRole.WORKER:
             xdist_channel.ship_shipment(
                 self.config,
@@ -400,6 +405,7 @@ class GraphragSession:
                 self.baseline_name,
                 self.judging.calibration,
                 self.coverage.to_json() if self.coverage.partial else None,
+                self.corpus.collected_corpora,
             ),
             self.settings,
             graph=self.graph,

@@ -80,6 +80,7 @@ class PluginSettings:
     sparql_service: str | None = None
     check_references: bool = False
     update_references: bool = False
+    graph_coverage: bool = False
     execute: str | None = None
     shard: ShardSpec | None = None
     history_url: str | None = None  # a path made absolute, or a URL as given
@@ -256,6 +257,7 @@ class PluginSettings:
             for flag, on in (
                 ("--graphrag-check-references", self.check_references),
                 ("--graphrag-update-references", self.update_references),
+                ("--graphrag-graph-coverage", self.graph_coverage),
                 (f"--graphrag-execute {self.execute}", self.execute is not None),
             )
             if on

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, load_corpus
 from pytest_graphrag_eval.errors import GraphragEvalError, SourceLocation
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.suite_gates import combine_gates, gates_from_yaml
@@ -46,3 +46,18 @@ def run_gates(
         except GraphragEvalError:
             continue  # already reported as that file's collection error
     return combine_gates(gates)
+
+
+def read_corpora(files: Iterable[Path], collected: Mapping[Path, Corpus]) -> list[Corpus]:
+    """The corpus files in order: those this process collected, the others read now; a file that does
+    not load was reported as its collection error and is left out."""
+    corpora = []
+    for path in files:
+        corpus = collected.get(path)
+        if corpus is None:
+            try:
+                corpus = load_corpus(path)
+            except GraphragEvalError:
+                continue
+        corpora.append(corpus)
+    return corpora

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject, Order
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.report.history_section import flaky_ids
@@ -93,6 +94,7 @@ class CollectedRun:
     baseline_name: str | None = None  # how reports name the baseline: its file, or a run of the history
     calibration: JsonMapping | None = None  # the judge's agreement with people (--graphrag-judge-labels)
     partial: JsonMapping | None = None  # a partial run's coverage (`report.run_coverage`), None when whole
+    corpora: Callable[[], Sequence[Corpus]] = tuple  # the run's corpora, read for the graph's coverage
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,7 @@ def end_run(
     from pytest_graphrag_eval.run.graph_stage import finish_graph_run
 
     results = collected.results
-    graph_run = finish_graph_run(settings, graph, baseline, root, results)
+    graph_run = finish_graph_run(settings, graph, baseline, root, results, collected.corpora)
     judge_spend = spend_section(
         dict(collected.judge_stats) if collected.judge_stats is not None else None,
         results,

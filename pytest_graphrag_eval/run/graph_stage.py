@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from pytest_graphrag_eval.corpus.reference_corpus import Question
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question
 from pytest_graphrag_eval.corpus.reference_steps import step_path
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.graph.corpus_update import update_corpus_text
-from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
+from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint, rdf_files
 from pytest_graphrag_eval.graph.endpoint import EndpointError, EndpointUnavailable, SparqlEndpoint
 from pytest_graphrag_eval.graph.factory import identify_graph, is_remote, open_endpoint
 from pytest_graphrag_eval.graph.references import (
@@ -46,6 +46,9 @@ from pytest_graphrag_eval.graph.summary import (
     stale_lines,
 )
 from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.run.graph_coverage import GraphCoverage
 
 GRAPH_KEY = "graph"
 
@@ -162,18 +165,34 @@ class GraphStage:
             self._shared_folder.cleanup()
 
 
+def check_graph_location(settings: GraphOptions, root: Path) -> None:
+    """For a graph the run opens only at its end (for its coverage): its RDF files found, or its URL
+    and credentials checked (no request is sent), now; an EndpointError otherwise."""
+    if settings.sparql_endpoint is None:
+        return
+    if not is_remote(settings.sparql_endpoint):
+        rdf_files(Path(settings.sparql_endpoint))
+        return
+    stage = GraphStage(settings, root)
+    try:
+        stage.check_remote()
+    finally:
+        stage.close()
+
+
 def finish_graph_run(
     settings: GraphOptions,
     stage: GraphStage | None,
     baseline: dict[str, Any] | None,
     root: Path,
     results: list[dict[str, Any]],
+    corpora: Callable[[], Sequence[Corpus]] = tuple,
 ) -> GraphRun:
     """After the last question (controller or plain run): the graph's identity and the references
     section for the report, stale counts for the gates, the corpus files (under `root`) updated when
-    asked, and the terminal lines saying all that."""
+    asked, the graph's coverage by the `corpora` when asked, and the terminal lines saying all that."""
     baseline_graph = baseline.get("metadata", {}).get("graph") if baseline is not None else None
-    if not settings.uses_graph or settings.sparql_endpoint is None:
+    if not (settings.uses_graph or settings.graph_coverage) or settings.sparql_endpoint is None:
         warnings = _graph_change_warning(baseline, baseline_graph, None)
         return GraphRun(
             warnings=warnings, lines=tuple((f"warning: {warning}", "yellow") for warning in warnings)
@@ -191,13 +210,35 @@ def finish_graph_run(
         lines.extend((line, "") for line in stale_lines(references))
     if stage is not None and stage.unavailable:
         lines.append((f"graphrag-eval: {stage.unavailable}", "red"))
+    metadata: dict[str, Any] = {"graph": identity}
+    coverage_warnings: tuple[str, ...] = ()
+    if settings.graph_coverage:
+        coverage = _cover_graph(settings, stage, root, corpora())
+        metadata.update(coverage.metadata)
+        lines.extend(coverage.lines)
+        coverage_warnings = coverage.warnings
     failures = 0
     if settings.update_references:
         update_lines, failures = _update_corpus_files(root, results)
         lines.extend(update_lines)
     warnings = _graph_change_warning(baseline, baseline_graph, identity)
     lines.extend((f"warning: {warning}", "yellow") for warning in warnings)
-    return GraphRun({"graph": identity}, references, warnings, tuple(lines), failures)
+    return GraphRun(metadata, references, (*coverage_warnings, *warnings), tuple(lines), failures)
+
+
+def _cover_graph(
+    settings: GraphOptions, stage: GraphStage | None, root: Path, corpora: Sequence[Corpus]
+) -> GraphCoverage:
+    """The coverage on the endpoint the run opened (an xdist controller's: the store it shared with
+    its workers), else on one opened for it."""
+    from pytest_graphrag_eval.run.graph_coverage import cover_graph  # imports the HTML report's key
+
+    opened = stage if stage is not None else GraphStage(settings, root)
+    try:
+        return cover_graph(lambda: opened.endpoint, corpora)
+    finally:
+        if stage is None:
+            opened.close()
 
 
 def _references_headline(section: dict[str, Any], identity: dict[str, Any]) -> str:

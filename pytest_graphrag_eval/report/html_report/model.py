@@ -21,6 +21,7 @@ from pytest_graphrag_eval.report.html_report.charts import (
     fmt,
     group_histograms,
 )
+from pytest_graphrag_eval.report.html_report.graph_coverage import CoverageView, coverage_view
 from pytest_graphrag_eval.report.html_report.history import HistoryView, build_history, question_outcomes
 from pytest_graphrag_eval.report.html_report.metrics import (
     OUTCOMES,
@@ -107,6 +108,7 @@ class ReportView:
     details: list[dict[str, object]] = field(default_factory=list)
     history: HistoryView | None = None  # the runs before this one, when the run had a history
     review: ReviewView | None = None  # the judge's calibration, the review queue and its form
+    graph_coverage: CoverageView | None = None  # --graphrag-graph-coverage: what no reference query names
 
     def verdict(self, row: str, metric: str) -> bool | None:
         """Whether the gates on this row's mean of `metric` passed; None when no gate judges it."""
@@ -274,6 +276,7 @@ def build_view(report: ReportDocument) -> ReportView:
         if questions.history
         else None,
         review=build_review_view(report.to_json()),
+        graph_coverage=coverage_view(metadata),
     )
 
 
