@@ -79,7 +79,9 @@ class Question:
         """The reference steps read once, on first use (or as given in `references_read`)."""
         if self.references_read is not None:
             return self.references_read
-        reading: ReferenceReading | None = self.__dict__.get("_reading")
+        # getattr, not `self.__dict__`: asking for the dict would build one per question for the
+        # collector to walk, where the attribute is kept inline in the instance
+        reading: ReferenceReading | None = getattr(self, "_reading", None)
         if reading is None:  # two threads may both read: the same reading, so no lock is needed
             reading = read_reference_steps(self.reference_steps, self.reference_lines, self.shared_tables)
             object.__setattr__(self, "_reading", reading)  # a cache, not a field: frozen stays true
