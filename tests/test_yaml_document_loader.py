@@ -359,7 +359,11 @@ def test_every_yaml_11_scalar_form_and_layout_is_built_as_pyyaml_builds_it() -> 
     "text",
     [
         "a: !!str 1\n",  # a tag
-        "base: &b {x: 1}\nm:\n  <<: *b\n",  # a merge key
+        "base: &b [x]\nm:\n  <<: *b\n",  # a merge of a list that is not of mappings
+        "m: {<<: 1}\n",  # a merge of a scalar
+        "m: {<<: [{a: 1}, [b]]}\n",  # a merge of a list holding another list
+        "a: &a {k: 1}\nb: &b {j: 2}\nm: {<<: [*a, *b]}\n",  # two listed: PyYAML's releases order them apart
+        "a: &a {kk: 1}\nm: {<<: *a, <<: {kk: 2}}\n",  # a key two merges hold: settled by string identity
         "a: 1\na: 2\n",  # a repeated key
         "1: x\n",  # a key that is not text
         "a: &x 1\nb: &x 2\n",  # an anchor defined twice
@@ -373,6 +377,21 @@ def test_every_yaml_11_scalar_form_and_layout_is_built_as_pyyaml_builds_it() -> 
 )
 def test_what_the_events_do_not_build_is_left_to_the_node_loader(text: str) -> None:
     assert build_from_events(text.encode("utf-8"), yaml_lines.MAX_YAML_NODES) is UNUSUAL
+
+
+MERGES = (
+    "base: &b {x: 1, y: [1]}\nm:\n  y: 2\n  <<: *b\n  z: 3\n",  # merged first, the mapping's own win
+    "a: &a {k: 1}\nb: &b {<<: *a, j: 2}\nc: {<<: *b, <<: {i: 0}, k: 3}\n",  # merged merges, two merge keys
+    "s: &s [{kk: 2, l: 3}]\nm: {<<: *s}\nn: {'<<': 1}\nv: {<<: []}\n",  # a listed anchor, quoted <<
+    "- name: q\n  <<: &step {media: json, ordered: false}\n- name: r\n  <<: *step\n  ordered: true\n",
+)
+
+
+@pytest.mark.parametrize("text", MERGES)
+def test_merge_keys_are_built_from_the_events_as_pyyaml_builds_them(text: str) -> None:
+    """A hand-written corpus's `<<: *defaults` keeps it on the event path (no node graph to compose)."""
+    assert build_from_events(text.encode("utf-8"), yaml_lines.MAX_YAML_NODES) is not UNUSUAL
+    assert assert_built_as_pyyaml_builds(text.encode("utf-8"))
 
 
 def test_the_event_path_counts_aliases_against_the_bound() -> None:
