@@ -75,6 +75,7 @@ class _EventBuilder:
         self.nodes = 0
         self.anchors: dict[str, tuple[Any, int | None]] = {}  # name -> (value, its size once closed)
         self.plain: dict[str, Any] = {}  # a plain scalar's text -> its value, resolved once
+        self.overriding: set[int] = set()  # mappings whose own value of a key overrode a merged one
 
     def document(self) -> Any:
         next_event = self.next_event
@@ -142,6 +143,8 @@ class _EventBuilder:
             kind = type(event)
             if kind is MappingEndEvent:
                 if merged is not None:  # as PyYAML flattens: merged pairs first, the mapping's own win
+                    if not merged.keys().isdisjoint(mapping):
+                        self.overriding.add(id(mapping))
                     own = dict(mapping)
                     mapping.clear()
                     mapping.update(merged)
@@ -167,13 +170,14 @@ class _EventBuilder:
     def merge(self, event: Any, merged: dict[str, Any]) -> dict[str, Any]:
         """`merged` with the pairs a merge key's value adds: a mapping (built here, so its keys are
         text and its own merge keys flattened), or a list of at most one. PyYAML's releases order
-        the mappings of a longer list differently, and its latest settles a key two merged mappings
-        both hold by the identity of the key's string; so those, and anything but mappings (PyYAML's
-        error to report), are left to the node loader."""
+        the mappings of a longer list differently, and its latest settles a key two merged pairs
+        share by the identity of the key's string (a mapping whose own value overrode a merged one
+        holds both pairs); so those, and anything but mappings (PyYAML's error to report), are left
+        to the node loader."""
         value = self.node(event)
         if type(value) is list and len(value) <= 1:
             value = value[0] if value else LineDict()
-        if type(value) is not LineDict or not merged.keys().isdisjoint(value):
+        if type(value) is not LineDict or id(value) in self.overriding or not merged.keys().isdisjoint(value):
             raise _Unusual
         merged.update(value)
         return merged
