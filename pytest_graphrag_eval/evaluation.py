@@ -42,8 +42,10 @@ from pytest_graphrag_eval.corpus.responses import key_by_corpus
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
 from pytest_graphrag_eval.formats.sparql_results import SelectRowCounts
-from pytest_graphrag_eval.llm.limits import refusals_noted
-from pytest_graphrag_eval.report_model import REFUSAL_KEY, Refusal
+from pytest_graphrag_eval.llm.errors import CallRefused
+from pytest_graphrag_eval.llm.event_loop import run_coroutine
+from pytest_graphrag_eval.llm.judge import most_telling
+from pytest_graphrag_eval.report_model import REFUSAL_KEY
 from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
 from pytest_graphrag_eval.scoring import ScoredResults, Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
@@ -91,10 +93,10 @@ def run_evaluation(
             "in async code use `await arun_evaluation(...)` with the same arguments"
         )
     # The steps scorer notes the rows of the SELECT outputs it parses, so that `compute_aggregates`
-    # need not parse them again. Attached here, outside the event loop: asyncio.run formats its main
+    # need not parse them again. Attached here, outside the event loop: the loop formats its main
     # task's result for a signal check, and a list subclass would be formatted whole.
     row_counts = SelectRowCounts()
-    results = asyncio.run(
+    results = run_coroutine(
         _checked_and_scored(
             reference_qas,
             chat_responses,
@@ -321,16 +323,22 @@ async def evaluate_question(
     if result["status"] == "success":
         assert response is not None
         context = context.for_response(response.source)
-        with refusals_noted() as refused:
-            for scorer in scorers:
-                try:
-                    result.update(await scorer.score(question, dict(response), context))
-                except Exception as error:
-                    result[f"{scorer.name}_error"] = (
-                        f"{scorer.name} scorer failed: {type(error).__name__}: {error}"
-                    )
+        refused: list[str] = []  # each scorer's refused judge call (`judge_refusal`), written last
+        for scorer in scorers:
+            try:
+                keys = await scorer.score(question, dict(response), context)
+            except Exception as error:
+                result[f"{scorer.name}_error"] = (
+                    f"{scorer.name} scorer failed: {type(error).__name__}: {error}"
+                )
+                if isinstance(error, CallRefused):
+                    refused.append(error.reason)
+            else:
+                if REFUSAL_KEY in keys:
+                    refused.append(keys.pop(REFUSAL_KEY))
+                result.update(keys)
         if refused:  # the most telling reason: a budget stop makes the question not evaluated
-            result[REFUSAL_KEY] = next(reason for reason in Refusal if reason in refused).value
+            result[REFUSAL_KEY] = str(most_telling(refused) or refused[0])  # else a user scorer's own
     # The steps scorer returns its own marked copy; the question's steps are copied only when none did.
     if question.reference_steps is not None and result["reference_steps"] is question.reference_steps:
         result["reference_steps"] = copy_json_like(question.reference_steps)

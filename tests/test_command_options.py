@@ -12,11 +12,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from history_support import run_report
 
 from pytest_graphrag_eval.commands import answer, corpus, history, judge, merge
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
+from pytest_graphrag_eval.gates.thresholds import parse_threshold_list
+from pytest_graphrag_eval.history.store import open_history
 from pytest_graphrag_eval.options.command_line import CheckedOption
 from pytest_graphrag_eval.options.declarations import OPTIONS, OptionSpec
+from pytest_graphrag_eval.run.merge import merge_shard_reports
 
 pytest_plugins = ["pytester"]
 
@@ -67,21 +72,12 @@ def commands() -> list[tuple[str, argparse.ArgumentParser]]:
     return found
 
 
-# Landed by hand beside this change, with their own range checks and messages in history/retention.py
-# (its tests hold those words); to be declared as the others are.
-# graphrag-eval-judge's repeatable options: a corpus path each, and threshold and gate expressions that
-# the plugin's own grammar checks when they are parsed (a bad one is the same usage error as in pytest).
-NOT_YET_DECLARED = {"--clear", "--keep", "--waiting-days", "--corpus", "--threshold", "--gate"}
-
-
 def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
     return [
         action
         for action in parser._actions
         if action.option_strings and not isinstance(action, argparse._HelpAction)
-        and action.option_strings not in (["-i", "--input"], ["-o", "--output"])  # answer-correctness' files
-        and action.option_strings[0] not in NOT_YET_DECLARED
-    ]  # fmt: skip
+    ]
 
 
 def refusal(spec: OptionSpec, value: str) -> str | None:
@@ -106,11 +102,11 @@ def test_every_command_option_is_a_declared_setting() -> None:
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     assert set(pyproject["project"]["scripts"]) == set(MAINS)  # a new console script is walked too
     walked = {
-        command: [action.option_strings[0] for action in options(parser)] for command, parser in commands()
+        command: [action.option_strings[-1] for action in options(parser)] for command, parser in commands()
     }
     assert set(walked) == set(POSITIONALS)
     hand_made = [
-        f"{command} {action.option_strings[0]}"
+        f"{command} {action.option_strings[-1]}"
         for command, parser in commands()
         for action in options(parser)
         if not isinstance(action, CheckedOption)
@@ -127,6 +123,9 @@ def test_every_command_option_is_a_declared_setting() -> None:
         "graphrag_flaky_flips",
         "graphrag_confidence",
         "graphrag_concurrency",
+        "graphrag_corpus",
+        "graphrag_threshold",
+        "graphrag_gate",
     } <= shared
 
 
@@ -139,7 +138,7 @@ def test_each_option_refuses_the_values_its_plugin_setting_refuses_in_its_words(
             assert isinstance(action, CheckedOption)
             if action.nargs == 0:
                 continue  # a flag takes no value to refuse
-            flag = action.option_strings[0]
+            flag = action.option_strings[-1]
             for value in CANDIDATES:
                 expected = refusal(action.spec, value)
                 plugin = refusal(action.origin, value) if action.origin in OPTIONS else None
@@ -154,6 +153,9 @@ def test_each_option_refuses_the_values_its_plugin_setting_refuses_in_its_words(
                     continue
                 status, err = run_command(command, flag, value, capsys)
                 assert status == 2, (command, flag, value, err)
+                if action.origin in OPTIONS:  # a grammar naming the plugin's flag (gates) names the command's
+                    expected = expected.replace(action.origin.flag, flag)
+                    assert action.origin.flag not in err, err
                 assert f"error: {expected}\n" in err, (command, flag, value, err)
                 assert err.startswith("usage: "), err
                 checked += 1
@@ -206,3 +208,47 @@ def test_the_merge_refuses_flaky_runs_out_of_range_as_a_usage_error(tmp_path: Pa
         in finished.stderr
     )
     assert sorted(path.name for path in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("days", ["nan", "inf", "1e9", "-1"])
+def test_prune_refuses_waiting_days_it_cannot_count_back_as_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], days: str
+) -> None:
+    """nan, inf and 1e9 ended in a traceback from the date arithmetic, -1 in an error without usage."""
+    url = str(tmp_path / "history.db")
+    with open_history(url) as store:
+        store.record_run(run_report(40, shard=(1, 2)), run_key="waiting", merge_shards=merge_shard_reports)
+    with pytest.raises(SystemExit) as stopped:
+        history.main([url, "prune", f"--waiting-days={days}"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: ")
+    assert f"error: --waiting-days must be a number of days from 0 to 36500, got {days!r}\n" in err
+    with open_history(url) as store:
+        assert [waiting.run_key for waiting in store.waiting_shards()] == ["waiting"]
+
+
+def test_the_judge_joins_repeated_thresholds_and_gates_as_the_plugin_joins_one_layer() -> None:
+    thresholds = ["answer_f1>=0.5", "answer_correctness>=0.6", "answer_f1>=0.7"]
+    gates = ["judge:answer_correctness.kappa>=0.6", "judge:answer_correctness.accuracy>=0.8"]
+    args = judge._parser().parse_args(
+        [*POSITIONALS["graphrag-eval-judge"], "--corpus", "more.yaml"]
+        + [f"--threshold={text}" for text in thresholds]
+        + [f"--gate={text}" for text in gates]
+    )
+    assert args.threshold == parse_threshold_list(thresholds, "cli")  # the later answer_f1 wins
+    assert list(args.gate) == parse_gate_list(gates, "cli")
+    assert args.corpus == (Path("corpus.yaml"), Path("more.yaml"))
+
+
+def test_the_judge_names_its_own_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    """A bad expression named --graphrag-threshold, and --labels was not required though declared so."""
+    with pytest.raises(SystemExit):
+        judge.main([*POSITIONALS["graphrag-eval-judge"], "--threshold", "answer_f1"])
+    err = capsys.readouterr().err
+    assert "graphrag-eval-judge: error: --threshold: invalid threshold 'answer_f1'" in err
+    assert "--graphrag-threshold" not in err
+    with pytest.raises(SystemExit) as stopped:
+        judge.main(["--corpus", "corpus.yaml"])
+    assert stopped.value.code == 2
+    assert "error: the following arguments are required: --labels" in capsys.readouterr().err

@@ -12,7 +12,7 @@ from history_support import run_report, without_times
 from pytest_graphrag_eval.commands.history import main
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.store import open_history
-from pytest_graphrag_eval.report.pipeline import OutputPaths, write_outputs
+from pytest_graphrag_eval.run.pipeline import OutputPaths, write_outputs
 
 # Eight nightly runs: q00001 flips, q00005 breaks for good at run 6, the graph changes at run 4.
 FAILING = [["q00001"], [], ["q00001"], [], ["q00001"], [], ["q00005"], ["q00001", "q00005"]]

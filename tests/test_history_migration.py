@@ -11,6 +11,7 @@ from history_support import run_report
 
 from pytest_graphrag_eval.history.schema import LATEST_VERSION, MIGRATIONS
 from pytest_graphrag_eval.history.store import open_history
+from pytest_graphrag_eval.run.merge import merge_shard_reports
 
 V1_SQL = Path(__file__).parent / "data" / "history" / "schema_v1.sql"
 TABLES = ("question_sets", "runs", "run_questions", "run_reports")
@@ -73,8 +74,10 @@ def test_a_version_1_store_opens_upgraded_with_its_run_intact(v1_store: str) -> 
         assert [q.question_id for q in store.question_results("v1-run")][:2] == ["q00000", "q00001"]
         assert len(store.load_report("v1-run")["results"]) == 6
         # what version 2 added works on the upgraded store: shards waiting for their run
-        store.record_run(run_report(50, shard=(1, 2)), run_key="sharded")
-        assert store.record_run(run_report(50, shard=(2, 2)), run_key="sharded").complete
+        store.record_run(run_report(50, shard=(1, 2)), run_key="sharded", merge_shards=merge_shard_reports)
+        assert store.record_run(
+            run_report(50, shard=(2, 2)), run_key="sharded", merge_shards=merge_shard_reports
+        ).complete
         assert [run.run_key for run in store.runs()] == ["sharded", "v1-run"]
     with open_history(v1_store) as again:  # opening an up-to-date store changes nothing
         assert len(again.runs()) == 2

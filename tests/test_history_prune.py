@@ -13,6 +13,7 @@ from history_support import run_report
 from pytest_graphrag_eval.commands.history import main
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.store import open_history
+from pytest_graphrag_eval.run.merge import merge_shard_reports
 
 
 def record(url: str) -> None:
@@ -30,7 +31,9 @@ def record(url: str) -> None:
                 run_key=f"feature-{night}",
                 provenance=RunProvenance("c", "feature"),
             )
-        store.record_run(run_report(40, shard=(1, 2)), run_key="never-completed")
+        store.record_run(
+            run_report(40, shard=(1, 2)), run_key="never-completed", merge_shards=merge_shard_reports
+        )
 
 
 def keys(url: str) -> list[str]:
@@ -83,7 +86,9 @@ def test_waiting_shard_sets_are_listed_cleared_and_given_up(
 ) -> None:
     record(history_url)
     with open_history(history_url) as store:
-        store.record_run(run_report(41, shard=(2, 3)), run_key="also-waiting")
+        store.record_run(
+            run_report(41, shard=(2, 3)), run_key="also-waiting", merge_shards=merge_shard_reports
+        )
     assert main([history_url, "shards"]) == 0
     out = capsys.readouterr().out
     assert "never-completed" in out and "missing shard(s) 2" in out and "missing shard(s) 1, 3" in out
@@ -103,7 +108,10 @@ def test_prune_without_a_rule_is_refused(tmp_path: Path, capsys: pytest.CaptureF
     record(url)
     assert main([url, "prune"]) == 2
     assert "prune: say what to keep: --keep N" in capsys.readouterr().err
-    assert main([url, "prune", "--keep", "0"]) == 2
+    with pytest.raises(SystemExit) as refused:  # a usage error, as every option's bad value
+        main([url, "prune", "--keep", "0"])
+    assert refused.value.code == 2
+    assert "error: --keep must be between 1 and 1000000, got 0" in capsys.readouterr().err
     assert main([url, "prune", "--newer-than", "last tuesday"]) == 2
     assert "is not a date" in capsys.readouterr().err
     assert len(keys(url)) == 9

@@ -21,7 +21,7 @@ from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines, outcome_strip
 from pytest_graphrag_eval.report.html_report.render import render_html
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
-from pytest_graphrag_eval.report.pipeline import RunSettings, finish_run
+from pytest_graphrag_eval.run.pipeline import RunSettings, finish_run
 
 QUESTIONS = 40
 GATES = (

@@ -24,6 +24,7 @@ from pytest_graphrag_eval.commands.history import main
 from pytest_graphrag_eval.history.locations import parse_location
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.store import open_history
+from pytest_graphrag_eval.run.merge import merge_shard_reports
 
 CANARY = "Canary#7s3cret@pw"
 WRONG = "Wr0ng#canary@pw"
@@ -70,7 +71,7 @@ def canary_database(postgres_server: PostgresServer) -> str:
                 run_key=f"night-{night}",
                 provenance=RunProvenance(commit=f"c{night}", branch="main"),
             )
-        store.record_run(run_report(3, shard=(1, 2)), run_key="waiting")
+        store.record_run(run_report(3, shard=(1, 2)), run_key="waiting", merge_shards=merge_shard_reports)
     return name
 
 

@@ -9,6 +9,7 @@ from pytest_graphrag_eval.history.analysis import flaky_questions, trend
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.store import open_history
+from pytest_graphrag_eval.run.merge import merge_shard_reports
 
 
 def test_a_recorded_run_reads_back_with_its_report_verdict_and_provenance(history_url: str) -> None:
@@ -119,14 +120,26 @@ def test_questions_added_between_runs_are_absent_before(history_url: str) -> Non
 def test_shards_under_one_run_key_make_one_run(history_url: str) -> None:
     whole = run_report(0, failing=["q00004"])
     with open_history(history_url) as store:
-        first = store.record_run(run_report(0, failing=["q00004"], shard=(2, 3)), run_key="pipeline-9")
+        first = store.record_run(
+            run_report(0, failing=["q00004"], shard=(2, 3)),
+            run_key="pipeline-9",
+            merge_shards=merge_shard_reports,
+        )
         assert (first.complete, first.shards_recorded, first.shards_expected) == (False, 1, 3)
         assert store.runs() == []  # a run is listed once all of its shards are in
         assert [(item.run_key, item.indexes, item.expected) for item in store.waiting_shards()] == [
             ("pipeline-9", (2,), 3)
         ]
-        store.record_run(run_report(0, failing=["q00004"], shard=(1, 3)), run_key="pipeline-9")
-        last = store.record_run(run_report(0, failing=["q00004"], shard=(3, 3)), run_key="pipeline-9")
+        store.record_run(
+            run_report(0, failing=["q00004"], shard=(1, 3)),
+            run_key="pipeline-9",
+            merge_shards=merge_shard_reports,
+        )
+        last = store.record_run(
+            run_report(0, failing=["q00004"], shard=(3, 3)),
+            run_key="pipeline-9",
+            merge_shards=merge_shard_reports,
+        )
         assert last.complete
         assert store.waiting_shards() == []
         (run,) = store.runs()
@@ -139,11 +152,11 @@ def test_shards_under_one_run_key_make_one_run(history_url: str) -> None:
 def test_a_shard_takes_its_run_key_from_the_ci(history_url: str) -> None:
     ci = RunProvenance(commit="abc", branch="main", ci="github", ci_run_key="github:o/r:77:1")
     with open_history(history_url) as store:
-        store.record_run(run_report(0, shard=(1, 2)), provenance=ci)
-        store.record_run(run_report(0, shard=(2, 2)), provenance=ci)
+        store.record_run(run_report(0, shard=(1, 2)), provenance=ci, merge_shards=merge_shard_reports)
+        store.record_run(run_report(0, shard=(2, 2)), provenance=ci, merge_shards=merge_shard_reports)
         assert [run.run_key for run in store.runs()] == ["github:o/r:77:1"]
         with pytest.raises(HistoryError, match=r"shard 1/2: give every shard the same run key"):
-            store.record_run(run_report(0, shard=(1, 2)))
+            store.record_run(run_report(0, shard=(1, 2)), merge_shards=merge_shard_reports)
 
 
 def test_a_run_key_that_exists_is_refused_and_the_stored_run_kept(history_url: str) -> None:
@@ -151,11 +164,13 @@ def test_a_run_key_that_exists_is_refused_and_the_stored_run_kept(history_url: s
         store.record_run(run_report(0), run_key="nightly-1")
         with pytest.raises(HistoryError, match=r"run key 'nightly-1' is already recorded \(run 1"):
             store.record_run(run_report(1, failing=["q00001"]), run_key="nightly-1")
-        store.record_run(run_report(0, shard=(1, 2)), run_key="sharded")
+        store.record_run(run_report(0, shard=(1, 2)), run_key="sharded", merge_shards=merge_shard_reports)
         with pytest.raises(HistoryError, match=r"run key 'sharded': shard 1/2 is already recorded"):
-            store.record_run(run_report(0, shard=(1, 2)), run_key="sharded")
+            store.record_run(run_report(0, shard=(1, 2)), run_key="sharded", merge_shards=merge_shard_reports)
         with pytest.raises(HistoryError, match=r"run key 'nightly-1' is already recorded"):
-            store.record_run(run_report(0, shard=(1, 2)), run_key="nightly-1")
+            store.record_run(
+                run_report(0, shard=(1, 2)), run_key="nightly-1", merge_shards=merge_shard_reports
+            )
         (run,) = store.runs()
         assert (run.run_key, run.failed) == ("nightly-1", 0)
 

@@ -15,6 +15,7 @@ from pytest_graphrag_eval.commands.history import main
 from pytest_graphrag_eval.history.analysis import flaky_questions
 from pytest_graphrag_eval.history.provenance import RunProvenance, detect_provenance
 from pytest_graphrag_eval.history.store import open_history
+from pytest_graphrag_eval.run.merge import merge_shard_reports
 
 
 def github(attempt: int) -> RunProvenance:
@@ -35,9 +36,15 @@ def test_re_running_the_crashed_shard_completes_the_run(history_url: str) -> Non
     again in attempt 2, under a new run key."""
     with open_history(history_url) as store:
         for index in (1, 3):
-            first = store.record_run(run_report(5, shard=(index, 3)), provenance=github(1))
+            first = store.record_run(
+                run_report(5, shard=(index, 3)), provenance=github(1), merge_shards=merge_shard_reports
+            )
             assert not first.complete
-        rerun = store.record_run(run_report(5, shard=(2, 3), failing=["q00004"]), provenance=github(2))
+        rerun = store.record_run(
+            run_report(5, shard=(2, 3), failing=["q00004"]),
+            provenance=github(2),
+            merge_shards=merge_shard_reports,
+        )
         assert rerun.complete and rerun.run_key == "github:team/agent:77:2"
         (run,) = store.runs()
         assert (run.run_key, run.questions, run.failed) == ("github:team/agent:77:2", 12, 1)

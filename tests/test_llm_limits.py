@@ -9,8 +9,9 @@ import pytest
 
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm import JudgeClient, LLMError, LLMSettings
+from pytest_graphrag_eval.llm.errors import CallRefused
 from pytest_graphrag_eval.llm.estimate import CostCeiling
-from pytest_graphrag_eval.llm.limits import BUDGET_REACHED, CACHE_MISS, Budget, CallRefused, refusals_noted
+from pytest_graphrag_eval.llm.limits import BUDGET_REACHED, CACHE_MISS, Budget
 from pytest_graphrag_eval.report_model import REFUSAL_KEY, refusal_of
 from pytest_graphrag_eval.testing import FakeOpenAIServer, Reply
 
@@ -175,22 +176,6 @@ def test_calls_queued_behind_the_bound_recheck_the_budget(
 def test_bad_limits_are_configuration_errors(field: str, value: object, message: str) -> None:
     with pytest.raises(ConfigurationError, match=message):
         LLMSettings(**{field: value})
-
-
-def test_a_refused_call_is_noted_for_the_question_being_scored_only() -> None:
-    async def score(reason: str | None) -> set[str]:
-        with refusals_noted() as noted:
-            await asyncio.sleep(0)
-            if reason is not None:
-                CallRefused("refused", reason=reason)
-            await asyncio.sleep(0)
-        return noted
-
-    async def both() -> list[set[str]]:
-        return list(await asyncio.gather(score("budget"), score(None), score("cache_miss")))
-
-    assert asyncio.run(both()) == [{"budget"}, set(), {"cache_miss"}]
-    CallRefused("outside any question", reason="budget")  # noted nowhere, and no error
 
 
 def test_the_refusal_field_wins_over_error_texts() -> None:

@@ -4,7 +4,7 @@ A reply that breaks the contract gets exactly one retry that tells the judge
 what was wrong; a second bad reply, or a failed call (after the client's own
 transport retries), becomes a `JudgeFailure` whose message is reported as the
 metric's `*_error` key. Every call's tokens and cost go into `usage`, also
-the rejected ones.
+the rejected ones, and so does the refusal of a call the run did not send.
 """
 
 from __future__ import annotations
@@ -84,6 +84,7 @@ async def _chat(client: Judge, messages: list[dict[str, str]], options: dict[str
     try:
         result = await client.chat(messages, **options)
     except LLMError as error:
+        usage.add_failure(error)
         raise JudgeFailure(f"judge call failed: {error}") from None
     usage.add_result(result)
     return result.text or ""

@@ -2,8 +2,9 @@
 
 A metric gets the plain texts it judges (`AnswerInputs`, built from a corpus
 question and its response, or from a TSV row) and returns an `MetricOutcome`: its
-result keys plus the judge usage it caused. Metrics never raise for a bad
-agent answer or a bad judge reply; they put the reason in `error_key`.
+result keys plus the judge usage it caused, with the refusal of any call the run
+did not send. Metrics never raise for a bad agent answer or a bad judge reply;
+they put the reason in `error_key`.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class AnswerInputs:
 
 @dataclass
 class MetricOutcome:
-    """A metric's result keys for one question and the judge usage spent on them."""
+    """A metric's result keys for one question, the judge usage spent on them and the refusals of the
+    judge calls the run did not send (`usage.refusals`)."""
 
     keys: dict[str, Any]
     usage: Usage = field(default_factory=Usage)

@@ -139,6 +139,7 @@ class NativeRelevance(LLMJudgedMetric):
                 [inputs.question, *(item.text for item in generated)], model=self.embedding_model
             )
         except LLMError as error:
+            usage.add_failure(error)
             raise JudgeFailure(f"embedding call failed: {error}") from None
         usage.add_result(embedded)
         if len(embedded.vectors) != len(generated) + 1:

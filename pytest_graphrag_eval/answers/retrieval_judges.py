@@ -209,6 +209,7 @@ class RetrievalJudgeScorer(LLMJudgedMetric):
         result: dict[str, Any] = {"actual_steps": annotated, "retrieval_judge": self.label}
         result.update(question_means(outcomes))
         result.update(usage.as_keys(USAGE_KEYS))
+        result.update(usage.refusal_keys())
         return result
 
     def _answer_judgments(self, question: Question, steps: Sequence[Any]) -> list[Judgment]:

@@ -56,7 +56,8 @@ class AnswerJudgeScorer:
 
     Adds `answer_eval_input_tokens`, `answer_eval_output_tokens` and
     `answer_eval_cost`: the totals over every judge call made for the question
-    (correctness, relevance and custom metrics), whenever an LLM metric ran.
+    (correctness, relevance and custom metrics), whenever an LLM metric ran, and
+    `judge_refusal` when the run refused one of those calls.
     """
 
     name = "answer_eval"
@@ -86,6 +87,7 @@ class AnswerJudgeScorer:
             usage.add(outcome.usage)
         if any(metric.uses_llm for metric in active):
             keys.update(usage.as_keys(USAGE_KEYS))
+        keys.update(usage.refusal_keys())
         return keys
 
 

@@ -25,7 +25,9 @@ from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, Answer
 from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.command_line import add_option, declared
+from pytest_graphrag_eval.options.declarations import OptionSpec
 
 INPUT_COLUMNS = ("Question", "Reference answer", "Actual answer")
 OUTPUT_COLUMNS = (
@@ -58,6 +60,10 @@ def answer_correctness_main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+_TSV_FILE = OptionSpec("--file", "file", "", metavar="PATH", parse=P.path)
+"""A command-only file (`-i`, `-o`), taken as a path relative to the current folder."""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="answer-correctness",
@@ -66,9 +72,9 @@ def _parser() -> argparse.ArgumentParser:
         + ").",
         epilog="The LLM endpoint and key come from OPENAI_API_KEY and OPENAI_BASE_URL (or AZURE_OPENAI_*).",
     )
-    parser.add_argument("-i", "--input", required=True, type=Path, help="input TSV file")
-    parser.add_argument(
-        "-o", "--output", required=True, type=Path, help="output TSV file (replaced atomically)"
+    add_option(parser, "--input", _TSV_FILE, short="-i", required=True, help="input TSV file")
+    add_option(
+        parser, "--output", _TSV_FILE, short="-o", required=True, help="output TSV file (replaced atomically)"
     )
     add_option(
         parser,

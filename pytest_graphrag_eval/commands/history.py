@@ -43,7 +43,8 @@ from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_hi
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.options.declarations import OptionSpec
-from pytest_graphrag_eval.report.pipeline import OutputPaths, write_outputs
+from pytest_graphrag_eval.run.merge import merge_shard_reports
+from pytest_graphrag_eval.run.pipeline import OutputPaths, write_outputs
 
 PROG = "graphrag-eval-history"
 _SHORT_SHA = 10
@@ -374,7 +375,13 @@ def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     keys = _import_keys(readable, args.run_key)
     for path, report, _ in readable:
         try:
-            recorded = store.record_run(report, run_key=keys[path], provenance=provenance, source=str(path))
+            recorded = store.record_run(
+                report,
+                run_key=keys[path],
+                provenance=provenance,
+                source=str(path),
+                merge_shards=merge_shard_reports,
+            )
         except GraphragEvalError as error:
             failures += 1
             _error(str(error))
@@ -579,9 +586,18 @@ def _text(metavar: str) -> OptionSpec:
     return OptionSpec("--text", "text", "", metavar=metavar)
 
 
-def _counted(default: int, help: str) -> OptionSpec:
-    """A command-only count (`--limit`, `trend --last`), parsed as the plugin parses its counts."""
+def _counted(default: int | None, help: str) -> OptionSpec:
+    """A command-only count (`--limit`, `trend --last`, `prune --keep`), parsed as the plugin parses
+    its counts."""
     return OptionSpec("--n", "n", help, metavar="N", parse=P.whole_number(1, MAX_LISTED), default=default)
+
+
+MAX_WAITING_DAYS = 36_500
+"""A century: longer cannot be meant, and a date that many days back must still be a date."""
+_WAITING_DAYS = OptionSpec(
+    "--days", "days", "", metavar="D", parse=P.limit(float, "a number of days", MAX_WAITING_DAYS)
+)
+_RUN_KEYS = OptionSpec("--keys", "keys", "", action="extend", metavar="KEY", parse=P.texts, default=())
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -687,20 +703,24 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     shards = command("shards", _shards, "shard sets waiting for the rest of their run; clear them")
-    shards.add_argument("--clear", nargs="+", metavar="KEY", help="delete these run keys' waiting shards")
+    add_option(shards, "--clear", _RUN_KEYS, help="delete these run keys' waiting shards")
 
     prune = command(
         "prune",
         _prune,
         "delete old runs (keeping the newest N per branch, or those newer than a date) and stale shards",
     )
-    prune.add_argument("--keep", type=int, metavar="N", help="keep the newest N runs of each branch")
+    add_option(
+        prune,
+        "--keep",
+        _counted(None, "keep the newest N runs of each branch (delete a whole history by deleting its file)"),
+    )
     add_option(prune, "--newer-than", _text("DATE"), help="keep the runs started on or after DATE (UTC)")
     branch(prune, "prune only this branch's runs")
-    prune.add_argument(
+    add_option(
+        prune,
         "--waiting-days",
-        type=float,
-        metavar="D",
+        _WAITING_DAYS,
         help="delete shard sets still waiting D days after their last shard came",
     )
     add_option(prune, "--dry-run", _FLAG, help="say what would be deleted; delete nothing")

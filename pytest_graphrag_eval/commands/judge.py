@@ -15,14 +15,11 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, resolve_judge_settings
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
-from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
-from pytest_graphrag_eval.gates.thresholds import parse_threshold
 from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.report.judging_summary import calibration_lines
 from pytest_graphrag_eval.run.judging import (
@@ -47,13 +44,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    gates = parse_gate_list(args.gate, "cli")
+    gates = args.gate
     not_judge = [gate.expression for gate in gates if gate.over != "judge"]
     if not_judge:
         raise ConfigurationError(f"--gate {not_judge[0]}: this command checks judge:METRIC.STAT gates only")
-    thresholds = {
-        threshold.metric: threshold for threshold in (parse_threshold(text) for text in args.threshold)
-    }
     layer = JudgeOptions(
         judge=args.judge, judge_model=args.judge_model, use_cache=False if args.no_cache else None
     )
@@ -71,7 +65,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     from pytest_graphrag_eval.llm import JudgeClient  # the OpenAI SDK: only when calls are made
 
-    section = calibrate(judging, settings.answers, JudgeClient(settings.llm), [thresholds])
+    section = calibrate(judging, settings.answers, JudgeClient(settings.llm), [args.threshold])
     for line in calibration_lines(section):
         print(line)
     if args.report is not None:
@@ -91,8 +85,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Judge the answers people labelled and report the judge's agreement with them.",
         epilog="The LLM endpoint and key come from OPENAI_API_KEY and OPENAI_BASE_URL (or AZURE_OPENAI_*).",
     )
-    parser.add_argument(
-        "--corpus", required=True, action="append", type=Path, help="corpus file (repeatable)"
+    add_option(
+        parser, "--corpus", declared("graphrag_corpus"), required=True, help="corpus file (repeatable)"
     )
     add_option(
         parser,
@@ -114,14 +108,13 @@ def _parser() -> argparse.ArgumentParser:
     add_option(
         parser, "--judge-model", declared("graphrag_judge_model"), help="judge model (over the config)"
     )
-    # Repeatable: the plugin's expression grammar checks each when the gates and thresholds are parsed.
-    parser.add_argument(
+    add_option(
+        parser,
         "--threshold",
-        action="append",
-        default=[],
+        declared("graphrag_threshold"),
         help="a metric's pass cutoff, e.g. answer_f1>=0.7 (repeatable)",
     )
-    parser.add_argument("--gate", action="append", default=[], help="judge:METRIC.STAT op N (repeatable)")
+    add_option(parser, "--gate", declared("graphrag_gate"), help="judge:METRIC.STAT op N (repeatable)")
     add_option(
         parser,
         "--report",

@@ -27,9 +27,9 @@ from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.options.parsers import HistoryRef
-from pytest_graphrag_eval.report.merge import ShardReport, load_shard, merge_shards, shard_summary
-from pytest_graphrag_eval.report.pipeline import OutputPaths
 from pytest_graphrag_eval.run.end_of_run import HistoryOptions, RunOutcome, conclude_run
+from pytest_graphrag_eval.run.merge import ShardReport, load_shard, merge_shards, shard_summary
+from pytest_graphrag_eval.run.pipeline import OutputPaths
 
 _TERMINATED = 128 + signal.SIGTERM  # the status a shell reports for a process ended by SIGTERM
 

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from pytest_graphrag_eval.generate.placeholders import names_in
 from pytest_graphrag_eval.generate.templates import QuestionTemplate
 from pytest_graphrag_eval.llm.client import JudgeClient
-from pytest_graphrag_eval.llm.errors import LLMError
-from pytest_graphrag_eval.llm.limits import CallRefused
+from pytest_graphrag_eval.llm.errors import CallRefused, LLMError
 from pytest_graphrag_eval.llm.prompts import DataBlocks
 from pytest_graphrag_eval.llm.replies import InvalidReply, integer_field, parse_object, text_field
 

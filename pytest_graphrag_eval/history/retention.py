@@ -62,18 +62,13 @@ def retention_rule(
     waiting_days: float | None,
     now: dt.datetime | None = None,
 ) -> RetentionRule:
-    """The rule the prune command's options give; a HistoryError for values that cannot be meant."""
+    """The rule the prune command's options give (their parsers check the ranges: `keep` >= 1,
+    `waiting_days` from 0 to a century); a HistoryError when none is given or a date is not one."""
     if keep is None and newer_than is None and waiting_days is None:
         raise HistoryError(
             "prune: say what to keep: --keep N (runs per branch), --newer-than DATE, "
             "and/or --waiting-days D (for incomplete shard sets)"
         )
-    if keep is not None and keep < 1:
-        raise HistoryError(
-            f"prune: --keep must be at least 1, got {keep} (delete a history by deleting its file)"
-        )
-    if waiting_days is not None and waiting_days < 0:
-        raise HistoryError(f"prune: --waiting-days must not be negative, got {waiting_days}")
     now = now or dt.datetime.now(dt.UTC)
     return RetentionRule(
         keep_last=keep,

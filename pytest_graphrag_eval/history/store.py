@@ -8,8 +8,9 @@
     store.load_report("last-passed")                # the JSON report as written, for outputs or a baseline
 
 `report` is the dict `--graphrag-report` writes. A shard's report (metadata `shard` K/N) waits in
-the store until all N shards of its run key are in; the last one merges them (`report.merge`, the
-same code as `graphrag-eval-merge`) and records the one run. Opening a store upgrades its schema
+the store until all N shards of its run key are in; the last one merges them with the `merge_shards`
+its recorder passes (`run.merge.merge_shard_reports`, the code of `graphrag-eval-merge`: the merge is the
+run layer's, above this one) and records the one run. Opening a store upgrades its schema
 (`history/schema.py`); one written by a newer version is refused. Every error is a `HistoryError`
 naming the store without its password.
 """
@@ -20,7 +21,7 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from types import TracebackType
 from typing import Any, Literal
@@ -91,6 +92,10 @@ _QUESTION_COLUMNS = (
     "failure",
     "scores",
 )
+
+
+ShardMerger = Callable[[Sequence[tuple[str, Mapping[str, Any]]]], dict[str, Any]]
+"""Merges one run's shard reports, each with the name messages give it, into the run's report."""
 
 
 @dataclass(frozen=True)
@@ -279,8 +284,10 @@ class HistoryStore:
         run_key: str | None = None,
         provenance: RunProvenance | None = None,
         source: str = "the run's report",
+        merge_shards: ShardMerger | None = None,
     ) -> RecordedRun:
-        """Record one run's report (or one shard's: see the module docstring)."""
+        """Record one run's report, or one shard's: `merge_shards` merges the run's shards once all are
+        in (see the module docstring); a shard recorded without it is refused."""
         check_report(report, source)
         provenance = provenance or RunProvenance()
         shard = _shard_of(report)
@@ -292,8 +299,13 @@ class HistoryStore:
                     "(--graphrag-history-run-key, or run in GitHub Actions, GitLab CI or Jenkins), "
                     "or record the merged run with graphrag-eval-merge --history"
                 )
+            if merge_shards is None:
+                raise HistoryError(
+                    f"{source} is shard {shard[0]}/{shard[1]}: record shards through the plugin, "
+                    "graphrag-eval-history import or graphrag-eval-merge --history, which merge them"
+                )
             family = provenance.ci_run_family if key == provenance.ci_run_key else None
-            return self._record_shard(report, key, shard, provenance, family)
+            return self._record_shard(report, key, shard, provenance, family, merge_shards)
         key = run_key or _new_run_key(report)
         record = run_record(report)
         with self._writing(f"run:{key}") as cursor:
@@ -308,6 +320,7 @@ class HistoryStore:
         shard: tuple[int, int],
         provenance: RunProvenance,
         family: str | None,
+        merge_shards: ShardMerger,
     ) -> RecordedRun:
         index, count = shard
         body = encode_report(report)
@@ -332,45 +345,29 @@ class HistoryStore:
             )
             if len(waiting) + 1 < count:
                 return RecordedRun(key, None, len(waiting) + 1, count)
-            merged = self._merge_shards(cursor, key)
+            merged = self._merge_shards(cursor, key, merge_shards)
             run_id = self._insert_run(cursor, key, run_record(merged), provenance)
             cursor.execute("DELETE FROM pending_shards WHERE run_key = ?", (key,))
         return RecordedRun(key, run_id, count, count)
 
-    def _merge_shards(self, cursor: Any, key: str) -> dict[str, Any]:
-        from pytest_graphrag_eval.report.merge import ShardReport, merge_shards
-        from pytest_graphrag_eval.report.pipeline import finish_run
-
+    def _merge_shards(self, cursor: Any, key: str, merge_shards: ShardMerger) -> dict[str, Any]:
         cursor.execute(
             "SELECT shard_index, shard_count, report FROM pending_shards "
             "WHERE run_key = ? ORDER BY shard_index",
             (key,),
         )
-        rows = cursor.fetchall()
+        shards = [
+            (f"shard {row[0]}/{row[1]} of run {key}", decode_report(REPORT_ENCODING, row[2]))
+            for row in cursor.fetchall()
+        ]
         try:
-            shards = [
-                ShardReport.of_json(
-                    f"shard {row[0]}/{row[1]} of run {key}", decode_report(REPORT_ENCODING, row[2])
-                )
-                for row in rows
-            ]
-            merged = merge_shards(shards, history_baseline_required=False)
-            finished = finish_run(
-                merged.results,
-                merged.settings,
-                started=merged.started,
-                finished=merged.finished,
-                interrupted=merged.interrupted,
-                warnings=merged.warnings,
-                judge_spend=merged.judge_spend,
-            )
+            return merge_shards(shards)
         except GraphragEvalError as error:
             raise HistoryError(f"run key {key!r}: the shards cannot be merged: {error}") from None
         except (KeyError, TypeError, ValueError) as error:  # a shard report edited or cut short
             raise HistoryError(
                 f"run key {key!r}: the shards cannot be merged: a shard's metadata is incomplete ({error!r})"
             ) from None
-        return finished.report
 
     def _check_new_key(self, cursor: Any, key: str) -> None:
         cursor.execute("SELECT run_id, started_at FROM runs WHERE run_key = ?", (key,))

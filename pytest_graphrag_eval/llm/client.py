@@ -37,9 +37,9 @@ from pytest_graphrag_eval.llm.batch_transport import (
     CallDeferred,
 )
 from pytest_graphrag_eval.llm.cache import ResponseCache, cache_dir_problem, cache_key
-from pytest_graphrag_eval.llm.errors import LLMError
+from pytest_graphrag_eval.llm.errors import CallRefused, LLMError
 from pytest_graphrag_eval.llm.estimate import CallPlanner, CostCeiling
-from pytest_graphrag_eval.llm.limits import CACHE_MISS, Budget, CallRefused, note_refusal
+from pytest_graphrag_eval.llm.limits import CACHE_MISS, Budget
 from pytest_graphrag_eval.llm.pricing import price_for
 from pytest_graphrag_eval.llm.redact import redact, safe_url
 from pytest_graphrag_eval.llm.retry import (
@@ -50,6 +50,7 @@ from pytest_graphrag_eval.llm.retry import (
     retry_delay,
 )
 from pytest_graphrag_eval.llm.settings import LLMSettings
+from pytest_graphrag_eval.report_model import Refusal
 
 log = logging.getLogger("pytest_graphrag_eval.llm")
 
@@ -507,22 +508,23 @@ class JudgeClient:
             self.stats.failures += 1
             raise CallRefused(
                 f"{kind} call to model {model!r}: {CACHE_MISS}; cache key {key}",
-                reason="cache_miss",
+                reason=Refusal.CACHE_MISS,
                 kind=kind,
                 model=model,
             )
 
     def _defer(self, request: BatchRequest) -> None:
-        """A batch judge's miss: its transport records it for the next batch, or says why it has no reply."""
+        """A batch judge's miss: its transport records it for the next batch, or says why it has no reply
+        (every such failure is a request its batch did not answer: `Refusal.BATCH`)."""
         reason = self.batches.take(request) if self.batches is not None else NOT_IN_A_BATCH
         if reason is None:
             raise CallDeferred(
                 f"{request.kind} call deferred to a judge batch", kind=request.kind, model=request.model
             )
         self.stats.failures += 1
-        note_refusal("batch")  # every batch failure is a request its batch did not answer
-        raise LLMError(
+        raise CallRefused(
             f"{request.kind} call to model {request.model!r}: {reason}",
+            reason=Refusal.BATCH,
             kind=request.kind,
             model=request.model,
         )

@@ -1,8 +1,9 @@
-"""The one exception the judge client raises: a call that finally failed."""
+"""The exceptions the judge client raises: a call that finally failed, or one the run refused."""
 
 from __future__ import annotations
 
 from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.report_model import Refusal
 
 
 class LLMError(GraphragEvalError):
@@ -29,3 +30,16 @@ class LLMError(GraphragEvalError):
         self.status = status
         self.attempts = attempts
         self.retryable = retryable
+
+
+class CallRefused(LLMError):
+    """A judge call the run did not send (a budget stop, a cache-only miss) or its batch left unanswered.
+
+    `reason` is the value the call gives back in place of a reply: the scorer that made the call adds
+    it to its question's `Usage` (`Usage.add_failure`), and the question's result names it as its
+    `judge_refusal` field. Raising one changes nothing else.
+    """
+
+    def __init__(self, message: str, *, reason: Refusal, kind: str = "", model: str = "") -> None:
+        super().__init__(message, kind=kind, model=model)
+        self.reason = reason

@@ -5,14 +5,19 @@ Scorers, eRAG and the scorer factory type their judge as `Judge` rather than
 test or a user may pass any object with these calls. `JudgeClient` is the
 implementation; each call returns its own tokens and cost with the reply, and
 a scorer adds them to the `Usage` of the question it is scoring, which it
-hands to whatever makes calls on its behalf (no hidden per-task state).
+hands to whatever makes calls on its behalf (no hidden per-task state). A call
+the run refused fails with a `CallRefused` naming its `Refusal`; the scorer adds
+that to the same `Usage` (`add_failure`) and returns it as `judge_refusal`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
+
+from pytest_graphrag_eval.llm.errors import CallRefused
+from pytest_graphrag_eval.report_model import REFUSAL_KEY, Refusal
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.llm.client import ChatResult, EmbeddingResult
@@ -47,11 +52,13 @@ class Judge(Protocol):
 
 @dataclass
 class Usage:
-    """Tokens and USD cost of some judge calls, summed as their replies arrive."""
+    """Tokens and USD cost of some judge calls, summed as their replies arrive, and why any of them
+    was refused (`refusals`)."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    refusals: set[Refusal] = field(default_factory=set)
 
     def add_result(self, result: ChatResult | EmbeddingResult) -> None:
         """Add one reply's usage (embeddings have no output tokens)."""
@@ -59,11 +66,29 @@ class Usage:
         self.output_tokens += int(getattr(result, "output_tokens", 0) or 0)
         self.cost_usd += float(result.cost_usd or 0.0)
 
+    def add_failure(self, error: BaseException) -> None:
+        """Note a failed call's refusal, if the run refused it (any other failure adds nothing)."""
+        if isinstance(error, CallRefused):
+            self.refusals.add(error.reason)
+
     def add(self, other: Usage) -> None:
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
         self.cost_usd += other.cost_usd
+        self.refusals |= other.refusals
+
+    def refusal_keys(self) -> dict[str, str]:
+        """`{"judge_refusal": reason}` for the most telling refusal (a budget stop first: it makes the
+        question not evaluated), empty when no call was refused."""
+        refusal = most_telling(self.refusals)
+        return {} if refusal is None else {REFUSAL_KEY: refusal.value}
 
     def as_keys(self, names: Sequence[str]) -> dict[str, Any]:
         """Result keys for input tokens, output tokens and cost, under `names` in that order."""
         return dict(zip(names, (self.input_tokens, self.output_tokens, self.cost_usd), strict=True))
+
+
+def most_telling(refusals: Iterable[str]) -> Refusal | None:
+    """The first `Refusal`, in its declared order (budget, cache miss, batch), among `refusals`."""
+    present = set(refusals)
+    return next((refusal for refusal in Refusal if refusal in present), None)

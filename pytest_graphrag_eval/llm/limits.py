@@ -1,66 +1,24 @@
 """What a run lets the judge client send: cache-only runs and spending limits.
 
-A call the run refuses to send is an `LLMError` like any failed call, so every
-scorer already turns it into its `<metric>_error`; the refusal's wording is
-fixed here so a question's result can later say *why* it has no score:
-`refusal_of(result)` tells a budget stop from a cache miss in a cache-only run
-(the `judge_refusal` field, set while the question is scored: `refusals_noted`).
-Either way the question was not evaluated (`not_evaluated_reason`): its scores
+A call the run refuses to send is a `CallRefused` (llm/errors.py), an `LLMError` like any failed
+call, so every scorer already turns it into its `<metric>_error`; it also names its `Refusal`,
+which the scorer keeps in its outcome's `Usage` so the question's result can say *why* it has no
+score (the `judge_refusal` field, `refusal_of(result)`): a budget stop or a cache miss in a
+cache-only run. Either way the question was not evaluated (`not_evaluated_reason`): its scores
 are incomplete because of what the run chose not to send, not because of the agent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass
 
-from pytest_graphrag_eval.llm.errors import LLMError
-from pytest_graphrag_eval.report_model import refusal_of
+from pytest_graphrag_eval.llm.errors import CallRefused
+from pytest_graphrag_eval.report_model import Refusal, refusal_of
 
 CACHE_MISS = "no cached reply and this run is cache-only (no call is sent)"
 BUDGET_REACHED = "judge budget reached (no new call is sent)"
 BATCH_UNANSWERED = "no reply from the judge batch"
-
-
-class CallRefused(LLMError):
-    """A judge call this run chose not to send; `reason` is "cache_miss" or "budget"."""
-
-    def __init__(self, message: str, *, reason: str, kind: str = "", model: str = "") -> None:
-        super().__init__(message, kind=kind, model=model)
-        self.reason = reason
-        note_refusal(reason)
-
-
-# The refusals of the judge calls made while one question is scored (`refusals_noted`).
-_noted: ContextVar[set[str] | None] = ContextVar("graphrag_eval_judge_refusals", default=None)
-
-
-def note_refusal(reason: str) -> None:
-    """Record that a judge call of the question being scored was refused ("budget", "cache_miss")
-    or left unanswered by its batch ("batch"); outside `refusals_noted` nothing is recorded."""
-    noted = _noted.get()
-    if noted is not None:
-        noted.add(reason)
-
-
-class refusals_noted:  # lower case: used like the function it replaced, `with refusals_noted() as refused:`
-    """The reasons of the judge calls refused while the block scores one question.
-
-    A context variable, so each question's scoring (its own asyncio task, or its own block in
-    turn) collects only its own calls' refusals, however many questions are scored at once.
-    A class rather than a `contextmanager` generator: it is entered once per question scored.
-    """
-
-    __slots__ = ("_noted", "_token")
-
-    def __enter__(self) -> set[str]:
-        self._noted: set[str] = set()
-        self._token = _noted.set(self._noted)
-        return self._noted
-
-    def __exit__(self, *exc_info: object) -> None:
-        _noted.reset(self._token)
 
 
 NOT_EVALUATED_REASONS = {
@@ -118,7 +76,7 @@ class Budget:
             self.refused += 1
             raise CallRefused(
                 f"{kind} call to model {model!r} {BUDGET_REACHED}: {reason}",
-                reason="budget",
+                reason=Refusal.BUDGET,
                 kind=kind,
                 model=model,
             )

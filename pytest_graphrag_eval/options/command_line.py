@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_graphrag_eval.errors import ConfigurationError
@@ -22,11 +22,21 @@ from pytest_graphrag_eval.options.parsers import RawValue
 _KEEP: Any = object()
 """An override left out: the declaration's own value stands."""
 
+_SHAPES: dict[str, dict[str, Any]] = {
+    "store": {},
+    "store_true": {"nargs": 0},
+    "append": {},  # repeatable: --gate A --gate B
+    "extend": {"nargs": "+"},  # several values after one flag: --clear KEY KEY
+}
+"""The argparse shape of each declared action a command can take."""
+
 
 class CheckedOption(argparse.Action):
     """Stores the value its `spec` parses; a value the parser refuses is the parser's usage error.
 
-    `spec` is the command's own (its flag, its help); `origin` the declaration it was made from."""
+    `spec` is the command's own (its flag, its help); `origin` the declaration it was made from. A
+    repeatable option's values are parsed as they come and joined as one layer of the plugin joins
+    its lines: a later mapping's keys over an earlier's (thresholds per metric), sequences in order."""
 
     def __init__(
         self, option_strings: Sequence[str], dest: str, *, spec: OptionSpec, origin: OptionSpec, **kwargs: Any
@@ -42,11 +52,27 @@ class CheckedOption(argparse.Action):
         values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> None:
-        raw: RawValue = True if self.nargs == 0 else str(values)
+        raw: RawValue = True if self.nargs == 0 else values if isinstance(values, list) else str(values)
         try:
-            setattr(namespace, self.dest, self.spec.parse_layer(raw, "cli"))
+            parsed = self.spec.parse_layer(raw, "cli")
         except ConfigurationError as error:
-            parser.error(str(error))  # exits 2 after the (sub)command's usage line
+            parser.error(self._in_own_words(str(error)))  # exits 2 after the (sub)command's usage line
+        if self.spec.action in ("append", "extend"):
+            parsed = _joined(getattr(namespace, self.dest), parsed)
+        setattr(namespace, self.dest, parsed)
+
+    def _in_own_words(self, message: str) -> str:
+        """A parser that names the plugin's flag itself (a threshold's or gate's grammar) names the
+        command's instead: `--threshold: invalid threshold ...`, not `--graphrag-threshold: ...`."""
+        if message.startswith(self.origin.flag) and self.origin.flag != self.spec.flag:
+            return self.spec.flag + message[len(self.origin.flag) :]
+        return message
+
+
+def _joined(previous: Any, parsed: Any) -> object:
+    if isinstance(parsed, Mapping):
+        return {**previous, **parsed}
+    return (*previous, *parsed)
 
 
 def declared(dest: str) -> OptionSpec:
@@ -59,17 +85,19 @@ def add_option(
     flag: str,
     spec: OptionSpec,
     *,
+    short: str | None = None,
     dest: str | None = None,
     help: str = _KEEP,
     default: object = _KEEP,
     choices: tuple[str, ...] | None = _KEEP,
     required: bool = False,
 ) -> OptionSpec:
-    """Add `spec` to `parser` as `flag` (its messages name `flag`), storing into `dest` (default: the
-    flag's name); `help`, `default` and `choices` replace the declaration's for this command only.
+    """Add `spec` to `parser` as `flag` (its messages name `flag`), and as `short` (`-i`) too if given,
+    storing into `dest` (default: the flag's name); `help`, `default` and `choices` replace the
+    declaration's for this command only.
     Returns the command's own spec, the one its values are parsed with."""
-    if spec.action not in ("store", "store_true"):
-        raise ValueError(f"{flag}: a command option stores one value or is a flag, not {spec.action!r}")
+    if spec.action not in _SHAPES:
+        raise ValueError(f"{flag}: a command option cannot be {spec.action!r}")
     overrides: dict[str, object] = {
         "flag": flag,
         "dest": dest or flag.lstrip("-").replace("-", "_"),
@@ -79,12 +107,11 @@ def add_option(
         if value is not _KEEP:
             overrides[name] = value
     own = dataclasses.replace(spec, **overrides)  # type: ignore[arg-type]
-    shape: dict[str, Any] = (
-        {"nargs": 0}
-        if own.action == "store_true"
-        else {"metavar": own.metavar or ("{" + ",".join(own.choices) + "}" if own.choices else None)}
-    )
+    shape = dict(_SHAPES[own.action])
+    if own.action != "store_true":
+        shape["metavar"] = own.metavar or ("{" + ",".join(own.choices) + "}" if own.choices else None)
     parser.add_argument(
+        *([short] if short else []),
         flag,
         dest=own.dest,
         help=own.help,
@@ -92,6 +119,7 @@ def add_option(
         spec=own,
         origin=spec,
         default=own.default,
+        required=required,
         **shape,
     )
     return own

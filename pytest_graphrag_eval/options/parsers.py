@@ -39,6 +39,11 @@ def text(value: RawValue, label: str, layer: str) -> str:
     return str(value).strip()
 
 
+def texts(value: RawValue, label: str, layer: str) -> tuple[str, ...]:
+    """Names given together (`--clear KEY KEY`), each as `text` takes it."""
+    return tuple(item.strip() for item in _lines(value))
+
+
 def choice(*choices: str) -> Callable[[RawValue, str, str], str]:
     """One of `choices` (ini values are plain text, so argparse's own check does not cover them)."""
 
@@ -77,16 +82,20 @@ def seconds(value: RawValue, label: str, layer: str) -> float:
     return number
 
 
-def limit(kind: type[int] | type[float], what: str) -> Callable[[RawValue, str, str], float]:
-    """A budget: a finite number >= 0 of `kind` (0 is a real budget: nothing may be spent)."""
+def limit(
+    kind: type[int] | type[float], what: str, highest: float = math.inf
+) -> Callable[[RawValue, str, str], float]:
+    """A budget: a finite number >= 0 of `kind` (0 is a real budget: nothing may be spent), up to
+    `highest` where a larger one cannot be meant (or computed with)."""
 
     def parse(value: RawValue, label: str, layer: str) -> float:
         try:
             number: float = kind(str(value).strip())
         except ValueError:
             number = math.nan
-        if not (math.isfinite(number) and number >= 0):
-            raise ConfigurationError(f"{label} must be {what} >= 0, got {str(value).strip()!r}")
+        if not (math.isfinite(number) and 0 <= number <= highest):
+            bounds = ">= 0" if highest == math.inf else f"from 0 to {highest:g}"
+            raise ConfigurationError(f"{label} must be {what} {bounds}, got {str(value).strip()!r}")
         return number
 
     return parse

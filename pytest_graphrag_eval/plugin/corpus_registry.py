@@ -19,9 +19,9 @@ from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.plugin.items import QuestionItem
 from pytest_graphrag_eval.plugin.shard_selection import RunShard
 from pytest_graphrag_eval.plugin.xdist_channel import CorpusFileShipment
-from pytest_graphrag_eval.report.run_identity import corpus_file_record, file_sha256
 from pytest_graphrag_eval.run.corpora import expand_corpus_paths, run_gates
 from pytest_graphrag_eval.run.end_of_run import run_identity
+from pytest_graphrag_eval.run.run_identity import corpus_file_record, file_sha256
 
 
 class CorpusRegistry:

@@ -22,7 +22,6 @@ from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
 from pytest_graphrag_eval.plugin import shard_selection, xdist_channel
 from pytest_graphrag_eval.plugin.corpus_registry import CorpusRegistry
-from pytest_graphrag_eval.plugin.interrupts import deferred_interrupt
 from pytest_graphrag_eval.plugin.item_outcome import (
     collect_finished_unreported,
     cut_question_record,
@@ -43,7 +42,6 @@ from pytest_graphrag_eval.report.json_report import ResultCollector
 from pytest_graphrag_eval.report.judge_spend import add_process_stats
 from pytest_graphrag_eval.report.judging_summary import calibration_lines
 from pytest_graphrag_eval.report.markdown_summary import escape_text
-from pytest_graphrag_eval.report.pipeline import write_output
 from pytest_graphrag_eval.report.review_queue import write_review_queue
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report.run_terminal import RunTerminal, write_run_terminal
@@ -58,8 +56,16 @@ from pytest_graphrag_eval.run.judging import (
     plan_line,
     questions_of,
 )
+from pytest_graphrag_eval.run.pipeline import write_output
 from pytest_graphrag_eval.run.replay import numbered_attempts
 from pytest_graphrag_eval.run.runner import AnsweredQuestion
+
+INTERRUPTED_WRITING = (
+    "graphrag-eval: interrupted (Ctrl-C) while the outputs were written: each file is whole or was not "
+    "written, and the history holds the whole run or none of it"
+)
+"""SIGINT is the user's: no handler of ours holds it back. Every output is written atomically and the
+history record is one transaction, so a late Ctrl-C stops the writing without leaving half a file."""
 
 
 class GraphragSession:
@@ -339,11 +345,11 @@ class GraphragSession:
     # finishing -------------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        with deferred_interrupt() as latch:  # Ctrl-C now would lose every scored question
+        try:
             self._finish(session, exitstatus)
-        if latch.received:
+        except KeyboardInterrupt:  # the user's Ctrl-C stops the writing (SIGINT stays theirs to handle)
             self.interrupted = True
-            self.graph_lines.append(("graphrag-eval: interrupted; the outputs were written first", "red"))
+            self.graph_lines.append((INTERRUPTED_WRITING, "red"))
             session.exitstatus = pytest.ExitCode.INTERRUPTED
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:

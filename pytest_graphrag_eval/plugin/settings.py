@@ -32,8 +32,8 @@ from pytest_graphrag_eval.options.declarations import DEFAULT_AGENT_CONCURRENCY
 from pytest_graphrag_eval.options.parsers import HistoryRef
 from pytest_graphrag_eval.plugin.option_values import OptionLayers, judge_layers, merge_layers, read_layers
 from pytest_graphrag_eval.plugin.process_role import ProcessRole, worker_count
-from pytest_graphrag_eval.report.run_identity import file_sha256, settings_record
 from pytest_graphrag_eval.report.shown_path import shown_path
+from pytest_graphrag_eval.run.run_identity import file_sha256, settings_record
 
 # Judge settings that only the LLM judge uses: given while no LLM judges anything, they would be
 # ignored without a word (checked when the run knows whether anything needs the LLM).

@@ -1,6 +1,6 @@
 """The JSON report's `history` section: the last runs, the flaky questions, each question's outcomes.
 
-Built once at the end of a run with a history (`report.pipeline.finish_run`); the terminal summary,
+Built once at the end of a run with a history (`run.pipeline.finish_run`); the terminal summary,
 the Markdown summary and the HTML history view only read it, so a report regenerated from the store
 shows what the run showed. Outcomes are oldest first, this run last; `null` where a question was not
 in that run.

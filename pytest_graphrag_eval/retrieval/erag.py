@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, S
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
+from pytest_graphrag_eval.llm.event_loop import run_coroutine
 from pytest_graphrag_eval.metrics.measures import parse_measures
 from pytest_graphrag_eval.retrieval.erag_components import SingleInput, named_metric
 from pytest_graphrag_eval.retrieval.erag_scoring import ERagError, check_label, score_labels
@@ -56,7 +57,7 @@ def erag_eval(
             retrieval_metrics,
             concurrency=concurrency,
         )
-        return asyncio.run(_run_and_close(evaluation, (text_generator, downstream_metric)))
+        return run_coroutine(_run_and_close(evaluation, (text_generator, downstream_metric)))
     raise ERagError("erag_eval() cannot run inside an event loop; use `await aerag_eval(...)` there")
 
 

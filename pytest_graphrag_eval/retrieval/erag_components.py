@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.llm.errors import LLMError
 from pytest_graphrag_eval.llm.prompts import PromptTemplate
 from pytest_graphrag_eval.llm.replies import InvalidReply, number_field, parse_object
 from pytest_graphrag_eval.metrics.text import contains_any, exact_match, rouge_l, token_f1
@@ -77,13 +78,11 @@ class ModelGenerator:
         )
 
     async def __call__(self, question: str, documents: Sequence[str], *, usage: Usage | None = None) -> str:
-        """The model's answer from `documents`; the call's tokens and cost go into `usage` when given."""
+        """The model's answer from `documents`; the call's tokens and cost (or refusal) go into `usage`."""
         user = self.template.render({"question": question, "document": "\n\n".join(documents)})
         messages = [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
-        result = await self.client.chat(messages, model=self.model, temperature=self.temperature)
-        if usage is not None:
-            usage.add_result(result)
-        return result.text.strip()
+        reply = await _reply(self.client, usage, messages, model=self.model, temperature=self.temperature)
+        return reply.strip()
 
 
 class LLMJudgeMetric:
@@ -136,12 +135,27 @@ class LLMJudgeMetric:
             raise ValueError(f"the LLM judge replied twice without a valid score: {error}") from None
 
     async def _ask(self, messages: list[dict[str, str]], usage: Usage | None) -> str:
-        result = await self.client.chat(
-            messages, model=self.model, response_format={"type": "json_object"}, temperature=0.0
+        return await _reply(
+            self.client,
+            usage,
+            messages,
+            model=self.model,
+            response_format={"type": "json_object"},
+            temperature=0.0,
         )
+
+
+async def _reply(client: Judge, usage: Usage | None, messages: list[dict[str, str]], **options: Any) -> str:
+    """One chat call's text; its tokens and cost, or its refusal, go into `usage` when given."""
+    try:
+        result = await client.chat(messages, **options)
+    except LLMError as error:
         if usage is not None:
-            usage.add_result(result)
-        return result.text
+            usage.add_failure(error)
+        raise
+    if usage is not None:
+        usage.add_result(result)
+    return result.text
 
 
 def _score(reply: str) -> float:

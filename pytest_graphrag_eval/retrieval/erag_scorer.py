@@ -8,7 +8,7 @@ question's reference answer(s), giving `erag_<metric>` keys (`erag_P`,
 `erag_success`, `erag_P_5`, ...) and `erag_cost` (the question's own model
 calls, on the judge the setup was built with) when a model is involved.
 A question that retrieved nothing scores 0; what cannot be computed is
-`erag_error`.
+`erag_error`, with `judge_refusal` when a model call was refused.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class ERagScorer:
                 usage,
             )
         except GraphragEvalError as error:
-            return {"erag_error": str(error)}
+            return {"erag_error": str(error), **usage.refusal_keys()}
         values: dict[str, Any] = {
             f"erag_{key}": value for key, value in result["per_input"][question.question_text].items()
         }

@@ -22,22 +22,22 @@ from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines
 from pytest_graphrag_eval.report.json_report import write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
-from pytest_graphrag_eval.report.pipeline import (
+from pytest_graphrag_eval.report.run_coverage import PARTIAL_KEY
+from pytest_graphrag_eval.report.run_terminal import RunTerminal
+from pytest_graphrag_eval.report_model import Outcome, QuestionResult
+from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
+from pytest_graphrag_eval.run.pipeline import (
     FinishedRun,
     OutputPaths,
     RunSettings,
     finish_run,
     write_outputs,
 )
-from pytest_graphrag_eval.report.run_coverage import PARTIAL_KEY
-from pytest_graphrag_eval.report.run_identity import corpus_file_record, corpus_positions, identity_metadata
-from pytest_graphrag_eval.report.run_terminal import RunTerminal
-from pytest_graphrag_eval.report_model import Outcome, QuestionResult
-from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
+from pytest_graphrag_eval.run.run_identity import corpus_file_record, corpus_positions, identity_metadata
 
 if TYPE_CHECKING:
-    from pytest_graphrag_eval.history.recording import HistoryOutcome
     from pytest_graphrag_eval.run.graph_stage import GraphStage
+    from pytest_graphrag_eval.run.recording import HistoryOutcome
 
 
 class EndOfRunSettings(GraphOptions, Protocol):
@@ -248,7 +248,7 @@ def conclude_run(
     graph = graph if graph is not None else GraphRun()
     records = [result.record if isinstance(result, QuestionResult) else result for result in results]
     if history is not None:  # the history's store and drivers are imported only for a run that has one
-        from pytest_graphrag_eval.history.recording import record_finished_run
+        from pytest_graphrag_eval.run.recording import record_finished_run
         from pytest_graphrag_eval.run.run_history import history_at_finish
     earlier = (
         history_at_finish(

@@ -10,13 +10,13 @@ the scoring run itself.
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
+from pytest_graphrag_eval.llm.event_loop import run_coroutine
 from pytest_graphrag_eval.run.runner import QuestionRunner, ResponseSource
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def fill_cache_in_batches(
             runner.close()
         if not collected:
             break
-        sent = asyncio.run(batches.send(judge, collected.values(), on_status))
+        sent = run_coroutine(batches.send(judge, collected.values(), on_status))
         records.extend(batch.as_dict() for batch in sent)
     if source is not None:
         source.new_pass()  # the scoring run gets the same answers again

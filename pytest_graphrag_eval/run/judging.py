@@ -9,7 +9,6 @@ verdicts are used.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from pytest_graphrag_eval.judging.calibration import (
 )
 from pytest_graphrag_eval.judging.labels import Label, load_labels, merged_labels
 from pytest_graphrag_eval.judging.reviews import ReviewBook, load_reviews
+from pytest_graphrag_eval.llm.event_loop import run_coroutine
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.answers.settings import AnswerSettings
@@ -127,7 +127,7 @@ def calibrate(
                 await aclose()  # this loop's connections; the client stays usable on the run's loop
 
     section = calibration_section(
-        asyncio.run(judged()),
+        run_coroutine(judged()),
         metrics,
         cutoffs(metrics, thresholds),
         labels_file=judging.labels_file,

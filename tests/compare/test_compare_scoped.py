@@ -26,8 +26,8 @@ from pytest_graphrag_eval.compare.paired import (
     paired_changes,
     scoped_paired_changes,
 )
-from pytest_graphrag_eval.report.pipeline import OutputPaths, RunSettings
 from pytest_graphrag_eval.run.end_of_run import conclude_run
+from pytest_graphrag_eval.run.pipeline import OutputPaths, RunSettings
 
 
 def test_binary_changes_of_many_scopes_are_each_scopes_own() -> None:

@@ -2,7 +2,7 @@
 
 The shards' results are put back in corpus order; aggregates, the baseline
 comparison, gates, Markdown and HTML are then computed on the whole by the same
-pipeline the plugin runs (`report.pipeline`). Shards of different corpora or
+pipeline the plugin runs (`run.pipeline`). Shards of different corpora or
 settings, a missing shard and a question in two shards are refused, each with
 a message naming the report files.
 """
@@ -21,10 +21,10 @@ from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.json_types import JsonMapping
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
 from pytest_graphrag_eval.report.judge_spend import merge_spend
-from pytest_graphrag_eval.report.merge_baseline import baseline_read, read_baseline_file
-from pytest_graphrag_eval.report.pipeline import RunSettings
-from pytest_graphrag_eval.report.run_identity import Position, corpus_positions
 from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument
+from pytest_graphrag_eval.run.merge_baseline import baseline_read, read_baseline_file
+from pytest_graphrag_eval.run.pipeline import RunSettings, finish_run
+from pytest_graphrag_eval.run.run_identity import Position, corpus_positions
 
 # Metadata the report writer sets itself, and what only a shard records.
 _WRITER_KEYS = frozenset(
@@ -398,6 +398,23 @@ def _started(shard: ShardReport) -> float:
         return float(calendar.timegm(time.strptime(str(text), "%Y-%m-%dT%H:%M:%SZ")))
     except ValueError:
         raise MergeError(f"{shard.path}: metadata.started_at is not a UTC time: {text!r}") from None
+
+
+def merge_shard_reports(shards: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    """The run's report of shard reports the history kept (`history.store.ShardMerger`): merged and
+    finished as `graphrag-eval-merge` does, without reading a history baseline."""
+    merged = merge_shards(
+        [ShardReport.of_json(source, report) for source, report in shards], history_baseline_required=False
+    )
+    return finish_run(
+        merged.results,
+        merged.settings,
+        started=merged.started,
+        finished=merged.finished,
+        interrupted=merged.interrupted,
+        warnings=merged.warnings,
+        judge_spend=merged.judge_spend,
+    ).report
 
 
 def shard_summary(shards: Iterable[ShardReport]) -> str:

@@ -14,8 +14,8 @@ from typing import Any
 from pytest_graphrag_eval.compare.baseline import report_from_bytes
 from pytest_graphrag_eval.corpus.input_files import read_input_bytes
 from pytest_graphrag_eval.errors import InputError
-from pytest_graphrag_eval.report.run_identity import bytes_sha256
 from pytest_graphrag_eval.report_model import ReportDocument
+from pytest_graphrag_eval.run.run_identity import bytes_sha256
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.locations import parse_location
 from pytest_graphrag_eval.history.provenance import detect_provenance
 from pytest_graphrag_eval.history.store import open_history
+from pytest_graphrag_eval.run.merge import merge_shard_reports
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,12 @@ def record_finished_run(
     try:
         display = parse_location(url, environ).display
         with open_history(url, environ=environ) as store:
-            recorded = store.record_run(report, run_key=run_key, provenance=detect_provenance(environ, cwd))
+            recorded = store.record_run(
+                report,
+                run_key=run_key,
+                provenance=detect_provenance(environ, cwd),
+                merge_shards=merge_shard_reports,
+            )
     except HistoryError as error:
         return HistoryOutcome(False, f"the run was NOT recorded in the history: {error}")
     if not recorded.complete:
