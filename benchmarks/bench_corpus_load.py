@@ -217,18 +217,31 @@ def time_loads(paths: dict[str, Path], runs: int, other_tree: Path | None) -> di
     }
 
 
+PHASES = ("load", "score", "aggregate", "total")
+
+
 def time_library_runs(
     corpus: Path, responses: Path, runs: int, graphrag_eval_python: str | None
-) -> tuple[float, float | None]:
-    """Median CPU seconds of our whole library run and graphrag-eval's, alternating."""
+) -> tuple[dict[str, float], dict[str, float] | None]:
+    """Median CPU seconds per phase (and their total) of our whole library run and graphrag-eval's,
+    alternating run by run."""
     ours_run = our_phases(corpus, responses)
-    ours: list[float] = []
-    theirs: list[float] = []
+    ours: list[dict[str, float]] = []
+    theirs: list[dict[str, float]] = []
     for _ in range(runs):
-        ours.append(sum(ours_run().values()))
+        phases = ours_run()
+        ours.append({**phases, "total": sum(phases.values())})
         if graphrag_eval_python:
-            theirs.append(their_phases(graphrag_eval_python, corpus, responses, 1)["total"])
-    return statistics.median(ours), (statistics.median(theirs) if theirs else None)
+            theirs.append(their_phases(graphrag_eval_python, corpus, responses, 1))
+
+    def medians(measured: list[dict[str, float]]) -> dict[str, float]:
+        return {phase: statistics.median(run[phase] for run in measured) for phase in PHASES}
+
+    return medians(ours), (medians(theirs) if theirs else None)
+
+
+def phase_line(side: str, phases: dict[str, float]) -> str:
+    return f"{side:>20} " + " ".join(f"{phases[phase]:>9.2f}s" for phase in PHASES)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -274,18 +287,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.quick or not args.graphrag_eval_python:
             reason = "--quick" if args.quick else "no --graphrag-eval-python / GRAPHRAG_EVAL_PYTHON"
             print(f"graphrag-eval 6.6.1: library run comparison skipped ({reason})")
-            ours_library, theirs_library = time_library_runs(paths["anchored"], responses, 1, None)
-            print(f"library run (anchored shape): ours {ours_library:.2f}s")
+            ours_library, _ = time_library_runs(paths["anchored"], responses, 1, None)
+            print(f"library run (anchored shape): ours {ours_library['total']:.2f}s")
             return 0
         ours_library, theirs_library = time_library_runs(
             paths["anchored"], responses, runs, args.graphrag_eval_python
         )
     assert theirs_library is not None
-    library_ratio = ours_library / theirs_library
-    print(
-        f"library run (anchored shape): ours {ours_library:.2f}s, graphrag-eval 6.6.1 "
-        f"{theirs_library:.2f}s, {library_ratio:.2f}x"
-    )
+    library_ratio = ours_library["total"] / theirs_library["total"]
+    print("library run (anchored shape), CPU seconds by phase:")
+    print(f"{'':>20} " + " ".join(f"{phase:>10}" for phase in PHASES))
+    print(phase_line("ours", ours_library))
+    print(phase_line("graphrag-eval 6.6.1", theirs_library))
+    print(f"library run: ours / graphrag-eval's = {library_ratio:.2f}x")
     load_ratio = loads["anchored"]["ours"] / loads["anchored"]["CSafeLoader"]
     load_met, library_met = load_ratio <= LOAD_BUDGET, library_ratio <= LIBRARY_BUDGET
     print(

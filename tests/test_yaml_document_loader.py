@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pytest_graphrag_eval.corpus import yaml_lines
@@ -359,7 +359,12 @@ def test_every_yaml_11_scalar_form_and_layout_is_built_as_pyyaml_builds_it() -> 
     "text",
     [
         "a: !!str 1\n",  # a tag
-        "base: &b {x: 1}\nm:\n  <<: *b\n",  # a merge key
+        "base: &b [x]\nm:\n  <<: *b\n",  # a merge of a list that is not of mappings
+        "m: {<<: 1}\n",  # a merge of a scalar
+        "m: {<<: [{a: 1}, [b]]}\n",  # a merge of a list holding another list
+        "a: &a {k: 1}\nb: &b {j: 2}\nm: {<<: [*a, *b]}\n",  # two listed: PyYAML's releases order them apart
+        "a: &a {kk: 1}\nm: {<<: *a, <<: {kk: 2}}\n",  # a key two merges hold: settled by string identity
+        "a: &a {k: 1}\nb: &b {<<: *a, k: 2}\nc: {<<: *b}\n",  # so is a merged mapping's own override
         "a: 1\na: 2\n",  # a repeated key
         "1: x\n",  # a key that is not text
         "a: &x 1\nb: &x 2\n",  # an anchor defined twice
@@ -373,6 +378,52 @@ def test_every_yaml_11_scalar_form_and_layout_is_built_as_pyyaml_builds_it() -> 
 )
 def test_what_the_events_do_not_build_is_left_to_the_node_loader(text: str) -> None:
     assert build_from_events(text.encode("utf-8"), yaml_lines.MAX_YAML_NODES) is UNUSUAL
+
+
+MERGES = (
+    "base: &b {x: 1, y: [1]}\nm:\n  y: 2\n  <<: *b\n  z: 3\n",  # merged first, the mapping's own win
+    "a: &a {k: 1}\nb: &b {<<: *a, j: 2}\nc: {<<: *b, <<: {i: 0}, k: 3}\n",  # merged merges, two merge keys
+    "s: &s [{kk: 2, l: 3}]\nm: {<<: *s}\nn: {'<<': 1}\nv: {<<: []}\n",  # a listed anchor, quoted <<
+    "- name: q\n  <<: &step {media: json, ordered: false}\n- name: r\n  <<: *step\n  ordered: true\n",
+)
+
+
+@pytest.mark.parametrize("text", MERGES)
+def test_merge_keys_are_built_from_the_events_as_pyyaml_builds_them(text: str) -> None:
+    """A hand-written corpus's `<<: *defaults` keeps it on the event path (no node graph to compose)."""
+    assert build_from_events(text.encode("utf-8"), yaml_lines.MAX_YAML_NODES) is not UNUSUAL
+    assert assert_built_as_pyyaml_builds(text.encode("utf-8"))
+
+
+MERGE_KEYS = ["k", "kk", "name", "'<<'"]
+
+
+@st.composite
+def merging_documents(draw: st.DrawFn) -> str:
+    """Anchored mappings merging earlier ones: one or several merge keys, lists of them, the mapping's
+    own keys before and after (overriding or not), keys of one character (a string CPython shares)
+    and longer, aliases of lists."""
+    lines: list[str] = []
+    for index in range(draw(st.integers(1, 5))):
+        own = draw(st.lists(st.sampled_from(MERGE_KEYS), unique=True, max_size=3))
+        pairs = [f"{key}: {draw(st.integers(0, 9))}" for key in own]
+        if index:
+            earlier = st.integers(0, index - 1).map(lambda number: f"*m{number}")
+            listed = st.lists(earlier, max_size=3).map(lambda items: f"[{', '.join(items)}]")
+            pairs += [f"<<: {merged}" for merged in draw(st.lists(earlier | listed, max_size=2))]
+        lines.append(f"m{index}: &m{index} {{{', '.join(draw(st.permutations(pairs)))}}}")
+    if draw(st.booleans()):
+        lines.append("list: &l [*m0]\nlast: {<<: *l}")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=400, deadline=None)
+@given(merging_documents())
+@example("m0: &m0 {k: 1}\nm1: &m1 {<<: *m0, k: 2}\nm2: &m2 {<<: *m1}\n")
+def test_merges_build_as_pyyaml_builds_them(text: str) -> None:
+    """The event path takes the merges it can build exactly and leaves the rest: either way, PyYAML's
+    document (with PyYAML 6.0.4's quirks: a listed mapping order and keys settled by string identity)."""
+    assert_built_as_pyyaml_builds(text.encode("utf-8"))
 
 
 def test_the_event_path_counts_aliases_against_the_bound() -> None:

@@ -118,6 +118,11 @@ def load_both_ways(data: bytes) -> None:
 @example(b"- !!bool maybe\n")
 @example(b"&a [*a]")
 @example(b"- &a {b: *a}\n")
+# Nested past the bound: the event builder gives up at Python's recursion limit and the bracket count
+# keeps the document from LibYAML's recursive composer, plain or with a tag that only the composer takes.
+@example(b"[" * 20000)
+@example(b"!!str " + b"[" * 5000 + b"]" * 5000)
+@example(b"a: " + b"{b: " * 3000 + b"c" + b"}" * 3000)
 def test_any_document_loads_or_is_refused_with_a_located_error(data: bytes) -> None:
     load_both_ways(data)
 

@@ -79,7 +79,9 @@ class Question:
         """The reference steps read once, on first use (or as given in `references_read`)."""
         if self.references_read is not None:
             return self.references_read
-        reading: ReferenceReading | None = self.__dict__.get("_reading")
+        # getattr, not `self.__dict__`: asking for the dict would build one per question for the
+        # collector to walk, where the attribute is kept inline in the instance
+        reading: ReferenceReading | None = getattr(self, "_reading", None)
         if reading is None:  # two threads may both read: the same reading, so no lock is needed
             reading = read_reference_steps(self.reference_steps, self.reference_lines, self.shared_tables)
             object.__setattr__(self, "_reading", reading)  # a cache, not a field: frozen stays true
@@ -241,11 +243,15 @@ def _question_from_data(
     shared_tables: dict[str, SparqlTable | str],
 ) -> Question:
     file = template_location.file
-    location = SourceLocation(file, line_of(raw) or template_location.line, template_id)
+    line = line_of(raw) or template_location.line
     if not isinstance(raw, Mapping):
-        raise CorpusError("each question must be a mapping", location, "questions")
-    question_id = _required_text(raw, "id", location)
-    location = SourceLocation(file, location.line, template_id, question_id)
+        raise CorpusError(
+            "each question must be a mapping", SourceLocation(file, line, template_id), "questions"
+        )
+    question_id = raw.get("id")
+    if type(question_id) is not str or not question_id.strip():  # a location without the id, to say so
+        question_id = _required_text(raw, "id", SourceLocation(file, line, template_id))
+    location = SourceLocation(file, line, template_id, question_id)
     if question_id in seen:
         raise CorpusError(
             f"duplicate question id (first defined at {seen[question_id].describe()})", location, "id"
@@ -268,7 +274,7 @@ def _question_from_data(
         reference_answer=reference_answer,
         thresholds=to_plain(raw.get("thresholds")),
         xfail=xfail or None,
-        extra=to_plain({k: v for k, v in raw.items() if k not in QUESTION_RESERVED_KEYS}),
+        extra={k: to_plain(v) for k, v in raw.items() if k not in QUESTION_RESERVED_KEYS},
         reference_lines=tuple(tuple(line_of(step) for step in group) for group in reference_steps or ()),
         shared_tables=shared_tables,
     )

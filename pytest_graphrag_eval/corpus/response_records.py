@@ -175,16 +175,15 @@ def responses_from_memory(data: object, origin: str = IN_MEMORY) -> dict[str, li
     """
     if isinstance(data, Mapping):
         if is_one_response(data):
-            return collect_attempts([(_where(data, SourceLocation(origin=origin)), None, data)])
+            return collect_attempts([(_where(data, origin), None, data)])
         return collect_attempts(
-            (_where(value, SourceLocation(origin=where)), str(key), value)
+            (_where(value, where), str(key), value)
             for key, attempts in data.items()
             for where, value in _keyed_attempts(key, attempts, origin)
         )
     if isinstance(data, Sequence) and not isinstance(data, (str, bytes, bytearray)):
         return collect_attempts(
-            (_where(value, SourceLocation(origin=f"{origin}[{index}]")), None, value)
-            for index, value in enumerate(data)
+            (_where(value, origin, index), None, value) for index, value in enumerate(data)
         )
     hint = "; to read a responses file, call load_responses(path)" if isinstance(data, (str, bytes)) else ""
     raise ResponseError(
@@ -218,9 +217,12 @@ def is_one_response(data: Mapping[object, object]) -> bool:
     return any(key in RESPONSE_KEYS and not isinstance(value, Mapping) for key, value in data.items())
 
 
-def _where(value: object, location: SourceLocation) -> SourceLocation:
-    """A record loaded from a file keeps its file and line; anything else is located by `location`."""
-    return value.source if isinstance(value, ResponseRecord) else location
+def _where(value: object, origin: str, index: int | None = None) -> SourceLocation:
+    """A record loaded from a file keeps its file and line; anything else is located by `origin` (and
+    its `index` in a list), a location made only then: records of a file need none."""
+    if isinstance(value, ResponseRecord):
+        return value.source
+    return SourceLocation(origin=origin if index is None else f"{origin}[{index}]")
 
 
 def _not_an_object(raw: object) -> str:

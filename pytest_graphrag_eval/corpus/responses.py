@@ -13,7 +13,7 @@ a broken one means the recording is broken and must not be half-used.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
@@ -68,12 +68,16 @@ def load_response_attempts(
 
 
 def key_by_corpus(
-    attempts: Mapping[str, Sequence[ResponseRecord]], corpora: Iterable[Corpus]
+    attempts: Mapping[str, list[ResponseRecord]], corpora: Iterable[Corpus]
 ) -> dict[str, list[ResponseRecord]]:
     """Responses keyed by their question's text (traces without an id attribute) filed under its id;
     the one keying rule of the plugin and the library. A response keyed by a text two questions
     share is a `ResponseError`: which of them it answers cannot be told, and a guess scores the
-    other question as unanswered."""
+    other question as unanswered. Responses all keyed by their question's id (every recording the
+    plugin writes) are returned as they are, in a new dict, without a pass over the questions' texts."""
+    corpora = list(corpora)
+    if {question_id for corpus in corpora for question_id in corpus.positions}.issuperset(attempts):
+        return dict(attempts)
     ids_by_text: dict[str, str] = {}
     shared_texts: dict[str, list[str]] = {}
     for corpus in corpora:
@@ -87,7 +91,7 @@ def key_by_corpus(
 
 
 def _refuse_shared_texts(
-    attempts: Mapping[str, Sequence[ResponseRecord]], shared_texts: Mapping[str, list[str]], ids: set[str]
+    attempts: Mapping[str, list[ResponseRecord]], shared_texts: Mapping[str, list[str]], ids: set[str]
 ) -> None:
     for key, records in attempts.items():
         sharing = shared_texts.get(key.strip()) if key not in ids else None

@@ -8,8 +8,9 @@ alive: each event is dropped as soon as its value is in place.
 
 `build_from_events` builds only what it is sure of: untagged scalars (plain ones resolved by PyYAML's
 own resolver and constructed by its safe constructors), sequences, mappings whose keys are text,
-anchors and aliases (one shared object per anchor, as PyYAML shares it). Anything else (an explicit
-tag, a key that is not text, a merge key, a repeated key or anchor, an alias to an unknown or
+merge keys of such mappings (`<<: *defaults`, as hand-written files use them; see `merge`), anchors
+and aliases (one shared object per anchor, as PyYAML shares it). Anything else (an explicit tag, a
+key that is not text, another merge, a repeated key or anchor, an alias to an unknown or
 unfinished anchor, a value a constructor refuses, a document past the node bound, a syntax error,
 more than one document) returns `UNUSUAL`, and the node-based loader of `yaml_lines` builds the
 document or says, at its line, what is wrong.
@@ -74,6 +75,7 @@ class _EventBuilder:
         self.nodes = 0
         self.anchors: dict[str, tuple[Any, int | None]] = {}  # name -> (value, its size once closed)
         self.plain: dict[str, Any] = {}  # a plain scalar's text -> its value, resolved once
+        self.overriding: set[int] = set()  # mappings whose own value of a key overrode a merged one
 
     def document(self) -> Any:
         next_event = self.next_event
@@ -135,13 +137,25 @@ class _EventBuilder:
 
     def fill_mapping(self, mapping: LineDict) -> None:
         next_event = self.next_event
+        merged: dict[str, Any] | None = None  # the pairs of merge keys' mappings, in order
         while True:
             event = next_event()
             kind = type(event)
             if kind is MappingEndEvent:
+                if merged is not None:  # as PyYAML flattens: merged pairs first, the mapping's own win
+                    if not merged.keys().isdisjoint(mapping):
+                        self.overriding.add(id(mapping))
+                    own = dict(mapping)
+                    mapping.clear()
+                    mapping.update(merged)
+                    mapping.update(own)
                 return
             if kind is not ScalarEvent or event.anchor is not None:
                 raise _Unusual  # a collection, alias or anchored scalar as a key
+            if event.value == "<<" and event.tag is None and event.implicit[0]:
+                self.nodes += 1
+                merged = self.merge(next_event(), {} if merged is None else merged)
+                continue
             key = self.scalar(event)
             if type(key) is not str or key in mapping:
                 raise _Unusual  # a key that is not text (a merge key among them), or a repeated one
@@ -152,6 +166,21 @@ class _EventBuilder:
                 mapping[key] = self.scalar(event)
             else:
                 mapping[key] = self.node(event)
+
+    def merge(self, event: Any, merged: dict[str, Any]) -> dict[str, Any]:
+        """`merged` with the pairs a merge key's value adds: a mapping (built here, so its keys are
+        text and its own merge keys flattened), or a list of at most one. PyYAML's releases order
+        the mappings of a longer list differently, and its latest settles a key two merged pairs
+        share by the identity of the key's string (a mapping whose own value overrode a merged one
+        holds both pairs); so those, and anything but mappings (PyYAML's error to report), are left
+        to the node loader."""
+        value = self.node(event)
+        if type(value) is list and len(value) <= 1:
+            value = value[0] if value else LineDict()
+        if type(value) is not LineDict or id(value) in self.overriding or not merged.keys().isdisjoint(value):
+            raise _Unusual
+        merged.update(value)
+        return merged
 
     def scalar(self, event: Any) -> Any:
         if event.tag is not None:

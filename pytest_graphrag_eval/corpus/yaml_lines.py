@@ -326,7 +326,7 @@ def load_yaml_with_lines(
     """
     shown = shown or str(path)
     data = read_input_bytes(path, shown=shown, error_type=error_type, what=what)
-    if not data.startswith(BYTE_ORDER_MARKS) and b"\x00" not in data and flow_depth(data) <= MAX_YAML_DEPTH:
+    if not data.startswith(BYTE_ORDER_MARKS) and b"\x00" not in data:
         try:
             return _build_document(data)
         except (yaml.YAMLError, RecursionError):
@@ -337,11 +337,6 @@ def load_yaml_with_lines(
 
 def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory = InputError) -> Any:
     """Parse YAML text with the same bounds; syntax errors name the line."""
-    if flow_depth(text) > MAX_YAML_DEPTH:
-        raise error_type(
-            f"invalid YAML: nested too deeply (more than {MAX_YAML_DEPTH} levels of [ and {{)",
-            SourceLocation(shown),
-        )
     try:
         return _build_document(text)
     except yaml.YAMLError as error:
@@ -355,10 +350,18 @@ def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory
 
 
 def _build_document(source: str | bytes) -> Any:
-    """The document from LibYAML's events where they are all of the common kinds, else from its nodes."""
+    """The document from LibYAML's events where they are all of the common kinds, else from its nodes.
+
+    Only the node loader needs the bracket count: LibYAML composes nodes recursively in C, while its
+    events come from an explicit stack and the event builder's own recursion stops at Python's
+    limit (a `RecursionError`, which sends the document here). So a good corpus is never scanned
+    for brackets, and nothing deeper than the bound reaches the composer.
+    """
     built = build_from_events(source, MAX_YAML_NODES)
     if built is not UNUSUAL:
         return built
+    if flow_depth(source) > MAX_YAML_DEPTH:
+        raise YamlBoundsError(f"nested too deeply (more than {MAX_YAML_DEPTH} levels of [ and {{)")
     return yaml.load(source, Loader=_DocumentLoader)
 
 

@@ -17,8 +17,9 @@ also of the `[speed]` extra, in `vouched_loads`: it reads integers of any size e
 no digit run needs looking for, which on 100 MB took a third of orjson's own parse.
 
 `loads_lines` reads JSONL straight from the file's bytes (no decoding to text and encoding
-back per line); it answers only when orjson read every line, so a caller falls back to the
-text path, and its exact values and messages, whenever anything is unusual.
+back per line) with msgspec, which needs no digit scan either (a third less time than orjson
+with the scan on a 29 MB recording); it answers only when msgspec read every line, so a caller
+falls back to the text path, and its exact values and messages, whenever anything is unusual.
 """
 
 from __future__ import annotations
@@ -90,15 +91,17 @@ def vouched_loads(data: bytes) -> tuple[Any] | None:
 
 
 def loads_lines(data: bytes) -> list[tuple[int, Any]] | None:
-    """`(line number, value)` of each non-blank line of UTF-8 JSONL, or None when orjson cannot
-    vouch for every line (not installed, NUL bytes, a long digit run, a line it rejects).
+    """`(line number, value)` of each non-blank line of UTF-8 JSONL, or None when msgspec cannot
+    vouch for every line (not installed, NUL bytes, a line it rejects).
 
-    A line orjson accepts is valid UTF-8 and gets the value `loads` gives its decoded text;
-    a line blank only to `str.strip` (a non-ASCII space) is one orjson rejects.
+    A line msgspec accepts is valid UTF-8 and gets the value `loads` gives its decoded text, integers
+    of any size included (see `vouched_loads`), so no digit run needs looking for first; a line
+    blank only to `str.strip` (a non-ASCII space) is one msgspec rejects.
     """
-    if orjson is None or b"\x00" in data or _LONG_NUMBER in data.translate(_DIGITS_AS_ZERO):
+    if _REPORT_DECODER is None or b"\x00" in data:
         return None
-    # orjson reads each line from a view of the data: splitting would copy every line first.
+    decode = _REPORT_DECODER.decode
+    # Each line is read from a view of the data: splitting would copy every line first.
     view = memoryview(data)
     values: list[tuple[int, Any]] = []
     start, number, size = 0, 0, len(data)
@@ -109,8 +112,8 @@ def loads_lines(data: bytes) -> list[tuple[int, Any]] | None:
             if end == -1:
                 end = size
             if end > start and (data[start] == _OPEN_BRACE or not data[start:end].isspace()):
-                values.append((number, orjson.loads(view[start:end])))
+                values.append((number, decode(view[start:end])))
             start = end + 1
-    except orjson.JSONDecodeError:
+    except (msgspec.DecodeError, UnicodeDecodeError):
         return None
     return values
