@@ -93,8 +93,8 @@ def run_evaluation(
             "in async code use `await arun_evaluation(...)` with the same arguments"
         )
     # The steps scorer notes the rows of the SELECT outputs it parses, so that `compute_aggregates`
-    # need not parse them again. Attached here, outside the event loop: the loop formats its main
-    # task's result for a signal check, and a list subclass would be formatted whole.
+    # need not parse them again; only this synchronous form returns them (`ScoredResults`), the
+    # async form a plain list.
     row_counts = SelectRowCounts()
     results = run_coroutine(
         _checked_and_scored(
