@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Mapping
 
 from pytest_graphrag_eval.report.html_report.graph_coverage import GRAPH_COVERAGE_KEY, coverage_view
-from pytest_graphrag_eval.report.html_report.render import _environment
+from pytest_graphrag_eval.report.html_report.render import template_environment
 
 _STYLE = (
     "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em}"
@@ -25,5 +25,5 @@ def coverage_page(section: Mapping[str, object]) -> str:
     view = coverage_view({GRAPH_COVERAGE_KEY: dict(section)})
     digest = base64.b64encode(hashlib.sha256(_STYLE.encode("utf-8")).digest()).decode("ascii")
     csp = f"default-src 'none'; style-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
-    page = _environment().get_template("graph_coverage_page.html.j2")
+    page = template_environment().get_template("graph_coverage_page.html.j2")
     return page.render(coverage=view, style=_STYLE, csp=csp)

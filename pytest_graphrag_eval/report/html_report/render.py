@@ -51,7 +51,7 @@ def render_html(report: ReportDocument) -> str:
 def _render(view: ReportView, details: str) -> str:
     script, style = _asset("report.js"), _asset("report.css")
     return (
-        _environment()
+        template_environment()
         .get_template("report.html.j2")
         .render(
             view=view,
@@ -109,7 +109,8 @@ def _utf8(text: str) -> bytes:
 
 
 @cache
-def _environment() -> jinja2.Environment:
+def template_environment() -> jinja2.Environment:
+    """The HTML report's templates, autoescaped; shared with the coverage command's page."""
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader(__package__ or "pytest_graphrag_eval.report.html_report", "templates"),
         autoescape=True,
