@@ -60,7 +60,7 @@ def answer_correctness_main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-_TSV_FILE = OptionSpec("--file", "file", "", metavar="PATH", parse=P.path)
+_TSV_FILE = OptionSpec("--file", "", metavar="PATH", parse=P.path)
 """A command-only file (`-i`, `-o`), taken as a path relative to the current folder."""
 
 

@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 MAX_PARAPHRASES = 1000
 """The most LLM variants per phrasing (the bound catches a typo, as the plugin's counts do)."""
-_FLAG = OptionSpec("--flag", "flag", "", action="store_true", parse=P.flag, default=False)
+_FLAG = OptionSpec("--flag", "", action="store_true", parse=P.flag, default=False)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     add_option(
         made,
         "--out",
-        OptionSpec("--out", "out", "the corpus file to write (compared with it if it exists)", parse=P.path),
+        OptionSpec("--out", "the corpus file to write (compared with it if it exists)", parse=P.path),
     )
     add_option(made, "--dry-run", _FLAG, help="list what would be generated; write nothing")
     add_option(
@@ -79,7 +79,6 @@ def _parser() -> argparse.ArgumentParser:
         "--paraphrases",
         OptionSpec(
             "--paraphrases",
-            "paraphrases",
             "LLM variants per phrasing",
             metavar="N",
             parse=P.whole_number(0, MAX_PARAPHRASES),
@@ -121,7 +120,6 @@ def _parser() -> argparse.ArgumentParser:
         "--shown",
         OptionSpec(
             "--shown",
-            "shown",
             "untested terms listed (default 10)",
             metavar="N",
             parse=P.whole_number(0, 1_000_000),

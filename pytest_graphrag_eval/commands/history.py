@@ -580,26 +580,26 @@ def _num(value: float | None) -> str:
 
 MAX_LISTED = 1_000_000
 """The most runs or questions a listing takes (the bound catches a typo, as the plugin's do)."""
-_FLAG = OptionSpec("--flag", "flag", "", action="store_true", parse=P.flag, default=False)
+_FLAG = OptionSpec("--flag", "", action="store_true", parse=P.flag, default=False)
 
 
 def _text(metavar: str) -> OptionSpec:
     """A command-only name (`--branch`, `--commit`), taken as given less surrounding blanks."""
-    return OptionSpec("--text", "text", "", metavar=metavar)
+    return OptionSpec("--text", "", metavar=metavar)
 
 
 def _counted(default: int | None, help: str) -> OptionSpec:
     """A command-only count (`--limit`, `trend --last`, `prune --keep`), parsed as the plugin parses
     its counts."""
-    return OptionSpec("--n", "n", help, metavar="N", parse=P.whole_number(1, MAX_LISTED), default=default)
+    return OptionSpec("--n", help, metavar="N", parse=P.whole_number(1, MAX_LISTED), default=default)
 
 
 MAX_WAITING_DAYS = 36_500
 """A century: longer cannot be meant, and a date that many days back must still be a date."""
 _WAITING_DAYS = OptionSpec(
-    "--days", "days", "", metavar="D", parse=P.limit(float, "a number of days", MAX_WAITING_DAYS)
+    "--days", "", metavar="D", parse=P.limit(float, "a number of days", MAX_WAITING_DAYS)
 )
-_RUN_KEYS = OptionSpec("--keys", "keys", "", action="extend", metavar="KEY", parse=P.texts, default=())
+_RUN_KEYS = OptionSpec("--keys", "", action="extend", metavar="KEY", parse=P.texts, default=())
 
 
 def _parser() -> argparse.ArgumentParser:

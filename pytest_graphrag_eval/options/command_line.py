@@ -1,12 +1,5 @@
-"""The console scripts' options, built from the same declarations as the plugin's.
-
-A command names a declared setting (`OPTION_BY_DEST`) under its own short flag (`--flaky-runs` for
-`--graphrag-flaky-runs`) and gets its parser, range, default and message: a value the plugin
-refuses, the command refuses in the same words, as an argparse usage error (exit status 2, the
-command's usage line, no traceback). An option only a command has (`--limit`) is declared where the
-command is, as an `OptionSpec` with one of the same parsers. pytest-benchmark builds its command
-line from its plugin's option functions the same way.
-"""
+"""The console scripts' options, built from the plugin's declarations under the commands' own flags,
+so a value the plugin refuses is refused in the same words, as an argparse usage error (exit 2)."""
 
 from __future__ import annotations
 
@@ -28,15 +21,11 @@ _SHAPES: dict[str, dict[str, Any]] = {
     "append": {},  # repeatable: --gate A --gate B
     "extend": {"nargs": "+"},  # several values after one flag: --clear KEY KEY
 }
-"""The argparse shape of each declared action a command can take."""
 
 
 class CheckedOption(argparse.Action):
-    """Stores the value its `spec` parses; a value the parser refuses is the parser's usage error.
-
-    `spec` is the command's own (its flag, its help); `origin` the declaration it was made from. A
-    repeatable option's values are parsed as they come and joined as one layer of the plugin joins
-    its lines: a later mapping's keys over an earlier's (thresholds per metric), sequences in order."""
+    """Stores the value its `spec` (the command's own) parses; `origin` is the declaration it came from.
+    Repeated values are joined as the plugin joins one layer's lines."""
 
     def __init__(
         self, option_strings: Sequence[str], dest: str, *, spec: OptionSpec, origin: OptionSpec, **kwargs: Any
@@ -76,7 +65,6 @@ def _joined(previous: Any, parsed: Any) -> object:
 
 
 def declared(dest: str) -> OptionSpec:
-    """The plugin's declaration of a setting, by its `dest` (`graphrag_flaky_runs`)."""
     return OPTION_BY_DEST[dest]
 
 
@@ -92,17 +80,11 @@ def add_option(
     choices: tuple[str, ...] | None = _KEEP,
     required: bool = False,
 ) -> OptionSpec:
-    """Add `spec` to `parser` as `flag` (its messages name `flag`), and as `short` (`-i`) too if given,
-    storing into `dest` (default: the flag's name); `help`, `default` and `choices` replace the
-    declaration's for this command only.
-    Returns the command's own spec, the one its values are parsed with."""
+    """Add `spec` to `parser` as `flag` (and `short`); `help`, `default` and `choices` replace the
+    declaration's for this command only. Returns the spec the command's values are parsed with."""
     if spec.action not in _SHAPES:
         raise ValueError(f"{flag}: a command option cannot be {spec.action!r}")
-    overrides: dict[str, object] = {
-        "flag": flag,
-        "dest": dest or flag.lstrip("-").replace("-", "_"),
-        "ini": None,
-    }
+    overrides: dict[str, object] = {"flag": flag, "ini": None}
     for name, value in (("help", help), ("default", default), ("choices", choices)):
         if value is not _KEEP:
             overrides[name] = value
@@ -113,7 +95,7 @@ def add_option(
     parser.add_argument(
         *([short] if short else []),
         flag,
-        dest=own.dest,
+        dest=dest or own.dest,
         help=own.help,
         action=CheckedOption,
         spec=own,

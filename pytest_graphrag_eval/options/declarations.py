@@ -1,16 +1,10 @@
-"""Every setting of the plugin, declared once: flag, ini key, file key, parser, default, merge rule.
+"""Every setting of the plugin, declared once, so the plugin, its docs table and the console scripts
+parse, range-check and word errors about a value alike.
 
-A setting is added by adding one `OptionSpec` here: the plugin's `add_options` registers its flag
-and ini key, `option_values` reads and merges its layers, `docs/options.md` is generated from this
-table (`.ci/options_table.py`), and `PluginSettings` (plugin/settings.py) receives the resolved
-value. The console scripts take their options from here too (`command_line.py`), under their own
-short flags, so `--flaky-runs 0` is refused by the merge as `--graphrag-flaky-runs 0` is by pytest.
-
-Layers, highest first: the command line, the ini file, then for judge settings (those with a
-`file_key`) the `--graphrag-answers-config` file, then the default. A scalar takes the highest layer
-that sets it; a mapping (`per_key`) is merged key by key in the same order, and mapping one key two
-ways inside one layer is a usage error; a list (`concat`) keeps the ini's entries then the command
-line's.
+Layers, highest first: the command line, the ini file, for judge settings (with a `file_key`) the
+`--graphrag-answers-config` file, then the default. A scalar takes the highest layer that sets it; a
+mapping (`per_key`) is merged key by key in that order; a list (`concat`) keeps the ini's entries
+then the command line's.
 """
 
 from __future__ import annotations
@@ -47,7 +41,6 @@ class OptionSpec:
     """One setting: its CLI flag, optional ini key and answers-config key, parser, default and merge rule."""
 
     flag: str
-    dest: str
     help: str
     ini: str | None = None
     ini_type: IniType = "string"
@@ -64,6 +57,10 @@ class OptionSpec:
     """The judge setting's name in `JudgeOptions`, so also in the answers config file (None: no file key)."""
 
     @property
+    def dest(self) -> str:
+        return self.flag.removeprefix("--").replace("-", "_")
+
+    @property
     def label(self) -> str:
         """How errors name the setting: both of its spellings."""
         return f"{self.flag} (ini {self.ini})" if self.ini else self.flag
@@ -77,7 +74,6 @@ class OptionSpec:
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-corpus",
-        "graphrag_corpus",
         "Reference-corpus YAML file or folder to collect as test items (repeatable).",
         ini="graphrag_corpus",
         ini_type="paths",
@@ -89,7 +85,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-responses",
-        "graphrag_responses",
         "Replay agent responses from this JSON/JSONL file instead of calling the agent hook.",
         ini="graphrag_responses",
         ini_type="paths",
@@ -99,7 +94,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-responses-format",
-        "graphrag_responses_format",
         "Its format if not detected (e.g. otlp).",
         ini="graphrag_responses_format",
         metavar="FORMAT",
@@ -109,17 +103,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-question-attribute",
-        "graphrag_question_attribute",
         "Span attribute with a trace's question id.",
         ini="graphrag_question_attribute",
         metavar="NAME",
-        parse=P.text,
         default=QUESTION_ID_ATTRIBUTE,
         setting="trace_question_attribute",
     ),
     OptionSpec(
         "--graphrag-tool-name",
-        "graphrag_tool_name",
         "Agent tool name to corpus tool name (repeatable).",
         ini="graphrag_tool_names",
         ini_type="linelist",
@@ -132,7 +123,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-record",
-        "graphrag_record",
         "Write the live agent responses to this JSONL file (the replay format).",
         metavar="PATH",
         parse=P.path,
@@ -140,7 +130,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-threshold",
-        "graphrag_threshold",
         "Per-question threshold, e.g. 'steps_score>=0.8' (repeatable).",
         ini="graphrag_thresholds",
         ini_type="linelist",
@@ -153,7 +142,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-gate",
-        "graphrag_gate",
         "Suite-level gate on aggregates, e.g. 'steps_score.mean>=0.9' (repeatable).",
         ini="graphrag_gates",
         ini_type="linelist",
@@ -166,7 +154,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-report",
-        "graphrag_report",
         "Write the JSON report (results, aggregates, gates, metadata) to this path.",
         ini="graphrag_report",
         ini_type="paths",
@@ -176,7 +163,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-baseline",
-        "graphrag_baseline",
         "Compare with the JSON report of an earlier run (e.g. main's), or a run of the history: "
         "history:last, history:last-passed, history:BRANCH; regressions, deltas, gates on change.",
         ini="graphrag_baseline",
@@ -186,7 +172,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-confidence",
-        "graphrag_confidence",
         "Confidence level of the baseline comparison's intervals, in percent (default 95).",
         ini="graphrag_confidence",
         metavar="PERCENT",
@@ -196,7 +181,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-resamples",
-        "graphrag_resamples",
         "Bootstrap resamples of the baseline comparison (default 2000; seeded, so runs repeat exactly).",
         ini="graphrag_resamples",
         metavar="N",
@@ -206,7 +190,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-agent-repeats",
-        "graphrag_agent_repeats",
         "Ask the agent K times per question (pass@k, pass^k, flaky questions; default 1).",
         ini="graphrag_agent_repeats",
         metavar="K",
@@ -216,7 +199,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-repeat-policy",
-        "graphrag_repeat_policy",
         "With repeats, an item passes when all (default), any or a majority of its attempts pass.",
         ini="graphrag_repeat_policy",
         choices=POLICIES,
@@ -225,7 +207,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-html",
-        "graphrag_html",
         "Write one self-contained HTML report (no network needed to open it) to this path.",
         ini="graphrag_html",
         ini_type="paths",
@@ -235,7 +216,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-markdown",
-        "graphrag_markdown",
         "Write a GitHub-flavoured Markdown summary (e.g. $GITHUB_STEP_SUMMARY) to this path.",
         ini="graphrag_markdown",
         ini_type="paths",
@@ -245,7 +225,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-judge-labels",
-        "graphrag_judge_labels",
         "Calibrate the judge first: judge the answers people labelled in this file (YAML or JSONL) and "
         "report its agreement with them; gate it with judge:METRIC.kappa>=X.",
         ini="graphrag_judge_labels",
@@ -256,7 +235,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-reviews",
-        "graphrag_reviews",
         "Reviewers' verdicts (YAML or JSONL): each decides its question while the agent gives the "
         "answer it reviewed, and lapses when the answer changes; reviews also serve as labels.",
         ini="graphrag_reviews",
@@ -267,7 +245,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-review-queue",
-        "graphrag_review_queue",
         "Write the questions most worth a person's look to this path: Markdown, or CSV when it ends in .csv.",
         ini="graphrag_review_queue",
         ini_type="paths",
@@ -277,7 +254,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-steps-scope",
-        "graphrag_steps_scope",
         "Which reference step groups steps_score covers: last_group (default) or all_groups.",
         ini="graphrag_steps_scope",
         choices=STEPS_SCOPES,
@@ -286,7 +262,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-agent-concurrency",
-        "graphrag_agent_concurrency",
         "How many questions the live agent hook answers at once (default 4).",
         ini="graphrag_agent_concurrency",
         metavar="N",
@@ -296,7 +271,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-agent-timeout",
-        "graphrag_agent_timeout",
         "Seconds the live agent hook may take per question; a slower answer is an agent error "
         "for that question (default: no limit).",
         ini="graphrag_agent_timeout",
@@ -306,7 +280,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-judge",
-        "graphrag_judge",
         "Answer judge: none (default), lexical (offline claims matching) or llm.",
         ini="graphrag_judge",
         choices=JUDGES,
@@ -314,25 +287,20 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-judge-model",
-        "graphrag_judge_model",
         "Chat model of the LLM judge (default gpt-4o-mini).",
         ini="graphrag_judge_model",
         metavar="MODEL",
-        parse=P.text,
         file_key="judge_model",
     ),
     OptionSpec(
         "--graphrag-embedding-model",
-        "graphrag_embedding_model",
         "Embedding model for answer relevance (default text-embedding-3-small).",
         ini="graphrag_embedding_model",
         metavar="MODEL",
-        parse=P.text,
         file_key="embedding_model",
     ),
     OptionSpec(
         "--graphrag-relevance",
-        "graphrag_relevance",
         "Also compute RAGAS-style answer relevance with the LLM judge.",
         ini="graphrag_relevance",
         ini_type="bool",
@@ -342,7 +310,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-judge-repeats",
-        "graphrag_judge_repeats",
         "Judge each answer k times and report mean and spread (default 1).",
         ini="graphrag_judge_repeats",
         metavar="K",
@@ -351,7 +318,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-correctness-prompt",
-        "graphrag_correctness_prompt",
         "File replacing the answer-correctness prompt ({question}, {reference_answer}, {actual_answer}).",
         ini="graphrag_correctness_prompt",
         ini_type="paths",
@@ -361,7 +327,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-answers-config",
-        "graphrag_answers_config",
         "YAML file of further answer-metric settings (relevance backend, custom metrics, ...).",
         ini="graphrag_answers_config",
         ini_type="paths",
@@ -371,7 +336,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-concurrency",
-        "graphrag_concurrency",
         "Maximum LLM requests in flight per process (default 8).",
         ini="graphrag_concurrency",
         metavar="N",
@@ -380,7 +344,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-cache-dir",
-        "graphrag_cache_dir",
         "Folder of the on-disk judge cache (default .graphrag-cache under the rootdir).",
         ini="graphrag_cache_dir",
         ini_type="paths",
@@ -390,7 +353,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-sparql-endpoint",
-        "graphrag_sparql_endpoint",
         "The knowledge graph: an RDF file or folder, or an http(s) SPARQL endpoint URL.",
         ini="graphrag_sparql_endpoint",
         metavar="PATH_OR_URL",
@@ -399,7 +361,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-check-references",
-        "graphrag_check_references",
         "Run every reference query on the graph; report the stale stored outputs.",
         action="store_true",
         parse=P.flag,
@@ -408,7 +369,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-update-references",
-        "graphrag_update_references",
         "Rewrite stale (and fill missing) reference outputs in the corpus files.",
         action="store_true",
         parse=P.flag,
@@ -417,7 +377,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-graph-coverage",
-        "graphrag_graph_coverage",
         "Show the graph's classes and properties no reference query names (two queries over the whole "
         "graph, once per run).",
         ini="graphrag_graph_coverage",
@@ -429,7 +388,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-execute",
-        "graphrag_execute",
         "Run live on the graph: the reference queries, the recorded agent queries, or both.",
         ini="graphrag_execute",
         choices=EXECUTE_MODES,
@@ -437,7 +395,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-sparql-base-iri",
-        "graphrag_sparql_base_iri",
         "Base IRI for relative IRIs in the RDF files (default: each file's own file: URI).",
         ini="graphrag_sparql_base_iri",
         metavar="IRI",
@@ -445,7 +402,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-sparql-service",
-        "graphrag_sparql_service",
         "Endpoint IRIs a SERVICE clause may call (comma-separated), or all (default: none is run).",
         ini="graphrag_sparql_service",
         metavar="IRIS",
@@ -453,7 +409,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-sparql-timeout",
-        "graphrag_sparql_timeout",
         "Seconds per query to an http(s) endpoint (default 30).",
         ini="graphrag_sparql_timeout",
         metavar="SECONDS",
@@ -463,7 +418,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-sparql-concurrency",
-        "graphrag_sparql_concurrency",
         "SPARQL queries in flight per process (default 8).",
         ini="graphrag_sparql_concurrency",
         metavar="N",
@@ -473,7 +427,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-no-cache",
-        "graphrag_no_cache",
         "Neither read nor write the judge cache.",
         action="store_true",
         parse=P.no,
@@ -481,7 +434,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-cache-clear",
-        "graphrag_cache_clear",
         "Delete the judge cache before the run.",
         action="store_true",
         parse=P.flag,
@@ -490,7 +442,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-cache-only",
-        "graphrag_cache_only",
         "Judge from the cache only, connecting nowhere; a question with a judge call missing from the "
         "cache is not_evaluated, and the run fails.",
         action="store_true",
@@ -499,7 +450,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-dry-run",
-        "graphrag_dry_run",
         "Print the calls, tokens and cost the run would make; call nothing.",
         action="store_true",
         parse=P.flag,
@@ -507,7 +457,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-judge-batch",
-        "graphrag_judge_batch",
         "Send the judge calls the cache misses through the OpenAI Batch API (half price, slower).",
         ini="graphrag_judge_batch",
         ini_type="bool",
@@ -517,7 +466,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-max-cost",
-        "graphrag_max_cost",
         "Judge budget in USD; unscored questions are not_evaluated. Each request reserves its estimated "
         "cost while in flight, so the spend ends at most one request's estimate above the budget.",
         ini="graphrag_max_cost",
@@ -527,7 +475,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-max-calls",
-        "graphrag_max_calls",
         "Judge budget in requests.",
         ini="graphrag_max_calls",
         metavar="N",
@@ -536,7 +483,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-shard",
-        "graphrag_shard",
         "Run shard K of N (e.g. 2/3); merge the shard reports with graphrag-eval-merge.",
         metavar="K/N",
         parse=P.shard,
@@ -544,7 +490,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-history",
-        "graphrag_history",
         "Record the run in this history: an SQLite file (path or sqlite:///PATH) or "
         "postgresql://USER@HOST/DB (password from PGPASSWORD). Read it with graphrag-eval-history.",
         ini="graphrag_history",
@@ -554,7 +499,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-history-required",
-        "graphrag_history_required",
         "Fail the run when it cannot be recorded in the history (default: say so and carry on).",
         ini="graphrag_history_required",
         ini_type="bool",
@@ -565,7 +509,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-flaky-runs",
-        "graphrag_flaky_runs",
         "With a history, look for flaky questions in the last N runs, this one included (default 10).",
         ini="graphrag_flaky_runs",
         metavar="N",
@@ -575,7 +518,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-flaky-flips",
-        "graphrag_flaky_flips",
         "A question is flaky when its outcome flipped K times in those runs, or passed and failed on one "
         "commit (default 2).",
         ini="graphrag_flaky_flips",
@@ -586,7 +528,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--graphrag-history-run-key",
-        "graphrag_history_run_key",
         "The run's key in the history (default: new; in CI, shards share the CI run's).",
         metavar="KEY",
         setting="history_run_key",

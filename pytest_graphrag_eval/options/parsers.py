@@ -1,13 +1,5 @@
-"""How one layer's text of an option becomes a checked value, one parser per kind of setting.
-
-Each parser takes the layer's raw value (a command-line string, an ini line list, a path), the
-option's label (`--graphrag-x (ini graphrag_x)` in the plugin, so an error names both spellings;
-the command's own flag in a console script) and the layer ("cli" or "ini", which thresholds and
-gates record as their source), and returns the typed value or raises a `ConfigurationError` saying
-what was expected. The declarations (`declarations.py`) name a parser per option; the plugin's
-`option_values.py` calls it once per layer, the console scripts once per argument
-(`command_line.py`), so a value is refused alike, in the same words, everywhere.
-"""
+"""One parser per kind of setting: (raw value, label naming the option, layer "cli"/"ini") -> the
+checked value, or a `ConfigurationError` saying what was expected, the same for plugin and commands."""
 
 from __future__ import annotations
 
@@ -85,8 +77,7 @@ def seconds(value: RawValue, label: str, layer: str) -> float:
 def limit(
     kind: type[int] | type[float], what: str, highest: float = math.inf
 ) -> Callable[[RawValue, str, str], float]:
-    """A budget: a finite number >= 0 of `kind` (0 is a real budget: nothing may be spent), up to
-    `highest` where a larger one cannot be meant (or computed with)."""
+    """A budget: a finite number >= 0 of `kind` (0 is a real budget: nothing may be spent)."""
 
     def parse(value: RawValue, label: str, layer: str) -> float:
         try:
@@ -113,8 +104,7 @@ def percent(value: RawValue, label: str, layer: str) -> float:
 
 
 def path(value: RawValue, label: str, layer: str) -> Path:
-    """A path, already made absolute by the layer reader (command line: the invocation folder;
-    ini key: the ini file's folder)."""
+    """A path, already made absolute by the layer reader."""
     return Path(str(value))
 
 
@@ -138,8 +128,7 @@ def baseline(value: RawValue, label: str, layer: str) -> Path | HistoryRef:
 
 
 def history_url(value: RawValue, label: str, layer: str) -> str:
-    """A history database: a URL as given, else an SQLite file path made absolute by the layer reader;
-    one that can never be opened (an unknown scheme, text libpq cannot parse) stops the run here."""
+    """A history database (URL or SQLite path); one that can never be opened stops the run here."""
     try:
         parse_location(str(value))
     except HistoryError as error:
@@ -173,8 +162,7 @@ def paths(value: RawValue, label: str, layer: str) -> tuple[Path, ...]:
 
 
 def tool_names(value: RawValue, label: str, layer: str) -> dict[str, str]:
-    """`agent = corpus` lines into a mapping; one agent tool mapped to two corpus tools in one layer is
-    a usage error (which one was meant cannot be guessed, and a silent pick makes wrong hints)."""
+    """`agent = corpus` lines; one agent tool mapped twice in one layer is refused, not guessed."""
     mapping: dict[str, str] = {}
     for line in _lines(value):
         if not line.strip() or line.lstrip().startswith("#"):
