@@ -1,12 +1,5 @@
-"""Calibrating the judge: the run's judged metrics on answers people labelled, and the agreement.
-
-Each label's answer is judged by the very metric object the run scores with (its prompt, model,
-repeats, and the judge client's cache, budget and dry run), as if the agent had given that answer to
-the question. The person's and the judge's verdicts are held to the metric's pass cutoff (the run's
-threshold on the metric's score when it has one, else 0.5) and compared: accuracy, Cohen's kappa,
-the confusion matrix, every disagreement with both reasons; Krippendorff's alpha too when people gave
-scores; per template where a template has enough labels.
-"""
+"""Calibrating the judge: each labelled answer is judged by the very metric object the run scores with
+(prompt, model, cache, budget), and both verdicts are held to the metric's pass cutoff and compared."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Reading a labels or reviews file into its entries, each with the line it starts on.
-
-YAML (a list of mappings, or a mapping with the list under one key) through the corpus's bounded
-loader, or JSONL (one object a line, by the `.jsonl` suffix). Field readers raise `InputError`
-naming the file, the line, the question and the field, so a hand-edited file is fixed where it broke.
-"""
+"""A labels or reviews file (YAML or JSONL) read into entries whose field readers raise `InputError`
+naming the file, line, question and field, so a hand-edited file is fixed where it broke."""
 
 from __future__ import annotations
 

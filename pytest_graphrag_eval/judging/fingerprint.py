@@ -9,10 +9,7 @@ _HEX_CHARS = 16  # 64 bits: no two answers of a corpus share it by chance, and a
 
 
 def answer_fingerprint(answer: str) -> str:
-    """`sha256:` and the first 16 hex digits of the answer's UTF-8 bytes, the text exactly as given.
-
-    No normalisation: a reviewer judged this text, and any change to it (even whitespace) is a
-    different answer whose review must be given again.
-    """
+    """`sha256:` and 16 hex digits of the answer exactly as given: a reviewer judged this text, so any
+    change to it (even whitespace) is a different answer whose review must be given again."""
     digest = hashlib.sha256(answer.encode("utf-8", "surrogatepass")).hexdigest()
     return PREFIX + digest[:_HEX_CHARS]

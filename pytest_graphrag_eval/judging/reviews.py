@@ -101,7 +101,7 @@ class ReviewDecision:
 
     def to_dict(self) -> dict[str, Any]:
         latest = max(self.reviews, key=lambda review: review.date)
-        record: dict[str, Any] = {
+        return {
             "status": self.status,
             "verdict": latest.verdict,
             "by": sorted({review.by for review in self.reviews}),
@@ -112,7 +112,6 @@ class ReviewDecision:
             "source": latest.source,
             "note": self.note(),
         }
-        return record
 
 
 class ReviewBook:

@@ -1,8 +1,5 @@
-"""Reading the report's `judge_calibration` section: the values `judge:` gates hold to a floor.
-
-A module of its own, free of the judged metrics, so the gates (and a merge) read the section without
-importing the LLM judges.
-"""
+"""The values `judge:` gates read from the report's `judge_calibration` section, in a module free of
+the judged metrics so the gates (and a merge) do not import the LLM judges."""
 
 from __future__ import annotations
 
