@@ -19,8 +19,9 @@ import pytest
 
 from pytest_graphrag_eval import Corpus, compute_aggregates, load_corpus, load_responses, run_evaluation
 from pytest_graphrag_eval.answers import AnswerSettings
-from pytest_graphrag_eval.gates.suite_gates import evaluate_gates, resolve_gates
-from pytest_graphrag_eval.gates.thresholds import check_thresholds, resolve_thresholds
+from pytest_graphrag_eval.gates.corpus_rules import corpus_rules
+from pytest_graphrag_eval.gates.suite_gates import combine_gates, evaluate_gates, parse_gate_list
+from pytest_graphrag_eval.gates.thresholds import ThresholdResolver, check_thresholds, parse_threshold_list
 from pytest_graphrag_eval.generate.corpus_text import corpus_text
 from pytest_graphrag_eval.generate.generator import generate
 from pytest_graphrag_eval.generate.templates import load_templates
@@ -92,11 +93,11 @@ def ini_lines(key: str) -> list[str]:
 def failed_thresholds(corpus: Corpus, results: dict[str, Any]) -> dict[str, list[str]]:
     """Missed thresholds per question, from the example's ini, template and question levels."""
     failures = {}
+    resolver = ThresholdResolver(parse_threshold_list(ini_lines("graphrag_thresholds"), "ini"))
+    layers = corpus_rules(corpus).thresholds
     for template in corpus.templates:
         for question in template.questions:
-            thresholds = resolve_thresholds(
-                ini_lines("graphrag_thresholds"), None, corpus.settings, template, question
-            )
+            thresholds = resolver.for_parsed(layers, template.template_id, question.question_id)
             checks = check_thresholds(results[question.question_id], thresholds)
             missed = [check.message for check in checks if not check.passed]
             if missed:
@@ -105,7 +106,7 @@ def failed_thresholds(corpus: Corpus, results: dict[str, Any]) -> dict[str, list
 
 
 def failed_gates(corpus: Corpus, results: dict[str, Any]) -> list[str]:
-    gates = resolve_gates(ini_lines("graphrag_gates"), None, [corpus])
+    gates = combine_gates([*parse_gate_list(ini_lines("graphrag_gates"), "ini"), *corpus_rules(corpus).gates])
     outcome = evaluate_gates(gates, compute_aggregates(list(results.values())))
     return [result.message for result in outcome if not result.passed]
 

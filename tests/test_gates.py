@@ -15,15 +15,16 @@ from hypothesis import strategies as st
 from pytest_graphrag_eval.aggregates import STAT_NAMES, compute_aggregates
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
+from pytest_graphrag_eval.gates.corpus_rules import corpus_rules
 from pytest_graphrag_eval.gates.expressions import METRIC_NAME, OPERATORS
 from pytest_graphrag_eval.gates.suite_gates import (
     GATE_SOURCES,
     Gate,
+    combine_gates,
     evaluate_gates,
     gates_from_yaml,
     parse_gate,
     parse_gate_list,
-    resolve_gates,
 )
 
 # --- parsing -----------------------------------------------------------------
@@ -137,10 +138,12 @@ def test_resolve_combines_sources_and_drops_duplicates(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
-    resolved = resolve_gates(
-        ["steps_score.mean>=0.9", "error_rate<=0.1"],
-        ["number_of_error_samples<=0", "error_rate<=0.1"],
-        [load_corpus(path)],
+    resolved = combine_gates(
+        [
+            *parse_gate_list(["steps_score.mean>=0.9", "error_rate<=0.1"], "ini"),
+            *parse_gate_list(["number_of_error_samples<=0", "error_rate<=0.1"], "cli"),
+            *corpus_rules(load_corpus(path)).gates,
+        ]
     )
     assert [(gate.expression, gate.source) for gate in resolved] == [
         ("micro:steps_score.mean>=0.9", "ini"),
@@ -148,7 +151,7 @@ def test_resolve_combines_sources_and_drops_duplicates(tmp_path: Path) -> None:
         ("micro:number_of_error_samples<=0", "cli"),
         ("template[*]:steps_score.min>=0.5", "corpus"),
     ]
-    assert resolve_gates(None, None) == []
+    assert combine_gates([*parse_gate_list(None, "ini"), *parse_gate_list(None, "cli")]) == []
 
 
 def test_yaml_mapping_and_single_string() -> None:

@@ -12,17 +12,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, load_corpus
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
 from pytest_graphrag_eval.gates.expressions import METRIC_NAME, OPERATORS, format_number
 from pytest_graphrag_eval.gates.thresholds import (
     THRESHOLD_SOURCES,
+    CorpusThresholds,
     Threshold,
+    ThresholdResolver,
     check_thresholds,
     parse_corpus_thresholds,
     parse_threshold,
     parse_threshold_list,
-    resolve_thresholds,
     thresholds_from_yaml,
 )
 
@@ -205,6 +206,19 @@ def write(tmp_path: Path, text: str, name: str = "corpus.yaml") -> Path:
     return path
 
 
+def resolve_thresholds(
+    ini: list[str],
+    cli: list[str],
+    corpus: Corpus | None = None,
+    template_id: str | None = None,
+    question_id: str | None = None,
+) -> dict[str, Threshold]:
+    """One question's thresholds as the plugin resolves them: the options, then the corpus's parsed layers."""
+    resolver = ThresholdResolver({**parse_threshold_list(ini, "ini"), **parse_threshold_list(cli, "cli")})
+    layers = parse_corpus_thresholds(corpus) if corpus is not None else CorpusThresholds(None, {}, {}, {})
+    return resolver.for_parsed(layers, template_id, question_id)
+
+
 def resolved_sources(tmp_path: Path, question_id: str) -> dict[str, tuple[float, str]]:
     corpus = load_corpus(write(tmp_path, PRECEDENCE_CORPUS))
     template, question = next(
@@ -216,9 +230,9 @@ def resolved_sources(tmp_path: Path, question_id: str) -> dict[str, tuple[float,
     resolved = resolve_thresholds(
         ["a>=0.1", "b>=0.1", "c>=0.1", "d>=0.1", "e>=0.1"],
         ["b>=0.2", "c>=0.2", "d>=0.2", "e>=0.2"],
-        corpus.settings,
-        template,
-        question,
+        corpus,
+        template.template_id,
+        question.question_id,
     )
     return {metric: (threshold.limit, threshold.source) for metric, threshold in resolved.items()}
 
@@ -251,13 +265,13 @@ def test_other_template_gets_only_corpus_and_options(tmp_path: Path) -> None:
 
 
 def test_resolve_without_corpus_records() -> None:
-    resolved = resolve_thresholds(["steps_score>=0.5"], ["steps_score>=0.7"], None, None, None)
+    resolved = resolve_thresholds(["steps_score>=0.5"], ["steps_score>=0.7"])
     assert resolved == {"steps_score": Threshold("steps_score", ">=", 0.7, "cli")}
 
 
 def test_resolve_names_cli_option_on_bad_text() -> None:
     with pytest.raises(ConfigurationError, match=r"^--graphrag-threshold: invalid threshold 'x=1'"):
-        resolve_thresholds([], ["x=1"], None, None, None)
+        resolve_thresholds([], ["x=1"])
 
 
 def test_bad_question_threshold_names_file_line_question_and_field(tmp_path: Path) -> None:
@@ -274,10 +288,8 @@ def test_bad_question_threshold_names_file_line_question_and_field(tmp_path: Pat
         """,
     )
     corpus = load_corpus(path)
-    template = corpus.templates[0]
-    resolve_thresholds([], [], corpus.settings, template, template.questions[0])
     with pytest.raises(CorpusError) as info:
-        resolve_thresholds([], [], corpus.settings, template, template.questions[1])
+        resolve_thresholds([], [], corpus, "tpl", "broken")
     assert str(info.value) == (
         f"{path}:5, template 'tpl', question 'broken', field 'thresholds[1]': "
         "invalid threshold 'answer_f1 => 0.5': unknown operator '=>' (use one of >=, <=, >, <, ==)"
@@ -295,9 +307,8 @@ def test_bad_template_threshold_names_template(tmp_path: Path) -> None:
         """,
     )
     corpus = load_corpus(path)
-    template = corpus.templates[0]
     with pytest.raises(CorpusError, match=rf"^{path}:1, template 'tpl', field 'thresholds.steps_score': "):
-        resolve_thresholds([], [], corpus.settings, template, template.questions[0])
+        resolve_thresholds([], [], corpus, "tpl", "q1")
 
 
 def test_bad_corpus_threshold_names_file(tmp_path: Path) -> None:
@@ -312,9 +323,8 @@ def test_bad_corpus_threshold_names_file(tmp_path: Path) -> None:
         """,
     )
     corpus = load_corpus(path)
-    template = corpus.templates[0]
     with pytest.raises(CorpusError, match=rf"^{path}, field 'thresholds\[0\]': .*no comparison operator"):
-        resolve_thresholds([], [], corpus.settings, template, template.questions[0])
+        resolve_thresholds([], [], corpus, "tpl", "q1")
 
 
 # --- checking a result --------------------------------------------------------
@@ -428,9 +438,7 @@ def test_absent_metric_fails_with_hint(metric: str, hint: str) -> None:
 
 
 def test_checks_follow_resolved_order_and_serialise() -> None:
-    thresholds = resolve_thresholds(
-        ["steps_score>=0.8", "answer_f1>=0.5"], ["elapsed_sec<=30"], None, None, None
-    )
+    thresholds = resolve_thresholds(["steps_score>=0.8", "answer_f1>=0.5"], ["elapsed_sec<=30"])
     checks = check_thresholds({"status": "success", "steps_score": 1.0, "elapsed_sec": 40.0}, thresholds)
     assert [check.metric for check in checks] == ["answer_f1", "elapsed_sec", "steps_score"]
     assert [check.passed for check in checks] == [False, False, True]
@@ -447,9 +455,8 @@ def test_checks_follow_resolved_order_and_serialise() -> None:
     }
 
 
-def test_resolver_reuses_parsed_layers_and_matches_resolve_thresholds() -> None:
+def test_resolver_reuses_parsed_layers_and_matches_a_fresh_resolver() -> None:
     from pytest_graphrag_eval.corpus.reference_corpus import corpus_from_data
-    from pytest_graphrag_eval.gates.thresholds import ThresholdResolver, parse_threshold_list
 
     corpus = corpus_from_data(
         {
@@ -471,7 +478,7 @@ def test_resolver_reuses_parsed_layers_and_matches_resolve_thresholds() -> None:
     resolver = ThresholdResolver({**parse_threshold_list(ini, "ini"), **parse_threshold_list(cli, "cli")})
     template, parsed = corpus.templates[0], parse_corpus_thresholds(corpus)
     for question in template.questions:
-        expected = resolve_thresholds(ini, cli, corpus.settings, template, question, corpus_file=corpus.file)
+        expected = resolve_thresholds(ini, cli, corpus, template.template_id, question.question_id)
         assert resolver.for_parsed(parsed, template.template_id, question.question_id) == expected
     first = resolver.for_parsed(parsed, template.template_id, template.questions[0].question_id)
     assert {metric: (t.op, t.limit, t.source) for metric, t in first.items()} == {

@@ -1,14 +1,9 @@
-"""Gates on change since a baseline run: `delta:` gates, their confidence form, and change counts.
+"""Gates on change since a baseline run, seen only through `ChangeView`:
 
-- `delta:answer_f1.mean>=-0.02` holds the paired change of a mean (current minus baseline, over the
-  questions both runs share and neither edited) against a limit.
-- `delta:answer_f1.mean>=-0.02@95` fails only when the drop is real: when the whole 95% interval of
-  that change lies on the wrong side of the limit (for `>=`, its upper end is below it; for `<=`, its
-  lower end is above it). Noise alone then fails the gate in at most 2.5% of runs, a rate calibrated
-  by `benchmarks/bench_compare_calibration.py`.
-- `regressions<=0` (also `fixed`, `new`, `removed`, `edited`) counts questions by how they changed.
-
-The comparison itself lives in the `compare` package; this module sees it only through `ChangeView`.
+- `delta:answer_f1.mean>=-0.02`: the paired change of a mean (questions both runs share, unedited);
+- `delta:answer_f1.mean>=-0.02@95`: fails only when the whole 95% interval lies on the wrong side,
+  so noise fails it in at most 2.5% of runs (`benchmarks/bench_compare_calibration.py`);
+- `regressions<=0` (also `fixed`, `new`, `removed`, `edited`): questions counted by how they changed.
 """
 
 from __future__ import annotations
@@ -20,6 +15,7 @@ from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
     check_metric_name,
     compare,
+    confidence_level,
     display_number,
     format_number,
 )
@@ -65,10 +61,7 @@ def split_confidence(text: str) -> tuple[str, float | None]:
     match = _CONFIDENCE.search(text)
     if match is None or not any(char in text[: match.start()] for char in "<>="):
         return text, None
-    percent = float(match.group(1))
-    if not 50 <= percent < 100:
-        raise ExpressionError(f"confidence @{match.group(1)} must be a percentage from 50 to below 100")
-    return text[: match.start()].rstrip(), percent / 100
+    return text[: match.start()].rstrip(), confidence_level(match.group(1))
 
 
 def change_gate(
@@ -102,8 +95,7 @@ def change_gate(
 
 def evaluate_change_gate(gate: Gate, changes: ChangeView | None, pattern: str) -> GateResult:
     """Evaluate one gate on change; without a baseline it fails and says so."""
-    label = gate.expression.rpartition(gate.op)[0]
-    condition = f"{gate.op} {format_number(gate.limit)}"
+    label, condition = gate.label, gate.condition
     if changes is None:
         message = f"{label} needs a baseline run (--graphrag-baseline PATH), required {condition}"
         return GateResult(gate, None, False, message, pattern)

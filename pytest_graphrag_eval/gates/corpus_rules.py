@@ -1,10 +1,5 @@
-"""A corpus file's own rules, parsed once when the file is collected.
-
-`thresholds:` (file, templates, questions) and `gates:` become typed values that
-the verdicts and the end-of-run gates read; the scoring settings (`tool_names`,
-`retrieval_k`, `erag`) are kept for `evaluation.make_context`, which checks them
-and builds eRAG once per corpus. Nothing reads a corpus file's settings again.
-"""
+"""A corpus file's own rules (thresholds, gates, scoring settings), parsed once when it is collected,
+so nothing reads a corpus file's settings again."""
 
 from __future__ import annotations
 

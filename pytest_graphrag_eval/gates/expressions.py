@@ -1,10 +1,5 @@
-"""The comparison grammar shared by thresholds and gates: `<left> <op> <number>`.
-
-Thresholds (`steps_score>=0.8`) and gates (`macro:answer_f1.mean>=0.7`) differ
-only in what stands on the left, so the operator, the number syntax, the metric
-name syntax and the way limits are printed live here once. Printing a limit and
-parsing it back gives the same float, so reports quote exactly what was checked.
-"""
+"""The comparison grammar thresholds and gates share, `<left> <op> <number>`; a printed limit parses
+back to the same float, so reports quote exactly what was checked."""
 
 from __future__ import annotations
 
@@ -31,10 +26,7 @@ _OPERATOR_LIST = ", ".join(OPERATORS)
 
 
 class ExpressionError(ConfigurationError):
-    """A threshold or gate expression is malformed; the message is the reason only.
-
-    Callers add where the expression came from (option, file, field).
-    """
+    """A malformed threshold or gate; the message is the reason only, callers add where it came from."""
 
 
 def split_comparison(text: str) -> tuple[str, str, float]:
@@ -80,6 +72,13 @@ def parse_number(text: str) -> float:
     if not _NUMBER.fullmatch(stripped):
         raise ExpressionError(f"{stripped!r} is not a number")
     return _finite(float(stripped), stripped)
+
+
+def confidence_level(percent: str) -> float:
+    """The `95` of a trailing `@95` as 0.95, from 50 to below 100 percent."""
+    if not 50 <= float(percent) < 100:
+        raise ExpressionError(f"confidence @{percent} must be a percentage from 50 to below 100")
+    return float(percent) / 100
 
 
 def _finite(number: float, text: str) -> float:

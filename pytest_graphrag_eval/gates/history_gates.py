@@ -1,22 +1,15 @@
 """Gates over the last runs and over repeated attempts: trends, k-of-n passes, flaky questions left out.
 
     trend:[scope:]metric.stat >= SLOPE/run@N [@PERCENT]
-        The least-squares slope of a level gate's value over the last N runs, this one included,
-        per run. It fails only when the whole interval of the slope (95%, or PERCENT) lies below
-        SLOPE (for `<=`: above it), so noise does not fail it: with a true slope exactly at SLOPE,
-        at most (1 - level) / 2 of runs fail (calibrated by `benchmarks/bench_trend_calibration.py`).
-        Any level-gate target can be trended (`error_rate`, `template[ID]:...`, `macro:...`).
-    history:[scope:]passes >= K/N
-        Every question passed in at least K of its last N runs (this one included). A question with
-        fewer runs so far is held to the same number of failures: at most N - K.
-    repeats:[scope:]passes >= K/N
-        Every question passed at least K of its last N attempts in this run (--graphrag-agent-repeats),
-        with at most N - K failures when it has fewer attempts.
+        A level gate's least-squares slope over the last N runs; fails only when the slope's whole
+        interval lies beyond SLOPE, so noise does not fail it (`benchmarks/bench_trend_calibration.py`).
+    history:[scope:]passes >= K/N  /  repeats:[scope:]passes >= K/N
+        Every question passed K of its last N runs (or attempts in this run); with fewer so far, it
+        is held to the same number of failures, at most N - K.
     <gate on change> excluding flaky
-        A gate on change (`regressions<=0`, `delta:...`) computed without the questions the history
-        calls flaky; the gate's message says how many it left out.
+        A gate on change computed without the questions the history calls flaky.
 
-The earlier runs come as plain data (`compare.past_runs.RunHistory`); this module never reads a store.
+The earlier runs come as plain data (`RunHistory`); this module never reads a store.
 """
 
 from __future__ import annotations
@@ -31,7 +24,12 @@ from pytest_graphrag_eval.compare.past_runs import RunHistory
 from pytest_graphrag_eval.compare.repeats import attempt_passed
 from pytest_graphrag_eval.compare.trend import MIN_RUNS_FOR_INTERVAL, slope_trend
 from pytest_graphrag_eval.gates.change_gates import ChangeView
-from pytest_graphrag_eval.gates.expressions import ExpressionError, display_number, format_number
+from pytest_graphrag_eval.gates.expressions import (
+    ExpressionError,
+    confidence_level,
+    display_number,
+    format_number,
+)
 from pytest_graphrag_eval.gates.model import (
     EXCLUDING_FLAKY,
     HISTORY,
@@ -84,12 +82,7 @@ def split_trend_window(text: str) -> tuple[str, int, float | None]:
             f"a trend's window @{window} must be from {MIN_RUNS_FOR_INTERVAL} (a slope's interval needs "
             f"that many runs) to {MAX_WINDOW} runs"
         )
-    confidence = None
-    if match.group(2) is not None:
-        percent = float(match.group(2))
-        if not 50 <= percent < 100:
-            raise ExpressionError(f"confidence @{match.group(2)} must be a percentage from 50 to below 100")
-        confidence = percent / 100
+    confidence = confidence_level(match.group(2)) if match.group(2) is not None else None
     return text[: match.start()].rstrip(), window, confidence
 
 
@@ -118,13 +111,9 @@ def passes_gate(over: str, scope: str, template: str | None, rest: str, source: 
 def evaluate_trend_gate(
     gate: Gate, values: Sequence[float | None], history_runs: int, known: Sequence[str], pattern: str
 ) -> GateResult:
-    """The slope of `values` (earlier runs' values, this run's last) against the gate's bound.
-
-    `history_runs` is how many earlier runs were looked at; `known` the targets those runs have, for
-    the error when none of them has this one.
-    """
-    label = gate.expression.rpartition(gate.op)[0]
-    condition = f"{gate.op} {format_number(gate.limit)}/run"
+    """The slope of `values` (earlier runs' values, this run's last) against the gate's bound; `known`
+    are the targets the earlier runs have, for the error when none of them has this one."""
+    label, condition = gate.label, f"{gate.condition}/run"
     earlier = values[:-1]
     if history_runs and all(value is None for value in earlier):
         shown = ", ".join(known[:10]) or "none"
@@ -160,7 +149,7 @@ def evaluate_passes_gate(
     gate: Gate, results: Sequence[Mapping[str, Any]], history: GateHistory | None, pattern: str
 ) -> GateResult:
     """k-of-n passes per question, over repeats in this run or over the last runs."""
-    label = gate.expression.rpartition(gate.op)[0]
+    label = gate.label
     needed, window = int(gate.limit), gate.window or 1
     condition = f"{gate.op} {needed}/{window}"
     in_scope = [

@@ -3,9 +3,8 @@
     gate := "judge:" metric "." stat op number
     stat := "kappa" | "kappa_low" | "accuracy" | "alpha" | "alpha_low" | "labels"
 
-`kappa_low` and `alpha_low` are the lower ends of the intervals, for a floor the judge must clear
-with confidence; `labels` counts the labelled answers the judge scored. The values come from the
-run's calibration (`--graphrag-judge-labels`); without one the gate fails and says so.
+`kappa_low` and `alpha_low` are the intervals' lower ends, a floor to clear with confidence; without a
+calibration (`--graphrag-judge-labels`) the gate fails and says so.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_graphrag_eval.gates.expressions import ExpressionError, check_metric_name, format_number
+from pytest_graphrag_eval.gates.expressions import ExpressionError, check_metric_name
 from pytest_graphrag_eval.gates.model import JUDGE, Gate, GateResult, measured_result
 from pytest_graphrag_eval.judging.section import STATS, gate_value
 
@@ -39,8 +38,7 @@ def judge_gate(target: str, op: str, limit: float, source: str) -> Gate:
 def evaluate_judge_gate(gate: Gate, calibration: Mapping[str, Any] | None, pattern: str) -> GateResult:
     label = f"judge:{gate.target}"
     if calibration is None:
-        condition = f"{gate.op} {format_number(gate.limit)}"
-        return GateResult(gate, None, False, f"{label} {NO_CALIBRATION} (required {condition})", pattern)
+        return GateResult(gate, None, False, f"{label} {NO_CALIBRATION} (required {gate.condition})", pattern)
     assert gate.stat is not None
     actual, reason = gate_value(calibration, gate.metric, gate.stat)
     return measured_result(gate, label, actual, reason, pattern)

@@ -1,9 +1,5 @@
-"""Why a metric is missing: the explanations shown when a threshold or gate has no value.
-
-A threshold on a metric nobody computed must fail loudly and say what to fix.
-The usual cause of each key is declared by the scorer that writes it and read
-here from the catalogue of result keys.
-"""
+"""Why a metric is missing, so a threshold or gate on it fails saying what to fix (each key's usual
+cause is declared by its scorer in the catalogue of result keys)."""
 
 from __future__ import annotations
 
@@ -24,12 +20,8 @@ def missing_metric_hint(metric: str, available: Iterable[str] = ()) -> str:
 
 
 def metric_error(result: Mapping[str, Any], metric: str) -> tuple[str, str] | None:
-    """The error key and text a scorer left for `metric`, if any.
-
-    Looks at `<metric>_error`, then the seed's shared key (`answer_eval_error`
-    for the answer-correctness family), then a scorer-wide `<prefix>_error`
-    whose prefix starts the metric name (`retrieval_error` for `retrieval_ap`).
-    """
+    """The error key and text a scorer left for `metric`: `<metric>_error`, the family's shared key,
+    then a scorer-wide `<prefix>_error` whose prefix starts the metric name (`retrieval_error`)."""
     candidates = [f"{metric}_error"]
     if shared := CATALOGUE.error_key(metric):
         candidates.append(shared)

@@ -58,6 +58,15 @@ class Gate:
         return f"{prefix}{self.scope_text}:{self.target}{self.op}{limit}{level}{flaky}"
 
     @property
+    def label(self) -> str:
+        """The expression up to its operator, as messages name the gate."""
+        return self.expression.rpartition(self.op)[0]
+
+    @property
+    def condition(self) -> str:
+        return f"{self.op} {format_number(self.limit)}"
+
+    @property
     def needs_baseline(self) -> bool:
         return self.change is not None
 
@@ -85,8 +94,7 @@ class GateResult:
         return self.gate.expression
 
     def record(self) -> GateRecord:
-        """The gate's line in the report (`gates`); `excluding_flaky` only on a gate that leaves flaky
-        questions out, `over` and `window` only on gates over runs or repeats (see `GateRecord`)."""
+        """The gate's line in the report (`gates`)."""
         gate = self.gate
         return GateRecord(
             expression=self.expression,
@@ -111,13 +119,12 @@ class GateResult:
 
 def measured_result(gate: Gate, label: str, actual: float | None, reason: str, pattern: str) -> GateResult:
     """A level gate held to its measured value, or failed with why there is none."""
-    condition = f"{gate.op} {format_number(gate.limit)}"
     if actual is None:
-        message = f"{label} was not computed: {reason} (required {condition}, {gate.source} gate)"
+        message = f"{label} was not computed: {reason} (required {gate.condition}, {gate.source} gate)"
         return GateResult(gate, None, False, message, pattern)
     passed = compare(actual, gate.op, gate.limit)
     return GateResult(
-        gate, actual, passed, outcome_message(label, actual, condition, passed, gate.source), pattern
+        gate, actual, passed, outcome_message(label, actual, gate.condition, passed, gate.source), pattern
     )
 
 

@@ -9,37 +9,17 @@ Grammar (whitespace around the parts is ignored):
     stat   := "sum" | "mean" | "median" | "min" | "max"
     op     := ">=" | "<=" | ">" | "<" | "=="
 
-Gates on change since a baseline run (see `change_gates.py`):
-
-    gate   := "delta:" [scope ":"] metric ".mean" op number ["@" percent]
-            | [scope ":"] count op number
-    count  := "regressions" | "fixed" | "new" | "removed" | "edited"
-
-The scope defaults to `micro`. `macro` holds only means of metrics, so it takes
-`.mean` and no counts. `template[*]` expands to one gate per template present
-in the aggregates. `error_rate` is errors / (errors + successes). `not_evaluated`
-counts the questions a judge budget left unscored (0 when none).
-
-Gates over the last runs and over repeated attempts (see `history_gates.py`):
-
-    gate   := "trend:" [scope ":"] target op number "/run@" runs ["@" percent]
-            | ("history:" | "repeats:") [scope ":"] "passes>=" k "/" n
-            | <gate on change> "excluding flaky"
-
-Gates on the judge's agreement with people's labels (see `judge_gates.py`):
-
-    gate   := "judge:" metric "." stat op number
-
-Gates from every source (ini, CLI, corpus files) all apply; an identical gate
-given twice is evaluated once. A gate whose value is absent from the aggregates
-fails and says why; it never passes.
+The scope defaults to `micro`; `macro` holds only means. `template[*]` expands to one gate per
+template present. Gates on change (`change_gates.py`), over past runs or repeats (`history_gates.py`)
+and on the judge (`judge_gates.py`) have their own grammar there. A gate whose value is absent fails
+and says why; it never passes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pytest_graphrag_eval.aggregates import NOT_EVALUATED_COUNT, STAT_NAMES
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
@@ -74,9 +54,6 @@ from pytest_graphrag_eval.gates.judge_gates import evaluate_judge_gate, judge_ga
 from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
 from pytest_graphrag_eval.gates.model import JUDGE, TREND, Gate, GateResult, measured_result
 from pytest_graphrag_eval.report_model import not_evaluated_reason_of, not_evaluated_text
-
-if TYPE_CHECKING:  # only named in annotations: the corpus reader imports the YAML parsers
-    from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 
 GATE_SOURCES = ("ini", "cli", "corpus")
 OPTION_NAMES = {"ini": "ini option graphrag_gates", "cli": "--graphrag-gate"}
@@ -144,18 +121,8 @@ def gates_from_yaml(value: object, location: SourceLocation) -> list[Gate]:
     )
 
 
-def resolve_gates(
-    ini: Iterable[str] | None, cli: Iterable[str] | None, corpora: Iterable[Corpus] = ()
-) -> list[Gate]:
-    """All configured gates: ini, then CLI, then each corpus file's `gates:`; duplicates dropped."""
-    return combine_gates([*parse_gate_list(ini, "ini"), *parse_gate_list(cli, "cli")], corpora)
-
-
-def combine_gates(configured: Iterable[Gate], corpora: Iterable[Corpus] = ()) -> list[Gate]:
-    """Gates parsed from the options, then each corpus file's `gates:`; duplicates dropped."""
-    gates = list(configured)
-    for corpus in corpora:
-        gates.extend(gates_from_yaml(corpus.settings.get(_YAML_FIELD), SourceLocation(file=corpus.file)))
+def combine_gates(gates: Iterable[Gate]) -> list[Gate]:
+    """The gates in order, an identical gate given twice (from two sources) kept once."""
     unique: list[Gate] = []
     for gate in gates:
         if gate not in unique:
@@ -171,14 +138,9 @@ def evaluate_gates(
     history: GateHistory | None = None,
     calibration: Mapping[str, Any] | None = None,
 ) -> list[GateResult]:
-    """Evaluate gates in the order given; `template[*]` expands to templates in sorted id order.
-
-    Gates on change need `changes` (the comparison with a baseline run); without it they fail and say so.
-    `results` (the per-question results) let a gate on a metric no question has quote the error the
-    scorers left instead (every judge reply invalid, say) rather than guess at the cause. Gates over
-    the last runs need `history`, gates on the judge the run's `calibration` section; without them
-    they fail and say so.
-    """
+    """Evaluate gates in the order given; `template[*]` expands to templates in sorted id order. A gate
+    whose input (`changes`, `history`, `calibration`) is missing fails and says so; `results` let a
+    gate on a metric no question has quote the scorers' error rather than guess at the cause."""
     per_template = aggregates.get("per_template") or {}
     gate_results: list[GateResult] = []
     for gate in gates:
@@ -231,8 +193,7 @@ def _evaluate_trend(
     """The level gate's value in each of the last runs and in this one, and their slope."""
     level = replace(gate, over=None, window=None, confidence=None)
     if history is None:
-        label = gate.expression.rpartition(gate.op)[0]
-        return GateResult(gate, None, False, f"{label} {NO_HISTORY}", pattern)
+        return GateResult(gate, None, False, f"{gate.label} {NO_HISTORY}", pattern)
     current = _evaluate(level, aggregates, pattern, results)
     if current.actual is None:
         return replace(current, gate=gate)
@@ -261,8 +222,8 @@ def _targets(gate: Gate, aggregates: Mapping[str, Any]) -> list[str]:
 
 def _evaluate_excluding_flaky(gate: Gate, history: GateHistory | None, pattern: str) -> GateResult:
     if history is None:
-        label = gate.expression.rpartition(gate.op)[0]
-        return GateResult(gate, None, False, f"{label} {NO_HISTORY} to know the flaky questions", pattern)
+        message = f"{gate.label} {NO_HISTORY} to know the flaky questions"
+        return GateResult(gate, None, False, message, pattern)
     result = evaluate_change_gate(gate, history.stable_changes, pattern)
     note = excluded_note(history.flaky)
     return replace(result, message=f"{result.message}; {note}", excluded=history.flaky)
@@ -318,10 +279,8 @@ def _value(gate: Gate, stats: Mapping[str, Any]) -> tuple[float | None, str]:
 
 
 def _scorer_errors(gate: Gate, results: Sequence[Mapping[str, Any]]) -> str | None:
-    """The error the scorers left for the gated metric on the answered questions in the gate's scope.
-
-    Only answered questions count: an agent error is the question's own failure, not the scorer's.
-    """
+    """The error the scorers left for the gated metric on the answered questions in the gate's scope
+    (an agent error is the question's own failure, not the scorer's)."""
     in_scope = [
         result
         for result in results

@@ -1,19 +1,13 @@
 """Per-question thresholds: parsing, precedence across sources, and checking a result.
 
-A threshold is `<metric> <op> <number>` on any numeric result key. Five sources,
-least to most specific: the ini option, the command line, the corpus file's
-settings, the template, the question. The most specific source wins per metric,
-and `null` for a metric in YAML removes what a less specific source set.
-
-A metric that was not computed never passes: the check fails and says why
-(the scorer's error text, the agent's error, or the usual missing piece).
-The caller decides what an error-status result means for its item; checking one
-here reports every metric as not computed because of the agent's error.
+Sources, least to most specific: ini, command line, corpus file, template, question; the most
+specific wins per metric, and `null` in YAML removes what a less specific source set. A metric that
+was not computed never passes: the check fails and says why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +25,7 @@ from pytest_graphrag_eval.gates.expressions import (
 from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
 
 if TYPE_CHECKING:  # only named in annotations: the corpus reader imports the YAML parsers
-    from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template
+    from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 
 THRESHOLD_SOURCES = ("ini", "cli", "corpus", "template", "question")
 OPTION_NAMES = {"ini": "ini option graphrag_thresholds", "cli": "--graphrag-threshold"}
@@ -95,11 +89,8 @@ def parse_threshold_list(texts: Iterable[str] | None, source: str) -> dict[str, 
 
 
 def thresholds_from_yaml(value: object, source: str, location: SourceLocation) -> dict[str, Threshold | None]:
-    """Read a corpus `thresholds:` field; None values mark removals.
-
-    Accepted: a list of expressions, one expression, or a mapping
-    `{metric: ">=0.8" | 0.8 | null}` (a bare number means `>=`).
-    """
+    """A corpus `thresholds:` field: expressions, one expression, or `{metric: ">=0.8" | 0.8 | null}`
+    (a bare number means `>=`); None values mark removals."""
     _check_source(source)
     if value is None:
         return {}
@@ -128,11 +119,7 @@ class CorpusThresholds:
 
 
 def parse_corpus_thresholds(corpus: Corpus) -> CorpusThresholds:
-    """Parse every `thresholds:` of a corpus (file, templates, questions), once.
-
-    Called at collection, so a typo is a collection error naming the file and
-    field before any question is answered, scored or judged.
-    """
+    """Parse every `thresholds:` of a corpus once, at collection: a typo is an error before any call."""
     file_layer = thresholds_from_yaml(
         corpus.settings.get(_YAML_FIELD), "corpus", SourceLocation(file=corpus.file)
     )
@@ -149,47 +136,9 @@ def parse_corpus_thresholds(corpus: Corpus) -> CorpusThresholds:
     return CorpusThresholds(corpus.file, file_layer, templates, questions)
 
 
-def resolve_thresholds(
-    ini: Sequence[str] | None,
-    cli: Sequence[str] | None,
-    corpus_settings: Mapping[str, object] | None,
-    template: Template | None,
-    question: Question | None,
-    *,
-    corpus_file: str | None = None,
-) -> dict[str, Threshold]:
-    """The thresholds that apply to one question, by metric name (sorted), most specific source winning.
-
-    `corpus_file` names the file in errors about corpus-level thresholds; by
-    default it is taken from the template's or question's location.
-    """
-    if corpus_file is None:
-        corpus_file = next((r.location.file for r in (template, question) if r is not None), None)
-    templates = {}
-    if template is not None:
-        templates[template.template_id] = thresholds_from_yaml(
-            template.thresholds, "template", template.location
-        )
-    questions = {}
-    if question is not None and question.thresholds is not None:
-        questions[question.question_id] = thresholds_from_yaml(
-            question.thresholds, "question", question.location
-        )
-    corpus_layer = thresholds_from_yaml(
-        (corpus_settings or {}).get(_YAML_FIELD), "corpus", SourceLocation(file=corpus_file)
-    )
-    resolver = ThresholdResolver({**parse_threshold_list(ini, "ini"), **parse_threshold_list(cli, "cli")})
-    return resolver.for_parsed(
-        CorpusThresholds(corpus_file, corpus_layer, templates, questions),
-        template.template_id if template is not None else None,
-        question.question_id if question is not None else None,
-    )
-
-
 class ThresholdResolver:
-    """Thresholds per question from layers parsed once: the options, then a corpus file's parsed
-    `thresholds:` (`parse_corpus_thresholds`); each file's and template's merge is kept, so only a
-    question's own layer is merged per question."""
+    """Thresholds per question from layers parsed once; each file's and template's merge is kept, so
+    only a question's own layer is merged per question."""
 
     def __init__(self, options: Mapping[str, Threshold]):
         self._options: dict[str, Threshold | None] = dict(options)

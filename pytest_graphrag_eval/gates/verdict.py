@@ -1,9 +1,5 @@
-"""One question's pass/fail verdict from its scored result (or repeated attempts) and its thresholds.
-
-Pure data in, data out: the pytest item, the shard merge and library users
-decide a question the same way. How a failure reads is the report layer's job
-(`report.failure_report.verdict_failure`).
-"""
+"""One question's pass/fail verdict from its scored result (or repeated attempts) and its thresholds,
+pure data so the pytest item, the shard merge and library users decide a question the same way."""
 
 from __future__ import annotations
 
@@ -39,11 +35,8 @@ class FailingAttempt:
 
 @dataclass(frozen=True)
 class QuestionVerdict:
-    """The question's result (attempts combined), the thresholds checked on it, and pass/fail.
-
-    `checks` are the thresholds on `result`; empty when the agent did not answer.
-    With repeated attempts, `summary` and `failing_attempt` say how the policy decided.
-    """
+    """The question's result (attempts combined), its threshold checks (none when the agent did not
+    answer) and pass/fail; with repeats, `summary` and `failing_attempt` say how the policy decided."""
 
     result: dict[str, Any]
     checks: list[ThresholdCheck]
@@ -65,11 +58,8 @@ def judge_question(
     policy: str = "all",
     review: ReviewDecision | None = None,
 ) -> QuestionVerdict:
-    """Decide one question: a single result against its thresholds, or attempts under `policy`.
-
-    A `review` of this exact answer decides an answered question as the reviewer said (its thresholds
-    are still checked and reported); a lapsed one is only noted in the result.
-    """
+    """Decide one question: a single result against its thresholds, or attempts under `policy`; an
+    applied `review` decides an answered question (thresholds still reported), a lapsed one is noted."""
     verdict = _judged(result, thresholds, attempts, policy)
     if review is None:
         return verdict
