@@ -1,9 +1,5 @@
-"""The run's corpus files: which paths are corpus files, each collected file's rules, identity and gates.
-
-Collection registers each corpus file here once (its rules parsed, its question ids checked unique
-across files); the end of the run reads each file's identity record and gates, which an xdist
-controller receives from its workers instead (`xdist_channel`). Orders are the same in every process.
-"""
+"""The run's corpus files, each registered once at collection (rules parsed, question ids unique
+across files); an xdist controller receives their identity and gates from its workers instead."""
 
 from __future__ import annotations
 
@@ -40,8 +36,7 @@ class CorpusRegistry:
         return self._resolve(path) in self._index
 
     def register(self, corpus: Corpus, path: Path) -> CorpusRules:
-        """Keep a collected corpus and its rules, parsed here once; a bad rule, or a question id another
-        corpus file already has, is a CorpusError."""
+        """Keep a collected corpus and its rules; a bad rule or a repeated question id is a CorpusError."""
         rules = corpus_rules(corpus)
         for question in corpus.questions():
             check_unique_question(question, self._questions_by_id)
@@ -57,8 +52,7 @@ class CorpusRegistry:
             self.shipped.setdefault(path, file)
 
     def collected_corpora(self) -> list[Corpus]:
-        """Every corpus file a process of the run collected, in file order (an xdist controller,
-        which collected none, reads them)."""
+        """Every corpus file a process of the run collected, in file order (read again on a controller)."""
         return read_corpora((path for path in self.files if path in self.shipped), self.corpora)
 
     def add_args(self, config: pytest.Config, corpus_from_cli: bool) -> None:

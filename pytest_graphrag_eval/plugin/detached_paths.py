@@ -1,23 +1,10 @@
-"""Option values written after a space that pytest took for test paths before the plugin was loaded.
+"""Option values written after a space, which pytest took for test paths before the plugin loaded.
 
-pytest chooses its rootdir and config file from the positional arguments of the command line
-before any plugin option is known, so in `pytest example_project --graphrag-html reports/x.html`
-the value `reports/x.html` is one of them. pytest ignores positional paths that do not exist, so the
-first run reads `example_project/pytest.ini`; once the report exists, the rootdir moves up to the
-common ancestor of `example_project/` and `reports/`, another config file (or none) is read, and
-the corpus the project's ini names is never collected ("no tests ran"). The same holds for any of
-our options that takes a value (`--graphrag-baseline ../base.json`, `--graphrag-judge llm` beside a
-folder named `llm`), from the command line or `PYTEST_ADDOPTS`.
-
-Once pytest has chosen, the choice cannot be undone from a plugin: the other config file's
-`addopts`, `pythonpath`, `confcutdir` and plugins are already applied, and dropping the value from
-`config.args` would not help (the full parse already gave it to our option). So the check runs
-pytest's own rootdir rule (`determine_setup`, the function pytest called) on the positional
-arguments with and without our options' values and stops with a usage error naming the
-`--option=VALUE` form when the values change the rootdir or the config file. A path option's value
-counts as if its file existed (its closest existing folder stands for it): an output written by
-this run would exist the next time, so the command stops on its first run already instead of
-working once and failing the second time. Values that change nothing (inside the project) run.
+In `pytest example_project --graphrag-html reports/x.html`, pytest chooses its rootdir and config
+file from `reports/x.html` too once that file exists, and the project's corpus is never collected;
+a plugin cannot undo that choice. So pytest's own rule (`determine_setup`) is run with and without
+our values, and a value that changes the choice is a usage error naming the `--option=VALUE` form.
+A path counts as if it existed, so the command fails on its first run, not its second.
 """
 
 from __future__ import annotations
@@ -51,8 +38,7 @@ Setup = tuple[Path, Path | None]
 
 
 def check_config_detached_values(config: pytest.Config) -> None:
-    """`check_detached_values` for this run's command line, as pytest first read it (not for
-    `pytest --help`, which collects nothing and whose namespace has no test paths)."""
+    """`check_detached_values` for this run's command line, as pytest first read it (not for --help)."""
     if config.getoption("help", False) or config.getoption("file_or_dir", None) is None:
         return
     added = shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
@@ -75,9 +61,8 @@ def check_detached_values(
     rootdir: str | None = None,
     override_ini: Sequence[str] | None = None,
 ) -> None:
-    """Raise ConfigurationError when our options' values written after a space (`args`: the command
-    line) would make pytest choose another rootdir or config file than the other positional
-    arguments (`positional`, the test paths) lead to."""
+    """Raise ConfigurationError when our options' values written after a space in `args` would make
+    pytest choose another rootdir or config file than the test paths (`positional`) lead to."""
 
     def setup(paths: Sequence[str]) -> Setup:
         keywords: dict[str, Any] = {
@@ -122,8 +107,7 @@ def _separated_values(args: Sequence[str]) -> Iterator[tuple[str, str]]:
 
 
 def _stand_in(flag: str, value: str, invocation_dir: Path) -> str:
-    """What pytest will see of `value`: itself, or for a path option its closest existing folder
-    (the file may be an output of this very run, there the next time)."""
+    """What pytest will see of `value`: itself, or for a path option its closest existing folder."""
     path = invocation_dir / value.split("::")[0]
     if flag not in PATH_FLAGS or _NOT_A_PATH.match(value) or path.exists():
         return value

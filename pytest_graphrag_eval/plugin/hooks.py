@@ -1,9 +1,5 @@
-"""pytest hooks of pytest-graphrag-eval (the `pytest11` entry point).
-
-Only glue lives here: options, hook specs, creating the per-run session object
-and claiming corpus files during collection. The session object carries the
-rest of the hooks; scoring never imports pytest.
-"""
+"""The `pytest11` entry point: options, hook specs, the per-run session and corpus collection; the
+session object carries the rest of the hooks."""
 
 from __future__ import annotations
 

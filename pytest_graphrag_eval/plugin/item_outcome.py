@@ -1,9 +1,5 @@
-"""A question item's record for the report: its result with what pytest decided about it.
-
-Also the questions whose items were cut before a result existed (pytest-timeout, an error of another
-plugin, Ctrl-C inside the item): each is an agent error with the reason, as a crashed agent call is,
-so it is counted in the aggregates and the gates instead of vanishing. And the Ctrl-C salvage:
-questions the runner finished whose items never reported still go in the report, marked interrupted.
+"""A question item's record for the report; an item cut before its result existed (pytest-timeout,
+Ctrl-C) is an agent error with the reason, so it counts in the aggregates and gates instead of vanishing.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Reading the options table's settings from pytest: each layer parsed once, then merged by its rule.
-
-`read_layers` turns what pytest holds (argparse's values, the ini file's) into checked values per
-layer, paths made absolute against their layer's folder (the invocation folder for the command line,
-the ini file's folder for ini keys). `merge_layers` applies each setting's merge rule and default.
-Judge settings (those with a `file_key`) are left to `answers.judge_settings`, which puts the
-answers config file between the ini file and the defaults; `judge_layers` hands it their layers.
-"""
+"""The declared settings read from pytest: each layer parsed once (paths made absolute against the
+layer's folder), then merged by its rule; judge settings go to `answers.judge_settings`, which puts
+the answers config file between the ini file and the defaults."""
 
 from __future__ import annotations
 
@@ -109,8 +104,7 @@ def _ini_value(config: pytest.Config, spec: OptionSpec, ini_dir: Path) -> P.RawV
 
 
 def _path_or_url(text: str, base: Path) -> str | None:
-    """A URL (`scheme://...`) or a history reference (`history:REF`) as given; a path against `base`;
-    blank is unset."""
+    """A URL or `history:REF` as given, a path against `base`; blank is unset."""
     text = text.strip()
     if not text:
         return None

@@ -1,15 +1,5 @@
-"""The plugin beside the pytest plugins teams already run: what they do to a graphrag run, said.
-
-- pytest-rerunfailures (`--reruns`): a rerun asks a live agent again (`GraphragSession.outcome_for`);
-  a replayed response cannot change, so the summary says a replayed question's rerun repeated its
-  verdict and names `--graphrag-agent-repeats`. Each rerun question's record says which run decided.
-- pytest-repeat (`--count`) repeats test functions only: the summary says the questions ran once and
-  names `--graphrag-agent-repeats`, which scores attempts together (pass@k).
-- A run that gates nothing says so, and how to gate.
-- pytest-html, pytest-json-report and pytest-sugar (`OtherReports`): the gates' verdict, which alone
-  may decide the exit status, is put where their reports and last line are read. Their hooks are
-  optional: nothing here runs unless the plugin is active.
-"""
+"""What the pytest plugins teams already run (rerunfailures, repeat, html, json-report, sugar) do to a
+graphrag run, said in the summary, and the gates' verdict put where their reports are read."""
 
 from __future__ import annotations
 

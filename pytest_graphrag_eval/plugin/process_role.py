@@ -1,9 +1,5 @@
-"""Which part of a run this pytest process plays, decided once in `pytest_configure`.
-
-A plain run does everything; under pytest-xdist the controller collects nothing and aggregates what
-its workers ship, and each worker answers and scores its share. Everything that behaves differently
-per role receives the role; nothing else asks xdist.
-"""
+"""Which part of a run this pytest process plays (plain, xdist controller or worker), decided once
+in `pytest_configure` and passed on, so nothing else asks xdist."""
 
 from __future__ import annotations
 

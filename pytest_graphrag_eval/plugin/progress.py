@@ -1,12 +1,7 @@
-"""A live run's progress, shown after pytest's own progress while an item waits for its question.
+"""A live run's status after pytest's dots while an item waits for its question, on a terminal only.
 
-On a terminal, while the next item is still waiting for its question to be answered
-and judged, a status is written after pytest's dots: questions done, judge calls
-done and queued, the cost so far and an estimate of the time left. It is written
-with the terminal writer's raw output (so pytest's own line bookkeeping is left
-alone), with output capturing suspended as pytest's live logging does (the item is
-running), and erased with backspaces before pytest reports the item. When the output
-is not a terminal (CI logs, files, pipes) nothing is written.
+Written raw (pytest's line bookkeeping is left alone) with capture suspended, as live logging does,
+and erased with backspaces before pytest reports the item.
 """
 
 from __future__ import annotations

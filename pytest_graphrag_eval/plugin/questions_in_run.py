@@ -1,10 +1,5 @@
-"""The question items a run selected and those that reported, for the run's coverage at its end.
-
-Selected: after every deselection (`-k`, `-m`, `--lf`, `--deselect`, a shard), as pytest's
-collection left them (an xdist controller learns them from its workers' collections). Reported: an
-item that ran far enough to report its setup or its call. What was selected and never reported
-never ran: `-x`/`--maxfail` or Ctrl-C stopped the run first.
-"""
+"""The question items a run selected (after every deselection) and those that reported: the rest
+never ran, because `-x`, `--maxfail` or Ctrl-C stopped the run first."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""What a run opens at start-up, before collection: baseline, recorded responses, judge client, graph.
-
-Each is opened now so that a broken file, a missing API key or an unreachable endpoint is a usage
-error before any question runs, in every process of an xdist run.
-"""
+"""The baseline, recorded responses, judge client and graph, opened before collection so a broken
+file, a missing API key or an unreachable endpoint is a usage error before any question runs."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""Per-run state of the plugin and the hooks that forward pytest's events to the layers below.
-
-One `GraphragSession` is registered as a plugin object per pytest process, with the process role
-decided once (`process_role`). It keeps what the run collects (corpus files, results) and forwards:
-the runner is assembled by `run.assembly`, a worker's results and corpus gates cross to the
-controller through `xdist_channel`, the end of the run is `run.end_of_run` (whose outcome this maps
-to the exit status), and the terminal summary is composed by `report.run_terminal`.
-"""
+"""Per-run state of the plugin and the hooks that forward pytest's events to the layers below."""
 
 from __future__ import annotations
 
@@ -64,8 +57,8 @@ INTERRUPTED_WRITING = (
     "graphrag-eval: interrupted (Ctrl-C) while the outputs were written: each file is whole or was not "
     "written, and the history holds the whole run or none of it"
 )
-"""SIGINT is the user's: no handler of ours holds it back. Every output is written atomically and the
-history record is one transaction, so a late Ctrl-C stops the writing without leaving half a file."""
+"""SIGINT stays the user's: outputs are atomic and the history record one transaction, so a late
+Ctrl-C stops the writing without leaving half a file."""
 
 
 class GraphragSession:
@@ -100,9 +93,8 @@ class GraphragSession:
         self.outcome: RunOutcome | None = None
         self.graph_lines: list[tuple[str, str]] = []
         self.pytest_session: pytest.Session | None = None
-        self.judging = (
-            Judging()
-        )  # the reviews, labels and calibration (--graphrag-judge-labels, --graphrag-reviews)
+        # labels, reviews and calibration (--graphrag-judge-labels, --graphrag-reviews)
+        self.judging = Judging()
         if settings.judge_labels_path is not None and role is ProcessRole.CONTROLLER:
             raise ConfigurationError(
                 "--graphrag-judge-labels calibrates in one process: run it without -n, or calibrate with "
@@ -288,8 +280,7 @@ class GraphragSession:
     def _question_record(
         self, item: QuestionItem, call: pytest.CallInfo[None], report: pytest.TestReport
     ) -> JsonObject | None:
-        """The question's record: scored, or cut before a result existed (an agent error with the reason:
-        pytest-timeout, another plugin's error in the item's setup or call). A skip is no record."""
+        """The question's record: scored, or cut before a result existed; a skip is no record."""
         if item.result is not None and call.when == "call":
             record = question_report_record(item, report)
         elif call.excinfo is not None and (report.failed or hasattr(report, "wasxfail")):
@@ -321,10 +312,10 @@ class GraphragSession:
             return  # not a question, or a setup that passed
         self.reported.add(reported.order)
         self.questions.reported.add(report.nodeid)
-        if reported.result is not None and reported.order is not None:
+        if reported.result is not None:
             self.collector.add(reported.order, reported.result)
         if reported.responses:
-            self.collector.add_response(reported.order or (0, "", 0), reported.responses)
+            self.collector.add_response(reported.order, reported.responses)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:

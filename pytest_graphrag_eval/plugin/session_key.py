@@ -1,9 +1,5 @@
-"""How the collection nodes reach the run's session: a stash key typed by what they need of it.
-
-The nodes (`items.py`) ask the session for their question's outcome, the thresholds and the baseline;
-the session (`session.py`) creates the nodes' corpus files. Typing the key by this protocol instead of
-the session class keeps the two modules from importing each other.
-"""
+"""The stash key the collection nodes reach the run's session by, typed by a protocol of what they
+need so that `items.py` and `session.py` do not import each other."""
 
 from __future__ import annotations
 

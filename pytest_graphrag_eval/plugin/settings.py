@@ -1,11 +1,5 @@
-"""The plugin's resolved configuration, built once per process from the options table.
-
-`PluginSettings.from_config` reads every setting's layers (`option_values`), merges them by the
-rule the table declares, and resolves the judge settings with the answers config file and the
-environment (`answers.judge_settings`). It keeps resolved values only: a reader cannot pick a raw
-layer by mistake. Combinations no single parser can refuse are checked in `validate`, with the
-process role, once.
-"""
+"""The plugin's resolved configuration, built once per process from the options table; it keeps
+resolved values only, so a reader cannot pick a raw layer by mistake."""
 
 from __future__ import annotations
 
@@ -190,8 +184,7 @@ class PluginSettings:
         return shown_path(path, *self.shown_from)
 
     def report_metadata(self) -> JsonObject:
-        """What the run was configured with, as the JSON report's metadata records it (the judge and
-        its model as resolved from every layer; null when no judge scores answers)."""
+        """What the run was configured with, as the JSON report's metadata records it."""
         judge = self.answers.judge if self.answers.judge != "none" else None
         return {
             "corpus": [self.shown(path) for path in self.corpus_paths],

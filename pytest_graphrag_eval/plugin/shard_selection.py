@@ -1,10 +1,5 @@
-"""Which share of the questions this process runs: `--graphrag-shard K/N`, or pytest-split's group.
-
-With `--graphrag-shard` the plugin deselects the other shards' questions itself
-(`corpus.shards` decides which). When pytest-split (`--splits N --group K`)
-selects the tests, the run is recorded as shard K of N all the same, so its
-report defers gates and the comparison to `graphrag-eval-merge` like ours.
-"""
+"""Which share of the questions this process runs: `--graphrag-shard K/N`, or pytest-split's group,
+recorded alike so either report defers gates and the comparison to `graphrag-eval-merge`."""
 
 from __future__ import annotations
 

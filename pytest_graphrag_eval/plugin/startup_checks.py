@@ -1,9 +1,5 @@
-"""Checks run once at start-up, before any agent or judge call.
-
-A run that can only fail at its end (a report path whose folder is a file, a
-corpus folder without YAML files) would spend its agent and judge calls for
-nothing; these checks turn such settings into usage errors that name the path.
-"""
+"""Paths that would only fail at the run's end, after its agent and judge calls were spent, refused
+at start-up as usage errors naming the path."""
 
 from __future__ import annotations
 

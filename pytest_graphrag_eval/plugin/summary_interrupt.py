@@ -1,12 +1,5 @@
-"""Ctrl-C while the terminal summary is printed: pytest's one-line note, not a traceback.
-
-pytest handles an interrupt during the tests, not one during `pytest_terminal_summary`: that one
-leaves the session as an uncaught KeyboardInterrupt, a traceback through pytest's and the plugins'
-summary code. By then the run's reports and history record are written (`pytest_sessionfinish`
-comes first), so only the rest of the summary is lost; the run ends as an interrupted run does,
-with pytest's note and exit status 2. Only runs that scored questions are guarded: other test runs
-in the same environment keep pytest's own behaviour.
-"""
+"""Ctrl-C while the terminal summary is printed: pytest's one-line note and exit status 2, not the
+traceback pytest gives there; the outputs are already written. Only runs that scored questions."""
 
 from __future__ import annotations
 

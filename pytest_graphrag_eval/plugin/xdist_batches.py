@@ -1,18 +1,6 @@
-"""Which questions an xdist worker may start together, from public xdist facts only.
-
-A plain run starts every question up front. An xdist worker must only start
-questions it will itself run, or a question would be answered twice. What a
-worker is sure to run follows from the distribution mode, which the controller
-hands to each worker through `workerinput` (xdist's `pytest_configure_node` hook):
-
-- `each`: every item;
-- `loadfile`: every item of the same corpus file;
-- `loadscope`: every item of the same template (the scope of `file::template::question`);
-- `loadgroup`: every item with the same `xdist_group` marks (unmarked items: only themselves);
-- `load`, `worksteal` and anything else: only the item itself. The worker then
-  starts the item pytest runs next as well (the `nextitem` of `pytest_runtest_protocol`),
-  so answering overlaps with reporting, but judging runs two questions at a time:
-  `--dist loadscope` lets a worker judge whole templates concurrently.
+"""Which questions an xdist worker may start together: only those it will itself run, or a question
+would be answered twice. That follows from the distribution mode the controller hands each worker;
+under `load` and `worksteal` a worker can only start an item and the next one.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""What an xdist worker ships to its controller, typed on both ends.
-
-execnet carries plain values only, so each side converts here and nowhere else: per question, the
-result and the live responses travel on the test report as one JSON text (execnet serialises nested
-dicts object by object in Python, a string at once); at the end, the worker's `workeroutput` holds
-one `WorkerShipment` (each collected corpus file's identity and parsed gates, the responses check's
-warnings and the judge's stats). The controller reads gates as `Gate` values, never the YAML again.
-"""
+"""What an xdist worker ships to its controller, converted here and nowhere else: execnet carries
+plain values only, and a question's result travels as one JSON text (execnet serialises nested dicts
+object by object in Python, a string at once)."""
 
 from __future__ import annotations
 
