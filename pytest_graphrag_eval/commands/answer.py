@@ -2,12 +2,8 @@
 
     answer-correctness -i in.tsv -o out.tsv [--judge llm|lexical] [--model gpt-4o-mini]
 
-The input has the columns `Question`, `Reference answer` and `Actual answer`
-(others are kept); the output has the input columns plus the correctness keys.
-The LLM endpoint and key come from `OPENAI_API_KEY` / `OPENAI_BASE_URL` (or the
-Azure variables). Rows are judged concurrently through the judge client, with
-its cache; the output file is replaced atomically, so it is never half written.
-A module of its own, so that `graphrag-eval-merge` does not import the answer judges.
+The output has the input's columns plus the correctness keys, replaced atomically. A module of its
+own, so that `graphrag-eval-merge` does not import the answer judges.
 """
 
 from __future__ import annotations
@@ -61,7 +57,6 @@ def answer_correctness_main(argv: Sequence[str] | None = None) -> int:
 
 
 _TSV_FILE = OptionSpec("--file", "", metavar="PATH", parse=P.path)
-"""A command-only file (`-i`, `-o`), taken as a path relative to the current folder."""
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -5,10 +5,8 @@ and the graph's coverage by a corpus's reference queries.
         [--paraphrases=N [--judge-model=M] [--max-cost-usd=X] [--max-calls=N]]
     graphrag-eval-corpus coverage CORPUS... --sparql-endpoint=GRAPH [--json]
 
-GRAPH is what `--graphrag-sparql-endpoint` takes: an RDF file, a folder of them, or a SPARQL 1.1
-Protocol URL. When `--out` exists, the new corpus is compared with it: its questions are tried first
-(so they survive while the graph still supports them) and the new, updated and retired ones are listed.
-The LLM endpoint and key for paraphrases come from OPENAI_API_KEY and OPENAI_BASE_URL.
+When `--out` exists, its questions are tried first (so they survive while the graph still supports
+them) and the new, updated and retired ones are listed.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ import asyncio
 import contextlib
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +32,7 @@ from pytest_graphrag_eval.generate.templates import TemplateFile, load_templates
 from pytest_graphrag_eval.graph.endpoint import SparqlEndpoint
 from pytest_graphrag_eval.graph.factory import open_endpoint
 from pytest_graphrag_eval.options import parsers as P
-from pytest_graphrag_eval.options.command_line import add_option, declared
+from pytest_graphrag_eval.options.command_line import FLAG, add_option, declared
 from pytest_graphrag_eval.options.declarations import OptionSpec
 from pytest_graphrag_eval.report.html_report.graph_coverage_page import coverage_page
 
@@ -57,12 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 MAX_PARAPHRASES = 1000
 """The most LLM variants per phrasing (the bound catches a typo, as the plugin's counts do)."""
-_FLAG = OptionSpec("--flag", "", action="store_true", parse=P.flag, default=False)
 
 
 def _parser() -> argparse.ArgumentParser:
-    """The command's arguments; its options are declared settings (`options/`) or command-only
-    `OptionSpec`s parsed by the same parsers, so a bad value is a usage error in the plugin's words."""
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0] if __doc__ else None)
     commands = parser.add_subparsers(dest="command", required=True)
     made = commands.add_parser("generate", help="write a reference corpus from a template file")
@@ -73,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
         "--out",
         OptionSpec("--out", "the corpus file to write (compared with it if it exists)", parse=P.path),
     )
-    add_option(made, "--dry-run", _FLAG, help="list what would be generated; write nothing")
+    add_option(made, "--dry-run", FLAG, help="list what would be generated; write nothing")
     add_option(
         made,
         "--paraphrases",
@@ -114,7 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     covered.add_argument("corpora", type=Path, nargs="+", help="corpus files")
     _endpoint_option(covered)
-    add_option(covered, "--json", _FLAG, help="print the coverage as JSON")
+    add_option(covered, "--json", FLAG, help="print the coverage as JSON")
     add_option(
         covered,
         "--shown",
@@ -141,22 +136,13 @@ def _endpoint_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@contextlib.contextmanager
-def _endpoint(spec: str) -> Iterator[SparqlEndpoint]:
-    endpoint = open_endpoint(spec, base_dir=Path.cwd())
-    try:
-        yield endpoint
-    finally:
-        endpoint.close()
-
-
 def _generate(args: argparse.Namespace) -> int:
     """The template file is checked before the graph is loaded or any LLM call is made."""
     if args.out is None and not args.dry_run:
         raise CommandError("--out is required (or --dry-run to only list what would be generated)")
     templates = load_templates(args.templates)
     previous = previous_questions(args.out) if args.out is not None and args.out.exists() else []
-    with _endpoint(args.sparql_endpoint) as endpoint:
+    with contextlib.closing(open_endpoint(args.sparql_endpoint, base_dir=Path.cwd())) as endpoint:
         return _generate_on(args, templates, previous, endpoint)
 
 
@@ -270,7 +256,7 @@ def _print_generation(generation: Generation, changes: Changes | None, out: Path
 
 def _coverage(args: argparse.Namespace) -> int:
     corpora = [load_corpus(path) for path in args.corpora]
-    with _endpoint(args.sparql_endpoint) as endpoint:
+    with contextlib.closing(open_endpoint(args.sparql_endpoint, base_dir=Path.cwd())) as endpoint:
         coverage = corpus_coverage(corpora, graph_terms(endpoint))
     if args.json:
         print(json.dumps(coverage.to_dict(), indent=2, ensure_ascii=False))

@@ -10,12 +10,9 @@
     graphrag-eval-history history.db shards [--clear KEY ...]
     graphrag-eval-history history.db prune --keep 50 [--newer-than 2026-01-01] [--waiting-days 7] [--dry-run]
 
-RUN is `last`, `last-passed`, a run id, a run key or a branch (its newest run). Every subcommand
-takes `--json` for scripts; text fits a terminal, with every control character from stored text
-(branch names, commit messages from CI variables) shown as an escape. Reading commands open the
-history read-only. Exit status 0, 1 when `report` could not write a file, 2 when the history cannot
-be read or written (the message says why, never the password). Output cut short by its reader
-(`| head`) ends the command quietly.
+Stored text (branch names, commit messages from CI variables) is shown with its control characters
+escaped; reading commands open the history read-only. Exit status 0, 1 when `report` could not write
+a file, 2 when the history cannot be read or written (never naming the password).
 """
 
 from __future__ import annotations
@@ -27,6 +24,7 @@ import json
 import os
 import shutil
 import sys
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -41,7 +39,7 @@ from pytest_graphrag_eval.history.records import OUTCOME_CODES, check_report, co
 from pytest_graphrag_eval.history.retention import retention_rule
 from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
 from pytest_graphrag_eval.options import parsers as P
-from pytest_graphrag_eval.options.command_line import add_option, declared
+from pytest_graphrag_eval.options.command_line import FLAG, add_option, declared
 from pytest_graphrag_eval.options.declarations import OptionSpec
 from pytest_graphrag_eval.report_model import ReportDocument
 from pytest_graphrag_eval.run.merge import merge_shard_reports
@@ -83,8 +81,8 @@ def _error(text: str) -> None:
 
 
 def _reader_gone() -> int:
-    """The reader of our output closed it (`| head`): what it did not read is not wanted. Python would
-    report the failed flush of stdout at exit, so stdout is pointed at the null device first."""
+    """The reader closed our output (`| head`); stdout goes to the null device, or Python would report
+    the failed flush at exit."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
@@ -101,7 +99,7 @@ class _Output:
 
     def line(self, text: str = "") -> None:
         if not self.as_json:
-            print(_fit(terminal_safe(text), self.width))
+            print(_cut(terminal_safe(text), self.width))
 
     def data(self, document: Any) -> None:
         self.document = document
@@ -110,10 +108,6 @@ class _Output:
         if self.as_json and self.document is not None:
             # ASCII: every control character of stored text written as a JSON escape, inert on a terminal
             print(json.dumps(self.document, indent=2, ensure_ascii=True, default=str))
-
-
-def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 # list ------------------------------------------------------------------------------------------
@@ -145,10 +139,11 @@ def _show(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     run = store.resolve(args.run)
     questions = store.question_results(run.run_id)
     failed = [question for question in questions if question.outcome == "failed"]
+    counts = _count_outcomes(question.outcome for question in questions)
     out.data(
         {
             **_summary_json(run),
-            "questions_by_outcome": _count_outcomes(question.outcome for question in questions),
+            "questions_by_outcome": counts,
             "failed_questions": [
                 {"question_id": q.question_id, "template_id": q.template_id, "failure": q.failure}
                 for q in failed
@@ -165,7 +160,6 @@ def _show(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     out.line(f"  suite:      {run.suite if run.suite is not None else '(recorded before suites)'}")
     out.line(f"  corpus:     {_short(run.corpus_identity)}   graph: {_short(run.graph_identity)}")
     out.line(f"  responses:  {_short(run.responses_identity)}   settings: {_short(run.settings_fingerprint)}")
-    counts = _count_outcomes(question.outcome for question in questions)
     out.line(
         f"  questions:  {run.questions} (" + ", ".join(f"{n} {name}" for name, n in counts.items()) + ")"
     )
@@ -403,9 +397,8 @@ def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
 
 
 def _import_keys(reports: Sequence[tuple[Path, Any, str]], given: str | None) -> dict[Path, str]:
-    """Each report's run key: a report alone is `import:` and its file's hash (so a re-import is
-    refused); the shards of one run given together (one shard count, one corpus, one setting of
-    everything) share `import:` and the hash of all their files, so they make one run."""
+    """Each report's run key, `import:` and its file's hash so a re-import is refused; the shards of one
+    run given together share the hash of all their files, so they make one run."""
     groups: dict[str, list[tuple[Path, str]]] = {}
     for path, report, digest in reports:
         groups.setdefault(_shard_group(report) or f"file:{path}", []).append((path, digest))
@@ -545,17 +538,11 @@ def _micro_means(aggregates: Mapping[str, Any]) -> dict[str, float]:
 
 
 def _is_score(key: str) -> bool:
-    return not key.endswith(("_tokens", "_cost", "_sec", "_count")) and key not in (
-        "input_tokens",
-        "output_tokens",
-        "total_tokens",
-    )
+    return not key.endswith(("_tokens", "_cost", "_sec", "_count"))
 
 
 def _count_outcomes(outcomes: Any) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for outcome in outcomes:
-        counts[outcome] = counts.get(outcome, 0) + 1
+    counts = Counter(outcomes)
     order = list(OUTCOME_CODES)
     return dict(
         sorted(counts.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))
@@ -580,7 +567,6 @@ def _num(value: float | None) -> str:
 
 MAX_LISTED = 1_000_000
 """The most runs or questions a listing takes (the bound catches a typo, as the plugin's do)."""
-_FLAG = OptionSpec("--flag", "", action="store_true", parse=P.flag, default=False)
 
 
 def _text(metavar: str) -> OptionSpec:
@@ -589,8 +575,7 @@ def _text(metavar: str) -> OptionSpec:
 
 
 def _counted(default: int | None, help: str) -> OptionSpec:
-    """A command-only count (`--limit`, `trend --last`, `prune --keep`), parsed as the plugin parses
-    its counts."""
+    """A command-only count (`--limit`, `trend --last`, `prune --keep`)."""
     return OptionSpec("--n", help, metavar="N", parse=P.whole_number(1, MAX_LISTED), default=default)
 
 
@@ -603,8 +588,6 @@ _RUN_KEYS = OptionSpec("--keys", "", action="extend", metavar="KEY", parse=P.tex
 
 
 def _parser() -> argparse.ArgumentParser:
-    """The command's arguments; its options are declared settings (`options/`) or command-only
-    `OptionSpec`s parsed by the same parsers, so a bad value is a usage error in the plugin's words."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Read a pytest-graphrag-eval run history (SQLite file or postgresql:// URL): runs, "
@@ -616,7 +599,7 @@ def _parser() -> argparse.ArgumentParser:
 
     def command(name: str, handler: Callable[..., int], help: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help)
-        add_option(sub, "--json", _FLAG, help="print JSON for scripts")
+        add_option(sub, "--json", FLAG, help="print JSON for scripts")
         sub.set_defaults(handler=handler)
         return sub
 
@@ -654,7 +637,7 @@ def _parser() -> argparse.ArgumentParser:
     add_option(
         flaky,
         "--no-same-commit",
-        _FLAG,
+        FLAG,
         help="do not list questions only for passing and failing on one commit",
     )
     add_option(flaky, "--limit", _counted(30, "questions shown (default 30)"))
@@ -725,7 +708,7 @@ def _parser() -> argparse.ArgumentParser:
         _WAITING_DAYS,
         help="delete shard sets still waiting D days after their last shard came",
     )
-    add_option(prune, "--dry-run", _FLAG, help="say what would be deleted; delete nothing")
+    add_option(prune, "--dry-run", FLAG, help="say what would be deleted; delete nothing")
     add_option(prune, "--limit", _counted(20, "run ids listed (default 20)"))
     return parser
 

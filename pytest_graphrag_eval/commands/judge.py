@@ -4,9 +4,8 @@
         [--answers-config answers.yaml] [--judge llm] [--threshold answer_f1>=0.7]
         [--gate judge:answer_correctness.kappa>=0.6] [--report calibration.json] [--dry-run]
 
-The judge is the one a pytest run with the same answers config would use (same prompts, models,
-cache and budget); the output is the report's `judge_calibration` section, and the exit status is 1
-when a `judge:` gate fails, 2 on bad input, so a pipeline can check a new judge before trusting it.
+The judge is the one a pytest run with the same answers config would use, so a pipeline can check a
+new judge before trusting it (exit 1 when a `judge:` gate fails, 2 on bad input).
 """
 
 from __future__ import annotations
