@@ -51,10 +51,10 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if role is ProcessRole.CONTROLLER and settings.corpus_paths and not has_source:
         raise pytest.UsageError(NO_RESPONSES)
-    if settings.clear_cache and settings.cache_dir is not None and role is not ProcessRole.WORKER:
+    if settings.clear_cache and settings.llm.cache_dir is not None and role is not ProcessRole.WORKER:
         from pytest_graphrag_eval.llm import clear_cache
 
-        clear_cache(settings.cache_dir)
+        clear_cache(settings.llm.cache_dir)
     session.add_corpus_args()
     config.pluginmanager.register(session, SESSION_PLUGIN_NAME)
     if role is not ProcessRole.WORKER:
@@ -66,7 +66,7 @@ def pytest_configure(config: pytest.Config) -> None:
         live = settings.responses_path is None and bool(config.hook.pytest_graphrag_respond.get_hookimpls())
         graph = session.graph
         controller = XdistController(
-            config, live or settings.judge == "llm", lambda: graph.shared_store if graph else None
+            config, live or settings.answers.judge == "llm", lambda: graph.shared_store if graph else None
         )
         config.pluginmanager.register(controller, "graphrag-eval-xdist-controller")
 

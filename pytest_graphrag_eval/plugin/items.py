@@ -1,8 +1,5 @@
-"""pytest collection nodes: a corpus file, its templates, and one item per question.
-
-Node ids read `corpus.yaml::<template_id>::<question_id>`, so `-k`, `--lf`,
-`-x` and `--deselect` address questions like any other test.
-"""
+"""pytest collection nodes: a corpus file, its templates, and one item per question, with node ids
+`corpus.yaml::<template_id>::<question_id>` so `-k`, `--lf` and `--deselect` address questions."""
 
 from __future__ import annotations
 

@@ -26,11 +26,6 @@ class ProcessRole(enum.Enum):
         """Whether this process answers and scores questions (an xdist controller only collects theirs)."""
         return self is not ProcessRole.CONTROLLER
 
-    @property
-    def finishes(self) -> bool:
-        """Whether this process aggregates, gates and writes the outputs (workers ship to the controller)."""
-        return self is not ProcessRole.WORKER
-
 
 def worker_count(config: pytest.Config) -> int:
     """How many xdist workers share the run (1 outside xdist): each gets that share of a judge budget."""

@@ -75,11 +75,8 @@ class GraphragSession:
         self.collector = ResultCollector()
         self.thresholds = ThresholdResolver(settings.thresholds)
         start = start_run(config, settings, role)
-        self.baseline, self.baseline_name, self.baseline_results = (
-            start.baseline,
-            start.baseline_name,
-            start.baseline_results,
-        )
+        self.baseline, self.baseline_name = start.baseline, start.baseline_name
+        self.baseline_results = start.baseline_results
         self.responses, self.judge, self.graph = start.responses, start.judge, start.graph
         self.assembly: RunAssembly | None = None
         self.worker_batches: WorkerBatches | None = None

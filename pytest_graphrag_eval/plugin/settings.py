@@ -98,10 +98,6 @@ class PluginSettings:
         return str(self.baseline) if isinstance(self.baseline, HistoryRef) else None
 
     @property
-    def judge(self) -> str:
-        return self.answers.judge
-
-    @property
     def dry_run(self) -> bool:
         return self.llm.dry_run
 
@@ -120,10 +116,6 @@ class PluginSettings:
     @property
     def max_calls(self) -> int | None:
         return self.llm.max_calls
-
-    @property
-    def cache_dir(self) -> Path | None:
-        return self.llm.cache_dir
 
     @property
     def client_llm(self) -> LLMSettings:
