@@ -178,23 +178,25 @@ def check_thresholds(
 
 
 def _check(result: Mapping[str, Any], threshold: Threshold) -> ThresholdCheck:
-    metric, condition = threshold.metric, f"{threshold.op} {format_number(threshold.limit)}"
+    metric, op, limit, source = threshold.metric, threshold.op, threshold.limit, threshold.source
+    condition = f"{op} {format_number(limit)}"
     raw = result.get(metric)
     actual = numeric_value(raw)
     if actual is not None:
-        passed = compare(actual, threshold.op, threshold.limit)
+        passed = compare(actual, op, limit)
         shown = display_number(actual)
         message = (
-            f"{metric} = {shown} {condition} ({threshold.source} threshold)"
+            f"{metric} = {shown} {condition} ({source} threshold)"
             if passed
-            else f"{metric} = {shown}, required {condition}, {threshold.source} threshold"
+            else f"{metric} = {shown}, required {condition}, {source} threshold"
         )
-        return _outcome(threshold, actual, passed, message)
+        return ThresholdCheck(metric, op, limit, actual, passed, source, message)
     if raw is not None:
         reason = f"{metric} is not a number: {raw!r}"
     else:
         reason = f"{metric} was not computed: {_missing_reason(result, metric)}"
-    return _outcome(threshold, None, False, f"{reason} (required {condition}, {threshold.source} threshold)")
+    message = f"{reason} (required {condition}, {source} threshold)"
+    return ThresholdCheck(metric, op, limit, None, False, source, message)
 
 
 def _missing_reason(result: Mapping[str, Any], metric: str) -> str:
@@ -206,18 +208,6 @@ def _missing_reason(result: Mapping[str, Any], metric: str) -> str:
         return f'the agent returned an error: "{result.get("error") or "no error text"}"'
     available = [key for key, value in result.items() if numeric_value(value) is not None]
     return missing_metric_hint(metric, available)
-
-
-def _outcome(threshold: Threshold, actual: float | None, passed: bool, message: str) -> ThresholdCheck:
-    return ThresholdCheck(
-        metric=threshold.metric,
-        op=threshold.op,
-        limit=threshold.limit,
-        actual=actual,
-        passed=passed,
-        source=threshold.source,
-        message=message,
-    )
 
 
 def _parse(text: str, source: str) -> Threshold:
