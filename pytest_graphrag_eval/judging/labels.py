@@ -1,17 +1,6 @@
-"""Human labels: a person's verdict on one exact answer to a corpus question, for one judged metric.
-
-    - question_id: zone-oslo
-      metric: answer_correctness
-      answer: The substation OSLO is in bidding zone NO1.
-      fingerprint: sha256:...   # optional; when given it must be the answer's (judging/fingerprint.py)
-      verdict: pass             # or `score: 0.8`, or `claims: {reference: 2, actual: 2, matching: 1}`
-      by: alice
-      date: 2026-11-20
-      reason: names the zone
-
-The file is checked against the run: the question must be in its corpus files, the metric one the run
-judges with an LLM, the verdict of a kind that metric takes. One answer is labelled once per metric:
-a second opinion goes in the reviews file.
+"""Human labels (format in docs/judge-and-reviews.md): a person's verdict on one exact answer, for one
+metric the run judges with an LLM. One answer is labelled once per metric: a second opinion goes in
+the reviews file.
 """
 
 from __future__ import annotations

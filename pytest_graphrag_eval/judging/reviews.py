@@ -1,18 +1,6 @@
-"""Reviewers' verdicts that decide a question for one exact answer, and lapse when the answer changes.
-
-    - question_id: zone-bergen
-      answer: Bergen lies in NO5.
-      fingerprint: sha256:...   # optional; when given it must be the answer's
-      verdict: pass             # pass or fail: how the question ends while the agent gives this answer
-      by: bob
-      date: 2026-11-28
-      reason: the judge missed that NO5 is the zone
-      metric: answer_correctness  # optional: the metric the verdict serves as a label for
-
-Rules: a review applies when the question's answer has the review's fingerprint; reviews of the
-question's earlier answers then lapse, and a run says so. Two reviews of one answer that disagree are
-an error naming both; two that agree both stand (both reviewers are named). A review whose question
-the run's corpus files lack is an error. Each review is also a label for calibration.
+"""Reviewers' verdicts (format in docs/judge-and-reviews.md) that decide a question for one exact
+answer and lapse when the answer changes. Two reviews of one answer that disagree are an error naming
+both; each review is also a label for calibration.
 """
 
 from __future__ import annotations

@@ -16,16 +16,9 @@ if TYPE_CHECKING:
 def pytest_graphrag_respond(
     question: Question, config: pytest.Config
 ) -> Mapping[str, Any] | Awaitable[Mapping[str, Any]] | None:
-    """Answer one reference question live with the agent under test.
+    """Answer one reference question live with the agent under test (docs/live-agents.md).
 
-    Return the response in the replay format (success shape with
-    `actual_answer`, `actual_steps`, token counts and `elapsed_sec`, or the
-    error shape `{"status": "error", "error": "..."}`), or an awaitable of it
-    when the agent is async. Several questions are answered concurrently
-    (`--graphrag-agent-concurrency`): a sync implementation runs in worker
-    threads, an async one on the plugin's event loop. Return None to leave the
-    question unanswered (it then fails with "no response"). The return goes
-    through the same checks as a recorded response (graphrag-eval 4.0's `steps`
-    are read as `actual_steps`); a malformed one fails that question with a
-    message naming the hook, the question and the field.
+    Return the response in the replay format, or an awaitable of it; a sync implementation runs in
+    worker threads, an async one on the plugin's event loop, several questions at once. None leaves
+    the question unanswered; a malformed return fails that question, checked as a recorded one is.
     """
