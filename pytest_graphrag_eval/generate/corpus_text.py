@@ -49,8 +49,11 @@ def corpus_text(corpus: list[dict[str, Any]], source: str) -> str:
 def _sequence(items: list[Any], indent: str, parts: list[str]) -> None:
     """Items at `indent`, each starting with `- ` (the caller has ended its line)."""
     for item in items:
-        parts.append(indent)
-        _item(item, indent, parts)
+        if type(item) is str and "\n" not in item:  # a list of names: one part an item
+            parts.append(f"{indent}- {_text(item)}\n")
+        else:
+            parts.append(indent)
+            _item(item, indent, parts)
 
 
 def _item(item: Any, indent: str, parts: list[str]) -> None:
@@ -69,7 +72,7 @@ def _item(item: Any, indent: str, parts: list[str]) -> None:
 def _mapping(mapping: dict[str, Any], indent: str, parts: list[str], *, first_inline: bool = False) -> None:
     lead, inner = ("" if first_inline else indent), indent + "  "
     for key, value in mapping.items():
-        head = f"{lead}{_text(str(key))}:"
+        head = _key(lead, key)
         lead = indent
         if type(value) is str and "\n" not in value:  # most values: one line, one part
             parts.append(f"{head} {_text(value)}\n")
@@ -82,6 +85,13 @@ def _mapping(mapping: dict[str, Any], indent: str, parts: list[str], *, first_in
         else:
             parts.append(head + " ")
             _scalar(value, inner, parts)
+
+
+@functools.lru_cache(maxsize=1024, typed=True)
+def _key(lead: str, key: Any) -> str:
+    """`key:` after `lead` (the same few keys at the same few indents, question after question);
+    typed, since a key `1` and a key `True` are equal but not written alike."""
+    return f"{lead}{_text(str(key))}:"
 
 
 def _scalar(value: Any, indent: str, parts: list[str]) -> None:
