@@ -89,8 +89,7 @@ def _mapping(mapping: dict[str, Any], indent: str, parts: list[str], *, first_in
 
 @functools.lru_cache(maxsize=1024, typed=True)
 def _key(lead: str, key: Any) -> str:
-    """`key:` after `lead` (the same few keys at the same few indents, question after question);
-    typed, since a key `1` and a key `True` are equal but not written alike."""
+    """`key:` after `lead`: a few keys at a few indents (typed: keys `1` and `True` are equal)."""
     return f"{lead}{_text(str(key))}:"
 
 
@@ -146,8 +145,7 @@ def _plain_ok(value: str) -> bool:
 
 
 def _printable(value: str) -> bool:
-    """`value.isprintable()`; an ASCII text (most long outputs) checked by a byte table in a fifth of
-    the time: its printable characters are exactly space to `~`."""
+    """`value.isprintable()`, by a byte table (a fifth of the time) when ASCII: space to `~`."""
     if value.isascii():
         return not value.encode("ascii").translate(None, _PRINTABLE_ASCII)
     return value.isprintable()
