@@ -68,10 +68,25 @@ def test_solutions_text_is_the_standard_library_rewrite(
 
 
 @pytest.mark.parametrize(
-    "label", ["a,b", "key: value", "},{", '[":"]', "1,2:3", ":", ",", "", "true,false", "x\\y", "é, 𝄞: ü"]
+    "label",
+    [
+        "a,b",
+        "key: value",
+        "},{",
+        '[":"]',
+        "1,2:3",
+        ":",
+        ",",
+        "",
+        "true,false",
+        "x\\y",
+        "é, 𝄞: ü",
+        '\x00\x08\t\n\x0c\r\x1f"\x7f\x85\u2028\ufeff',
+    ],
 )
 def test_separators_inside_labels_are_kept_as_they_are(label: str) -> None:
-    """Commas and colons in values are text, not separators: only the JSON's own get a space."""
+    """Commas and colons in values are text, not separators: only the JSON's own get a space; escapes
+    (control characters, quotes) are written as `json.dumps` writes them."""
     store = pyoxigraph.Store()
     node = pyoxigraph.NamedNode(f"urn:x:{label.encode().hex()}")
     store.add(pyoxigraph.Quad(node, pyoxigraph.NamedNode("urn:x:label"), pyoxigraph.Literal(label)))

@@ -140,7 +140,7 @@ def generate(
     outcomes = []
     for template in templates.templates:
         if phrasings and template.template_id in phrasings:
-            template = _with_phrasings(template, phrasings[template.template_id])
+            template = dataclasses.replace(template, phrasings=phrasings[template.template_id])
         bindings = candidate_bindings(templates, template, endpoint)
         outcome = TemplateOutcome(template, len(bindings))
         position = {binding.question_id: index for index, binding in reversed(list(enumerate(bindings)))}
@@ -239,7 +239,3 @@ def _check_columns(template: QuestionTemplate, columns: set[str]) -> None:
                 f"(columns: {', '.join(sorted(columns))})",
                 where,
             )
-
-
-def _with_phrasings(template: QuestionTemplate, phrasings: tuple[str, ...]) -> QuestionTemplate:
-    return dataclasses.replace(template, phrasings=phrasings)

@@ -124,14 +124,10 @@ def used_names(template: QuestionTemplate) -> set[str]:
             texts.append(json.dumps(step.raw, ensure_ascii=False))
             if step.documents is not None:
                 texts.append(step.documents.query)
-    if template.answer.kind == "value":
-        texts.append(template.answer.pattern)
-    return {name for text in texts for name in PLACEHOLDER.findall(text)} - answer_columns(template)
-
-
-def answer_columns(template: QuestionTemplate) -> set[str]:
-    """The names a value pattern takes from the answer step's row rather than the binding."""
-    return set(PLACEHOLDER.findall(template.answer.pattern)) if template.answer.kind == "value" else set()
+    names = {name for text in texts for name in PLACEHOLDER.findall(text)}
+    if template.answer.kind == "value":  # a value pattern's names come from the answer step's row
+        names -= set(PLACEHOLDER.findall(template.answer.pattern))
+    return names
 
 
 def rows_of(output: str) -> tuple[list[str], list[Row]]:
