@@ -165,3 +165,26 @@ def test_bad_placeholder_values_never_change_a_query(tmp_path: Path) -> None:
 
 def _line(path: Path, key: str) -> int:
     return next(number for number, line in enumerate(path.read_text("utf-8").splitlines(), 1) if key in line)
+
+
+@pytest.mark.parametrize("id_pattern", [True, False], ids=["id-pattern", "hashed-id"])
+def test_a_candidate_row_leaving_a_parameter_unbound_is_dropped_with_its_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], id_pattern: bool
+) -> None:
+    """An OPTIONAL candidate column may be unbound in some rows; a value answer naming the same
+    parameter as the phrasings must not hide that the phrasings need it."""
+    path = broken(
+        tmp_path,
+        "        ?zoneIri cim:IdentifiedObject.name ?zone .\n",
+        '        optional { ?zoneIri cim:IdentifiedObject.name ?zone . filter(?substation != "SAUDA") }\n',
+    )
+    text = path.read_text("utf-8").replace("answer: {labels: trafoName}", "answer: {value: '{{zone}}'}")
+    if not id_pattern:
+        text = text.replace("    question_id: trafos-{{zone}}-{{substation}}\n", "")
+    path.write_text(text, encoding="utf-8")
+    out = tmp_path / "corpus.yaml"
+    assert corpus_command("generate", path, "--sparql-endpoint", RELEASE_1, "--out", out) == 0
+    printed = capsys.readouterr()
+    assert "Traceback" not in printed.err
+    assert ": no value for zone in its candidate row" in printed.out
+    assert "SAUDA" not in out.read_text("utf-8")

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
-from pytest_graphrag_eval.generate.placeholders import Term, fill_text
+from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, Term
 
 # Letters NFKD does not split into a base letter and a mark.
 _FOLDED = str.maketrans(
@@ -36,12 +36,17 @@ def slug(text: str) -> str:
 def question_id(
     template_id: str, pattern: str | None, parameters: tuple[str, ...], values: Mapping[str, Term]
 ) -> str:
-    """The id of the question of `template_id` for these values."""
+    """The id of the question of `template_id` for these values.
+
+    A name the row leaves unbound (an OPTIONAL column) reads as empty here: the row still gets an id,
+    under which `instantiate` drops it with its reason.
+    """
     if pattern is not None:
-        return slug(fill_text(pattern, values)) or slug(template_id)
+        filled = PLACEHOLDER.sub(lambda match: str(values.get(match.group(1), {}).get("value", "")), pattern)
+        return slug(filled) or slug(template_id)
     if not parameters:
         return slug(template_id)
-    shown = json.dumps([[name, values[name].get("value")] for name in parameters], ensure_ascii=False)
+    shown = json.dumps([[name, values.get(name, {}).get("value")] for name in parameters], ensure_ascii=False)
     digest = hashlib.sha256(f"{template_id}\0{shown}".encode()).hexdigest()[:_HASH_CHARS]
     return f"{slug(template_id)}-{digest}"
 

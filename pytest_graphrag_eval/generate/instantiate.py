@@ -124,10 +124,7 @@ def used_names(template: QuestionTemplate) -> set[str]:
             texts.append(json.dumps(step.raw, ensure_ascii=False))
             if step.documents is not None:
                 texts.append(step.documents.query)
-    names = {name for text in texts for name in PLACEHOLDER.findall(text)}
-    if template.answer.kind == "value":  # a value pattern's names come from the answer step's row
-        names -= set(PLACEHOLDER.findall(template.answer.pattern))
-    return names
+    return {name for text in texts for name in PLACEHOLDER.findall(text)}
 
 
 def rows_of(output: str) -> tuple[list[str], list[Row]]:
