@@ -1,14 +1,7 @@
 """The judge client for OpenAI-compatible endpoints (chat and embeddings).
 
-Scorers are built with a `Judge` (`JudgeClient` implements it) by
-`scorer_factory.build_scorers` and call `chat()` / `embed()`; each reply
-carries its tokens and cost, and a final failure is an `LLMError`, which they
-report as `<metric>_error`. Prompts put untrusted text in data blocks
-(`llm/prompts.py`).
-
-The client module (and with it the OpenAI SDK, about 0.7 s to import) loads on
-first use of one of its names, so runs and imports that configure no judge never
-pay for it.
+The client module (and with it the OpenAI SDK, about 0.7 s to import) loads on first use of one of
+its names, so runs that configure no judge never pay for it.
 """
 
 from __future__ import annotations

@@ -1,24 +1,8 @@
 """Judge requests through the OpenAI Batch API, answered into the judge cache.
 
-A batch run scores its questions in passes. In a collecting pass the judge client
-answers what the cache holds and hands every miss to its transport, `JudgeBatches`
-(the client is given it when built, as a `batch_transport.BatchTransport`), which
-records the request it would send (`BatchRequest`, its cache key as `custom_id`);
-the client fails the call with `CallDeferred`, and scorers stop there, so a call
-that depends on an earlier reply is only reached in a later pass, once that reply
-is cached. `JudgeBatches.send` uploads the
-recorded requests as JSONL (one batch per endpoint and model, at most
-`MAX_REQUESTS_PER_BATCH` lines), creates the batches, polls them and stores every
-reply in the cache at batch prices. When a pass records nothing, the questions are
-scored as usual, from the cache.
-
-A batch's id is kept in a state file in the cache folder until its replies are
-stored, named by the requests it holds: a run that was interrupted (Ctrl-C, a CI
-timeout) finds the same requests missing, finds the file and polls that batch
-instead of submitting it again. A request that got no reply (a failed, expired or
-cancelled batch, a line of the error file) keeps its message in `failures`: the
-client fails that call with it for the rest of the run, so it is its question's
-judge error and is not submitted again; replies already obtained stay cached.
+A collecting pass records each cache miss (`CallDeferred`); `JudgeBatches.send` submits them, polls
+and caches the replies; a later pass scores from the cache. A batch's id stays in a state file
+until its replies are stored, so an interrupted run resumes it instead of paying twice.
 """
 
 from __future__ import annotations
@@ -67,8 +51,9 @@ def judge_batches(settings: LLMSettings) -> JudgeBatches | None:
 
 
 class JudgeBatches:
-    """The Batch API transport of one judge client (a `BatchTransport`): the misses a collecting pass
-    records, and the reason each request a batch did not answer keeps for the rest of the run."""
+    """The Batch API transport of one judge client: the misses of a collecting pass, and why each
+    request a batch left unanswered fails for the rest of the run.
+    """
 
     def __init__(self, settings: LLMSettings) -> None:
         self.settings = settings
