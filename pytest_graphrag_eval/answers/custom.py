@@ -1,9 +1,5 @@
-"""Custom LLM metrics declared in configuration (as graphrag-eval 6 offers).
-
-Each declared metric is one judge call: its instructions, then its inputs as
-data blocks, and a reply holding the declared output fields. Field values are
-checked against their types and ranges like every other judge reply, and are
-reported as `<name>_<field>`; a failure is `<name>_error`.
+"""Custom LLM metrics declared in configuration (as graphrag-eval 6 offers): one judge call each,
+inputs as data blocks, reply fields checked like any judge reply.
 """
 
 from __future__ import annotations
@@ -72,10 +68,8 @@ def parse_fields(fields: tuple[OutputField, ...], text: str) -> dict[str, Any]:
 def render_steps(
     steps: list[dict[str, Any]], steps_name: str | None, keys: tuple[str, ...] = STEPS_KEYS
 ) -> str:
-    """Steps (their `keys` fields) as JSON, optionally only those named `steps_name`.
-
-    A field holding JSON text (as step outputs usually do) is shown decoded, so
-    the judge reads one JSON document rather than escaped strings.
+    """Steps (their `keys` fields, only `steps_name` ones if given) as JSON, JSON-text fields decoded so the
+    judge reads one document rather than escaped strings.
     """
     kept = [
         {key: step[key] if key == "name" else _decoded(step[key]) for key in keys if key in step}

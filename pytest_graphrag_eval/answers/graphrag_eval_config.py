@@ -82,11 +82,6 @@ def read_yaml_mapping(path: Path, what: str) -> Mapping[str, Any]:
     return data
 
 
-def load_graphrag_eval_config(path: Path) -> GraphragEvalConfig:
-    """Read and translate a graphrag-eval config file (ignored keys are only listed, not warned)."""
-    return translate(read_yaml_mapping(path, "graphrag-eval config"), str(path))
-
-
 def translate(data: Mapping[str, object], source: str) -> GraphragEvalConfig:
     """Map graphrag-eval's config sections onto our settings, checking them as graphrag-eval does."""
     return _Translator(source).run(data)

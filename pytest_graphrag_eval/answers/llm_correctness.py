@@ -1,10 +1,7 @@
 """Answer correctness judged by an LLM: claims of both answers, counted in one call.
 
-The user message comes from a template (the packaged default or the user's
-file); the system message, which fixes the data rule and the reply format, is
-not replaceable, so a custom prompt cannot weaken either. A reference given as
-a list of alternatives is judged once per alternative and the best F1 is kept,
-as the deterministic metrics take the best match over references.
+The system message (data rule, reply format) is fixed so a custom prompt cannot weaken either; a
+list of reference alternatives keeps the best F1, as the deterministic metrics do.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """Answer relevance as RAGAS defines it, on our judge client.
 
-The judge writes N questions that the actual answer would answer (N calls,
-concurrently), each with a noncommittal flag. The score is the mean cosine
-similarity between the embedding of the original question and those of the
-generated ones, and 0 when every generation flagged the answer noncommittal.
-That is ragas' AnswerRelevancy rule (0.2 and later): one evasive flag among
-several does not zero the score; all of them do.
+Mean cosine of the question's embedding to those of N generated questions; 0 only when every
+generation flagged the answer noncommittal (ragas 0.2's rule).
 """
 
 from __future__ import annotations
