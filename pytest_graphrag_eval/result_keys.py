@@ -1,10 +1,5 @@
-"""CATALOGUE: every result key the built-in scorers declare, in one place.
-
-Each scorer declares what it writes (`produces`, see `scoring.ResultKey`);
-this module sits above the scorer packages (which may not import each other)
-and gathers those declarations with the keys every result starts with. The
-gates' missing-metric hints, the terminal summary's columns and the
-documentation's table of result keys are read from here.
+"""CATALOGUE: every result key the built-in scorers declare, gathered above the scorer packages (which
+may not import each other) for gate hints, the terminal summary and the docs' table.
 """
 
 from __future__ import annotations

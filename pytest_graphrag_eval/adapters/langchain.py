@@ -1,12 +1,6 @@
-"""LangChain / LangGraph messages to a response dict.
+"""LangChain / LangGraph messages (objects or any of their dict forms) to a response dict.
 
-Takes the message list a LangChain agent or a LangGraph graph returns (or the graph's state,
-a mapping with `messages`): `AIMessage`/`ToolMessage` objects, or their dict forms
-(`messages_to_dict`'s `{"type", "data"}`, `dumpd`'s constructor form, or flat dicts). An
-`AIMessage`'s `tool_calls` become steps; a `ToolMessage` is the result of the call its
-`tool_call_id` names, failed when its `status` is `error`; `invalid_tool_calls` (arguments the
-model wrote that did not parse) are failed steps. `usage_metadata` is summed over the AI
-messages; the last AI message's text is the answer.
+`invalid_tool_calls` (arguments the model wrote that did not parse) are failed steps.
 """
 
 from __future__ import annotations

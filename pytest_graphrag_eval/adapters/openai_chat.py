@@ -1,10 +1,6 @@
 """OpenAI Chat Completions messages to a response dict.
 
-Takes what a Chat Completions agent loop holds: the `messages` list it sent and extended
-(dicts, or `ChatCompletionMessage` objects from the SDK), optionally with the `ChatCompletion`
-objects themselves in place of their messages, so their `usage` is counted. Assistant
-`tool_calls` become steps; `tool` messages are their results, matched by `tool_call_id`. The
-format has no error flag for tool results: a tool message carrying `"status": "error"` (as
+The format has no error flag for tool results: a tool message with `"status": "error"` (as
 LangChain writes it) counts as a failed call.
 """
 
@@ -32,10 +28,8 @@ def from_openai_messages(
     elapsed_sec: float | None = None,
     location: SourceLocation | None = None,
 ) -> dict[str, Any]:
-    """The response dict for one agent run given as Chat Completions messages.
-
-    `usage`: a `CompletionUsage` (or a list of them) when the list holds only messages;
-    `ChatCompletion` objects in the list add their own usage.
+    """The response dict for one agent run given as Chat Completions messages; `ChatCompletion`s in the
+    list add their usage, `usage` gives it for a list of plain messages.
     """
     location = location or SourceLocation()
     if not is_sequence(messages):

@@ -1,11 +1,7 @@
 """OpenAI Responses API items to a response dict.
 
-Takes the item list an agent loop over the Responses API holds (the input items it sent,
-`function_call_output` items among them, and the output items it got), as dicts or SDK
-objects; `Response` objects may stand in the list for their output items, which also counts
-their `usage`. `function_call` items become steps, matched to `function_call_output` items by
-`call_id`; the last assistant `message` item's text is the answer. A `function_call_output`
-carrying `"status": "error"` counts as a failed call (the API itself has no error flag).
+The API has no error flag for tool results: a `function_call_output` with `"status": "error"`
+counts as a failed call.
 """
 
 from __future__ import annotations

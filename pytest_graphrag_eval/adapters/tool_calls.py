@@ -1,10 +1,7 @@
-"""Tool calls and their results, paired into the step format every adapter returns.
+"""Tool calls and their results, paired by call id into the step format every adapter returns.
 
-A step is `{"name", "args", "id", "status", "output"}` (or `"error"` instead of `"output"`).
-Each format reports a call and its result separately (an assistant message and a tool
-message, a `function_call` and a `function_call_output` item); `ToolCallLog` pairs them by
-call id. A call that never got a result is kept as an error step, so it can never count as a
-successful step; a result naming a call that was never made is an error of the whole input.
+A call that never got a result is an error step, so it can never count as a success; a result
+naming a call never made is an error of the whole input.
 """
 
 from __future__ import annotations
@@ -92,11 +89,8 @@ def parse_arguments(arguments: object) -> object:
 
 
 def text_of(content: object) -> str | None:
-    """The text of message content: a string as is (byte for byte), text parts joined.
-
-    Chat formats allow content as a list of parts (`{"type": "text", "text": ...}`,
-    `output_text`, LangChain's `{"type": "text", "text": ...}` or plain strings); only text
-    parts carry the answer.
+    """The text of message content: a string as is (byte for byte), text parts joined; only text parts
+    carry the answer.
     """
     if content is None or isinstance(content, str):
         return content
@@ -133,8 +127,8 @@ def response_dict(
 ) -> dict[str, Any]:
     """The response dict in the replay format, with only what the trace told.
 
-    An empty text is no answer. A run with neither a tool call nor an answer is an error rather
-    than a response scoring 0: the agent's output was not in what was passed (wrong list, lost turns).
+    A run with neither a tool call nor an answer is an error rather than a 0: the agent's output was
+    not in what was passed.
     """
     if not steps and not answer:
         raise ResponseError(

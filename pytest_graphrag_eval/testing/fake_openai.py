@@ -1,25 +1,7 @@
-"""A real OpenAI-compatible HTTP server on 127.0.0.1 for offline tests and benchmarks.
+"""A real OpenAI-compatible HTTP server on 127.0.0.1, so the official SDK is tested over real sockets.
 
-It speaks `POST /v1/chat/completions` and `POST /v1/embeddings` in the OpenAI wire
-format (also under Azure's `/openai/deployments/<name>/…` paths), so the official
-SDK talks to it over real sockets. Replies come from a per-endpoint queue, then
-from a handler function, then from defaults: a fixed chat text and deterministic
-bag-of-words embeddings (texts sharing words get a high cosine). Faults are
-replies too: `Reply.rate_limited()`, `Reply.server_error()`, `Reply.slow()`,
-`Reply.malformed()`, `Reply.bad_request()`.
-
-It also speaks the Batch API (`POST /v1/files`, `GET /v1/files/{id}/content`,
-`POST /v1/batches`, `GET /v1/batches/{id}`, `POST /v1/batches/{id}/cancel`): each
-line of a batch's input file goes through the same queues, handlers and defaults as a
-direct call, when the batch finishes. A batch stays `in_progress` for
-`batch_in_progress_polls` status requests, then ends as `batch_outcome` says
-(`completed`, `failed`, `expired`, `cancelled`; the last two answer only the first
-`batch_answered` lines); a line whose scripted reply is an error goes to the error file.
-
-Requests are served by a thread each (many concurrent clients, each reply
-waiting `latency` seconds; the Batch API's endpoints answer at once). The
-request log keeps bodies but never the API key: only whether a credential
-arrived (and matched `expected_api_key`, if set).
+Chat, embeddings and the Batch API (also under Azure's paths); replies come from a queue, then a
+handler, then defaults, and faults are replies too. The request log never keeps the API key.
 
     with FakeOpenAIServer(latency=0.1) as server:
         server.enqueue(Reply.rate_limited(retry_after=1), "the answer")
@@ -57,11 +39,7 @@ _BATCH_PATH = re.compile(r"/v1/(files|batches)(?:/([^/]+)(?:/(content|cancel))?)
 
 @dataclass(frozen=True)
 class Reply:
-    """A scripted reply. By default a 200 with `content` (chat) or `embeddings` (embeddings).
-
-    `body` replaces the whole response body verbatim (malformed JSON); `delay` is
-    added to the server latency; token counts default to word counts.
-    """
+    """A scripted reply: a 200 with `content` or `embeddings` by default; `body` replaces the whole body."""
 
     content: str | None = None
     status: int = 200
@@ -112,10 +90,7 @@ class Reply:
 
 @dataclass
 class RecordedRequest:
-    """One request as received; credentials are reduced to `authorized`.
-
-    `started`/`finished` are `time.monotonic()` values (finished stays None while in flight).
-    """
+    """One request as received; credentials are reduced to `authorized`."""
 
     endpoint: str
     path: str
