@@ -9,9 +9,7 @@ from pytest_graphrag_eval.retrieval.result_keys import ERAG_KEYS, RETRIEVAL_KEYS
 from pytest_graphrag_eval.scoring import BASE_KEYS, KeyCatalogue
 from pytest_graphrag_eval.steps.scorer import StepsScorer
 
-# What each built-in scorer declares, in `scorer_factory.builtin_scorer_classes()` order. The answer
-# and retrieval scorers' declarations are read from their packages' result_keys.py, which import no
-# judge: the catalogue is read by every report, where the LLM client and the event loop are not needed.
+# In `scorer_factory.builtin_scorer_classes()` order, from modules that import no judge.
 DECLARED_KEYS = (
     *StepsScorer.produces,
     *RETRIEVAL_KEYS,  # RetrievalScorer

@@ -136,8 +136,6 @@ class _Translator:
             raise ConfigurationError(f"{self.source}: {error}") from None
         return prompt
 
-    # -- llm ---------------------------------------------------------------------------------
-
     def _llm(self, raw: object) -> tuple[bool, bool]:
         """Map the llm section; returns (an LLM is configured, an embedding model is)."""
         if raw is None:
@@ -230,8 +228,6 @@ class _Translator:
             if value < 1:
                 raise self.fail("llm.generation.max_tokens", f"must be at least 1, got {value}")
             self.llm["max_tokens"] = value
-
-    # -- switches and custom evaluations -----------------------------------------------------
 
     def _switch(
         self, data: Mapping[str, object], section: str, keys: tuple[str, ...]

@@ -126,10 +126,8 @@ def make_sdk_client(
     `on_response` sees every HTTP response, e.g. to count the tokens of calls a library makes.
     """
     check_connection_settings(settings)
-    # The SDK's plain HTTP client class rather than its default wrapper: the wrapper's finalizer
-    # schedules `aclose()` on whatever loop is running at garbage collection, which fails for
-    # connections of an earlier, closed loop (see JudgeClient on event loops). Taking the class from
-    # the SDK keeps us independent of which HTTP library a given openai release is built on.
+    # Not the SDK's default wrapper: its finalizer schedules `aclose()` on whatever loop runs at
+    # garbage collection, which fails for connections of an earlier, closed loop.
     http_client = _http_client(
         timeout=settings.timeout,
         follow_redirects=True,
@@ -256,11 +254,8 @@ class JudgeClient:
             request["max_tokens"] = self.settings.max_tokens
         if self.settings.batch:
             self._defer(BatchRequest(key, "chat", model, request))
-        # The SDK's documented low-level `post` sends the same request as `chat.completions.create`
-        # without walking the plain-JSON body through its parameter types, and hands back the body
-        # text, which `_parse_chat` reads for the three fields used instead of building the full
-        # response model: together most of the client's CPU per call at tens of calls in flight
-        # (benchmarks/bench_judge_throughput.py).
+        # The SDK's documented low-level `post`: no walk of the body through parameter types and no
+        # response model, most of the CPU per call at tens in flight (bench_judge_throughput.py).
         text, input_tokens, output_tokens = await self._request(
             "chat",
             model,
@@ -301,9 +296,8 @@ class JudgeClient:
         vectors, input_tokens = await self._request(
             "embeddings",
             model,
-            # As for chat: the documented `post`, the body read here; vectors come base64-encoded, as the
-            # SDK asks for them, and are decoded without numpy (whose first import, inside the call's
-            # timeout, could take longer than a short timeout on a busy machine).
+            # As for chat; base64 vectors are decoded without numpy, whose first import inside the
+            # call's timeout could outlast a short timeout.
             lambda sdk: sdk.post(
                 "/embeddings",
                 body={"model": model, "input": texts, "encoding_format": "base64"},
@@ -347,8 +341,6 @@ class JudgeClient:
         self._forget_closed_loops()
         if state is not None:
             await state.sdk.close()
-
-    # -- internals -------------------------------------------------------------------------
 
     def _state(self) -> _LoopState:
         loop = asyncio.get_running_loop()
