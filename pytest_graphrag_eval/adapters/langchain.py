@@ -68,10 +68,7 @@ def from_langchain_messages(
             calls = field(message, "tool_calls") or field(message, "invalid_tool_calls")
             answer = None if calls else text_of(field(message, "content"))
         elif kind == "tool":
-            content = field(message, "content")
-            output = content if isinstance(content, str) else text_of(content)
-            error = tool_error(output) if field(message, "status") == "error" else None
-            log.result(field(message, "tool_call_id"), output, f"{where}.tool_call_id", error)
+            log.tool_message(message, "tool_call_id", "content", where)
     return response_dict(log.steps(), answer, totals, elapsed_sec, location)
 
 

@@ -14,7 +14,6 @@ from pytest_graphrag_eval.adapters.tool_calls import (
     response_dict,
     sum_usage,
     text_of,
-    tool_error,
 )
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
@@ -65,8 +64,5 @@ def from_openai_messages(
             # A turn that calls tools is not the last one: its text is narration, not the answer.
             answer = None if field(message, "tool_calls") else text_of(field(message, "content"))
         elif role == "tool":
-            content = field(message, "content")
-            output = text_of(content) if not isinstance(content, str) else content
-            error = tool_error(output) if field(message, "status") == "error" else None
-            log.result(field(message, "tool_call_id"), output, f"{where}.tool_call_id", error)
+            log.tool_message(message, "tool_call_id", "content", where)
     return response_dict(log.steps(), answer, totals, elapsed_sec, location)

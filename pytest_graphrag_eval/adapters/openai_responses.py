@@ -14,7 +14,6 @@ from pytest_graphrag_eval.adapters.tool_calls import (
     response_dict,
     sum_usage,
     text_of,
-    tool_error,
 )
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
@@ -66,10 +65,7 @@ def _read_item(
         log.call(field(item, "name"), field(item, "arguments"), field(item, "call_id"), where)
         return None  # the run went on: an earlier text was not the final answer
     elif kind == "function_call_output":
-        output = field(item, "output")
-        output = output if isinstance(output, str) else text_of(output)
-        error = tool_error(output) if field(item, "status") == "error" else None
-        log.result(field(item, "call_id"), output, f"{where}.call_id", error)
+        log.tool_message(item, "call_id", "output", where)
     elif role == "assistant" and kind in (None, "message"):
         text = text_of(field(item, "content"))
         if text is not None:

@@ -56,6 +56,13 @@ class ToolCallLog:
             raise ResponseError(f"call id {key!r} has two tool results", self.location, where)
         call.answered, call.output, call.error = True, output, error
 
+    def tool_message(self, message: object, id_key: str, content_key: str, where: str) -> None:
+        """A tool message's result; no format has an error flag, so `"status": "error"` marks a failure."""
+        content = read(message, content_key)
+        output = content if isinstance(content, str) else text_of(content)
+        error = tool_error(output) if read(message, "status") == "error" else None
+        self.result(read(message, id_key), output, f"{where}.{id_key}", error)
+
     def steps(self) -> list[dict[str, object]]:
         """The `actual_steps` list: every call in order, unanswered ones as error steps."""
         steps: list[dict[str, object]] = []

@@ -284,7 +284,7 @@ class AnswerSettings:
 def _convert(name: str, value: object, base_dir: Path | None, source: str) -> Any:
     where = f"{source}: answers option {name}"
     if name in ("relevance", "retrieval_judges"):
-        return _boolean(value, where)
+        return boolean_option(value, where)
     if name == "temperature":
         try:
             return float(str(value).strip())
@@ -328,7 +328,8 @@ def _resolve(value: object, base_dir: Path | None) -> Path:
     return path if path.is_absolute() or base_dir is None else base_dir / path
 
 
-def _boolean(value: object, where: str) -> bool:
+def boolean_option(value: object, where: str) -> bool:
+    """A yes/no option as YAML or ini text may give it; `where` starts the error message."""
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
