@@ -6,9 +6,9 @@ its names, so runs that configure no judge never pay for it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pytest_graphrag_eval.lazy_names import lazy_names
 from pytest_graphrag_eval.llm.cache import clear_cache
 from pytest_graphrag_eval.llm.errors import LLMError
 from pytest_graphrag_eval.llm.judge import Judge
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
         make_sdk_client,
     )
 
-_CLIENT_NAMES = frozenset({"ChatResult", "ClientStats", "EmbeddingResult", "JudgeClient", "make_sdk_client"})
+_CLIENT_NAMES = ("ChatResult", "ClientStats", "EmbeddingResult", "JudgeClient", "make_sdk_client")
 
 __all__ = [
     "DEFAULT_PRICES",
@@ -44,10 +44,4 @@ __all__ = [
     "price_for",
     "redact",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    """Load the client module when one of its names is first asked for (PEP 562)."""
-    if name in _CLIENT_NAMES:
-        return getattr(importlib.import_module("pytest_graphrag_eval.llm.client"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, globals(), dict.fromkeys(_CLIENT_NAMES, "pytest_graphrag_eval.llm.client"))

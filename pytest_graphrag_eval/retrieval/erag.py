@@ -7,6 +7,7 @@ bounded by `concurrency` for callables and by the judge client for model-backed 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
@@ -254,9 +255,7 @@ async def _call(
         else f"the documents at rank {position + 1}"
     )
     try:
-        if limit is None:
-            return await _await(function(*args))
-        async with limit:
+        async with limit or contextlib.nullcontext():
             return await _await(function(*args))
     except GraphragEvalError as error:
         if isinstance(error, (ConfigurationError, ERagError)):
@@ -309,7 +308,4 @@ def _text(output: object, item: Item) -> str:
 
 
 def _merge(parts: Iterable[Mapping[Item, T]]) -> dict[Item, T]:
-    merged: dict[Item, T] = {}
-    for part in parts:
-        merged.update(part)
-    return merged
+    return {item: value for part in parts for item, value in part.items()}
