@@ -1,6 +1,5 @@
 """Exception types a user can act on: each says where the bad input came from, so the plugin shows a
-usage error or an item failure instead of a traceback from our internals.
-"""
+usage error or an item failure instead of a traceback from our internals."""
 
 from __future__ import annotations
 

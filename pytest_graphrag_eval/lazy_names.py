@@ -1,6 +1,5 @@
 """A package's public names imported when first used (PEP 562 module `__getattr__`), so reading one
-name (the result keys every report reads) does not import the whole package.
-"""
+name (the result keys every report reads) does not import the whole package."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """CATALOGUE: every result key the built-in scorers declare, gathered above the scorer packages (which
-may not import each other) for gate hints, the terminal summary and the docs' table.
-"""
+may not import each other) for gate hints, the terminal summary and the docs' table."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The one scorer factory: the library and the plugin both call `build_scorers`, so both run the same
 scorers in the same order on one judge. It sits above the scorer packages, so it connects them
-(the retrieval judge gets `steps`' matching, which `answers` may not import).
-"""
+(the retrieval judge gets `steps`' matching, which `answers` may not import)."""
 
 from __future__ import annotations
 
@@ -45,8 +44,7 @@ def builtin_scorer_classes() -> tuple[type[Scorer], ...]:
 
 def build_scorers(answers: AnswerSettings, judge: Judge | None) -> list[Scorer]:
     """The scorers for `answers`, every LLM-backed one on `judge`; eRAG is built per corpus instead
-    (`evaluation.make_context`).
-    """
+    (`evaluation.make_context`)."""
     from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
     from pytest_graphrag_eval.answers.scorers import (
         AnswerJudgeScorer,

@@ -46,8 +46,7 @@ def message_format(messages: Any, location: SourceLocation | None = None) -> str
 
 def to_response(output: Any, *, elapsed_sec: float | None = None) -> dict[str, Any]:
     """The response dict of whatever the agent produced (messages of any supported format, or spans),
-    for `pytest_graphrag_respond`: `return to_response(agent.invoke(...))`.
-    """
+    for `pytest_graphrag_respond`: `return to_response(agent.invoke(...))`."""
     if is_sequence(output) and output and hasattr(output[0], "context") and hasattr(output[0], "attributes"):
         response = from_otel_spans(output)
         if elapsed_sec is not None:

@@ -28,8 +28,7 @@ def from_openai_messages(
     location: SourceLocation | None = None,
 ) -> dict[str, Any]:
     """The response dict for one agent run given as Chat Completions messages; `ChatCompletion`s in the
-    list add their usage, `usage` gives it for a list of plain messages.
-    """
+    list add their usage, `usage` gives it for a list of plain messages."""
     location = location or SourceLocation()
     if not is_sequence(messages):
         raise ResponseError(f"must be a list of messages, got {kind_name(messages)}", location, "messages")

@@ -31,8 +31,7 @@ OPENINFERENCE_MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(rol
 
 def from_otel_spans(spans: object, *, location: SourceLocation | None = None) -> dict[str, Any]:
     """The response dict for one trace's spans (SDK `ReadableSpan`s or OTLP/JSON dicts); several traces are
-    an error: pass one, or use `from_otlp_json`.
-    """
+    an error: pass one, or use `from_otlp_json`."""
     location = location or SourceLocation()
     records = span_records(spans, location)
     traces = group_traces(records)
@@ -47,8 +46,7 @@ def from_otlp_json(
     data: object, *, question_attribute: str = QUESTION_ID_ATTRIBUTE, location: SourceLocation | None = None
 ) -> dict[str, dict[str, Any]]:
     """Responses of an OTLP/JSON export (a document or JSON lines), one per trace, keyed by the
-    `question_attribute` span attribute, else by the question text of its first user input.
-    """
+    `question_attribute` span attribute, else by the question text of its first user input."""
     location = location or SourceLocation()
     documents = [(location.line, data)] if not isinstance(data, str) else otlp_documents(data, location)
     records = [

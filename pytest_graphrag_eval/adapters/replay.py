@@ -106,8 +106,7 @@ def match_question_texts(
     rekey: Callable[[ResponseT, str], ResponseT],
 ) -> dict[str, list[ResponseT]]:
     """Re-key responses keyed by their question's text (traces without an id attribute) by its id;
-    `rekey` keeps whatever the caller's record type carries.
-    """
+    `rekey` keeps whatever the caller's record type carries."""
     ids = set(question_ids_by_text.values())
     matched: dict[str, list[ResponseT]] = {}
     for key, responses in attempts.items():

@@ -97,8 +97,7 @@ def parse_arguments(arguments: object) -> object:
 
 def text_of(content: object) -> str | None:
     """The text of message content: a string as is (byte for byte), text parts joined; only text parts
-    carry the answer.
-    """
+    carry the answer."""
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list | tuple):

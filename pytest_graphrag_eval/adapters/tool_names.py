@@ -1,6 +1,5 @@
 """Renaming the agent's tools to the corpus' names before scoring (`run_sparql` -> `sparql_query`),
-from the ini file, the command line or a corpus file's `tool_names` (docs/options.md).
-"""
+from the ini file, the command line or a corpus file's `tool_names` (docs/options.md)."""
 
 from __future__ import annotations
 

@@ -27,8 +27,7 @@ class JudgeFailure(Exception):
 
 def response_format(name: str, properties: Mapping[str, Any], mode: str) -> dict[str, Any]:
     """The chat `response_format` for an object with exactly `properties` (`json_object` for endpoints
-    without schema support); replies are checked by our validators either way.
-    """
+    without schema support); replies are checked by our validators either way."""
     if mode == "json_object":
         return {"type": "json_object"}
     schema = {

@@ -1,6 +1,5 @@
 """Custom LLM metrics declared in configuration (as graphrag-eval 6 offers): one judge call each,
-inputs as data blocks, reply fields checked like any judge reply.
-"""
+inputs as data blocks, reply fields checked like any judge reply."""
 
 from __future__ import annotations
 
@@ -69,8 +68,7 @@ def render_steps(
     steps: list[dict[str, Any]], steps_name: str | None, keys: tuple[str, ...] = STEPS_KEYS
 ) -> str:
     """Steps (their `keys` fields, only `steps_name` ones if given) as JSON, JSON-text fields decoded so the
-    judge reads one document rather than escaped strings.
-    """
+    judge reads one document rather than escaped strings."""
     kept = [
         {key: step[key] if key == "name" else _decoded(step[key]) for key in keys if key in step}
         for step in steps

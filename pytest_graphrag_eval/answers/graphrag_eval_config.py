@@ -34,8 +34,7 @@ CLIENT_KEYS = {"timeout": "timeout", "max_retries": "max_retries", "num_retries"
 @dataclass(frozen=True)
 class GraphragEvalConfig:
     """A graphrag-eval config mapped onto ours: `AnswerSettings.from_mapping` input, `LLMSettings`
-    overrides (out of repr: they may hold an API key) and the keys without effect here.
-    """
+    overrides (out of repr: they may hold an API key) and the keys without effect here."""
 
     source: str
     answers: dict[str, Any]

@@ -79,8 +79,7 @@ def resolve_judge_settings(
     environ: Mapping[str, str] = os.environ,
 ) -> JudgeSettings:
     """Options over the config file over `defaults` over the environment; a judge or embedding model from
-    any layer is the client's model. A bad config file is a `ConfigurationError` naming it.
-    """
+    any layer is the client's model. A bad config file is a `ConfigurationError` naming it."""
     config = load_answers_config(config_path) if config_path is not None else None
     options, fallback = first_set(layers).set_values(), defaults.set_values()
     raw: dict[str, Any] = {

@@ -52,8 +52,7 @@ def judge_batches(settings: LLMSettings) -> JudgeBatches | None:
 
 class JudgeBatches:
     """The Batch API transport of one judge client: the misses of a collecting pass, and why each
-    request a batch left unanswered fails for the rest of the run.
-    """
+    request a batch left unanswered fails for the rest of the run."""
 
     def __init__(self, settings: LLMSettings) -> None:
         self.settings = settings

@@ -126,8 +126,7 @@ def retry_delay(
     failure: Failure, attempt: int, base: float, cap: float, rng: random.Random | None = None
 ) -> float:
     """Seconds before retry number `attempt` (0-based): Retry-After plus up to 10 % jitter, or half-jittered
-    exponential steps; both capped at `cap`.
-    """
+    exponential steps; both capped at `cap`."""
     uniform = rng.uniform if rng is not None else random.uniform
     if failure.retry_after is not None:
         return min(cap, failure.retry_after * (1 + uniform(0, 0.1)))

@@ -19,8 +19,7 @@ def score_ranking(
     plan: MeasurePlan, rels: Sequence[int], judged: Iterable[int], relevance_level: int = 1
 ) -> dict[str, float]:
     """Values of every measure in `plan` for one ranked list: `rels` in rank order (NOT_JUDGED when
-    absent), `judged` every judgement value of the query.
-    """
+    absent), `judged` every judgement value of the query."""
     hit_ranks = [rank for rank, rel in enumerate(rels, 1) if rel >= relevance_level]
     first_hit = hit_ranks[0] if hit_ranks else 0
     num_rel = 0
@@ -90,8 +89,7 @@ def ranked_judgements(judgements: Mapping[str, int], retrieved: Sequence[str]) -
 
 def recall_at_k(relevant: Collection[str], retrieved: Sequence[str], k: int | None) -> float:
     """Share of the relevant documents among the first `k` retrieved (all when k is None); ValueError
-    without relevant documents or for a k that is not a positive integer.
-    """
+    without relevant documents or for a k that is not a positive integer."""
     if not relevant:
         raise ValueError("recall is undefined without relevant documents")
     if k is None:
@@ -105,8 +103,7 @@ def recall_at_k(relevant: Collection[str], retrieved: Sequence[str], k: int | No
 
 def average_precision(relevant: Collection[str], retrieved: Sequence[str]) -> float:
     """Sum of the precision at each relevant hit over the number of relevant documents (those never
-    retrieved count as 0); ValueError without relevant documents.
-    """
+    retrieved count as 0); ValueError without relevant documents."""
     if not relevant:
         raise ValueError("average precision is undefined without relevant documents")
     judgements = dict.fromkeys(relevant, 1)

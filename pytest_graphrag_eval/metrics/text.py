@@ -1,6 +1,5 @@
 """Deterministic answer metrics on SQuAD-normalized text; each returns the best score over the
-references in [0, 1], so it can serve as an eRAG downstream metric.
-"""
+references in [0, 1], so it can serve as an eRAG downstream metric."""
 
 from __future__ import annotations
 
@@ -61,8 +60,7 @@ def token_f1(prediction: str, references: str | Sequence[str]) -> float:
 
 def contains_any(prediction: str, references: str | Sequence[str]) -> float:
     """1.0 when a normalized reference occurs in the normalized prediction as whole tokens; references
-    that normalize to nothing are ignored, they would match everything.
-    """
+    that normalize to nothing are ignored, they would match everything."""
     padded = f" {normalize_answer(prediction)} "
     return float(
         any(

@@ -161,8 +161,7 @@ def _one_item_form(
     part: object, semaphore: asyncio.Semaphore, usage: Usage | None
 ) -> tuple[Callable[..., object], asyncio.Semaphore | None] | None:
     """A one-item part's function and the bound on its calls (None for the batched form); model-backed
-    parts are bounded by the judge client.
-    """
+    parts are bounded by the judge client."""
     if isinstance(part, SingleInput):
         return part.function, semaphore
     if getattr(part, "self_limited", False) and callable(part):

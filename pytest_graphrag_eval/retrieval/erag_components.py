@@ -46,8 +46,7 @@ class SingleInput:
 
 class ModelGenerator:
     """Generates each document's answer with a chat model through the judge client; `prompt` has
-    `{document}` and `{question}`.
-    """
+    `{document}` and `{question}`."""
 
     self_limited = True  # the judge client bounds concurrency itself
 
@@ -79,8 +78,7 @@ class ModelGenerator:
 
 class LLMJudgeMetric:
     """Scores a generated answer against the references with a chat model: `{"score": x}`, 0 <= x <= 1;
-    an invalid reply gets one retry, a second is an error, never a score.
-    """
+    an invalid reply gets one retry, a second is an error, never a score."""
 
     self_limited = True
 

@@ -1,6 +1,5 @@
 """The `erag` settings of a corpus (docs/retrieval.md), validated and built into a generator and a
-metric. Paths are relative to the working directory.
-"""
+metric. Paths are relative to the working directory."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Prompts of eRAG's model-backed generator and LLM judge: untrusted text only inside tagged blocks
-(`llm/prompts.py`), so a document cannot close its block and pose as instructions.
-"""
+(`llm/prompts.py`), so a document cannot close its block and pose as instructions."""
 
 from __future__ import annotations
 

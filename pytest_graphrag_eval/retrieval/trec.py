@@ -22,8 +22,7 @@ def evaluate_run(
     relevance_level: int = 1,
 ) -> dict[str, dict[str, float]]:
     """Per-query metric values `{qid: {metric: value}}` as pytrec_eval computes them; a judgement of at
-    least `relevance_level` is relevant.
-    """
+    least `relevance_level` is relevant."""
     plan = parse_measures(metrics)
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, int) or relevance_level < 0:
         raise ConfigurationError(f"relevance_level must be a non-negative integer, got {relevance_level!r}")
