@@ -312,10 +312,7 @@ class _BatchRun:
         """Why each line of the error file got no reply, by key."""
         if not file_id:
             return {}
-        reasons: dict[str, str] = {}
-        for line in await self._lines(file_id):
-            reasons[str(line.get("custom_id"))] = _line_error(line)
-        return reasons
+        return {str(line.get("custom_id")): _line_error(line) for line in await self._lines(file_id)}
 
     async def _lines(self, file_id: str) -> list[dict[str, JSONValue]]:
         content = await self._call("download", lambda sdk: sdk.files.content(file_id))

@@ -556,12 +556,7 @@ class ConnectionBreaker:
 
 def _parse_chat(body: JSONValue) -> tuple[str, int, int]:
     """Text and token counts of a chat completion's JSON body; MalformedResponse when unusable."""
-    try:
-        response: JSONValue = json.loads(body) if isinstance(body, str) else body
-    except ValueError as exc:
-        raise MalformedResponse(f"malformed response body ({exc})") from None
-    if not isinstance(response, dict):
-        raise MalformedResponse("expected a chat completion with at least one choice")
+    response = _json_object(body, "expected a chat completion with at least one choice")
     choices = response.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise MalformedResponse("expected a chat completion with at least one choice")
@@ -580,12 +575,7 @@ def _parse_chat(body: JSONValue) -> tuple[str, int, int]:
 
 def _parse_embeddings(body: JSONValue, expected: int) -> tuple[list[list[float]], int]:
     """Vectors in input order and prompt tokens of an embeddings body (base64 float32 or plain lists)."""
-    try:
-        response: JSONValue = json.loads(body) if isinstance(body, str) else body
-    except ValueError as exc:
-        raise MalformedResponse(f"malformed response body ({exc})") from None
-    if not isinstance(response, dict):
-        raise MalformedResponse("expected an embeddings list")
+    response = _json_object(body, "expected an embeddings list")
     data = response.get("data")
     if not isinstance(data, list):
         raise MalformedResponse("expected an embeddings list")
@@ -598,6 +588,17 @@ def _parse_embeddings(body: JSONValue, expected: int) -> tuple[list[list[float]]
         raise MalformedResponse(f"expected {expected} vectors of one dimension, got {len(vectors)}")
     usage = response.get("usage")
     return vectors, _count(usage.get("prompt_tokens") if isinstance(usage, dict) else None)
+
+
+def _json_object(body: JSONValue, expected: str) -> dict[str, JSONValue]:
+    """The JSON object of a response body (text or decoded); else MalformedResponse(`expected`)."""
+    try:
+        response: JSONValue = json.loads(body) if isinstance(body, str) else body
+    except ValueError as exc:
+        raise MalformedResponse(f"malformed response body ({exc})") from None
+    if not isinstance(response, dict):
+        raise MalformedResponse(expected)
+    return response
 
 
 def _vector(embedding: JSONValue) -> list[float]:
