@@ -162,11 +162,6 @@ def read_state(path: Path) -> str | None:
     return batch_id if isinstance(batch_id, str) and batch_id else None
 
 
-def write_state(path: Path, state: Mapping[str, JSONValue]) -> None:
-    """Written atomically: an interrupt leaves the old file or the new."""
-    write_text_atomic(path, json.dumps(state))
-
-
 async def _report_status(runs: Sequence[_BatchRun], on_status: StatusCallback) -> None:
     started = time.monotonic()
     while True:
@@ -227,15 +222,13 @@ class _BatchRun:
             ),
         )
         # Kept before anything else can be interrupted: a resumed run must find this batch, not send another.
-        write_state(
-            self.state,
-            {
-                "batch_id": batch.id,
-                "requests": len(self.group),
-                "endpoint": URLS[first.kind],
-                "model": first.model,
-            },
-        )
+        state = {
+            "batch_id": batch.id,
+            "requests": len(self.group),
+            "endpoint": URLS[first.kind],
+            "model": first.model,
+        }
+        write_text_atomic(self.state, json.dumps(state))  # an interrupt leaves no half-written file
         self.sender.stats.batch_requests += len(self.group)
         return str(batch.id)
 
