@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_format
 from pytest_graphrag_eval.answers.llm_correctness import repeat_cache_extra
 from pytest_graphrag_eval.answers.metric import AnswerInputs, LLMJudgedMetric, MetricOutcome
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block, render_alternatives
@@ -147,19 +147,13 @@ class CustomLLMMetric(LLMJudgedMetric):
     async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
         usage = Usage()
         keys: dict[str, Any] = {f"{self.spec.name}_judge": self.label}
-        messages = [
-            {"role": "system", "content": self.system_message},
-            {"role": "user", "content": self.prompt(inputs)},
-        ]
         try:
-            values = await ask_json(
-                self.client,
-                messages,
+            values = await self.ask(
+                self.system_message,
+                self.prompt(inputs),
                 lambda text: parse_fields(self.spec.outputs, text),
-                usage=usage,
-                model=self.model,
-                response_format=self.response_format,
-                temperature=self.temperature,
+                usage,
+                self.response_format,
                 cache_key_extra=repeat_cache_extra(repeat),
             )
         except JudgeFailure as failure:

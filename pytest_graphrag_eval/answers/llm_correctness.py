@@ -10,7 +10,7 @@ import asyncio
 from typing import Any
 
 from pytest_graphrag_eval.answers.claims import ClaimCounts, parse_claim_counts
-from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_format
 from pytest_graphrag_eval.answers.metric import (
     AnswerInputs,
     LLMJudgedMetric,
@@ -98,14 +98,11 @@ class LLMCorrectness(LLMJudgedMetric):
         prompt = self.template.render(
             {"question": question, "reference_answer": reference, "actual_answer": actual}
         )
-        messages = [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": prompt}]
-        return await ask_json(
-            self.client,
-            messages,
+        return await self.ask(
+            SYSTEM_MESSAGE,
+            prompt,
             parse_claim_counts,
-            usage=usage,
-            model=self.model,
-            response_format=self.response_format,
-            temperature=self.temperature,
+            usage,
+            self.response_format,
             cache_key_extra=repeat_cache_extra(repeat),
         )

@@ -5,14 +5,17 @@ Metrics never raise for a bad agent answer or judge reply; they put the reason i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from pytest_graphrag_eval.answers.conversation import ask_json
 from pytest_graphrag_eval.llm.judge import Judge, Usage
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -104,3 +107,27 @@ class LLMJudgedMetric:
         self.output_mode = output_mode
         self.temperature = temperature
         self.label = label if label is not None else f"llm:{model}"
+
+    async def ask(
+        self,
+        system: str,
+        user: str,
+        parse: Callable[[str], T],
+        usage: Usage,
+        response_format: Mapping[str, Any],
+        *,
+        temperature: float | None = None,
+        cache_key_extra: str = "",
+    ) -> T:
+        """One judged exchange (`ask_json`) with this metric's judge and model, at its temperature
+        unless `temperature` is given."""
+        return await ask_json(
+            self.client,
+            [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            parse,
+            usage=usage,
+            model=self.model,
+            response_format=response_format,
+            temperature=self.temperature if temperature is None else temperature,
+            cache_key_extra=cache_key_extra,
+        )

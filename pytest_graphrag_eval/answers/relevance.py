@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_format
 from pytest_graphrag_eval.answers.metric import (
     AnswerInputs,
     LLMJudgedMetric,
@@ -105,19 +105,15 @@ class NativeRelevance(LLMJudgedMetric):
         if problem:
             raise JudgeFailure(problem)
         assert inputs.actual_answer is not None
-        messages = [
-            {"role": "system", "content": SYSTEM_MESSAGE},
-            {"role": "user", "content": data_block("actual_answer", inputs.actual_answer)},
-        ]
+        prompt = data_block("actual_answer", inputs.actual_answer)
         generations = await asyncio.gather(
             *(
-                ask_json(
-                    self.client,
-                    messages,
+                self.ask(
+                    SYSTEM_MESSAGE,
+                    prompt,
                     parse_generated_question,
-                    usage=usage,
-                    model=self.model,
-                    response_format=self.response_format,
+                    usage,
+                    self.response_format,
                     temperature=GENERATION_TEMPERATURE,
                     cache_key_extra=f"relevance:{repeat}:{index}",
                 )

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_format
 from pytest_graphrag_eval.answers.metric import LLMJudgedMetric
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
 from pytest_graphrag_eval.answers.result_keys import RETRIEVAL_JUDGE_KEYS
@@ -248,14 +248,8 @@ class RetrievalJudgeScorer(LLMJudgedMetric):
         assert judgment.contexts is not None
         blocks = [data_block("question", question), data_block("reference", judgment.reference)]
         blocks += [data_block("context", text) for text in judgment.contexts]
-        flags = await ask_json(
-            self.client,
-            [{"role": "system", "content": RECALL_SYSTEM}, {"role": "user", "content": "\n\n".join(blocks)}],
-            parse_attributions,
-            usage=usage,
-            model=self.model,
-            response_format=self.recall_format,
-            temperature=self.temperature,
+        flags = await self.ask(
+            RECALL_SYSTEM, "\n\n".join(blocks), parse_attributions, usage, self.recall_format
         )
         return sum(flags) / len(flags)
 
@@ -264,17 +258,12 @@ class RetrievalJudgeScorer(LLMJudgedMetric):
         head = [data_block("question", question), data_block("reference", judgment.reference)]
         verdicts = await asyncio.gather(
             *(
-                ask_json(
-                    self.client,
-                    [
-                        {"role": "system", "content": PRECISION_SYSTEM},
-                        {"role": "user", "content": "\n\n".join([*head, data_block("context", text)])},
-                    ],
+                self.ask(
+                    PRECISION_SYSTEM,
+                    "\n\n".join([*head, data_block("context", text)]),
                     parse_usefulness,
-                    usage=usage,
-                    model=self.model,
-                    response_format=self.precision_format,
-                    temperature=self.temperature,
+                    usage,
+                    self.precision_format,
                 )
                 for text in judgment.contexts
             ),
