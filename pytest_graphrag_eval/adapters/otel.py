@@ -217,7 +217,8 @@ def _span_answer(span: SpanRecord) -> str | None:
     attributes = span.attributes
     messages = attributes.get("gen_ai.output.messages")
     if isinstance(messages, str):
-        return _genai_text(messages, "assistant")
+        texts = _message_texts(messages, "assistant")
+        return texts[-1] if texts else None
     if attributes.get(SPAN_KIND) == "LLM":
         contents: dict[int, dict[str, Any]] = {}
         for key, value in attributes.items():
@@ -237,12 +238,6 @@ def _span_answer(span: SpanRecord) -> str | None:
         output = attributes.get("output.value")
         return output if isinstance(output, str) else None
     return None
-
-
-def _genai_text(messages: str, role: str) -> str | None:
-    """The text of the last `role` message of a `gen_ai.*.messages` JSON attribute."""
-    texts = _message_texts(messages, role)
-    return texts[-1] if texts else None
 
 
 def _message_texts(messages: str, role: str) -> list[str]:

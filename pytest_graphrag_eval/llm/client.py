@@ -43,12 +43,11 @@ from pytest_graphrag_eval.llm.retry import (
     connection_error_in,
     retry_delay,
 )
-from pytest_graphrag_eval.llm.settings import LLMSettings
+from pytest_graphrag_eval.llm.settings import OPENAI_DEFAULT_BASE_URL, LLMSettings
 from pytest_graphrag_eval.report_model import Refusal
 
 log = logging.getLogger("pytest_graphrag_eval.llm")
 
-OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 T = TypeVar("T")
 
 

@@ -16,6 +16,8 @@ from typing import Any
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.pricing import ModelPrice
 
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
 
 @dataclass(frozen=True)
 class LLMSettings:
@@ -100,7 +102,7 @@ class LLMSettings:
     @property
     def endpoint(self) -> str:
         """The endpoint calls go to, for messages (the SDK default when unset)."""
-        return self.azure_endpoint or self.base_url or "https://api.openai.com/v1"
+        return self.azure_endpoint or self.base_url or OPENAI_DEFAULT_BASE_URL
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> LLMSettings:

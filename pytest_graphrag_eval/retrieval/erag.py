@@ -196,7 +196,8 @@ async def _generate(
         outputs = _check_batch(called, inputs, "text_generator", "outputs")
         return {(question, position): _text(outputs[question], (question, position)) for question in inputs}
 
-    return _merge(await _gather(batch(position) for position in _positions(documents)))
+    longest = max((len(docs) for docs in documents.values()), default=0)
+    return _merge(await _gather(batch(position) for position in range(longest)))
 
 
 async def _score(
@@ -237,10 +238,6 @@ async def _score(
         return {(question, position): scores[question] for question in generated}
 
     return _merge(await _gather(batch(position) for position in sorted(by_position)))
-
-
-def _positions(documents: Mapping[str, list[str]]) -> range:
-    return range(max((len(docs) for docs in documents.values()), default=0))
 
 
 async def _call(
