@@ -1,11 +1,7 @@
 """pytest-graphrag-eval: regression-test question-answering agents with pytest.
 
-The scoring core below never imports pytest, so library users get the same
-numbers as the plugin.
-
-The public names are imported on first use (PEP 562): `graphrag-eval-merge` and the
-plugin's report layer import submodules of this package without paying for the
-evaluation, the adapters and the corpus loader.
+The scoring core never imports pytest, so library users get the plugin's numbers. Public names load
+on first use (PEP 562), so the merge and report layer skip the evaluation's imports.
 """
 
 from __future__ import annotations

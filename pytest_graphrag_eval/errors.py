@@ -1,9 +1,5 @@
-"""Exception types a user can act on.
-
-Every error raised for bad input says where the input came from (file, line,
-template id, question id, field) so the plugin can show it as a usage error or
-an item failure instead of a traceback from our internals.
-"""
+"""Exception types a user can act on: each says where the bad input came from, so the plugin shows a
+usage error or an item failure instead of a traceback from our internals."""
 
 from __future__ import annotations
 
@@ -12,11 +8,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class SourceLocation:
-    """Where a record was read from; any part may be unknown (in-memory input).
-
-    `origin` names a source that is not a file (`in-memory responses[2]`, the agent hook) or a
-    place inside one that has no line of its own (`list item [2]` of a JSON list).
-    """
+    """Where a record was read from; any part may be unknown, `origin` names a source that is not a file."""
 
     file: str | None = None
     line: int | None = None
@@ -86,8 +78,5 @@ class ConfigurationWarning(UserWarning):
 
 
 def install_extra_hint(extra: str) -> str:
-    """The command that adds an optional extra to an install from a clone.
-
-    The package is not on PyPI, so `pip install 'pytest-graphrag-eval[...]'` cannot work; pip adds an
-    extra to an editable install when given the clone's path with the extra."""
+    """The command that adds an optional extra: the package is not on PyPI, so it names the clone's path."""
     return f"pip install -e 'path/to/pytest-graphrag-eval[{extra}]' (path/to: where you cloned it)"

@@ -1,10 +1,5 @@
-"""A package's public names imported when first used (PEP 562 module `__getattr__`).
-
-A package whose `__init__` imports every module imports them all for any one of them: reading
-the result-key declarations (every report does) imported the LLM judges, the event loop and the
-YAML readers. A package lists where each name lives, and its `__getattr__` imports that module
-on the first use of the name; `import package.module` imports that module alone.
-"""
+"""A package's public names imported when first used (PEP 562 module `__getattr__`), so reading one
+name (the result keys every report reads) does not import the whole package."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""CATALOGUE: every result key the built-in scorers declare, in one place.
-
-Each scorer declares what it writes (`produces`, see `scoring.ResultKey`);
-this module sits above the scorer packages (which may not import each other)
-and gathers those declarations with the keys every result starts with. The
-gates' missing-metric hints, the terminal summary's columns and the
-documentation's table of result keys are read from here.
-"""
+"""CATALOGUE: every result key the built-in scorers declare, gathered above the scorer packages (which
+may not import each other) for gate hints, the terminal summary and the docs' table."""
 
 from __future__ import annotations
 
@@ -14,9 +8,7 @@ from pytest_graphrag_eval.retrieval.result_keys import ERAG_KEYS, RETRIEVAL_KEYS
 from pytest_graphrag_eval.scoring import BASE_KEYS, KeyCatalogue
 from pytest_graphrag_eval.steps.scorer import StepsScorer
 
-# What each built-in scorer declares, in `scorer_factory.builtin_scorer_classes()` order. The answer
-# and retrieval scorers' declarations are read from their packages' result_keys.py, which import no
-# judge: the catalogue is read by every report, where the LLM client and the event loop are not needed.
+# In `scorer_factory.builtin_scorer_classes()` order, from modules that import no judge.
 DECLARED_KEYS = (
     *StepsScorer.produces,
     *RETRIEVAL_KEYS,  # RetrievalScorer

@@ -1,14 +1,6 @@
-"""The one scorer factory: the scorers a run uses, from settings already resolved.
-
-The library (`run_evaluation` with a config file) and the plugin both call
-`build_scorers`, so both run the same scorers, in the same order, sharing one
-judge: steps, retrieval and eRAG always; exact match and token F1; the judged
-answer metrics and the judge of retrieval steps when the `AnswerSettings` ask
-for them. It sits above the scorer packages, so it is also where they are
-connected: the retrieval judge gets the step matching of `steps`, which
-`answers` may not import. The scorer packages are imported when first called,
-so importing the library costs nothing for them.
-"""
+"""The one scorer factory: the library and the plugin both call `build_scorers`, so both run the same
+scorers in the same order on one judge. It sits above the scorer packages, so it connects them
+(the retrieval judge gets `steps`' matching, which `answers` may not import)."""
 
 from __future__ import annotations
 
@@ -51,11 +43,8 @@ def builtin_scorer_classes() -> tuple[type[Scorer], ...]:
 
 
 def build_scorers(answers: AnswerSettings, judge: Judge | None) -> list[Scorer]:
-    """The scorers for `answers`, every LLM-backed one on `judge` (None when nothing needs one).
-
-    eRAG is not configured here: each corpus's `erag` settings are built once into its scoring
-    context (`evaluation.make_context`), on the same judge.
-    """
+    """The scorers for `answers`, every LLM-backed one on `judge`; eRAG is built per corpus instead
+    (`evaluation.make_context`)."""
     from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
     from pytest_graphrag_eval.answers.scorers import (
         AnswerJudgeScorer,

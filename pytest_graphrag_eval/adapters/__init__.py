@@ -1,9 +1,7 @@
 """Agent traces to response dicts: OpenAI messages and Responses items, LangChain messages, OTel spans.
 
-Teams already have their agent's output in one of these formats; the adapters turn it into the
-response dict the scorers read (`actual_steps`, `actual_answer`, token counts, `elapsed_sec`),
-so no one writes the converter by hand. Nothing here imports openai, langchain-core or
-opentelemetry: their objects are read by their fields, and their JSON forms are accepted too.
+So no one writes the converter by hand; nothing here imports openai, langchain-core or
+opentelemetry: their objects are read by their fields, their JSON forms accepted too.
 """
 
 from pytest_graphrag_eval.adapters.detect import message_format, to_response

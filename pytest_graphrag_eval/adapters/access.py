@@ -1,9 +1,4 @@
-"""Reading framework objects and their plain JSON forms alike, without importing the framework.
-
-The adapters take SDK objects (pydantic models, dataclasses, LangChain messages) when the agent
-hands them over, and dicts when they come from a file; `field()` reads both, so no adapter
-imports openai, langchain-core or opentelemetry.
-"""
+"""Reading framework objects and their plain JSON forms alike, so no adapter imports the framework."""
 
 from __future__ import annotations
 

@@ -45,11 +45,8 @@ def message_format(messages: Any, location: SourceLocation | None = None) -> str
 
 
 def to_response(output: Any, *, elapsed_sec: float | None = None) -> dict[str, Any]:
-    """The response dict of whatever the agent produced: messages of any supported format, or spans.
-
-    For use in `pytest_graphrag_respond`: `return to_response(agent.invoke(...))`. An OpenAI
-    `ChatCompletion`/`Response` or a LangGraph state may stand for the list.
-    """
+    """The response dict of whatever the agent produced (messages of any supported format, or spans),
+    for `pytest_graphrag_respond`: `return to_response(agent.invoke(...))`."""
     if is_sequence(output) and output and hasattr(output[0], "context") and hasattr(output[0], "attributes"):
         response = from_otel_spans(output)
         if elapsed_sec is not None:

@@ -1,12 +1,6 @@
-"""LangChain / LangGraph messages to a response dict.
+"""LangChain / LangGraph messages (objects or any of their dict forms) to a response dict.
 
-Takes the message list a LangChain agent or a LangGraph graph returns (or the graph's state,
-a mapping with `messages`): `AIMessage`/`ToolMessage` objects, or their dict forms
-(`messages_to_dict`'s `{"type", "data"}`, `dumpd`'s constructor form, or flat dicts). An
-`AIMessage`'s `tool_calls` become steps; a `ToolMessage` is the result of the call its
-`tool_call_id` names, failed when its `status` is `error`; `invalid_tool_calls` (arguments the
-model wrote that did not parse) are failed steps. `usage_metadata` is summed over the AI
-messages; the last AI message's text is the answer.
+`invalid_tool_calls` (arguments the model wrote that did not parse) are failed steps.
 """
 
 from __future__ import annotations
@@ -74,10 +68,7 @@ def from_langchain_messages(
             calls = field(message, "tool_calls") or field(message, "invalid_tool_calls")
             answer = None if calls else text_of(field(message, "content"))
         elif kind == "tool":
-            content = field(message, "content")
-            output = content if isinstance(content, str) else text_of(content)
-            error = tool_error(output) if field(message, "status") == "error" else None
-            log.result(field(message, "tool_call_id"), output, f"{where}.tool_call_id", error)
+            log.tool_message(message, "tool_call_id", "content", where)
     return response_dict(log.steps(), answer, totals, elapsed_sec, location)
 
 

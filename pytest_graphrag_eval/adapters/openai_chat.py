@@ -1,10 +1,6 @@
 """OpenAI Chat Completions messages to a response dict.
 
-Takes what a Chat Completions agent loop holds: the `messages` list it sent and extended
-(dicts, or `ChatCompletionMessage` objects from the SDK), optionally with the `ChatCompletion`
-objects themselves in place of their messages, so their `usage` is counted. Assistant
-`tool_calls` become steps; `tool` messages are their results, matched by `tool_call_id`. The
-format has no error flag for tool results: a tool message carrying `"status": "error"` (as
+The format has no error flag for tool results: a tool message with `"status": "error"` (as
 LangChain writes it) counts as a failed call.
 """
 
@@ -18,7 +14,6 @@ from pytest_graphrag_eval.adapters.tool_calls import (
     response_dict,
     sum_usage,
     text_of,
-    tool_error,
 )
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
@@ -32,11 +27,8 @@ def from_openai_messages(
     elapsed_sec: float | None = None,
     location: SourceLocation | None = None,
 ) -> dict[str, Any]:
-    """The response dict for one agent run given as Chat Completions messages.
-
-    `usage`: a `CompletionUsage` (or a list of them) when the list holds only messages;
-    `ChatCompletion` objects in the list add their own usage.
-    """
+    """The response dict for one agent run given as Chat Completions messages; `ChatCompletion`s in the
+    list add their usage, `usage` gives it for a list of plain messages."""
     location = location or SourceLocation()
     if not is_sequence(messages):
         raise ResponseError(f"must be a list of messages, got {kind_name(messages)}", location, "messages")
@@ -71,8 +63,5 @@ def from_openai_messages(
             # A turn that calls tools is not the last one: its text is narration, not the answer.
             answer = None if field(message, "tool_calls") else text_of(field(message, "content"))
         elif role == "tool":
-            content = field(message, "content")
-            output = text_of(content) if not isinstance(content, str) else content
-            error = tool_error(output) if field(message, "status") == "error" else None
-            log.result(field(message, "tool_call_id"), output, f"{where}.tool_call_id", error)
+            log.tool_message(message, "tool_call_id", "content", where)
     return response_dict(log.steps(), answer, totals, elapsed_sec, location)

@@ -1,11 +1,7 @@
 """OpenAI Responses API items to a response dict.
 
-Takes the item list an agent loop over the Responses API holds (the input items it sent,
-`function_call_output` items among them, and the output items it got), as dicts or SDK
-objects; `Response` objects may stand in the list for their output items, which also counts
-their `usage`. `function_call` items become steps, matched to `function_call_output` items by
-`call_id`; the last assistant `message` item's text is the answer. A `function_call_output`
-carrying `"status": "error"` counts as a failed call (the API itself has no error flag).
+The API has no error flag for tool results: a `function_call_output` with `"status": "error"`
+counts as a failed call.
 """
 
 from __future__ import annotations
@@ -18,7 +14,6 @@ from pytest_graphrag_eval.adapters.tool_calls import (
     response_dict,
     sum_usage,
     text_of,
-    tool_error,
 )
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
@@ -70,10 +65,7 @@ def _read_item(
         log.call(field(item, "name"), field(item, "arguments"), field(item, "call_id"), where)
         return None  # the run went on: an earlier text was not the final answer
     elif kind == "function_call_output":
-        output = field(item, "output")
-        output = output if isinstance(output, str) else text_of(output)
-        error = tool_error(output) if field(item, "status") == "error" else None
-        log.result(field(item, "call_id"), output, f"{where}.call_id", error)
+        log.tool_message(item, "call_id", "output", where)
     elif role == "assistant" and kind in (None, "message"):
         text = text_of(field(item, "content"))
         if text is not None:

@@ -1,17 +1,7 @@
-"""OpenTelemetry traces of an agent run to a response dict.
+"""OpenTelemetry traces of an agent run to a response dict (GenAI and OpenInference conventions).
 
-Two conventions name a tool call's span:
-- the GenAI semantic conventions: `gen_ai.operation.name = execute_tool`, with `gen_ai.tool.name`,
-  `gen_ai.tool.call.id`, `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`;
-- Arize OpenInference: `openinference.span.kind = TOOL`, with `tool.name`, `input.value` (the
-  arguments), `output.value` (the result) and `tool_call.id` when the instrumentation sets it.
-A tool span whose status is ERROR is a failed call (its status message, or its exception event,
-is the error). Token counts are summed over the spans that report usage (GenAI
-`gen_ai.usage.*`, OpenInference `llm.token_count.*`) and have no descendant that does, so an agent
-span repeating its model calls' totals is not counted twice. The answer is the assistant text of
-the span that ended last among those carrying one (`gen_ai.output.messages`, OpenInference's
-`llm.output_messages.*` or an agent/chain span's `output.value`); the elapsed time is the trace's
-extent. A trace whose root span failed is the agent's error response (`status: error`).
+Tokens are summed over the usage-reporting spans with no usage-reporting descendant, so an agent
+span repeating its model calls' totals is not counted twice; a failed root span is an error response.
 """
 
 from __future__ import annotations
@@ -40,11 +30,8 @@ OPENINFERENCE_MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(rol
 
 
 def from_otel_spans(spans: object, *, location: SourceLocation | None = None) -> dict[str, Any]:
-    """The response dict for one agent run given as the spans of its trace.
-
-    `spans`: opentelemetry-sdk `ReadableSpan`s (e.g. from an `InMemorySpanExporter`), or OTLP/JSON
-    span dicts. Spans of several traces are an error: pass one trace, or use `from_otlp_json`.
-    """
+    """The response dict for one trace's spans (SDK `ReadableSpan`s or OTLP/JSON dicts); several traces are
+    an error: pass one, or use `from_otlp_json`."""
     location = location or SourceLocation()
     records = span_records(spans, location)
     traces = group_traces(records)
@@ -58,12 +45,8 @@ def from_otel_spans(spans: object, *, location: SourceLocation | None = None) ->
 def from_otlp_json(
     data: object, *, question_attribute: str = QUESTION_ID_ATTRIBUTE, location: SourceLocation | None = None
 ) -> dict[str, dict[str, Any]]:
-    """Responses of an OTLP/JSON trace export, one per trace: `{question id (or text): response}`.
-
-    `data`: the export's text (one JSON document, or JSON lines as the collector's file exporter
-    writes), or the parsed document. A trace is keyed by its `question_attribute` span attribute,
-    else by the question text of its first user input (the plugin matches that to a corpus question).
-    """
+    """Responses of an OTLP/JSON export (a document or JSON lines), one per trace, keyed by the
+    `question_attribute` span attribute, else by the question text of its first user input."""
     location = location or SourceLocation()
     documents = [(location.line, data)] if not isinstance(data, str) else otlp_documents(data, location)
     records = [
@@ -234,7 +217,8 @@ def _span_answer(span: SpanRecord) -> str | None:
     attributes = span.attributes
     messages = attributes.get("gen_ai.output.messages")
     if isinstance(messages, str):
-        return _genai_text(messages, "assistant")
+        texts = _message_texts(messages, "assistant")
+        return texts[-1] if texts else None
     if attributes.get(SPAN_KIND) == "LLM":
         contents: dict[int, dict[str, Any]] = {}
         for key, value in attributes.items():
@@ -254,12 +238,6 @@ def _span_answer(span: SpanRecord) -> str | None:
         output = attributes.get("output.value")
         return output if isinstance(output, str) else None
     return None
-
-
-def _genai_text(messages: str, role: str) -> str | None:
-    """The text of the last `role` message of a `gen_ai.*.messages` JSON attribute."""
-    texts = _message_texts(messages, role)
-    return texts[-1] if texts else None
 
 
 def _message_texts(messages: str, role: str) -> list[str]:

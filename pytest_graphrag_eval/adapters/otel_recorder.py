@@ -1,9 +1,7 @@
 """Recording the spans of each question's agent run, for a live `pytest_graphrag_respond` hook.
 
-`OtelRecorder` adds a span processor to the opentelemetry-sdk tracer provider the agent already
-exports to, runs each agent call inside a root span carrying the question id, and keeps the
-spans of that trace only, so questions answered concurrently (threads or tasks) never mix.
-opentelemetry-sdk is imported when a recorder is made, never by `import pytest_graphrag_eval`.
+Each call runs in a root span carrying the question id and only that trace's spans are kept, so
+concurrent questions never mix; opentelemetry-sdk is imported only when a recorder is made.
 """
 
 from __future__ import annotations

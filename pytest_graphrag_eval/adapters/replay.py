@@ -1,17 +1,7 @@
-"""Recorded traces as replay files: OTLP/JSON trace exports and JSONL files of message lists.
+"""Recorded traces as replay files: OTLP/JSON exports and JSONL message lists (docs/live-agents.md).
 
-`corpus/responses.py` asks `trace_entries` first: it returns the file's responses, converted by
-the adapters, as `(line, key, response)` entries for the loader's usual checks, or None for a
-file in the plain response format. Formats:
-- `otlp`: an OTLP/JSON export (one document, or one per line as the collector's file exporter
-  writes); one trace per question, keyed by a span attribute (`graphrag.question_id` unless
-  configured) or the question text;
-- `openai-messages`, `openai-responses`, `langchain-messages`: JSONL, one agent run per line:
-  `{"question_id": ..., "messages": [...]}` plus optional `elapsed_sec`, token counts and `attempt`
-  (which win over what the messages tell); a line with `error` and no messages is the agent's
-  error for that question;
-- `auto` (default) recognises these from the first line, and each message list's format from
-  its items.
+`trace_entries` gives `corpus/responses.py` the file's responses as `(line, key, response)`
+entries for the loader's usual checks, or None for a file in the plain response format.
 """
 
 from __future__ import annotations
@@ -115,11 +105,8 @@ def match_question_texts(
     question_ids_by_text: Mapping[str, str],
     rekey: Callable[[ResponseT, str], ResponseT],
 ) -> dict[str, list[ResponseT]]:
-    """Re-key responses keyed by their question's text (traces without an id attribute) by its id.
-
-    `rekey(response, question_id)` makes the response filed under its id, keeping whatever the
-    caller's record type carries (its source, its attempt number).
-    """
+    """Re-key responses keyed by their question's text (traces without an id attribute) by its id;
+    `rekey` keeps whatever the caller's record type carries."""
     ids = set(question_ids_by_text.values())
     matched: dict[str, list[ResponseT]] = {}
     for key, responses in attempts.items():

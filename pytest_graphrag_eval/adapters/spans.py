@@ -1,10 +1,7 @@
 """Spans from the OpenTelemetry SDK and from OTLP/JSON, read into one plain record.
 
-`ReadableSpan` objects (what an SDK span exporter receives) and the spans of an OTLP/JSON
-export (`resourceSpans` / `scopeSpans` / `spans`, attributes as `{"key", "value": AnyValue}`)
-carry the same facts under different names; the trace adapter reads only `SpanRecord`s.
-Ids are kept as text: the SDK's integers as hex, OTLP/JSON's as written (hex per the OTLP
-spec, base64 from protobuf's generic JSON mapping); they are only compared within one file.
+Ids are kept as text as each source writes them (SDK integers as hex); they are only compared
+within one file.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Tool calls and their results, paired into the step format every adapter returns.
+"""Tool calls and their results, paired by call id into the step format every adapter returns.
 
-A step is `{"name", "args", "id", "status", "output"}` (or `"error"` instead of `"output"`).
-Each format reports a call and its result separately (an assistant message and a tool
-message, a `function_call` and a `function_call_output` item); `ToolCallLog` pairs them by
-call id. A call that never got a result is kept as an error step, so it can never count as a
-successful step; a result naming a call that was never made is an error of the whole input.
+A call that never got a result is an error step, so it can never count as a success; a result
+naming a call never made is an error of the whole input.
 """
 
 from __future__ import annotations
@@ -59,6 +56,13 @@ class ToolCallLog:
             raise ResponseError(f"call id {key!r} has two tool results", self.location, where)
         call.answered, call.output, call.error = True, output, error
 
+    def tool_message(self, message: object, id_key: str, content_key: str, where: str) -> None:
+        """A tool message's result; no format has an error flag, so `"status": "error"` marks a failure."""
+        content = read(message, content_key)
+        output = content if isinstance(content, str) else text_of(content)
+        error = tool_error(output) if read(message, "status") == "error" else None
+        self.result(read(message, id_key), output, f"{where}.{id_key}", error)
+
     def steps(self) -> list[dict[str, object]]:
         """The `actual_steps` list: every call in order, unanswered ones as error steps."""
         steps: list[dict[str, object]] = []
@@ -92,12 +96,8 @@ def parse_arguments(arguments: object) -> object:
 
 
 def text_of(content: object) -> str | None:
-    """The text of message content: a string as is (byte for byte), text parts joined.
-
-    Chat formats allow content as a list of parts (`{"type": "text", "text": ...}`,
-    `output_text`, LangChain's `{"type": "text", "text": ...}` or plain strings); only text
-    parts carry the answer.
-    """
+    """The text of message content: a string as is (byte for byte), text parts joined; only text parts
+    carry the answer."""
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list | tuple):
@@ -133,8 +133,8 @@ def response_dict(
 ) -> dict[str, Any]:
     """The response dict in the replay format, with only what the trace told.
 
-    An empty text is no answer. A run with neither a tool call nor an answer is an error rather
-    than a response scoring 0: the agent's output was not in what was passed (wrong list, lost turns).
+    A run with neither a tool call nor an answer is an error rather than a 0: the agent's output was
+    not in what was passed.
     """
     if not steps and not answer:
         raise ResponseError(

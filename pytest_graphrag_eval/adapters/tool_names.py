@@ -1,10 +1,5 @@
-"""Renaming the agent's tools to the corpus' names before scoring (`run_sparql` -> `sparql_query`).
-
-Agents name their tools as their framework or team likes; the corpus names them once. The mapping
-comes from the ini file (`graphrag_tool_names`, lines `agent_name = corpus_name`), the command line
-or a corpus file's top-level `tool_names: {agent_name: corpus_name}`; it reaches the scorers as
-the `tool_names` scoring option.
-"""
+"""Renaming the agent's tools to the corpus' names before scoring (`run_sparql` -> `sparql_query`),
+from the ini file, the command line or a corpus file's `tool_names` (docs/options.md)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Answer metrics: claims correctness (LLM or lexical judge), RAGAS answer relevance,
-exact match / token F1, and custom LLM metrics declared in configuration.
+"""Answer metrics: claims correctness, RAGAS answer relevance, exact match / token F1, custom metrics.
 
-Callers need only `AnswerSettings`; `scorer_factory.build_scorers(settings, judge)`
-builds the scorers. The modules below own one metric or one concern each.
-
-The names below are imported when first used (`lazy_names`): a module of this package
-that needs no judge, as `result_keys.py` is for every report, does not import the LLM client,
-the event loop and the YAML readers through this file.
+Names load on first use (`lazy_names`), so a module that needs no judge does not import the client.
 """
 
 from __future__ import annotations

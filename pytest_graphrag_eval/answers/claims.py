@@ -1,8 +1,4 @@
-"""Claim counts and the recall / precision / F1 computed from them.
-
-Both correctness judges (LLM and lexical) produce the same three counts; the
-arithmetic and the seed's result keys live here once.
-"""
+"""Claim counts and the recall / precision / F1 both correctness judges compute from them."""
 
 from __future__ import annotations
 

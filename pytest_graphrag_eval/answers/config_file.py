@@ -1,10 +1,6 @@
-"""The answers config file, in either of its two forms.
+"""The answers config file: ours (`AnswerSettings` options) or graphrag-eval 6.x's, translated.
 
-Ours is a flat mapping of `AnswerSettings` options (judge, relevance, custom_metrics, ...).
-graphrag-eval 6.x's evaluation config (sections llm, answer_correctness, answer_relevance,
-custom_evaluations) is accepted as it is and translated. Both the plugin's
-`--graphrag-answers-config` and the library's `run_evaluation(..., config_path)` read
-files through `load_answers_config`, so the two agree on what a file means.
+The plugin and `run_evaluation` both read it through `load_answers_config`, so they agree.
 """
 
 from __future__ import annotations
@@ -40,11 +36,7 @@ class AnswersConfig:
 
 
 def load_answers_config(path: Path) -> AnswersConfig:
-    """Read `path` as our answers config or as a graphrag-eval config (told apart by its keys).
-
-    Keys of the graphrag-eval file that have no effect here are reported in one
-    `ConfigurationWarning`; a file mixing both forms is a `ConfigurationError`.
-    """
+    """Read `path` as our answers config or a graphrag-eval one (told apart by keys); mixed is an error."""
     path = Path(path)
     data = read_yaml_mapping(path, "answers config")
     if not is_graphrag_eval_config(data):

@@ -1,10 +1,7 @@
 """One judged exchange: ask for a JSON reply, check it, retry once with feedback.
 
-A reply that breaks the contract gets exactly one retry that tells the judge
-what was wrong; a second bad reply, or a failed call (after the client's own
-transport retries), becomes a `JudgeFailure` whose message is reported as the
-metric's `*_error` key. Every call's tokens and cost go into `usage`, also
-the rejected ones, and so does the refusal of a call the run did not send.
+A second bad reply or a failed call is a `JudgeFailure`, reported as the metric's `*_error`; every
+call's usage goes into `usage`, rejected ones and refusals too.
 """
 
 from __future__ import annotations
@@ -29,12 +26,8 @@ class JudgeFailure(Exception):
 
 
 def response_format(name: str, properties: Mapping[str, Any], mode: str) -> dict[str, Any]:
-    """The chat `response_format` asking for an object with exactly `properties`.
-
-    `json_schema` is the strict structured-output form; `json_object` only
-    promises JSON, for endpoints without schema support. Replies are checked
-    by our own validators either way.
-    """
+    """The chat `response_format` for an object with exactly `properties` (`json_object` for endpoints
+    without schema support); replies are checked by our validators either way."""
     if mode == "json_object":
         return {"type": "json_object"}
     schema = {

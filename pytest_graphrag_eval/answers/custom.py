@@ -1,10 +1,5 @@
-"""Custom LLM metrics declared in configuration (as graphrag-eval 6 offers).
-
-Each declared metric is one judge call: its instructions, then its inputs as
-data blocks, and a reply holding the declared output fields. Field values are
-checked against their types and ranges like every other judge reply, and are
-reported as `<name>_<field>`; a failure is `<name>_error`.
-"""
+"""Custom LLM metrics declared in configuration (as graphrag-eval 6 offers): one judge call each,
+inputs as data blocks, reply fields checked like any judge reply."""
 
 from __future__ import annotations
 
@@ -12,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_format
 from pytest_graphrag_eval.answers.llm_correctness import repeat_cache_extra
 from pytest_graphrag_eval.answers.metric import AnswerInputs, LLMJudgedMetric, MetricOutcome
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block, render_alternatives
@@ -72,11 +67,8 @@ def parse_fields(fields: tuple[OutputField, ...], text: str) -> dict[str, Any]:
 def render_steps(
     steps: list[dict[str, Any]], steps_name: str | None, keys: tuple[str, ...] = STEPS_KEYS
 ) -> str:
-    """Steps (their `keys` fields) as JSON, optionally only those named `steps_name`.
-
-    A field holding JSON text (as step outputs usually do) is shown decoded, so
-    the judge reads one JSON document rather than escaped strings.
-    """
+    """Steps (their `keys` fields, only `steps_name` ones if given) as JSON, JSON-text fields decoded so the
+    judge reads one document rather than escaped strings."""
     kept = [
         {key: step[key] if key == "name" else _decoded(step[key]) for key in keys if key in step}
         for step in steps
@@ -155,19 +147,13 @@ class CustomLLMMetric(LLMJudgedMetric):
     async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
         usage = Usage()
         keys: dict[str, Any] = {f"{self.spec.name}_judge": self.label}
-        messages = [
-            {"role": "system", "content": self.system_message},
-            {"role": "user", "content": self.prompt(inputs)},
-        ]
         try:
-            values = await ask_json(
-                self.client,
-                messages,
+            values = await self.ask(
+                self.system_message,
+                self.prompt(inputs),
                 lambda text: parse_fields(self.spec.outputs, text),
-                usage=usage,
-                model=self.model,
-                response_format=self.response_format,
-                temperature=self.temperature,
+                usage,
+                self.response_format,
                 cache_key_extra=repeat_cache_extra(repeat),
             )
         except JudgeFailure as failure:

@@ -1,19 +1,8 @@
 """graphrag-eval 6.x evaluation config files, read as our answers configuration.
 
-A graphrag-eval user has a YAML file with the sections `llm` (generation and
-embedding model), `answer_correctness` (switch and prompt), `answer_relevance`
-(switch) and `custom_evaluations`. This module recognises such a file and maps
-it onto our typed settings: the `AnswerSettings` mapping (what is judged) and
-`LLMSettings` overrides (where and with which model). graphrag-eval's rules for
-what must be present are kept (an LLM for correctness and custom evaluations,
-an embedding model for relevance), so a file it rejects is rejected here too,
-with the file and the key in the message.
-
-Keys graphrag-eval ignores or hands to LiteLLM unread have no counterpart in
-the judge client; they are listed in a `ConfigurationWarning`, never dropped in
-silence. What cannot run on an OpenAI-compatible client (a provider other than
-OpenAI, Azure or an OpenAI-compatible server; different endpoints for chat and
-embeddings) is a `ConfigurationError`.
+graphrag-eval's rules for what must be present are kept, so a file it rejects is rejected here too,
+naming the file and key. Keys without effect here are listed in a `ConfigurationWarning`, never
+dropped in silence; what an OpenAI-compatible client cannot run is a `ConfigurationError`.
 """
 
 from __future__ import annotations
@@ -25,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.answers.prompts import correctness_prompt
-from pytest_graphrag_eval.answers.settings import CustomMetric, OutputField
+from pytest_graphrag_eval.answers.settings import CustomMetric, OutputField, boolean_option
 from pytest_graphrag_eval.corpus.input_files import configuration_error
 from pytest_graphrag_eval.corpus.yaml_lines import load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import ConfigurationError, ConfigurationWarning
@@ -44,12 +33,8 @@ CLIENT_KEYS = {"timeout": "timeout", "max_retries": "max_retries", "num_retries"
 
 @dataclass(frozen=True)
 class GraphragEvalConfig:
-    """A graphrag-eval config mapped onto ours.
-
-    `answers` is the input of `AnswerSettings.from_mapping`; `llm` holds
-    `LLMSettings` overrides (it may carry an API key, so it is left out of
-    repr); `ignored` names the keys that have no effect here.
-    """
+    """A graphrag-eval config mapped onto ours: `AnswerSettings.from_mapping` input, `LLMSettings`
+    overrides (out of repr: they may hold an API key) and the keys without effect here."""
 
     source: str
     answers: dict[str, Any]
@@ -82,11 +67,6 @@ def read_yaml_mapping(path: Path, what: str) -> Mapping[str, Any]:
     return data
 
 
-def load_graphrag_eval_config(path: Path) -> GraphragEvalConfig:
-    """Read and translate a graphrag-eval config file (ignored keys are only listed, not warned)."""
-    return translate(read_yaml_mapping(path, "graphrag-eval config"), str(path))
-
-
 def translate(data: Mapping[str, object], source: str) -> GraphragEvalConfig:
     """Map graphrag-eval's config sections onto our settings, checking them as graphrag-eval does."""
     return _Translator(source).run(data)
@@ -114,8 +94,8 @@ class _Translator:
         customs = self._custom_evaluations(data.get("custom_evaluations"))
         # graphrag-eval's defaults: correctness on whenever an LLM is configured, relevance whenever
         # an embedding model is; switching one on explicitly without its model is an error.
-        correctness_on = has_llm if correctness is None else _enabled(correctness, self, "answer_correctness")
-        relevance_on = has_embedding if relevance is None else _enabled(relevance, self, "answer_relevance")
+        correctness_on = has_llm if correctness is None else self._enabled(correctness, "answer_correctness")
+        relevance_on = has_embedding if relevance is None else self._enabled(relevance, "answer_relevance")
         if customs and not has_llm:
             raise self.fail("custom_evaluations", "needs the llm section (an LLM judges them)")
         if correctness_on and not has_llm:
@@ -131,6 +111,9 @@ class _Translator:
             self.answers["custom_metrics"] = customs
         return GraphragEvalConfig(self.source, self.answers, self.llm, tuple(self.ignored))
 
+    def _enabled(self, section: Mapping[str, object], where: str) -> bool:
+        return boolean_option(section.get("enabled", True), f"{self.source}: {where}.enabled")
+
     def _correctness_prompt(self, prompt: object) -> str:
         """The inline prompt, checked now so that a bad one names this file and key."""
         if not isinstance(prompt, str):
@@ -140,8 +123,6 @@ class _Translator:
         except ConfigurationError as error:
             raise ConfigurationError(f"{self.source}: {error}") from None
         return prompt
-
-    # -- llm ---------------------------------------------------------------------------------
 
     def _llm(self, raw: object) -> tuple[bool, bool]:
         """Map the llm section; returns (an LLM is configured, an embedding model is)."""
@@ -236,8 +217,6 @@ class _Translator:
                 raise self.fail("llm.generation.max_tokens", f"must be at least 1, got {value}")
             self.llm["max_tokens"] = value
 
-    # -- switches and custom evaluations -----------------------------------------------------
-
     def _switch(
         self, data: Mapping[str, object], section: str, keys: tuple[str, ...]
     ) -> Mapping[str, object] | None:
@@ -318,18 +297,6 @@ class _Translator:
                         f"{where}.{key}", "required when reference_steps or actual_steps is an input"
                     )
         return steps_name, tuple(dict.fromkeys(keys or CUSTOM_STEPS_KEYS))
-
-
-def _enabled(section: Mapping[str, object], translator: _Translator, where: str) -> bool:
-    value = section.get("enabled", True)
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "yes", "on", "1"):
-        return True
-    if text in ("false", "no", "off", "0"):
-        return False
-    raise translator.fail(f"{where}.enabled", f"must be true or false, got {value!r}")
 
 
 def _text(value: object, translator: _Translator, key: str, *, blank: bool = False) -> str:

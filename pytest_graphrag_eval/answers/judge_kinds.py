@@ -1,5 +1,4 @@
-"""The answer judges a run may choose, in a module of their own: the option declarations name them,
-and the console scripts that read those declarations need not import the judges' settings."""
+"""The answer judges a run may choose, apart so the console scripts need not import judge settings."""
 
 JUDGES = ("none", "lexical", "llm")
 """Answer judges, in the order options and errors list them (the one definition)."""

@@ -1,10 +1,7 @@
 """The judge configuration of a run (answer metrics and judge client), by one precedence rule.
 
-Option layers first, in the order given (the plugin's command line, then its ini file; `None` is
-unset), then the answers config file, then the caller's defaults, then the environment and the
-built-in defaults. The plugin resolves its options once per process through `resolve_judge_settings`;
-the library's `run_evaluation(..., config_file)` calls it with no option layers, so a file means the
-same in both.
+Option layers in order, then the answers config file, the caller's defaults, the environment and
+built-in defaults; the plugin and `run_evaluation` both resolve through here, so a file means one thing.
 """
 
 from __future__ import annotations
@@ -81,12 +78,8 @@ def resolve_judge_settings(
     defaults: JudgeOptions = JudgeOptions(),
     environ: Mapping[str, str] = os.environ,
 ) -> JudgeSettings:
-    """Options over the config file over `defaults` over the environment and built-in defaults.
-
-    The config file (ours or graphrag-eval's) is read here, once; a bad one is a `ConfigurationError`
-    naming it. A judge model from any layer is the client's chat model (over a graphrag-eval file's
-    `llm.model`), as an embedding model is its embedding model.
-    """
+    """Options over the config file over `defaults` over the environment; a judge or embedding model from
+    any layer is the client's model. A bad config file is a `ConfigurationError` naming it."""
     config = load_answers_config(config_path) if config_path is not None else None
     options, fallback = first_set(layers).set_values(), defaults.set_values()
     raw: dict[str, Any] = {

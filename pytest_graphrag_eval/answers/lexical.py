@@ -1,13 +1,7 @@
 """The `lexical` claims judge: correctness without an LLM, for offline CI gates.
 
-Claims are the list items and sentences of a text; a sentence that is only an
-enumeration of short items ("OSLO T1, OSLO T2") counts one claim per item, and
-a line that ends with ':' right before a list only introduces it. Two claims
-match when the normalized text (SQuAD normalization) of one occurs, as whole
-words, in the other; an answer sentence that contains several reference claims
-counts as that many claims. The matching count is a maximum one-to-one
-matching between reference and answer claims, so it never exceeds either count
-and recall / precision keep the LLM judge's meaning.
+Claims are list items and sentences; two match when one's normalized words occur in the other. The
+count is a maximum one-to-one matching, so recall and precision keep the LLM judge's meaning.
 """
 
 from __future__ import annotations
@@ -48,10 +42,7 @@ def split_claims(text: str) -> list[str]:
 
 
 def _enumeration_items(sentence: str) -> list[str]:
-    """A sentence that only enumerates short items, split into them; else the sentence itself.
-
-    "Connected: A, B and C." gives A, B, C; the text before a colon only introduces the items.
-    """
+    """A sentence that only enumerates short items ("Connected: A, B and C."), split into them."""
     _, colon, rest = sentence.partition(":")
     body = rest if colon and rest.strip() else sentence
     items = _ITEM_SEPARATOR.split(body.strip().rstrip("."))
@@ -89,11 +80,7 @@ def matching_pairs(reference: list[str], actual: list[str]) -> list[tuple[int, i
 
 
 def expand_claims(actual: list[str], reference: list[str]) -> list[str]:
-    """Each answer claim repeated once per reference claim it contains (at least once).
-
-    "The transformers are OSLO T1 and OSLO T2." states two reference claims in
-    one sentence; counting it twice keeps recall and precision one-to-one.
-    """
+    """Each answer claim once per reference claim it contains (at least once), to keep matching one-to-one."""
     expanded: list[str] = []
     for claim in actual:
         normalized = f" {normalize_answer(claim)} "

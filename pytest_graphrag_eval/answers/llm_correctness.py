@@ -1,10 +1,7 @@
 """Answer correctness judged by an LLM: claims of both answers, counted in one call.
 
-The user message comes from a template (the packaged default or the user's
-file); the system message, which fixes the data rule and the reply format, is
-not replaceable, so a custom prompt cannot weaken either. A reference given as
-a list of alternatives is judged once per alternative and the best F1 is kept,
-as the deterministic metrics take the best match over references.
+The system message (data rule, reply format) is fixed so a custom prompt cannot weaken either; a
+list of reference alternatives keeps the best F1, as the deterministic metrics do.
 """
 
 from __future__ import annotations
@@ -13,7 +10,7 @@ import asyncio
 from typing import Any
 
 from pytest_graphrag_eval.answers.claims import ClaimCounts, parse_claim_counts
-from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_format
 from pytest_graphrag_eval.answers.metric import (
     AnswerInputs,
     LLMJudgedMetric,
@@ -101,14 +98,11 @@ class LLMCorrectness(LLMJudgedMetric):
         prompt = self.template.render(
             {"question": question, "reference_answer": reference, "actual_answer": actual}
         )
-        messages = [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": prompt}]
-        return await ask_json(
-            self.client,
-            messages,
+        return await self.ask(
+            SYSTEM_MESSAGE,
+            prompt,
             parse_claim_counts,
-            usage=usage,
-            model=self.model,
-            response_format=self.response_format,
-            temperature=self.temperature,
+            usage,
+            self.response_format,
             cache_key_extra=repeat_cache_extra(repeat),
         )

@@ -1,22 +1,21 @@
-"""What every answer metric looks like to the answer scorer and to the CLI.
+"""What every answer metric looks like to the answer scorer and the CLI.
 
-A metric gets the plain texts it judges (`AnswerInputs`, built from a corpus
-question and its response, or from a TSV row) and returns an `MetricOutcome`: its
-result keys plus the judge usage it caused, with the refusal of any call the run
-did not send. Metrics never raise for a bad agent answer or a bad judge reply;
-they put the reason in `error_key`.
+Metrics never raise for a bad agent answer or judge reply; they put the reason in `error_key`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from pytest_graphrag_eval.answers.conversation import ask_json
 from pytest_graphrag_eval.llm.judge import Judge, Usage
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -50,19 +49,14 @@ class AnswerInputs:
 
 @dataclass
 class MetricOutcome:
-    """A metric's result keys for one question, the judge usage spent on them and the refusals of the
-    judge calls the run did not send (`usage.refusals`)."""
+    """A metric's result keys for one question and the judge usage (and refusals) spent on them."""
 
     keys: dict[str, Any]
     usage: Usage = field(default_factory=Usage)
 
 
 class AnswerMetric(Protocol):
-    """One answer metric; `spread_keys` are the numbers averaged over repeated judgments.
-
-    The attributes are read-only here so a metric may declare narrower constants
-    (`cost_key = None`, a fixed tuple of spread keys).
-    """
+    """One answer metric; read-only attributes so a metric may declare narrower constants."""
 
     @property
     def error_key(self) -> str: ...
@@ -95,12 +89,7 @@ def blank_input_error(inputs: AnswerInputs, *, reference: bool) -> str | None:
 
 
 class LLMJudgedMetric:
-    """What every metric judged by a chat model holds: the judge, its model and how it is asked.
-
-    One constructor for the LLM-judged metrics (correctness, relevance, custom metrics, the
-    retrieval judges), so a setting of the judge is added in one place. `label` is the
-    `<metric>_judge` value the report shows.
-    """
+    """What every metric judged by a chat model holds, so a judge setting is added in one place."""
 
     uses_llm = True
 
@@ -118,3 +107,27 @@ class LLMJudgedMetric:
         self.output_mode = output_mode
         self.temperature = temperature
         self.label = label if label is not None else f"llm:{model}"
+
+    async def ask(
+        self,
+        system: str,
+        user: str,
+        parse: Callable[[str], T],
+        usage: Usage,
+        response_format: Mapping[str, Any],
+        *,
+        temperature: float | None = None,
+        cache_key_extra: str = "",
+    ) -> T:
+        """One judged exchange (`ask_json`) with this metric's judge and model, at its temperature
+        unless `temperature` is given."""
+        return await ask_json(
+            self.client,
+            [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            parse,
+            usage=usage,
+            model=self.model,
+            response_format=response_format,
+            temperature=self.temperature if temperature is None else temperature,
+            cache_key_extra=cache_key_extra,
+        )

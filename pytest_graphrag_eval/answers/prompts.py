@@ -1,10 +1,4 @@
-"""The answer judges' prompt family: its data blocks, its data rule and the correctness template.
-
-Untrusted text (the agent's answer, its step outputs, and also corpus text)
-only ever enters a prompt inside one of these tagged data blocks, with any of
-these tags inside it neutralised (`llm/prompts.py`); the fixed system messages
-tell the judge that block content is data.
-"""
+"""The answer judges' prompt family: its data blocks, its data rule and the correctness template."""
 
 from __future__ import annotations
 

@@ -1,17 +1,7 @@
-"""Answer relevance delegated to ragas' own AnswerRelevancy (the `[ragas]` extra).
+"""Answer relevance by ragas' own AnswerRelevancy (the `[ragas]` extra), for its exact prompts.
 
-For users who want ragas' exact prompts and code path. ragas talks to the
-endpoint through its own wrappers around an SDK client we build from the judge
-settings, so our cache does not apply here; concurrency is still bounded by the
-judge settings and transport retries are left to the SDK. ragas returns no
-usage, so each evaluation gets an SDK client of its own whose response hook
-reads tokens from every HTTP response into that evaluation's `Usage` (the
-cost keys stay filled without any per-task state); the client is closed when
-the evaluation ends.
-
-ragas sends usage telemetry unless `RAGAS_DO_NOT_TRACK` is true; it is set
-(if the user has not set it) before ragas is imported: a test run must not
-call the internet.
+ragas uses its own SDK client, so our cache does not apply; a response hook counts its tokens into
+the evaluation's `Usage`. Its telemetry is off unless the user set `RAGAS_DO_NOT_TRACK`.
 """
 
 from __future__ import annotations

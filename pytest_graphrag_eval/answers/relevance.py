@@ -1,11 +1,7 @@
 """Answer relevance as RAGAS defines it, on our judge client.
 
-The judge writes N questions that the actual answer would answer (N calls,
-concurrently), each with a noncommittal flag. The score is the mean cosine
-similarity between the embedding of the original question and those of the
-generated ones, and 0 when every generation flagged the answer noncommittal.
-That is ragas' AnswerRelevancy rule (0.2 and later): one evasive flag among
-several does not zero the score; all of them do.
+Mean cosine of the question's embedding to those of N generated questions; 0 only when every
+generation flagged the answer noncommittal (ragas 0.2's rule).
 """
 
 from __future__ import annotations
@@ -17,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_format
 from pytest_graphrag_eval.answers.metric import (
     AnswerInputs,
     LLMJudgedMetric,
@@ -109,19 +105,15 @@ class NativeRelevance(LLMJudgedMetric):
         if problem:
             raise JudgeFailure(problem)
         assert inputs.actual_answer is not None
-        messages = [
-            {"role": "system", "content": SYSTEM_MESSAGE},
-            {"role": "user", "content": data_block("actual_answer", inputs.actual_answer)},
-        ]
+        prompt = data_block("actual_answer", inputs.actual_answer)
         generations = await asyncio.gather(
             *(
-                ask_json(
-                    self.client,
-                    messages,
+                self.ask(
+                    SYSTEM_MESSAGE,
+                    prompt,
                     parse_generated_question,
-                    usage=usage,
-                    model=self.model,
-                    response_format=self.response_format,
+                    usage,
+                    self.response_format,
                     temperature=GENERATION_TEMPERATURE,
                     cache_key_extra=f"relevance:{repeat}:{index}",
                 )

@@ -1,9 +1,4 @@
-"""The result keys of the answer scorers, declared once (see `scoring.ResultKey`).
-
-A module of its own, free of LLM imports, so the scorers that write these keys,
-the check that custom metrics do not take their names (settings.py) and the
-package's catalogue (`pytest_graphrag_eval.result_keys`) read one declaration.
-"""
+"""The answer scorers' result keys, declared once in a module free of LLM imports for every reader."""
 
 from __future__ import annotations
 

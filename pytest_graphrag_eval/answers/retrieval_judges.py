@@ -1,30 +1,8 @@
-"""LLM-judged context recall and precision of retrieval steps (graphrag-eval 6.x's
-`retrieval_answer_*` and `retrieval_context_*` metrics), on our judge client.
+"""LLM-judged context recall and precision of retrieval steps (graphrag-eval 6.x's `retrieval_answer_*`
+and `retrieval_context_*`), on our judge client.
 
-Both compare the texts a `retrieval` step returned with a reference:
-
-- `retrieval_answer_*`: the question's reference answer. Judged for every
-  actual retrieval step with an output (failed steps excepted) when the
-  question has a reference answer (with alternatives, the first one).
-- `retrieval_context_*`: the texts of the reference retrieval step, joined.
-  Judged for each actual step that the step matching paired with a reference
-  retrieval step, as graphrag-eval does.
-
-Recall: the judge splits the reference into statements and marks each as
-supported or not by the retrieved texts; recall = supported / statements.
-Precision: the judge decides for each retrieved text whether it helps to
-arrive at the reference (one call per text); precision is the average
-precision of those verdicts in rank order (sum of precision@i over the useful
-ranks i, divided by the number of useful texts; 0 when none is useful).
-F1 is the harmonic mean of the two. This is RAGAS' context recall and context
-precision, which graphrag-eval calls. A step that retrieved nothing scores 0
-without a judge call.
-
-Keys go where graphrag-eval puts them, on the judged actual step
-(`retrieval_answer_recall`, `..._precision`, `..._f1`, the same for
-`retrieval_context_`, and `<metric>_error` when a judgment failed). The
-question's result also gets each metric's mean over its judged steps, so
-thresholds and gates can use them, and the judge tokens and cost.
+Rules and keys are RAGAS' context recall and precision (docs/graphrag-eval-config.md); keys go on the
+judged step as graphrag-eval puts them, and their means on the question for thresholds.
 """
 
 from __future__ import annotations
@@ -37,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json, response_format
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_format
 from pytest_graphrag_eval.answers.metric import LLMJudgedMetric
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
 from pytest_graphrag_eval.answers.result_keys import RETRIEVAL_JUDGE_KEYS
@@ -171,10 +149,7 @@ StepMatcher = Callable[
 
 
 class RetrievalJudgeScorer(LLMJudgedMetric):
-    """Judges the retrieval steps of a response; see the module docstring for keys and rules.
-
-    `match_steps` pairs actual steps with reference steps, for the `retrieval_context_*` metrics.
-    """
+    """Judges the retrieval steps of a response; `match_steps` pairs actual and reference steps."""
 
     name = "retrieval_judge"
     produces: ClassVar[tuple[ResultKey, ...]] = RETRIEVAL_JUDGE_KEYS
@@ -273,14 +248,8 @@ class RetrievalJudgeScorer(LLMJudgedMetric):
         assert judgment.contexts is not None
         blocks = [data_block("question", question), data_block("reference", judgment.reference)]
         blocks += [data_block("context", text) for text in judgment.contexts]
-        flags = await ask_json(
-            self.client,
-            [{"role": "system", "content": RECALL_SYSTEM}, {"role": "user", "content": "\n\n".join(blocks)}],
-            parse_attributions,
-            usage=usage,
-            model=self.model,
-            response_format=self.recall_format,
-            temperature=self.temperature,
+        flags = await self.ask(
+            RECALL_SYSTEM, "\n\n".join(blocks), parse_attributions, usage, self.recall_format
         )
         return sum(flags) / len(flags)
 
@@ -289,17 +258,12 @@ class RetrievalJudgeScorer(LLMJudgedMetric):
         head = [data_block("question", question), data_block("reference", judgment.reference)]
         verdicts = await asyncio.gather(
             *(
-                ask_json(
-                    self.client,
-                    [
-                        {"role": "system", "content": PRECISION_SYSTEM},
-                        {"role": "user", "content": "\n\n".join([*head, data_block("context", text)])},
-                    ],
+                self.ask(
+                    PRECISION_SYSTEM,
+                    "\n\n".join([*head, data_block("context", text)]),
                     parse_usefulness,
-                    usage=usage,
-                    model=self.model,
-                    response_format=self.precision_format,
-                    temperature=self.temperature,
+                    usage,
+                    self.precision_format,
                 )
                 for text in judgment.contexts
             ),

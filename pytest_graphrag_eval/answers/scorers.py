@@ -1,10 +1,4 @@
-"""The answer scorers the evaluation loop runs, and the judged metrics their settings ask for.
-
-The deterministic scorer (exact match and token F1, always on) and one scorer
-that runs the question's judged metrics concurrently and adds up their judge
-tokens and cost. `scorer_factory.build_scorers` puts them in a run, with the
-judge of retrieval steps (retrieval_judges.py) when `retrieval_judges` is on.
-"""
+"""The answer scorers the evaluation loop runs, and the judged metrics their settings ask for."""
 
 from __future__ import annotations
 
@@ -52,13 +46,7 @@ class DeterministicAnswerScorer:
 
 
 class AnswerJudgeScorer:
-    """Runs the judged answer metrics of a question concurrently and merges their keys.
-
-    Adds `answer_eval_input_tokens`, `answer_eval_output_tokens` and
-    `answer_eval_cost`: the totals over every judge call made for the question
-    (correctness, relevance and custom metrics), whenever an LLM metric ran, and
-    `judge_refusal` when the run refused one of those calls.
-    """
+    """Runs a question's judged answer metrics concurrently; merges their keys and judge usage totals."""
 
     name = "answer_eval"
     # Custom metrics add the keys their settings name (CustomMetric.result_keys).

@@ -1,10 +1,7 @@
 """AnswerSettings: the one typed configuration of the answer metrics.
 
-Built directly, or with `AnswerSettings.from_mapping` from ini options or a
-YAML `answers:` section (strings such as "true" and "3" are accepted there).
-Everything is checked when the settings are created, including the
-correctness prompt file, so a bad configuration stops the run before the first
-judge call with a `ConfigurationError` naming the option or file.
+Everything, the correctness prompt file included, is checked when created, so a bad configuration
+stops the run before the first judge call with a `ConfigurationError` naming the option or file.
 """
 
 from __future__ import annotations
@@ -98,11 +95,9 @@ class OutputField:
 
 @dataclass(frozen=True)
 class CustomMetric:
-    """A metric the user declares: which inputs the judge sees, what it must do and reply.
+    """A metric the user declares: the inputs the judge sees, its instructions and reply fields.
 
-    Outputs are reported as `<name>_<field>`; with `prefix_outputs=False` (graphrag-eval's
-    custom evaluations) as `<field>` itself. `steps_keys` picks the step fields the judge
-    sees (default name, args and output).
+    Outputs are `<name>_<field>`, or `<field>` with `prefix_outputs=False` (graphrag-eval's).
     """
 
     name: str
@@ -202,21 +197,10 @@ class CustomMetric:
 
 @dataclass(frozen=True)
 class AnswerSettings:
-    """Which answer metrics run and how they are judged.
+    """Which answer metrics run and how they are judged (docs/answers.md lists the options).
 
-    judge: "llm" (claims judged by an LLM), "lexical" (no LLM) or "none" (no
-    correctness; exact match / token F1 still run). relevance turns on RAGAS
-    answer relevance with `relevance_questions` generated questions, computed
-    natively or by ragas. repeats > 1 judges every LLM metric that many times
-    and reports the mean with `_stdev`, `_min`, `_max`. judge_model and
-    embedding_model override the client's models. The correctness prompt
-    file (checked even when another judge is chosen, so switching judges
-    never hides a broken file) is loaded into `correctness_template`;
-    `correctness_prompt` gives the template text inline instead (graphrag-eval's
-    `answer_correctness.prompt`). `retrieval_judges` turns on the LLM-judged
-    `retrieval_answer_*` / `retrieval_context_*` metrics of retrieval steps.
-    `temperature` is the sampling temperature of the judged metrics (answer
-    relevance keeps its own, it needs varied questions).
+    The correctness prompt file is checked even when another judge is chosen, so switching judges
+    never hides a broken file.
     """
 
     judge: str = "lexical"
@@ -282,11 +266,7 @@ class AnswerSettings:
     def from_mapping(
         cls, raw: Mapping[str, object], *, base_dir: Path | None = None, source: str = "answers settings"
     ) -> AnswerSettings:
-        """Settings from ini/YAML values; relative paths are resolved against `base_dir`.
-
-        `custom_metrics` is a list of metric mappings or the path of a YAML file holding one.
-        Keys may use '-' for '_'; unknown keys are an error naming `source`.
-        """
+        """Settings from ini/YAML values (paths from `base_dir`, '-' for '_'); unknown keys name `source`."""
         known = {item.name for item in fields(cls) if item.init}
         values: dict[str, Any] = {}  # each field its own type (_convert)
         for key, value in raw.items():
@@ -304,7 +284,7 @@ class AnswerSettings:
 def _convert(name: str, value: object, base_dir: Path | None, source: str) -> Any:
     where = f"{source}: answers option {name}"
     if name in ("relevance", "retrieval_judges"):
-        return _boolean(value, where)
+        return boolean_option(value, where)
     if name == "temperature":
         try:
             return float(str(value).strip())
@@ -348,7 +328,8 @@ def _resolve(value: object, base_dir: Path | None) -> Path:
     return path if path.is_absolute() or base_dir is None else base_dir / path
 
 
-def _boolean(value: object, where: str) -> bool:
+def boolean_option(value: object, where: str) -> bool:
+    """A yes/no option as YAML or ini text may give it; `where` starts the error message."""
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()

@@ -1,11 +1,6 @@
-"""Repeated judgments: the mean as the metric, and its spread next to it.
+"""Repeated judgments: the mean as the metric, and its spread (`_stdev`, `_min`, `_max`) next to it.
 
-LLM judges flip across thresholds between runs; with `repeats = k` every
-LLM metric is judged k times (each with its own cache entry) and each of its
-`spread_keys` becomes the mean, with `<key>_stdev` (sample standard
-deviation), `<key>_min` and `<key>_max` beside it. Other keys (claim counts,
-reason) are those of the first judgment. If any repeat fails, the metric is
-an error: a mean over the judgments that happened to succeed would hide the
+Any failed repeat makes the metric an error: a mean over the repeats that succeeded would hide the
 instability the repeats are there to show.
 """
 

@@ -1,21 +1,14 @@
 """The judge client for OpenAI-compatible endpoints (chat and embeddings).
 
-Scorers are built with a `Judge` (`JudgeClient` implements it) by
-`scorer_factory.build_scorers` and call `chat()` / `embed()`; each reply
-carries its tokens and cost, and a final failure is an `LLMError`, which they
-report as `<metric>_error`. Prompts put untrusted text in data blocks
-(`llm/prompts.py`).
-
-The client module (and with it the OpenAI SDK, about 0.7 s to import) loads on
-first use of one of its names, so runs and imports that configure no judge never
-pay for it.
+The client module (and with it the OpenAI SDK, about 0.7 s to import) loads on first use of one of
+its names, so runs that configure no judge never pay for it.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pytest_graphrag_eval.lazy_names import lazy_names
 from pytest_graphrag_eval.llm.cache import clear_cache
 from pytest_graphrag_eval.llm.errors import LLMError
 from pytest_graphrag_eval.llm.judge import Judge
@@ -32,7 +25,7 @@ if TYPE_CHECKING:
         make_sdk_client,
     )
 
-_CLIENT_NAMES = frozenset({"ChatResult", "ClientStats", "EmbeddingResult", "JudgeClient", "make_sdk_client"})
+_CLIENT_NAMES = ("ChatResult", "ClientStats", "EmbeddingResult", "JudgeClient", "make_sdk_client")
 
 __all__ = [
     "DEFAULT_PRICES",
@@ -51,10 +44,4 @@ __all__ = [
     "price_for",
     "redact",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    """Load the client module when one of its names is first asked for (PEP 562)."""
-    if name in _CLIENT_NAMES:
-        return getattr(importlib.import_module("pytest_graphrag_eval.llm.client"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, globals(), dict.fromkeys(_CLIENT_NAMES, "pytest_graphrag_eval.llm.client"))

@@ -1,24 +1,8 @@
 """Judge requests through the OpenAI Batch API, answered into the judge cache.
 
-A batch run scores its questions in passes. In a collecting pass the judge client
-answers what the cache holds and hands every miss to its transport, `JudgeBatches`
-(the client is given it when built, as a `batch_transport.BatchTransport`), which
-records the request it would send (`BatchRequest`, its cache key as `custom_id`);
-the client fails the call with `CallDeferred`, and scorers stop there, so a call
-that depends on an earlier reply is only reached in a later pass, once that reply
-is cached. `JudgeBatches.send` uploads the
-recorded requests as JSONL (one batch per endpoint and model, at most
-`MAX_REQUESTS_PER_BATCH` lines), creates the batches, polls them and stores every
-reply in the cache at batch prices. When a pass records nothing, the questions are
-scored as usual, from the cache.
-
-A batch's id is kept in a state file in the cache folder until its replies are
-stored, named by the requests it holds: a run that was interrupted (Ctrl-C, a CI
-timeout) finds the same requests missing, finds the file and polls that batch
-instead of submitting it again. A request that got no reply (a failed, expired or
-cancelled batch, a line of the error file) keeps its message in `failures`: the
-client fails that call with it for the rest of the run, so it is its question's
-judge error and is not submitted again; replies already obtained stay cached.
+A collecting pass records each cache miss (`CallDeferred`); `JudgeBatches.send` submits them, polls
+and caches the replies; a later pass scores from the cache. A batch's id stays in a state file
+until its replies are stored, so an interrupted run resumes it instead of paying twice.
 """
 
 from __future__ import annotations
@@ -67,8 +51,8 @@ def judge_batches(settings: LLMSettings) -> JudgeBatches | None:
 
 
 class JudgeBatches:
-    """The Batch API transport of one judge client (a `BatchTransport`): the misses a collecting pass
-    records, and the reason each request a batch did not answer keeps for the rest of the run."""
+    """The Batch API transport of one judge client: the misses of a collecting pass, and why each
+    request a batch left unanswered fails for the rest of the run."""
 
     def __init__(self, settings: LLMSettings) -> None:
         self.settings = settings
@@ -178,11 +162,6 @@ def read_state(path: Path) -> str | None:
     return batch_id if isinstance(batch_id, str) and batch_id else None
 
 
-def write_state(path: Path, state: Mapping[str, JSONValue]) -> None:
-    """Written atomically: an interrupt leaves the old file or the new."""
-    write_text_atomic(path, json.dumps(state))
-
-
 async def _report_status(runs: Sequence[_BatchRun], on_status: StatusCallback) -> None:
     started = time.monotonic()
     while True:
@@ -243,15 +222,13 @@ class _BatchRun:
             ),
         )
         # Kept before anything else can be interrupted: a resumed run must find this batch, not send another.
-        write_state(
-            self.state,
-            {
-                "batch_id": batch.id,
-                "requests": len(self.group),
-                "endpoint": URLS[first.kind],
-                "model": first.model,
-            },
-        )
+        state = {
+            "batch_id": batch.id,
+            "requests": len(self.group),
+            "endpoint": URLS[first.kind],
+            "model": first.model,
+        }
+        write_text_atomic(self.state, json.dumps(state))  # an interrupt leaves no half-written file
         self.sender.stats.batch_requests += len(self.group)
         return str(batch.id)
 
@@ -328,10 +305,7 @@ class _BatchRun:
         """Why each line of the error file got no reply, by key."""
         if not file_id:
             return {}
-        reasons: dict[str, str] = {}
-        for line in await self._lines(file_id):
-            reasons[str(line.get("custom_id"))] = _line_error(line)
-        return reasons
+        return {str(line.get("custom_id")): _line_error(line) for line in await self._lines(file_id)}
 
     async def _lines(self, file_id: str) -> list[dict[str, JSONValue]]:
         content = await self._call("download", lambda sdk: sdk.files.content(file_id))

@@ -1,11 +1,4 @@
-"""What the judge client and the Batch API side know of each other: two small interfaces.
-
-The client (llm/client.py) is handed a `BatchTransport` when it is built and gives it each cache
-miss of a batch judge; the transport (llm/batch.py's `JudgeBatches`) records the miss for the next
-batch or says why it will get no reply. To send, the transport is given a `BatchSender` (the client
-is one): the SDK client, the counters, and where to store each reply. Neither module imports the
-other; both import this one.
-"""
+"""The two small interfaces between the judge client and the Batch API side, so neither imports the other."""
 
 from __future__ import annotations
 
@@ -63,8 +56,7 @@ class BatchStats(Protocol):
 
 
 class BatchSender(Protocol):
-    """What sending a batch needs of the judge client: its counters, the running loop's SDK client
-    (released by `aclose`), and where a reply is stored (in the cache, at batch prices)."""
+    """What sending a batch needs of the judge client: counters, the loop's SDK client, a reply store."""
 
     @property
     def stats(self) -> BatchStats: ...

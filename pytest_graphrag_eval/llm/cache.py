@@ -1,11 +1,7 @@
-"""On-disk cache of LLM replies, safe for concurrent writers.
+"""On-disk cache of LLM replies: one JSON file per SHA-256 of the request, safe for concurrent writers.
 
-One JSON file per entry, named by the SHA-256 of everything that determines the
-reply (call kind, model, messages or texts, parameters). Files are written to a
-temporary name in the same directory and moved into place with `os.replace`, so
-a reader (another xdist worker) sees either no file or a complete one. A file
-that still fails to parse (disk full, manual edits) counts as a miss and is
-overwritten by the next store. The API key is never part of a key or an entry.
+Files are moved into place whole (`os.replace`), so another worker reads no file or a complete one;
+an unreadable file is a miss. The API key is never part of a key or an entry.
 """
 
 from __future__ import annotations
@@ -81,11 +77,7 @@ class ResponseCache:
 
 
 def cache_dir_problem(cache_dir: str | Path) -> str | None:
-    """Why entries could not be stored under `cache_dir` (a file in the way, no write access), or None.
-
-    Checked when a client is built, so an unusable folder is a clear error before the first
-    judge call rather than a cache that silently never fills.
-    """
+    """Why entries could not be stored under `cache_dir`, or None; checked at start-up, not at a miss."""
     path = Path(cache_dir)
     existing = next((folder for folder in (path, *path.parents) if folder.exists()), None)
     if existing is None:
@@ -98,11 +90,7 @@ def cache_dir_problem(cache_dir: str | Path) -> str | None:
 
 
 def clear_cache(cache_dir: str | Path) -> int:
-    """Delete all LLM cache entries under `cache_dir` (for `--graphrag-cache-clear`).
-
-    Only this module's namespace is removed, never other files in `cache_dir`.
-    Returns the number of entries deleted.
-    """
+    """Delete this cache's namespace under `cache_dir` (nothing else there); the number of entries deleted."""
     root = Path(cache_dir) / NAMESPACE
     if not root.is_dir():
         return 0

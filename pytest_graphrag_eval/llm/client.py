@@ -1,14 +1,8 @@
 """The judge client: one async client for OpenAI-compatible chat and embeddings endpoints.
 
-It owns what every LLM-backed scorer needs and none should re-implement:
-bounded concurrency, retries with backoff, a per-call timeout, the on-disk cache,
-token and cost accounting, and keeping the API key out of every message.
-
-Event loops: the SDK client and the semaphore are bound to an event loop, so
-they are created lazily per running loop. The same JudgeClient can therefore
-serve several `asyncio.run(...)` batches in sequence; call `aclose()` at the end
-of each loop to release its connections (the client stays usable afterwards).
-Using one JudgeClient from several threads at once is not supported.
+It owns the concurrency bound, retries, timeout, cache, cost accounting and key redaction, so no
+scorer re-implements them. The SDK client and semaphore are bound to an event loop, so they are made
+per running loop: one JudgeClient serves several loops in sequence (`aclose()` at the end of each).
 """
 
 from __future__ import annotations
@@ -23,7 +17,7 @@ import random
 import sys
 import weakref
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar
 
 import openai
@@ -49,24 +43,17 @@ from pytest_graphrag_eval.llm.retry import (
     connection_error_in,
     retry_delay,
 )
-from pytest_graphrag_eval.llm.settings import LLMSettings
+from pytest_graphrag_eval.llm.settings import OPENAI_DEFAULT_BASE_URL, LLMSettings
 from pytest_graphrag_eval.report_model import Refusal
 
 log = logging.getLogger("pytest_graphrag_eval.llm")
 
-OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class ChatResult:
-    """One chat reply.
-
-    Tokens and cost are those of the original call, also when `cached`, so
-    per-question costs are stable across runs (ClientStats counts only what this
-    run spent). `price_known` is False for models missing from the price table
-    (cost then 0.0).
-    """
+    """One chat reply; tokens and cost are the original call's even when `cached`, so costs are stable."""
 
     text: str
     input_tokens: int
@@ -91,14 +78,10 @@ class EmbeddingResult:
 
 @dataclass
 class ClientStats:
-    """What this client spent in this process. Cache hits add no tokens or cost here.
+    """What this client spent in this process; cache hits add no tokens or cost.
 
-    `calls_made` counts HTTP requests that reached the server, retries included;
-    `refused_connections` the attempts that never reached it (connection refused or reset);
-    `cache_misses_refused` the calls a cache-only run did not send (`cache_miss_keys` their cache keys,
-    which name the missing files under the cache folder), `budget_refused` those the
-    budget stopped. With a batch judge, `batch_requests` counts the requests submitted in batches
-    (`calls_made` the answered ones, which are billed) and `batch_failed` those that got no reply.
+    `calls_made` counts requests that reached the server (retries and billed batch replies included),
+    `refused_connections` those that never did; `cache_miss_keys` name a cache-only run's missing files.
     """
 
     calls_made: int = 0
@@ -137,17 +120,13 @@ def check_connection_settings(settings: LLMSettings) -> None:
 def make_sdk_client(
     settings: LLMSettings, *, on_response: Callable[[Any], Awaitable[None]] | None = None
 ) -> openai.AsyncOpenAI:
-    """Build the official async SDK client for `settings`, with the SDK's own retries off.
+    """The official async SDK client for `settings`, SDK retries off, nothing read from the environment.
 
-    Every value is passed explicitly so the SDK never reads the environment behind
-    the settings' back. `on_response` sees every HTTP response (of the HTTP library
-    this openai release is built on), e.g. to count tokens of calls made by a library.
+    `on_response` sees every HTTP response, e.g. to count the tokens of calls a library makes.
     """
     check_connection_settings(settings)
-    # The SDK's plain HTTP client class rather than its default wrapper: the wrapper's finalizer
-    # schedules `aclose()` on whatever loop is running at garbage collection, which fails for
-    # connections of an earlier, closed loop (see JudgeClient on event loops). Taking the class from
-    # the SDK keeps us independent of which HTTP library a given openai release is built on.
+    # Not the SDK's default wrapper: its finalizer schedules `aclose()` on whatever loop runs at
+    # garbage collection, which fails for connections of an earlier, closed loop.
     http_client = _http_client(
         timeout=settings.timeout,
         follow_redirects=True,
@@ -167,12 +146,10 @@ def make_sdk_client(
 
 
 def _http_client(**options: Any) -> Any:
-    """The SDK's aiohttp transport when its `aiohttp` extra is installed (our `[speed]` extra), else
-    its default one.
+    """The SDK's aiohttp transport when its extra is installed (our `[speed]`), else its default one.
 
-    At tens of calls in flight the default transport's connection pool spends more CPU per request
-    the more connections it holds (3 ms per request at 64 in flight, 4 at 128, against 1.5 ms flat
-    with aiohttp: benchmarks/bench_judge_throughput.py); the SDK offers aiohttp for high concurrency.
+    The default pool's CPU per request grows with connections in flight; aiohttp's stays flat
+    (benchmarks/bench_judge_throughput.py).
     """
     aiohttp_client = getattr(openai, "DefaultAioHttpClient", None)  # openai releases since mid 2025
     if aiohttp_client is not None:
@@ -194,8 +171,7 @@ class JudgeClient:
     """Chat and embeddings calls with concurrency bound, retries, cache and cost accounting."""
 
     def __init__(self, settings: LLMSettings, batches: BatchTransport | None = None) -> None:
-        """`batches` takes a batch judge's cache misses (`llm.batch.judge_batches(settings)`); without
-        one, a batch judge fails each miss (nothing sends it)."""
+        """`batches` takes a batch judge's cache misses; without one, a batch judge fails each miss."""
         # Fail at start-up, not at the first question, on a missing key or API version
         # (a cache-only run connects nowhere, so offline CI needs no key).
         if not (settings.cache_only or settings.dry_run):
@@ -241,11 +217,7 @@ class JudgeClient:
         temperature: float | None = 0.0,
         cache_key_extra: str = "",
     ) -> ChatResult:
-        """One chat completion; `temperature=None` omits it (for models that reject it).
-
-        Identical requests share a cache entry: pass a distinct `cache_key_extra`
-        (e.g. `"sample-2"`) to get independent samples of the same prompt.
-        """
+        """One chat completion; `temperature=None` omits it, a new `cache_key_extra` a new sample."""
         model = model or self.settings.model
         identity: dict[str, Any] = {
             "kind": "chat",
@@ -281,11 +253,8 @@ class JudgeClient:
             request["max_tokens"] = self.settings.max_tokens
         if self.settings.batch:
             self._defer(BatchRequest(key, "chat", model, request))
-        # The SDK's documented low-level `post` sends the same request as `chat.completions.create`
-        # without walking the plain-JSON body through its parameter types, and hands back the body
-        # text, which `_parse_chat` reads for the three fields used instead of building the full
-        # response model: together most of the client's CPU per call at tens of calls in flight
-        # (benchmarks/bench_judge_throughput.py).
+        # The SDK's documented low-level `post`: no walk of the body through parameter types and no
+        # response model, most of the CPU per call at tens in flight (bench_judge_throughput.py).
         text, input_tokens, output_tokens = await self._request(
             "chat",
             model,
@@ -295,18 +264,7 @@ class JudgeClient:
         )
         cost, known = self._cost(model, input_tokens, output_tokens)
         result = ChatResult(text, input_tokens, output_tokens, cost, False, model, known)
-        await self._cache_put(
-            key,
-            "chat",
-            model,
-            {
-                "text": text,
-                "input_tokens": input_tokens,
-                "output_tokens": output_tokens,
-                "cost_usd": cost,
-                "price_known": known,
-            },
-        )
+        await self._cache_put(key, "chat", model, _cache_entry(result))
         return result
 
     async def embed(self, texts: list[str], *, model: str | None = None) -> EmbeddingResult:
@@ -337,9 +295,8 @@ class JudgeClient:
         vectors, input_tokens = await self._request(
             "embeddings",
             model,
-            # As for chat: the documented `post`, the body read here; vectors come base64-encoded, as the
-            # SDK asks for them, and are decoded without numpy (whose first import, inside the call's
-            # timeout, could take longer than a short timeout on a busy machine).
+            # As for chat; base64 vectors are decoded without numpy, whose first import inside the
+            # call's timeout could outlast a short timeout.
             lambda sdk: sdk.post(
                 "/embeddings",
                 body={"model": model, "input": texts, "encoding_format": "base64"},
@@ -349,40 +306,28 @@ class JudgeClient:
             self._ceiling.embeddings(texts, model) if self._ceiling is not None else 0.0,
         )
         cost, known = self._cost(model, input_tokens, 0)
-        await self._cache_put(
-            key,
-            "embeddings",
-            model,
-            {"vectors": vectors, "input_tokens": input_tokens, "cost_usd": cost, "price_known": known},
-        )
-        return EmbeddingResult(vectors, input_tokens, cost, False, model, known)
+        result = EmbeddingResult(vectors, input_tokens, cost, False, model, known)
+        await self._cache_put(key, "embeddings", model, _cache_entry(result))
+        return result
 
     def store_batch_reply(self, request: BatchRequest, body: JSONValue) -> None:
         """Store one reply of a judge batch in the cache at batch prices; MalformedResponse if unusable."""
         model = request.model
+        result: ChatResult | EmbeddingResult
         if request.kind == "chat":
             text, input_tokens, output_tokens = _parse_chat(body)
             cost, known = self._cost(model, input_tokens, output_tokens, batch=True)
-            result: dict[str, Any] = {
-                "text": text,
-                "input_tokens": input_tokens,
-                "output_tokens": output_tokens,
-                "cost_usd": cost,
-                "price_known": known,
-            }
+            result = ChatResult(text, input_tokens, output_tokens, cost, False, model, known)
         else:
             inputs = request.body["input"]
             vectors, input_tokens = _parse_embeddings(body, len(inputs) if isinstance(inputs, list) else 0)
             cost, known = self._cost(model, input_tokens, 0, batch=True)
-            result = {
-                "vectors": vectors,
-                "input_tokens": input_tokens,
-                "cost_usd": cost,
-                "price_known": known,
-            }
+            result = EmbeddingResult(vectors, input_tokens, cost, False, model, known)
         self.stats.calls_made += 1
         if self._cache is not None:
-            self._cache.put(request.key, {"kind": request.kind, "model": model, "result": result})
+            self._cache.put(
+                request.key, {"kind": request.kind, "model": model, "result": _cache_entry(result)}
+            )
 
     def batch_sdk(self) -> openai.AsyncOpenAI:
         """The SDK client of the running loop, for the Batch API's files and batches endpoints."""
@@ -395,8 +340,6 @@ class JudgeClient:
         self._forget_closed_loops()
         if state is not None:
             await state.sdk.close()
-
-    # -- internals -------------------------------------------------------------------------
 
     def _state(self) -> _LoopState:
         loop = asyncio.get_running_loop()
@@ -514,8 +457,7 @@ class JudgeClient:
             )
 
     def _defer(self, request: BatchRequest) -> None:
-        """A batch judge's miss: its transport records it for the next batch, or says why it has no reply
-        (every such failure is a request its batch did not answer: `Refusal.BATCH`)."""
+        """A batch judge's miss: recorded for the next batch (`CallDeferred`), or `Refusal.BATCH`."""
         reason = self.batches.take(request) if self.batches is not None else NOT_IN_A_BATCH
         if reason is None:
             raise CallDeferred(
@@ -587,10 +529,8 @@ class JudgeClient:
 class ConnectionBreaker:
     """Fail fast once the endpoint has refused `threshold` connections in a row.
 
-    Without it, every question waits out its own retries against a judge that is
-    not there (a wrong URL, a server that is down): minutes of backoff for one
-    message repeated per question. The count resets whenever the server answers
-    (even with an HTTP error); once open, the breaker stays open for this client.
+    Without it every question waits out its own retries against a judge that is not there. Any answer
+    (even an HTTP error) resets the count; once open, it stays open for this client.
     """
 
     def __init__(self, threshold: int) -> None:
@@ -615,12 +555,7 @@ class ConnectionBreaker:
 
 def _parse_chat(body: JSONValue) -> tuple[str, int, int]:
     """Text and token counts of a chat completion's JSON body; MalformedResponse when unusable."""
-    try:
-        response: JSONValue = json.loads(body) if isinstance(body, str) else body
-    except ValueError as exc:
-        raise MalformedResponse(f"malformed response body ({exc})") from None
-    if not isinstance(response, dict):
-        raise MalformedResponse("expected a chat completion with at least one choice")
+    response = _json_object(body, "expected a chat completion with at least one choice")
     choices = response.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise MalformedResponse("expected a chat completion with at least one choice")
@@ -638,17 +573,8 @@ def _parse_chat(body: JSONValue) -> tuple[str, int, int]:
 
 
 def _parse_embeddings(body: JSONValue, expected: int) -> tuple[list[list[float]], int]:
-    """Vectors in input order and prompt tokens of an embeddings JSON body; MalformedResponse when unusable.
-
-    Each vector is base64 of little-endian float32 values, or a plain list from servers that ignore
-    `encoding_format`.
-    """
-    try:
-        response: JSONValue = json.loads(body) if isinstance(body, str) else body
-    except ValueError as exc:
-        raise MalformedResponse(f"malformed response body ({exc})") from None
-    if not isinstance(response, dict):
-        raise MalformedResponse("expected an embeddings list")
+    """Vectors in input order and prompt tokens of an embeddings body (base64 float32 or plain lists)."""
+    response = _json_object(body, "expected an embeddings list")
     data = response.get("data")
     if not isinstance(data, list):
         raise MalformedResponse("expected an embeddings list")
@@ -663,6 +589,17 @@ def _parse_embeddings(body: JSONValue, expected: int) -> tuple[list[list[float]]
     return vectors, _count(usage.get("prompt_tokens") if isinstance(usage, dict) else None)
 
 
+def _json_object(body: JSONValue, expected: str) -> dict[str, JSONValue]:
+    """The JSON object of a response body (text or decoded); else MalformedResponse(`expected`)."""
+    try:
+        response: JSONValue = json.loads(body) if isinstance(body, str) else body
+    except ValueError as exc:
+        raise MalformedResponse(f"malformed response body ({exc})") from None
+    if not isinstance(response, dict):
+        raise MalformedResponse(expected)
+    return response
+
+
 def _vector(embedding: JSONValue) -> list[float]:
     if isinstance(embedding, str):
         raw = base64.b64decode(embedding, validate=True)
@@ -675,6 +612,15 @@ def _vector(embedding: JSONValue) -> list[float]:
     if isinstance(embedding, list):
         return [_number(x) for x in embedding]
     raise TypeError(f"embedding must be a list or base64 text, got {type(embedding).__name__}")
+
+
+def _cache_entry(result: ChatResult | EmbeddingResult) -> dict[str, Any]:
+    """What the cache keeps of a reply: everything but `cached` and `model`, which its entry holds."""
+    return {
+        item.name: getattr(result, item.name)
+        for item in fields(result)
+        if item.name not in ("cached", "model")
+    }
 
 
 def _member(item: JSONValue, key: str) -> JSONValue:

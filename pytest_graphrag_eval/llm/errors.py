@@ -7,12 +7,7 @@ from pytest_graphrag_eval.report_model import Refusal
 
 
 class LLMError(GraphragEvalError):
-    """A chat or embeddings call failed for good (after retries, or at once for a 4xx).
-
-    The message says what was called (kind, model, endpoint), what happened and how
-    many attempts were made; it is redacted, so it never contains the API key.
-    Scorers turn it into `<metric>_error` for the question at hand.
-    """
+    """A chat or embeddings call failed for good; the message is redacted and names call, cause, attempts."""
 
     def __init__(
         self,
@@ -33,11 +28,9 @@ class LLMError(GraphragEvalError):
 
 
 class CallRefused(LLMError):
-    """A judge call the run did not send (a budget stop, a cache-only miss) or its batch left unanswered.
+    """A judge call the run did not send (budget, cache-only miss) or its batch left unanswered.
 
-    `reason` is the value the call gives back in place of a reply: the scorer that made the call adds
-    it to its question's `Usage` (`Usage.add_failure`), and the question's result names it as its
-    `judge_refusal` field. Raising one changes nothing else.
+    `reason` is what the call returns in place of a reply; the scorer adds it to its question's `Usage`.
     """
 
     def __init__(self, message: str, *, reason: Refusal, kind: str = "", model: str = "") -> None:

@@ -1,24 +1,8 @@
 """Dry-run estimates: the judge calls a run would send, their tokens and cost, as a range.
 
-In a dry run the judge client answers every cache miss itself instead of sending it:
-the call is recorded here, and the scorer gets a synthetic reply built from the
-call's reply schema (the smallest valid JSON object; embeddings of length one) so
-that calls made only after an earlier reply (relevance embeds the questions it
-generated) are reached and recorded too. Nothing is sent.
-
-How the range is made, per call:
-- input tokens: the messages are counted with the model's tokenizer when `tiktoken`
-  is installed and knows the model (low: that count; high: plus the chat format's
-  per-message overhead, 4 per message + 3); otherwise approximated by counting words
-  and punctuation marks (low: 0.75 x that count; high: 1.5 x plus the same overhead);
-- output tokens: low is half the size of the smallest valid reply; high is the reply
-  cap (`max_tokens`) when one is set, else `DEFAULT_OUTPUT_CAP`; embeddings have none;
-- cost: the low and high token counts at the model's price (llm/pricing.py).
-A judge reply that breaks its format is retried once with feedback; such retries are
-not in the range (a judge that keeps breaking its format costs up to twice as much).
-
-The high end of one call's range is also what a run with a USD budget reserves before
-sending the call (`CostCeiling`, llm/limits.py).
+Each miss gets a synthetic reply (the smallest valid JSON) so that calls made after an earlier reply
+are reached too; the rules of the range are in docs/cost.md. The high end of one call is also what
+a USD budget reserves while the call is in flight (`CostCeiling`).
 """
 
 from __future__ import annotations
@@ -67,6 +51,11 @@ class TokenCounter:
         if encoding is not None:
             return len(encoding.encode(text, disallowed_special=())), True
         return len(_WORDS.findall(text)), False
+
+    def count_all(self, texts: Sequence[str], model: str) -> tuple[int, bool]:
+        """(tokens of all `texts`, exact for every one)."""
+        counts = [self.count(text, model) for text in texts]
+        return sum(tokens for tokens, _ in counts), all(exact for _, exact in counts)
 
     def _encoding(self, model: str) -> Any:
         if model not in self._encodings:
@@ -122,22 +111,15 @@ class CallPlanner:
         return [[1.0] for _ in texts]
 
     def _count(self, texts: Sequence[str], model: str) -> tuple[int, bool]:
-        total, all_exact = 0, True
-        for text in texts:
-            tokens, exact = self.tokens.count(text, model)
-            total += tokens
-            all_exact = all_exact and exact
-        self.exact = self.exact and all_exact
-        return total, all_exact
+        total, exact = self.tokens.count_all(texts, model)
+        self.exact = self.exact and exact
+        return total, exact
 
 
 class CostCeiling:
-    """The high end of one request's cost, by the dry run's rules, before it is sent.
+    """The high end of one request's cost, reserved by a budgeted run while the request is in flight.
 
-    A budgeted run reserves it while the request is in flight (llm/limits.py), so requests
-    sent at once cannot together spend past the budget by more than one of them. It bounds
-    the real cost when the reply stays within the reply cap (`max_tokens`, else
-    `DEFAULT_OUTPUT_CAP` tokens).
+    Concurrent requests can then overspend by at most one of them (replies within the reply cap).
     """
 
     def __init__(self, prices: Mapping[str, ModelPrice] | None, max_output_tokens: int | None) -> None:
@@ -149,7 +131,9 @@ class CostCeiling:
         price = price_for(model, self._prices)
         if price is None:
             return 0.0
-        counted, exact = self._count([str(message.get("content") or "") for message in messages], model)
+        counted, exact = self.tokens.count_all(
+            [str(message.get("content") or "") for message in messages], model
+        )
         _, high = _input_range(counted, exact, MESSAGE_OVERHEAD * len(messages) + REPLY_OVERHEAD)
         return price.cost(high, self._output_cap)
 
@@ -157,12 +141,8 @@ class CostCeiling:
         price = price_for(model, self._prices)
         if price is None:
             return 0.0
-        counted, exact = self._count(texts, model)
+        counted, exact = self.tokens.count_all(texts, model)
         return price.cost(_input_range(counted, exact, 0)[1], 0)
-
-    def _count(self, texts: Sequence[str], model: str) -> tuple[int, bool]:
-        counts = [self.tokens.count(text, model) for text in texts]
-        return sum(tokens for tokens, _ in counts), all(exact for _, exact in counts)
 
 
 def _input_range(counted: int, exact: bool, overhead: int) -> tuple[int, int]:

@@ -1,10 +1,7 @@
-"""Running a coroutine to completion from synchronous code without touching the caller's process state.
+"""Run a coroutine from synchronous code without touching the caller's process state.
 
-`asyncio.run` swaps the process's SIGINT handler while it runs and, when it ends, leaves the calling
-thread with no current event loop, clearing one the user or another plugin (pytest-asyncio) had set.
-Inside a user's pytest process neither is ours to do, so the library and the plugin run their
-coroutines here: on a new loop of their own that is never made the thread's current loop, with
-Ctrl-C left to the handler the user has (pytest's: a `KeyboardInterrupt`).
+`asyncio.run` swaps the SIGINT handler and clears the thread's current loop, neither ours to do in
+a user's pytest process: this runs on a private loop and leaves Ctrl-C to the user's handler.
 """
 
 from __future__ import annotations
@@ -17,8 +14,7 @@ T = TypeVar("T")
 
 
 def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
-    """`coroutine`'s result, run on a loop of its own; the loop's other tasks, async generators and
-    default executor are wound down before it closes, as `asyncio.run` winds them down."""
+    """`coroutine`'s result on a loop of its own, wound down as `asyncio.run` winds its loop down."""
     loop = asyncio.new_event_loop()
     try:
         return loop.run_until_complete(coroutine)
@@ -32,8 +28,7 @@ def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
 
 
 def _cancel_remaining_tasks(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel what is still pending (after a Ctrl-C, the interrupted coroutine itself) and let it
-    run its cleanup, so no task is destroyed pending."""
+    """Cancel what is still pending (after Ctrl-C, the coroutine itself) and let it clean up."""
     pending = asyncio.all_tasks(loop)
     if not pending:
         return

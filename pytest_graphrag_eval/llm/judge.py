@@ -1,13 +1,7 @@
-"""What a scorer may ask of an LLM judge, as a protocol, and what its calls cost.
+"""What a scorer may ask of an LLM judge (a protocol), and what its calls cost.
 
-Scorers, eRAG and the scorer factory type their judge as `Judge` rather than
-`JudgeClient`, so they do not import the OpenAI SDK to be type-checked and a
-test or a user may pass any object with these calls. `JudgeClient` is the
-implementation; each call returns its own tokens and cost with the reply, and
-a scorer adds them to the `Usage` of the question it is scoring, which it
-hands to whatever makes calls on its behalf (no hidden per-task state). A call
-the run refused fails with a `CallRefused` naming its `Refusal`; the scorer adds
-that to the same `Usage` (`add_failure`) and returns it as `judge_refusal`.
+Typing against `Judge` keeps the OpenAI SDK out of scorers' imports and lets tests pass any object.
+Each reply carries its own tokens and cost, summed into the scored question's `Usage`.
 """
 
 from __future__ import annotations
@@ -25,10 +19,7 @@ if TYPE_CHECKING:
 
 
 class Judge(Protocol):
-    """Chat completions and embeddings from an OpenAI-compatible endpoint.
-
-    `settings` gives the default models and the limits a metric must respect.
-    """
+    """Chat and embeddings from an OpenAI-compatible endpoint; `settings` gives models and limits."""
 
     @property
     def settings(self) -> LLMSettings: ...
@@ -52,8 +43,7 @@ class Judge(Protocol):
 
 @dataclass
 class Usage:
-    """Tokens and USD cost of some judge calls, summed as their replies arrive, and why any of them
-    was refused (`refusals`)."""
+    """Tokens and USD cost of some judge calls, and why any of them was refused."""
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -78,8 +68,7 @@ class Usage:
         self.refusals |= other.refusals
 
     def refusal_keys(self) -> dict[str, str]:
-        """`{"judge_refusal": reason}` for the most telling refusal (a budget stop first: it makes the
-        question not evaluated), empty when no call was refused."""
+        """`{"judge_refusal": reason}` for the most telling refusal, empty when none was refused."""
         refusal = most_telling(self.refusals)
         return {} if refusal is None else {REFUSAL_KEY: refusal.value}
 

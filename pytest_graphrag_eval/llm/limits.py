@@ -1,11 +1,7 @@
 """What a run lets the judge client send: cache-only runs and spending limits.
 
-A call the run refuses to send is a `CallRefused` (llm/errors.py), an `LLMError` like any failed
-call, so every scorer already turns it into its `<metric>_error`; it also names its `Refusal`,
-which the scorer keeps in its outcome's `Usage` so the question's result can say *why* it has no
-score (the `judge_refusal` field, `refusal_of(result)`): a budget stop or a cache miss in a
-cache-only run. Either way the question was not evaluated (`not_evaluated_reason`): its scores
-are incomplete because of what the run chose not to send, not because of the agent.
+A refused call is a `CallRefused` (an `LLMError`, so scorers report it as `<metric>_error`) naming
+its `Refusal`, which the result keeps as `judge_refusal`: the question was not evaluated.
 """
 
 from __future__ import annotations
@@ -29,9 +25,7 @@ NOT_EVALUATED_REASONS = {
 
 
 def not_evaluated_reason(results: Iterable[Mapping[str, object]]) -> str | None:
-    """Why a question (its results, one per attempt) was not evaluated, or None when it was.
-
-    A budget stop or a cache-only miss: both are judge calls the run did not send."""
+    """Why a question (its results, one per attempt) was not evaluated, or None when it was."""
     refusals = {refusal_of(result) for result in results}
     return next((text for reason, text in NOT_EVALUATED_REASONS.items() if reason in refusals), None)
 
@@ -40,12 +34,8 @@ def not_evaluated_reason(results: Iterable[Mapping[str, object]]) -> str | None:
 class Budget:
     """Limits on what a run spends on judge calls: USD and number of requests (retries included).
 
-    The cost of a request is known only when its reply arrives, so each request reserves the
-    high end of its estimated cost (llm/estimate.py `CostCeiling`) while it is in flight. A request
-    starts only while the spend plus the reservations stays under `max_cost_usd`; when only the
-    reservations stand in the way it waits for a request in flight to settle instead. The spend can
-    therefore end above `max_cost_usd` by at most one request's estimate, however many requests
-    run at once (when replies stay within the reply cap the estimate assumes).
+    A request reserves its estimated cost ceiling while in flight, so the spend ends above
+    `max_cost_usd` by at most one request's estimate however many run at once.
     """
 
     max_cost_usd: float | None = None

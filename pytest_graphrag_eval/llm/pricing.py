@@ -1,12 +1,7 @@
-"""Token prices and cost arithmetic.
+"""Token prices (USD per 1M tokens, public list prices) and cost arithmetic.
 
-The built-in table holds public list prices in USD per 1M tokens as published by
-OpenAI when this table was written. List prices change and contracts differ
-(Azure and cached-input discounts are not modelled): override them with
-`LLMSettings(prices=...)` or `load_prices(path)`. Requests sent through the Batch
-API cost `BATCH_PRICE_FACTOR` (50 %) of the price in the table, overrides included,
-as OpenAI bills batch input and output tokens at half the listed rate. A model that is not in the table
-costs 0.0 and is flagged, so an unknown price is visible rather than silently wrong.
+Override them for a contract (`LLMSettings(prices=...)`, `load_prices`). Batch API requests cost
+`BATCH_PRICE_FACTOR` of the price. An unknown model costs 0.0 and is flagged, not silently wrong.
 """
 
 from __future__ import annotations
@@ -61,12 +56,7 @@ _SNAPSHOT_SUFFIX = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{4})$")
 
 
 def price_for(model: str, prices: Mapping[str, ModelPrice] | None = None) -> ModelPrice | None:
-    """The price of `model`, or None when unknown.
-
-    `prices` entries take precedence over the built-in table. A dated snapshot
-    (`gpt-4o-mini-2024-07-18`, `gpt-3.5-turbo-0125`) is priced as its base name;
-    other suffixes (`gpt-4o-audio-preview`) are different products and stay unknown.
-    """
+    """The price of `model` (`prices` first), or None; a dated snapshot is priced as its base name."""
     base = _SNAPSHOT_SUFFIX.sub("", model)
     for table in (prices or {}, DEFAULT_PRICES):
         for name in (model, base):
@@ -76,11 +66,7 @@ def price_for(model: str, prices: Mapping[str, ModelPrice] | None = None) -> Mod
 
 
 def load_prices(path: str | Path) -> dict[str, ModelPrice]:
-    """Read a price override file (JSON, or YAML by extension).
-
-    Format: `{model: {input: <USD per 1M>, output: <USD per 1M>}}`; `output`
-    defaults to 0 (embedding models).
-    """
+    """Read a price file (JSON, or YAML by extension): `{model: {input: ..., output: ...}}` in USD per 1M."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")

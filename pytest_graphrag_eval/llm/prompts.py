@@ -1,12 +1,7 @@
 """Prompt templates for every judge: untrusted text enters a prompt only inside a tagged data block.
 
-A family of prompts (the answer judges', eRAG's) names its blocks once in a
-`DataBlocks`; a value becomes `<name>\\n…\\n</name>` with every tag of that
-family inside it made inert (`</actual_answer>` -> `&lt;/actual_answer>`), so a
-document or an answer cannot close its block early and pose as instructions.
-`PromptTemplate` is a user-replaceable message whose `{placeholder}`s become such
-blocks; it is checked when created, so a bad prompt file stops a run before
-any judge call.
+Inside a block every tag of its family is made inert, so an answer or document cannot close its
+block and pose as instructions. Templates are checked when created: a bad file stops a run early.
 """
 
 from __future__ import annotations
@@ -39,12 +34,7 @@ class DataBlocks:
 
 
 class PromptTemplate:
-    """A user-message template whose `{placeholder}`s are replaced by data blocks.
-
-    Only the placeholders in `allowed` (by default every block of the family)
-    may appear, and all of `required` must; literal braces are written `{{` and
-    `}}`. `kind` starts every error message ("eRAG prompt template ...").
-    """
+    """A user-message template whose `{placeholder}`s (`allowed`, all `required`) become data blocks."""
 
     def __init__(
         self,

@@ -1,9 +1,4 @@
-"""Keep API keys out of every message, log line and report.
-
-Everything the client turns into text (error messages, log records) passes
-through `redact`. It removes the configured key verbatim and, as a second line
-of defence, anything shaped like a bearer token or an OpenAI-style secret key.
-"""
+"""Keep API keys out of every message, log line and report: the configured key and key-shaped tokens."""
 
 from __future__ import annotations
 

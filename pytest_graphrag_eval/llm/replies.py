@@ -1,10 +1,7 @@
-"""Parsing and checking of judge replies.
+"""Parsing and checking of judge replies, which are untrusted too.
 
-A judge reply is untrusted too: it must be one JSON object whose fields have
-the promised types and ranges. Anything else raises `InvalidReply` with a
-message that is sent back to the judge on the one retry, so it says exactly
-what was wrong. Values are never clamped into range: an out-of-range count
-means the judge did not follow the task, and its numbers are not used.
+`InvalidReply`'s message is sent back to the judge on its one retry, so it says exactly what was
+wrong. Values are never clamped: an out-of-range count means the judge did not follow the task.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """When to retry a failed call and how long to wait.
 
-Retried: 408, 409, 429 and 5xx answers, timeouts, connection failures and
-malformed response bodies (typically a truncating proxy). Everything else (400,
-401, 403, 404, 422 …) fails at once: retrying cannot fix the request. Waits grow
-exponentially with jitter, follow a server's `retry-after-ms` / `Retry-After`
-(seconds or HTTP date), and are capped.
+408, 409, 429, 5xx, timeouts, connection failures and malformed bodies are retried; other answers
+fail at once, as a retry cannot fix the request. Waits grow with jitter, honour Retry-After, capped.
 """
 
 from __future__ import annotations
@@ -33,11 +30,7 @@ _DETAIL_LIMIT = 300
 
 
 class MalformedResponse(Exception):
-    """The server answered 200 with a body that is not a usable API response.
-
-    `retryable=False` marks a well-formed answer that cannot be used and will not
-    change on retry (e.g. a refusal instead of content).
-    """
+    """A 200 answer whose body is unusable; `retryable=False` when a retry cannot change it (a refusal)."""
 
     def __init__(self, message: str, retryable: bool = True) -> None:
         super().__init__(message)
@@ -55,11 +48,7 @@ class Failure:
 
 
 def connection_error_in(exc: BaseException) -> ConnectionError | None:
-    """The refused or reset connection behind an SDK error, if any.
-
-    The SDK's aiohttp transport reports a refused connection as a connect *timeout*; the
-    operating system's error further down the chain tells what really happened.
-    """
+    """The refused or reset connection behind an SDK error: aiohttp reports a refusal as a connect timeout."""
     if not isinstance(exc, openai.APIConnectionError):
         return None
     seen: BaseException | None = exc
@@ -136,12 +125,8 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
 def retry_delay(
     failure: Failure, attempt: int, base: float, cap: float, rng: random.Random | None = None
 ) -> float:
-    """Seconds to wait before retry number `attempt` (0-based).
-
-    With a server-given Retry-After we wait that long (plus up to 10 % jitter so a
-    burst of clients does not return in lockstep); otherwise half of the
-    exponential step is fixed and half random. Both are capped at `cap`.
-    """
+    """Seconds before retry number `attempt` (0-based): Retry-After plus up to 10 % jitter, or half-jittered
+    exponential steps; both capped at `cap`."""
     uniform = rng.uniform if rng is not None else random.uniform
     if failure.retry_after is not None:
         return min(cap, failure.retry_after * (1 + uniform(0, 0.1)))

@@ -1,8 +1,7 @@
-"""Settings of the judge client: one typed object, built from the environment plus overrides.
+"""Settings of the judge client, built from the environment plus overrides.
 
-The API key and endpoint come from the environment (never from ini files or the
-command line, where they would end up in shell history and CI logs); model names,
-concurrency and cache options come from the plugin's options as overrides.
+The API key and endpoint come only from the environment, never from ini files or the command line,
+where they would end up in shell history and CI logs.
 """
 
 from __future__ import annotations
@@ -17,19 +16,15 @@ from typing import Any
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.pricing import ModelPrice
 
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
 
 @dataclass(frozen=True)
 class LLMSettings:
-    """Everything the judge client needs; `api_key` is excluded from repr and never printed.
+    """Everything the judge client needs; `api_key` is never in repr or printed.
 
-    `azure_endpoint` switches to Azure OpenAI (`AsyncAzureOpenAI`); then `model` and
-    `embedding_model` are deployment names and `api_version` is required.
-    `backoff_base`/`backoff_max` shape the retry delays (seconds), `backoff_max`
-    also caps a server's Retry-After. `max_tokens` caps every chat reply (unset: the
-    server's default). `cache_only` answers every call from the cache and sends none (a miss is
-    the call's error); `max_cost_usd` and `max_calls` bound what the run spends (see llm/limits.py).
-    `batch` sends the calls a run misses in its cache through the Batch API (llm/batch.py), which
-    needs the cache and cannot be stopped midway by a budget.
+    With `azure_endpoint`, models are deployment names and `api_version` is required; `backoff_max` also
+    caps a server's Retry-After; limits and batches are llm/limits.py's and llm/batch.py's.
     """
 
     model: str = "gpt-4o-mini"
@@ -107,18 +102,11 @@ class LLMSettings:
     @property
     def endpoint(self) -> str:
         """The endpoint calls go to, for messages (the SDK default when unset)."""
-        return self.azure_endpoint or self.base_url or "https://api.openai.com/v1"
+        return self.azure_endpoint or self.base_url or OPENAI_DEFAULT_BASE_URL
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ, **overrides: Any) -> LLMSettings:
-        """Build settings from `OPENAI_*` / `AZURE_OPENAI_*` variables, then apply `overrides`.
-
-        `OPENAI_API_KEY` and `OPENAI_BASE_URL` select any OpenAI-compatible endpoint.
-        When `AZURE_OPENAI_ENDPOINT` is set, Azure is used with `AZURE_OPENAI_API_KEY`
-        (falling back to `OPENAI_API_KEY`) and `OPENAI_API_VERSION`; so it is when the
-        overrides name an `azure_endpoint`. Empty variables count as unset. Overrides are
-        field names and win over the environment.
-        """
+        """Settings from `OPENAI_*` / `AZURE_OPENAI_*` variables (empty ones unset), then `overrides`."""
         env = {name: value for name, value in environ.items() if value}
         values: dict[str, Any] = {}
         if "AZURE_OPENAI_ENDPOINT" in env or overrides.get("azure_endpoint"):

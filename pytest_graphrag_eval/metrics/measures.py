@@ -1,10 +1,7 @@
 """Metric names as pytrec_eval spells them, parsed into a plan of what to compute.
 
-Supported: `P`, `recall`, `success`, `ndcg_cut`, `map_cut` with cut-offs
-(`P_10`, `P.10`, `P_5,10`; the plain name means trec_eval's default cut-offs),
-and `map`, `recip_rank`, `ndcg` without. As in pytrec_eval, a plain name next to
-the same measure with cut-offs adds nothing (`{"P", "P_10"}` gives only `P_10`),
-and result keys are always `<measure>_<cutoff>`.
+As in pytrec_eval, a plain name next to the same measure with cut-offs adds nothing, and result
+keys are always `<measure>_<cutoff>`.
 """
 
 from __future__ import annotations
@@ -53,12 +50,10 @@ class MeasurePlan:
 
 
 def parse_measures(metrics: str | Iterable[str], full_length: int | None = None) -> MeasurePlan:
-    """Parse metric names; raise ConfigurationError naming what is not supported.
+    """Parse metric names; ConfigurationError names what is not supported.
 
-    With `full_length` (eRAG's convention), a cut-off measure named without a
-    cut-off (`P`, `success`, ...) is taken at that length (at least 1) and keyed
-    by its plain name, next to any cut-offs also named for it, instead of
-    expanding to trec_eval's default cut-offs.
+    With `full_length` (eRAG's convention) a measure named without cut-off is taken at that length
+    and keyed by its plain name, instead of trec_eval's default cut-offs.
     """
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     cutoffs: dict[str, set[int]] = {}

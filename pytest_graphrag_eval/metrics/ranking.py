@@ -1,15 +1,7 @@
 """Rank-based retrieval metrics on one ranked list, computed as trec_eval does.
 
-A ranking is reduced to the relevance judgement of the document at each rank
-(`NOT_JUDGED` for documents the judgements do not mention) plus all judgement
-values of the query. Every measure is then a function of those two lists, with
-trec_eval's definitions and its order of floating-point operations, so values
-are bit-for-bit those of trec_eval / pytrec_eval. `evaluate_run`, eRAG and the
-corpus scorer all go through `score_ranking`: each metric has one definition.
-
-Relevance is binary for P, recall, success, AP and reciprocal rank (a judgement
-of at least `relevance_level` is relevant) and graded for nDCG (the gain is the
-judgement value; zero and negative judgements gain nothing).
+Each measure has one definition here, with trec_eval's floating-point order of operations, so
+values are bit-for-bit pytrec_eval's; `evaluate_run`, eRAG and the corpus scorer all use it.
 """
 
 from __future__ import annotations
@@ -26,12 +18,8 @@ NOT_JUDGED = -1
 def score_ranking(
     plan: MeasurePlan, rels: Sequence[int], judged: Iterable[int], relevance_level: int = 1
 ) -> dict[str, float]:
-    """Values of every measure in `plan` for one ranked list.
-
-    `rels` holds the judgement of each retrieved document in rank order
-    (NOT_JUDGED when absent); `judged` every judgement value of the query, which
-    gives the number of relevant documents and the ideal ranking for nDCG.
-    """
+    """Values of every measure in `plan` for one ranked list: `rels` in rank order (NOT_JUDGED when
+    absent), `judged` every judgement value of the query."""
     hit_ranks = [rank for rank, rel in enumerate(rels, 1) if rel >= relevance_level]
     first_hit = hit_ranks[0] if hit_ranks else 0
     num_rel = 0
@@ -100,11 +88,8 @@ def ranked_judgements(judgements: Mapping[str, int], retrieved: Sequence[str]) -
 
 
 def recall_at_k(relevant: Collection[str], retrieved: Sequence[str], k: int | None) -> float:
-    """Share of the relevant documents among the first `k` retrieved (all of them when k is None).
-
-    Raises ValueError when there are no relevant documents (recall is
-    undefined) or when k is not a positive integer.
-    """
+    """Share of the relevant documents among the first `k` retrieved (all when k is None); ValueError
+    without relevant documents or for a k that is not a positive integer."""
     if not relevant:
         raise ValueError("recall is undefined without relevant documents")
     if k is None:
@@ -117,12 +102,8 @@ def recall_at_k(relevant: Collection[str], retrieved: Sequence[str], k: int | No
 
 
 def average_precision(relevant: Collection[str], retrieved: Sequence[str]) -> float:
-    """Sum of the precision at each relevant hit, divided by the number of relevant documents.
-
-    Relevant documents never retrieved count as hits with precision 0: for
-    relevant {1, 3, 5, 6} and retrieved [1, 4, 3, 5, 7] the value is
-    (1 + 2/3 + 3/4) / 4 = 0.6042. Raises ValueError without relevant documents.
-    """
+    """Sum of the precision at each relevant hit over the number of relevant documents (those never
+    retrieved count as 0); ValueError without relevant documents."""
     if not relevant:
         raise ValueError("average precision is undefined without relevant documents")
     judgements = dict.fromkeys(relevant, 1)

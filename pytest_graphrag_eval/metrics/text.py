@@ -1,11 +1,5 @@
-"""Deterministic answer metrics on normalized text (SQuAD conventions).
-
-Answers are compared after normalization (except ROUGE-L, which tokenizes and
-stems as the rouge-score package does): lowercase, punctuation removed, the
-English articles a/an/the removed, whitespace collapsed. Every metric takes one
-prediction and one or more reference texts and returns the best score over the
-references as a float in [0, 1], so it can serve as an eRAG downstream metric.
-"""
+"""Deterministic answer metrics on SQuAD-normalized text; each returns the best score over the
+references in [0, 1], so it can serve as an eRAG downstream metric."""
 
 from __future__ import annotations
 
@@ -65,11 +59,8 @@ def token_f1(prediction: str, references: str | Sequence[str]) -> float:
 
 
 def contains_any(prediction: str, references: str | Sequence[str]) -> float:
-    """1.0 when some normalized reference occurs in the normalized prediction as whole tokens.
-
-    References that normalize to nothing (e.g. "the") are ignored: they would
-    match every prediction.
-    """
+    """1.0 when a normalized reference occurs in the normalized prediction as whole tokens; references
+    that normalize to nothing are ignored, they would match everything."""
     padded = f" {normalize_answer(prediction)} "
     return float(
         any(

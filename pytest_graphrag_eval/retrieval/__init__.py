@@ -1,7 +1,7 @@
 """Retrieval evaluation: trec_eval-compatible IR metrics, eRAG, and their corpus scorers.
 
-The names below are imported when first used (`lazy_names`): the retrieval scorer's key
-declarations, read by every report, do not import eRAG's LLM judge through this file.
+Names load on first use (`lazy_names`), so the key declarations every report reads do not import
+eRAG's judge.
 """
 
 from __future__ import annotations

@@ -1,18 +1,13 @@
 """erag_eval(): the eRAG score (Salemi & Zamani, SIGIR 2024) with the published `erag.eval` API.
 
-Each retrieved document goes alone, with its question, to a text generator;
-the output is scored against the question's expected outputs by a downstream
-metric in [0, 1]; those scores label the documents, and the ranked list is
-evaluated with retrieval metrics (erag_scoring.py). Arguments, return shape and
-numbers are those of `erag.eval`; unlike it, calls run concurrently: every
-(question, document) pair at once, bounded by `concurrency` for callables and
-by the judge client for model-backed parts. Synchronous callables run one at
-a time in the event loop; make a slow generator async to overlap its calls.
+Same arguments, return shape and numbers; unlike it, every (question, document) pair runs at once,
+bounded by `concurrency` for callables and by the judge client for model-backed parts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
@@ -42,10 +37,7 @@ def erag_eval(
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
 ) -> dict[str, Any]:
-    """eRAG scores: `{"per_input": {question: {metric: value}}, "aggregated": {metric: mean}}`.
-
-    Synchronous wrapper over `aerag_eval`; inside a running event loop await that one.
-    """
+    """eRAG scores `{"per_input": ..., "aggregated": ...}`; a sync wrapper over `aerag_eval`."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -102,10 +94,7 @@ async def erag_within(
     semaphore: asyncio.Semaphore,
     usage: Usage | None = None,
 ) -> dict[str, Any]:
-    """`aerag_eval` with callables bounded by `semaphore`, which several runs may share.
-
-    With `usage`, the model-backed parts add the tokens and cost of every call they make to it.
-    """
+    """`aerag_eval` with callables bounded by a shared `semaphore`; model calls add their usage to `usage`."""
     documents = _documents(retrieval_results)
     expected = _expected(expected_outputs, documents)
     metrics = [retrieval_metrics] if isinstance(retrieval_metrics, str) else list(retrieval_metrics)
@@ -171,10 +160,8 @@ def _some(names: list[str]) -> str:
 def _one_item_form(
     part: object, semaphore: asyncio.Semaphore, usage: Usage | None
 ) -> tuple[Callable[..., object], asyncio.Semaphore | None] | None:
-    """The function of a one-item part and the bound on its concurrent calls; None for the batched form.
-
-    Model-backed parts are bounded by the judge client itself, and handed `usage` to add their calls to.
-    """
+    """A one-item part's function and the bound on its calls (None for the batched form); model-backed
+    parts are bounded by the judge client."""
     if isinstance(part, SingleInput):
         return part.function, semaphore
     if getattr(part, "self_limited", False) and callable(part):
@@ -209,7 +196,8 @@ async def _generate(
         outputs = _check_batch(called, inputs, "text_generator", "outputs")
         return {(question, position): _text(outputs[question], (question, position)) for question in inputs}
 
-    return _merge(await _gather(batch(position) for position in _positions(documents)))
+    longest = max((len(docs) for docs in documents.values()), default=0)
+    return _merge(await _gather(batch(position) for position in range(longest)))
 
 
 async def _score(
@@ -252,10 +240,6 @@ async def _score(
     return _merge(await _gather(batch(position) for position in sorted(by_position)))
 
 
-def _positions(documents: Mapping[str, list[str]]) -> range:
-    return range(max((len(docs) for docs in documents.values()), default=0))
-
-
 async def _call(
     limit: asyncio.Semaphore | None, role: str, item: Where, function: Callable[..., object], *args: object
 ) -> object:
@@ -267,9 +251,7 @@ async def _call(
         else f"the documents at rank {position + 1}"
     )
     try:
-        if limit is None:
-            return await _await(function(*args))
-        async with limit:
+        async with limit or contextlib.nullcontext():
             return await _await(function(*args))
     except GraphragEvalError as error:
         if isinstance(error, (ConfigurationError, ERagError)):
@@ -322,7 +304,4 @@ def _text(output: object, item: Item) -> str:
 
 
 def _merge(parts: Iterable[Mapping[Item, T]]) -> dict[Item, T]:
-    merged: dict[Item, T] = {}
-    for part in parts:
-        merged.update(part)
-    return merged
+    return {item: value for part in parts for item, value in part.items()}

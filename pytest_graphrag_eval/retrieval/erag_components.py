@@ -1,13 +1,7 @@
 """eRAG's pluggable parts: generators and downstream metrics.
 
-A plain callable is taken as eRAG's batched form (a dict of questions in, a
-dict out), so code written for the published package works unchanged. Wrap a
-callable in `SingleInput` to pass the one-item form instead:
-`(question, documents) -> str` for a generator, `(prediction, references) ->
-float` for a metric. Either form may be async. `ModelGenerator` and
-`LLMJudgeMetric` call an OpenAI-compatible model through the judge client;
-downstream metrics may also be named: exact_match, token_f1, contains_any,
-rouge_l.
+A plain callable is eRAG's batched form, so code written for the published package works
+unchanged; `SingleInput` wraps the one-item form. Either may be async.
 """
 
 from __future__ import annotations
@@ -51,11 +45,8 @@ class SingleInput:
 
 
 class ModelGenerator:
-    """Generates each document's answer with a chat model through the judge client.
-
-    `prompt` is a user-message template with `{document}` and `{question}`
-    (given as text, or read from `prompt_file`); the default asks for a short answer.
-    """
+    """Generates each document's answer with a chat model through the judge client; `prompt` has
+    `{document}` and `{question}`."""
 
     self_limited = True  # the judge client bounds concurrency itself
 
@@ -86,12 +77,8 @@ class ModelGenerator:
 
 
 class LLMJudgeMetric:
-    """Scores a generated answer against the references with a chat model: a number in [0, 1].
-
-    The reply must be `{"score": x}` with 0 <= x <= 1; an invalid reply is sent
-    back once with what was wrong, and a second invalid reply is an error
-    (never a score).
-    """
+    """Scores a generated answer against the references with a chat model: `{"score": x}`, 0 <= x <= 1;
+    an invalid reply gets one retry, a second is an error, never a score."""
 
     self_limited = True
 

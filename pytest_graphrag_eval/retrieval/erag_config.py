@@ -1,17 +1,5 @@
-"""The `erag` settings of a corpus, validated and built into a generator and a metric.
-
-    erag:
-      generator: {model: gpt-4o-mini, prompt_file: prompts/erag.txt}   # via the judge client
-      # or generator: "my_agent.erag:generate"   (question, documents) -> str, sync or async
-      # or generator: {callable: "my_agent.erag:generate_batch", batched: true}
-      metric: token_f1        # exact_match, token_f1, contains_any, rouge_l, llm_judge, "module:function"
-      judge: {model: gpt-4o, prompt_file: prompts/judge.txt}            # only for metric: llm_judge
-      metrics: [P_5, success] # pytrec_eval names; default [P, success]
-      concurrency: 16         # bound on concurrent calls of Python callables
-
-A Python metric callable takes `(prediction, references)` and returns a number
-in [0, 1]. Paths are relative to the working directory.
-"""
+"""The `erag` settings of a corpus (docs/retrieval.md), validated and built into a generator and a
+metric. Paths are relative to the working directory."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Prompts of eRAG's model-backed generator and LLM judge.
-
-Untrusted text (retrieved documents, the generated answer, corpus text) only
-enters a prompt inside one of these tagged blocks, such as `<document>…</document>`,
-with any of these tags inside it made inert (`llm/prompts.py`), so a document
-cannot close its block and pose as instructions. User templates are
-`PromptTemplate`s of this family, checked when they are loaded, before any call.
-"""
+"""Prompts of eRAG's model-backed generator and LLM judge: untrusted text only inside tagged blocks
+(`llm/prompts.py`), so a document cannot close its block and pose as instructions."""
 
 from __future__ import annotations
 

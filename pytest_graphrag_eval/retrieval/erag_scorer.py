@@ -1,14 +1,7 @@
-"""ERagScorer: eRAG per question, configured by the corpus's `erag` settings.
+"""ERagScorer: eRAG per question, configured by the corpus's `erag` settings (docs/retrieval.md).
 
-Reads `context.erag`, the corpus's `erag` settings built once (erag_config.py),
-and does nothing without it. For each question that uses retrieval (the response has a
-`retrieval` step, or the reference steps have one), every retrieved document
-(with its `text`) is judged by the configured generator and metric against the
-question's reference answer(s), giving `erag_<metric>` keys (`erag_P`,
-`erag_success`, `erag_P_5`, ...) and `erag_cost` (the question's own model
-calls, on the judge the setup was built with) when a model is involved.
-A question that retrieved nothing scores 0; what cannot be computed is
-`erag_error`, with `judge_refusal` when a model call was refused.
+Does nothing without them; a question that retrieved nothing scores 0, what cannot be computed is
+`erag_error`.
 """
 
 from __future__ import annotations

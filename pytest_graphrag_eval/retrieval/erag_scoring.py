@@ -1,17 +1,8 @@
 """From eRAG's per-document labels to retrieval metrics per question, and their means.
 
-Each retrieved document's label is the downstream score its generated output
-earned, in [0, 1]. When every label of the evaluation is 0 or 1 they are binary
-relevance judgements of the ranked list and every measure of measures.py
-applies, with trec_eval's values. Otherwise only precision (`P`: mean label in
-the top k) and `success` (best label in the top k) are defined.
-
-Differences from the published `erag` package, which crashes in these cases:
-a measure named without a cut-off (`P`, `success`, `recall`, ...) is taken over
-the question's whole list and keyed by its plain name, for binary and
-continuous labels alike; precision at a k beyond the list counts the missing
-ranks as 0 (trec_eval's convention: `P_10` of 3 documents divides by 10);
-a question that retrieved nothing scores 0 instead of being dropped.
+Binary labels get every measure with trec_eval's values; continuous ones only `P` and `success`.
+Where the published `erag` crashes (a measure without a cut-off, k beyond the list, an empty
+list) we take the whole list, count missing ranks as 0 and score 0.
 """
 
 from __future__ import annotations

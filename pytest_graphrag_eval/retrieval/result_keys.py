@@ -1,8 +1,4 @@
-"""The result keys of the retrieval scorers, declared once (see `scoring.ResultKey`).
-
-A module of its own, free of eRAG's judge imports, so the package's catalogue
-(`pytest_graphrag_eval.result_keys`, read by every report) and the scorers read one declaration.
-"""
+"""The retrieval scorers' result keys, declared once in a module free of eRAG's judge imports."""
 
 from __future__ import annotations
 

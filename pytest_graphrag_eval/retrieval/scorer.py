@@ -1,17 +1,7 @@
 """RetrievalScorer: the agent's retrieved document ids against the reference judgements.
 
-Applies to questions whose reference steps include a `retrieval` step (output:
-documents with `id` and optionally a graded `relevance`, default 1). The
-ranking is the actual retrieval step's document order (steps.py says which
-step). Keys, with k from the reference step's `args.k`, else the
-corpus's `retrieval_k` (`ScoringContext.retrieval_k`), else 10:
-
-  retrieval_recall@k, retrieval_precision@k, retrieval_ndcg@k (graded),
-  retrieval_ap, retrieval_mrr
-
-with trec_eval's definitions (metrics.py); precision@k divides by k even when
-fewer documents were retrieved. Unusable reference or actual output gives
-`retrieval_error` instead.
+Keys and the cut-off rule are in docs/retrieval.md; precision@k divides by k even when fewer
+documents were retrieved, as trec_eval does.
 """
 
 from __future__ import annotations

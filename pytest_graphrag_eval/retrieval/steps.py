@@ -1,9 +1,7 @@
 """Finding the retrieval steps of a question and of a response.
 
-The reference is the last step named `retrieval` in the question's reference
-steps. The actual one is the response's last `retrieval` step that did not
-fail: an agent that retries retrieval is judged on the documents it finally
-got. An agent with no successful retrieval step retrieved nothing.
+The actual one is the last `retrieval` step that did not fail: an agent that retries retrieval is
+judged on the documents it finally got.
 """
 
 from __future__ import annotations

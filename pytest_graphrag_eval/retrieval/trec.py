@@ -1,12 +1,7 @@
 """evaluate_run(): pytrec_eval's RelevanceEvaluator(qrels, metrics).evaluate(run), in pure Python.
 
-Same inputs, same output shape, same values. As trec_eval does: documents are
-ranked by score descending with ties broken by document id descending, scores
-being compared as 32-bit floats (trec_eval stores them so: 0.1 and 0.1 + 1e-9
-tie);
-documents missing from the judgements are not relevant; only queries present
-in both the run and (non-empty) judgements are evaluated, an empty ranking
-scoring 0 on every measure.
+Same inputs, output shape and values: ties as trec_eval breaks them (scores as 32-bit floats,
+then document id descending); only queries in both the run and non-empty judgements are evaluated.
 """
 
 from __future__ import annotations
@@ -26,12 +21,8 @@ def evaluate_run(
     *,
     relevance_level: int = 1,
 ) -> dict[str, dict[str, float]]:
-    """Per-query metric values `{qid: {metric: value}}` as pytrec_eval computes them.
-
-    `qrels` maps query ids to `{doc_id: relevance}` (integers, graded allowed),
-    `run` maps query ids to `{doc_id: score}`; `metrics` are pytrec_eval names
-    (see measures.py). A judgement of at least `relevance_level` is relevant.
-    """
+    """Per-query metric values `{qid: {metric: value}}` as pytrec_eval computes them; a judgement of at
+    least `relevance_level` is relevant."""
     plan = parse_measures(metrics)
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, int) or relevance_level < 0:
         raise ConfigurationError(f"relevance_level must be a non-negative integer, got {relevance_level!r}")

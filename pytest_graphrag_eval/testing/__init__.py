@@ -1,8 +1,4 @@
-"""Test helpers shipped with the package: a loopback OpenAI-compatible server.
-
-Used by this project's tests and benchmarks, and by users who want to test
-their own LLM-judged suites offline.
-"""
+"""Test helpers shipped with the package: a loopback OpenAI-compatible server, for offline tests."""
 
 from pytest_graphrag_eval.testing.fake_openai import (
     FakeOpenAIServer,

@@ -1,25 +1,7 @@
-"""A real OpenAI-compatible HTTP server on 127.0.0.1 for offline tests and benchmarks.
+"""A real OpenAI-compatible HTTP server on 127.0.0.1, so the official SDK is tested over real sockets.
 
-It speaks `POST /v1/chat/completions` and `POST /v1/embeddings` in the OpenAI wire
-format (also under Azure's `/openai/deployments/<name>/…` paths), so the official
-SDK talks to it over real sockets. Replies come from a per-endpoint queue, then
-from a handler function, then from defaults: a fixed chat text and deterministic
-bag-of-words embeddings (texts sharing words get a high cosine). Faults are
-replies too: `Reply.rate_limited()`, `Reply.server_error()`, `Reply.slow()`,
-`Reply.malformed()`, `Reply.bad_request()`.
-
-It also speaks the Batch API (`POST /v1/files`, `GET /v1/files/{id}/content`,
-`POST /v1/batches`, `GET /v1/batches/{id}`, `POST /v1/batches/{id}/cancel`): each
-line of a batch's input file goes through the same queues, handlers and defaults as a
-direct call, when the batch finishes. A batch stays `in_progress` for
-`batch_in_progress_polls` status requests, then ends as `batch_outcome` says
-(`completed`, `failed`, `expired`, `cancelled`; the last two answer only the first
-`batch_answered` lines); a line whose scripted reply is an error goes to the error file.
-
-Requests are served by a thread each (many concurrent clients, each reply
-waiting `latency` seconds; the Batch API's endpoints answer at once). The
-request log keeps bodies but never the API key: only whether a credential
-arrived (and matched `expected_api_key`, if set).
+Chat, embeddings and the Batch API (also under Azure's paths); replies come from a queue, then a
+handler, then defaults, and faults are replies too. The request log never keeps the API key.
 
     with FakeOpenAIServer(latency=0.1) as server:
         server.enqueue(Reply.rate_limited(retry_after=1), "the answer")
@@ -49,19 +31,15 @@ from urllib.parse import parse_qs, urlsplit
 from pytest_graphrag_eval.formats.json_types import JSONValue
 
 ENDPOINTS = ("chat", "embeddings")
-BATCH_OUTCOMES = ("completed", "failed", "expired", "cancelled")
 _WORD = re.compile(r"\w+|[^\w\s]")
+_DIRECT_PATHS = {"chat": "/chat/completions", "embeddings": "/embeddings"}
 _BATCH_URLS = {"/v1/chat/completions": "chat", "/v1/embeddings": "embeddings"}
 _BATCH_PATH = re.compile(r"/v1/(files|batches)(?:/([^/]+)(?:/(content|cancel))?)?$")
 
 
 @dataclass(frozen=True)
 class Reply:
-    """A scripted reply. By default a 200 with `content` (chat) or `embeddings` (embeddings).
-
-    `body` replaces the whole response body verbatim (malformed JSON); `delay` is
-    added to the server latency; token counts default to word counts.
-    """
+    """A scripted reply: a 200 with `content` or `embeddings` by default; `body` replaces the whole body."""
 
     content: str | None = None
     status: int = 200
@@ -112,10 +90,7 @@ class Reply:
 
 @dataclass
 class RecordedRequest:
-    """One request as received; credentials are reduced to `authorized`.
-
-    `started`/`finished` are `time.monotonic()` values (finished stays None while in flight).
-    """
+    """One request as received; credentials are reduced to `authorized`."""
 
     endpoint: str
     path: str
@@ -181,8 +156,6 @@ class FakeOpenAIServer:
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
-    # -- lifecycle -------------------------------------------------------------------------
-
     def start(self) -> FakeOpenAIServer:
         httpd = _Server(("127.0.0.1", 0), _Handler)
         httpd.fake = self
@@ -221,8 +194,6 @@ class FakeOpenAIServer:
         """The OpenAI base URL (`…/v1`) to give the SDK or `OPENAI_BASE_URL`."""
         return self.url + "/v1"
 
-    # -- scripting -------------------------------------------------------------------------
-
     def enqueue(self, *replies: str | Reply | list[list[float]], endpoint: str = "chat") -> None:
         """Queue replies served in order to the next requests of `endpoint` before any handler."""
         if endpoint not in ENDPOINTS:
@@ -237,8 +208,6 @@ class FakeOpenAIServer:
     def set_embedding_handler(self, handler: EmbeddingHandler | None) -> None:
         """`handler(request_json) -> vectors | Reply`, called from server threads."""
         self._handlers["embeddings"] = handler
-
-    # -- observations ----------------------------------------------------------------------
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -277,8 +246,6 @@ class FakeOpenAIServer:
                 queue.clear()
             self.max_in_flight = 0
             self.handler_errors.clear()
-
-    # -- serving (called from handler threads) ---------------------------------------------
 
     def _authorized(self, headers: Mapping[str, str]) -> bool:
         bearer = headers.get("authorization", "")
@@ -374,8 +341,6 @@ class FakeOpenAIServer:
             "model": body.get("model") or "fake-embedding",
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
-
-    # -- the Batch API (called from handler threads) -----------------------------------------
 
     def _new_id(self, prefix: str) -> str:
         with self._lock:
@@ -578,45 +543,25 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             body = None
-        endpoint = next(
-            (
-                e
-                for e in ENDPOINTS
-                if url.path.endswith("/chat/completions" if e == "chat" else "/embeddings")
-            ),
-            "unknown",
-        )
+        endpoint = next((name for name, end in _DIRECT_PATHS.items() if url.path.endswith(end)), "unknown")
         deployment = re.search(r"/deployments/([^/]+)/", url.path)
-        record = RecordedRequest(
-            endpoint=endpoint,
-            path=url.path,
-            query=parse_qs(url.query),
-            body=body,
-            model=_model_of(body),
-            authorized=fake._authorized({k.lower(): v for k, v in self.headers.items()}),
-            started=time.monotonic(),
-        )
-        if record.model is None and deployment:
-            record.model = deployment.group(1)
-        fake._begin(record)
+        model = _model_of(body)
+        if model is None and deployment:
+            model = deployment.group(1)
+        record = self._begin(endpoint, url.path, parse_qs(url.query), body, model)
         try:
             if not record.authorized:
-                status, headers, text = fake._respond(
-                    endpoint, {}, Reply.error(401, "Incorrect API key provided", "invalid_api_key")
-                )
+                reply = Reply.error(401, "Incorrect API key provided", "invalid_api_key")
             elif endpoint == "unknown":
-                status, headers, text = fake._respond(
-                    endpoint, {}, Reply.error(404, f"Unknown path {url.path}", "not_found")
-                )
+                reply = Reply.error(404, f"Unknown path {url.path}", "not_found")
             elif not isinstance(body, dict):
-                status, headers, text = fake._respond(
-                    endpoint, {}, Reply.bad_request("Request body is not a JSON object")
-                )
+                reply = Reply.bad_request("Request body is not a JSON object")
             else:
                 reply = fake._next_reply(endpoint, body)
                 if fake._stopping.wait(fake.latency + reply.delay):
                     return
-                status, headers, text = fake._respond(endpoint, body, reply)
+            # An error reply has its own body: the request's is read only for a scripted answer.
+            status, headers, text = fake._respond(endpoint, body if isinstance(body, dict) else {}, reply)
             self._send(status, headers, text.encode("utf-8"))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout); nothing to answer
@@ -643,16 +588,7 @@ class _Handler(BaseHTTPRequestHandler):
                 body = json.loads(raw or b"{}")
             except ValueError:
                 body = None
-        record = RecordedRequest(
-            endpoint=endpoint,
-            path=path,
-            query={},
-            body=body,
-            model=None,
-            authorized=fake._authorized({k.lower(): v for k, v in self.headers.items()}),
-            started=time.monotonic(),
-        )
-        fake._begin(record)
+        record = self._begin(endpoint, path, {}, body, None)
         try:
             status, payload = 404, _error_body(f"Unknown path {path}")
             if not record.authorized:
@@ -676,6 +612,16 @@ class _Handler(BaseHTTPRequestHandler):
             pass
         finally:
             fake._end(record)
+
+    def _begin(
+        self, endpoint: str, path: str, query: dict[str, list[str]], body: JSONValue, model: str | None
+    ) -> RecordedRequest:
+        """Log the request (credentials only as whether they were accepted) and count it in flight."""
+        fake = self.server.fake
+        authorized = fake._authorized({k.lower(): v for k, v in self.headers.items()})
+        record = RecordedRequest(endpoint, path, query, body, model, authorized, time.monotonic())
+        fake._begin(record)
+        return record
 
     def _send(self, status: int, headers: Mapping[str, str], payload: bytes) -> None:
         self.send_response(status)
