@@ -1,9 +1,7 @@
-"""RDF graphs from CONSTRUCT/DESCRIBE step outputs, in a form that compares up to blank-node renaming.
-
-A graph is a multiset of canonical minimum self-contained graphs (MSGs, as in RDFSync): two graphs are
-isomorphic exactly when the multisets are equal, and a difference in one place never relabels the blank
-nodes of the rest of the graph, as canonicalizing the whole graph would.
-"""
+"""RDF graphs from CONSTRUCT/DESCRIBE step outputs, in a form that compares up to blank-node renaming. A graph
+is a multiset of canonical minimum self-contained graphs (MSGs, as in RDFSync): two graphs are isomorphic
+exactly when the multisets are equal, and a difference in one place never relabels the blank nodes of the rest
+of the graph, as canonicalizing the whole graph would."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""Rewrite reference `output` values inside a corpus file's text, leaving every other byte alone.
-
-The file is composed with PyYAML, whose nodes keep their character spans, so each value is replaced in
-place (keeping its style where it can) and nothing else is re-emitted. An anchored output other steps
-alias is rewritten only when every step using it gets the same new value.
-"""
+"""Rewrite reference `output` values inside a corpus file's text, leaving every other byte alone. The file is
+composed with PyYAML, whose nodes keep their character spans, so each value is replaced in place (keeping its
+style where it can) and nothing else is re-emitted. An anchored output other steps alias is rewritten only
+when every step using it gets the same new value."""
 
 from __future__ import annotations
 

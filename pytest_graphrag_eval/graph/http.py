@@ -1,10 +1,8 @@
-"""The remote endpoint: a SPARQL 1.1 Protocol client on the standard library (http.client).
-
-Credentials come from the environment only, and every text quoted from the server has them (and the
-URL's secret-looking query values, which servers echo) blanked. Whatever fails is an EndpointError:
-one bad answer is one question's error, never the run's. After `breaker_failures` requests in a row
-fail even after their retries, every later query fails at once instead of waiting out its timeouts.
-"""
+"""The remote endpoint: a SPARQL 1.1 Protocol client on the standard library (http.client). Credentials come
+from the environment only, and every text quoted from the server has them (and the URL's secret-looking query
+values, which servers echo) blanked. Whatever fails is an EndpointError: one bad answer is one question's
+error, never the run's. After `breaker_failures` requests in a row fail even after their retries, every later
+query fails at once instead of waiting out its timeouts."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""Only read-only queries leave the plugin: the query is parsed, and its parsed form decides.
-
-An Update is not in the query grammar, so it fails to parse and is refused before anything is sent.
-Text that cannot hold a SERVICE clause is read by pyoxigraph against an empty store, whose (lazy)
-result tells the form; other text goes through rdflib's algebra (service.py).
-"""
+"""Only read-only queries leave the plugin: the query is parsed, and its parsed form decides. An Update is not
+in the query grammar, so it fails to parse and is refused before anything is sent. Text that cannot hold a
+SERVICE clause is read by pyoxigraph against an empty store, whose (lazy) result tells the form; other text
+goes through rdflib's algebra (service.py)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""SERVICE: whether a query may call another SPARQL endpoint, decided from its parsed algebra.
-
-A SERVICE clause makes whoever runs the query call that endpoint, so by default such a query is refused
-and nothing is sent. rdflib's parser finds the clauses but costs a thousand times pyoxigraph's, so it
-reads only text that can spell `service` (in any case, or escaped).
-"""
+"""SERVICE: whether a query may call another SPARQL endpoint, decided from its parsed algebra. A SERVICE
+clause makes whoever runs the query call that endpoint, so by default such a query is refused and nothing is
+sent. rdflib's parser finds the clauses but costs a thousand times pyoxigraph's, so it reads only text that
+can spell `service` (in any case, or escaped)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Analyses of stored history, with no I/O: flaky questions and metric trends.
-
-A flip counts only between two runs with the same inputs (`records.run_inputs`), so a change that
-came with other responses is never taken for noise.
-"""
+"""Analyses of stored history, with no I/O: flaky questions and metric trends. A flip counts only between two
+runs with the same inputs (`records.run_inputs`), so a change that came with other responses is never taken
+for noise."""
 
 from __future__ import annotations
 

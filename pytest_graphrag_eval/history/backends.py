@@ -1,9 +1,7 @@
-"""The two SQL back-ends behind one small interface: SQLite (stdlib) and PostgreSQL (psycopg 3).
-
-Every write holds the store's write lock for its whole transaction (SQLite's `BEGIN IMMEDIATE`,
-PostgreSQL's advisory lock), so concurrent runs, xdist controllers and shards queue up and nothing is
-lost; every wait is bounded, and a limit the URL, role or server already sets is kept.
-"""
+"""The two SQL back-ends behind one small interface: SQLite (stdlib) and PostgreSQL (psycopg 3). Every write
+holds the store's write lock for its whole transaction (SQLite's `BEGIN IMMEDIATE`, PostgreSQL's advisory
+lock), so concurrent runs, xdist controllers and shards queue up and nothing is lost; every wait is bounded,
+and a limit the URL, role or server already sets is kept."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""The history's schema: numbered forward migrations, one SQL script per dialect.
-
-Plain SQL rather than SQLAlchemy + Alembic: five tables whose dialects differ in a few types, so the
-SQLite default needs only the standard library. Each migration runs in the transaction that bumps
-`schema_version`, so two processes upgrade an old store once. A released migration is never edited.
-"""
+"""The history's schema: numbered forward migrations, one SQL script per dialect. Plain SQL rather than
+SQLAlchemy + Alembic: five tables whose dialects differ in a few types, so the SQLite default needs only the
+standard library. Each migration runs in the transaction that bumps `schema_version`, so two processes upgrade
+an old store once. A released migration is never edited."""
 
 from __future__ import annotations
 

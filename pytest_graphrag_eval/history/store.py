@@ -1,9 +1,7 @@
-"""The run history: every run's report, verdicts and identities, in SQLite or PostgreSQL.
-
-A shard's report waits in the store until all its run's shards are in; the last one merges them with
-the `merge_shards` its recorder passes (the merge is the run layer's, above this one). Opening a store
-upgrades its schema; one written by a newer version is refused.
-"""
+"""The run history: every run's report, verdicts and identities, in SQLite or PostgreSQL. A shard's report
+waits in the store until all its run's shards are in; the last one merges them with the `merge_shards` its
+recorder passes (the merge is the run layer's, above this one). Opening a store upgrades its schema; one
+written by a newer version is refused."""
 
 from __future__ import annotations
 
