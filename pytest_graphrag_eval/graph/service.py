@@ -45,11 +45,7 @@ class ServicePolicy:
         for endpoint in endpoints:
             if endpoint not in self.allowed:
                 shown = endpoint if endpoint.startswith("?") else f"<{endpoint}>"
-                allow = (
-                    "--graphrag-sparql-service all"
-                    if endpoint.startswith("?")
-                    else (f"--graphrag-sparql-service {endpoint}")
-                )
+                allow = f"--graphrag-sparql-service {'all' if endpoint.startswith('?') else endpoint}"
                 return (
                     f"the query has a SERVICE {shown} clause, which would call another endpoint: not "
                     f"executed and nothing sent (to federate on purpose, allow it: {allow})"
