@@ -183,10 +183,8 @@ class StoredQuestion:
 def open_history(
     url: str, *, environ: Mapping[str, str] | None = None, create: bool = True, read_only: bool = False
 ) -> HistoryStore:
-    """Open (and upgrade) the history at `url`; `create=False` refuses an SQLite file that does not exist.
-
-    `read_only` opens SQLite read-only, so a history on a read-only volume reads (an older schema is
-    upgraded first). Nothing is written to a store before it is known to be a history (or empty)."""
+    """Open (and upgrade) the history at `url`; `read_only` lets a history on a read-only volume be read.
+    Nothing is written to a store before it is known to be a history (or empty)."""
     location = parse_location(url, environ)
     if (create is False or read_only) and location.kind == "sqlite":
         assert location.path is not None
@@ -445,9 +443,8 @@ class HistoryStore:
         return sorted(found, key=lambda item: (item.last_recorded_at, item.run_key))
 
     def resolve(self, ref: str, *, suite: str | None = None) -> RunSummary:
-        """`last`, `last-passed`, a run key, a run id (`12` or `#12`) or a branch (its newest run).
-
-        With `suite`, `last`, `last-passed` and a branch name look at that suite's runs only."""
+        """`last`, `last-passed`, a run key, a run id (`12` or `#12`) or a branch (its newest run); with
+        `suite`, the first two and a branch look at that suite's runs only."""
         text = ref.strip()
         with self._reading() as cursor:
             for sql, params, by_suite in _lookups(text):

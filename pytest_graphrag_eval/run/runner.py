@@ -78,11 +78,8 @@ class ReplaySource:
 
 
 class LiveSource:
-    """Calls the user's agent hook, sync or async, at most `concurrency` at once, each within `timeout`.
-
-    A sync hook runs on a daemon thread per call, so the concurrency is real; a call that overruns is
-    its question's error and its thread is abandoned (a daemon cannot delay the end of the run).
-    """
+    """Calls the user's agent hook, at most `concurrency` at once, each within `timeout`: a sync hook on a
+    daemon thread per call, abandoned when it overruns (a daemon cannot delay the end of the run)."""
 
     live = True
 
