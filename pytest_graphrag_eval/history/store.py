@@ -434,6 +434,7 @@ class HistoryStore:
                 run_key=key,
                 indexes=tuple(int(row[1]) for row in group),
                 expected=int(group[0][2]),
+                first_recorded_at=min(row[3] for row in group),
                 last_recorded_at=max(row[3] for row in group),
                 branch=json.loads(group[-1][4]).get("branch"),
                 commit=json.loads(group[-1][4]).get("commit"),
@@ -622,6 +623,7 @@ class WaitingShards:
     run_key: str
     indexes: tuple[int, ...]
     expected: int
+    first_recorded_at: str
     last_recorded_at: str
     branch: str | None
     commit: str | None
