@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -20,9 +19,6 @@ class RunProvenance:
     # the same for every attempt of one CI run (GitHub's re-runs): a re-run job's shard finds the
     # shards its run's earlier attempts recorded
     ci_run_family: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def detect_provenance(environ: Mapping[str, str], cwd: Path | None = None) -> RunProvenance:

@@ -302,7 +302,7 @@ class HistoryStore:
                 "INSERT INTO pending_shards "
                 "(run_key, shard_index, shard_count, recorded_at, provenance, report, run_family) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, index, count, _now(), json.dumps(provenance.to_dict()), body, family),
+                (key, index, count, _now(), json.dumps(asdict(provenance)), body, family),
             )
             if len(waiting) + 1 < count:
                 return RecordedRun(key, None, len(waiting) + 1, count)
