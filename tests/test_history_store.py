@@ -8,6 +8,7 @@ from history_support import run_report
 from pytest_graphrag_eval.history.analysis import flaky_questions, trend
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.provenance import RunProvenance
+from pytest_graphrag_eval.history.records import OUTCOME_NAMES
 from pytest_graphrag_eval.history.store import open_history
 from pytest_graphrag_eval.run.merge import merge_shard_reports
 
@@ -76,7 +77,7 @@ def test_outcomes_and_metric_series_follow_the_runs_oldest_first(history_url: st
         assert history.strips["q00001"] == "FPFPF"
         assert history.strips["q00005"] == "PPPPF"
         assert history.strips["q00000"] == "PPPPP"
-        assert [o.outcome for o in history.outcomes("q00001")] == [
+        assert [OUTCOME_NAMES[code] for code in history.strips["q00001"]] == [
             "failed",
             "passed",
             "failed",

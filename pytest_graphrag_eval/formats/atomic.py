@@ -15,14 +15,8 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 
 def write_bytes_atomic(path: Path, data: bytes | Sequence[bytes]) -> None:
-    """Write `data` (or its parts in order: a large file is not joined into one more copy first) to
-    a temporary file beside `path` (same folder: the rename stays in one file system), sync it once
-    and rename it into place.
-
-    The temporary file's name is chosen before it exists, so whatever stops the write (any
-    exception, `KeyboardInterrupt` and `SystemExit` included) removes it. It is created as a plain
-    `open()` creates a file, with mode 0666 less the umask, and never replaces a file it did not make.
-    """
+    """Write `data` (or its parts, not joined into one more copy) to a new temporary file beside `path`,
+    sync it once and rename it into place; whatever stops the write, Ctrl-C included, removes it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")

@@ -1,11 +1,5 @@
-"""Deep copies of JSON-like data (dicts, lists, text, numbers), as results need them.
-
-Every result carries its own copy of the question's reference steps and of the
-agent's steps, so that a caller editing one result never edits the corpus, the
-recording or another result. `copy.deepcopy` pays for generality these values
-do not need (a memo of every object, dispatch per type, reduction protocols):
-on a corpus of thousands of questions it cost more than the scoring itself.
-"""
+"""Deep copies of JSON-like data, so that a caller editing one result never edits the corpus, the
+recording or another result: `copy.deepcopy`'s generality cost more than the scoring itself."""
 
 from __future__ import annotations
 
@@ -16,12 +10,8 @@ _IMMUTABLE = frozenset({str, int, float, bool, type(None)})
 
 
 def copy_json_like(value: Any) -> Any:
-    """A deep copy of `value`: dicts and lists rebuilt, immutable scalars shared, and anything
-    else (a datetime, a tuple, a caller's own object) copied by `copy.deepcopy`.
-
-    Unlike `copy.deepcopy`, a list or dict reached twice is copied twice; a structure that
-    contains itself, or nests deeper than the recursion limit, is left to `copy.deepcopy`.
-    """
+    """A deep copy of `value`: dicts and lists rebuilt, scalars shared, anything else (and a structure
+    that contains itself or nests too deep) left to `copy.deepcopy`."""
     try:
         return _copy(value)
     except RecursionError:

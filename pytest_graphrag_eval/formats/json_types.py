@@ -1,8 +1,6 @@
-"""Names for JSON-shaped values: a report, a result, a record read from a file.
-
-`JSONValue` is exactly what `json.loads` returns, so a reader narrows it with isinstance before use;
-the `Json...` names below are objects whose members the holder knows the shape of by key.
-"""
+"""Names for JSON-shaped values: a report, a result, a record read from a file. `JSONValue` is exactly what
+`json.loads` returns, so a reader narrows it with isinstance before use; the `Json...` names below are objects
+whose members the holder knows the shape of by key."""
 
 from __future__ import annotations
 

@@ -1,18 +1,7 @@
-"""RDF graphs from CONSTRUCT/DESCRIBE step outputs, in a form that compares up to blank-node renaming.
-
-A graph is split into its minimum self-contained graphs (MSGs, as in RDFSync,
-Tummarello et al. 2007): each triple without blank nodes on its own, and the
-triples linked through shared blank nodes together. Each MSG is written in a
-canonical form (one blank node: a fixed label; several: RDFC-1.0 via
-pyoxigraph), so a graph is a multiset of canonical MSGs. Two graphs are
-isomorphic exactly when these multisets are equal, and the MSGs one side lacks
-are its missing or extra triples: a difference in one place never relabels the
-blank nodes of the rest of the graph, as canonicalizing the whole graph would.
-
-Parsing needs pyoxigraph, an optional dependency (the `[rdf]` extra); without it
-`RdfSupportMissing` says so. Step outputs are untrusted: text that does not parse raises `RdfGraphError` with
-the parser's line and column.
-"""
+"""RDF graphs from CONSTRUCT/DESCRIBE step outputs, in a form that compares up to blank-node renaming. A graph
+is a multiset of canonical minimum self-contained graphs (MSGs, as in RDFSync): two graphs are isomorphic
+exactly when the multisets are equal, and a difference in one place never relabels the blank nodes of the rest
+of the graph, as canonicalizing the whole graph would."""
 
 from __future__ import annotations
 
@@ -48,11 +37,8 @@ class RdfSupportMissing(RdfGraphError):
 
 @dataclass(frozen=True)
 class RdfGraph:
-    """A graph as a multiset of canonical MSGs: `parts` maps each MSG's key to its count.
-
-    A part's key is its canonical N-Triples lines joined by newlines; its
-    blank nodes are labelled `_:b0`, `_:b1`, ... within the part.
-    """
+    """`parts` maps each MSG's key (its canonical N-Triples lines, blank nodes `_:b0`, `_:b1`, ... within
+    the part) to its count."""
 
     parts: Mapping[str, int]
 
@@ -71,11 +57,8 @@ def is_rdf_media_type(media_type: object) -> bool:
 
 
 def parse_rdf_graph(text: Any, media_type: str) -> RdfGraph:
-    """The graph an output text holds in `media_type`'s syntax; raises RdfGraphError.
-
-    Results are cached on (text, media type): a group compares each reference
-    step with every actual step, and a large output should be parsed once.
-    """
+    """The graph an output text holds in `media_type`'s syntax; raises RdfGraphError. Cached: a group
+    compares each reference step with every actual step."""
     if not isinstance(text, str):
         raise RdfGraphError(f"a {RDF_MEDIA_TYPES[media_type]} output must be text, got {type(text).__name__}")
     return _parse_cached(text, media_type)
@@ -91,9 +74,7 @@ def _parse_cached(text: str, media_type: str) -> RdfGraph:
                 text, format=pyoxigraph.RdfFormat.from_media_type(media_type), without_named_graphs=True
             )
         )
-    except SyntaxError as error:
-        raise RdfGraphError(f"not valid {syntax}: {_short(error)}") from None
-    except ValueError as error:  # e.g. an IRI or language tag the parser rejects
+    except (SyntaxError, ValueError) as error:  # ValueError: an IRI or language tag the parser rejects
         raise RdfGraphError(f"not valid {syntax}: {_short(error)}") from None
     return RdfGraph(Counter(_canonical_parts(quads, pyoxigraph)))
 
@@ -115,7 +96,9 @@ def _canonical_parts(quads: Sequence[Any], pyoxigraph: Any) -> Iterable[str]:
     linked = _BlankNodeGroups()
     for quad in quads:
         triple = quad.triple
-        blanks = [term.value for term in (triple.subject, triple.object) if _is_blank(term, pyoxigraph)]
+        blanks = [
+            term.value for term in (triple.subject, triple.object) if isinstance(term, pyoxigraph.BlankNode)
+        ]
         if not blanks:
             ground.add(str(triple))
         elif (text := str(triple)) not in stated:
@@ -124,10 +107,6 @@ def _canonical_parts(quads: Sequence[Any], pyoxigraph: Any) -> Iterable[str]:
     yield from ground
     for triples in linked.groups():
         yield _canonical_group(triples, pyoxigraph)
-
-
-def _is_blank(term: Any, pyoxigraph: Any) -> bool:
-    return isinstance(term, pyoxigraph.BlankNode)
 
 
 class _BlankNodeGroups:
@@ -160,13 +139,8 @@ class _BlankNodeGroups:
 
 
 def _canonical_group(triples: list[Any], pyoxigraph: Any) -> str:
-    """The canonical N-Triples of one blank-node group, its blank nodes labelled `_:b0`, `_:b1`, ...
-
-    Colour refinement (1-dimensional Weisfeiler-Leman) tells the blank nodes apart
-    in almost every real graph; the labels then follow the colours' order, which no
-    renaming can change. Only blank nodes it cannot tell apart (interchangeable
-    ones) need RDFC-1.0, whose cost grows steeply with the group, hence the cap.
-    """
+    """The canonical N-Triples of one blank-node group. Colour refinement tells the blank nodes apart in
+    almost every real graph; only interchangeable ones need RDFC-1.0, whose cost grows steeply."""
     colors = _refined_colors(triples, pyoxigraph)
     if len(set(colors.values())) == len(colors):
         labels = {node: f"_:b{rank}" for rank, node in enumerate(sorted(colors, key=colors.__getitem__))}
@@ -187,22 +161,19 @@ def _canonical_group(triples: list[Any], pyoxigraph: Any) -> str:
 
 
 def _refined_colors(triples: list[Any], pyoxigraph: Any) -> dict[str, str]:
-    """A colour per blank node from its neighbourhood, refined until no more nodes split apart.
-
-    Colours are hashes (hashlib, so equal across runs) of the node's previous colour and the
-    sorted list of its triples, with blank neighbours written as their colours.
-    """
+    """A colour per blank node (a hash, equal across runs, of its neighbourhood), refined until no more
+    nodes split apart."""
     edges: dict[str, list[tuple[str, str, str]]] = {}
     for triple in triples:
         predicate = str(triple.predicate)
         ends = ((triple.subject, ">", triple.object), (triple.object, "<", triple.subject))
         for node, direction, other in ends:
-            if not _is_blank(node, pyoxigraph):
+            if not isinstance(node, pyoxigraph.BlankNode):
                 continue
             # A blank neighbour is written as its colour (looked up by label), a ground one as itself.
             entry = (
                 (direction, predicate, other.value)
-                if _is_blank(other, pyoxigraph)
+                if isinstance(other, pyoxigraph.BlankNode)
                 else (direction + "=", predicate, str(other))
             )
             edges.setdefault(node.value, []).append(entry)
@@ -226,7 +197,9 @@ def _refined_color(colors: Mapping[str, str], node: str, edges: Iterable[tuple[s
 
 def _line(triple: Any, blank_label: Any, pyoxigraph: Any) -> str:
     terms = (triple.subject, triple.predicate, triple.object)
-    return " ".join(blank_label(term) if _is_blank(term, pyoxigraph) else str(term) for term in terms)
+    return " ".join(
+        blank_label(term) if isinstance(term, pyoxigraph.BlankNode) else str(term) for term in terms
+    )
 
 
 def _short(error: BaseException) -> str:

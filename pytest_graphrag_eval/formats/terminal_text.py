@@ -1,10 +1,5 @@
-"""Text from elsewhere (CI variables, commit messages, stored runs) made safe to print on a terminal.
-
-A branch name or commit message is whatever the CI put in a variable: an escape sequence in it can
-clear the screen, set the window title or hide what follows, and a newline forges a line of output.
-`terminal_safe` writes every control character (C0, DEL, C1) and the bidirectional overrides as a
-visible escape (`\\x1b`, `\\n`, `\\u202e`), so the text reads the same and does nothing.
-"""
+"""Text from elsewhere (CI variables, commit messages, stored runs) made safe to print on a terminal:
+an escape sequence in a branch name can clear the screen or hide what follows, a newline forge a line."""
 
 from __future__ import annotations
 

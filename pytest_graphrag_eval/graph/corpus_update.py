@@ -1,21 +1,11 @@
-"""Rewrite reference `output` values inside a corpus file's text, leaving every other byte alone.
-
-The file is composed (not constructed) with PyYAML, whose nodes keep their exact character spans;
-each stale value is replaced in place and each missing one inserted after its step's `args`.
-Comments, key order, indentation, anchors, flow and block styles and the quoting of every other
-value are untouched because they are never re-emitted. The new value keeps its old style where it
-can: a block scalar (`|`, `>`) stays a block scalar, a double-quoted one double-quoted, a
-single-quoted or plain one becomes single-quoted (JSON cannot be plain), folded at spaces like the
-corpus writer folds long lines; text that quoting cannot hold (line breaks in a single-quoted
-value) is written double-quoted with escapes.
-
-Aliases: an `output: *name` is replaced at that step only (the alias becomes a value). An anchored
-output that other steps alias (`output: &name ...`) is rewritten only when every step using it gets
-the same new value; otherwise the update is refused for that step, saying why.
-"""
+"""Rewrite reference `output` values inside a corpus file's text, leaving every other byte alone. The file is
+composed with PyYAML, whose nodes keep their character spans, so each value is replaced in place (keeping its
+style where it can) and nothing else is re-emitted. An anchored output other steps alias is rewritten only
+when every step using it gets the same new value."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -154,7 +144,8 @@ def _edits(
     style = getattr(value, "style", None) or "'"
     edits = [(start, end, render_scalar(update.output, style, key.start_mark.column, flow, newline))]
     if update.media_type is not None and _entry(step, MEDIA_TYPE_KEY)[0] is None:
-        edits.append(_media_type_after(end, step, update.media_type, key.start_mark.column, flow, newline))
+        media_type = f"{MEDIA_TYPE_KEY}: {update.media_type}"
+        edits.append(_appended(end, [media_type], key.start_mark.column, flow, newline))
     return edits
 
 
@@ -184,18 +175,15 @@ def _insertion(
     entries = [f"{OUTPUT_KEY}: {rendered}"]
     if update.media_type is not None and _entry(step, MEDIA_TYPE_KEY)[0] is None:
         entries.append(f"{MEDIA_TYPE_KEY}: {update.media_type}")
-    if flow:
-        return end, end, "".join(f", {entry}" for entry in entries)
-    return end, end, "".join(f"{newline}{' ' * column}{entry}" for entry in entries)
+    return _appended(end, entries, column, flow, newline)
 
 
-def _media_type_after(
-    end: int, step: yaml.MappingNode, media_type: str, column: int, flow: bool, newline: str
+def _appended(
+    end: int, entries: Sequence[str], column: int, flow: bool, newline: str
 ) -> tuple[int, int, str]:
-    del step
-    if flow:
-        return end, end, f", {MEDIA_TYPE_KEY}: {media_type}"
-    return end, end, f"{newline}{' ' * column}{MEDIA_TYPE_KEY}: {media_type}"
+    """`entries` inserted at `end` as further entries of the mapping there."""
+    separator = ", " if flow else f"{newline}{' ' * column}"
+    return end, end, "".join(separator + entry for entry in entries)
 
 
 def render_scalar(value: str, style: str, key_column: int, flow: bool, newline: str = "\n") -> str:
@@ -249,15 +237,9 @@ def _fold(scalar: str, indent: str, flow: bool, newline: str) -> str:
 
 
 def _fold_point(scalar: str, start: int, limit: int) -> int | None:
-    """The last single space before `limit` (neighbours not blank) where the line may break."""
-    for position in range(limit, start, -1):
-        if (
-            scalar[position] == " "
-            and scalar[position - 1] not in " \t"
-            and scalar[position + 1] not in " \t"
-        ):
-            return position
-    for position in range(limit, len(scalar) - 1):  # a long word: break at the next space instead
+    """The last single space before `limit` (neighbours not blank) where the line may break, or after
+    it for a long word."""
+    for position in itertools.chain(range(limit, start, -1), range(limit, len(scalar) - 1)):
         if (
             scalar[position] == " "
             and scalar[position - 1] not in " \t"

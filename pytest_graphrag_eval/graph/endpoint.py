@@ -1,9 +1,5 @@
-"""What every SPARQL endpoint offers the rest of the package (opening one: factory.py).
-
-An endpoint runs read-only queries and returns their results as text in the media type the corpus
-stores: SPARQL results JSON for SELECT and ASK, N-Triples for CONSTRUCT and DESCRIBE. `describe()`
-says which graph answered (a URL without credentials, or files with a content hash), for the report.
-"""
+"""What every SPARQL endpoint offers the rest of the package: read-only queries whose results are text
+in the media type the corpus stores (opening one: factory.py)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Which endpoint a `--graphrag-sparql-endpoint` value names, and opening it.
-
-Its own module so that the interface (endpoint.py) knows none of its implementations: the
-embedded store and the HTTP client import the interface, this module imports them.
-"""
+"""Which endpoint a `--graphrag-sparql-endpoint` value names, and opening it: apart from endpoint.py so
+that the interface knows none of its implementations."""
 
 from __future__ import annotations
 
@@ -19,9 +16,8 @@ from pytest_graphrag_eval.graph.service import ServicePolicy
 
 
 def identify_graph(spec: str, root: Path | None = None) -> dict[str, Any]:
-    """Which graph `spec` names, without loading it: the URL without credentials, or the RDF file or
-    folder (relative to `root` when inside it), its files and the hash of their content, so two runs
-    can tell whether they saw the same data. A base IRI does not change it: the data is the same."""
+    """Which graph `spec` names, without loading it (the URL without credentials, or the files and their
+    content hash), so two runs can tell whether they saw the same data."""
     if is_remote(spec):
         return {"kind": "http", "url": shown_url(spec)}
     path = Path(spec)
@@ -44,12 +40,8 @@ def open_endpoint(
     base_iri: str | None = None,
     service: ServicePolicy = NO_SERVICE,
 ) -> SparqlEndpoint:
-    """An HTTP endpoint for an `http(s)://` URL, else an embedded store loaded from the file or folder.
-
-    `options` are the HTTP client's keyword arguments (timeout, concurrency, ...); `base_iri` is the
-    embedded store's base for relative IRIs in the files (default: each file's own `file:` URI);
-    `service` says which SERVICE clauses either may run.
-    """
+    """An HTTP endpoint for an `http(s)://` URL (`options`: its keyword arguments), else an embedded
+    store loaded from the file or folder."""
     if is_remote(spec):
         return HttpEndpoint(spec, service=service, **dict(options or {}))
     path = Path(spec)

@@ -1,23 +1,8 @@
-"""The remote endpoint: a SPARQL 1.1 Protocol client on the standard library (http.client).
-
-- Queries are POSTed form-encoded; SELECT and ASK ask for `application/sparql-results+json`,
-  CONSTRUCT and DESCRIBE for N-Triples, and the answer must be in that media type and parse
-  (an HTML error page is an error that says so, quoting its first line).
-- Credentials come from environment variables only (`GRAPHRAG_SPARQL_TOKEN` for a bearer token, or
-  `GRAPHRAG_SPARQL_USER` and `GRAPHRAG_SPARQL_PASSWORD` for basic authentication). A URL carrying
-  `user:password@` is refused; messages show the URL without user info, query string or fragment, and
-  any text quoted from the server has the secrets blanked out: the credentials, and the URL's
-  query-string values that may be secrets (`?api_key=...`), which a server may echo back in an
-  error page.
-- Whatever the client or the parsers raise becomes an EndpointError: one bad answer is one
-  question's error, never the run's.
-- Each request has a timeout; 429 and 5xx answers and transport failures are retried with
-  exponential backoff (a server's `Retry-After` is followed, capped); at most `concurrency`
-  requests are in flight, on kept-alive connections (one per thread).
-- A breaker: after `breaker_failures` consecutive requests fail even after their retries (refused
-  connection, timeout, 5xx), the endpoint is declared unavailable and every later query fails at
-  once with that one message, instead of each question waiting out its own timeouts.
-"""
+"""The remote endpoint: a SPARQL 1.1 Protocol client on the standard library (http.client). Credentials come
+from the environment only, and every text quoted from the server has them (and the URL's secret-looking query
+values, which servers echo) blanked. Whatever fails is an EndpointError: one bad answer is one question's
+error, never the run's. After `breaker_failures` requests in a row fail even after their retries, every later
+query fails at once instead of waiting out its timeouts."""
 
 from __future__ import annotations
 
@@ -34,7 +19,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pytest_graphrag_eval.graph.endpoint import (
-    N_TRIPLES,
     SPARQL_RESULTS_JSON,
     EndpointError,
     EndpointUnavailable,
@@ -121,10 +105,8 @@ class HttpEndpoint:
         form = query_form(query, self.service)
         try:
             return self._execute(form, query)
-        except EndpointUnavailable as error:
-            raise EndpointUnavailable(self._redact(str(error))) from None
-        except EndpointError as error:
-            raise EndpointError(self._redact(str(error))) from None
+        except EndpointError as error:  # EndpointUnavailable stays itself
+            raise type(error)(self._redact(str(error))) from None
         except Exception as error:  # the client or a parser failed in a way not foreseen: still one query's
             raise EndpointError(
                 self._redact(
@@ -137,11 +119,10 @@ class HttpEndpoint:
             raise EndpointUnavailable(self._broken)
         if self.first_used_at is None:
             self.first_used_at = datetime.now(UTC).isoformat(timespec="seconds")
-        accept = SPARQL_RESULTS_JSON if form is not QueryForm.CONSTRUCT else N_TRIPLES
         body = urllib.parse.urlencode({"query": query}).encode("utf-8")
         started = time.perf_counter()
         with self._slots:
-            status, content_type, data = self._request_with_retries(body, accept)
+            status, content_type, data = self._request_with_retries(body, form.media_type)
         seconds = time.perf_counter() - started
         return QueryResult(form, self._result_text(form, status, content_type, data), seconds)
 
@@ -271,10 +252,8 @@ class HttpEndpoint:
             )
         if status != 200:
             raise EndpointError(f"{self.shown_url} answered HTTP {status}: {self._quote(data)}")
-        expected = SPARQL_RESULTS_JSON if form is not QueryForm.CONSTRUCT else N_TRIPLES
-        accepted = (
-            (expected, "application/json") if form is not QueryForm.CONSTRUCT else (expected, "text/plain")
-        )
+        expected = form.media_type
+        accepted = (expected, "application/json" if expected == SPARQL_RESULTS_JSON else "text/plain")
         if content_type not in accepted:
             raise EndpointError(
                 f"{self.shown_url} answered {content_type or 'without a content type'}, not {expected} "
@@ -301,8 +280,7 @@ class HttpEndpoint:
         return repr(self._redact(text)[:_QUOTED_CHARS]) if text else "(empty body)"
 
     def _redact(self, text: str) -> str:
-        """The text with every secret blanked; one shorter than 4 characters is no secret worth blanking
-        (it would blank letters of ordinary words)."""
+        """The text with every secret blanked (one shorter than 4 characters would blank ordinary words)."""
         for secret in self._secrets:
             if len(secret) >= _SHORTEST_SECRET:
                 text = text.replace(secret, "***")
@@ -310,10 +288,8 @@ class HttpEndpoint:
 
 
 def _query_string_secrets(query: str) -> list[str]:
-    """The values of a URL's query string that may be secrets, as written and decoded, longest first (a
-    shorter one may be part of a longer one): servers echo request lines into their error pages. A
-    value is taken for a secret when its name says so (key, token, secret, password, auth, signature,
-    ...) or when it is 8 characters or more; `format=json` is not, and stays readable."""
+    """The URL's query values that may be secrets (by name, or 8 characters or more), as written and
+    decoded, longest first (a shorter one may be part of a longer one)."""
     values: set[str] = set()
     for part in query.split("&"):
         name, _, value = part.partition("=")

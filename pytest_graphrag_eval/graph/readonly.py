@@ -1,14 +1,7 @@
-"""Only read-only queries leave the plugin: the query is parsed, and its parsed form decides.
-
-A SPARQL Update (INSERT, DELETE, LOAD, CLEAR, DROP, ...) is not a query in the query grammar and
-fails to parse, so it is refused before anything is sent; so is text that is not valid SPARQL.
-
-Text that may hold a SERVICE clause (service.py) is parsed by rdflib into its algebra, which gives
-its form and its SERVICE endpoints; a clause the run's policy does not allow refuses the query.
-Nothing of it is run here. Any other text cannot call out: pyoxigraph's parser (the engine's own
-grammar) reads it against an empty in-memory store, and the kind of result tells the form (SELECT,
-CONSTRUCT and DESCRIBE results are lazy; an ASK is evaluated over no data, reaching nothing).
-"""
+"""Only read-only queries leave the plugin: the query is parsed, and its parsed form decides. An Update is not
+in the query grammar, so it fails to parse and is refused before anything is sent. Text that cannot hold a
+SERVICE clause is read by pyoxigraph against an empty store, whose (lazy) result tells the form; other text
+goes through rdflib's algebra (service.py)."""
 
 from __future__ import annotations
 
@@ -80,7 +73,7 @@ def _empty_store() -> Any:
 
 
 def first_line(error: BaseException) -> str:
-    """The first line of an error message, at most 200 characters (parser messages can be long)."""
+    """The first line of an error message, shortened (parser messages can be long)."""
     lines = str(error).strip().splitlines()
     if not lines:
         return type(error).__name__

@@ -1,14 +1,6 @@
-"""Reference steps against the live graph: execute their queries, tell stale outputs from fresh ones.
-
-A reference step is executable when it is a `sparql_query` step (or declares SPARQL results as its
-media type) and carries its query in `args.query`. Its stored `output` is compared with the fresh
-result by the step's own rule (`steps.match.step_match_score`, the rule scoring uses), so a
-reference is stale exactly when a perfect agent would now fail it. What changed is described as a
-data-release note would: rows added and removed under the step's columns and row mode, an ASK that
-flipped, triples added and removed for a graph.
-
-Also here: the agent's recorded `sparql_query` steps re-executed on the graph (`--graphrag-execute
-agent`), so a recording can be scored against a new release of the graph with no agent call.
+"""Reference steps against the live graph: execute their queries, tell stale outputs from fresh ones,
+and re-execute an agent's recorded queries. A stored output is compared with the fresh result by the
+rule scoring uses, so a reference is stale exactly when a perfect agent would now fail it.
 """
 
 from __future__ import annotations
@@ -16,7 +8,7 @@ from __future__ import annotations
 import concurrent.futures
 import copy
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,12 +103,8 @@ def step_query(step: Mapping[str, object]) -> str | None:
 def check_question(
     question: Question, endpoint: SparqlEndpoint, *, require_queries: bool = False
 ) -> QuestionReferences:
-    """Execute every executable reference step of `question` that carries its query, and compare.
-
-    With `require_queries` (the reference outputs are computed live), a SPARQL step without a query
-    is that step's error. An unreachable endpoint (EndpointUnavailable) is raised, not recorded: it is
-    the run's problem, not the question's.
-    """
+    """Execute and compare every reference query step of `question` (with `require_queries`, one
+    without a query is an error). An unreachable endpoint is raised: the run's problem, not the question's."""
     checks = []
     for group, index, step in executable_steps(question):
         query = step_query(step)
@@ -214,10 +202,7 @@ def check_questions(
     concurrency: int,
     require_queries: bool = False,
 ) -> dict[str, QuestionReferences | EndpointUnavailable]:
-    """Check many questions with `concurrency` queries in flight; keyed by question id.
-
-    A question whose check met an unavailable endpoint maps to that error.
-    """
+    """Check many questions with `concurrency` queries in flight; an unavailable endpoint is a value."""
 
     def one(question: Question) -> QuestionReferences | EndpointUnavailable:
         try:
@@ -231,9 +216,8 @@ def check_questions(
 
 
 def with_fresh_references(question: Question, check: QuestionReferences) -> Question:
-    """The question as scoring sees it when reference outputs are computed live (`--graphrag-execute
-    reference`): fresh outputs in place of stored ones; a failed query is a reference problem, so the
-    question's steps score becomes an error, never a pass."""
+    """The question with fresh outputs in place of stored ones; a failed query is a reference problem,
+    so the steps score becomes an error, never a pass."""
     steps = copy.deepcopy(question.reference_steps or [])
     for step_check in check.steps:
         if step_check.output is not None:
@@ -259,9 +243,8 @@ def with_failed_references(question: Question, check: QuestionReferences) -> Que
 def reexecute_agent_steps(
     response: Mapping[str, object], endpoint: SparqlEndpoint
 ) -> tuple[dict[str, object], dict[str, int]]:
-    """The response with each recorded `sparql_query` step's output replaced by its query's result
-    on this graph, and a summary. A query that fails (refused, invalid, timed out) makes its step an
-    error step, as it would have been had the agent run it on this graph."""
+    """The response with each `sparql_query` step's output replaced by its result on this graph (a
+    failed query: an error step, as if the agent had run it here), and a summary."""
     steps = response.get("actual_steps")
     if not isinstance(steps, list):
         return dict(response), {"reexecuted": 0, "failed": 0}
@@ -283,14 +266,3 @@ def reexecute_agent_steps(
             continue
         fresh_steps.append({**step, "status": "success", "output": result.text})
     return {**response, "actual_steps": fresh_steps}, {"reexecuted": executed, "failed": failed}
-
-
-def stale_count(results: Sequence[Mapping[str, object]]) -> int:
-    """How many results carry a reference check that found stale or missing outputs."""
-    return sum(1 for result in results if _references(result).get("stale"))
-
-
-def _references(result: Mapping[str, object]) -> Mapping[str, object]:
-    graph = result.get("graph")
-    references = graph.get("references") if isinstance(graph, Mapping) else None
-    return references if isinstance(references, Mapping) else {}

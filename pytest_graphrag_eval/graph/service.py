@@ -1,17 +1,7 @@
-"""SERVICE: whether a query may call another SPARQL endpoint, decided from its parsed algebra.
-
-A `SERVICE <endpoint> { ... }` clause makes whoever runs the query call that endpoint: the embedded
-store would, from the CI machine, and so would a remote endpoint. By default no such query is run:
-it is refused (the question's error names the clause) and nothing is sent anywhere. A team that
-federates on purpose allows endpoints by IRI, or "all" (`--graphrag-sparql-service`).
-
-Finding the clauses runs nothing: rdflib's SPARQL parser builds the query's algebra, with prefixed
-names resolved, and every ServiceGraphPattern node in it (inside FILTER EXISTS too) is one clause.
-That parser costs about a thousand times pyoxigraph's per query (benchmarks/bench_service_check.py:
-60 to 150 ms against 0.13 ms), so it reads only text that can hold a SERVICE clause: text spelling
-`service` in any case, or holding a `\\u` escape that could spell it. Any other text cannot call
-out, whatever the engine.
-"""
+"""SERVICE: whether a query may call another SPARQL endpoint, decided from its parsed algebra. A SERVICE
+clause makes whoever runs the query call that endpoint, so by default such a query is refused and nothing is
+sent. rdflib's parser finds the clauses but costs a thousand times pyoxigraph's, so it reads only text that
+can spell `service` (in any case, or escaped)."""
 
 from __future__ import annotations
 
@@ -55,11 +45,7 @@ class ServicePolicy:
         for endpoint in endpoints:
             if endpoint not in self.allowed:
                 shown = endpoint if endpoint.startswith("?") else f"<{endpoint}>"
-                allow = (
-                    "--graphrag-sparql-service all"
-                    if endpoint.startswith("?")
-                    else (f"--graphrag-sparql-service {endpoint}")
-                )
+                allow = f"--graphrag-sparql-service {'all' if endpoint.startswith('?') else endpoint}"
                 return (
                     f"the query has a SERVICE {shown} clause, which would call another endpoint: not "
                     f"executed and nothing sent (to federate on purpose, allow it: {allow})"

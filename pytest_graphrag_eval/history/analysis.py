@@ -1,13 +1,6 @@
-"""Analyses of stored history, with no I/O: flaky questions and metric trends.
-
-- `flaky_questions(history, min_flips)`: questions whose pass/fail flipped at least `min_flips`
-  times over the runs given — a flip counted only between two runs with the same inputs (corpus,
-  graph, settings, and the same recording or a live agent: `records.run_inputs`), so a change that
-  came with other responses is never noise — and (`same_commit`) those that both passed and failed
-  on one commit with the same inputs: Buildkite's definition, nothing changed, the outcome did.
-- `trend(points)`: the least-squares slope of a metric per run, with its confidence interval,
-  and the runs where the corpus, the graph or the settings changed.
-"""
+"""Analyses of stored history, with no I/O: flaky questions and metric trends. A flip counts only between two
+runs with the same inputs (`records.run_inputs`), so a change that came with other responses is never taken
+for noise."""
 
 from __future__ import annotations
 
@@ -17,7 +10,6 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_graphrag_eval.history.records import OUTCOME_NAMES
 from pytest_graphrag_eval.history.store import MetricPoint, OutcomeHistory
 
 _PASS = frozenset("PX")  # passed, xpassed
@@ -33,17 +25,12 @@ class FlakyQuestion:
     mixed_commits: tuple[str, ...]  # commits on which it both passed and failed
     strip: str  # one outcome code per run, oldest first (records.OUTCOME_CODES)
 
-    def outcomes(self) -> list[str]:
-        return [OUTCOME_NAMES.get(code, "absent") for code in self.strip]
-
 
 def flaky_questions(
     history: OutcomeHistory, min_flips: int = 2, *, same_commit: bool = True
 ) -> list[FlakyQuestion]:
-    """Questions that flipped at least `min_flips` times, or passed and failed on one commit.
-
-    Sorted by flips (most first), then question id.
-    """
+    """Questions that flipped at least `min_flips` times, or passed and failed on one commit with the
+    same inputs; most flips first."""
     commits = [run.commit for run in history.runs]
     inputs = [run.inputs for run in history.runs]
     flaky = []

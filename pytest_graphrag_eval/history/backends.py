@@ -1,24 +1,7 @@
-"""The two SQL back-ends behind one small interface: SQLite (stdlib) and PostgreSQL (psycopg 3).
-
-The store writes its SQL once with `?` placeholders; the PostgreSQL back-end turns them into
-psycopg's `%s`. Every write runs in one transaction that holds the store's write lock for its
-whole length — SQLite's `BEGIN IMMEDIATE` (WAL journal, so readers never wait, and a busy
-timeout, so a second writer waits instead of failing with "database is locked"), PostgreSQL's
-transaction-scoped advisory lock on the thing being written — so concurrent runs, xdist
-controllers and shards queue up and nothing is lost.
-
-Every wait is bounded. SQLite waits `WAIT_SEC` for another writer. A PostgreSQL session waits at
-most `WAIT_SEC` for a lock (`lock_timeout`) and `STATEMENT_SEC` for a statement, and the server ends
-a session left idle inside its transaction for `IDLE_IN_TRANSACTION_SEC` (a runner paused, stopped
-or cut off while recording), which frees what it held; TCP keepalives on both ends notice a dead
-peer. A setting the URL, the role or the server already gives (`?options=-c lock_timeout=5s`) is
-kept. `describe_failure` turns each way a wait or a write ends into a sentence saying what to do.
-
-A reader opens SQLite read-only (`mode=ro`; a file in a read-only folder without its WAL files, as
-`immutable`), so a history on a read-only volume or in a CI artifact can be read. Nothing is changed
-before the store is known to be a history: `prepare_writes` switches the journal to WAL only once
-the schema check passed (`store.open_history`).
-"""
+"""The two SQL back-ends behind one small interface: SQLite (stdlib) and PostgreSQL (psycopg 3). Every write
+holds the store's write lock for its whole transaction (SQLite's `BEGIN IMMEDIATE`, PostgreSQL's advisory
+lock), so concurrent runs, xdist controllers and shards queue up and nothing is lost; every wait is bounded,
+and a limit the URL, role or server already sets is kept."""
 
 from __future__ import annotations
 
@@ -139,8 +122,8 @@ class SqliteBackend:
 
 
 def _open_read_only(path: Path) -> sqlite3.Connection:
-    """The file opened for reading only; in a read-only folder where SQLite cannot make the WAL's
-    shared-memory file, as an immutable file (nobody can be writing it there either)."""
+    """The file opened read-only; in a read-only folder, where SQLite cannot make the WAL's shared
+    memory, as an immutable file (nobody can be writing it there either)."""
     if not path.exists():
         raise HistoryError(f"no such file: {path}")
     uri = f"file:{quote(str(path.resolve()))}"
@@ -166,7 +149,6 @@ class PostgresBackend:
             ) from None
         self.location = location
         self.read_only = read_only
-        self._psycopg = psycopg
         given = conninfo_to_dict(location.conninfo or "")
         defaults = {"connect_timeout": str(CONNECT_TIMEOUT_SEC), **_KEEPALIVES}
         kwargs: dict[str, Any] = {key: value for key, value in defaults.items() if key not in given}
@@ -236,8 +218,7 @@ class _PercentCursor:
 
 
 def describe_failure(location: HistoryLocation, error: BaseException, doing: str) -> str:
-    """One sentence for a driver's error: the store, what happened in the driver's words (without
-    secrets), and what to do about the ways a wait or a write can end."""
+    """One sentence for a driver's error: the store, the driver's words without secrets, what to do."""
     text = location.scrub(_first_line(error))
     store = f"history {location.display}"
     kind = _failure_kind(error, text)

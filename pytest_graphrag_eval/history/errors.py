@@ -6,7 +6,4 @@ from pytest_graphrag_eval.errors import GraphragEvalError
 
 
 class HistoryError(GraphragEvalError):
-    """A history store problem (unreachable, not a history, newer schema, unknown run...).
-
-    Messages name the store by its display URL, never with its password.
-    """
+    """A history store problem; messages name the store by its display URL, never with its password."""

@@ -1,16 +1,6 @@
-"""Where a history lives: a URL or path turned into an SQLite file or a PostgreSQL connection string.
-
-- a path, or `sqlite:///relative/path`, `sqlite:////absolute/path` -> an SQLite file (`~` expanded;
-  `resolve_history_url` makes a relative one absolute against the folder its setting was written in);
-- `postgresql://...` / `postgres://...` in every form libpq accepts (userinfo, `?password=` and other
-  query parameters, a password with an unencoded `#` or `@`), or a `key=value` connection string
-  (`host=db dbname=evals user=ci`) -> PostgreSQL through psycopg 3.
-
-PostgreSQL text is parsed by libpq itself (psycopg's `conninfo_to_dict`), so the tool reads exactly
-what the driver will connect with; the connection gets the parsed parameters back as one string.
-`display`, which every message and report uses, is rebuilt from the parameters that name the
-database (user, host, port, database) and never holds a password: one written in the text, one from
-`PGPASSWORD`, or `sslpassword`. A text libpq cannot parse is refused without quoting it.
+"""Where a history lives: a path or `sqlite:///` URL (an SQLite file), or a PostgreSQL URL or
+`key=value` connection string. PostgreSQL text is parsed by libpq itself, so the tool reads exactly
+what the driver connects with; `display`, which every message uses, never holds a password.
 """
 
 from __future__ import annotations
@@ -58,9 +48,8 @@ class HistoryLocation:
 
 
 def resolve_history_url(text: str, base: Path) -> str:
-    """The history setting as written in a layer whose folder is `base` (the ini file's, or the
-    invocation folder), made independent of the current folder: `~` expanded, and a relative SQLite
-    path — plain or `sqlite:///` — made absolute against `base`. Other URLs are returned as given."""
+    """The history setting of a layer whose folder is `base` (the ini file's, or the invocation folder)
+    made independent of the current folder: a relative SQLite path made absolute against `base`."""
     stripped = text.strip()
     if not stripped or _is_postgres(stripped):
         return stripped
@@ -140,8 +129,7 @@ def _postgres(text: str, environ: Mapping[str, str] | None) -> HistoryLocation:
 
 
 def _postgres_display(params: Mapping[str, str]) -> str:
-    """`postgresql://USER:***@HOST:PORT/DB?sslmode=...` from the parameters that name the database
-    (`***` where the text holds a password), nothing else."""
+    """`postgresql://USER:***@HOST:PORT/DB?sslmode=...` from the parameters naming the database only."""
     user = quote(params.get("user", ""), safe="")
     credentials = f"{user}:***@" if "password" in params else f"{user}@" if user else ""
     host = params.get("host") or params.get("hostaddr") or ""

@@ -1,11 +1,5 @@
-"""A run metric named the way gates name them, read from a stored run.
-
-steps_score              micro mean (the default scope and statistic)
-micro:answer_f1.median   a scope and a statistic
-macro:steps_score.mean   the mean of the templates' means
-template[ID]:steps_score.mean
-pass_rate                passed / (passed + failed) questions of the run
-"""
+"""A run metric named the way gates name them (micro mean by default; `pass_rate` from the outcomes),
+read from a stored run."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Where a run came from: commit, branch and CI, read from the CI's variables or from git.
-
-GitHub Actions, GitLab CI and Jenkins set variables naming the commit and branch (a pull
-request's source branch rather than the merge ref); elsewhere `git` is asked, and a run outside
-a repository records none. `ci_run_key` is what shards of one CI run share, so each shard can
-record itself under one run key without the user naming it.
-"""
+"""Where a run came from: commit, branch and CI, from the CI's variables (GitHub Actions, GitLab CI,
+Jenkins) or else from git. `ci_run_key` lets each shard of one CI run record under one run key."""
 
 from __future__ import annotations
 
@@ -12,7 +7,6 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -25,20 +19,6 @@ class RunProvenance:
     # the same for every attempt of one CI run (GitHub's re-runs): a re-run job's shard finds the
     # shards its run's earlier attempts recorded
     ci_run_family: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "commit": self.commit,
-            "branch": self.branch,
-            "ci": self.ci,
-            "ci_url": self.ci_url,
-            "ci_run_key": self.ci_run_key,
-            "ci_run_family": self.ci_run_family,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RunProvenance:
-        return cls(**{key: data.get(key) for key in cls.__dataclass_fields__})
 
 
 def detect_provenance(environ: Mapping[str, str], cwd: Path | None = None) -> RunProvenance:

@@ -1,11 +1,5 @@
-"""Retention: which runs and waiting shard sets `graphrag-eval-history URL prune` deletes.
-
-A history grows by a run's report and its question rows every run (1-5 MB for 10,000 questions), and
-a shard set whose other shards never come waits forever. A team chooses what to keep: the newest N
-runs of each branch (and suite), runs newer than a date, or both (a run either rule keeps is kept),
-and how long an incomplete shard set may wait. `retention_rule` reads those choices as the command
-line gives them; `RetentionRule.runs_to_delete` applies them to the runs, newest first.
-"""
+"""Which runs and waiting shard sets `graphrag-eval-history URL prune` deletes: a history grows by
+1-5 MB a run of 10,000 questions, and a shard set whose other shards never come waits forever."""
 
 from __future__ import annotations
 
@@ -21,9 +15,8 @@ RunId = int
 
 @dataclass(frozen=True)
 class RetentionRule:
-    """Which runs a prune keeps: per branch (and suite), the newest `keep_last`, and every run started
-    at or after `keep_since`; a run either keeps is kept. `branch`: prune only that branch's runs.
-    `waiting_before`: waiting shard sets whose last shard came before this time are given up."""
+    """Per branch (and suite) the newest `keep_last` runs and every run since `keep_since` are kept;
+    waiting shard sets whose last shard came before `waiting_before` are given up."""
 
     keep_last: int | None = None
     keep_since: str | None = None
@@ -62,8 +55,8 @@ def retention_rule(
     waiting_days: float | None,
     now: dt.datetime | None = None,
 ) -> RetentionRule:
-    """The rule the prune command's options give (their parsers check the ranges: `keep` >= 1,
-    `waiting_days` from 0 to a century); a HistoryError when none is given or a date is not one."""
+    """The rule the prune command's options give (their parsers check the ranges); a HistoryError
+    when none is given or a date is not one."""
     if keep is None and newer_than is None and waiting_days is None:
         raise HistoryError(
             "prune: say what to keep: --keep N (runs per branch), --newer-than DATE, "

@@ -1,15 +1,7 @@
-"""The history's schema: numbered forward migrations, one SQL script per dialect.
-
-Plain SQL over the DB-API drivers (sqlite3, psycopg 3) rather than SQLAlchemy Core + Alembic: the
-schema is five tables whose dialects differ in a handful of types, the SQLite default then needs
-nothing beyond the standard library, and a migration is a list of statements run in the same
-transaction that bumps `schema_version` — on PostgreSQL under an advisory lock, on SQLite under
-`BEGIN IMMEDIATE` — so two processes opening an old store at once upgrade it once. Alembic's
-script directory and environment would be more code than the migrations themselves.
-
-A migration is never edited once released: a change is a new entry. `tests/data/history/` keeps a
-store made by version 1 that every later version must open.
-"""
+"""The history's schema: numbered forward migrations, one SQL script per dialect. Plain SQL rather than
+SQLAlchemy + Alembic: five tables whose dialects differ in a few types, so the SQLite default needs only the
+standard library. Each migration runs in the transaction that bumps `schema_version`, so two processes upgrade
+an old store once. A released migration is never edited."""
 
 from __future__ import annotations
 
@@ -30,7 +22,7 @@ class Migration:
         return self.sqlite if dialect == "sqlite" else self.postgresql
 
 
-def _runs_table(key: str, blob: str, real: str) -> str:
+def _runs_table(key: str, real: str) -> str:
     return f"""
 CREATE TABLE runs (
     run_id {key},
@@ -65,7 +57,7 @@ def _v1(dialect: Dialect) -> tuple[str, ...]:
     real = "REAL" if dialect == "sqlite" else "DOUBLE PRECISION"
     run_ref = "INTEGER" if dialect == "sqlite" else "BIGINT"
     return (
-        _runs_table(key, blob, real),
+        _runs_table(key, real),
         "CREATE INDEX runs_by_time ON runs (started_at, run_id)",
         "CREATE INDEX runs_by_branch ON runs (branch, started_at)",
         """
@@ -113,8 +105,7 @@ CREATE TABLE pending_shards (
 
 
 def _v3() -> tuple[str, ...]:
-    """The suite a run belongs to (NULL for runs recorded before: they match any suite), and the CI
-    run a waiting shard came from across its attempts (a re-run job finds its run's other shards)."""
+    """A run's suite (NULL before: matches any), and a waiting shard's CI run across re-run attempts."""
     return (
         "ALTER TABLE runs ADD COLUMN suite TEXT",
         "CREATE INDEX runs_by_suite ON runs (suite, started_at)",

@@ -1,19 +1,7 @@
-"""The run history: every run's report, verdicts and identities, in SQLite or PostgreSQL.
-
-    store = open_history("history.db")              # or sqlite:///path, postgresql://user@host/db
-    store.record_run(report, provenance=detect_provenance(os.environ))
-    store.runs(branch="main", limit=20)             # RunSummary, newest first
-    store.question_outcomes(last_n=20)              # OutcomeHistory: one outcome code per run and question
-    store.metric_series("steps_score.mean", last_n=20)
-    store.load_report("last-passed")                # the JSON report as written, for outputs or a baseline
-
-`report` is the dict `--graphrag-report` writes. A shard's report (metadata `shard` K/N) waits in
-the store until all N shards of its run key are in; the last one merges them with the `merge_shards`
-its recorder passes (`run.merge.merge_shard_reports`, the code of `graphrag-eval-merge`: the merge is the
-run layer's, above this one) and records the one run. Opening a store upgrades its schema
-(`history/schema.py`); one written by a newer version is refused. Every error is a `HistoryError`
-naming the store without its password.
-"""
+"""The run history: every run's report, verdicts and identities, in SQLite or PostgreSQL. A shard's report
+waits in the store until all its run's shards are in; the last one merges them with the `merge_shards` its
+recorder passes (the merge is the run layer's, above this one). Opening a store upgrades its schema; one
+written by a newer version is refused."""
 
 from __future__ import annotations
 
@@ -35,7 +23,6 @@ from pytest_graphrag_eval.history.metrics import metric_value
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.records import (
     ABSENT,
-    OUTCOME_NAMES,
     REPORT_ENCODING,
     RunRecord,
     check_report,
@@ -123,8 +110,7 @@ class RunSummary:
     failure_reason: str | None
     aggregates: dict[str, Any]
     gates: list[dict[str, Any]]
-    # corpus, graph, settings and the responses' source (a file, or live): a run of the same commit
-    # and inputs that gives another outcome is noise, not a change (`analysis.flaky_questions`)
+    # a run of the same commit and inputs that gives another outcome is noise, not a change
     inputs: str = ""
     suite: str | None = None  # the corpus paths it ran (`records.suite_of`); None if recorded before suites
 
@@ -157,33 +143,12 @@ class RunRef:
 
 
 @dataclass(frozen=True)
-class PastOutcome:
-    run_id: RunId
-    commit: str | None
-    outcome: str  # as in the report: passed, failed, skipped, xfailed, ...; "absent" if not in the run
-    passed: bool | None
-
-
-@dataclass(frozen=True)
 class OutcomeHistory:
-    """Each question's outcomes over some runs, oldest first, as one code per run (`records.OUTCOME_CODES`).
-
-    A strip of codes per question keeps 200 runs of 10,000 questions to 10,000 short strings;
-    `outcomes(question_id)` gives one question's as objects.
-    """
+    """Each question's outcomes over some runs, oldest first, as a strip of one code per run: 200 runs
+    of 10,000 questions are 10,000 short strings."""
 
     runs: tuple[RunRef, ...]
     strips: dict[str, str]
-
-    def outcomes(self, question_id: str) -> list[PastOutcome]:
-        from pytest_graphrag_eval.compare.classify import passed
-
-        strip = self.strips[question_id]
-        return [
-            PastOutcome(run.run_id, run.commit, name, passed(name))
-            for run, code in zip(self.runs, strip, strict=True)
-            for name in [OUTCOME_NAMES.get(code, "absent")]
-        ]
 
 
 @dataclass(frozen=True)
@@ -218,11 +183,8 @@ class StoredQuestion:
 def open_history(
     url: str, *, environ: Mapping[str, str] | None = None, create: bool = True, read_only: bool = False
 ) -> HistoryStore:
-    """Open (and upgrade) the history at `url`; `create=False` refuses an SQLite file that does not exist.
-
-    `read_only`: for reading only. SQLite is opened read-only, so a history on a read-only volume or
-    in a read-only folder reads; a store of an older schema is upgraded first, which needs write access
-    once. Nothing is written to a store before it is known to be a history (or empty)."""
+    """Open (and upgrade) the history at `url`; `read_only` lets a history on a read-only volume be read.
+    Nothing is written to a store before it is known to be a history (or empty)."""
     location = parse_location(url, environ)
     if (create is False or read_only) and location.kind == "sqlite":
         assert location.path is not None
@@ -286,8 +248,7 @@ class HistoryStore:
         source: str = "the run's report",
         merge_shards: ShardMerger | None = None,
     ) -> RecordedRun:
-        """Record one run's report, or one shard's: `merge_shards` merges the run's shards once all are
-        in (see the module docstring); a shard recorded without it is refused."""
+        """Record one run's report, or one shard's (refused without `merge_shards`)."""
         check_report(report, source)
         provenance = provenance or RunProvenance()
         shard = _shard_of(report)
@@ -341,7 +302,7 @@ class HistoryStore:
                 "INSERT INTO pending_shards "
                 "(run_key, shard_index, shard_count, recorded_at, provenance, report, run_family) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, index, count, _now(), json.dumps(provenance.to_dict()), body, family),
+                (key, index, count, _now(), json.dumps(asdict(provenance)), body, family),
             )
             if len(waiting) + 1 < count:
                 return RecordedRun(key, None, len(waiting) + 1, count)
@@ -483,9 +444,8 @@ class HistoryStore:
         return sorted(found, key=lambda item: (item.last_recorded_at, item.run_key))
 
     def resolve(self, ref: str, *, suite: str | None = None) -> RunSummary:
-        """`last`, `last-passed`, a run key, a run id (`12` or `#12`) or a branch (its newest run).
-
-        With `suite`, `last`, `last-passed` and a branch name look at that suite's runs only."""
+        """`last`, `last-passed`, a run key, a run id (`12` or `#12`) or a branch (its newest run); with
+        `suite`, the first two and a branch look at that suite's runs only."""
         text = ref.strip()
         with self._reading() as cursor:
             for sql, params, by_suite in _lookups(text):
@@ -614,10 +574,8 @@ class HistoryStore:
 
     # retention -------------------------------------------------------------------------------
     def prune(self, rule: RetentionRule, *, dry_run: bool = False) -> PruneResult:
-        """Delete the runs `rule` does not keep and the waiting shard sets it gives up on.
-
-        The runs to delete are chosen and deleted in one write transaction, so a run recorded
-        meanwhile is never deleted by a choice made without it. `dry_run` chooses and deletes nothing."""
+        """Delete the runs `rule` does not keep and the waiting shard sets it gives up on, chosen in the
+        deleting transaction so that a run recorded meanwhile is never deleted unseen."""
         with self._writing("prune") as cursor:
             cursor.execute(f"SELECT run_id, branch, suite, started_at FROM runs {_NEWEST_FIRST}")
             doomed = rule.runs_to_delete(cursor.fetchall())
@@ -647,8 +605,7 @@ class HistoryStore:
         return found
 
     def _compact(self) -> None:
-        """SQLite keeps deleted pages in the file: VACUUM gives them back to the disk, and a checkpoint
-        empties the write-ahead log VACUUM wrote the whole store into."""
+        """Give deleted pages back to the disk, and empty the write-ahead log VACUUM wrote into."""
         try:
             self.backend.connection.execute("VACUUM")  # type: ignore[attr-defined]
             self.backend.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[attr-defined]
@@ -688,8 +645,8 @@ def _delete_waiting(cursor: Any, keys: Sequence[str]) -> None:
 
 
 def _adopt_earlier_attempts(cursor: Any, key: str, family: str, index: int, count: int) -> None:
-    """A CI re-run of failed jobs runs only those shards, under a new attempt's run key: the shards
-    the earlier attempts recorded (of the same CI run and shard count) join it, newest first."""
+    """A CI re-run of failed jobs runs only those shards, under a new run key: the shards its run's
+    earlier attempts recorded join it, newest first."""
     cursor.execute("SELECT shard_index FROM pending_shards WHERE run_key = ?", (key,))
     have = {int(row[0]) for row in cursor.fetchall()} | {index}
     cursor.execute(
@@ -869,8 +826,7 @@ def _migrate(backend: Backend) -> None:
 
 def _read_version(backend: Backend) -> int | None:
     with _translated(backend, backend.transaction(write=False)) as cursor:
-        version = _version_in(backend, cursor)
-    return version
+        return _version_in(backend, cursor)
 
 
 def _version_in(backend: Backend, cursor: Any) -> int | None:

@@ -1,11 +1,5 @@
-"""Which responses a run scores and which runner scores them, decided once per process.
-
-The response source is the recording (`--graphrag-responses`), the live agent hook, a stand-in
-agent for a dry run, or nothing when the run only checks references; the runner scores in the
-background when something is waited on (an agent, a judge) and inline for a plain replay. A judge
-batch needs more runners of the same make for its collecting passes: `RunAssembly.new_runner`.
-Errors are `GraphragEvalError`s naming the file or setting; the plugin turns them into usage errors.
-"""
+"""Which responses a run scores and which runner scores them, decided once per process; errors name the
+file or setting, and the plugin turns them into usage errors."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The run's corpus files: the configured paths expanded, and the gates the files add.
-
-A process that collected a file has its parsed gates (`gates.corpus_rules`); an xdist
-controller collects nothing and gets each file's parsed gates from its workers
-(`plugin.xdist_channel`), and a configured file a run did not collect is read here.
-"""
+"""The run's corpus files: the configured paths expanded, and the gates the files add (a file this
+process did not collect, as on an xdist controller, is read here)."""
 
 from __future__ import annotations
 
@@ -49,8 +45,8 @@ def run_gates(
 
 
 def read_corpora(files: Iterable[Path], collected: Mapping[Path, Corpus]) -> list[Corpus]:
-    """The corpus files in order: those this process collected, the others read now; a file that does
-    not load was reported as its collection error and is left out."""
+    """The corpus files in order, those not collected read now (one that does not load is left out: it
+    was reported as its collection error)."""
     corpora = []
     for path in files:
         corpus = collected.get(path)

@@ -1,10 +1,5 @@
-"""`--graphrag-dry-run`: work out the calls a run would make, print them, call nothing.
-
-The questions go through the real scorers; the judge client records each call it
-would send and answers it itself (llm/estimate.py), and a live agent is not asked:
-its answer is stood in for by the question's reference answer, whose size is what
-the judge prompts depend on.
-"""
+"""`--graphrag-dry-run`: work out the calls a run would make, print them, call nothing. The questions go
+through the real scorers, with the reference answer standing in for a live agent's."""
 
 from __future__ import annotations
 

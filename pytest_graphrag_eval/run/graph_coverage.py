@@ -1,11 +1,6 @@
-"""The graph's coverage by the run's reference queries (`--graphrag-graph-coverage`).
-
-Computed once per run, where the run ends: a plain run, or the xdist controller (its workers compute
-nothing of it). It covers every question of the corpus files the run collected, selected or not: what
-the corpus tests of the graph does not change with `-k` or a shard (the controller collected no file:
-it reads them again, `run.corpora.read_corpora`). Two aggregate queries over the whole graph
-(`generate.coverage.graph_terms`); a graph that cannot answer them costs the run a warning, not its
-verdict.
+"""The graph's coverage by the run's reference queries (`--graphrag-graph-coverage`), computed once where
+the run ends over every question of its corpus files, selected or not: `-k` or a shard does not change
+what the corpus tests. A graph that cannot answer costs the run a warning, not its verdict.
 """
 
 from __future__ import annotations
@@ -25,8 +20,7 @@ SHOWN = 10  # untested terms, and templates, the terminal lists: the reports hol
 
 @dataclass(frozen=True)
 class GraphCoverage:
-    """The run's coverage: the report's section (the coverage's JSON form, or why there is none) and
-    the terminal's block."""
+    """The run's coverage: the report's section (or why there is none) and the terminal's block."""
 
     section: JsonObject
     lines: tuple[tuple[str, str], ...]  # (text, colour)

@@ -1,7 +1,5 @@
-"""What the end of a run needs of the graph stage without importing it: the graph settings it reads
-(`GraphOptions`) and what the graph adds to a finished run (`GraphRun`). The stage itself
-(`graph_stage.py`) opens endpoints and reads corpus YAML, which a merge of shard reports never needs.
-"""
+"""What the end of a run needs of the graph stage without importing it: a merge of shard reports never
+needs the stage's endpoints and corpus YAML."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""The knowledge graph in the run: reference checks, live references and re-executed agent queries.
-
-One `GraphStage` per pytest process holds the endpoint (opened once; an embedded store is loaded
-once per process, so each xdist worker has its own) and, per question, before scoring:
-- executes the reference steps' queries when references are checked, updated or computed live,
-  and records what is stale in the result's `graph.references`;
-- with `--graphrag-execute reference|both`, gives scoring the fresh reference outputs;
-- with `--graphrag-execute agent|both`, re-executes the recorded agent `sparql_query` steps.
-A reference query that fails is the question's error (the item fails, saying which step and why).
-Without xdist every question's references are checked up front, `--graphrag-sparql-concurrency`
-queries in flight.
+"""The knowledge graph in the run: reference checks, live references and re-executed agent queries, done
+per question before scoring by one `GraphStage` per process (which opens the endpoint once).
 """
 
 from __future__ import annotations
@@ -92,16 +83,14 @@ class GraphStage:
             return self._endpoint
 
     def check_remote(self) -> None:
-        """Open an http(s) endpoint now (no request is sent): a bad URL or half-set credentials are a
-        usage error at start-up, in every process."""
+        """Open an http(s) endpoint now (no request is sent): a bad URL or credentials fail at start-up."""
         spec = self.settings.sparql_endpoint
         if spec is not None and is_remote(spec):
             self.endpoint  # noqa: B018 - constructing it validates the URL and the credentials
 
     def share_with_workers(self) -> str | None:
         """xdist controller: load an embedded graph once into a store on disk for the workers to open
-        read-only (loading is the slow part; a worker opens it in a tenth of the time, sharing the
-        data). Returns its folder, None for an http(s) endpoint."""
+        read-only (in a tenth of the loading time); its folder, None for an http(s) endpoint."""
         spec = self.settings.sparql_endpoint
         if spec is None or is_remote(spec):
             return None
@@ -166,8 +155,7 @@ class GraphStage:
 
 
 def check_graph_location(settings: GraphOptions, root: Path) -> None:
-    """For a graph the run opens only at its end (for its coverage): its RDF files found, or its URL
-    and credentials checked (no request is sent), now; an EndpointError otherwise."""
+    """For a graph the run opens only at its end (for its coverage): its files or URL checked now."""
     if settings.sparql_endpoint is None:
         return
     if not is_remote(settings.sparql_endpoint):
@@ -188,9 +176,8 @@ def finish_graph_run(
     results: list[dict[str, Any]],
     corpora: Callable[[], Sequence[Corpus]] = tuple,
 ) -> GraphRun:
-    """After the last question (controller or plain run): the graph's identity and the references
-    section for the report, stale counts for the gates, the corpus files (under `root`) updated when
-    asked, the graph's coverage by the `corpora` when asked, and the terminal lines saying all that."""
+    """After the last question (controller or plain run): what the graph adds to the report, the corpus
+    files updated and the coverage computed when asked, and the terminal lines saying so."""
     baseline_graph = baseline.get("metadata", {}).get("graph") if baseline is not None else None
     if not (settings.uses_graph or settings.graph_coverage) or settings.sparql_endpoint is None:
         warnings = _graph_change_warning(baseline, baseline_graph, None)
@@ -229,8 +216,7 @@ def finish_graph_run(
 def _cover_graph(
     settings: GraphOptions, stage: GraphStage | None, root: Path, corpora: Sequence[Corpus]
 ) -> GraphCoverage:
-    """The coverage on the endpoint the run opened (an xdist controller's: the store it shared with
-    its workers), else on one opened for it."""
+    """The coverage on the endpoint the run opened, else on one opened for it."""
     from pytest_graphrag_eval.run.graph_coverage import cover_graph  # imports the HTML report's key
 
     opened = stage if stage is not None else GraphStage(settings, root)
@@ -251,8 +237,7 @@ def _references_headline(section: dict[str, Any], identity: dict[str, Any]) -> s
 
 
 def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> tuple[list[tuple[str, str]], int]:
-    """Rewrite the stale and missing outputs in each corpus file (atomically); one line per change, and
-    how many files or outputs could not be updated."""
+    """Rewrite the stale and missing outputs in each corpus file; a line per change, and the failures."""
     lines: list[tuple[str, str]] = []
     failures = 0
     descriptions = {

@@ -1,11 +1,5 @@
-"""`--graphrag-judge-batch`: fill the judge cache through the Batch API before any item runs.
-
-The judge layer does the batches (llm/batch.py, which says why a run needs passes);
-this module only drives the passes: each one scores every question on a fresh runner
-while the judge collects its cache misses, then sends them. When a pass misses
-nothing, the items run as usual and score from the cache. A live agent is asked
-once per attempt: `RememberedSource` keeps its answers for the later passes and for
-the scoring run itself.
+"""`--graphrag-judge-batch`: fill the judge cache through the Batch API before any item runs, pass by
+pass (llm/batch.py says why) until a pass misses nothing; a live agent is asked once per attempt.
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""The run's labels, reviews and calibration, without pytest: what the plugin and `graphrag-eval-judge`
-both do with `--graphrag-judge-labels` and `--graphrag-reviews`.
-
-The labels and reviews are read once the corpus files are known (their questions are checked), the
-judged metrics are built from the run's answer settings on the run's judge client, and the labelled
-answers are judged before any question is: a judge that disagrees with people is known before its
-verdicts are used.
-"""
+"""The run's labels, reviews and calibration, for the plugin and `graphrag-eval-judge`: the labelled
+answers are judged before any question is, so a judge that disagrees with people is known first."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Recording a finished run: what the plugin and graphrag-eval-merge call once the reports are written.
-
-A history that cannot be written (an unreachable server, a wrong password, a locked or corrupt
-file) never costs the run: the reports are already on disk, the caller gets one line saying the
-history was not written and why, and decides (`--graphrag-history-required`) whether that fails
-the run.
-"""
+"""Recording a finished run once its reports are written: a history that cannot be written costs the
+run only a line saying why (`--graphrag-history-required` decides whether that fails it)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Recorded responses lined up with the collected corpora, before any question is scored.
-
-A trace response found by its question's text is filed under the question's id; responses for
-questions outside the corpora, and recordings with fewer or more attempts than the run repeats,
-become warnings for the terminal summary and the report.
-"""
+"""Recorded responses lined up with the collected corpora before any question is scored; what does not
+line up becomes a warning for the terminal summary and the report."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""What a run reads from its history at the start: a baseline, and the earlier runs for flaky marks and gates.
-
-`--graphrag-baseline history:last` (or `history:last-passed`, `history:BRANCH`, `history:RUN`) takes
-the baseline report from the store instead of a file, the newest of this run's suite (its corpus
-paths: `records.suite_of`). The earlier runs are those of this run's suite and branch (from git or
-the CI's variables); a branch with no runs of the suite yet, or an unknown branch, reads the suite's
-runs of every branch. Another suite's runs never count, whatever their question ids. A
-history that cannot be read costs the run nothing but its history: the run scores and reports, a
-warning says why, and the gates that needed the history fail and say so. A baseline asked of a history
-that cannot give it is a usage error at the start, before any question runs.
+"""What a run reads from its history: a baseline, and the earlier runs of its suite (and branch, when it
+has any) for flaky marks and gates. A history that cannot be read costs the run only its history
+gates and a warning; a baseline it cannot give is a usage error before any question runs.
 """
 
 from __future__ import annotations

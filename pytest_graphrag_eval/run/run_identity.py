@@ -1,13 +1,5 @@
-"""What a report records so that partial runs (shards) can be checked and merged into one.
-
-- `corpus_files`: each corpus file's SHA-256 and question count, in the run's file order;
-  reports of different corpora (or of an edited corpus) differ here.
-- `settings`: every setting that changes results, verdicts, gates or the comparison; shards
-  run with different ones cannot make one run.
-- `corpus_positions`: for a run that holds only part of the corpus (a shard, pytest-split,
-  a deselection), where each result sits in the corpus (file index, position in the file),
-  and which selected questions have no result; a full run's results are in corpus order.
-- `shard`: the shard `K/N` the run was, and who selected it.
+"""What a report records so that partial runs (shards) can be checked and merged into one: its corpus
+files' hashes, the settings that change results, and a partial run's positions in the corpus.
 """
 
 from __future__ import annotations
@@ -55,12 +47,7 @@ def settings_record(
     baseline: Mapping[str, str | None] | None,
     other: Mapping[str, object],
 ) -> dict[str, Any]:
-    """The settings a merge checks are equal across shards, as JSON values.
-
-    `thresholds` and `gates` are parsed objects with `expression` and `source`;
-    `baseline` is the baseline report's path and SHA-256; `other` holds the remaining
-    settings that change results (judge repeats, repeat policy...), already JSON values.
-    """
+    """The settings a merge checks are equal across shards, as JSON values (`other`: already JSON)."""
     return {
         "thresholds": [[threshold.expression, threshold.source] for threshold in thresholds],
         "gates": [[gate.expression, gate.source] for gate in gates],

@@ -1,12 +1,5 @@
-"""Answering and scoring questions while pytest reports items one by one.
-
-pytest runs items sequentially, but answering and judging questions is I/O
-bound. For such runs the `BackgroundRunner` owns an event loop on a daemon
-thread: the plugin submits every question it will run up front, the agent and
-the judge work on them concurrently (each bounded by its own limit), and an item
-only waits for its own question's outcome. A replay with no LLM judge has
-nothing to wait on, and the `InlineRunner` scores each question on the item's
-own thread instead.
+"""Answering and scoring questions while pytest reports items one by one: concurrently on a background
+event loop when there is I/O to wait on (an agent, a judge), else inline on the item's thread.
 """
 
 from __future__ import annotations
@@ -85,15 +78,8 @@ class ReplaySource:
 
 
 class LiveSource:
-    """Calls the user's agent hook, sync or async, at most `concurrency` at once, each within `timeout`.
-
-    A sync hook runs on a thread of its own per call (a daemon thread, at most
-    `concurrency` of them working at once), not in the event loop's small default
-    pool, so the configured concurrency is the real number of calls in flight. A
-    call that overruns `timeout` becomes an agent error for its question; Python
-    cannot stop a thread, so its thread is abandoned (it no longer counts against
-    the bound, and being a daemon it cannot delay the end of the run or Ctrl-C).
-    """
+    """Calls the user's agent hook, at most `concurrency` at once, each within `timeout`: a sync hook on a
+    daemon thread per call, abandoned when it overruns (a daemon cannot delay the end of the run)."""
 
     live = True
 
@@ -263,12 +249,8 @@ class QuestionRunner(abc.ABC):
 
 
 class InlineRunner(QuestionRunner):
-    """Scores each question on the item's own thread, when the item asks for it.
-
-    For runs with nothing to wait on (recorded responses, no LLM judge) the work
-    is pure CPU: a second thread adds no overlap under the GIL, and handing every
-    question over to it and back costs more than scoring a steps-only question.
-    """
+    """Scores each question on the item's own thread: with nothing to wait on, a second thread adds no
+    overlap under the GIL and handing questions over costs more than scoring them."""
 
     _done: dict[str, AnsweredQuestion]
 
@@ -307,12 +289,7 @@ async def _cancel_all(tasks: set[asyncio.Task[Any]]) -> None:
 
 
 class BackgroundRunner(QuestionRunner):
-    """Answers and scores submitted questions on a private event loop thread.
-
-    For I/O-bound runs (a live agent, an LLM judge): the questions submitted up
-    front are answered and judged concurrently, each bounded by its own limit,
-    while pytest reports the items one by one.
-    """
+    """Answers and scores submitted questions concurrently on a private event loop thread (I/O-bound runs)."""
 
     _futures: dict[str, concurrent.futures.Future[AnsweredQuestion]]
 

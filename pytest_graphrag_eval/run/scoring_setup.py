@@ -1,10 +1,6 @@
-"""The scorers and each question's scoring context for one process's run, built once.
-
-Every collected corpus file's scoring settings (`tool_names`, `retrieval_k`, `erag`) are
-checked here and its eRAG built, on the process's one judge. A corpus file's own
-`tool_names` is merged under the options' mapping, tool by tool: the command line and the
-ini file win over a corpus file. A bad setting is a
-`ConfigurationError` naming the corpus file, before any question runs.
+"""The scorers and each question's scoring context for one process's run, built once, so that a corpus
+file's bad setting is a `ConfigurationError` naming it before any question runs. The options'
+`tool_names` win over a corpus file's, tool by tool.
 """
 
 from __future__ import annotations
