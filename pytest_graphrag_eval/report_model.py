@@ -17,6 +17,7 @@ when it is read (`ReportDocument.from_json`), naming the file and the question.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -498,6 +499,250 @@ class JudgeSpend:
         )
 
 
+class Classification(StrEnum):
+    """How a question changed between a baseline run and this one (`compare.classify`)."""
+
+    REGRESSED = "regressed"
+    FIXED = "fixed"
+    UNCHANGED = "unchanged"
+    NEW = "new"
+    REMOVED = "removed"
+    EDITED = "edited"
+    NOT_EVALUATED = "not_evaluated"
+
+
+_CLASSIFICATION_OF_NAME = {classification.value: classification for classification in Classification}
+# The comparison's id lists, in the order the report writes them, and the class each holds.
+CHANGE_LISTS = (
+    ("regressions", Classification.REGRESSED),
+    ("fixed", Classification.FIXED),
+    ("new", Classification.NEW),
+    ("removed", Classification.REMOVED),
+    ("edited", Classification.EDITED),
+    ("unchanged", Classification.UNCHANGED),
+    ("not_evaluated", Classification.NOT_EVALUATED),
+)
+# A question's change of one metric: {"baseline": ..., "current": ..., "delta": ...}.
+MetricDelta = Mapping[str, float]
+_DELTA_NAMES = ("baseline", "current", "delta")
+
+
+@dataclass(frozen=True, slots=True)
+class MetricChange:
+    """One metric's paired change; interval, p-value and MDE are None with fewer than two pairs."""
+
+    baseline: float | None
+    current: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    n_pairs: int
+    test: str
+    min_detectable_delta: float | None
+
+    def all_finite(self) -> bool:
+        """No NaN or infinity among its numbers (None is none)."""
+        numbers = (self.baseline, self.current, self.delta, self.ci_low, self.ci_high, self.p_value)
+        return all(value is None or math.isfinite(value) for value in (*numbers, self.min_detectable_delta))
+
+    def to_dict(
+        self, before: str = "baseline", after: str = "current"
+    ) -> dict[str, float | int | str | None]:
+        """The change's JSON object; the pass rate's names its means `before` and `after`."""
+        # The fields in their order, without `dataclasses.asdict`'s deep copy of each value: a
+        # comparison writes one per metric and template (thousands).
+        return {
+            before: self.baseline,
+            after: self.current,
+            "delta": self.delta,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "p_value": self.p_value,
+            "n_pairs": self.n_pairs,
+            "test": self.test,
+            "min_detectable_delta": self.min_detectable_delta,
+        }
+
+    @classmethod
+    def from_json(
+        cls,
+        data: object,
+        location: SourceLocation,
+        where: str,
+        before: str = "baseline",
+        after: str = "current",
+    ) -> MetricChange:
+        change = _Fields(data, location, where)
+        return cls(
+            baseline=change.optional_number(before),
+            current=change.optional_number(after),
+            delta=change.optional_number("delta"),
+            ci_low=change.optional_number("ci_low"),
+            ci_high=change.optional_number("ci_high"),
+            p_value=change.optional_number("p_value"),
+            n_pairs=change.count("n_pairs"),
+            test=change.text("test"),
+            min_detectable_delta=change.optional_number("min_detectable_delta"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionChange:
+    """How one question changed, with baseline, current and delta of every metric finite in both runs."""
+
+    question_id: str
+    template_id: str
+    classification: Classification
+    baseline_outcome: str | None
+    current_outcome: str | None
+    deltas: Mapping[str, MetricDelta] = field(repr=False)
+    nodeid: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.template_id, self.question_id)
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "question_id": self.question_id,
+            "template_id": self.template_id,
+            "classification": self.classification.value,
+            "baseline_outcome": self.baseline_outcome,
+            "current_outcome": self.current_outcome,
+            "deltas": self.deltas,
+        }
+        if self.nodeid is not None:
+            data["nodeid"] = self.nodeid
+        return data
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation, position: int) -> QuestionChange:
+        change = _Fields(data, location, f"comparison.questions[{position}]")
+        classification = _CLASSIFICATION_OF_NAME.get(change.text("classification"))
+        if classification is None:
+            raise _field_error(
+                location, f"{change.where}.classification", f"one of {', '.join(Classification)}"
+            )
+        deltas = change.data.get("deltas")
+        if not isinstance(deltas, Mapping) or not all(
+            isinstance(values, Mapping) and all(_is_number(values.get(name)) for name in _DELTA_NAMES)
+            for values in deltas.values()
+        ):
+            raise _field_error(location, f"{change.where}.deltas", "an object of {baseline, current, delta}")
+        return cls(
+            question_id=change.text("question_id"),
+            template_id=change.text("template_id"),
+            classification=classification,
+            baseline_outcome=change.optional_text("baseline_outcome"),
+            current_outcome=change.optional_text("current_outcome"),
+            deltas=deltas,
+            nodeid=change.optional_text("nodeid"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ComparedBaseline:
+    """The comparison's `baseline`: the run compared with."""
+
+    path: str | None
+    started_at: object  # its `metadata.started_at` as it holds it: a text in the plugin's reports
+    questions: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": self.path, "started_at": self.started_at, "questions": self.questions}
+
+
+@dataclass(frozen=True)
+class ComparisonSection:
+    """The report's `comparison`: each question's change and each metric's paired change, overall,
+    per template and of the pass rate (`compare.comparison.Comparison` computes it)."""
+
+    baseline: ComparedBaseline
+    confidence: float
+    resamples: int
+    seed: int
+    questions: tuple[QuestionChange, ...]
+    metrics: Mapping[str, MetricChange]
+    per_template: Mapping[str, Mapping[str, MetricChange]]
+    outcomes: MetricChange  # the pass rate's change (exact McNemar)
+
+    def ids(self, classification: Classification) -> list[str]:
+        """Question ids with this classification, in report order."""
+        return [change.question_id for change in self.questions if change.classification == classification]
+
+    @property
+    def regressions(self) -> list[str]:
+        return self.ids(Classification.REGRESSED)
+
+    def outcomes_json(self) -> dict[str, float | int | str | None]:
+        return self.outcomes.to_dict("baseline_pass_rate", "current_pass_rate")
+
+    def to_json(self) -> dict[str, object]:
+        """Exactly the `comparison` section of the JSON report."""
+        data: dict[str, object] = {
+            "baseline": self.baseline.to_json(),
+            "confidence": self.confidence,
+            "resamples": self.resamples,
+            "seed": self.seed,
+        }
+        for name, classification in CHANGE_LISTS:
+            data[name] = self.ids(classification)
+        data["questions"] = [change.to_json() for change in self.questions]
+        data["metrics"] = {metric: change.to_dict() for metric, change in self.metrics.items()}
+        data["per_template"] = {
+            template: {metric: change.to_dict() for metric, change in changes.items()}
+            for template, changes in self.per_template.items()
+        }
+        data["outcomes"] = self.outcomes_json()
+        return data
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation) -> ComparisonSection:
+        """A report's `comparison`; `InputError` naming the file and the field. The id lists are
+        those of the questions' classifications, which they must be."""
+        section = _Fields(data, location, "comparison")
+        baseline = _Fields(section.data.get("baseline"), location, "comparison.baseline")
+        metrics = _Fields(section.data.get("metrics"), location, "comparison.metrics").data
+        per_template = _Fields(section.data.get("per_template"), location, "comparison.per_template").data
+        return cls(
+            baseline=ComparedBaseline(
+                baseline.optional_text("path"),
+                baseline.data.get("started_at"),
+                baseline.count("questions"),
+            ),
+            confidence=section.number("confidence"),
+            resamples=section.count("resamples"),
+            seed=section.count("seed"),
+            questions=tuple(
+                QuestionChange.from_json(question, location, position)
+                for position, question in enumerate(section.objects("questions"))
+            ),
+            metrics={
+                metric: MetricChange.from_json(change, location, f"comparison.metrics.{metric}")
+                for metric, change in metrics.items()
+            },
+            per_template={
+                template: {
+                    metric: MetricChange.from_json(
+                        change, location, f"comparison.per_template.{template}.{metric}"
+                    )
+                    for metric, change in _Fields(
+                        changes, location, f"comparison.per_template.{template}"
+                    ).data.items()
+                }
+                for template, changes in per_template.items()
+            },
+            outcomes=MetricChange.from_json(
+                section.data.get("outcomes"),
+                location,
+                "comparison.outcomes",
+                "baseline_pass_rate",
+                "current_pass_rate",
+            ),
+        )
+
+
 @dataclass(slots=True)
 class ReportDocument:
     """The JSON report, typed: its results are `QuestionResult`s; `to_json()` is what the file holds."""
@@ -506,7 +751,7 @@ class ReportDocument:
     aggregates: dict[str, Any]
     gates: list[GateRecord]
     metadata: dict[str, Any]
-    comparison: dict[str, Any] | None = None
+    comparison: ComparisonSection | None = None
     warnings: list[str] = field(default_factory=list)
     judge_spend: JudgeSpend | None = None
     judge_calibration: dict[str, Any] | None = None  # the judge's agreement with people's labels
@@ -527,7 +772,7 @@ class ReportDocument:
             "metadata": self.metadata,
         }
         if self.comparison is not None:
-            document["comparison"] = self.comparison
+            document["comparison"] = self.comparison.to_json()
         if self.warnings:
             document["warnings"] = self.warnings
         if self.judge_spend is not None:
@@ -576,7 +821,9 @@ class ReportDocument:
             plain_results=plain,
             aggregates=sections["aggregates"] or {},
             metadata=sections["metadata"] or {},
-            comparison=sections["comparison"],
+            comparison=ComparisonSection.from_json(data["comparison"], location)
+            if data.get("comparison") is not None
+            else None,
             judge_spend=JudgeSpend.from_json(data["judge_spend"], location)
             if data.get("judge_spend") is not None
             else None,
@@ -589,7 +836,6 @@ class ReportDocument:
 _SECTIONS = (
     "aggregates",
     "metadata",
-    "comparison",
     "judge_calibration",
     "history",
     "references",

@@ -176,7 +176,7 @@ def test_a_flaky_regression_is_marked_as_flaky() -> None:
     markdown = render_markdown(ReportDocument.from_json(run.report, "report"))
     assert "corpus.yaml::t::q0 (flaky)" in markdown and "q1 (flaky)" not in markdown
     lines = since_baseline_lines(
-        run.report["comparison"],
+        run.comparison,
         {r["question_id"]: r for r in baseline["results"]},
         {r["question_id"]: r for r in current},
         ["steps_score"],

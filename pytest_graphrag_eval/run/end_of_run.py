@@ -128,7 +128,7 @@ class RunOutcome:
         return dataclasses.replace(
             terminal,
             gate_results=self.finished.gate_results,
-            comparison_section=self.finished.comparison_section,
+            comparison=self.finished.document.comparison,
             judge_spend=self.judge_spend,
             written=self.written,
             problems=[*([self.finished.incomplete] if self.finished.incomplete else []), *self.problems],

@@ -60,7 +60,6 @@ class FinishedRun:
     results: list[Mapping[str, object]]  # the results' objects as the report holds them
     aggregates: dict[str, Any]
     comparison: Comparison | None
-    comparison_section: dict[str, Any] | None
     gate_results: list[GateResult]
     document: ReportDocument  # the run adds its graph's `references` to it
 
@@ -149,7 +148,6 @@ def finish_run(
         else None
     )
     add_stale_counts(aggregates, records)  # only when references were checked against a graph
-    comparison_section = comparison.to_dict() if comparison is not None else None
     known = settings.current_run
     flaky = (
         flaky_questions(
@@ -174,7 +172,7 @@ def finish_run(
         settings.metadata,
         started=started,
         interrupted=interrupted,
-        comparison=comparison_section,
+        comparison=comparison,
         warnings=warnings,
         finished=finished,
         judge_spend=judge_spend,
@@ -184,7 +182,7 @@ def finish_run(
     if settings.history is not None and gate_history is not None and not settings.defer_gates:
         current = _current_run(settings, aggregates, document)
         document.history = history_section(settings.history, current, records, flaky, settings.gates)
-    return FinishedRun(records, aggregates, comparison, comparison_section, gate_results, document)
+    return FinishedRun(records, aggregates, comparison, gate_results, document)
 
 
 def _typed(result: QuestionResult | Mapping[str, object]) -> QuestionResult:
