@@ -307,6 +307,9 @@ class _Fields:
     def flag(self, name: str) -> bool:
         return cast(bool, self._checked(name, isinstance(self.data.get(name), bool), "true or false"))
 
+    def optional_flag(self, name: str) -> bool | None:
+        return None if self.data.get(name) is None else self.flag(name)
+
     def ids(self, name: str) -> tuple[str, ...]:
         value = self.data.get(name)
         fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
@@ -319,6 +322,23 @@ class _Fields:
         value = self.data.get(name)
         fits = isinstance(value, list) and all(isinstance(item, Mapping) for item in value)
         return tuple(self._checked(name, fits, "a list of objects"))
+
+    def each(self, name: str) -> list[_Fields]:
+        """The objects of the list `name`, each read as `name[i]`."""
+        return [
+            _Fields(item, self.location, f"{self.where}.{name}[{index}]")
+            for index, item in enumerate(self.objects(name))
+        ]
+
+    def outcomes(self, name: str) -> tuple[str | None, ...]:
+        value = self.data.get(name)
+        fits = isinstance(value, list) and all(item is None or isinstance(item, str) for item in value)
+        return tuple(self._checked(name, fits, "a list of outcomes (texts) or nulls"))
+
+    def numbers(self, name: str) -> tuple[float | None, ...]:
+        value = self.data.get(name)
+        fits = isinstance(value, list) and all(item is None or _is_number(item) for item in value)
+        return tuple(self._checked(name, fits, "a list of numbers or nulls"))
 
 
 def _is_number(value: object) -> bool:
@@ -743,6 +763,122 @@ class ComparisonSection:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class HistoryRun:
+    """One run of the history section's window (this run last) and what changed from the run before."""
+
+    run_id: str
+    started_at: str
+    commit: str | None
+    branch: str | None
+    passed: bool | None
+    changed: tuple[str, ...]  # the identities (corpus, graph, responses, settings) that differ
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "run_id": self.run_id,
+            "started_at": self.started_at,
+            "commit": self.commit,
+            "branch": self.branch,
+            "passed": self.passed,
+            "changed": list(self.changed),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FlakyQuestion:
+    """A question the history calls flaky: its outcomes over the window, oldest first (None: absent)."""
+
+    question_id: str
+    template_id: str | None
+    flips: int
+    same_commit: bool  # it passed and failed on one commit
+    outcomes: tuple[str | None, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "question_id": self.question_id,
+            "template_id": self.template_id,
+            "flips": self.flips,
+            "same_commit": self.same_commit,
+            "outcomes": list(self.outcomes),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TrendSeries:
+    """A gated value (`micro:steps_score.mean`) in each run of the window (None: the run had none)."""
+
+    target: str
+    values: tuple[float | None, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"target": self.target, "values": list(self.values)}
+
+
+@dataclass(frozen=True, slots=True)
+class HistorySection:
+    """The report's `history`: the last runs, the flaky rule and questions, each question's outcomes
+    over the runs, and the gated values' series (`report.history_section` builds it)."""
+
+    runs: tuple[HistoryRun, ...]
+    flaky_runs: int  # the flaky rule: at least `flaky_flips` flips in `flaky_runs` runs
+    flaky_flips: int
+    flaky: tuple[FlakyQuestion, ...]
+    questions: Mapping[str, tuple[str | None, ...]]  # question id -> its outcomes, this run last
+    series: tuple[TrendSeries, ...]
+
+    @property
+    def flaky_ids(self) -> frozenset[str]:
+        return frozenset(entry.question_id for entry in self.flaky)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "runs": [run.to_json() for run in self.runs],
+            "flaky_rule": {"runs": self.flaky_runs, "min_flips": self.flaky_flips},
+            "flaky": [entry.to_json() for entry in self.flaky],
+            "questions": {question_id: list(outcomes) for question_id, outcomes in self.questions.items()},
+            "series": [series.to_json() for series in self.series],
+        }
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation) -> HistorySection:
+        """A report's `history`; `InputError` naming the file and the field."""
+        section = _Fields(data, location, "history")
+        rule = _Fields(section.data.get("flaky_rule"), location, "history.flaky_rule")
+        questions = _Fields(section.data.get("questions"), location, "history.questions")
+        return cls(
+            runs=tuple(
+                HistoryRun(
+                    run.text("run_id"),
+                    run.text("started_at"),
+                    run.optional_text("commit"),
+                    run.optional_text("branch"),
+                    run.optional_flag("passed"),
+                    run.ids("changed"),
+                )
+                for run in section.each("runs")
+            ),
+            flaky_runs=rule.count("runs"),
+            flaky_flips=rule.count("min_flips"),
+            flaky=tuple(
+                FlakyQuestion(
+                    entry.text("question_id"),
+                    entry.optional_text("template_id"),
+                    entry.count("flips"),
+                    entry.flag("same_commit"),
+                    entry.outcomes("outcomes"),
+                )
+                for entry in section.each("flaky")
+            ),
+            questions={question_id: questions.outcomes(question_id) for question_id in questions.data},
+            series=tuple(
+                TrendSeries(series.text("target"), series.numbers("values"))
+                for series in section.each("series")
+            ),
+        )
+
+
 @dataclass(slots=True)
 class ReportDocument:
     """The JSON report, typed: its results are `QuestionResult`s; `to_json()` is what the file holds."""
@@ -755,7 +891,7 @@ class ReportDocument:
     warnings: list[str] = field(default_factory=list)
     judge_spend: JudgeSpend | None = None
     judge_calibration: dict[str, Any] | None = None  # the judge's agreement with people's labels
-    history: dict[str, Any] | None = None  # the earlier runs of the branch (`--graphrag-baseline history:`)
+    history: HistorySection | None = None  # the earlier runs (`--graphrag-history`)
     references: dict[str, Any] | None = None  # the graph the references were checked against
     format_version: int = REPORT_FORMAT_VERSION
     # The results' records are plain JSON values as a parser read them (`formats.plain_json`), so
@@ -777,10 +913,12 @@ class ReportDocument:
             document["warnings"] = self.warnings
         if self.judge_spend is not None:
             document["judge_spend"] = self.judge_spend.to_json()
-        for name in ("judge_calibration", "history", "references"):
-            section = getattr(self, name)
-            if section is not None:
-                document[name] = section
+        if self.judge_calibration is not None:
+            document["judge_calibration"] = self.judge_calibration
+        if self.history is not None:
+            document["history"] = self.history.to_json()
+        if self.references is not None:
+            document["references"] = self.references
         return document
 
     @property
@@ -828,7 +966,9 @@ class ReportDocument:
             if data.get("judge_spend") is not None
             else None,
             judge_calibration=sections["judge_calibration"],
-            history=sections["history"],
+            history=HistorySection.from_json(data["history"], location)
+            if data.get("history") is not None
+            else None,
             references=sections["references"],
         )
 
@@ -837,7 +977,6 @@ _SECTIONS = (
     "aggregates",
     "metadata",
     "judge_calibration",
-    "history",
     "references",
 )
 

@@ -17,7 +17,6 @@ from synthetic_report import synthetic_report
 from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory, flaky_questions
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
-from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines, outcome_strip
 from pytest_graphrag_eval.report.html_report.render import render_html
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
@@ -105,7 +104,7 @@ def test_markdown_and_terminal_mark_the_flaky_questions(finished: Any) -> None:
     assert f"### Flaky questions ({len(flaky)})" in markdown
     for entry in flaky[:3]:
         assert f"`{outcome_strip(entry['outcomes'])}`" in markdown
-    lines = history_lines(run.report)
+    lines = history_lines(run.document)
     assert lines[0][0].startswith(f"history: {len(flaky)} flaky question(s) over the last 6 run(s)")
     assert all(colour == "yellow" for _, colour in lines)
     nodeid = next(
@@ -119,7 +118,7 @@ def test_markdown_and_terminal_mark_the_flaky_questions(finished: Any) -> None:
 def test_a_report_without_history_shows_none_of_it() -> None:
     report = synthetic_report(10, templates=2)
     assert "Flaky questions" not in render_markdown(ReportDocument.from_json(report, "report"))
-    assert history_lines(report) == []
+    assert history_lines(ReportDocument.from_json(report, "report")) == []
     assert 'id="history"' not in render_html(ReportDocument.from_json(report, "report"))
 
 
@@ -175,12 +174,13 @@ def test_a_flaky_regression_is_marked_as_flaky() -> None:
     assert run.comparison is not None and sorted(run.comparison.regressions) == ["q0", "q1"]
     markdown = render_markdown(ReportDocument.from_json(run.report, "report"))
     assert "corpus.yaml::t::q0 (flaky)" in markdown and "q1 (flaky)" not in markdown
+    assert run.document.history is not None
     lines = since_baseline_lines(
         run.comparison,
         {r["question_id"]: r for r in baseline["results"]},
         {r["question_id"]: r for r in current},
         ["steps_score"],
-        set(flaky_ids(run.report)),
+        run.document.history.flaky_ids,
     )
     regressed = [text for text, _ in lines if "::q0" in text or "::q1" in text]
     assert regressed[0].startswith("  corpus.yaml::t::q0 (flaky)") and "(flaky)" not in regressed[1]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import FLAKY_MARK, flaky_markdown
 from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report.judging_summary import calibration_markdown, reviews_markdown
@@ -69,8 +68,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 def render_markdown(document: ReportDocument, *, max_regressions: int = 10) -> str:
     """The summary: run counts, main aggregates, gates, and the changes since the baseline."""
     results, gates, comparison = document.results, document.gates, document.comparison
-    report = document.to_json()  # the sections not typed yet (history) are read from it
     coverage = RunCoverage.from_metadata(document.metadata)
+    flaky = document.history.flaky_ids if document.history is not None else frozenset()
     sections = [
         _title(results, gates),
         _run_counts(results, document.metadata),
@@ -82,10 +81,8 @@ def render_markdown(document: ReportDocument, *, max_regressions: int = 10) -> s
         _gates(gates, coverage),
         reviews_markdown([result.record for result in results], escape_text),
         _failed_questions(results, max_regressions),
-        _changes(comparison, results, max_regressions, set(flaky_ids(report)))
-        if comparison is not None
-        else "",
-        flaky_markdown(report, escape_text),
+        _changes(comparison, results, max_regressions, flaky) if comparison is not None else "",
+        flaky_markdown(document, escape_text),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
 

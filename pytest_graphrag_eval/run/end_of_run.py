@@ -19,7 +19,6 @@ from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject, Order
 from pytest_graphrag_eval.gates.model import Gate
-from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines
 from pytest_graphrag_eval.report.json_report import write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
@@ -124,7 +123,7 @@ class RunOutcome:
 
     def shown(self, terminal: RunTerminal) -> RunTerminal:
         """The terminal summary of `terminal`'s run with this outcome's gates, comparison, spend and files."""
-        report = self.finished.report
+        document = self.finished.document
         return dataclasses.replace(
             terminal,
             gate_results=self.finished.gate_results,
@@ -132,10 +131,10 @@ class RunOutcome:
             judge_spend=self.judge_spend,
             written=self.written,
             problems=[*([self.finished.incomplete] if self.finished.incomplete else []), *self.problems],
-            history_lines=history_lines(report),
-            flaky_ids=frozenset(flaky_ids(report)),
+            history_lines=history_lines(document),
+            flaky_ids=document.history.flaky_ids if document.history is not None else frozenset(),
             history_line=(self.history.line, self.history.recorded) if self.history is not None else None,
-            calibration=self.finished.document.judge_calibration,
+            calibration=document.judge_calibration,
         )
 
     @property

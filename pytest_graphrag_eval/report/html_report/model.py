@@ -41,6 +41,7 @@ from pytest_graphrag_eval.report_model import (
     Classification,
     ComparisonSection,
     GateRecord,
+    HistorySection,
     MetricChange,
     MetricDelta,
     QuestionChange,
@@ -156,8 +157,8 @@ class _Questions:
     comparison: ComparisonSection | None
     classification: dict[tuple[str, str], QuestionChange]
     question_keys: list[tuple[str, str]]  # (template id, question id) as text
-    history: Mapping[str, object]
-    history_flaky: set[str]
+    history: HistorySection | None
+    history_flaky: frozenset[str]
     outcomes_over_runs: dict[str, list[str]]  # question id -> its outcomes in the history's runs
 
     @classmethod
@@ -167,8 +168,7 @@ class _Questions:
         keys = numeric_keys(results)
         columns = Columns.of(results, keys)
         scores = score_metrics(keys, columns.values)
-        comparison = report.comparison
-        history = report.history or {}
+        comparison, history = report.comparison, report.history
         return cls(
             results=results,
             metadata=report.metadata,
@@ -180,12 +180,8 @@ class _Questions:
             classification=_classifications(comparison),
             question_keys=[result.key for result in report.results],
             history=history,
-            history_flaky={
-                _text(entry.get("question_id"))
-                for entry in _list(history.get("flaky"))
-                if isinstance(entry, Mapping)
-            },
-            outcomes_over_runs=question_outcomes(history),
+            history_flaky=history.flaky_ids if history is not None else frozenset(),
+            outcomes_over_runs=question_outcomes(history) if history is not None else {},
         )
 
     def drill_downs(self) -> list[dict[str, object]]:
@@ -284,7 +280,7 @@ def build_view(report: ReportDocument) -> ReportView:
             gates,
             {_text(result["question_id"]): _link(result, id_counts) for result in results},
         )
-        if questions.history
+        if questions.history is not None
         else None,
         review=build_review_view(report.to_json()),
         graph_coverage=coverage_view(metadata),
@@ -484,7 +480,7 @@ def _index(
     templates: Sequence[str],
     scores: Sequence[str],
     classification: Mapping[tuple[str, str], QuestionChange],
-    history_flaky: set[str],
+    history_flaky: frozenset[str],
     columns: Columns,
 ) -> dict[str, object]:
     """Columnar arrays for the question list: small to embed and quick to filter.
