@@ -519,6 +519,109 @@ class JudgeSpend:
         )
 
 
+# A metric's statistics in one group: sum, mean, median, min and max (the macro group: mean).
+Statistics = Mapping[str, float]
+_STEPS = "steps"  # a template's step summary: counts by step name, and the judged step metrics
+
+
+@dataclass(frozen=True, slots=True)
+class GroupAggregates:
+    """One group's figures (a template's, all questions', the templates' means) as the report
+    writes them: counts and rates, each metric's `Statistics`, and a template's step summary.
+    Open-ended like a result (every scorer's metric is aggregated), so the object is kept as it
+    came and read through `statistics`; `Aggregates.from_json` checked its shape."""
+
+    record: Mapping[str, object]
+
+    @property
+    def statistics(self) -> dict[str, Statistics]:
+        """Each metric's statistics, in the group's order."""
+        return {
+            key: cast(Statistics, value)
+            for key, value in self.record.items()
+            if key != _STEPS and isinstance(value, Mapping)
+        }
+
+    def stat(self, metric: str, name: str) -> float | None:
+        """One statistic of a metric (`mean`), None when the group has none."""
+        value = self.record.get(metric)
+        return cast(Statistics, value).get(name) if isinstance(value, Mapping) and metric != _STEPS else None
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation, where: str) -> GroupAggregates:
+        group = _Fields(data, location, where)
+        for key, value in group.data.items():
+            nested = key == _STEPS
+            if not (_is_number(value) and not nested) and not (
+                isinstance(value, Mapping) and all(_is_statistic(item, nested) for item in value.values())
+            ):
+                raise _field_error(location, f"{where}.{key}", "a number or an object of numbers")
+        return cls(group.data)
+
+
+def _is_statistic(value: object, nested: bool) -> bool:
+    if nested and isinstance(value, Mapping):
+        return all(_is_number(item) for item in value.values())
+    return _is_number(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Aggregates:
+    """The report's `aggregates` (`aggregates.compute_aggregates`): per template, over all
+    questions (micro) and the templates' means (macro); None where the report has no such part
+    (a report of no results has none)."""
+
+    per_template: Mapping[str, GroupAggregates] | None = None
+    micro: GroupAggregates | None = None
+    macro: GroupAggregates | None = None
+
+    @classmethod
+    def of(cls, computed: Mapping[str, Any]) -> Aggregates:
+        """The typed form of what `compute_aggregates` returned (its shape is known)."""
+        if not computed:
+            return cls()
+        return cls(
+            {template: GroupAggregates(group) for template, group in computed["per_template"].items()},
+            GroupAggregates(computed["micro"]),
+            GroupAggregates(computed["macro"]),
+        )
+
+    def to_json(self) -> dict[str, object]:
+        """The section's parts present, in the order `compute_aggregates` writes them."""
+        section: dict[str, object] = {}
+        if self.per_template is not None:
+            section["per_template"] = {
+                template: group.record for template, group in self.per_template.items()
+            }
+        for name, group in (("micro", self.micro), ("macro", self.macro)):
+            if group is not None:
+                section[name] = group.record
+        return section
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation) -> Aggregates:
+        """A report's `aggregates`; `InputError` naming the file and the field."""
+        section = _Fields(data, location, "aggregates").data
+
+        def group(name: str) -> GroupAggregates | None:
+            found = section.get(name)
+            return None if found is None else GroupAggregates.from_json(found, location, f"aggregates.{name}")
+
+        templates = section.get("per_template")
+        return cls(
+            None
+            if templates is None
+            else {
+                str(template): GroupAggregates.from_json(
+                    stats, location, f"aggregates.per_template.{template}"
+                )
+                for template, stats in _Fields(templates, location, "aggregates.per_template").data.items()
+            },
+            group("micro"),
+            group("macro"),
+        )
+
+
 class Classification(StrEnum):
     """How a question changed between a baseline run and this one (`compare.classify`)."""
 
@@ -884,7 +987,7 @@ class ReportDocument:
     """The JSON report, typed: its results are `QuestionResult`s; `to_json()` is what the file holds."""
 
     results: list[QuestionResult]
-    aggregates: dict[str, Any]
+    aggregates: Aggregates
     gates: list[GateRecord]
     metadata: dict[str, Any]
     comparison: ComparisonSection | None = None
@@ -903,7 +1006,7 @@ class ReportDocument:
         document: dict[str, Any] = {
             "format_version": self.format_version,
             "results": [result.record for result in self.results],
-            "aggregates": self.aggregates,
+            "aggregates": self.aggregates.to_json(),
             "gates": [gate.to_json() for gate in self.gates],
             "metadata": self.metadata,
         }
@@ -957,7 +1060,9 @@ class ReportDocument:
             warnings=[str(warning) for warning in data.get("warnings") or []],
             format_version=version,
             plain_results=plain,
-            aggregates=sections["aggregates"] or {},
+            aggregates=Aggregates.from_json(data["aggregates"], location)
+            if data.get("aggregates") is not None
+            else Aggregates(),
             metadata=sections["metadata"] or {},
             comparison=ComparisonSection.from_json(data["comparison"], location)
             if data.get("comparison") is not None
@@ -974,7 +1079,6 @@ class ReportDocument:
 
 
 _SECTIONS = (
-    "aggregates",
     "metadata",
     "judge_calibration",
     "references",

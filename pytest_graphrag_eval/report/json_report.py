@@ -23,7 +23,13 @@ except ImportError:  # pragma: no cover - the core runs without it
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic, write_text_atomic
 from pytest_graphrag_eval.formats.plain_json import indented_plain
 from pytest_graphrag_eval.gates.model import GateResult
-from pytest_graphrag_eval.report_model import ComparisonSection, JudgeSpend, QuestionResult, ReportDocument
+from pytest_graphrag_eval.report_model import (
+    Aggregates,
+    ComparisonSection,
+    JudgeSpend,
+    QuestionResult,
+    ReportDocument,
+)
 
 
 class ResultCollector:
@@ -69,7 +75,7 @@ def build_document(
     """
     return ReportDocument(
         results=results,
-        aggregates=dict(aggregates),
+        aggregates=Aggregates.of(aggregates),
         gates=[gate.record() for gate in gates],
         metadata={
             "tool": "pytest-graphrag-eval",

@@ -19,6 +19,7 @@ from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report.judging_summary import calibration_markdown, reviews_markdown
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report_model import (
+    Aggregates,
     Classification,
     ComparisonSection,
     GateRecord,
@@ -124,35 +125,28 @@ def _spend(section: JudgeSpend | None) -> str:
     return "\n".join(f"- {escape_text(line)}" for line in spend_lines(section))
 
 
-def _aggregates(aggregates: Mapping[str, object]) -> str:
-    micro = aggregates.get("micro")
-    if not isinstance(micro, Mapping):
-        return ""
-    metrics = _ordered_metrics(
-        key for key, stats in micro.items() if isinstance(stats, Mapping) and "mean" in stats
-    )
-    if not metrics:
-        return ""
+def _aggregates(aggregates: Aggregates) -> str:
+    statistics = aggregates.micro.statistics if aggregates.micro is not None else {}
+    metrics = _ordered_metrics(metric for metric, stats in statistics.items() if "mean" in stats)
     rows = [
         [
             escape_text(metric),
-            _number(micro[metric].get("mean")),
-            _number(micro[metric].get("min")),
-            _number(micro[metric].get("max")),
+            _number(statistics[metric].get("mean")),
+            _number(statistics[metric].get("min")),
+            _number(statistics[metric].get("max")),
         ]
         for metric in metrics
     ]
-    return "### Aggregates (all questions)\n\n" + _table(["Metric", "Mean", "Min", "Max"], rows)
+    return (
+        "### Aggregates (all questions)\n\n" + _table(["Metric", "Mean", "Min", "Max"], rows) if rows else ""
+    )
 
 
-def _per_template(results: Sequence[QuestionResult], aggregates: Mapping[str, object]) -> str:
+def _per_template(results: Sequence[QuestionResult], aggregates: Aggregates) -> str:
     """One row per template (in the order of the results): its outcomes and the means of the main scores."""
-    per_template = aggregates.get("per_template")
-    micro = aggregates.get("micro")
-    if not isinstance(per_template, Mapping) or not isinstance(micro, Mapping) or not results:
+    if aggregates.micro is None or aggregates.per_template is None or not results:
         return ""
-    metrics = _ordered_metrics(key for key, stats in micro.items() if isinstance(stats, Mapping))
-    metrics = metrics[:_TEMPLATE_METRICS]
+    metrics = _ordered_metrics(aggregates.micro.statistics)[:_TEMPLATE_METRICS]
     groups: dict[str, list[QuestionResult]] = {}
     for result in results:
         groups.setdefault(result.template_id, []).append(result)
@@ -168,14 +162,14 @@ def _per_template(results: Sequence[QuestionResult], aggregates: Mapping[str, ob
             if with_outcomes
             else []
         ) + ([str(sum(1 for result in group if result.not_evaluated))] if unscored else [])
-        stats = _mapping(per_template.get(template_id))
+        stats = aggregates.per_template.get(template_id)
         rows.append(
             [
                 escape_text(template_id),
                 str(len(group)),
                 *verdicts,
                 str(sum(1 for result in group if result.agent_error is not None)),
-                *(_number(_mapping(stats.get(metric)).get("mean")) for metric in metrics),
+                *(_number(stats.stat(metric, "mean") if stats is not None else None) for metric in metrics),
             ]
         )
     counts = [
@@ -387,11 +381,3 @@ def _signed(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return "–"
     return f"{value:+.3f}"
-
-
-def _mapping(value: object) -> Mapping[str, object]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: object) -> list[object]:
-    return value if isinstance(value, list) else []

@@ -41,6 +41,7 @@ from pytest_graphrag_eval.report_model import (
     Classification,
     ComparisonSection,
     GateRecord,
+    GroupAggregates,
     HistorySection,
     MetricChange,
     MetricDelta,
@@ -219,7 +220,7 @@ def build_view(report: ReportDocument) -> ReportView:
     for position, result in enumerate(results):
         groups.setdefault(str(result["template_id"]), []).append(position)
     templates = list(groups)
-    micro = _mapping(aggregates.get("micro"))
+    micro = aggregates.micro
     gates = report.gates
     verdicts = _gate_verdicts(gates)
     id_counts = Counter(question_id for _, question_id in question_keys)
@@ -254,7 +255,7 @@ def build_view(report: ReportDocument) -> ReportView:
             for tid, members in groups.items()
         ],
         micro_means={metric: _micro_mean(micro, results, metric, columns) for metric in scores},
-        macro_means={metric: _stat(_mapping(aggregates.get("macro")), metric, "mean") for metric in scores},
+        macro_means={metric: _stat(aggregates.macro, metric, "mean") for metric in scores},
         usage=_usage(micro, results, keys),
         has_cost=bool(cost_keys(keys)),
         metric_errors=dict(
@@ -333,7 +334,7 @@ def _template_row(
 
 
 def _usage(
-    micro: Mapping[str, object], results: Sequence[Mapping[str, object]], keys: Sequence[str]
+    micro: GroupAggregates | None, results: Sequence[Mapping[str, object]], keys: Sequence[str]
 ) -> list[tuple[str, str, str]]:
     """(label, total, per question) for agent tokens, time, judge tokens and judge USD."""
     rows = []
@@ -698,12 +699,12 @@ def _threshold(item: Mapping[str, object]) -> dict[str, object]:
     }
 
 
-def _stat(stats: Mapping[str, object], metric: str, name: str) -> float | None:
-    return finite(_mapping(stats.get(metric)).get(name))
+def _stat(group: GroupAggregates | None, metric: str, name: str) -> float | None:
+    return finite(group.stat(metric, name)) if group is not None else None
 
 
 def _micro_mean(
-    micro: Mapping[str, object], results: Sequence[Mapping[str, object]], metric: str, columns: Columns
+    micro: GroupAggregates | None, results: Sequence[Mapping[str, object]], metric: str, columns: Columns
 ) -> float | None:
     """The report's own micro mean; computed over answered questions when a report lacks aggregates."""
     mean = _stat(micro, metric, "mean")
@@ -731,12 +732,6 @@ def _rounded(column: Sequence[float | None]) -> list[float | None]:
 
 def _list(value: object) -> list[object]:
     return value if isinstance(value, list) else []
-
-
-def _mapping(value: object) -> Mapping[str, object]:
-    if type(value) is dict:  # what JSON gives; Mapping's ABC check is the slow path
-        return value
-    return value if isinstance(value, Mapping) else {}
 
 
 def _shown(value: object) -> str:
