@@ -7,6 +7,7 @@ tested with real recorded runs in test_history_in_run.py).
 from __future__ import annotations
 
 import html
+import json
 import re
 import time
 from typing import Any
@@ -15,10 +16,12 @@ import pytest
 from synthetic_report import synthetic_report
 
 from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory, flaky_questions
+from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.history_summary import history_lines, outcome_strip
 from pytest_graphrag_eval.report.html_report.render import render_html
+from pytest_graphrag_eval.report.json_report import json_bytes
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report_model import ReportDocument
 from pytest_graphrag_eval.run.pipeline import RunSettings, finish_run
@@ -193,3 +196,31 @@ def test_the_html_gates_table_explains_history_gates(finished: Any) -> None:
     trend = next(gate for gate in run.gate_results if gate.gate.over == "trend")
     assert any(detail.startswith("trend:micro:steps_score.mean = ") for detail in details)
     assert html.escape(trend.message, quote=True) in details
+
+
+def test_the_typed_history_section_is_written_back_as_it_was_read(finished: Any) -> None:
+    run, _ = finished
+    report = json.loads(json_bytes(run.report))
+    document = ReportDocument.from_json(report, "report.json")
+    assert document.history is not None and len(document.history.runs) == 6
+    assert json_bytes(document.to_json()) == json_bytes(report)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda history: history["runs"][0].update(passed="yes"), "history.runs[0].passed"),
+        (lambda history: history["flaky_rule"].update(runs=2.5), "history.flaky_rule.runs"),
+        (lambda history: history["series"][0].update(values=["x"]), "history.series[0].values"),
+        (lambda history: history["questions"].update(q0="passed"), "history.questions.q0"),
+    ],
+)
+def test_a_malformed_history_section_is_refused_naming_the_file_and_field(
+    finished: Any, change: Any, field: str
+) -> None:
+    run, _ = finished
+    report = json.loads(json_bytes(run.report))
+    change(report["history"])
+    with pytest.raises(InputError) as error:
+        ReportDocument.from_json(report, "report.json")
+    assert str(error.value).startswith("report.json") and f"field {field!r}" in str(error.value)
