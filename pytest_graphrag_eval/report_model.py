@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, cast
 
@@ -764,6 +764,14 @@ class QuestionChange:
         )
 
 
+def _fields_json(record: Any) -> dict[str, object]:
+    """A flat record's JSON object: its fields in their order, tuples as lists."""
+    return {
+        name: list(value) if isinstance(value, tuple) else value
+        for name, value in ((item.name, getattr(record, item.name)) for item in fields(record))
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class ComparedBaseline:
     """The comparison's `baseline`: the run compared with."""
@@ -772,8 +780,7 @@ class ComparedBaseline:
     started_at: object  # its `metadata.started_at` as it holds it: a text in the plugin's reports
     questions: int
 
-    def to_json(self) -> dict[str, object]:
-        return {"path": self.path, "started_at": self.started_at, "questions": self.questions}
+    to_json = _fields_json
 
 
 @dataclass(frozen=True)
@@ -877,15 +884,7 @@ class HistoryRun:
     passed: bool | None
     changed: tuple[str, ...]  # the identities (corpus, graph, responses, settings) that differ
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "run_id": self.run_id,
-            "started_at": self.started_at,
-            "commit": self.commit,
-            "branch": self.branch,
-            "passed": self.passed,
-            "changed": list(self.changed),
-        }
+    to_json = _fields_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -898,14 +897,7 @@ class FlakyQuestion:
     same_commit: bool  # it passed and failed on one commit
     outcomes: tuple[str | None, ...]
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "question_id": self.question_id,
-            "template_id": self.template_id,
-            "flips": self.flips,
-            "same_commit": self.same_commit,
-            "outcomes": list(self.outcomes),
-        }
+    to_json = _fields_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -915,8 +907,7 @@ class TrendSeries:
     target: str
     values: tuple[float | None, ...]
 
-    def to_json(self) -> dict[str, object]:
-        return {"target": self.target, "values": list(self.values)}
+    to_json = _fields_json
 
 
 @dataclass(frozen=True, slots=True)
