@@ -17,9 +17,10 @@ when it is read (`ReportDocument.from_json`), naming the file and the question.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, cast
 
@@ -306,6 +307,9 @@ class _Fields:
     def flag(self, name: str) -> bool:
         return cast(bool, self._checked(name, isinstance(self.data.get(name), bool), "true or false"))
 
+    def optional_flag(self, name: str) -> bool | None:
+        return None if self.data.get(name) is None else self.flag(name)
+
     def ids(self, name: str) -> tuple[str, ...]:
         value = self.data.get(name)
         fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
@@ -318,6 +322,23 @@ class _Fields:
         value = self.data.get(name)
         fits = isinstance(value, list) and all(isinstance(item, Mapping) for item in value)
         return tuple(self._checked(name, fits, "a list of objects"))
+
+    def each(self, name: str) -> list[_Fields]:
+        """The objects of the list `name`, each read as `name[i]`."""
+        return [
+            _Fields(item, self.location, f"{self.where}.{name}[{index}]")
+            for index, item in enumerate(self.objects(name))
+        ]
+
+    def outcomes(self, name: str) -> tuple[str | None, ...]:
+        value = self.data.get(name)
+        fits = isinstance(value, list) and all(item is None or isinstance(item, str) for item in value)
+        return tuple(self._checked(name, fits, "a list of outcomes (texts) or nulls"))
+
+    def numbers(self, name: str) -> tuple[float | None, ...]:
+        value = self.data.get(name)
+        fits = isinstance(value, list) and all(item is None or _is_number(item) for item in value)
+        return tuple(self._checked(name, fits, "a list of numbers or nulls"))
 
 
 def _is_number(value: object) -> bool:
@@ -498,19 +519,473 @@ class JudgeSpend:
         )
 
 
+# A metric's statistics in one group: sum, mean, median, min and max (the macro group: mean).
+Statistics = Mapping[str, float]
+_STEPS = "steps"  # a template's step summary: counts by step name, and the judged step metrics
+
+
+@dataclass(frozen=True, slots=True)
+class GroupAggregates:
+    """One group's figures (a template's, all questions', the templates' means) as the report
+    writes them: counts and rates, each metric's `Statistics`, and a template's step summary.
+    Open-ended like a result (every scorer's metric is aggregated), so the object is kept as it
+    came and read through `statistics`; `Aggregates.from_json` checked its shape."""
+
+    record: Mapping[str, object]
+
+    @property
+    def statistics(self) -> dict[str, Statistics]:
+        """Each metric's statistics, in the group's order."""
+        return {
+            key: cast(Statistics, value)
+            for key, value in self.record.items()
+            if key != _STEPS and isinstance(value, Mapping)
+        }
+
+    def stat(self, metric: str, name: str) -> float | None:
+        """One statistic of a metric (`mean`), None when the group has none."""
+        value = self.record.get(metric)
+        return cast(Statistics, value).get(name) if isinstance(value, Mapping) and metric != _STEPS else None
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation, where: str) -> GroupAggregates:
+        group = _Fields(data, location, where)
+        for key, value in group.data.items():
+            nested = key == _STEPS
+            if not (_is_number(value) and not nested) and not (
+                isinstance(value, Mapping) and all(_is_statistic(item, nested) for item in value.values())
+            ):
+                raise _field_error(location, f"{where}.{key}", "a number or an object of numbers")
+        return cls(group.data)
+
+
+def _is_statistic(value: object, nested: bool) -> bool:
+    if nested and isinstance(value, Mapping):
+        return all(_is_number(item) for item in value.values())
+    return _is_number(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Aggregates:
+    """The report's `aggregates` (`aggregates.compute_aggregates`): per template, over all
+    questions (micro) and the templates' means (macro); None where the report has no such part
+    (a report of no results has none)."""
+
+    per_template: Mapping[str, GroupAggregates] | None = None
+    micro: GroupAggregates | None = None
+    macro: GroupAggregates | None = None
+
+    @classmethod
+    def of(cls, computed: Mapping[str, Any]) -> Aggregates:
+        """The typed form of what `compute_aggregates` returned (its shape is known)."""
+        if not computed:
+            return cls()
+        return cls(
+            {template: GroupAggregates(group) for template, group in computed["per_template"].items()},
+            GroupAggregates(computed["micro"]),
+            GroupAggregates(computed["macro"]),
+        )
+
+    def to_json(self) -> dict[str, object]:
+        """The section's parts present, in the order `compute_aggregates` writes them."""
+        section: dict[str, object] = {}
+        if self.per_template is not None:
+            section["per_template"] = {
+                template: group.record for template, group in self.per_template.items()
+            }
+        for name, group in (("micro", self.micro), ("macro", self.macro)):
+            if group is not None:
+                section[name] = group.record
+        return section
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation) -> Aggregates:
+        """A report's `aggregates`; `InputError` naming the file and the field."""
+        section = _Fields(data, location, "aggregates").data
+
+        def group(name: str) -> GroupAggregates | None:
+            found = section.get(name)
+            return None if found is None else GroupAggregates.from_json(found, location, f"aggregates.{name}")
+
+        templates = section.get("per_template")
+        return cls(
+            None
+            if templates is None
+            else {
+                str(template): GroupAggregates.from_json(
+                    stats, location, f"aggregates.per_template.{template}"
+                )
+                for template, stats in _Fields(templates, location, "aggregates.per_template").data.items()
+            },
+            group("micro"),
+            group("macro"),
+        )
+
+
+class Classification(StrEnum):
+    """How a question changed between a baseline run and this one (`compare.classify`)."""
+
+    REGRESSED = "regressed"
+    FIXED = "fixed"
+    UNCHANGED = "unchanged"
+    NEW = "new"
+    REMOVED = "removed"
+    EDITED = "edited"
+    NOT_EVALUATED = "not_evaluated"
+
+
+_CLASSIFICATION_OF_NAME = {classification.value: classification for classification in Classification}
+# The comparison's id lists, in the order the report writes them, and the class each holds.
+CHANGE_LISTS = (
+    ("regressions", Classification.REGRESSED),
+    ("fixed", Classification.FIXED),
+    ("new", Classification.NEW),
+    ("removed", Classification.REMOVED),
+    ("edited", Classification.EDITED),
+    ("unchanged", Classification.UNCHANGED),
+    ("not_evaluated", Classification.NOT_EVALUATED),
+)
+# A question's change of one metric: {"baseline": ..., "current": ..., "delta": ...}.
+MetricDelta = Mapping[str, float]
+_DELTA_NAMES = ("baseline", "current", "delta")
+
+
+@dataclass(frozen=True, slots=True)
+class MetricChange:
+    """One metric's paired change; interval, p-value and MDE are None with fewer than two pairs."""
+
+    baseline: float | None
+    current: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    n_pairs: int
+    test: str
+    min_detectable_delta: float | None
+
+    def all_finite(self) -> bool:
+        """No NaN or infinity among its numbers (None is none)."""
+        numbers = (self.baseline, self.current, self.delta, self.ci_low, self.ci_high, self.p_value)
+        return all(value is None or math.isfinite(value) for value in (*numbers, self.min_detectable_delta))
+
+    def to_dict(
+        self, before: str = "baseline", after: str = "current"
+    ) -> dict[str, float | int | str | None]:
+        """The change's JSON object; the pass rate's names its means `before` and `after`."""
+        # The fields in their order, without `dataclasses.asdict`'s deep copy of each value: a
+        # comparison writes one per metric and template (thousands).
+        return {
+            before: self.baseline,
+            after: self.current,
+            "delta": self.delta,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "p_value": self.p_value,
+            "n_pairs": self.n_pairs,
+            "test": self.test,
+            "min_detectable_delta": self.min_detectable_delta,
+        }
+
+    @classmethod
+    def from_json(
+        cls,
+        data: object,
+        location: SourceLocation,
+        where: str,
+        before: str = "baseline",
+        after: str = "current",
+    ) -> MetricChange:
+        change = _Fields(data, location, where)
+        return cls(
+            baseline=change.optional_number(before),
+            current=change.optional_number(after),
+            delta=change.optional_number("delta"),
+            ci_low=change.optional_number("ci_low"),
+            ci_high=change.optional_number("ci_high"),
+            p_value=change.optional_number("p_value"),
+            n_pairs=change.count("n_pairs"),
+            test=change.text("test"),
+            min_detectable_delta=change.optional_number("min_detectable_delta"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionChange:
+    """How one question changed, with baseline, current and delta of every metric finite in both runs."""
+
+    question_id: str
+    template_id: str
+    classification: Classification
+    baseline_outcome: str | None
+    current_outcome: str | None
+    deltas: Mapping[str, MetricDelta] = field(repr=False)
+    nodeid: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.template_id, self.question_id)
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "question_id": self.question_id,
+            "template_id": self.template_id,
+            "classification": self.classification.value,
+            "baseline_outcome": self.baseline_outcome,
+            "current_outcome": self.current_outcome,
+            "deltas": self.deltas,
+        }
+        if self.nodeid is not None:
+            data["nodeid"] = self.nodeid
+        return data
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation, position: int) -> QuestionChange:
+        change = _Fields(data, location, f"comparison.questions[{position}]")
+        classification = _CLASSIFICATION_OF_NAME.get(change.text("classification"))
+        if classification is None:
+            raise _field_error(
+                location, f"{change.where}.classification", f"one of {', '.join(Classification)}"
+            )
+        deltas = change.data.get("deltas")
+        if not isinstance(deltas, Mapping) or not all(
+            isinstance(values, Mapping) and all(_is_number(values.get(name)) for name in _DELTA_NAMES)
+            for values in deltas.values()
+        ):
+            raise _field_error(location, f"{change.where}.deltas", "an object of {baseline, current, delta}")
+        return cls(
+            question_id=change.text("question_id"),
+            template_id=change.text("template_id"),
+            classification=classification,
+            baseline_outcome=change.optional_text("baseline_outcome"),
+            current_outcome=change.optional_text("current_outcome"),
+            deltas=deltas,
+            nodeid=change.optional_text("nodeid"),
+        )
+
+
+def _fields_json(record: Any) -> dict[str, object]:
+    """A flat record's JSON object: its fields in their order, tuples as lists."""
+    return {
+        name: list(value) if isinstance(value, tuple) else value
+        for name, value in ((item.name, getattr(record, item.name)) for item in fields(record))
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class ComparedBaseline:
+    """The comparison's `baseline`: the run compared with."""
+
+    path: str | None
+    started_at: object  # its `metadata.started_at` as it holds it: a text in the plugin's reports
+    questions: int
+
+    to_json = _fields_json
+
+
+@dataclass(frozen=True)
+class ComparisonSection:
+    """The report's `comparison`: each question's change and each metric's paired change, overall,
+    per template and of the pass rate (`compare.comparison.Comparison` computes it)."""
+
+    baseline: ComparedBaseline
+    confidence: float
+    resamples: int
+    seed: int
+    questions: tuple[QuestionChange, ...]
+    metrics: Mapping[str, MetricChange]
+    per_template: Mapping[str, Mapping[str, MetricChange]]
+    outcomes: MetricChange  # the pass rate's change (exact McNemar)
+
+    def ids(self, classification: Classification) -> list[str]:
+        """Question ids with this classification, in report order."""
+        return [change.question_id for change in self.questions if change.classification == classification]
+
+    @property
+    def regressions(self) -> list[str]:
+        return self.ids(Classification.REGRESSED)
+
+    def outcomes_json(self) -> dict[str, float | int | str | None]:
+        return self.outcomes.to_dict("baseline_pass_rate", "current_pass_rate")
+
+    def to_json(self) -> dict[str, object]:
+        """Exactly the `comparison` section of the JSON report."""
+        data: dict[str, object] = {
+            "baseline": self.baseline.to_json(),
+            "confidence": self.confidence,
+            "resamples": self.resamples,
+            "seed": self.seed,
+        }
+        for name, classification in CHANGE_LISTS:
+            data[name] = self.ids(classification)
+        data["questions"] = [change.to_json() for change in self.questions]
+        data["metrics"] = {metric: change.to_dict() for metric, change in self.metrics.items()}
+        data["per_template"] = {
+            template: {metric: change.to_dict() for metric, change in changes.items()}
+            for template, changes in self.per_template.items()
+        }
+        data["outcomes"] = self.outcomes_json()
+        return data
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation) -> ComparisonSection:
+        """A report's `comparison`; `InputError` naming the file and the field. The id lists are
+        those of the questions' classifications, which they must be."""
+        section = _Fields(data, location, "comparison")
+        baseline = _Fields(section.data.get("baseline"), location, "comparison.baseline")
+        metrics = _Fields(section.data.get("metrics"), location, "comparison.metrics").data
+        per_template = _Fields(section.data.get("per_template"), location, "comparison.per_template").data
+        return cls(
+            baseline=ComparedBaseline(
+                baseline.optional_text("path"),
+                baseline.data.get("started_at"),
+                baseline.count("questions"),
+            ),
+            confidence=section.number("confidence"),
+            resamples=section.count("resamples"),
+            seed=section.count("seed"),
+            questions=tuple(
+                QuestionChange.from_json(question, location, position)
+                for position, question in enumerate(section.objects("questions"))
+            ),
+            metrics={
+                metric: MetricChange.from_json(change, location, f"comparison.metrics.{metric}")
+                for metric, change in metrics.items()
+            },
+            per_template={
+                template: {
+                    metric: MetricChange.from_json(
+                        change, location, f"comparison.per_template.{template}.{metric}"
+                    )
+                    for metric, change in _Fields(
+                        changes, location, f"comparison.per_template.{template}"
+                    ).data.items()
+                }
+                for template, changes in per_template.items()
+            },
+            outcomes=MetricChange.from_json(
+                section.data.get("outcomes"),
+                location,
+                "comparison.outcomes",
+                "baseline_pass_rate",
+                "current_pass_rate",
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRun:
+    """One run of the history section's window (this run last) and what changed from the run before."""
+
+    run_id: str
+    started_at: str
+    commit: str | None
+    branch: str | None
+    passed: bool | None
+    changed: tuple[str, ...]  # the identities (corpus, graph, responses, settings) that differ
+
+    to_json = _fields_json
+
+
+@dataclass(frozen=True, slots=True)
+class FlakyQuestion:
+    """A question the history calls flaky: its outcomes over the window, oldest first (None: absent)."""
+
+    question_id: str
+    template_id: str | None
+    flips: int
+    same_commit: bool  # it passed and failed on one commit
+    outcomes: tuple[str | None, ...]
+
+    to_json = _fields_json
+
+
+@dataclass(frozen=True, slots=True)
+class TrendSeries:
+    """A gated value (`micro:steps_score.mean`) in each run of the window (None: the run had none)."""
+
+    target: str
+    values: tuple[float | None, ...]
+
+    to_json = _fields_json
+
+
+@dataclass(frozen=True, slots=True)
+class HistorySection:
+    """The report's `history`: the last runs, the flaky rule and questions, each question's outcomes
+    over the runs, and the gated values' series (`report.history_section` builds it)."""
+
+    runs: tuple[HistoryRun, ...]
+    flaky_runs: int  # the flaky rule: at least `flaky_flips` flips in `flaky_runs` runs
+    flaky_flips: int
+    flaky: tuple[FlakyQuestion, ...]
+    questions: Mapping[str, tuple[str | None, ...]]  # question id -> its outcomes, this run last
+    series: tuple[TrendSeries, ...]
+
+    @property
+    def flaky_ids(self) -> frozenset[str]:
+        return frozenset(entry.question_id for entry in self.flaky)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "runs": [run.to_json() for run in self.runs],
+            "flaky_rule": {"runs": self.flaky_runs, "min_flips": self.flaky_flips},
+            "flaky": [entry.to_json() for entry in self.flaky],
+            "questions": {question_id: list(outcomes) for question_id, outcomes in self.questions.items()},
+            "series": [series.to_json() for series in self.series],
+        }
+
+    @classmethod
+    def from_json(cls, data: object, location: SourceLocation) -> HistorySection:
+        """A report's `history`; `InputError` naming the file and the field."""
+        section = _Fields(data, location, "history")
+        rule = _Fields(section.data.get("flaky_rule"), location, "history.flaky_rule")
+        questions = _Fields(section.data.get("questions"), location, "history.questions")
+        return cls(
+            runs=tuple(
+                HistoryRun(
+                    run.text("run_id"),
+                    run.text("started_at"),
+                    run.optional_text("commit"),
+                    run.optional_text("branch"),
+                    run.optional_flag("passed"),
+                    run.ids("changed"),
+                )
+                for run in section.each("runs")
+            ),
+            flaky_runs=rule.count("runs"),
+            flaky_flips=rule.count("min_flips"),
+            flaky=tuple(
+                FlakyQuestion(
+                    entry.text("question_id"),
+                    entry.optional_text("template_id"),
+                    entry.count("flips"),
+                    entry.flag("same_commit"),
+                    entry.outcomes("outcomes"),
+                )
+                for entry in section.each("flaky")
+            ),
+            questions={question_id: questions.outcomes(question_id) for question_id in questions.data},
+            series=tuple(
+                TrendSeries(series.text("target"), series.numbers("values"))
+                for series in section.each("series")
+            ),
+        )
+
+
 @dataclass(slots=True)
 class ReportDocument:
     """The JSON report, typed: its results are `QuestionResult`s; `to_json()` is what the file holds."""
 
     results: list[QuestionResult]
-    aggregates: dict[str, Any]
+    aggregates: Aggregates
     gates: list[GateRecord]
     metadata: dict[str, Any]
-    comparison: dict[str, Any] | None = None
+    comparison: ComparisonSection | None = None
     warnings: list[str] = field(default_factory=list)
     judge_spend: JudgeSpend | None = None
     judge_calibration: dict[str, Any] | None = None  # the judge's agreement with people's labels
-    history: dict[str, Any] | None = None  # the earlier runs of the branch (`--graphrag-baseline history:`)
+    history: HistorySection | None = None  # the earlier runs (`--graphrag-history`)
     references: dict[str, Any] | None = None  # the graph the references were checked against
     format_version: int = REPORT_FORMAT_VERSION
     # The results' records are plain JSON values as a parser read them (`formats.plain_json`), so
@@ -522,20 +997,22 @@ class ReportDocument:
         document: dict[str, Any] = {
             "format_version": self.format_version,
             "results": [result.record for result in self.results],
-            "aggregates": self.aggregates,
+            "aggregates": self.aggregates.to_json(),
             "gates": [gate.to_json() for gate in self.gates],
             "metadata": self.metadata,
         }
         if self.comparison is not None:
-            document["comparison"] = self.comparison
+            document["comparison"] = self.comparison.to_json()
         if self.warnings:
             document["warnings"] = self.warnings
         if self.judge_spend is not None:
             document["judge_spend"] = self.judge_spend.to_json()
-        for name in ("judge_calibration", "history", "references"):
-            section = getattr(self, name)
-            if section is not None:
-                document[name] = section
+        if self.judge_calibration is not None:
+            document["judge_calibration"] = self.judge_calibration
+        if self.history is not None:
+            document["history"] = self.history.to_json()
+        if self.references is not None:
+            document["references"] = self.references
         return document
 
     @property
@@ -574,24 +1051,27 @@ class ReportDocument:
             warnings=[str(warning) for warning in data.get("warnings") or []],
             format_version=version,
             plain_results=plain,
-            aggregates=sections["aggregates"] or {},
+            aggregates=Aggregates.from_json(data["aggregates"], location)
+            if data.get("aggregates") is not None
+            else Aggregates(),
             metadata=sections["metadata"] or {},
-            comparison=sections["comparison"],
+            comparison=ComparisonSection.from_json(data["comparison"], location)
+            if data.get("comparison") is not None
+            else None,
             judge_spend=JudgeSpend.from_json(data["judge_spend"], location)
             if data.get("judge_spend") is not None
             else None,
             judge_calibration=sections["judge_calibration"],
-            history=sections["history"],
+            history=HistorySection.from_json(data["history"], location)
+            if data.get("history") is not None
+            else None,
             references=sections["references"],
         )
 
 
 _SECTIONS = (
-    "aggregates",
     "metadata",
-    "comparison",
     "judge_calibration",
-    "history",
     "references",
 )
 

@@ -7,6 +7,7 @@ tested with real recorded runs in test_history_in_run.py).
 from __future__ import annotations
 
 import html
+import json
 import re
 import time
 from typing import Any
@@ -15,11 +16,12 @@ import pytest
 from synthetic_report import synthetic_report
 
 from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory, flaky_questions
+from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
 from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
-from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines, outcome_strip
 from pytest_graphrag_eval.report.html_report.render import render_html
+from pytest_graphrag_eval.report.json_report import json_bytes
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report_model import ReportDocument
 from pytest_graphrag_eval.run.pipeline import RunSettings, finish_run
@@ -105,7 +107,7 @@ def test_markdown_and_terminal_mark_the_flaky_questions(finished: Any) -> None:
     assert f"### Flaky questions ({len(flaky)})" in markdown
     for entry in flaky[:3]:
         assert f"`{outcome_strip(entry['outcomes'])}`" in markdown
-    lines = history_lines(run.report)
+    lines = history_lines(run.document)
     assert lines[0][0].startswith(f"history: {len(flaky)} flaky question(s) over the last 6 run(s)")
     assert all(colour == "yellow" for _, colour in lines)
     nodeid = next(
@@ -119,7 +121,7 @@ def test_markdown_and_terminal_mark_the_flaky_questions(finished: Any) -> None:
 def test_a_report_without_history_shows_none_of_it() -> None:
     report = synthetic_report(10, templates=2)
     assert "Flaky questions" not in render_markdown(ReportDocument.from_json(report, "report"))
-    assert history_lines(report) == []
+    assert history_lines(ReportDocument.from_json(report, "report")) == []
     assert 'id="history"' not in render_html(ReportDocument.from_json(report, "report"))
 
 
@@ -175,12 +177,13 @@ def test_a_flaky_regression_is_marked_as_flaky() -> None:
     assert run.comparison is not None and sorted(run.comparison.regressions) == ["q0", "q1"]
     markdown = render_markdown(ReportDocument.from_json(run.report, "report"))
     assert "corpus.yaml::t::q0 (flaky)" in markdown and "q1 (flaky)" not in markdown
+    assert run.document.history is not None
     lines = since_baseline_lines(
-        run.report["comparison"],
+        run.comparison,
         {r["question_id"]: r for r in baseline["results"]},
         {r["question_id"]: r for r in current},
         ["steps_score"],
-        set(flaky_ids(run.report)),
+        run.document.history.flaky_ids,
     )
     regressed = [text for text, _ in lines if "::q0" in text or "::q1" in text]
     assert regressed[0].startswith("  corpus.yaml::t::q0 (flaky)") and "(flaky)" not in regressed[1]
@@ -193,3 +196,31 @@ def test_the_html_gates_table_explains_history_gates(finished: Any) -> None:
     trend = next(gate for gate in run.gate_results if gate.gate.over == "trend")
     assert any(detail.startswith("trend:micro:steps_score.mean = ") for detail in details)
     assert html.escape(trend.message, quote=True) in details
+
+
+def test_the_typed_history_section_is_written_back_as_it_was_read(finished: Any) -> None:
+    run, _ = finished
+    report = json.loads(json_bytes(run.report))
+    document = ReportDocument.from_json(report, "report.json")
+    assert document.history is not None and len(document.history.runs) == 6
+    assert json_bytes(document.to_json()) == json_bytes(report)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda history: history["runs"][0].update(passed="yes"), "history.runs[0].passed"),
+        (lambda history: history["flaky_rule"].update(runs=2.5), "history.flaky_rule.runs"),
+        (lambda history: history["series"][0].update(values=["x"]), "history.series[0].values"),
+        (lambda history: history["questions"].update(q0="passed"), "history.questions.q0"),
+    ],
+)
+def test_a_malformed_history_section_is_refused_naming_the_file_and_field(
+    finished: Any, change: Any, field: str
+) -> None:
+    run, _ = finished
+    report = json.loads(json_bytes(run.report))
+    change(report["history"])
+    with pytest.raises(InputError) as error:
+        ReportDocument.from_json(report, "report.json")
+    assert str(error.value).startswith("report.json") and f"field {field!r}" in str(error.value)

@@ -325,6 +325,7 @@ def test_changes_keep_scores_and_usage_on_separate_axes() -> None:
     report = synthetic_report(60, templates=3)
     comparison = report["comparison"]
     tokens = {"baseline": 150.0, "current": 180.0, "delta": 30.0, "ci_low": 12.0, "ci_high": 48.0}
+    tokens.update(p_value=0.01, n_pairs=60, test="bootstrap", min_detectable_delta=20.0)
     comparison["metrics"]["input_tokens"] = tokens
     for stats in comparison["per_template"].values():
         stats["input_tokens"] = tokens

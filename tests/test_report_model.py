@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from synthetic_report import synthetic_report
 
 from pytest_graphrag_eval.compare.baseline import read_report
+from pytest_graphrag_eval.compare.comparison import compare_reports
 from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.report.json_report import json_bytes
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
@@ -28,6 +30,8 @@ from pytest_graphrag_eval.report_model import (
     Refusal,
     ReportDocument,
 )
+
+sys.path.insert(0, str(Path(__file__).parent))
 
 ROOT = Path(__file__).resolve().parents[1]
 PREVIOUS = ROOT / "tests" / "data" / "previous_version" / "example_baseline.json"
@@ -211,6 +215,68 @@ def test_a_malformed_gate_line_or_judge_spend_is_refused_naming_the_file_and_fie
     section: str, change: Any, field: str
 ) -> None:
     report = _spend_and_gates_report()
+    change(report[section])
+    with pytest.raises(InputError) as error:
+        ReportDocument.from_json(report, "baseline.json")
+    assert str(error.value).startswith("baseline.json") and f"field {field!r}" in str(error.value)
+
+
+def _compared_report() -> dict[str, Any]:
+    """A report with aggregates and a comparison as the plugin computes them, as its file holds them."""
+    report = synthetic_report(40, templates=4)
+    baseline = synthetic_report(40, templates=4, seed=1)
+    report["comparison"] = compare_reports(baseline, report["results"], resamples=200).to_json()
+    loaded: dict[str, Any] = json.loads(json_bytes(report))
+    return loaded
+
+
+def test_typed_aggregates_and_comparison_are_written_back_as_they_were_read() -> None:
+    report = _compared_report()
+    document = ReportDocument.from_json(report, "report.json")
+    assert document.comparison is not None and document.aggregates.micro is not None
+    assert document.comparison.regressions == report["comparison"]["regressions"]
+    assert (
+        document.aggregates.micro.stat("steps_score", "mean")
+        == report["aggregates"]["micro"]["steps_score"]["mean"]
+    )
+    assert json_bytes(document.to_json()) == json_bytes(report)
+
+
+@pytest.mark.parametrize(
+    ("section", "change", "field"),
+    [
+        (
+            "comparison",
+            lambda comparison: comparison["questions"][3].update(classification="worse"),
+            "comparison.questions[3].classification",
+        ),
+        (
+            "comparison",
+            lambda comparison: comparison["questions"][0].update(deltas={"steps_score": {"delta": "x"}}),
+            "comparison.questions[0].deltas",
+        ),
+        (
+            "comparison",
+            lambda comparison: comparison["metrics"]["steps_score"].update(n_pairs="7"),
+            "comparison.metrics.steps_score.n_pairs",
+        ),
+        ("comparison", lambda comparison: comparison.pop("outcomes"), "comparison.outcomes"),
+        (
+            "aggregates",
+            lambda aggregates: aggregates["micro"]["steps_score"].update(mean="high"),
+            "aggregates.micro.steps_score",
+        ),
+        (
+            "aggregates",
+            lambda aggregates: aggregates["per_template"].update(t=[1]),
+            "aggregates.per_template.t",
+        ),
+    ],
+)
+def test_a_malformed_comparison_or_aggregate_is_refused_naming_the_file_and_field(
+    section: str, change: Any, field: str
+) -> None:
+    report = _compared_report()
     change(report[section])
     with pytest.raises(InputError) as error:
         ReportDocument.from_json(report, "baseline.json")

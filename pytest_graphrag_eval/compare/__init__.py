@@ -2,7 +2,7 @@
 
     baseline = load_baseline(path)                       # InputError naming the file if unusable
     comparison = compare_reports(baseline, results, baseline_path=str(path))
-    report["comparison"] = comparison.to_dict()          # the format_version 2 `comparison` section
+    report["comparison"] = comparison.to_json()          # the format_version 2 `comparison` section
     comparison.regressions                               # question ids: passed then, failing now
     comparison.change("answer_f1", template=None, confidence=0.99)   # delta, ci_low, ci_high, p_value
 
@@ -13,17 +13,15 @@ only when a comparison is computed, and their absence is a ConfigurationError.
 """
 
 from pytest_graphrag_eval.compare.baseline import check_report, load_baseline
-from pytest_graphrag_eval.compare.classify import Classification, classify, passed, question_key
+from pytest_graphrag_eval.compare.classify import classify, passed, question_key
 from pytest_graphrag_eval.compare.comparison import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     Comparison,
-    QuestionChange,
     compare_reports,
 )
 from pytest_graphrag_eval.compare.hashing import content_hash
 from pytest_graphrag_eval.compare.paired import (
-    MetricChange,
     PairedSample,
     mcnemar_exact,
     min_detectable_delta,
@@ -37,6 +35,7 @@ from pytest_graphrag_eval.compare.repeats import (
     pass_hat_k,
     summarize_attempts,
 )
+from pytest_graphrag_eval.report_model import Classification, MetricChange, QuestionChange
 
 __all__ = [
     "DEFAULT_CONFIDENCE",

@@ -11,10 +11,10 @@ out of every paired statistic: a budget must never look like a regression.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import StrEnum
 from typing import Any
 
 from pytest_graphrag_eval.compare.hashing import content_hash
+from pytest_graphrag_eval.report_model import Classification
 
 # "interrupted": scored, but Ctrl-C stopped the run before its item gave a verdict.
 # "not_evaluated": the judge budget was reached before the question was fully scored.
@@ -22,16 +22,6 @@ NOT_EVALUATED = "not_evaluated"
 OUTCOMES = frozenset({"passed", "failed", "xfailed", "xpassed", "skipped", "interrupted", NOT_EVALUATED})
 _PASSING = frozenset({"passed", "xpassed"})
 _FAILING = frozenset({"failed"})
-
-
-class Classification(StrEnum):
-    REGRESSED = "regressed"
-    FIXED = "fixed"
-    UNCHANGED = "unchanged"
-    NEW = "new"
-    REMOVED = "removed"
-    EDITED = "edited"
-    NOT_EVALUATED = "not_evaluated"
 
 
 QuestionKey = tuple[str, str]

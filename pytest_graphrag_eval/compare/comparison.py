@@ -1,4 +1,5 @@
-"""compare_reports(): the `comparison` section of the JSON report (format_version 2).
+"""compare_reports(): the `comparison` section of the JSON report (format_version 2), typed
+(`report_model.ComparisonSection`).
 
 Questions are matched by (template id, question id). Only questions present in
 both runs with the same content hash are paired for statistics; edited ones are
@@ -15,85 +16,45 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, NamedTuple
 
-from pytest_graphrag_eval.compare.classify import Classification, classify, passed
+from pytest_graphrag_eval.compare.classify import classify, passed
 from pytest_graphrag_eval.compare.metrics import metric_values
 from pytest_graphrag_eval.compare.numeric import numpy
 from pytest_graphrag_eval.compare.paired import (
-    MetricChange,
     PairedSample,
     binary_change,
     paired_changes,
     scoped_paired_changes,
 )
 from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.report_model import QuestionResult, ReportDocument, parse_results
+from pytest_graphrag_eval.report_model import (
+    CHANGE_LISTS,
+    Classification,
+    ComparedBaseline,
+    ComparisonSection,
+    MetricChange,
+    QuestionChange,
+    QuestionResult,
+    ReportDocument,
+    parse_results,
+)
 
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_RESAMPLES = 2000
 # Below this magnitude the difference of two values cannot overflow to infinity.
 _NO_OVERFLOW = 2.0**1022
 _PAIRED = frozenset({Classification.REGRESSED, Classification.FIXED, Classification.UNCHANGED})
-_LISTS = (
-    ("regressions", Classification.REGRESSED),
-    ("fixed", Classification.FIXED),
-    ("new", Classification.NEW),
-    ("removed", Classification.REMOVED),
-    ("edited", Classification.EDITED),
-    ("unchanged", Classification.UNCHANGED),
-    ("not_evaluated", Classification.NOT_EVALUATED),
-)
+_CLASS_OF_LIST = dict(CHANGE_LISTS)
 
 
 @dataclass(frozen=True)
-class QuestionChange:
-    """How one question changed, with baseline, current and delta of every metric finite in both runs."""
+class Comparison(ComparisonSection):
+    """The comparison of a run with its baseline: the report's section, and the paired samples it
+    was computed from, so `change()` recomputes at another confidence level."""
 
-    question_id: str
-    template_id: str
-    classification: Classification
-    baseline_outcome: str | None
-    current_outcome: str | None
-    deltas: dict[str, dict[str, float]] = field(repr=False)
-    nodeid: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "question_id": self.question_id,
-            "template_id": self.template_id,
-            "classification": str(self.classification),
-            "baseline_outcome": self.baseline_outcome,
-            "current_outcome": self.current_outcome,
-            "deltas": self.deltas,
-        }
-        if self.nodeid is not None:
-            data["nodeid"] = self.nodeid
-        return data
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """The comparison of a run with its baseline; `change()` recomputes at another confidence level."""
-
-    baseline: dict[str, Any]
-    confidence: float
-    resamples: int
-    seed: int
-    questions: tuple[QuestionChange, ...]
-    metrics: dict[str, MetricChange]
-    per_template: dict[str, dict[str, MetricChange]]
-    outcomes: MetricChange
     samples: dict[str | None, dict[str, PairedSample]] = field(repr=False)
     outcome_sample: PairedSample = field(repr=False)
-    # Every number of `to_dict()` is finite: the section is plain JSON (`formats.plain_json`).
+    # Every number of `to_json()` is finite: the section is plain JSON (`formats.plain_json`).
     all_finite: bool = field(default=False, repr=False)
-
-    def ids(self, classification: Classification) -> list[str]:
-        """Question ids with this classification, in report order."""
-        return [change.question_id for change in self.questions if change.classification == classification]
-
-    @property
-    def regressions(self) -> list[str]:
-        return self.ids(Classification.REGRESSED)
 
     def change(
         self, metric: str, *, template: str | None = None, confidence: float | None = None
@@ -121,7 +82,7 @@ class Comparison:
 
     def count(self, kind: str, template: str | None = None) -> int:
         """How many questions (of one template, or all) changed this way: `regressions`, `fixed`, ..."""
-        classification = dict(_LISTS)[kind]
+        classification = _CLASS_OF_LIST[kind]
         return sum(
             1
             for change in self.questions
@@ -147,30 +108,6 @@ class Comparison:
             return self.outcomes
         _check_confidence(confidence)
         return binary_change(self.outcome_sample, confidence=confidence)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Exactly the `comparison` section of the JSON report."""
-        data: dict[str, Any] = {
-            "baseline": dict(self.baseline),
-            "confidence": self.confidence,
-            "resamples": self.resamples,
-            "seed": self.seed,
-        }
-        for name, classification in _LISTS:
-            data[name] = self.ids(classification)
-        outcomes = self.outcomes.to_dict()
-        data["questions"] = [change.to_dict() for change in self.questions]
-        data["metrics"] = {metric: change.to_dict() for metric, change in self.metrics.items()}
-        data["per_template"] = {
-            template: {metric: change.to_dict() for metric, change in changes.items()}
-            for template, changes in self.per_template.items()
-        }
-        data["outcomes"] = {
-            "baseline_pass_rate": outcomes.pop("baseline"),
-            "current_pass_rate": outcomes.pop("current"),
-            **outcomes,
-        }
-        return data
 
 
 def compare_reports(
@@ -232,7 +169,7 @@ def compare_documents(
     started_at = baseline.metadata.get("started_at")
     changes = chain(metrics.values(), [outcomes], *(scoped.values() for scoped in per_template.values()))
     return Comparison(
-        baseline={"path": baseline_path, "started_at": started_at, "questions": len(baseline.results)},
+        baseline=ComparedBaseline(baseline_path, started_at, len(baseline.results)),
         confidence=confidence,
         resamples=resamples,
         seed=seed,

@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 
 from pytest_graphrag_eval.compare.bootstrap import studentized_intervals
 from pytest_graphrag_eval.compare.numeric import numpy, one_blas_thread, scipy_special
+from pytest_graphrag_eval.report_model import MetricChange
 
 DEFAULT_POWER = 0.8
 # Columns bootstrapped in one pass at most: its arrays are resamples x columns (x 2) floats.
@@ -54,41 +55,6 @@ class PairedSample:
     @property
     def differences(self) -> tuple[float, ...]:
         return tuple(float(after - before) for before, after in zip(self.baseline, self.current, strict=True))
-
-
-@dataclass(frozen=True)
-class MetricChange:
-    """One metric's paired change; interval, p-value and MDE are None with fewer than two pairs."""
-
-    baseline: float | None
-    current: float | None
-    delta: float | None
-    ci_low: float | None
-    ci_high: float | None
-    p_value: float | None
-    n_pairs: int
-    test: str
-    min_detectable_delta: float | None
-
-    def all_finite(self) -> bool:
-        """No NaN or infinity among its numbers (None is none)."""
-        numbers = (self.baseline, self.current, self.delta, self.ci_low, self.ci_high, self.p_value)
-        return all(value is None or math.isfinite(value) for value in (*numbers, self.min_detectable_delta))
-
-    def to_dict(self) -> dict[str, float | int | str | None]:
-        # The fields in their order, as `dataclasses.asdict` gives them, without its deep copy of
-        # each value: a comparison writes one per metric and template (thousands).
-        return {
-            "baseline": self.baseline,
-            "current": self.current,
-            "delta": self.delta,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "p_value": self.p_value,
-            "n_pairs": self.n_pairs,
-            "test": self.test,
-            "min_detectable_delta": self.min_detectable_delta,
-        }
 
 
 def paired_changes(

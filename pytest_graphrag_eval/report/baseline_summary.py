@@ -12,7 +12,12 @@ from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import step_path
 from pytest_graphrag_eval.gates.expressions import display_number
-from pytest_graphrag_eval.report_model import compared_not_evaluated_text
+from pytest_graphrag_eval.report_model import (
+    CHANGE_LISTS,
+    ComparisonSection,
+    MetricChange,
+    compared_not_evaluated_text,
+)
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
 MAX_LISTED = 20
@@ -39,7 +44,7 @@ def stopped_matching(baseline: Mapping[str, Any], current: Mapping[str, Any]) ->
 
 
 def since_baseline_lines(
-    comparison: Mapping[str, Any],
+    comparison: ComparisonSection,
     baseline_results: Mapping[str, Mapping[str, Any]],
     current_results: Mapping[str, Mapping[str, Any]],
     metrics: Sequence[str],
@@ -50,38 +55,36 @@ def since_baseline_lines(
     `baseline_results` and `current_results` are keyed by question id; `metrics` are the summary's columns;
     `flaky` the question ids the run history calls flaky, marked so a flip is not read as a regression.
     """
-    baseline = comparison.get("baseline") or {}
+    ids = {name: comparison.ids(classification) for name, classification in CHANGE_LISTS}
     counts = ", ".join(
-        f"{len(comparison.get(kind) or [])} {kind}"
-        for kind in ("regressions", "fixed", "new", "removed", "edited")
+        f"{len(ids[kind])} {kind}" for kind in ("regressions", "fixed", "new", "removed", "edited")
     )
-    if comparison.get("not_evaluated"):  # left out of every pair below: a budget stop is no regression
-        counts += ", " + compared_not_evaluated_text(comparison["not_evaluated"], current_results)
+    if ids["not_evaluated"]:  # left out of every pair below: a budget stop is no regression
+        counts += ", " + compared_not_evaluated_text(ids["not_evaluated"], current_results)
 
-    lines = [(f"since baseline ({baseline.get('path') or 'baseline report'}): {counts}", "")]
-    questions = {change["question_id"]: change for change in comparison.get("questions") or []}
+    lines = [(f"since baseline ({comparison.baseline.path or 'baseline report'}): {counts}", "")]
+    questions = {change.question_id: change for change in comparison.questions}
     for kind, colour in (("regressions", "red"), ("fixed", "green")):
-        ids = list(comparison.get(kind) or [])
-        if not ids:
+        if not ids[kind]:
             continue
         lines.append((f"{'regressed' if kind == 'regressions' else 'fixed'}:", colour))
-        for question_id in ids[:MAX_LISTED]:
-            change = questions.get(question_id, {})
+        for question_id in ids[kind][:MAX_LISTED]:
+            change = questions[question_id]
             current = current_results.get(question_id, {})
             what = (
                 f"agent error: {current.get('error') or 'no message'}"
                 if current.get("status") == "error"
-                else _deltas_text(change.get("deltas") or {})
+                else _deltas_text(change.deltas)
             )
             mark = " (flaky)" if question_id in flaky else ""
-            line = f"  {change.get('nodeid') or question_id}{mark}  {what}"
+            line = f"  {change.nodeid or question_id}{mark}  {what}"
             if kind == "regressions" and question_id in baseline_results and question_id in current_results:
                 lost = stopped_matching(baseline_results[question_id], current_results[question_id])
                 if lost:
                     line += f"; stopped matching: {', '.join(lost)}"
             lines.append((line.rstrip(), colour))
-        if len(ids) > MAX_LISTED:
-            lines.append((f"  ... and {len(ids) - MAX_LISTED} more (see the JSON report)", colour))
+        if len(ids[kind]) > MAX_LISTED:
+            lines.append((f"  ... and {len(ids[kind]) - MAX_LISTED} more (see the JSON report)", colour))
     lines.extend(_metric_lines(comparison, metrics))
     return lines
 
@@ -101,21 +104,10 @@ def _deltas_text(deltas: Mapping[str, Mapping[str, float]]) -> str:
     return ", ".join(parts) if parts else "no score changed (a threshold or the outcome did)"
 
 
-def _metric_lines(comparison: Mapping[str, Any], metrics: Sequence[str]) -> list[tuple[str, str]]:
-    percent = display_number(float(comparison.get("confidence", 0.95)) * 100)
-    rows: list[tuple[str, Mapping[str, Any]]] = []
-    outcomes = comparison.get("outcomes")
-    if isinstance(outcomes, Mapping):
-        renamed = {
-            **outcomes,
-            "baseline": outcomes.get("baseline_pass_rate"),
-            "current": outcomes.get("current_pass_rate"),
-        }
-        rows.append(("pass rate", renamed))
-    changes = comparison.get("metrics") or {}
-    rows.extend((metric, changes[metric]) for metric in metrics if metric in changes)
-    if not rows:
-        return []
+def _metric_lines(comparison: ComparisonSection, metrics: Sequence[str]) -> list[tuple[str, str]]:
+    percent = display_number(comparison.confidence * 100)
+    rows = [("pass rate", comparison.outcomes)]
+    rows.extend((metric, comparison.metrics[metric]) for metric in metrics if metric in comparison.metrics)
     table = [
         ["metric", "baseline", "current", "delta", f"{percent}% interval", "p", "test", "n", "detectable"]
     ]
@@ -123,13 +115,13 @@ def _metric_lines(comparison: Mapping[str, Any], metrics: Sequence[str]) -> list
         table.append(
             [
                 name,
-                _number(change.get("baseline")),
-                _number(change.get("current")),
-                _signed(change.get("delta")),
-                _interval(change.get("ci_low"), change.get("ci_high")),
-                _number(change.get("p_value")),
-                str(change.get("test") or "-"),
-                str(change.get("n_pairs", "-")),
+                _number(change.baseline),
+                _number(change.current),
+                _signed(change.delta),
+                _interval(change.ci_low, change.ci_high),
+                _number(change.p_value),
+                change.test or "-",
+                str(change.n_pairs),
                 _detectable(change),
             ]
         )
@@ -144,23 +136,21 @@ def _metric_lines(comparison: Mapping[str, Any], metrics: Sequence[str]) -> list
     return lines
 
 
-def _number(value: Any) -> str:
-    return "-" if not isinstance(value, (int, float)) else display_number(float(f"{value:.4g}"))
+def _number(value: float | None) -> str:
+    return "-" if value is None else display_number(float(f"{value:.4g}"))
 
 
-def _signed(value: Any) -> str:
-    return "-" if not isinstance(value, (int, float)) else f"{value:+.4g}"
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.4g}"
 
 
-def _interval(low: Any, high: Any) -> str:
-    if not isinstance(low, (int, float)) or not isinstance(high, (int, float)):
-        return "-"
-    return f"[{low:+.3g}, {high:+.3g}]"
+def _interval(low: float | None, high: float | None) -> str:
+    return "-" if low is None or high is None else f"[{low:+.3g}, {high:+.3g}]"
 
 
-def _detectable(change: Mapping[str, Any]) -> str:
+def _detectable(change: MetricChange) -> str:
     """The smallest change the corpus can detect; a 0/1 metric on too few questions can detect none."""
-    value = change.get("min_detectable_delta")
-    if not isinstance(value, (int, float)):
+    value = change.min_detectable_delta
+    if value is None:
         return "-"
-    return "none" if change.get("test") == "mcnemar" and value > 1 else f"±{value:.3g}"
+    return "none" if change.test == "mcnemar" and value > 1 else f"±{value:.3g}"

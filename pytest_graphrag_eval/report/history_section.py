@@ -32,6 +32,7 @@ from pytest_graphrag_eval.compare.past_runs import (
 )
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.suite_gates import gate_value
+from pytest_graphrag_eval.report_model import FlakyQuestion, HistoryRun, HistorySection, TrendSeries
 
 CURRENT_RUN = "this run"
 
@@ -49,69 +50,48 @@ def history_section(
     results: Sequence[Mapping[str, Any]],
     flaky: Sequence[Flakiness],
     gates: Sequence[Gate],
-) -> dict[str, Any]:
+) -> HistorySection:
     """The section for a run with a history; `current` is this run as it will be recorded."""
     window = history_window(history, gates)
     runs = [*history.last(window - 1), current]
     before = history.last(window)[0] if len(history.runs) >= window else None
     templates = {str(result["question_id"]): result.get("template_id") for result in results}
-    return {
-        "runs": [_run_entry(run, previous) for previous, run in zip([before, *runs], runs, strict=False)],
-        "flaky_rule": {"runs": history.flaky_runs, "min_flips": history.flaky_flips},
-        "flaky": [
-            {
-                "question_id": found.question_id,
-                "template_id": templates.get(found.question_id),
-                "flips": found.flips,
-                "same_commit": found.same_commit,
-                "outcomes": list(found.outcomes),
-            }
+    return HistorySection(
+        runs=tuple(_run_entry(run, previous) for previous, run in zip([before, *runs], runs, strict=False)),
+        flaky_runs=history.flaky_runs,
+        flaky_flips=history.flaky_flips,
+        flaky=tuple(
+            FlakyQuestion(
+                found.question_id,
+                templates.get(found.question_id),
+                found.flips,
+                found.same_commit,
+                found.outcomes,
+            )
             for found in flaky
-        ],
-        "questions": {
-            question_id: list(outcomes)
-            for question_id, outcomes in outcome_series(history, results, window).items()
-        },
-        "series": _series(runs, gates),
-    }
-
-
-def _run_entry(run: PastRun, previous: PastRun | None) -> dict[str, Any]:
-    changed = (
-        [name for name in IDENTITIES if run.identities.get(name) != previous.identities.get(name)]
-        if previous is not None
-        else []
+        ),
+        questions=outcome_series(history, results, window),
+        series=_series(runs, gates),
     )
-    return {
-        "run_id": run.run_id,
-        "started_at": run.started_at,
-        "commit": run.commit,
-        "branch": run.branch,
-        "passed": run.passed,
-        "changed": changed,
-    }
 
 
-def _series(runs: Sequence[PastRun], gates: Sequence[Gate]) -> list[dict[str, Any]]:
+def _run_entry(run: PastRun, previous: PastRun | None) -> HistoryRun:
+    changed = (
+        tuple(name for name in IDENTITIES if run.identities.get(name) != previous.identities.get(name))
+        if previous is not None
+        else ()
+    )
+    return HistoryRun(run.run_id, run.started_at, run.commit, run.branch, run.passed, changed)
+
+
+def _series(runs: Sequence[PastRun], gates: Sequence[Gate]) -> tuple[TrendSeries, ...]:
     """Each gated value (level and trend gates; one per target) in every run shown."""
-    series: dict[str, list[float | None]] = {}
+    series: dict[str, tuple[float | None, ...]] = {}
     for gate in gates:
         if gate.change is not None or gate.over not in (None, "trend") or gate.template == "*":
             continue
         level = replace(gate, over=None, window=None, confidence=None)
         target = f"{level.scope_text}:{level.target}"
         if target not in series:
-            series[target] = [gate_value(level, run.aggregates) for run in runs]
-    return [{"target": target, "values": values} for target, values in series.items()]
-
-
-def flaky_ids(report: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    """The flaky questions of a report's history section, by question id (empty without one)."""
-    history = report.get("history")
-    if not isinstance(history, Mapping):
-        return {}
-    return {
-        str(entry["question_id"]): entry
-        for entry in history.get("flaky") or ()
-        if isinstance(entry, Mapping) and "question_id" in entry
-    }
+            series[target] = tuple(gate_value(level, run.aggregates) for run in runs)
+    return tuple(TrendSeries(target, values) for target, values in series.items())

@@ -6,10 +6,9 @@ P passed, F failed, X xpassed, x xfailed, s skipped, n not evaluated, i interrup
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
-from pytest_graphrag_eval.report.history_section import flaky_ids
+from pytest_graphrag_eval.report_model import FlakyQuestion, ReportDocument
 
 MAX_LISTED = 20
 OUTCOME_LETTERS = {
@@ -24,56 +23,51 @@ OUTCOME_LETTERS = {
 FLAKY_MARK = "(flaky)"
 
 
-def outcome_strip(outcomes: Sequence[Any]) -> str:
+def outcome_strip(outcomes: Sequence[str | None]) -> str:
     """`PPFP-F`: one letter per run, oldest first."""
-    return "".join(
-        OUTCOME_LETTERS.get(str(outcome), "-") if outcome is not None else "-" for outcome in outcomes
-    )
+    return "".join(OUTCOME_LETTERS.get(outcome, "-") if outcome is not None else "-" for outcome in outcomes)
 
 
-def flaky_why(entry: Mapping[str, Any]) -> str:
+def flaky_why(entry: FlakyQuestion) -> str:
     """`3 flips` / `passed and failed on one commit`."""
-    parts = [f"{entry.get('flips', 0)} flips"]
-    if entry.get("same_commit"):
+    parts = [f"{entry.flips} flips"]
+    if entry.same_commit:
         parts.append("passed and failed on one commit")
     return ", ".join(parts)
 
 
-def history_lines(report: Mapping[str, Any]) -> list[tuple[str, str]]:
+def history_lines(document: ReportDocument) -> list[tuple[str, str]]:
     """The terminal's flaky block: a header and one line per flaky question ((text, colour) pairs)."""
-    history = report.get("history")
-    flaky = flaky_ids(report)
-    if not isinstance(history, Mapping):
+    history = document.history
+    if history is None:
         return []
-    rule = history.get("flaky_rule") or {}
-    runs = len(history.get("runs") or [])
+    flaky = history.flaky
     header = (
-        f"history: {len(flaky)} flaky question(s) over the last {runs} run(s) "
-        f"(flipped at least {rule.get('min_flips')} times in {rule.get('runs')} runs, or passed and failed "
+        f"history: {len(flaky)} flaky question(s) over the last {len(history.runs)} run(s) "
+        f"(flipped at least {history.flaky_flips} times in {history.flaky_runs} runs, or passed and failed "
         "on one commit)"
     )
-    nodeids = _nodeids(report)
+    nodeids = _nodeids(document)
     lines = [(header, "yellow" if flaky else "")]
-    for question_id, entry in list(flaky.items())[:MAX_LISTED]:
-        strip = outcome_strip(entry.get("outcomes") or [])
-        lines.append(
-            (f"  flaky  {nodeids.get(question_id, question_id)}  {strip}  {flaky_why(entry)}", "yellow")
-        )
+    for entry in flaky[:MAX_LISTED]:
+        strip = outcome_strip(entry.outcomes)
+        shown = nodeids.get(entry.question_id, entry.question_id)
+        lines.append((f"  flaky  {shown}  {strip}  {flaky_why(entry)}", "yellow"))
     if len(flaky) > MAX_LISTED:
         lines.append((f"  ... and {len(flaky) - MAX_LISTED} more (see the JSON report)", "yellow"))
     return lines
 
 
-def flaky_markdown(report: Mapping[str, Any], escape: Any) -> str:
+def flaky_markdown(document: ReportDocument, escape: Callable[[object], str]) -> str:
     """The Markdown summary's flaky section ('' without a history or flaky questions)."""
-    flaky = flaky_ids(report)
+    flaky = document.history.flaky if document.history is not None else ()
     if not flaky:
         return ""
-    nodeids = _nodeids(report)
+    nodeids = _nodeids(document)
     rows = [
-        f"| {escape(nodeids.get(question_id, question_id))} | `{outcome_strip(entry.get('outcomes') or [])}` "
+        f"| {escape(nodeids.get(entry.question_id, entry.question_id))} | `{outcome_strip(entry.outcomes)}` "
         f"| {escape(flaky_why(entry))} |"
-        for question_id, entry in list(flaky.items())[:MAX_LISTED]
+        for entry in flaky[:MAX_LISTED]
     ]
     more = len(flaky) - MAX_LISTED
     table = "\n".join(["| Test | Last runs (oldest first) | Why |", "| --- | --- | --- |", *rows])
@@ -84,9 +78,8 @@ def flaky_markdown(report: Mapping[str, Any], escape: Any) -> str:
     )
 
 
-def _nodeids(report: Mapping[str, Any]) -> dict[str, str]:
+def _nodeids(document: ReportDocument) -> dict[str, str]:
     return {
-        str(result.get("question_id")): str(result.get("nodeid") or result.get("question_id"))
-        for result in report.get("results") or []
-        if isinstance(result, Mapping)
+        result.question_id: str(result.record.get("nodeid") or result.question_id)
+        for result in document.results
     }

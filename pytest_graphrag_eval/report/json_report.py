@@ -23,7 +23,13 @@ except ImportError:  # pragma: no cover - the core runs without it
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic, write_text_atomic
 from pytest_graphrag_eval.formats.plain_json import indented_plain
 from pytest_graphrag_eval.gates.model import GateResult
-from pytest_graphrag_eval.report_model import JudgeSpend, QuestionResult, ReportDocument
+from pytest_graphrag_eval.report_model import (
+    Aggregates,
+    ComparisonSection,
+    JudgeSpend,
+    QuestionResult,
+    ReportDocument,
+)
 
 
 class ResultCollector:
@@ -57,7 +63,7 @@ def build_document(
     *,
     started: float,
     interrupted: bool,
-    comparison: Mapping[str, object] | None = None,
+    comparison: ComparisonSection | None = None,
     warnings: Sequence[str] = (),
     finished: float | None = None,
     judge_spend: JudgeSpend | None = None,
@@ -69,7 +75,7 @@ def build_document(
     """
     return ReportDocument(
         results=results,
-        aggregates=dict(aggregates),
+        aggregates=Aggregates.of(aggregates),
         gates=[gate.record() for gate in gates],
         metadata={
             "tool": "pytest-graphrag-eval",
@@ -81,7 +87,7 @@ def build_document(
             "questions": len(results),
             **run_settings,
         },
-        comparison=dict(comparison) if comparison is not None else None,
+        comparison=comparison,
         warnings=list(warnings),
         judge_spend=judge_spend,
     )

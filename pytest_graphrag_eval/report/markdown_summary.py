@@ -14,16 +14,21 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import FLAKY_MARK, flaky_markdown
 from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report.judging_summary import calibration_markdown, reviews_markdown
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report_model import (
+    Aggregates,
+    Classification,
+    ComparisonSection,
     GateRecord,
     JudgeSpend,
+    MetricChange,
+    MetricDelta,
     Outcome,
     OutcomeCounts,
+    QuestionChange,
     QuestionResult,
     ReportDocument,
     compared_not_evaluated_text,
@@ -64,8 +69,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
 def render_markdown(document: ReportDocument, *, max_regressions: int = 10) -> str:
     """The summary: run counts, main aggregates, gates, and the changes since the baseline."""
     results, gates, comparison = document.results, document.gates, document.comparison
-    report = document.to_json()  # the sections not typed yet (history) are read from it
     coverage = RunCoverage.from_metadata(document.metadata)
+    flaky = document.history.flaky_ids if document.history is not None else frozenset()
     sections = [
         _title(results, gates),
         _run_counts(results, document.metadata),
@@ -77,10 +82,8 @@ def render_markdown(document: ReportDocument, *, max_regressions: int = 10) -> s
         _gates(gates, coverage),
         reviews_markdown([result.record for result in results], escape_text),
         _failed_questions(results, max_regressions),
-        _changes(comparison, results, max_regressions, set(flaky_ids(report)))
-        if comparison is not None
-        else "",
-        flaky_markdown(report, escape_text),
+        _changes(comparison, results, max_regressions, flaky) if comparison is not None else "",
+        flaky_markdown(document, escape_text),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
 
@@ -122,35 +125,28 @@ def _spend(section: JudgeSpend | None) -> str:
     return "\n".join(f"- {escape_text(line)}" for line in spend_lines(section))
 
 
-def _aggregates(aggregates: Mapping[str, object]) -> str:
-    micro = aggregates.get("micro")
-    if not isinstance(micro, Mapping):
-        return ""
-    metrics = _ordered_metrics(
-        key for key, stats in micro.items() if isinstance(stats, Mapping) and "mean" in stats
-    )
-    if not metrics:
-        return ""
+def _aggregates(aggregates: Aggregates) -> str:
+    statistics = aggregates.micro.statistics if aggregates.micro is not None else {}
+    metrics = _ordered_metrics(metric for metric, stats in statistics.items() if "mean" in stats)
     rows = [
         [
             escape_text(metric),
-            _number(micro[metric].get("mean")),
-            _number(micro[metric].get("min")),
-            _number(micro[metric].get("max")),
+            _number(statistics[metric].get("mean")),
+            _number(statistics[metric].get("min")),
+            _number(statistics[metric].get("max")),
         ]
         for metric in metrics
     ]
-    return "### Aggregates (all questions)\n\n" + _table(["Metric", "Mean", "Min", "Max"], rows)
+    return (
+        "### Aggregates (all questions)\n\n" + _table(["Metric", "Mean", "Min", "Max"], rows) if rows else ""
+    )
 
 
-def _per_template(results: Sequence[QuestionResult], aggregates: Mapping[str, object]) -> str:
+def _per_template(results: Sequence[QuestionResult], aggregates: Aggregates) -> str:
     """One row per template (in the order of the results): its outcomes and the means of the main scores."""
-    per_template = aggregates.get("per_template")
-    micro = aggregates.get("micro")
-    if not isinstance(per_template, Mapping) or not isinstance(micro, Mapping) or not results:
+    if aggregates.micro is None or aggregates.per_template is None or not results:
         return ""
-    metrics = _ordered_metrics(key for key, stats in micro.items() if isinstance(stats, Mapping))
-    metrics = metrics[:_TEMPLATE_METRICS]
+    metrics = _ordered_metrics(aggregates.micro.statistics)[:_TEMPLATE_METRICS]
     groups: dict[str, list[QuestionResult]] = {}
     for result in results:
         groups.setdefault(result.template_id, []).append(result)
@@ -166,14 +162,14 @@ def _per_template(results: Sequence[QuestionResult], aggregates: Mapping[str, ob
             if with_outcomes
             else []
         ) + ([str(sum(1 for result in group if result.not_evaluated))] if unscored else [])
-        stats = _mapping(per_template.get(template_id))
+        stats = aggregates.per_template.get(template_id)
         rows.append(
             [
                 escape_text(template_id),
                 str(len(group)),
                 *verdicts,
                 str(sum(1 for result in group if result.agent_error is not None)),
-                *(_number(_mapping(stats.get(metric)).get("mean")) for metric in metrics),
+                *(_number(stats.stat(metric, "mean") if stats is not None else None) for metric in metrics),
             ]
         )
     counts = [
@@ -234,37 +230,37 @@ def _failed_questions(results: Sequence[QuestionResult], most: int) -> str:
 
 
 def _changes(
-    comparison: Mapping[str, object],
+    comparison: ComparisonSection,
     results: Sequence[QuestionResult],
     max_regressions: int,
     flaky: Collection[str] = (),
 ) -> str:
-    baseline = _mapping(comparison.get("baseline"))
-    confidence = comparison.get("confidence")
     counts = ", ".join(
-        f"{len(_list(comparison.get(key)))} {label}"
-        for key, label in (
-            ("fixed", "fixed"),
-            ("new", "new"),
-            ("removed", "removed"),
-            ("edited", "edited"),
-            ("unchanged", "unchanged"),
+        f"{len(comparison.ids(classification))} {classification.value}"
+        for classification in (
+            Classification.FIXED,
+            Classification.NEW,
+            Classification.REMOVED,
+            Classification.EDITED,
+            Classification.UNCHANGED,
         )
     )
-    if comparison.get("not_evaluated"):
+    not_evaluated = comparison.ids(Classification.NOT_EVALUATED)
+    if not_evaluated:
         by_id = {result.question_id: result.record for result in results}
-        counts += ", " + compared_not_evaluated_text(_list(comparison["not_evaluated"]), by_id)
-    regressions = len(_list(comparison.get("regressions")))
-    origin = escape_text(baseline.get("path") or "the baseline")
-    if baseline.get("started_at"):
-        origin += f" ({escape_text(baseline['started_at'])})"
+        counts += ", " + compared_not_evaluated_text(not_evaluated, by_id)
+    baseline = comparison.baseline
+    origin = escape_text(baseline.path or "the baseline")
+    if baseline.started_at:
+        origin += f" ({escape_text(baseline.started_at)})"
+    regressions = len(comparison.regressions)
     lines = [
         "### Changes since the baseline",
         "",
         f"Compared with {origin}: **{regressions} regressed**, {counts}. Edited questions are left out of "
         "the paired statistics.",
     ]
-    table = _change_table(comparison, confidence)
+    table = _change_table(comparison)
     if table:
         lines += ["", table]
     worst = _worst_regressions(comparison, results, max_regressions, flaky)
@@ -273,77 +269,66 @@ def _changes(
     return "\n".join(lines)
 
 
-def _change_table(comparison: Mapping[str, object], confidence: object) -> str:
-    level = f"{confidence:.0%}" if isinstance(confidence, float) else "?"
+def _change_table(comparison: ComparisonSection) -> str:
     rows = []
-    outcomes = comparison.get("outcomes")
-    if isinstance(outcomes, Mapping) and outcomes.get("n_pairs"):
-        rows.append(_change_row("pass rate", outcomes, "baseline_pass_rate", "current_pass_rate"))
-    metrics = _mapping(comparison.get("metrics"))
-    for metric in _ordered_metrics(metrics):
-        change = metrics[metric]
-        if isinstance(change, Mapping):
-            rows.append(_change_row(escape_text(metric), change, "baseline", "current"))
+    if comparison.outcomes.n_pairs:
+        rows.append(_change_row("pass rate", comparison.outcomes))
+    for metric in _ordered_metrics(comparison.metrics):
+        rows.append(_change_row(escape_text(metric), comparison.metrics[metric]))
+    level = f"{comparison.confidence:.0%}"
     header = ["Metric", "Baseline", "Current", "Δ", f"{level} interval", "p", "Test", "n", "Detectable Δ"]
     return _table(header, rows) if rows else ""
 
 
-def _change_row(label: str, change: Mapping[str, object], before: str, after: str) -> list[str]:
-    interval = (
-        f"{_signed(change.get('ci_low'))} … {_signed(change.get('ci_high'))}"
-        if change.get("ci_low") is not None
-        else "–"
-    )
+def _change_row(label: str, change: MetricChange) -> list[str]:
+    interval = f"{_signed(change.ci_low)} … {_signed(change.ci_high)}" if change.ci_low is not None else "–"
     return [
         label,
-        _number(change.get(before)),
-        _number(change.get(after)),
-        _signed(change.get("delta")),
+        _number(change.baseline),
+        _number(change.current),
+        _signed(change.delta),
         interval,
-        _number(change.get("p_value")),
-        escape_text(change.get("test") or ""),
-        _number(change.get("n_pairs")),
+        _number(change.p_value),
+        escape_text(change.test),
+        _number(change.n_pairs),
         _detectable(change),
     ]
 
 
-def _detectable(change: Mapping[str, object]) -> str:
+def _detectable(change: MetricChange) -> str:
     """A 0/1 metric's detectable change above 1 means no change is detectable on so few questions."""
-    value = change.get("min_detectable_delta")
-    if change.get("test") == "mcnemar" and isinstance(value, (int, float)) and value > 1:
+    value = change.min_detectable_delta
+    if change.test == "mcnemar" and value is not None and value > 1:
         return "none"
     return _number(value)
 
 
 def _worst_regressions(
-    comparison: Mapping[str, object],
+    comparison: ComparisonSection,
     results: Sequence[QuestionResult],
     max_regressions: int,
     flaky: Collection[str] = (),
 ) -> str:
     regressed = [
-        question
-        for question in _list(comparison.get("questions"))
-        if isinstance(question, Mapping) and question.get("classification") == "regressed"
+        question for question in comparison.questions if question.classification is Classification.REGRESSED
     ]
     if not regressed or max_regressions <= 0:
         return ""
     by_key = {result.key: result for result in results}
-    regressed.sort(key=lambda question: _severity(question, by_key.get(_key(question))))
+    regressed.sort(key=lambda question: _severity(question, by_key.get(question.key)))
     rows = []
     for question in regressed[:max_regressions]:
-        key = _key(question)
-        found = by_key.get(key)
+        found = by_key.get(question.key)
         result = found.record if found is not None else {}
-        nodeid = question.get("nodeid") or result.get("nodeid") or f"{key[0]}::{key[1]}"
+        nodeid = question.nodeid or result.get("nodeid") or f"{question.template_id}::{question.question_id}"
         rows.append(
             [
-                escape_text(nodeid) + (f" {FLAKY_MARK}" if str(question.get("question_id")) in flaky else ""),
+                escape_text(nodeid) + (f" {FLAKY_MARK}" if question.question_id in flaky else ""),
                 escape_text(result.get("question_text") or "", _QUESTION_TEXT_LIMIT),
                 " → ".join(
-                    escape_text(question.get(side)) for side in ("baseline_outcome", "current_outcome")
+                    escape_text(side) for side in (question.baseline_outcome, question.current_outcome)
                 ),
-                _metric_moves(_mapping(question.get("deltas"))),
+                _metric_moves(question.deltas),
             ]
         )
     heading = f"#### Worst regressions ({min(len(regressed), max_regressions)} of {len(regressed)})"
@@ -352,32 +337,20 @@ def _worst_regressions(
     return f"{heading}\n\n{table}" + (f"\n\n… and {more} more regressed questions." if more > 0 else "")
 
 
-def _key(question: Mapping[str, object]) -> tuple[str, str]:
-    return (str(question.get("template_id")), str(question.get("question_id")))
-
-
-def _severity(question: Mapping[str, object], result: QuestionResult | None) -> float:
+def _severity(question: QuestionChange, result: QuestionResult | None) -> float:
     """Most negative first: an agent error, then the sum of the drops of the main metrics."""
     if result is not None and result.agent_error is not None:
         return float("-inf")
-    deltas = _mapping(question.get("deltas"))
     return sum(
-        min(0.0, _float(_mapping(deltas[metric]).get("delta")))
-        for metric in MAIN_METRICS
-        if isinstance(deltas.get(metric), Mapping)
+        min(0.0, question.deltas[metric]["delta"]) for metric in MAIN_METRICS if metric in question.deltas
     )
 
 
-def _float(value: object) -> float:
-    """A delta as a float (a missing or zero one: 0.0)."""
-    return float(value) if isinstance(value, (int, float)) and value else 0.0
-
-
-def _metric_moves(deltas: Mapping[str, object]) -> str:
+def _metric_moves(deltas: Mapping[str, MetricDelta]) -> str:
     moves = [
-        f"{escape_text(metric)} {_number(change.get('baseline'))} → {_number(change.get('current'))}"
-        for metric, change in ((metric, deltas[metric]) for metric in _ordered_metrics(deltas))
-        if isinstance(change, Mapping) and change.get("delta")
+        f"{escape_text(metric)} {_number(deltas[metric]['baseline'])} → {_number(deltas[metric]['current'])}"
+        for metric in _ordered_metrics(deltas)
+        if deltas[metric]["delta"]
     ]
     shown = moves[:_CHANGES_PER_QUESTION]
     return "; ".join(shown) + (f"; +{len(moves) - len(shown)} more" if len(moves) > len(shown) else "") or "–"
@@ -408,11 +381,3 @@ def _signed(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return "–"
     return f"{value:+.3f}"
-
-
-def _mapping(value: object) -> Mapping[str, object]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: object) -> list[object]:
-    return value if isinstance(value, list) else []

@@ -24,7 +24,7 @@ from pytest_graphrag_eval.report.terminal_summary import (
     write_output_paths,
     write_terminal_summary,
 )
-from pytest_graphrag_eval.report_model import JudgeSpend
+from pytest_graphrag_eval.report_model import ComparisonSection, JudgeSpend
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class RunTerminal:
 
     results: Sequence[JsonObject]
     gate_results: Sequence[GateResult] = ()
-    comparison_section: JsonMapping | None = None
+    comparison: ComparisonSection | None = None
     baseline_results: Mapping[str, JsonMapping] = field(default_factory=dict)
     warnings: Sequence[str] = ()
     judge_spend: JudgeSpend | None = None
@@ -55,13 +55,13 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
     results = list(run.results)
     baseline_lines = (
         since_baseline_lines(
-            dict(run.comparison_section),
+            run.comparison,
             dict(run.baseline_results),
             {str(result["question_id"]): result for result in results},
             score_columns(results),
             run.flaky_ids,
         )
-        if run.comparison_section is not None
+        if run.comparison is not None
         else []
     ) + list(run.history_lines)
     write_terminal_summary(

@@ -19,7 +19,6 @@ from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject, Order
 from pytest_graphrag_eval.gates.model import Gate
-from pytest_graphrag_eval.report.history_section import flaky_ids
 from pytest_graphrag_eval.report.history_summary import history_lines
 from pytest_graphrag_eval.report.json_report import write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
@@ -39,6 +38,7 @@ from pytest_graphrag_eval.run.run_identity import corpus_file_record, corpus_pos
 if TYPE_CHECKING:
     from pytest_graphrag_eval.run.graph_stage import GraphStage
     from pytest_graphrag_eval.run.recording import HistoryOutcome
+    from pytest_graphrag_eval.run.run_history import FinishingHistory
 
 
 class EndOfRunSettings(GraphOptions, Protocol):
@@ -124,18 +124,18 @@ class RunOutcome:
 
     def shown(self, terminal: RunTerminal) -> RunTerminal:
         """The terminal summary of `terminal`'s run with this outcome's gates, comparison, spend and files."""
-        report = self.finished.report
+        document = self.finished.document
         return dataclasses.replace(
             terminal,
             gate_results=self.finished.gate_results,
-            comparison_section=self.finished.comparison_section,
+            comparison=self.finished.document.comparison,
             judge_spend=self.judge_spend,
             written=self.written,
             problems=[*([self.finished.incomplete] if self.finished.incomplete else []), *self.problems],
-            history_lines=history_lines(report),
-            flaky_ids=frozenset(flaky_ids(report)),
+            history_lines=history_lines(document),
+            flaky_ids=document.history.flaky_ids if document.history is not None else frozenset(),
             history_line=(self.history.line, self.history.recorded) if self.history is not None else None,
-            calibration=self.finished.document.judge_calibration,
+            calibration=document.judge_calibration,
         )
 
     @property
@@ -243,32 +243,26 @@ def conclude_run(
     recording: Recording | None = None,
     plain_results: bool = False,
 ) -> RunOutcome:
-    """The end every run shares, a plugin's and a merge of shards alike: the earlier runs of the history,
-    `finish_run` (aggregates, comparison, gates, the report), the outputs, the history record, and the
-    outcome whose `failed` decides the exit status. A shard (`run_settings.defer_gates`) reads no
-    history: its gates and comparison are decided on the merged whole. `plain_results`: the results
-    are plain JSON values as a parser read them (a merge's shards), see `write_outputs`."""
-    graph = graph if graph is not None else GraphRun()
-    records = [result.record if isinstance(result, QuestionResult) else result for result in results]
-    if history is not None:  # the history's store and drivers are imported only for a run that has one
-        from pytest_graphrag_eval.run.recording import record_finished_run
-        from pytest_graphrag_eval.run.run_history import history_at_finish
+    """The end every run shares, a plugin's and a merge of shards alike, in stages each run once:
+
+    1. the earlier runs, read from the history (a shard reads none: its gates and comparison are
+       decided on the merged whole);
+    2. `finish_run`: the results typed, the document with its aggregates, its verdicts (comparison,
+       gates, history gates) and history section, and the graph's references;
+    3. the outputs (JSON, Markdown, HTML), each from the document, its JSON encoded once;
+    4. the recording of live responses;
+    5. the history record, of the same JSON;
+
+    and the outcome whose `failed` decides the exit status. `plain_results`: the results are plain
+    JSON values as a parser read them (a merge's shards), see `write_outputs`."""
     earlier = (
-        history_at_finish(
-            history.url,
-            environ=os.environ,
-            cwd=root,
-            gates=run_settings.gates,
-            flaky_runs=history.flaky_runs,
-            flaky_flips=history.flaky_flips,
-            metadata=run_settings.metadata,
-            results=records,
-        )
+        _earlier_runs(history, run_settings, results, root)
         if history is not None and not run_settings.defer_gates
         else None
     )
     if earlier is not None:
         run_settings = dataclasses.replace(run_settings, history=earlier.runs, current_run=earlier.current)
+    graph = graph if graph is not None else GraphRun()
     finished_run = finish_run(
         results,
         run_settings,
@@ -277,14 +271,13 @@ def conclude_run(
         warnings=[*warnings, *([earlier.warning] if earlier is not None and earlier.warning else [])],
         finished=finished,
         judge_spend=judge_spend,
+        references=graph.references,
     )
-    if graph.references is not None:
-        finished_run.document.references = graph.references
     plain = [
         *(["results"] if plain_results else []),
         *(["comparison"] if finished_run.plain_comparison else []),
     ]
-    written = write_outputs(finished_run.document, outputs, plain_keys=plain)
+    written = write_outputs(finished_run.document, outputs, report=finished_run.report, plain_keys=plain)
     if recording is not None:
         responses = list(recording.responses)
         written.write("recording", recording.path, lambda path: write_recording(path, responses))
@@ -292,11 +285,35 @@ def conclude_run(
         finished_run, graph, judge_spend, written.written, written.problems, interrupted=interrupted
     )
     if history is not None:
+        from pytest_graphrag_eval.run.recording import record_finished_run  # the store, only for a history
+
         outcome.history_required = history.required
         outcome.history = record_finished_run(
             history.url, finished_run.report, run_key=history.run_key, environ=os.environ, cwd=root
         )
     return outcome
+
+
+def _earlier_runs(
+    history: HistoryOptions,
+    run_settings: RunSettings,
+    results: Sequence[QuestionResult | JsonMapping],
+    root: Path | None,
+) -> FinishingHistory:
+    """The history's earlier runs and this run as it will be recorded (its store and drivers are
+    imported only for a run that has a history)."""
+    from pytest_graphrag_eval.run.run_history import history_at_finish
+
+    return history_at_finish(
+        history.url,
+        environ=os.environ,
+        cwd=root,
+        gates=run_settings.gates,
+        flaky_runs=history.flaky_runs,
+        flaky_flips=history.flaky_flips,
+        metadata=run_settings.metadata,
+        results=[result.record if isinstance(result, QuestionResult) else result for result in results],
+    )
 
 
 def _history_options(settings: EndOfRunSettings) -> HistoryOptions | None:

@@ -1,8 +1,10 @@
 """The end of a run, from the questions' results to the written reports, without pytest.
 
-results -> aggregates -> baseline comparison -> gates -> JSON report -> Markdown and HTML.
-The plugin calls it when its questions are done; `graphrag-eval-merge` calls it on the
-results of several shard reports, so a sharded run ends exactly as one run would.
+results, typed once -> the document with its aggregates -> its verdicts (baseline comparison,
+gates, history gates, history section) -> the outputs (JSON, Markdown, HTML) written from it.
+The plugin calls it when its questions are done (`run.end_of_run.conclude_run`);
+`graphrag-eval-merge` calls it on the results of several shard reports, so a sharded run ends
+exactly as one run would.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -55,18 +58,18 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class FinishedRun:
-    """Everything computed at the end of a run; `document` is the typed report, `report` its JSON."""
+    """Everything computed at the end of a run; `document` is the typed report, complete when
+    `finish_run` returns, and `report` its JSON, encoded once for every output that reads it."""
 
     results: list[Mapping[str, object]]  # the results' objects as the report holds them
     aggregates: dict[str, Any]
     comparison: Comparison | None
-    comparison_section: dict[str, Any] | None
     gate_results: list[GateResult]
-    document: ReportDocument  # the run adds its graph's `references` to it
+    document: ReportDocument
 
-    @property
+    @cached_property
     def report(self) -> dict[str, Any]:
-        """The report's JSON object, for the readers not typed yet (the history, the review queue)."""
+        """The report's JSON object: the JSON report, the history record and the review queue."""
         return self.document.to_json()
 
     @property
@@ -128,8 +131,10 @@ def finish_run(
     warnings: Sequence[str] = (),
     finished: float | None = None,
     judge_spend: JudgeSpend | None = None,
+    references: Mapping[str, Any] | None = None,
 ) -> FinishedRun:
-    """Aggregates, the baseline comparison and the gates of a run's results, and its report.
+    """The run's typed document and its verdicts: aggregates, the baseline comparison, the gates
+    (history gates included) and the history section, with the graph's `references`.
 
     `results` are typed (a merge's, read from the shards) or result objects, typed here once.
     """
@@ -149,7 +154,6 @@ def finish_run(
         else None
     )
     add_stale_counts(aggregates, records)  # only when references were checked against a graph
-    comparison_section = comparison.to_dict() if comparison is not None else None
     known = settings.current_run
     flaky = (
         flaky_questions(
@@ -174,17 +178,19 @@ def finish_run(
         settings.metadata,
         started=started,
         interrupted=interrupted,
-        comparison=comparison_section,
+        comparison=comparison,
         warnings=warnings,
         finished=finished,
         judge_spend=judge_spend,
     )
     if settings.calibration is not None:
         document.judge_calibration = dict(settings.calibration)
+    if references is not None:
+        document.references = dict(references)
     if settings.history is not None and gate_history is not None and not settings.defer_gates:
         current = _current_run(settings, aggregates, document)
         document.history = history_section(settings.history, current, records, flaky, settings.gates)
-    return FinishedRun(records, aggregates, comparison, comparison_section, gate_results, document)
+    return FinishedRun(records, aggregates, comparison, gate_results, document)
 
 
 def _typed(result: QuestionResult | Mapping[str, object]) -> QuestionResult:
@@ -258,17 +264,22 @@ class WrittenOutputs:
 
 
 def write_outputs(
-    document: ReportDocument, paths: OutputPaths, *, plain_keys: Collection[str] = ()
+    document: ReportDocument,
+    paths: OutputPaths,
+    *,
+    report: Mapping[str, Any] | None = None,
+    plain_keys: Collection[str] = (),
 ) -> WrittenOutputs:
     """Write the JSON report, the Markdown summary and the HTML report asked for, one after another.
 
+    `report`: the document's JSON when the caller has it already (`FinishedRun.report`).
     `plain_keys`: report keys whose values are plain JSON values (`formats.plain_json`): a merge's
     results as a parser read them, a comparison whose numbers are all finite. orjson writes those
     when it is installed.
     """
     outputs = WrittenOutputs()
     if paths.report is not None:
-        report = document.to_json()
+        report = report if report is not None else document.to_json()
         outputs.write(
             "JSON report", paths.report, lambda path: write_json_atomic(path, report, plain_keys=plain_keys)
         )

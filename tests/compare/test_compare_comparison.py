@@ -48,7 +48,7 @@ def runs() -> tuple[dict, list[dict]]:
 
 
 def test_classification_lists(runs: tuple[dict, list[dict]]) -> None:
-    section = compare_reports(*runs, baseline_path="reports/main.json").to_dict()
+    section = compare_reports(*runs, baseline_path="reports/main.json").to_json()
     assert section["regressions"] == ["q1"]
     assert section["fixed"] == ["q2"]
     assert section["unchanged"] == ["q3"]
@@ -65,7 +65,7 @@ def test_classification_lists(runs: tuple[dict, list[dict]]) -> None:
 
 
 def test_question_entries(runs: tuple[dict, list[dict]]) -> None:
-    questions = {q["question_id"]: q for q in compare_reports(*runs).to_dict()["questions"]}
+    questions = {q["question_id"]: q for q in compare_reports(*runs).to_json()["questions"]}
     q1 = questions["q1"]
     assert q1["classification"] == "regressed"
     assert (q1["baseline_outcome"], q1["current_outcome"]) == ("passed", "failed")
@@ -78,7 +78,7 @@ def test_question_entries(runs: tuple[dict, list[dict]]) -> None:
 
 
 def test_edited_new_and_removed_stay_out_of_statistics(runs: tuple[dict, list[dict]]) -> None:
-    section = compare_reports(*runs).to_dict()
+    section = compare_reports(*runs).to_json()
     f1 = section["metrics"]["answer_f1"]
     assert set(f1) == METRIC_KEYS
     assert f1["n_pairs"] == 3
@@ -95,7 +95,7 @@ def test_edited_new_and_removed_stay_out_of_statistics(runs: tuple[dict, list[di
 
 
 def test_per_template_scopes(runs: tuple[dict, list[dict]]) -> None:
-    section = compare_reports(*runs).to_dict()
+    section = compare_reports(*runs).to_json()
     assert set(section["per_template"]) == {"t1", "t2"}
     assert section["per_template"]["t1"]["answer_f1"]["n_pairs"] == 2
     t2 = section["per_template"]["t2"]["answer_f1"]
@@ -103,7 +103,7 @@ def test_per_template_scopes(runs: tuple[dict, list[dict]]) -> None:
 
 
 def test_section_is_json_serialisable(runs: tuple[dict, list[dict]]) -> None:
-    section = compare_reports(*runs).to_dict()
+    section = compare_reports(*runs).to_json()
     assert json.loads(json.dumps(section, allow_nan=False)) == section
 
 
@@ -185,7 +185,7 @@ def test_classification_enum_values_match_the_schema() -> None:
 def test_skipped_and_xfailed_are_not_paired_for_pass_fail() -> None:
     baseline = report([result("q1", "skipped"), result("q2", "passed"), result("q3", "xfailed")])
     current = [result("q1", "failed"), result("q2", "failed"), result("q3", "passed")]
-    section = compare_reports(baseline, current).to_dict()
+    section = compare_reports(baseline, current).to_json()
     assert section["regressions"] == ["q2"]
     assert section["outcomes"]["n_pairs"] == 1
 
@@ -197,7 +197,7 @@ def test_compare_against_a_baseline_file(
     path = tmp_path / "reports" / "main.json"
     path.parent.mkdir()
     path.write_text(json.dumps(baseline), encoding="utf-8")
-    section = compare_reports(load_baseline(path), current, baseline_path=str(path)).to_dict()
+    section = compare_reports(load_baseline(path), current, baseline_path=str(path)).to_json()
     assert section["baseline"]["path"] == str(path) and section["regressions"] == ["q1"]
 
 
@@ -219,7 +219,7 @@ def test_every_question_is_classified_once(specs: list[tuple[Any, ...]]) -> None
             current.append(
                 result(f"q{index}", after, answer_f1=new, template_id=f"t{index % 2}", question_text=text)
             )
-    section = compare_reports(report(baseline_results), current, resamples=100).to_dict()
+    section = compare_reports(report(baseline_results), current, resamples=100).to_json()
     lists = ["regressions", "fixed", "new", "removed", "edited", "unchanged"]
     listed = [qid for name in lists for qid in section[name]]
     assert sorted(listed) == sorted({r["question_id"] for r in baseline_results + current})

@@ -127,7 +127,7 @@ def regression_report() -> dict[str, Any]:
         ),
         _gate_line("micro", "regressions", None, "<=", 5, passed=True, actual=3, message=""),
     ]
-    current_report["comparison"] = compare_reports(baseline, current, resamples=200).to_dict()
+    current_report["comparison"] = compare_reports(baseline, current, resamples=200).to_json()
     return current_report
 
 

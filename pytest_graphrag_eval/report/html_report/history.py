@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from pytest_graphrag_eval.compare.trend import least_squares_line
 from pytest_graphrag_eval.report.html_report.charts import fmt
 from pytest_graphrag_eval.report.html_report.metrics import finite
-from pytest_graphrag_eval.report_model import GateRecord
+from pytest_graphrag_eval.report_model import (
+    FlakyQuestion,
+    GateRecord,
+    HistoryRun,
+    HistorySection,
+    TrendSeries,
+)
 
 TREND_WIDTH = 560
 TREND_HEIGHT = 150
@@ -74,50 +80,36 @@ class HistoryView:
     changes: tuple[RunMark, ...]  # the runs whose corpus, graph, responses or settings changed
     charts: tuple[TrendChart, ...]
     flaky: tuple[FlakyRow, ...]
-    flaky_runs: object
-    flaky_flips: object
+    flaky_runs: int
+    flaky_flips: int
     width: int = TREND_WIDTH
     height: int = TREND_HEIGHT
     strip_cell: int = STRIP_CELL
 
 
 def build_history(
-    section: Mapping[str, object], gates: Sequence[GateRecord], links: Mapping[str, str]
+    section: HistorySection, gates: Sequence[GateRecord], links: Mapping[str, str]
 ) -> HistoryView:
     """The view of a report's history section; `links` maps question ids to their page address."""
-    runs_data = [run for run in _list(section.get("runs")) if isinstance(run, Mapping)]
-    count = len(runs_data)
-    runs = tuple(_run_mark(run, index, count) for index, run in enumerate(runs_data))
-    found = section.get("flaky_rule")
-    rule: Mapping[str, object] = found if isinstance(found, Mapping) else {}
+    count = len(section.runs)
+    runs = tuple(_run_mark(run, index, count) for index, run in enumerate(section.runs))
     return HistoryView(
         runs=runs,
         changes=tuple(run for run in runs if run.changed),
-        charts=tuple(
-            _chart(series, runs, gates)
-            for series in _list(section.get("series"))
-            if isinstance(series, Mapping) and isinstance(series.get("values"), list)
-        ),
-        flaky=tuple(
-            _flaky_row(entry, links)
-            for entry in _list(section.get("flaky"))
-            if isinstance(entry, Mapping) and "question_id" in entry
-        ),
-        flaky_runs=rule.get("runs"),
-        flaky_flips=rule.get("min_flips"),
+        charts=tuple(_chart(series, runs, gates) for series in section.series),
+        flaky=tuple(_flaky_row(entry, links) for entry in section.flaky),
+        flaky_runs=section.flaky_runs,
+        flaky_flips=section.flaky_flips,
     )
 
 
-def question_outcomes(section: Mapping[str, object]) -> dict[str, list[str]]:
+def question_outcomes(section: HistorySection) -> dict[str, list[str]]:
     """Each question's outcomes over the runs shown, for its drill-down ("none": not in that run)."""
-    questions = section.get("questions")
-    if not isinstance(questions, Mapping):
-        return {}
-    return {
-        str(question_id): [str(outcome) if outcome is not None else "none" for outcome in outcomes]
-        for question_id, outcomes in questions.items()
-        if isinstance(outcomes, list)
-    }
+    return {question_id: _shown_outcomes(outcomes) for question_id, outcomes in section.questions.items()}
+
+
+def _shown_outcomes(outcomes: Sequence[str | None]) -> list[str]:
+    return [outcome if outcome is not None else "none" for outcome in outcomes]
 
 
 def _x(index: int, count: int) -> float:
@@ -126,22 +118,21 @@ def _x(index: int, count: int) -> float:
     return round(_PAD_X + index * (TREND_WIDTH - 2 * _PAD_X) / (count - 1), 2)
 
 
-def _run_mark(run: Mapping[str, object], index: int, count: int) -> RunMark:
-    commit = str(run.get("commit") or "")
+def _run_mark(run: HistoryRun, index: int, count: int) -> RunMark:
     return RunMark(
         x=_x(index, count),
-        label=str(run.get("run_id") or ""),
-        started_at=str(run.get("started_at") or ""),
-        commit=commit[:10],
-        passed=passed if isinstance(passed := run.get("passed"), bool) else None,
-        changed=tuple(str(name) for name in _list(run.get("changed"))),
+        label=run.run_id,
+        started_at=run.started_at,
+        commit=(run.commit or "")[:10],
+        passed=run.passed,
+        changed=run.changed,
         current=index == count - 1,
     )
 
 
-def _chart(series: Mapping[str, object], runs: Sequence[RunMark], gates: Sequence[GateRecord]) -> TrendChart:
-    target = str(series.get("target"))
-    values = [finite(value) for value in _list(series["values"])][: len(runs)]
+def _chart(series: TrendSeries, runs: Sequence[RunMark], gates: Sequence[GateRecord]) -> TrendChart:
+    target = series.target
+    values = [finite(value) for value in series.values][: len(runs)]
     related = [gate for gate in gates if _gate_target(gate) == target]
     limits = [float(gate.limit) for gate in related if not gate.over]
     present = [value for value in values if value is not None]
@@ -197,24 +188,12 @@ def _axis(values: Sequence[float]) -> tuple[float, float]:
     return low - pad, high + pad
 
 
-def _flaky_row(entry: Mapping[str, object], links: Mapping[str, str]) -> FlakyRow:
-    question_id = str(entry["question_id"])
+def _flaky_row(entry: FlakyQuestion, links: Mapping[str, str]) -> FlakyRow:
     return FlakyRow(
-        question_id=question_id,
-        link=links.get(question_id, question_id),
-        template_id=str(entry.get("template_id") or ""),
-        outcomes=tuple(
-            str(outcome) if outcome is not None else "none" for outcome in _list(entry.get("outcomes"))
-        ),
-        flips=_int(entry.get("flips")),
-        same_commit=bool(entry.get("same_commit")),
+        question_id=entry.question_id,
+        link=links.get(entry.question_id, entry.question_id),
+        template_id=entry.template_id or "",
+        outcomes=tuple(_shown_outcomes(entry.outcomes)),
+        flips=entry.flips,
+        same_commit=entry.same_commit,
     )
-
-
-def _list(value: object) -> list[object]:
-    return value if isinstance(value, list) else []
-
-
-def _int(value: object) -> int:
-    """A count from the report (absent, null or not a number: 0)."""
-    return int(value) if isinstance(value, (int, float, str)) and value else 0

@@ -37,7 +37,18 @@ from pytest_graphrag_eval.report.html_report.metrics import (
 from pytest_graphrag_eval.report.html_report.review import ReviewView, build_review_view
 from pytest_graphrag_eval.report.html_report.steps import as_text, clip, is_mapping, step_table
 from pytest_graphrag_eval.report.judge_spend import spend_lines
-from pytest_graphrag_eval.report_model import GateRecord, ReportDocument, not_evaluated_reasons
+from pytest_graphrag_eval.report_model import (
+    Classification,
+    ComparisonSection,
+    GateRecord,
+    GroupAggregates,
+    HistorySection,
+    MetricChange,
+    MetricDelta,
+    QuestionChange,
+    ReportDocument,
+    not_evaluated_reasons,
+)
 
 TEXT_LIMIT = 4000
 OVERVIEW_METRICS = 6  # score columns of the overview's template table before the gated ones
@@ -144,11 +155,11 @@ class _Questions:
     columns: Columns
     scores: list[str]
     layouts: KeyLayouts
-    comparison: Mapping[str, object] | None
-    classification: dict[tuple[str, str], Mapping[str, object]]
+    comparison: ComparisonSection | None
+    classification: dict[tuple[str, str], QuestionChange]
     question_keys: list[tuple[str, str]]  # (template id, question id) as text
-    history: Mapping[str, object]
-    history_flaky: set[str]
+    history: HistorySection | None
+    history_flaky: frozenset[str]
     outcomes_over_runs: dict[str, list[str]]  # question id -> its outcomes in the history's runs
 
     @classmethod
@@ -158,8 +169,7 @@ class _Questions:
         keys = numeric_keys(results)
         columns = Columns.of(results, keys)
         scores = score_metrics(keys, columns.values)
-        comparison = report.comparison
-        history = report.history or {}
+        comparison, history = report.comparison, report.history
         return cls(
             results=results,
             metadata=report.metadata,
@@ -171,12 +181,8 @@ class _Questions:
             classification=_classifications(comparison),
             question_keys=[result.key for result in report.results],
             history=history,
-            history_flaky={
-                _text(entry.get("question_id"))
-                for entry in _list(history.get("flaky"))
-                if isinstance(entry, Mapping)
-            },
-            outcomes_over_runs=question_outcomes(history),
+            history_flaky=history.flaky_ids if history is not None else frozenset(),
+            outcomes_over_runs=question_outcomes(history) if history is not None else {},
         )
 
     def drill_downs(self) -> list[dict[str, object]]:
@@ -214,7 +220,7 @@ def build_view(report: ReportDocument) -> ReportView:
     for position, result in enumerate(results):
         groups.setdefault(str(result["template_id"]), []).append(position)
     templates = list(groups)
-    micro = _mapping(aggregates.get("micro"))
+    micro = aggregates.micro
     gates = report.gates
     verdicts = _gate_verdicts(gates)
     id_counts = Counter(question_id for _, question_id in question_keys)
@@ -249,14 +255,16 @@ def build_view(report: ReportDocument) -> ReportView:
             for tid, members in groups.items()
         ],
         micro_means={metric: _micro_mean(micro, results, metric, columns) for metric in scores},
-        macro_means={metric: _stat(_mapping(aggregates.get("macro")), metric, "mean") for metric in scores},
+        macro_means={metric: _stat(aggregates.macro, metric, "mean") for metric in scores},
         usage=_usage(micro, results, keys),
         has_cost=bool(cost_keys(keys)),
         metric_errors=dict(
             Counter(key for result in results for key in questions.layouts.of(result).errors if result[key])
         ),
         histograms=_histograms(groups, scores, others, columns),
-        changes=_changes(comparison, results, question_keys, id_counts, scores) if comparison else None,
+        changes=_changes(comparison, results, question_keys, id_counts, scores)
+        if comparison is not None
+        else None,
         index=_index(
             results,
             question_keys,
@@ -273,7 +281,7 @@ def build_view(report: ReportDocument) -> ReportView:
             gates,
             {_text(result["question_id"]): _link(result, id_counts) for result in results},
         )
-        if questions.history
+        if questions.history is not None
         else None,
         review=build_review_view(report.to_json()),
         graph_coverage=coverage_view(metadata),
@@ -326,7 +334,7 @@ def _template_row(
 
 
 def _usage(
-    micro: Mapping[str, object], results: Sequence[Mapping[str, object]], keys: Sequence[str]
+    micro: GroupAggregates | None, results: Sequence[Mapping[str, object]], keys: Sequence[str]
 ) -> list[tuple[str, str, str]]:
     """(label, total, per question) for agent tokens, time, judge tokens and judge USD."""
     rows = []
@@ -362,71 +370,61 @@ def _histograms(
 
 
 def _changes(
-    comparison: Mapping[str, object],
+    comparison: ComparisonSection,
     results: Sequence[Mapping[str, object]],
     question_keys: Sequence[tuple[str, str]],
     id_counts: Mapping[str, int],
     scores: Sequence[str],
 ) -> Changes:
     """Score changes share one axis; tokens, time and counts each get their own (their units differ)."""
-    questions = [item for item in _list(comparison.get("questions")) if isinstance(item, Mapping)]
-    micro = _mapping(comparison.get("metrics"))
-    per_template = {
-        template: _mapping(stats) for template, stats in _mapping(comparison.get("per_template")).items()
-    }
+    micro, per_template = comparison.metrics, comparison.per_template
     named = list(dict.fromkeys([*micro, *(metric for stats in per_template.values() for metric in stats)]))
     ordered = [metric for metric in scores if metric in named] + [m for m in named if m not in scores]
-    score_scale = _scale([_mapping(micro.get(metric)) for metric in ordered if metric in scores])
-    outcome_stats = _mapping(comparison.get("outcomes"))
+    score_scale = _scale([micro[metric] for metric in ordered if metric in scores and metric in micro])
     texts = {
         key: _text(result.get("question_text")) for key, result in zip(question_keys, results, strict=True)
     }
     lists = {
         kind: [
             {
-                **item,
-                "question_text": texts.get(_question_key(item), ""),
+                **(item := question.to_json()),
+                "question_text": texts.get(question.key, ""),
                 "link": _link(item, id_counts),
-                "score_deltas": _score_deltas(item, scores),
+                "score_deltas": _score_deltas(question, scores),
             }
-            for item in questions
-            if item.get("classification") == kind
+            for question in comparison.questions
+            if question.classification == kind
         ]
         for kind in ("regressed", "fixed")
     }
     per_metric = []
     for metric in ordered:
-        rows = [
-            _mapping(stats[metric])
-            for stats in per_template.values()
-            if isinstance(stats.get(metric), Mapping)
-        ]
-        scale = _scale(rows)
+        scale = _scale([stats[metric] for stats in per_template.values() if metric in stats])
         per_metric.append(
             (
                 metric,
                 [
-                    _delta_row(template, _mapping(stats[metric]), scale, neutral=metric not in scores)
+                    _delta_row(template, stats[metric], scale, neutral=metric not in scores)
                     for template, stats in per_template.items()
-                    if isinstance(stats.get(metric), Mapping)
+                    if metric in stats
                 ],
             )
         )
+    outcomes = comparison.outcomes
     return Changes(
-        baseline=_mapping(comparison.get("baseline")),
-        confidence=finite(comparison.get("confidence")),
-        counts=_change_counts(comparison, questions),
-        outcomes=_delta_row("pass rate", outcome_stats, _scale([outcome_stats])) if outcome_stats else None,
+        baseline=comparison.baseline.to_json(),
+        confidence=finite(comparison.confidence),
+        counts={kind: len(comparison.ids(Classification(kind))) for kind in CHANGE_KINDS},
+        outcomes=DeltaRow(
+            "pass rate", comparison.outcomes_json(), *_bar(outcomes, _scale([outcomes])), neutral=False
+        ),
         micro=[
-            (metric, _delta_row(metric, _mapping(micro[metric]), score_scale))
+            (metric, _delta_row(metric, micro[metric], score_scale))
             for metric in ordered
             if metric in scores and metric in micro
         ],
         micro_other=[
-            (
-                metric,
-                _delta_row(metric, _mapping(micro[metric]), _scale([_mapping(micro[metric])]), neutral=True),
-            )
+            (metric, _delta_row(metric, micro[metric], _scale([micro[metric]]), neutral=True))
             for metric in ordered
             if metric not in scores and metric in micro
         ],
@@ -436,53 +434,38 @@ def _changes(
     )
 
 
-def _scale(stats: Sequence[Mapping[str, object]]) -> float:
-    return delta_scale([finite(item.get(key)) for item in stats for key in ("delta", "ci_low", "ci_high")])
+def _scale(changes: Sequence[MetricChange]) -> float:
+    return delta_scale(
+        [finite(value) for change in changes for value in (change.delta, change.ci_low, change.ci_high)]
+    )
 
 
-def _score_deltas(
-    item: Mapping[str, object], scores: Sequence[str]
-) -> list[tuple[str, object, object, float]]:
+def _score_deltas(question: QuestionChange, scores: Sequence[str]) -> list[tuple[str, float, float, float]]:
     """The scores that changed for one question: (metric, baseline, current, delta)."""
-    deltas = _mapping(item.get("deltas"))
     changed = []
     for metric in scores:
-        values = _mapping(deltas.get(metric))
-        delta = finite(values.get("delta"))
-        if delta:
-            changed.append((metric, values.get("baseline"), values.get("current"), delta))
+        values = question.deltas.get(metric)
+        delta = finite(values["delta"]) if values is not None else None
+        if values is not None and delta:
+            changed.append((metric, values["baseline"], values["current"], delta))
     return changed
 
 
-def _change_counts(
-    comparison: Mapping[str, object], questions: Sequence[Mapping[str, object]]
-) -> dict[str, int]:
-    """Questions per classification, from the id lists (`regressions` holds the regressed ones)."""
-    lists = {"regressed": comparison.get("regressions", comparison.get("regressed"))}
-    lists.update({kind: comparison.get(kind) for kind in CHANGE_KINDS[1:]})
-    if any(isinstance(ids, list) for ids in lists.values()):
-        return {kind: len(ids) for kind, ids in lists.items() if isinstance(ids, list)}
-    return dict(Counter(str(item.get("classification")) for item in questions))
-
-
-def _delta_row(label: str, stats: Mapping[str, object], scale: float, *, neutral: bool = False) -> DeltaRow:
+def _delta_row(label: str, change: MetricChange, scale: float, *, neutral: bool = False) -> DeltaRow:
     """One change with its bar; `neutral` for figures where up is neither better nor worse (tokens, time)."""
-    delta, low, high = (finite(stats.get(key)) for key in ("delta", "ci_low", "ci_high"))
+    return DeltaRow(label, change.to_dict(), *_bar(change, scale), neutral=neutral)
+
+
+def _bar(change: MetricChange, scale: float) -> tuple[DeltaBar, bool, float]:
+    """The change's bar on an axis of `scale`, whether its interval excludes zero, and the scale."""
+    delta, low, high = finite(change.delta), finite(change.ci_low), finite(change.ci_high)
     significant = low is not None and high is not None and (low > 0 or high < 0)
-    return DeltaRow(label, stats, delta_bar(delta, low, high, scale), significant, scale, neutral)
+    return delta_bar(delta, low, high, scale), significant, scale
 
 
-def _classifications(comparison: Mapping[str, object] | None) -> dict[tuple[str, str], Mapping[str, object]]:
+def _classifications(comparison: ComparisonSection | None) -> dict[tuple[str, str], QuestionChange]:
     """Each question's change, keyed like the comparison pairs questions: by template and question id."""
-    if not comparison:
-        return {}
-    return {
-        _question_key(item): item for item in _list(comparison.get("questions")) if isinstance(item, Mapping)
-    }
-
-
-def _question_key(item: Mapping[str, object]) -> tuple[str, str]:
-    return (_text(item.get("template_id")), _text(item.get("question_id")))
+    return {question.key: question for question in comparison.questions} if comparison is not None else {}
 
 
 def _link(item: Mapping[str, object], id_counts: Mapping[str, int]) -> str:
@@ -497,8 +480,8 @@ def _index(
     outcomes: Sequence[str],
     templates: Sequence[str],
     scores: Sequence[str],
-    classification: Mapping[tuple[str, str], Mapping[str, object]],
-    history_flaky: set[str],
+    classification: Mapping[tuple[str, str], QuestionChange],
+    history_flaky: frozenset[str],
     columns: Columns,
 ) -> dict[str, object]:
     """Columnar arrays for the question list: small to embed and quick to filter.
@@ -515,7 +498,10 @@ def _index(
         "text": [clip(_text(result.get("question_text")), 300) for result in results],
         "template": [template_position[str(result["template_id"])] for result in results],
         "outcome": [outcome_position[outcome] for outcome in outcomes],
-        "change": [_text(classification.get(key, {}).get("classification")) or None for key in question_keys],
+        "change": [
+            change.classification.value if (change := classification.get(key)) is not None else None
+            for key in question_keys
+        ],
         "flaky": [
             1 if is_flaky(result) or question_id in history_flaky else 0
             for result, (_, question_id) in zip(results, question_keys, strict=True)
@@ -564,7 +550,7 @@ def _all_details(
     positions: range,
     question_keys: Sequence[tuple[str, str]],
     metadata: Mapping[str, object],
-    classification: Mapping[tuple[str, str], Mapping[str, object]],
+    classification: Mapping[tuple[str, str], QuestionChange],
     scores: Sequence[str],
     columns: Columns,
     layouts: KeyLayouts,
@@ -594,7 +580,7 @@ def _details(
     result: Mapping[str, object],
     position: int,
     steps_scope: str,
-    change: Mapping[str, object] | None,
+    change: QuestionChange | None,
     score_columns: Sequence[tuple[str, Sequence[float | None]]],
     columns: Columns,
     layout: KeyLayout,
@@ -627,12 +613,12 @@ def _details(
         "failures": tuple([_shown(item) for item in _list(result.get("failures"))]),
         "steps": step_table(result, steps_scope),
     }
-    if change:
+    if change is not None:
         detail["change"] = {
-            "classification": _text(change.get("classification")),
-            "baseline_outcome": _text(change.get("baseline_outcome")),
-            "current_outcome": _text(change.get("current_outcome")),
-            "deltas": _change_deltas(_mapping(change.get("deltas"))),
+            "classification": change.classification.value,
+            "baseline_outcome": _text(change.baseline_outcome),
+            "current_outcome": _text(change.current_outcome),
+            "deltas": _change_deltas(change.deltas),
         }
     attempts = result.get("attempts")
     if isinstance(attempts, list):
@@ -648,7 +634,7 @@ def _details(
 
 
 def _change_deltas(
-    deltas: Mapping[str, object],
+    deltas: Mapping[str, MetricDelta],
 ) -> tuple[tuple[str, float | None, float | None, float | None], ...]:
     """[metric, baseline, current, delta] of each metric the comparison holds, JSON-safe.
 
@@ -658,9 +644,7 @@ def _change_deltas(
     """
     rows: list[tuple[str, float | None, float | None, float | None]] = []
     for metric, values in deltas.items():
-        if type(values) is not dict and not is_mapping(values):
-            continue
-        baseline, current, delta = values.get("baseline"), values.get("current"), values.get("delta")
+        baseline, current, delta = values["baseline"], values["current"], values["delta"]
         if (
             type(baseline) is float
             and type(current) is float
@@ -715,12 +699,12 @@ def _threshold(item: Mapping[str, object]) -> dict[str, object]:
     }
 
 
-def _stat(stats: Mapping[str, object], metric: str, name: str) -> float | None:
-    return finite(_mapping(stats.get(metric)).get(name))
+def _stat(group: GroupAggregates | None, metric: str, name: str) -> float | None:
+    return finite(group.stat(metric, name)) if group is not None else None
 
 
 def _micro_mean(
-    micro: Mapping[str, object], results: Sequence[Mapping[str, object]], metric: str, columns: Columns
+    micro: GroupAggregates | None, results: Sequence[Mapping[str, object]], metric: str, columns: Columns
 ) -> float | None:
     """The report's own micro mean; computed over answered questions when a report lacks aggregates."""
     mean = _stat(micro, metric, "mean")
@@ -748,12 +732,6 @@ def _rounded(column: Sequence[float | None]) -> list[float | None]:
 
 def _list(value: object) -> list[object]:
     return value if isinstance(value, list) else []
-
-
-def _mapping(value: object) -> Mapping[str, object]:
-    if type(value) is dict:  # what JSON gives; Mapping's ABC check is the slow path
-        return value
-    return value if isinstance(value, Mapping) else {}
 
 
 def _shown(value: object) -> str:
