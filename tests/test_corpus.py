@@ -192,33 +192,3 @@ def test_in_memory_data_has_no_file_but_still_ids() -> None:
         corpus_from_data([{"template_id": "t", "questions": [{"id": "q"}]}])
     with pytest.raises(CorpusError, match="a corpus must be a list of templates"):
         corpus_from_data({"not": "a corpus"})
-
-
-ALIASED = """\
-- template_id: t
-  questions:
-  - id: q1
-    question_text: First?
-    meta: &meta {source: kgqa, language: en}
-    reference_steps:
-    - - name: sparql_query
-        args: &args {query: "SELECT ?c WHERE {}"}
-        output: x
-  - id: q2
-    question_text: Second?
-    meta: *meta
-    reference_steps:
-    - - name: sparql_query
-        args: *args
-        output: x
-"""
-
-
-def test_a_collection_aliased_in_the_yaml_is_copied_once_and_shared_as_pyyaml_shares_it(
-    tmp_path: Path,
-) -> None:
-    first, second = load_corpus(write(tmp_path, ALIASED)).questions()
-    assert first.extra["meta"] is second.extra["meta"] and type(first.extra["meta"]) is dict
-    first_args, second_args = (q.reference_steps[0][0]["args"] for q in (first, second))  # type: ignore[index]
-    assert first_args is second_args and type(first_args) is dict
-    assert first.reference_steps is not second.reference_steps  # only what the file shares is shared

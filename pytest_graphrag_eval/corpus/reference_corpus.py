@@ -210,10 +210,9 @@ def corpus_from_data(data: object, file: str | None = None) -> Corpus:
         )
     seen: dict[str, SourceLocation] = {}
     shared_tables: dict[str, SparqlTable | str] = {}
-    copies: dict[int, Any] = {}  # a collection written once and aliased is copied once (`to_plain`)
     templates: list[Template] = []
     for index, raw in enumerate(data):
-        template = _template_from_data(raw, index, file, seen, shared_tables, copies)
+        template = _template_from_data(raw, index, file, seen, shared_tables)
         first = next((t for t in templates if t.template_id == template.template_id), None)
         if first is not None:
             raise CorpusError(
@@ -232,7 +231,6 @@ def _template_from_data(
     file: str | None,
     seen: dict[str, SourceLocation],
     shared_tables: dict[str, SparqlTable | str],
-    copies: dict[int, Any],
 ) -> Template:
     location = SourceLocation(file, line_of(raw))
     if not isinstance(raw, Mapping):
@@ -243,10 +241,10 @@ def _template_from_data(
     if not isinstance(questions_raw, list) or not questions_raw:
         raise CorpusError("must be a non-empty list of questions", location, "questions")
     questions = tuple(
-        _question_from_data(question, template_id, location, seen, shared_tables, copies)
+        _question_from_data(question, template_id, location, seen, shared_tables)
         for question in questions_raw
     )
-    return Template(template_id, questions, location, to_plain(raw.get("thresholds"), copies))
+    return Template(template_id, questions, location, to_plain(raw.get("thresholds")))
 
 
 def _question_from_data(
@@ -255,7 +253,6 @@ def _question_from_data(
     template_location: SourceLocation,
     seen: dict[str, SourceLocation],
     shared_tables: dict[str, SparqlTable | str],
-    copies: dict[int, Any],
 ) -> Question:
     file = template_location.file
     line = line_of(raw) or template_location.line
@@ -285,11 +282,11 @@ def _question_from_data(
         question_id=question_id,
         question_text=question_text,
         location=location,
-        reference_steps=to_plain(reference_steps, copies),
+        reference_steps=to_plain(reference_steps),
         reference_answer=reference_answer,
-        thresholds=to_plain(raw.get("thresholds"), copies),
+        thresholds=to_plain(raw.get("thresholds")),
         xfail=xfail or None,
-        extra={k: to_plain(v, copies) for k, v in raw.items() if k not in QUESTION_RESERVED_KEYS},
+        extra={k: to_plain(v) for k, v in raw.items() if k not in QUESTION_RESERVED_KEYS},
         reference_lines=tuple(tuple(line_of(step) for step in group) for group in reference_steps or ()),
         shared_tables=shared_tables,
     )

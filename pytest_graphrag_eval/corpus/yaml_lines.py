@@ -365,24 +365,10 @@ def _build_document(source: str | bytes) -> Any:
     return yaml.load(source, Loader=_DocumentLoader)
 
 
-def to_plain(value: Any, copies: dict[int, Any] | None = None) -> Any:
-    """Deep-copy into plain dicts and lists, so results never leak LineDicts.
-
-    With `copies` (a collection's id -> its copy; the caller keeps the originals alive while it
-    lives), a collection reached twice (a YAML alias) is copied once and its copy shared, as PyYAML
-    shares it: a corpus written from shared objects is not copied once per use.
-    """
-    copied = copies.get(id(value)) if copies is not None else None
-    if copied is not None:
-        return copied
+def to_plain(value: Any) -> Any:
+    """Deep-copy into plain dicts and lists, so results never leak LineDicts."""
     if isinstance(value, dict):
-        copied = {
-            key: item if type(item) in _SCALARS else to_plain(item, copies) for key, item in value.items()
-        }
-    elif isinstance(value, list):
-        copied = [item if type(item) in _SCALARS else to_plain(item, copies) for item in value]
-    else:
-        return value
-    if copies is not None:
-        copies[id(value)] = copied
-    return copied
+        return {key: item if type(item) in _SCALARS else to_plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [item if type(item) in _SCALARS else to_plain(item) for item in value]
+    return value
