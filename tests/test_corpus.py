@@ -192,3 +192,22 @@ def test_in_memory_data_has_no_file_but_still_ids() -> None:
         corpus_from_data([{"template_id": "t", "questions": [{"id": "q"}]}])
     with pytest.raises(CorpusError, match="a corpus must be a list of templates"):
         corpus_from_data({"not": "a corpus"})
+
+
+def test_scoring_reads_a_question_without_keeping_the_reading() -> None:
+    """A library run over thousands of questions would otherwise leave a reading per question for the
+    garbage collector to walk in every full collection."""
+    from pytest_graphrag_eval import run_evaluation
+
+    output = (
+        '{"head": {"vars": ["c"]}, "results": {"bindings": [{"c": {"type": "literal", "value": "Oslo"}}]}}'
+    )
+    step = {"name": "sparql_query", "output": output, "output_media_type": "application/sparql-results+json"}
+    corpus = corpus_from_data(
+        [{"template_id": "t", "questions": [{"id": "q", "question_text": "?", "reference_steps": [[step]]}]}]
+    )
+    actual = {**step, "status": "success"}
+    assert run_evaluation(corpus, {"q": {"actual_steps": [actual]}})[0]["steps_score"] == 1.0
+    question = next(iter(corpus.questions()))
+    assert "_reading" not in vars(question)
+    assert question.reference_reading is question.reference_reading  # the property still keeps its reading

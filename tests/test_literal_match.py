@@ -13,7 +13,7 @@ from plugin_support import write_corpus, write_responses
 
 from pytest_graphrag_eval import corpus_from_data, run_evaluation
 from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem
-from pytest_graphrag_eval.formats.sparql_results import memoized_parser, parse_sparql_results
+from pytest_graphrag_eval.formats.sparql_results import MemoizedParser, parse_sparql_results
 from pytest_graphrag_eval.formats.terms import LITERAL_MATCHES, LiteralMatch, normalize_cell, text_term
 from pytest_graphrag_eval.steps.match import sparql_output_score
 from pytest_graphrag_eval.steps.sparql_explain import explain_sparql_mismatch
@@ -155,14 +155,14 @@ def test_every_decimal_of_five_places_has_one_plain_numeral_equal_to_its_typed_l
 
 def test_the_parser_caches_each_literal_match_apart() -> None:
     text = results(plain("8"))
-    parse = memoized_parser()
+    parse = MemoizedParser()
     assert parse(text).columns == ((8,),)
     assert parse(text, "strict").columns == (("8",),)
     assert parse(text).columns == ((8,),), "the strict parse did not replace the default one"
     strict_only = results(plain("9"))
     parse(strict_only, "strict")
     assert set(parse.tables()) == {text}, "known tables are default-mode tables only"
-    known = memoized_parser({text: parse_sparql_results(text)})
+    known = MemoizedParser({text: parse_sparql_results(text)})
     assert known(text, "strict").columns == (("8",),), "a known default table is not used for strict"
 
 

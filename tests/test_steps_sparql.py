@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.formats.sparql_results import (
+    MemoizedParser,
     SparqlResultsError,
-    memoized_parser,
     parse_sparql_results,
     uri_values,
 )
@@ -403,7 +403,7 @@ def test_readme_worked_example() -> None:
 
 
 def test_memoized_parser_parses_each_text_once() -> None:
-    parse = memoized_parser()
+    parse = MemoizedParser()
     text = select(["a"], [("x",)])
     assert parse(text) is parse(text)
     for _ in range(2):
@@ -418,7 +418,7 @@ def test_a_reading_held_under_a_step_id_is_used_only_for_that_very_step() -> Non
     step = {"name": "sparql_query", "output": output, "required_columns": ["a"]}
     other = {**step, "required_columns": ["b"]}
     # A reading handed over from a copy holds the id of a step that is gone; that id may now be another's.
-    parse = memoized_parser(readings={id(step): (other, sparql_expectation(other))})
+    parse = MemoizedParser(readings={id(step): (other, sparql_expectation(other))})
     assert sparql_expectation(step, parse).required_columns == ("a",)
     assert sparql_expectation(step, parse) is sparql_expectation(step, parse)
 
@@ -468,7 +468,7 @@ def test_reference_outputs_are_parsed_once_per_run(monkeypatch: pytest.MonkeyPat
 )
 def test_a_table_compared_with_itself_matches_in_every_mode(text: str) -> None:
     """One output text parsed once is one table; comparing it with itself is the general answer."""
-    table = memoized_parser()(text)
+    table = MemoizedParser()(text)
     for ordered in (False, True):
         for ignore_duplicates in (False, True):
             for required in (list(table.variables), list(table.variables)[:1], []):

@@ -21,7 +21,7 @@ from pytest_graphrag_eval.formats.sparql_results import (
     results_table,
 )
 from pytest_graphrag_eval.formats.terms import LITERAL_MATCHES
-from pytest_graphrag_eval.formats.typed_results import typed_row_count, typed_select
+from pytest_graphrag_eval.formats.typed_results import typed_row_count, typed_table
 
 pytest.importorskip("msgspec")
 
@@ -108,6 +108,12 @@ def generic(text: str, literal_match: str) -> Any:
     except (SparqlResultsError, ValueError, AttributeError, TypeError) as error:
         return ("error", str(error))
     return table.variables, table.columns, table.row_count
+
+
+def typed_select(text: str, literal_match: Any) -> tuple[Any, ...] | None:
+    """The typed path's variables, columns and row count, or None where it declines."""
+    typed = typed_table(text, literal_match)
+    return typed[:3] if typed is not None else None
 
 
 @settings(max_examples=600, deadline=None)

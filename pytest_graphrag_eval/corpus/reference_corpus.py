@@ -27,7 +27,7 @@ from typing import Any
 from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem, step_path
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import CorpusError, SourceLocation
-from pytest_graphrag_eval.formats.sparql_results import SparqlTable, memoized_parser
+from pytest_graphrag_eval.formats.sparql_results import MemoizedParser, SparqlTable
 
 QUESTION_RESERVED_KEYS = frozenset(
     {"id", "question_text", "reference_steps", "reference_answer", "thresholds", "xfail"}
@@ -45,7 +45,7 @@ class ReferenceReading:
 
     problems: tuple[str, ...] = ()
     tables: Mapping[str, SparqlTable] = field(default_factory=dict)
-    readings: Mapping[int, tuple[Any, Any]] = field(default_factory=dict)
+    readings: dict[int, tuple[Any, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -77,14 +77,26 @@ class Question:
     @property
     def reference_reading(self) -> ReferenceReading:
         """The reference steps read once, on first use (or as given in `references_read`)."""
+        reading = self.reading_for_scoring()
+        if self.references_read is None:
+            object.__setattr__(self, "_reading", reading)  # a cache, not a field: frozen stays true
+        return reading
+
+    def reading_for_scoring(self) -> ReferenceReading:
+        """The reading given or kept, else one read now and not kept.
+
+        Scoring reads a question once per attempt; readings kept by the thousand would only give
+        the garbage collector more to walk in every full collection, and the corpus's memo of
+        reference outputs (`shared_tables`) makes reading one again cheap. Two threads may both
+        read: the same reading, so no lock is needed.
+        """
         if self.references_read is not None:
             return self.references_read
         # getattr, not `self.__dict__`: asking for the dict would build one per question for the
         # collector to walk, where the attribute is kept inline in the instance
         reading: ReferenceReading | None = getattr(self, "_reading", None)
-        if reading is None:  # two threads may both read: the same reading, so no lock is needed
+        if reading is None:
             reading = read_reference_steps(self.reference_steps, self.reference_lines, self.shared_tables)
-            object.__setattr__(self, "_reading", reading)  # a cache, not a field: frozen stays true
         return reading
 
     @property
@@ -107,7 +119,7 @@ def read_reference_steps(
 
     An output text already in `shared_tables` is not parsed again; one parsed here is added to it.
     """
-    parse = memoized_parser(shared=shared_tables)
+    parse = MemoizedParser(shared=shared_tables)
     problems = []
     for group_index, group in enumerate(steps or []):
         group_lines = lines[group_index] if group_index < len(lines) else ()

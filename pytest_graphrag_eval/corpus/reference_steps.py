@@ -67,7 +67,7 @@ def reference_step_problem(
 ) -> str | None:
     """Describe what is wrong with one reference step's content (naming the field), or None.
 
-    `parse` reads a SPARQL reference output (pass a `memoized_parser()` to keep the table).
+    `parse` reads a SPARQL reference output (pass a `MemoizedParser()` to keep the table).
     """
     try:
         _check_step(step, parse)

@@ -208,9 +208,10 @@ class MemoizedParser:
     step, and a large output should not be parsed once per pair. A question's
     reference reading (`Question.reference_reading`) keeps the tables it parsed
     (`tables()`) and the steps it read (`readings`), and scoring starts from them
-    (`known`, `readings`), so a reference output is parsed and read once per run.
-    `known` and `tables()` hold tables of the default literal match only; a step
-    asking for `strict` has its outputs parsed again, once per question.
+    (`known`, `readings`), so a reference output is parsed and read once. `known` is
+    looked up, never copied nor filled; `readings` is used as given (a step missing
+    from it is added). `known` and `tables()` hold tables of the default literal
+    match only; a step asking for `strict` has its outputs parsed again, once per question.
 
     `shared`, when given, is a memo of the default literal match that outlives this parser
     and is filled by it (a corpus's reference outputs, `Question.shared_tables`): the
@@ -220,10 +221,11 @@ class MemoizedParser:
     def __init__(
         self,
         known: Mapping[str, SparqlTable] | None = None,
-        readings: Mapping[int, tuple[Any, Any]] | None = None,
+        readings: dict[int, tuple[Any, Any]] | None = None,
         shared: dict[str, SparqlTable | str] | None = None,
     ):
-        self._seen: dict[str, SparqlTable | str] = dict(known or {})
+        self._seen: dict[str, SparqlTable | str] = {}
+        self._known = known or {}
         self._shared = shared
         self._seen_strict: dict[str, SparqlTable | str] = {}
         # Comparisons of the tables this parser returned, shared by every scorer that uses it
@@ -231,24 +233,26 @@ class MemoizedParser:
         self.comparisons: dict[Any, Any] = {}
         # Reference steps read under this parser (id -> (step, its reading)), for the same reason:
         # the step is kept beside its reading so that its id stays its own while the memo lives.
-        self.readings: dict[int, tuple[Any, Any]] = dict(readings or {})
+        self.readings: dict[int, tuple[Any, Any]] = {} if readings is None else readings
 
     def __call__(self, output: object, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
         if not isinstance(output, str):
             return parse_sparql_results(output, literal_match)
-        seen = self._seen if literal_match == DEFAULT_LITERAL_MATCH else self._seen_strict
+        default = literal_match == DEFAULT_LITERAL_MATCH
+        seen = self._seen if default else self._seen_strict
         result = seen.get(output)
         if result is None:
-            shared = self._shared if literal_match == DEFAULT_LITERAL_MATCH else None
-            if shared is not None:
-                result = shared.get(output)
+            if default:
+                result = self._known.get(output)
+                if result is None and self._shared is not None:
+                    result = self._shared.get(output)
             if result is None:
                 try:
                     result = parse_sparql_results(output, literal_match)
                 except SparqlResultsError as error:
                     result = str(error)
-                if shared is not None:
-                    shared[output] = result
+                if default and self._shared is not None:
+                    self._shared[output] = result
             seen[output] = result
         if isinstance(result, str):
             raise SparqlResultsError(result)
@@ -299,17 +303,6 @@ class SelectRowCounts:
     def rows(self, output: object) -> int | None:
         """The noted row count of this very text object, else None."""
         return self._counts[id(output)] if self._texts.get(id(output)) is output else None
-
-
-def memoized_parser(
-    known: Mapping[str, SparqlTable] | None = None,
-    readings: Mapping[int, tuple[Any, Any]] | None = None,
-    shared: dict[str, SparqlTable | str] | None = None,
-) -> MemoizedParser:
-    """A fresh `MemoizedParser`, starting from the `known` tables (text -> table, default literal match)
-    and the `readings` of reference steps another parser made (a `ReferenceReading`'s), consulting
-    and filling the `shared` memo if one is given."""
-    return MemoizedParser(known, readings, shared)
 
 
 def uri_values(output: object) -> set[str]:

@@ -80,18 +80,11 @@ else:
     _DECLINED = ()
 
 
-def typed_select(
-    text: str, literal_match: LiteralMatch
-) -> tuple[tuple[str, ...], tuple[tuple[Term, ...], ...], int] | None:
-    """`(variables, columns, row count)` of SELECT results text of the common shape, else None."""
-    typed = typed_table(text, literal_match)
-    return typed[:3] if typed is not None else None
-
-
 def typed_table(
     text: str, literal_match: LiteralMatch
 ) -> tuple[tuple[str, ...], tuple[tuple[Term, ...], ...], int, bool] | None:
-    """`typed_select` and whether a cell is a blank node.
+    """`(variables, columns, row count, whether a cell is a blank node)` of SELECT results text of
+    the common shape, else None.
 
     The first decoder accepts only IRI and literal cells (checked as it decodes); text it declines
     that may bind blank nodes is decoded again reading each cell's `type` (a `BlankNode`)."""

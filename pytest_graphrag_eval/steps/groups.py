@@ -26,7 +26,6 @@ from pytest_graphrag_eval.formats.sparql_results import (
     MemoizedParser,
     ResultsParser,
     SparqlTable,
-    memoized_parser,
 )
 from pytest_graphrag_eval.steps.assignment import max_weight_assignment
 from pytest_graphrag_eval.steps.match import step_match_score
@@ -69,7 +68,7 @@ def score_steps(
     if not reference_steps:
         raise ValueError("there are no reference step groups to score")
     steps = [step if type(step) is dict or isinstance(step, Mapping) else {} for step in actual_steps]
-    parse = parse or memoized_parser(known_tables)
+    parse = parse or MemoizedParser(known_tables)
     last = len(reference_steps) - 1
     if scope == "last_group":
         matches = match_group(reference_steps[last], last, steps, len(steps), parse)
@@ -96,7 +95,7 @@ def match_group(
     parse: ResultsParser | None = None,
 ) -> list[StepMatch]:
     """The best one-to-one matching of a group's steps among `actual_steps[:before]`."""
-    parse = parse or memoized_parser()
+    parse = parse or MemoizedParser()
     scores = [
         [step_match_score(reference, actual_steps[index], parse) for index in range(before)]
         for reference in group

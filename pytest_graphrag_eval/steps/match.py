@@ -72,7 +72,7 @@ def step_match_score(
     """Score in [0, 1]; only recall@k of retrieval steps takes values between 0 and 1.
 
     The reference step must be valid (see `reference_step_problem`); an invalid
-    one raises ValueError. `parse` reads SPARQL results (pass a `memoized_parser()`
+    one raises ValueError. `parse` reads SPARQL results (pass a `MemoizedParser()`
     when scoring many pairs).
     """
     if actual_step.get("status") != "success":

@@ -26,7 +26,7 @@ from pytest_graphrag_eval.corpus.reference_steps import (
     sparql_expectation,
 )
 from pytest_graphrag_eval.formats.rdf_graphs import RdfGraphError, is_rdf_media_type
-from pytest_graphrag_eval.formats.sparql_results import ResultsParser, SparqlResultsError, memoized_parser
+from pytest_graphrag_eval.formats.sparql_results import MemoizedParser, ResultsParser, SparqlResultsError
 from pytest_graphrag_eval.steps.assignment import max_weight_assignment
 from pytest_graphrag_eval.steps.graph_compare import actual_graph, graph_difference
 from pytest_graphrag_eval.steps.groups import StepMatch
@@ -84,7 +84,7 @@ def result_credit(
     ):
         return FULL_CREDIT
     references = [step for _, _, step in located]
-    parse = parse or memoized_parser()
+    parse = parse or MemoizedParser()
     steps = [step if isinstance(step, Mapping) else {} for step in actual_steps]
     unreadable: list[str] = []
     overlaps = [

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pytest_graphrag_eval.corpus.reference_steps import SPARQL_RESULTS_MEDIA_TYPE, media_type
 from pytest_graphrag_eval.corpus.response_records import STEP_STATUSES, actual_step_problems
 from pytest_graphrag_eval.errors import SourceLocation
-from pytest_graphrag_eval.formats.sparql_results import memoized_parser
+from pytest_graphrag_eval.formats.sparql_results import MemoizedParser
 from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 from pytest_graphrag_eval.steps.groups import mark_matches, score_steps
 from pytest_graphrag_eval.steps.result_credit import result_credit
@@ -52,8 +52,9 @@ class StepsScorer:
     ) -> dict[str, Any]:
         if not question.reference_steps:
             return {}
-        if question.reference_problems:
-            return {"steps_score_error": "invalid reference steps: " + "; ".join(question.reference_problems)}
+        references = question.reading_for_scoring()  # read once per scoring, from the corpus's memo
+        if references.problems:
+            return {"steps_score_error": "invalid reference steps: " + "; ".join(references.problems)}
         actual_steps = response.get("actual_steps") or []
         source = context.response_source
         if not plainly_scorable(actual_steps):
@@ -62,8 +63,7 @@ class StepsScorer:
             )
             if step_problems:
                 return {"steps_score_error": "unscorable agent steps: " + "; ".join(step_problems)}
-        references = question.reference_reading  # parsed and read once per question, not per scoring
-        parse = memoized_parser(references.tables, references.readings)
+        parse = MemoizedParser(references.tables, references.readings)
         outcome = score_steps(question.reference_steps, actual_steps, context.steps_scope, parse=parse)
         # The credit reuses the outputs parsed and comparisons made above, and needs none of them
         # when every result step matched.
