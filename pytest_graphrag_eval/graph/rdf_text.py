@@ -1,10 +1,5 @@
-"""Results as the text a corpus stores, the same whichever engine produced them.
-
-SELECT and ASK results are written by pyoxigraph's SPARQL results JSON serializer, and a graph
-(CONSTRUCT, DESCRIBE) as canonical N-Triples: blank nodes renamed by RDF canonicalization, lines
-sorted. So the embedded store and a server give byte-identical outputs for the same results, and a
-refreshed reference output only changes when the results do.
-"""
+"""Results as the text a corpus stores, the same whichever engine produced them (pyoxigraph's JSON;
+canonical, sorted N-Triples), so a refreshed reference changes only when the results do."""
 
 from __future__ import annotations
 
@@ -22,12 +17,8 @@ _OUTSIDE = "\0"  # joins the texts between strings, which hold only `{}[],:` and
 
 
 def solutions_json(results: Any) -> str:
-    """SELECT solutions or an ASK boolean (pyoxigraph objects) as SPARQL results JSON text.
-
-    Written with Python's default separators (a space after `,` and `:`), the style corpora already
-    use, so a long output folds over several lines when it is written into a YAML file: exactly
-    `json.dumps(json.loads(pyoxigraph's JSON), ensure_ascii=False)`.
-    """
+    """SELECT solutions or an ASK boolean as SPARQL results JSON text, exactly
+    `json.dumps(json.loads(pyoxigraph's JSON), ensure_ascii=False)`: the spaced style corpora use."""
     pyoxigraph = import_pyoxigraph()
     text = results.serialize(format=pyoxigraph.QueryResultsFormat.JSON).decode("utf-8")
     if "\\" in text:
@@ -36,14 +27,8 @@ def solutions_json(results: Any) -> str:
 
 
 def _spaced(compact: str) -> str:
-    """pyoxigraph's compact JSON with a space after each `,` and `:` between strings.
-
-    A text with no backslash holds no escape (pyoxigraph escapes every quote, backslash and control
-    character, as `json.dumps` does), so every `"` opens or closes a string: splitting at them leaves
-    the text between strings at the even places, where every `,` and `:` is a separator. Neither
-    parsing into objects nor writing them again: a quarter to a third less time than the round trip
-    on the results of `benchmarks/bench_generate.py`.
-    """
+    """pyoxigraph's compact JSON with a space after each separating `,` and `:`, without a parse and
+    rewrite: with no backslash, every `"` opens or closes a string."""
     pieces = compact.split('"')
     pieces[::2] = _OUTSIDE.join(pieces[::2]).replace(",", ", ").replace(":", ": ").split(_OUTSIDE)
     return '"'.join(pieces)
