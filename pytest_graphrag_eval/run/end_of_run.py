@@ -1,9 +1,6 @@
 """The end of a run, after the last question: graph, spend, gates, report, outputs, and the verdict.
 
-`end_run` takes what the run collected and returns a `RunOutcome`: the finished report, what was
-written, what went wrong, and whether the run failed on top of its items (a gate failed, an output
-or a corpus update could not be written). The pytest session maps `failed` to its exit status; it
-decides nothing here.
+`end_run` returns a `RunOutcome`; the pytest session maps its `failed` to the exit status.
 """
 
 from __future__ import annotations
@@ -140,9 +137,8 @@ class RunOutcome:
 
     @property
     def failed(self) -> bool:
-        """Whether the run fails beyond its items: a gate, a cache-only miss, an output, a corpus update,
-        a history it was required to record in, or an interruption (the run did not do all its work;
-        pytest says so by its own exit status, a merge of an interrupted shard by this)."""
+        """Whether the run fails beyond its items: a gate, a cache-only miss, an unwritten output or corpus
+        update, a required history record, or an interruption."""
         unrecorded = self.history is not None and not self.history.recorded and self.history_required
         return (
             self.finished.gates_failed
@@ -243,11 +239,8 @@ def conclude_run(
     recording: Recording | None = None,
     plain_results: bool = False,
 ) -> RunOutcome:
-    """The end every run shares, a plugin's and a merge of shards alike: the earlier runs of the history,
-    `finish_run` (aggregates, comparison, gates, the report), the outputs, the history record, and the
-    outcome whose `failed` decides the exit status. A shard (`run_settings.defer_gates`) reads no
-    history: its gates and comparison are decided on the merged whole. `plain_results`: the results
-    are plain JSON values as a parser read them (a merge's shards), see `write_outputs`."""
+    """The end every run shares, a plugin's and a merge's: history, `finish_run`, outputs, history record
+    and outcome. A shard (`run_settings.defer_gates`) reads no history, as the merge decides its gates."""
     graph = graph if graph is not None else GraphRun()
     records = [result.record if isinstance(result, QuestionResult) else result for result in results]
     if history is not None:  # the history's store and drivers are imported only for a run that has one

@@ -1,9 +1,5 @@
-"""The end of a run, from the questions' results to the written reports, without pytest.
-
-results -> aggregates -> baseline comparison -> gates -> JSON report -> Markdown and HTML.
-The plugin calls it when its questions are done; `graphrag-eval-merge` calls it on the
-results of several shard reports, so a sharded run ends exactly as one run would.
-"""
+"""The end of a run, from the questions' results to the written reports, without pytest: the plugin
+and `graphrag-eval-merge` both call it, so a sharded run ends exactly as one run would."""
 
 from __future__ import annotations
 
@@ -129,10 +125,8 @@ def finish_run(
     finished: float | None = None,
     judge_spend: JudgeSpend | None = None,
 ) -> FinishedRun:
-    """Aggregates, the baseline comparison and the gates of a run's results, and its report.
-
-    `results` are typed (a merge's, read from the shards) or result objects, typed here once.
-    """
+    """Aggregates, the baseline comparison and the gates of a run's results, and its report; `results`
+    are typed here once if they are not already."""
     typed = [_typed(result) for result in results]
     records = [result.record for result in typed]  # the results' own objects, not copies
     baseline = _baseline_document(settings)
@@ -260,12 +254,8 @@ class WrittenOutputs:
 def write_outputs(
     document: ReportDocument, paths: OutputPaths, *, plain_keys: Collection[str] = ()
 ) -> WrittenOutputs:
-    """Write the JSON report, the Markdown summary and the HTML report asked for, one after another.
-
-    `plain_keys`: report keys whose values are plain JSON values (`formats.plain_json`): a merge's
-    results as a parser read them, a comparison whose numbers are all finite. orjson writes those
-    when it is installed.
-    """
+    """Write the JSON report, the Markdown summary and the HTML report asked for, one after another;
+    `plain_keys` name report values orjson may write (`formats.plain_json`)."""
     outputs = WrittenOutputs()
     if paths.report is not None:
         report = document.to_json()
