@@ -1,10 +1,7 @@
 """compute_aggregates(): per-template, micro and macro statistics of results.
 
-Every numeric result key of the successful questions is aggregated, so a
-metric a new scorer adds is summarised (and can be gated) without changes here.
-Booleans, ids and texts are not metrics; `*_error` keys are texts. Questions a
-judge budget left `not_evaluated` are counted (`number_of_not_evaluated_samples`,
-present only when non-zero) and otherwise left out: their scores are incomplete.
+Every numeric key of the successful questions is aggregated, so a new scorer's metric can be gated
+without changes here; `not_evaluated` questions are only counted, as their scores are incomplete.
 """
 
 from __future__ import annotations
@@ -42,13 +39,8 @@ def is_metric_value(key: str, value: object) -> bool:
 def compute_aggregates(
     results: Sequence[Mapping[str, object]], config_file_path: str | PathLike[str] | None = None
 ) -> dict[str, Any]:
-    """Aggregate results as the seed does: `per_template`, `micro` and `macro`.
-
-    `config_file_path` is graphrag-eval's second argument (positional or by name);
-    graphrag-eval reads custom metric names from it. Every numeric key is
-    aggregated here anyway, so the file is only checked, so that a broken one
-    is reported rather than passed over.
-    """
+    """Aggregate results as the seed does: `per_template`, `micro` and `macro`; `config_file_path`
+    is only checked, so a broken one is reported."""
     if config_file_path is not None:
         from pytest_graphrag_eval.answers.config_file import load_answers_config
 
@@ -172,10 +164,8 @@ def _macro(template_stats: Iterable[Mapping[str, object]]) -> dict[str, dict[str
 def steps_summary(
     results: Iterable[Mapping[str, Any]], row_counts: SelectRowCounts | None = None
 ) -> dict[str, dict[str, int]]:
-    """How often each step name ran, once per question, with empty results, with errors.
-
-    An output whose rows scoring counted (`row_counts`) is not parsed again.
-    """
+    """How often each step name ran, once per question, with empty results, with errors (rows counted
+    by scoring are not parsed again)."""
     total: Counter[str] = Counter()
     once: Counter[str] = Counter()
     empty: Counter[str] = Counter()

@@ -1,23 +1,8 @@
 """run_evaluation(): score every question of a corpus against its response.
 
-The result of one question is a flat dict: the seed's copied keys (ids, text,
-reference and actual answer and steps, tokens, elapsed) merged with the keys
-every applicable scorer returns. Only success responses are scored; an error
-response or a missing one yields `status: error` with the reason in `error`.
-In-memory responses (a dict keyed by question id, or a list of responses) are
-validated and normalised by `corpus.response_records`, as a responses file is.
-
-Every attempt is scored, as the plugin scores a replayed recording of repeated runs
-(`--graphrag-agent-repeats`): a question with one response gets graphrag-eval's flat
-dict; one with several attempts (records with distinct `attempt` numbers, or a list
-per question id as `load_response_attempts` returns) gets the dict the plugin's JSON
-report holds for it (`compare.repeats.combine_attempts`; with no thresholds here, an
-attempt passes when it was answered): the first answered attempt's keys with each
-metric its mean over the attempts, `<metric>_agent_std`, `agent_attempts`,
-`agent_passes`, `pass_at_k`, `pass_hat_k`, `flaky`, and `attempts`, one entry per
-attempt (its number, status, outcome, error and metric values).
-Responses for questions outside the corpus are not scored; `check_responses_match`
-lists them and `run_evaluation` warns (`UnknownResponsesWarning`).
+A question's result is a flat dict of the seed's copied keys and every applicable scorer's keys;
+several attempts are scored and combined as the plugin's report combines them (docs/library.md).
+Responses for questions outside the corpus are not scored but warned about.
 """
 
 from __future__ import annotations
@@ -72,16 +57,9 @@ def run_evaluation(
 ) -> list[dict[str, Any]]:
     """Score each question of `reference_qas` against `chat_responses[question_id]`.
 
-    The first three arguments are graphrag-eval's: the reference templates (a
-    loaded list, or a `Corpus`), the responses (keyed by question id, or a list
-    of responses each with its `question_id`; checked as a responses file is,
-    a `ResponseError` names the bad one; several attempts of a question are all
-    scored and combined as the plugin's report combines them, see the module
-    docstring), and an optional config file, ours or
-    graphrag-eval's (see `answers.config_file`), which selects the answer
-    metrics and the judge. Synchronous; inside a running event loop use
-    `await arun_evaluation(...)` (graphrag-eval's own `run_evaluation` is a
-    coroutine).
+    Arguments as graphrag-eval's (templates or a `Corpus`, responses checked as a file's, an optional
+    config file choosing answer metrics and judge); synchronous, so inside an event loop use
+    `await arun_evaluation(...)`.
     """
     try:
         asyncio.get_running_loop()
@@ -92,9 +70,8 @@ def run_evaluation(
             "run_evaluation() runs its own event loop and cannot be called inside one; "
             "in async code use `await arun_evaluation(...)` with the same arguments"
         )
-    # The steps scorer notes the rows of the SELECT outputs it parses, so that `compute_aggregates`
-    # need not parse them again; only this synchronous form returns them (`ScoredResults`), the
-    # async form a plain list.
+    # The steps scorer notes the SELECT outputs' row counts for `compute_aggregates`; only this
+    # synchronous form returns them (`ScoredResults`).
     row_counts = SelectRowCounts()
     results = run_coroutine(
         _checked_and_scored(
@@ -123,12 +100,8 @@ async def arun_evaluation(
 ) -> list[dict[str, Any]]:
     """Async form of `run_evaluation`: all questions are scored concurrently.
 
-    With `config_file_path`, the scorers are those `scorer_factory.build_scorers`
-    makes for the answer metrics the file configures; a judge client built for
-    them (when `judge` is not given) is closed before returning. Without it,
-    `judge` is the judge eRAG's model-backed parts (`options={"erag": ...}`) are
-    built on; scorers given in `scorers` carry their own. `scorers` and a config file exclude
-    each other.
+    `scorers` and a config file exclude each other; a judge client built here for the file's metrics
+    is closed before returning.
     """
     return await _checked_and_scored(
         reference_qas,
@@ -154,16 +127,14 @@ async def _checked_and_scored(
     row_counts: SelectRowCounts | None,
 ) -> list[dict[str, Any]]:
     corpus = corpus_from_data(reference_qas)
-    # keyed by the corpus held here, as the plugin keys them: a trace keyed by question text
-    # (`load_responses(path)` without `corpus=`) scores its questions instead of none
+    # keyed by the corpus held here, as the plugin keys them, so a text-keyed trace is scored
     responses = key_by_corpus(responses_from_memory(chat_responses), [corpus])
     for message in check_responses_match(corpus.question_ids(), responses).warnings:
         warnings.warn(message, UnknownResponsesWarning, stacklevel=2)
     if config_file_path is None:
         context = make_context(steps_scope, judge, options, row_counts=row_counts)
         active = list(scorers) if scorers is not None else default_scorers()
-        # Only the rule-based scorers (no judge, no eRAG generator): nothing waits, so the
-        # questions run one after another in this task instead of a task each.
+        # Rule-based scorers only: nothing waits, so one task scores the questions in turn.
         waits = scorers is not None or judge is not None or context.erag is not None
         return await _evaluate_all(corpus, responses, active, context, concurrently=waits)
     if scorers is not None:
@@ -243,12 +214,8 @@ def make_context(
     source: str = "options",
     row_counts: SelectRowCounts | None = None,
 ) -> ScoringContext:
-    """A scoring context with every option checked now and eRAG built once.
-
-    `options` are graphrag-eval-style settings (a corpus file's `settings`, or the library's
-    `options=`): `tool_names`, `retrieval_k` and `erag` are read, other keys (thresholds, gates)
-    belong to other readers. A bad value is a `ConfigurationError` naming `source`.
-    """
+    """A scoring context with every option checked now and eRAG built once; a bad `tool_names`,
+    `retrieval_k` or `erag` is a `ConfigurationError` naming `source`."""
     if steps_scope not in STEPS_SCOPES:
         raise ValueError(f"steps_scope must be one of {', '.join(STEPS_SCOPES)}, got {steps_scope!r}")
     from pytest_graphrag_eval.retrieval.scorer import retrieval_k_setting
@@ -278,12 +245,8 @@ class UnknownResponsesWarning(UserWarning):
 
 @dataclass(frozen=True)
 class ResponsesCheck:
-    """How a set of responses lines up with a corpus.
-
-    Answers for questions outside the corpus are ignored, as graphrag-eval
-    does (scoring a subset corpus against a full recording is everyday use),
-    but are reported so a stale or wrong responses file does not go unnoticed.
-    """
+    """How a set of responses lines up with a corpus: answers outside it are ignored, as graphrag-eval
+    does, but reported so a stale responses file does not go unnoticed."""
 
     unknown_question_ids: tuple[str, ...] = ()
     extra_warnings: tuple[str, ...] = ()
@@ -348,11 +311,8 @@ async def evaluate_question(
 def base_result(
     question: Question, response: ResponseRecord | None, *, copy_reference_steps: bool = True
 ) -> dict[str, Any]:
-    """The seed's copied keys for one question, before any scorer runs.
-
-    Without `copy_reference_steps`, `reference_steps` is the question's own list, which the
-    caller must replace by a copy before the result leaves it (see `evaluate_question`).
-    """
+    """The seed's copied keys for one question; without `copy_reference_steps` the caller must copy
+    `reference_steps` before the result leaves it."""
     result: dict[str, Any] = {
         "template_id": question.template_id,
         "question_id": question.question_id,

@@ -1,15 +1,8 @@
 """The contract between the evaluation loop and the scorers.
 
-A scorer looks at one question and its response and returns a flat dict of
-result keys (the seed's output keys, or new ones). It reports what it could
-not compute as `<metric>_error`, never as a low score. Scorers are async so
-LLM-backed ones can run concurrently; deterministic ones simply return.
-
-Each built-in scorer also declares the keys it may write (`produces`, a
-class-level tuple of `ResultKey`, readable without an instance or an LLM
-import). `result_keys.py` gathers the declarations into one `KeyCatalogue`,
-from which the missing-metric hints, the terminal summary's columns and the
-names custom metrics may not take are derived, so a new key is described once.
+A scorer returns a flat dict of result keys for one question, reporting what it could not compute as
+`<metric>_error`, never as a low score; async so LLM-backed ones run concurrently. Built-in scorers
+declare their keys (`produces`), gathered once by `result_keys.py`, so a key is described once.
 """
 
 from __future__ import annotations
@@ -48,12 +41,8 @@ class BuiltERag(Protocol):
 class ScoringContext:
     """What scorers may use besides the question and response, every value already checked.
 
-    `judge` is the shared LLM client (None when no LLM is configured); `tool_names` maps the
-    agent's tool names to the corpus's; `retrieval_k` is the corpus's cut-off for the retrieval
-    metrics; `erag` is the corpus's eRAG, built once (None: not configured); `response_source`
-    says where the response being scored came from (file and line, `in-memory responses[2]`, the
-    agent hook), for errors about it. `row_counts`, when set, is where the steps scorer notes the
-    row counts of the SELECT outputs it parsed, for the aggregates (one per run, shared).
+    `response_source` names where the response came from, for errors; `row_counts`, when set, collects
+    the SELECT outputs' row counts for the aggregates.
     """
 
     steps_scope: str = "last_group"
@@ -65,11 +54,8 @@ class ScoringContext:
     row_counts: SelectRowCounts | None = None
 
     def for_response(self, source: SourceLocation | None) -> ScoringContext:
-        """This context with `response_source` set, for scoring one response.
-
-        Made once per question scored: a shallow copy of the fields, which `dataclasses.replace`
-        would first look up and pass through `__init__` one by one.
-        """
+        """This context with `response_source` set: a shallow copy, cheaper per question than
+        `dataclasses.replace`."""
         scoped = object.__new__(type(self))
         scoped.__dict__.update(self.__dict__)
         scoped.response_source = source
@@ -77,11 +63,8 @@ class ScoringContext:
 
 
 class ScoredResults(list[dict[str, Any]]):
-    """`run_evaluation`'s results: a list of result dicts that also carries what scoring parsed.
-
-    `compute_aggregates` reads `row_counts` to count empty step results without parsing the
-    outputs again; any other list of results (sliced, loaded from JSON) has them parsed.
-    """
+    """`run_evaluation`'s results, carrying the `row_counts` scoring parsed so `compute_aggregates`
+    need not parse the outputs again."""
 
     def __init__(self, results: Iterable[dict[str, Any]], row_counts: SelectRowCounts | None = None):
         super().__init__(results)
@@ -90,10 +73,7 @@ class ScoredResults(list[dict[str, Any]]):
 
 @runtime_checkable
 class Scorer(Protocol):
-    """One metric family; `name` labels it in reports and errors.
-
-    A built-in scorer also has `produces`, the `ResultKey`s it may write; a user's scorer need not.
-    """
+    """One metric family; `name` labels it in reports and errors (built-ins also declare `produces`)."""
 
     name: str
 
@@ -110,8 +90,7 @@ structure (steps, references), or the reason a metric is missing."""
 ROLES: tuple[Role, ...] = get_args(Role)
 SPREAD_SUFFIXES = ("_stdev", "_min", "_max")
 """Added to a judged metric's name when it is judged several times (answers/stability.py)."""
-# The naming rule of usage numbers: it classifies keys nobody declared (a custom metric's outputs), and
-# every declared key follows it (tests/test_result_keys.py).
+# The naming rule of usage numbers, for keys nobody declared; every declared key follows it too.
 USAGE_SUFFIXES = (("_count", "count"), ("_cost", "cost"), ("_tokens", "tokens"), ("_sec", "seconds"))
 
 
@@ -119,10 +98,8 @@ USAGE_SUFFIXES = (("_count", "count"), ("_cost", "cost"), ("_tokens", "tokens"),
 class ResultKey:
     """One result key a scorer may write, or with `prefix` a family of keys starting with `name`.
 
-    `missing` says why the key may be absent when a threshold or gate needs it (families pass their
-    text on to the keys they cover that have none); `error_key` names the key that explains its absence
-    when that is not `<name>_error`. `column` ranks a score among the terminal summary's first columns;
-    `in_summary=False` leaves a score out of that table (it stays in every report).
+    `missing` says why it may be absent when a threshold needs it; `column` and `in_summary` place it
+    in the terminal summary.
     """
 
     name: str
@@ -163,10 +140,7 @@ class KeyCatalogue:
         return found + [family for family in self.families if family.covers(key)]
 
     def role(self, key: str) -> str:
-        """The declared role; for an undeclared key its suffix's, else its family's, else a score.
-
-        Spread keys (`answer_f1_stdev`) have the role "spread": numbers about a score, not scores.
-        """
+        """The declared role; for an undeclared key its suffix's, else its family's, else a score."""
         if key in self.exact:
             return self.exact[key].role
         if key.endswith(SPREAD_SUFFIXES):

@@ -1,15 +1,7 @@
 """Comparing a run with a baseline report, and summarising repeated attempts (pure, pytest-free).
 
-    baseline = load_baseline(path)                       # InputError naming the file if unusable
-    comparison = compare_reports(baseline, results, baseline_path=str(path))
-    report["comparison"] = comparison.to_json()          # the format_version 2 `comparison` section
-    comparison.regressions                               # question ids: passed then, failing now
-    comparison.change("answer_f1", template=None, confidence=0.99)   # delta, ci_low, ci_high, p_value
-
-`results` are the current run's result dicts with `outcome` (and `content_hash`,
-else it is computed with `content_hash`). The statistics need the optional
-numpy/scipy (the `[compare]` extra); they are imported
-only when a comparison is computed, and their absence is a ConfigurationError.
+The statistics need numpy/scipy (the `[compare]` extra), imported only when a comparison is
+computed; without them it is a ConfigurationError.
 """
 
 from pytest_graphrag_eval.compare.baseline import check_report, load_baseline

@@ -1,11 +1,5 @@
-"""Read and check the JSON report of an earlier run before comparing against it.
-
-The report's shape is checked by the typed report model (`report_model.ReportDocument`):
-a baseline written by report format_version 1 is refused with a message to
-regenerate it: version 1 records no per-question outcome, so regressions (passed
-then, failing now) cannot be told, and a comparison without them would look
-clean while hiding exactly what it is for.
-"""
+"""Read and check the JSON report of an earlier run before comparing against it; a format_version 1
+baseline is refused, as without per-question outcomes a comparison would hide its regressions."""
 
 from __future__ import annotations
 
@@ -33,11 +27,7 @@ __all__ = [
 
 
 def read_report(path: str | Path, *, what: str = "baseline report") -> ReportDocument:
-    """The typed report at `path`; an `InputError` naming the file (and `what` it was read as) otherwise.
-
-    Parsed by msgspec when it vouches for the value (`formats.json_text.vouched_loads`): the document
-    then says its results are plain JSON values, which a merge writes again with orjson.
-    """
+    """The typed report at `path`, else an `InputError` naming the file and `what` it was read as."""
     # Bounded and encoding-checked like every user file: a report is an artifact of another run.
     return report_from_bytes(read_input_bytes(path, what=what), path, what=what)
 

@@ -1,19 +1,8 @@
 """Confidence intervals for the mean of paired differences: studentized bootstrap, never narrower than t.
 
-Why this method: the percentile bootstrap uses the plug-in spread, so at n=20 its
-95% interval covers only about 92% of the time. The studentized bootstrap
-(bootstrap-t) follows skewed differences (a regression that moves a few questions
-the same way) but is erratic when most differences are 0, as with a cached or
-replayed agent (about 89% coverage at n=20). So each side of the interval is the
-wider of the bootstrap-t bound and the Student t bound, and the p-value is the
-larger of the two tests' p-values, which keeps "the interval excludes 0" and
-"p < 1 - confidence" the same statement. The benchmark
-benchmarks/bench_compare_calibration.py shows nominal or better coverage from n=20.
-
-Resampling is done by counts: one (resamples x n) matrix of how often each
-question is drawn, multiplied by the columns of differences, so twenty metrics
-cost one matrix product. The counts depend only on (seed, n, resamples), so the
-same differences always give the same interval.
+The percentile bootstrap under-covers at n=20 and bootstrap-t is erratic on mostly-zero differences,
+so each bound is the wider of bootstrap-t and Student t (benchmarks/bench_compare_calibration.py).
+Resample counts depend only on (seed, n, resamples): the same differences give the same interval.
 """
 
 from __future__ import annotations
@@ -82,8 +71,7 @@ def resample_counts(n: int, resamples: int, seed: int) -> Iterator[Any]:
             draws += (np.arange(rows, dtype=np.int32) * n)[:, None]
             yield np.bincount(draws.ravel(), minlength=rows * n).reshape(rows, n).astype(float)
             continue
-        # Counted row by row: each row's n counters stay in the processor's cache, where one count
-        # over the whole chunk scatters into rows x n of them (ten times slower at n = 10,000).
+        # Counted row by row, keeping each row's counters in cache (ten times faster at n = 10,000).
         counts = np.empty((rows, n))
         for row, drawn in zip(counts, draws, strict=True):
             row[:] = np.bincount(drawn, minlength=n)
@@ -91,9 +79,8 @@ def resample_counts(n: int, resamples: int, seed: int) -> Iterator[Any]:
 
 
 def _counts(n: int, resamples: int, seed: int) -> Iterable[Any]:
-    """`resample_counts`, kept for small samples: a comparison bootstraps every template, and templates
-    of one size draw the very same counts (they depend only on n, resamples and seed), so each size is
-    drawn once. A large sample (more than one chunk's cells) is drawn afresh, chunk by chunk."""
+    """`resample_counts`, kept per small sample size (every template of one size draws the same counts);
+    a large sample is drawn afresh, chunk by chunk."""
     if n * resamples > _CHUNK_CELLS:
         return resample_counts(n, resamples, seed)
     return _small_counts(n, resamples, seed)
@@ -108,11 +95,8 @@ def _small_counts(n: int, resamples: int, seed: int) -> tuple[Any, ...]:
 
 
 def _t_statistics(np: Any, shift: Any, variance: Any, n: int, spreads: Any) -> Any:
-    """(resampled mean - observed mean) / resampled standard error.
-
-    A resample whose differences are all equal has no spread of its own (its t would
-    be infinite); it is studentized with the observed spread instead.
-    """
+    """(resampled mean - observed mean) / resampled standard error; a resample without spread uses the
+    observed spread."""
     observed = np.maximum(spreads**2, np.finfo(float).tiny)  # a constant column's stats go unused
     return shift / np.sqrt(np.where(variance <= 1e-10 * observed, observed, variance) / n)
 

@@ -1,11 +1,7 @@
 """How one question changed between a baseline run and the current run.
 
-Pass/fail comes from the pytest outcome: `passed` and `xpassed` pass, `failed`
-fails; `skipped` and `xfailed` say nothing about the agent, so such a pair is
-never counted as regressed or fixed (and is left out of pass/fail statistics); nor
-is `interrupted`, a question scored before Ctrl-C stopped the run. A question
-`not_evaluated` in either run (a judge budget stopped it) is its own class, left
-out of every paired statistic: a budget must never look like a regression.
+`passed`/`xpassed` pass, `failed` fails; `skipped`, `xfailed` and `interrupted` say nothing about the
+agent and `not_evaluated` (a budget) is its own class, so none of them is ever regressed or fixed.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""content_hash(): a fingerprint of what a question asks, to tell an edited question from a changed agent.
-
-Only the question text and the references are hashed. The evaluation marks reference
-steps with `matches: <actual step id>`; that annotation describes a run, not the
-question, so it is dropped before hashing (otherwise every rerun would look edited).
-"""
+"""content_hash(): a fingerprint of what a question asks, to tell an edited question from a changed
+agent; the run's `matches` annotations are dropped first."""
 
 from __future__ import annotations
 

@@ -10,11 +10,7 @@ from pytest_graphrag_eval.aggregates import NEVER_METRIC_TYPES, NOT_METRIC_KEYS,
 
 
 def metric_values(result: Mapping[str, Any]) -> dict[str, float]:
-    """The result's finite numeric metric values as floats.
-
-    Exact floats and ints, nearly every metric value, are decided inline: a comparison calls this
-    for every result of both runs.
-    """
+    """The result's finite numeric metric values as floats, exact floats and ints decided inline."""
     values = {}
     for key, value in result.items():
         kind = type(value)

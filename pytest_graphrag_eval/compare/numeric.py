@@ -1,8 +1,4 @@
-"""numpy and scipy, imported only when a comparison runs.
-
-They are the optional `compare` extra: a run without a baseline never needs
-them, and `import pytest_graphrag_eval` must work without them.
-"""
+"""numpy and scipy (the optional `compare` extra), imported only when a comparison runs."""
 
 from __future__ import annotations
 
@@ -41,14 +37,8 @@ def require_statistics() -> None:
 
 @contextlib.contextmanager
 def one_blas_thread() -> Iterator[None]:
-    """Matrix products on the calling thread only, for the bootstrap's.
-
-    They are small (resamples x pairs by a few columns): OpenBLAS's threads took no time off them,
-    spun between products, and took the second core from a merge's other process (at 10,000 pairs
-    a third of a comparison's CPU time). And on one thread a product's sums do not depend on the
-    number of cores, so neither does the last digit of an interval's bound. threadpoolctl comes
-    with the `compare` extra; without it BLAS keeps its own threads.
-    """
+    """Matrix products on the calling thread only: the bootstrap's are small, OpenBLAS's threads only
+    took the other core, and one thread makes an interval's last digit independent of the core count."""
     try:
         from threadpoolctl import threadpool_limits
     except ModuleNotFoundError:

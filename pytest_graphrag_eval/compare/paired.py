@@ -1,25 +1,8 @@
 """Paired change of one metric between two runs: estimate, interval, p-value, detectable change.
 
-Two tests, chosen from the values:
-- 0/1 metrics (pass/fail, exact match, a single-step steps_score) use the exact
-  McNemar test on the discordant pairs, and an interval that inverts it: the
-  Clopper-Pearson interval of the share of discordant pairs that improved,
-  scaled by the discordant fraction. The interval excludes 0 exactly when the
-  two-sided McNemar p-value is below 1 - confidence, so a confidence gate and the
-  p-value never disagree.
-- other metrics use the studentized paired bootstrap, never narrower than the
-  Student t interval (see bootstrap.py for why).
-
-min_detectable_delta (80% power, two-sided, at the chosen confidence):
-
-    MDE = (t[1 - alpha/2, n-1] + t[power, n-1]) * s / sqrt(n)
-
-with s the standard deviation of the paired differences and alpha = 1 - confidence.
-For a 0/1 metric it is at least k/n, where k is the smallest number of discordant
-pairs (all in one direction) the exact McNemar test can call significant; with few
-questions that floor, not the noise, is what limits detection (above 1: no change
-of a 0/1 metric is detectable on so few questions). With no spread at all (every
-difference equal) it is 0 for continuous metrics: any consistent change shows.
+0/1 metrics use the exact McNemar test and the interval that inverts it, so a confidence gate and the
+p-value never disagree; others use the bootstrap of bootstrap.py. min_detectable_delta is at 80% power,
+floored for 0/1 metrics by the fewest discordant pairs McNemar can call significant.
 """
 
 from __future__ import annotations
@@ -67,12 +50,8 @@ def paired_changes(
 def scoped_paired_changes(
     scopes: Mapping[Scope, Mapping[str, PairedSample]], *, confidence: float, resamples: int, seed: int
 ) -> dict[Scope, dict[str, MetricChange]]:
-    """`paired_changes` of several scopes (a comparison's templates and all its questions) at once.
-
-    A comparison has hundreds of scopes of a few dozen questions, where the array calls per sample
-    cost more than their arithmetic: the 0/1 metrics of all scopes are told apart, counted and
-    given their intervals in one pass of array operations per metric.
-    """
+    """`paired_changes` of many small scopes at once: the 0/1 metrics of all scopes in one pass of array
+    operations per metric, where per-sample calls cost more than their arithmetic."""
     np = numpy()
     binary: dict[Scope, dict[str, MetricChange]] = {scope: {} for scope in scopes}
     for metric in dict.fromkeys(chain.from_iterable(scopes.values())):
@@ -94,12 +73,8 @@ def _with_bootstraps(
     resamples: int,
     seed: int,
 ) -> dict[Scope, dict[str, MetricChange]]:
-    """Each scope's changes: its 0/1 metrics' (`binary`), and a bootstrap of the others.
-
-    Samples of one length share one bootstrap pass whatever their scope: they draw the same counts
-    (which depend only on the length, the resamples and the seed), and each column's interval is its
-    own, so the templates of a comparison take one pass per size (and per 256 columns) instead of one each.
-    """
+    """Each scope's changes; samples of one length share one bootstrap pass, as they draw the same
+    counts, so templates take one pass per size instead of one each."""
     changes = {scope: dict(binary[scope]) for scope in scopes}
     by_length: dict[int, list[tuple[Scope, str, Any, Any]]] = {}
     for scope, samples in scopes.items():
@@ -182,11 +157,8 @@ class _Samples:
 def _binary_changes(
     np: Any, samples: _Samples, binary: Any, *, confidence: float
 ) -> list[MetricChange | None]:
-    """The McNemar change of each sample that `binary` marks (None for the others).
-
-    The sums of 0/1 values are exact integers, so each mean is the very one `ndarray.mean` gives,
-    and the interval bounds come from one `betaincinv` call over the samples that need one.
-    """
+    """The McNemar change of each sample that `binary` marks (None for the others), with one
+    `betaincinv` call for all the bounds."""
     losses, gains, before_sums, after_sums = samples.counts(np)
     alpha = 1.0 - confidence
     low_share, high_share = np.zeros(len(binary)), np.ones(len(binary))

@@ -1,16 +1,8 @@
 """The earlier runs a run is judged against, as plain data, and which questions flip between runs.
 
-The history store (`history/`) reads these from SQLite or PostgreSQL; everything that decides
-something from them (flaky questions, trend and k-of-n gates, the report's history section) works
-on these plain values, so it is tested without a store and a regenerated report decides alike.
-
-A question is flaky when, over the last runs (this one included), its outcome flipped between
-passed and failed at least `min_flips` times between runs with the same inputs (corpus, graph,
-settings, and the same recording or a live agent: `history.records.run_inputs`), or it both passed
-and failed on one commit with the same inputs — nothing changed, the outcome did;
-`graphrag-eval-history flaky` applies the same rule to stored runs. A flip that came with other
-inputs (a broken recording replayed, a new graph) is that change's doing, not noise, so a gate
-`excluding flaky` never excuses it. Skipped and unevaluated runs are not counted.
+Everything deciding from them works on these values, so it is tested without a store. A flip counts
+as flaky only between runs with the same inputs (rule: docs/history.md): a new graph or recording is
+a change, not noise.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """Repeated attempts of one question: spread of each metric, pass@k, pass^k, flakiness, verdict.
 
-With n attempts of which c passed, the unbiased estimators (as in the HumanEval paper):
-
-    pass@k = 1 - C(n - c, k) / C(n, k)    chance that at least one of k attempts drawn from the n passes
-    pass^k = C(c, k) / C(n, k)            chance that all k drawn attempts pass
-
-An attempt passes by its `outcome` (passed/xpassed; skipped and xfailed attempts
-are not counted) or, when it has none, by an empty `failures` list.
+pass@k and pass^k are the unbiased estimators (HumanEval); an attempt passes by its `outcome`, else
+by an empty `failures` list.
 """
 
 from __future__ import annotations
@@ -137,13 +132,8 @@ def _check_counts(n: int, c: int, k: int) -> None:
 
 
 def replay_warnings(recorded: Mapping[str, int], repeats: int) -> tuple[str, ...]:
-    """What a replay with `repeats` attempts per question should say about a recording's attempt counts.
-
-    `recorded` maps each question id to how many attempts the recording holds. A replay asks only for
-    attempts that exist: a question recorded fewer times than `repeats` is judged on the attempts it
-    has, so it is never called flaky for attempts that were not recorded. One warning says so; another
-    says when the recording holds more attempts than this run replays.
-    """
+    """Warnings about a recording's attempt counts against `repeats`: a question recorded fewer times is
+    judged on what it has (never flaky for missing attempts), and extra attempts are not replayed."""
     warnings = []
     short = {question_id: count for question_id, count in recorded.items() if 0 < count < repeats}
     if short:
@@ -166,13 +156,8 @@ def replay_warnings(recorded: Mapping[str, int], repeats: int) -> tuple[str, ...
 def combine_attempts(
     results: Sequence[Mapping[str, Any]], passes: Sequence[bool], *, policy: str = "all"
 ) -> tuple[dict[str, Any], AttemptSummary]:
-    """One question's result from its attempts, and their summary.
-
-    Each metric becomes its mean over the attempts, with its spread as `<metric>_agent_std` (agent
-    variance, apart from the judge's own `--graphrag-judge-repeats` spread); `agent_attempts`,
-    `agent_passes`, `pass_at_k`, `pass_hat_k` (k = the number of attempts) and `flaky` (0/1, so its
-    mean is the flaky rate) are added, and every attempt's outcome is kept under `attempts`.
-    """
+    """One question's result from its attempts: each metric's mean and `<metric>_agent_std`, the pass
+    counts and estimators, `flaky`, and every attempt under `attempts`."""
     if not results or len(results) != len(passes):
         raise ValueError("one pass/fail verdict per attempt is needed")
     marked = [

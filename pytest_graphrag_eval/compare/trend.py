@@ -1,13 +1,8 @@
 """The slope of a metric over the last runs, per run, with its interval (for `trend:` gates).
 
-A run's aggregate (say `steps_score.mean`) is a mean over many questions, so from one run to the
-next it moves by the noise of the questions that flip. The slope is the least-squares line through
-the values against the run's position in the window (0, 1, 2, ... oldest to newest; a run without
-the value keeps its position, so the slope stays per run), and its interval is Student's t on n - 2
-degrees of freedom: exact when the runs' noise is independent and normal, which a mean of many
-questions nearly is. A gate fails only when the whole interval lies beyond its bound, so noise alone
-fails a gate whose true slope is exactly at the bound in at most (1 - confidence) / 2 of runs;
-`benchmarks/bench_trend_calibration.py` checks that rate by simulation, with realistic noise.
+A least-squares line with Student's t interval; a gate fails only when the whole interval lies
+beyond its bound, so noise fails it at most (1 - confidence) / 2 of runs
+(benchmarks/bench_trend_calibration.py).
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """Reading user files safely: bounded size, known encodings, no binaries.
 
-Every corpus, response and configuration file goes through `read_input_text`
-before it is parsed, so a huge file, a binary file or a file in an unexpected
-encoding fails at once with a message naming the file, instead of a
-MemoryError, a UnicodeDecodeError traceback or a parser's confusion later.
-
-Accepted encodings: UTF-8 with or without a byte-order mark, and UTF-16 or
-UTF-32 when the file starts with its byte-order mark (Windows editors write
-those). Anything else is refused with a hint to save the file as UTF-8.
+Every corpus, response and configuration file goes through `read_input_text`, so a huge, binary
+or oddly encoded file fails at once with a message naming it, not with a traceback later.
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
 """Reference corpus: loading, validation and typed records.
 
-A corpus is the seed's list of templates, each with questions. A file may also
-be a mapping `{templates: [...], settings: {...}}` so a corpus can carry its own
-thresholds and retrieval settings next to the questions.
-
-What stops loading and what does not:
-- Structural problems (not a list, missing `template_id`/`id`/`question_text`,
-  duplicate template or question ids, also across files, `reference_steps` not a list of lists, a step that is
-  not a mapping or has no `name`) raise `CorpusError`: nothing sensible can be
-  scored until the file is fixed.
-- Problems inside one reference step's content (an `output` that is not SPARQL
-  JSON, `required_columns` naming a variable the reference result lacks) are found
-  when the question's references are first read (`Question.reference_reading`) and
-  kept on it as `reference_problems`; only that question's steps score becomes
-  `steps_score_error`, the rest of the corpus still runs.
+A structural problem stops the load (`CorpusError`); a problem inside one reference step's content
+is kept on its question (`reference_problems`) and spoils only that question's steps score.
 """
 
 from __future__ import annotations
@@ -36,12 +24,8 @@ QUESTION_RESERVED_KEYS = frozenset(
 
 @dataclass(frozen=True)
 class ReferenceReading:
-    """What reading a question's reference steps found.
-
-    `problems` names each unusable step and what is wrong with it; `tables` are the SPARQL
-    outputs parsed (output text -> table) and `readings` the SPARQL steps read (a
-    `MemoizedParser`'s), both handed to scoring so that a reference is parsed and read once.
-    """
+    """What reading a question's reference steps found: each unusable step's problem, and the tables
+    and SPARQL readings parsed, handed to scoring so a reference is parsed once."""
 
     problems: tuple[str, ...] = ()
     tables: Mapping[str, SparqlTable] = field(default_factory=dict)
@@ -50,12 +34,8 @@ class ReferenceReading:
 
 @dataclass(frozen=True)
 class Question:
-    """One reference question with everything needed to score and to report it.
-
-    Its reference steps are read (outputs parsed, expectations checked) on first use, not while
-    loading: a run that scores a part of the corpus (one xdist worker's share, `-k`) reads only
-    that part, and the load does no more than graphrag-eval users' own YAML load does.
-    """
+    """One reference question; its reference steps are read on first use, not while loading, so a run
+    scoring part of the corpus (an xdist worker's share, `-k`) reads only that part."""
 
     template_id: str
     question_id: str
@@ -115,10 +95,7 @@ def read_reference_steps(
     lines: tuple[tuple[int | None, ...], ...] = (),
     shared_tables: dict[str, SparqlTable | str] | None = None,
 ) -> ReferenceReading:
-    """Check every reference step and parse its output; `lines` (by group, then step) go into messages.
-
-    An output text already in `shared_tables` is not parsed again; one parsed here is added to it.
-    """
+    """Check every reference step and parse its output, reusing and filling `shared_tables`."""
     parse = MemoizedParser(shared=shared_tables)
     problems = []
     for group_index, group in enumerate(steps or []):
@@ -183,11 +160,8 @@ def load_corpora(paths: Iterable[str | Path]) -> list[Corpus]:
 
 
 def check_unique_question(question: Question, seen: dict[str, Question]) -> None:
-    """Record `question` in `seen`; raise CorpusError naming both places when its id is taken.
-
-    Question ids key responses and reports, so two questions with one id (in one
-    file or in two) could never both be scored right: neither is kept silently.
-    """
+    """Record `question` in `seen`; a taken id raises CorpusError naming both places, since ids key
+    responses and reports."""
     first = seen.setdefault(question.question_id, question)
     if first is not question:
         raise CorpusError(

@@ -1,11 +1,5 @@
-"""What a reference step expects, and what can be wrong with it.
-
-Each question's reference steps go through `reference_step_problem` once, on
-first use (`Question.reference_reading`), so a broken expectation is reported,
-naming the field, instead of silently scoring 0 for every agent. The matchers
-read the same expectations through the helpers below, so validation and scoring
-cannot disagree.
-"""
+"""What a reference step expects, and what can be wrong with it: validation and the matchers read
+expectations through the same helpers, so they cannot disagree."""
 
 from __future__ import annotations
 
@@ -43,10 +37,7 @@ _OWN_RULE_STEPS = (IRI_DISCOVERY_STEP, TIME_SERIES_STEP, DATA_POINTS_STEP)
 
 @dataclass(frozen=True)
 class SparqlExpectation:
-    """A reference SPARQL step: its result, the columns that must be present, and how rows compare.
-
-    `table` is parsed under `literal_match`; an actual output must be parsed under it too.
-    """
+    """A reference SPARQL step; `table` is parsed under `literal_match`, as an actual output must be."""
 
     table: SparqlTable
     required_columns: tuple[str, ...]
@@ -56,19 +47,15 @@ class SparqlExpectation:
 
 
 def step_path(group: int, index: int | None = None) -> str:
-    """A reference step's place as every message and report names it: its path in the corpus field,
-    0-based as in the YAML or JSON the user wrote (`reference_steps[1][0]`: the second group's first
-    step). One convention everywhere, so a step named in the terminal is the step named in the HTML."""
+    """A reference step's 0-based path in the corpus field (`reference_steps[1][0]`), the one name
+    every message and report uses."""
     return f"reference_steps[{group}]" + (f"[{index}]" if index is not None else "")
 
 
 def reference_step_problem(
     step: Mapping[str, object], parse: ResultsParser = parse_sparql_results
 ) -> str | None:
-    """Describe what is wrong with one reference step's content (naming the field), or None.
-
-    `parse` reads a SPARQL reference output (pass a `MemoizedParser()` to keep the table).
-    """
+    """Describe what is wrong with one reference step's content (naming the field), or None."""
     try:
         _check_step(step, parse)
     except ValueError as error:
@@ -85,13 +72,10 @@ def media_type(step: Mapping[str, object]) -> object:
 def sparql_expectation(
     step: Mapping[str, object], parse: ResultsParser = parse_sparql_results
 ) -> SparqlExpectation:
-    """Read a SPARQL reference step; raises ValueError naming the bad field.
+    """Read a SPARQL reference step (once per `MemoizedParser`); raises ValueError naming the bad field.
 
-    `required_columns` defaults to every variable of the reference result; an
-    empty list asks only that both results have rows (or both have none), and
-    an ASK reference ignores it. With a `MemoizedParser`, a step is read once per parser (the
-    scorers of one question read each reference step once per actual step).
-    """
+    `required_columns` defaults to every reference variable; an empty list asks only that both have rows
+    or both have none."""
     if isinstance(parse, MemoizedParser):
         known = parse.readings.get(id(step))
         if known is None or known[0] is not step:  # a reading handed over (copied?) may hold another id

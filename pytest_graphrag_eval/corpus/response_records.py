@@ -1,18 +1,8 @@
-"""One road for every agent response: the same checks and normalisation, whichever door it came in by.
+"""One road for every agent response (file, memory, live hook): the same checks, normalisation and
+`ResponseError` naming the source, question and field, so nothing downstream validates again.
 
-Responses reach scoring from a responses file (`responses.load_response_attempts`), from memory (the
-library's `run_evaluation(corpus, chat_responses)`: a dict keyed by question id, as graphrag-eval takes
-it, or a list of responses each with its `question_id`) and from the plugin's live agent hook. Each
-response goes through `normalise_response`, collections through `collect_attempts`, so every door
-gets the same checks, the same reading of graphrag-eval 4.0's `steps` as `actual_steps`, and a
-`ResponseError` naming where the response came from (file and line, `in-memory responses[2]`, the
-agent hook), its question and the field. Nothing downstream validates again.
-
-A response is either the success shape (`actual_answer`, `actual_steps`, token counts, `elapsed_sec`;
-`status` absent or `success`) or the error shape: a non-null `error` (the reason; other keys are kept
-but not scored) or `status: error`. A step's `output` is the tool's output: text or any JSON value.
-A step's `status` is checked per question when its steps are scored (`actual_step_problems`): a
-missing or unknown one spoils that question's steps score only, not the whole recording.
+A step's `status` is checked only when its question's steps are scored (`actual_step_problems`),
+so a bad one spoils that question alone.
 """
 
 from __future__ import annotations
@@ -39,11 +29,8 @@ Entry = tuple[SourceLocation, str | None, object]
 
 
 class ResponseRecord(dict[str, Any]):
-    """One validated, normalised response: the dict scorers read, plus its question id, attempt and source.
-
-    A dict, so code written for graphrag-eval's plain response dicts (and JSON dumps of them) keeps
-    working; `source` lets a later per-question error (an unscorable step) say where it came from.
-    """
+    """One validated, normalised response: a dict, as graphrag-eval code expects, plus its question id,
+    attempt and source (for later per-question errors)."""
 
     def __init__(self, fields: Mapping[str, Any], source: SourceLocation, attempt: int | None = None):
         super().__init__(fields)
@@ -60,10 +47,8 @@ class ResponseRecord(dict[str, Any]):
 def normalise_response(raw: object, location: SourceLocation, *, filed_as: str = "its key") -> ResponseRecord:
     """Check one response's shape and return it normalised, or raise a `ResponseError` at `location`.
 
-    `location.question_id`, when set, is the question the response was given for (its key in a
-    dict, the question the hook was asked, `filed_as` says which); a different `question_id` in
-    the response is an error. A `ResponseRecord` is checked again (it may have been edited since).
-    """
+    A `question_id` differing from `location.question_id` is an error; a `ResponseRecord` is checked
+    again, as it may have been edited."""
     if not isinstance(raw, Mapping):
         raise ResponseError(_not_an_object(raw), location)
     given = raw.get("question_id")
@@ -109,9 +94,8 @@ def normalise_response(raw: object, location: SourceLocation, *, filed_as: str =
 
 
 def _still_normal(record: ResponseRecord) -> bool:
-    """Whether `normalise_response` would make of `record` (filed under its own question and source)
-    a record equal to it: the same keys and values, the same attempt. The checks that could fail
-    run here, raising what the full path raises; False leaves the record to the full path."""
+    """Whether `normalise_response` would return `record` unchanged (raising what it raises); False
+    leaves the record to the full path."""
     where = record.source
     if "steps" in record or _attempt(record.get("attempt"), where) != record.attempt:
         return False
@@ -140,11 +124,8 @@ def _check_success_fields(response: Mapping[str, Any], where: SourceLocation) ->
 
 
 def collect_attempts(entries: Iterable[Entry]) -> dict[str, list[ResponseRecord]]:
-    """Normalise every entry into `{question_id: [record, ...]}`, attempts in `attempt` order.
-
-    Two responses to one question are a duplicate unless both carry distinct `attempt` numbers
-    (what `--graphrag-record` writes with `--graphrag-agent-repeats`).
-    """
+    """Normalise every entry into `{question_id: [record, ...]}`, attempts in `attempt` order; two
+    responses to one question are a duplicate unless their `attempt` numbers differ."""
     attempts: dict[str, dict[int | None, ResponseRecord]] = {}
     for location, key, raw in entries:
         filed = location if key is None or key == location.question_id else location.for_question(key)
@@ -166,13 +147,8 @@ def collect_attempts(entries: Iterable[Entry]) -> dict[str, list[ResponseRecord]
 
 
 def responses_from_memory(data: object, origin: str = IN_MEMORY) -> dict[str, list[ResponseRecord]]:
-    """The library's in-memory responses, through the same checks as a file's.
-
-    Accepted: a dict keyed by question id (graphrag-eval's `responses_dict`; a value may be the list
-    of that question's attempts, as `load_response_attempts` returns them), a list of responses each
-    with its `question_id` (how graphrag-eval 6.x callers often hold them), or one response.
-    Records already loaded from a file keep naming their file and line.
-    """
+    """The library's in-memory responses (keyed by question id, a list with `question_id`s, or one
+    response), through the same checks as a file's."""
     if isinstance(data, Mapping):
         if is_one_response(data):
             return collect_attempts([(_where(data, origin), None, data)])
@@ -209,11 +185,8 @@ def _keyed_attempts(key: object, value: object, origin: str) -> list[tuple[str, 
 
 
 def is_one_response(data: Mapping[object, object]) -> bool:
-    """One response (e.g. a one-line JSONL file) rather than responses keyed by question id.
-
-    Keyed responses have question ids as keys; one response has response fields. A key that is
-    both (a question named `status`) is read as an id when its value is an object.
-    """
+    """One response rather than responses keyed by question id; a key that is both (a question named
+    `status`) is an id when its value is an object."""
     return any(key in RESPONSE_KEYS and not isinstance(value, Mapping) for key, value in data.items())
 
 
@@ -268,12 +241,8 @@ def _check_number(value: object, key: str, location: SourceLocation) -> None:
 
 
 def actual_step_problems(steps: object, source: SourceLocation | None = None) -> list[str]:
-    """What makes the agent's steps unscorable, each naming the response's source and field; empty if none.
-
-    A step's `status` decides whether it can match at all, so a missing or unknown one (`ok`,
-    `failed`) must not be read as a plain non-match or a success (graphrag-eval 4.0 and 6.x stop
-    with a KeyError on a missing one). This makes only that question's `steps_score_error`.
-    """
+    """What makes the agent's steps unscorable (naming source and field), empty if none: a missing or
+    unknown step `status` must not pass for a non-match or a success."""
     if not isinstance(steps, list):
         return []
     where = source or SourceLocation()

@@ -1,13 +1,7 @@
 """Responses files: JSON or JSONL text read into entries that `response_records` validates.
 
-Accepted files: a JSON object keyed by question id, a JSON list of responses
-each carrying `question_id`, or JSONL (one response per line). What a response
-may hold, and how it is normalised, is `response_records`' job, the one path
-in-memory responses and the live agent hook take too.
-
-A malformed response raises `ResponseError` naming the file, line (JSONL or
-list position), question id and field: a response file is machine-written, so
-a broken one means the recording is broken and must not be half-used.
+A malformed response raises `ResponseError` naming file, line, question id and field: a broken
+recording must not be half-used.
 """
 
 from __future__ import annotations
@@ -37,15 +31,9 @@ def load_responses(
     *,
     corpus: Corpus | Iterable[Corpus] | None = None,
 ) -> dict[str, ResponseRecord]:
-    """Read a JSON, JSON-list or JSONL response file into `{question_id: response}`.
-
-    Each response is a dict (a `ResponseRecord` that also remembers its file and line). A recording
-    of repeated agent runs holds several attempts per question; here only the first counts
-    (`load_response_attempts` gives them all). Trace files (OTLP/JSON, JSONL of message lists) are
-    converted by `adapters.replay`; `response_format` names the format instead of detecting it.
-    With `corpus`, traces without a question-id attribute are filed under the id of the question
-    whose text they asked, as the plugin files them.
-    """
+    """Read a JSON, JSON-list or JSONL response file (or a trace, via `adapters.replay`) into
+    `{question_id: response}`, the first attempt of each; with `corpus`, text-keyed traces are filed
+    by question id."""
     attempts = load_response_attempts(path, response_format, question_attribute, corpus=corpus)
     return {question_id: responses[0] for question_id, responses in attempts.items()}
 
@@ -58,9 +46,8 @@ def load_response_attempts(
     corpus: Corpus | Iterable[Corpus] | None = None,
     shown: str | None = None,
 ) -> dict[str, list[ResponseRecord]]:
-    """Read a response file into `{question_id: [response, ...]}`, attempts in `attempt` order (keyed
-    against `corpus` when given: see `load_responses`); `shown` is how messages and the records' sources
-    name the file (default: `path`)."""
+    """Read a response file into `{question_id: [response, ...]}` in `attempt` order (see
+    `load_responses`); `shown` names the file in messages (default: `path`)."""
     attempts = _read_attempts(Path(path), response_format, question_attribute, shown)
     if corpus is None:
         return attempts
@@ -70,11 +57,9 @@ def load_response_attempts(
 def key_by_corpus(
     attempts: Mapping[str, list[ResponseRecord]], corpora: Iterable[Corpus]
 ) -> dict[str, list[ResponseRecord]]:
-    """Responses keyed by their question's text (traces without an id attribute) filed under its id;
-    the one keying rule of the plugin and the library. A response keyed by a text two questions
-    share is a `ResponseError`: which of them it answers cannot be told, and a guess scores the
-    other question as unanswered. Responses all keyed by their question's id (every recording the
-    plugin writes) are returned as they are, in a new dict, without a pass over the questions' texts."""
+    """Responses keyed by question text filed under the question's id, the one keying rule of plugin
+    and library; a text two questions share is a `ResponseError`, since a guess would score the other
+    as unanswered."""
     corpora = list(corpora)
     if {question_id for corpus in corpora for question_id in corpus.positions}.issuperset(attempts):
         return dict(attempts)
@@ -128,12 +113,8 @@ def _read_attempts(
 
 
 def _plain_jsonl_entries(data: bytes, file: str, response_format: str) -> list[Entry] | None:
-    """The common case, JSONL of plain responses, read from the bytes; None for everything else.
-
-    Only what the text path would read line by line as the same values qualifies (see
-    `json_text.loads_lines`): a file starting with `{` (no BOM, no leading space) that has a
-    second line starting with `{` and whose first line is a plain response, not a trace.
-    """
+    """The common case, JSONL of plain responses, read from the bytes; None for anything the text path
+    might read differently (see `json_text.loads_lines`)."""
     if response_format not in ("auto", "responses") or not data.startswith(b"{") or b"\n{" not in data:
         return None
     lines = json_text.loads_lines(data)

@@ -1,12 +1,7 @@
 """Which questions a shard (`--graphrag-shard K/N`) runs: stable under corpus edits, balanced by template.
 
-Within each template the questions are ordered by a SHA-256 of their id and cut
-into N contiguous blocks of equal size (sizes differ by at most one); block b
-goes to shard (b + offset) mod N, with an offset drawn from the template id so
-that templates smaller than N do not all land on shard 1. Adding or removing a
-question moves each block boundary by at most one place: at most N - 1 other
-questions of that template change shard, and no question of another template.
-The result depends on the ids only, never on the process or the file order.
+Each template's questions, ordered by a hash of their id, are cut into N near-equal blocks rotated
+by a template offset, so an added or removed question moves at most N - 1 others of its template.
 """
 
 from __future__ import annotations
@@ -49,10 +44,7 @@ def parse_shard(text: str, name: str = "--graphrag-shard") -> ShardSpec:
 
 
 def assign_shards(templates: Iterable[tuple[str, Sequence[str]]], count: int) -> dict[str, int]:
-    """Each question id's shard (1..count), from `(template_id, question_ids)` pairs.
-
-    Questions of templates that share an id (in different corpus files) are balanced together.
-    """
+    """Each question id's shard (1..count); templates sharing an id across files are balanced together."""
     by_template: dict[str, list[str]] = {}
     for template_id, question_ids in templates:
         by_template.setdefault(template_id, []).extend(question_ids)

@@ -1,19 +1,8 @@
 """The common YAML document built straight from LibYAML's events, without composing nodes first.
 
-PyYAML's loaders compose the whole document into node objects (each with two position marks)
-before anything is constructed: on a 27 MB corpus that is some 400,000 objects alive at once, and
-the interpreter's cyclic collector walks them again and again as they pile up (about as long as
-the parse itself). Reading LibYAML's events one at a time keeps only the document being built
-alive: each event is dropped as soon as its value is in place.
-
-`build_from_events` builds only what it is sure of: untagged scalars (plain ones resolved by PyYAML's
-own resolver and constructed by its safe constructors), sequences, mappings whose keys are text,
-merge keys of such mappings (`<<: *defaults`, as hand-written files use them; see `merge`), anchors
-and aliases (one shared object per anchor, as PyYAML shares it). Anything else (an explicit tag, a
-key that is not text, another merge, a repeated key or anchor, an alias to an unknown or
-unfinished anchor, a value a constructor refuses, a document past the node bound, a syntax error,
-more than one document) returns `UNUSUAL`, and the node-based loader of `yaml_lines` builds the
-document or says, at its line, what is wrong.
+Composing keeps every node alive at once for the collector to walk; events keep only the document.
+Anything not plainly common (tags, non-text keys, unusual merges, repeats, errors) returns
+`UNUSUAL`, and `yaml_lines`' node loader builds it or says at its line what is wrong.
 """
 
 from __future__ import annotations
@@ -168,12 +157,8 @@ class _EventBuilder:
                 mapping[key] = self.node(event)
 
     def merge(self, event: Any, merged: dict[str, Any]) -> dict[str, Any]:
-        """`merged` with the pairs a merge key's value adds: a mapping (built here, so its keys are
-        text and its own merge keys flattened), or a list of at most one. PyYAML's releases order
-        the mappings of a longer list differently, and its latest settles a key two merged pairs
-        share by the identity of the key's string (a mapping whose own value overrode a merged one
-        holds both pairs); so those, and anything but mappings (PyYAML's error to report), are left
-        to the node loader."""
+        """`merged` with the pairs a merge key adds: a mapping, or a list of at most one; longer lists and
+        non-mappings, where PyYAML's releases differ or raise, go to the node loader."""
         value = self.node(event)
         if type(value) is list and len(value) <= 1:
             value = value[0] if value else LineDict()

@@ -1,19 +1,7 @@
-"""Bounded YAML loading that remembers the line of every mapping.
+"""Bounded YAML loading that remembers the line of every mapping, so errors point at their line.
 
-Errors about a corpus must point at the YAML line of the template, question or
-step they are about; PyYAML drops positions after construction, so this loader
-returns dicts that carry their 1-based start line.
-
-It is also where untrusted YAML is kept within bounds: the file is read through
-`input_files` (size cap, encodings), the composed document may expand to at
-most `MAX_YAML_NODES` nodes once aliases are followed (an "alias bomb" of nested
-anchors fails at once instead of ending in a MemoryError), recursive aliases and
-absurd nesting are refused, a key repeated in one mapping is an error rather
-than the last value silently winning, and a value PyYAML's constructors cannot
-build (`2001-13-45`, `!!int x`) is an error at its line, not their exception.
-
-Only LibYAML parses (PyYAML's `CSafeLoader`, which raises on any input it refuses);
-no parser here can end the process.
+Untrusted YAML is kept within bounds (size, alias expansion, nesting, repeated keys) and only
+LibYAML parses, which raises on bad input: no parser here can end the process.
 """
 
 from __future__ import annotations
@@ -84,28 +72,18 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _con
 
 
 class _DocumentLoader(_LineLoader):
-    """`_LineLoader` that builds text, lists and line-tracking dicts straight from LibYAML's nodes.
+    """`_LineLoader` that builds text, lists and line-tracking dicts in one walk of LibYAML's nodes.
 
-    PyYAML's generic construction pays per node for machinery (a memo lookup, a recursion guard,
-    the generator protocol of two-step constructors) and its resolver is called three times per
-    node: on a large corpus that is most of the load. Here text, lists and mappings with text keys
-    are built in one walk, a mapping with merge keys once PyYAML has flattened it; every other node
-    (numbers, booleans, null, dates, a key that is not text, an explicit tag) goes to PyYAML's own
-    constructors, so values and errors stay exactly PyYAML's. A collection reached twice (an
-    alias) is built once and shared, as PyYAML shares it, through PyYAML's own memo
-    (`constructed_objects`), which its constructors consult too. The alias-bomb bound is kept by
-    counting as the walk goes: each collection's size once expanded is known when it is built, and
-    an alias adds its node's size without expanding it.
+    PyYAML's generic construction is most of a large load; every other node goes to PyYAML's own
+    constructors, so values, errors and alias sharing stay PyYAML's. The alias-bomb bound is counted
+    as the walk goes.
     """
 
     def __init__(self, stream: str | bytes):
         super().__init__(stream)
         if not self.yaml_path_resolvers:
-            # LibYAML's composer calls three resolver methods per node (over a million on a large
-            # corpus). SafeLoader has no path resolvers, so a node's tag depends on its kind and (plain
-            # scalars) its value alone: the path bookkeeping becomes C-level callables that ignore what
-            # they are given (`slice` takes the parent and index, `tuple` nothing; their results are
-            # dropped), and a plain value is resolved once.
+            # Three resolver calls per node: SafeLoader has no path resolvers, so the path bookkeeping becomes
+            # C-level no-ops and a plain value is resolved once.
             self.descend_resolver = slice  # type: ignore[method-assign,assignment]
             self.ascend_resolver = tuple  # type: ignore[method-assign,assignment]
             self.resolve = _tag_by_kind(super().resolve)  # type: ignore[method-assign]
@@ -165,9 +143,8 @@ class _DocumentLoader(_LineLoader):
         return mapping
 
     def _merged(self, node: yaml.MappingNode) -> Any:
-        """A mapping with merge keys (`<<: *defaults`): counted first by one walk (which also refuses a
-        merge of itself), flattened by PyYAML's own `flatten_mapping`, then built as any mapping, a
-        later value of a key winning as in PyYAML; with a key that is not text, PyYAML builds it."""
+        """A mapping with merge keys: counted by one walk, flattened by PyYAML's `flatten_mapping`, then
+        built as any mapping; with a non-text key, PyYAML builds it."""
         _check_duplicate_keys(node)
         self._count_first(node)
         counted = self.nodes  # the walk counted everything under it: building it adds nothing
@@ -299,12 +276,8 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 
 def flow_depth(text: str | bytes) -> int:
-    """The deepest nesting of flow brackets, counted over the whole text (brackets in strings too).
-
-    An over-estimate at worst (balanced brackets inside quoted text add nothing), and cheap: the
-    brackets are picked out of the UTF-8 bytes (a table lookup per byte; a regex or `str.translate`
-    over non-ASCII text costs several times more) and summed in C-level iterators.
-    """
+    """The deepest nesting of flow brackets over the whole text (brackets in strings too), cheaply
+    from the UTF-8 bytes: an over-estimate at worst."""
     encoded = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
     brackets = encoded.translate(_BRACKETS_AS_STEPS, _NOT_BRACKET_BYTES)
     return max(itertools.accumulate(array.array("b", brackets)), default=0)
@@ -320,10 +293,8 @@ def load_yaml_with_lines(
 ) -> Any:
     """Read and parse one YAML document; every problem is `error_type` naming the file (and line).
 
-    A UTF-8 file without a byte-order mark goes to LibYAML as its bytes (given text, PyYAML first
-    encodes it back to exactly those bytes). A document built that way was read to its end, so every
-    byte was valid UTF-8; on any problem the text path runs instead, and its message is the answer.
-    """
+    A BOM-less UTF-8 file is parsed from its bytes; on any problem the text path runs, and its message
+    is the answer."""
     shown = shown or str(path)
     data = read_input_bytes(path, shown=shown, error_type=error_type, what=what)
     if not data.startswith(BYTE_ORDER_MARKS) and b"\x00" not in data:
@@ -352,11 +323,8 @@ def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory
 def _build_document(source: str | bytes) -> Any:
     """The document from LibYAML's events where they are all of the common kinds, else from its nodes.
 
-    Only the node loader needs the bracket count: LibYAML composes nodes recursively in C, while its
-    events come from an explicit stack and the event builder's own recursion stops at Python's
-    limit (a `RecursionError`, which sends the document here). So a good corpus is never scanned
-    for brackets, and nothing deeper than the bound reaches the composer.
-    """
+    Only the node loader, which recurses in C, needs the bracket bound, so a good corpus is never
+    scanned for brackets."""
     built = build_from_events(source, MAX_YAML_NODES)
     if built is not UNUSUAL:
         return built

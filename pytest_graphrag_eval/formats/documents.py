@@ -1,13 +1,6 @@
-"""Documents of a retrieval step: parsing and validation of its output.
+"""Documents of a retrieval step: parsing and validation of its output (shape: docs/retrieval.md).
 
-A retrieval step's `output` is a JSON list (text, or an already-parsed list) of
-documents in rank order. Each document is a mapping with an `id` (text or
-integer), optionally its `text`, and, in reference steps, optionally a graded
-`relevance` integer (default 1; 0 or less means judged not relevant). A bare
-id (text or integer) stands for a document with only an id.
-
-Problems raise ValueError with a message naming the offending document, so a
-scorer can report it as `<metric>_error`.
+Problems raise ValueError naming the document, for a scorer to report as `<metric>_error`.
 """
 
 from __future__ import annotations
@@ -40,11 +33,8 @@ def parse_retrieved_ids(output: object) -> list[str]:
 
 
 def parse_retrieved_documents(output: object) -> list[Document]:
-    """Documents in rank order, each with its text (what eRAG hands to a generator).
-
-    A repeated id keeps its first rank; a document without text is an error
-    because eRAG cannot judge a document it cannot show the generator.
-    """
+    """Documents in rank order with their text; a repeated id keeps its first rank, and a document
+    without text is an error, as eRAG cannot show it to the generator."""
     documents: dict[str, Document] = {}
     for index, document in enumerate(parse_documents(output)):
         if document.text is None:

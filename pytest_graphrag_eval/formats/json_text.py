@@ -1,25 +1,8 @@
-"""Parsing JSON text, with orjson when it is installed.
+"""Parsing JSON text, with orjson or msgspec when installed (the `[speed]` extra).
 
-Large SPARQL outputs are parsed in every scoring run, and the parse is most of
-their cost; orjson parses them two to three times faster than the standard
-library. It is optional (the `[speed]` extra), and the
-result never depends on it: any text orjson rejects (NaN, lone surrogates, ...)
-is parsed again by `json`, whose value or error is then the answer, exactly as
-without orjson. orjson reads integers beyond 64 bits as floats, so text with a
-run of 19 or more digits goes to `json` directly.
-
-That run is looked for in the UTF-8 bytes orjson is given anyway: `bytes.translate`
-is a table lookup per byte, while `str.translate` on non-ASCII text (labels in
-other scripts, as knowledge-graph answers have) costs several times the parse.
-
-Whole reports (a baseline, a merge's shards: tens of megabytes each) are read by msgspec,
-also of the `[speed]` extra, in `vouched_loads`: it reads integers of any size exactly, so
-no digit run needs looking for, which on 100 MB took a third of orjson's own parse.
-
-`loads_lines` reads JSONL straight from the file's bytes (no decoding to text and encoding
-back per line) with msgspec, which needs no digit scan either (a third less time than orjson
-with the scan on a 29 MB recording); it answers only when msgspec read every line, so a caller
-falls back to the text path, and its exact values and messages, whenever anything is unusual.
+The result never depends on them: text they reject is parsed again by `json`, whose value or error is
+the answer, and text with integers orjson would read as floats goes to `json` directly. Large
+outputs and whole reports are parsed on every run, two to three times faster this way.
 """
 
 from __future__ import annotations
@@ -60,11 +43,8 @@ def loads(text: str) -> Any:
 
 
 def loads_shape(text: str) -> Any:
-    """`loads(text)` where only the shape counts, not the exact numbers (is it empty? a list?).
-
-    orjson is given the text as it is: it reads integers beyond 64 bits as floats, which changes
-    no container and equals none; whatever it rejects is read by `loads`, value or error.
-    """
+    """`loads(text)` where only the shape counts (empty? a list?), so orjson's float reading of huge
+    integers does not matter."""
     if orjson is not None:
         try:
             return orjson.loads(text)
@@ -74,14 +54,8 @@ def loads_shape(text: str) -> Any:
 
 
 def vouched_loads(data: bytes) -> tuple[Any] | None:
-    """`(value,)` of UTF-8 JSON bytes when msgspec reads them; None when it cannot vouch for giving
-    what `json.loads` gives their decoded text (not installed, a byte-order mark or NUL byte, bytes it
-    rejects: NaN, a float beyond the largest, a lone surrogate's escape, bytes that are not UTF-8), so
-    the caller decodes and parses the text, values and messages alike.
-
-    What msgspec accepts it reads as the standard library does: integers of any size exactly, floats
-    correctly rounded, the last of duplicate keys (tests/test_plain_json.py).
-    """
+    """`(value,)` of UTF-8 JSON bytes when msgspec reads them exactly as `json.loads` reads their text
+    (tests/test_plain_json.py); None otherwise, so the caller parses the text, values and messages alike."""
     if _REPORT_DECODER is None or data[:1] in _NOT_PLAIN_STARTS:
         return None
     try:
@@ -91,13 +65,8 @@ def vouched_loads(data: bytes) -> tuple[Any] | None:
 
 
 def loads_lines(data: bytes) -> list[tuple[int, Any]] | None:
-    """`(line number, value)` of each non-blank line of UTF-8 JSONL, or None when msgspec cannot
-    vouch for every line (not installed, NUL bytes, a line it rejects).
-
-    A line msgspec accepts is valid UTF-8 and gets the value `loads` gives its decoded text, integers
-    of any size included (see `vouched_loads`), so no digit run needs looking for first; a line
-    blank only to `str.strip` (a non-ASCII space) is one msgspec rejects.
-    """
+    """`(line number, value)` of each non-blank line of UTF-8 JSONL, or None when msgspec cannot vouch
+    for every line (see `vouched_loads`)."""
     if _REPORT_DECODER is None or b"\x00" in data:
         return None
     decode = _REPORT_DECODER.decode

@@ -1,19 +1,8 @@
 """Plain JSON values read and written by orjson, byte for byte as the standard library does.
 
-A report merged from shards holds tens of megabytes of question results that were read from
-JSON text and are written again unchanged. `json_text.vouched_loads` parses such text with msgspec
-when it can vouch for the value being the one `json.loads` gives: then every value in it is
-plain — dicts with text keys, lists, text, integers, finite floats, booleans and null — and
-nothing else (no NaN, no lone surrogate, no object of another type). For plain values
-`indented_plain` gives the bytes of `json.dumps(value, indent=2, ensure_ascii=False)` in a fraction
-of the time; orjson writes integers of up to 64 bits only, so a larger one makes it decline.
-
-orjson writes every plain value as the standard library does but for some floats: where Python
-writes `1e-05` and `1.5e-07` it writes `0.00001` and `1.5e-7`. In indented text a number is
-always followed by a raw newline (or a comma and one), which no JSON string holds, so those
-floats are found without parsing and written again by Python's `repr`. A check when the module
-is first used compares both writers on floats of every form; should an orjson version differ
-otherwise, the standard library writes everything, as without orjson.
+A merged report rewrites tens of megabytes of plain values unchanged. orjson writes a few floats
+unlike Python, which are found in the indented text and rewritten by `repr`; a check on first use
+falls back to the standard library should an orjson version differ otherwise.
 """
 
 from __future__ import annotations
@@ -28,17 +17,13 @@ try:
 except ImportError:  # the standard library alone
     orjson = None  # type: ignore[assignment]
 
-# The floats orjson writes unlike Python, each found by its end: an exponent below zero (a "-" and
-# digits, the "e" before them checked: a report's text holds far fewer "-" than "e", and a search
-# led by the rarer byte took half the time), or the decimal form of a number under 1e-4 (any number
-# token ending ".0000" and digits: writing such a float again by `repr` changes no other).
-# The token starts after the space before it.
+# The floats orjson writes unlike Python, found by their end: a negative exponent (searched by the
+# rarer "-" byte), or the decimal form of a number under 1e-4. The token starts after a space.
 _NEGATIVE_EXPONENT = re.compile(rb"-\d+(?=,?\n|\Z)")
 _SMALL_DECIMAL = re.compile(rb"\.0000\d*(?=,?\n|\Z)")
 _EXPONENT_MARK = ord("e")
 _UNLIKE_PYTHON = re.compile(rb"\de-|0\.0000")  # either, anywhere (in text too: then declined)
-# Floats of every form either writer has (exponents of both signs and sizes, the 1e-4 and 1e16
-# edges, the smallest subnormal, negative zero), checked once against the standard library.
+# Floats of every form either writer has, checked once against the standard library.
 _PROBE = [
     [1e-05, 9.99e-05, 0.0001, 0.00011, 1.5e-07, -1e-07, 5e-324, 2.2250738585072014e-308, 1e-300],
     [1e16, 1.5e16, 9999999999999998.0, 1e15, 1.2345678901234568e17, 1e21, 1e22, 1e300],
@@ -56,10 +41,8 @@ def indented_plain(value: object) -> bytes | None:
 
 
 def compact_plain(value: object) -> bytes | None:
-    """`json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)` as UTF-8 for
-    a plain value; None as for `indented_plain`, and when a float orjson writes unlike Python may be
-    in it (compact text has no newline to find a number by: the standard library writes that one).
-    """
+    """`json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)` as UTF-8 for a
+    plain value; None as for `indented_plain`, or when a float orjson writes unlike Python may be in it."""
     if not _orjson_writes_like_json():
         return None
     try:

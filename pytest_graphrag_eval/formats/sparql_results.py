@@ -1,15 +1,8 @@
 """SPARQL 1.1 results JSON parsed into a typed, column-wise table.
 
-Step outputs are untrusted: anything that is not SELECT or ASK results JSON
-(DESCRIBE/CONSTRUCT text, HTML error pages, truncated JSON) raises
-`SparqlResultsError`, a ValueError the comparison turns into a score of 0.
-Columns are stored as tuples of normalised terms (see terms.py) because the
-comparison works column by column. The terms depend on the literal match
-(`value` or `strict`), so a table is only compared with one parsed under the same.
-A table says whether it holds a blank node (`blank_nodes`): only then does a
-comparison search for a renaming (steps/blank_nodes.py). Text without the word
-`bnode` (nor a `\\u` escape that could spell it) holds none, so most texts take the
-fast paths below without looking at each cell's type.
+Anything but SELECT or ASK results raises `SparqlResultsError`, which scores 0. Terms depend on the
+literal match, so tables compare only under the same one; text that cannot spell `bnode` holds no
+blank node and takes the fast paths.
 """
 
 from __future__ import annotations
@@ -74,11 +67,8 @@ def load_results_json(output: object) -> dict[str, object]:
 
 
 def parse_sparql_results(output: object, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
-    """Parse SELECT or ASK results JSON; raises SparqlResultsError on anything else.
-
-    Text of the common SELECT shape is decoded into typed cells when msgspec is installed
-    (typed_results.py); whatever that path declines is read here, with the same result.
-    """
+    """Parse SELECT or ASK results JSON; raises SparqlResultsError on anything else (the common shape is
+    decoded by typed_results.py when msgspec is installed, with the same result)."""
     if isinstance(output, str):
         typed = typed_table(output, literal_match)
         if typed is not None:
@@ -96,9 +86,7 @@ def results_table(
     blank_nodes: bool = True,
 ) -> SparqlTable:
     """The table of a SELECT or ASK results object already read from JSON; raises SparqlResultsError.
-
-    `blank_nodes=False` promises that no cell is a blank node (the text was checked), and skips
-    reading each cell's type."""
+    `blank_nodes=False` promises no cell is a blank node."""
     if "boolean" in data:
         if not isinstance(data["boolean"], bool):
             raise SparqlResultsError("ASK result 'boolean' must be true or false")
@@ -125,11 +113,8 @@ def _holds_blank_node(columns: Iterable[tuple[Term, ...]]) -> bool:
 def _columns(
     variables: tuple[str, ...], bindings: list[dict[str, Any]], literal_match: LiteralMatch, blank_nodes: bool
 ) -> tuple[tuple[Term, ...], ...]:
-    """The bindings as columns of terms; raises SparqlResultsError naming the first bad binding.
-
-    Built column by column, with two fast paths for the commonest cell (a value without a
-    datatype): for large results this loop, not the JSON parse, would otherwise dominate.
-    """
+    """The bindings as columns of terms, with fast paths for the commonest cell, since this loop would
+    otherwise dominate large results; raises SparqlResultsError naming the first bad binding."""
     text: Callable[[str], Term] = text_term if literal_match == "value" else str
     try:
         if blank_nodes:  # every cell read with its type
@@ -155,12 +140,8 @@ def _columns(
 def _plain_column(
     bindings: list[dict[str, Any]], variable: str, literal_match: LiteralMatch
 ) -> tuple[Term, ...] | None:
-    """The column when every cell is bound to a value without a datatype (most columns), else None.
-
-    One loop that stops at the first other cell: measured on Python 3.11, it is faster at every size
-    than six C-level passes (`map` of dict methods, type sets), whose set-up dominates small results.
-    Only a column where some text may be a numeral converts its texts.
-    """
+    """The column when every cell is a value without a datatype (most columns), else None; one loop
+    beats C-level passes at every size (Python 3.11)."""
     values: list[str] = []
     append = values.append
     for binding in bindings:
@@ -204,18 +185,8 @@ class ResultsParser(Protocol):
 class MemoizedParser:
     """`parse_sparql_results` that parses each output text once per literal match (errors included).
 
-    Made per question: a group compares every reference step with every actual
-    step, and a large output should not be parsed once per pair. A question's
-    reference reading (`Question.reference_reading`) keeps the tables it parsed
-    (`tables()`) and the steps it read (`readings`), and scoring starts from them
-    (`known`, `readings`), so a reference output is parsed and read once. `known` is
-    looked up, never copied nor filled; `readings` is used as given (a step missing
-    from it is added). `known` and `tables()` hold tables of the default literal
-    match only; a step asking for `strict` has its outputs parsed again, once per question.
-
-    `shared`, when given, is a memo of the default literal match that outlives this parser
-    and is filled by it (a corpus's reference outputs, `Question.shared_tables`): the
-    variants of one question repeat its reference output, which is then parsed once.
+    Made per question, starting from the reference reading's tables and readings, so a large output is
+    parsed once, not once per step pair; `shared` is a longer-lived memo of the default literal match.
     """
 
     def __init__(
@@ -228,8 +199,7 @@ class MemoizedParser:
         self._known = known or {}
         self._shared = shared
         self._seen_strict: dict[str, SparqlTable | str] = {}
-        # Comparisons of the tables this parser returned, shared by every scorer that uses it
-        # (steps_score and partial credit compare the same pairs); see steps/sparql_compare.py.
+        # Comparisons of this parser's tables, shared by every scorer using it (steps/sparql_compare.py).
         self.comparisons: dict[Any, Any] = {}
         # Reference steps read under this parser (id -> (step, its reading)), for the same reason:
         # the step is kept beside its reading so that its id stays its own while the memo lives.
@@ -259,10 +229,7 @@ class MemoizedParser:
         return result
 
     def parsed(self, output: object) -> SparqlTable | None:
-        """The table this parser already made of the text `output` (either literal match), else None.
-
-        Never parses: a text it has not seen, or could not read, is None.
-        """
+        """The table this parser already made of `output` (either literal match), else None; never parses."""
         if not isinstance(output, str):
             return None
         table = self._seen.get(output)
@@ -276,19 +243,11 @@ class MemoizedParser:
 
 
 class SelectRowCounts:
-    """How many rows each SELECT output text has that a run's scorers parsed, found by the text's identity.
-
-    The aggregates count step results with no rows, which takes a parse of every output; scoring
-    has parsed most SPARQL outputs already, and results share the very text objects scored (their
-    copies share text). So scoring notes the counts here and the aggregates look a text up before
-    parsing it again. Each text is kept with its count, so its id cannot be reused by another
-    object; an output replaced after scoring is a different object, and is parsed as usual.
-    ASK tables are not noted: an ASK object may carry a `results` member too.
-    """
+    """The row counts of the SELECT outputs scoring parsed, by text identity, so the aggregates need not
+    parse them again; each text is kept, so its id cannot be reused. ASK tables are not noted."""
 
     def __init__(self) -> None:
-        # Two dicts of texts and numbers, not one of pairs: the garbage collector skips them (a dict
-        # holding no container is not tracked), where it would walk a pair per output.
+        # Two dicts of texts and numbers, not one of pairs: the collector does not track them.
         self._texts: dict[int, str] = {}
         self._counts: dict[int, int] = {}
 

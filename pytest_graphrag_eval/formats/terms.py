@@ -1,19 +1,7 @@
-"""Normalised RDF terms: what two SPARQL result cells must share to be equal.
+"""Normalised RDF terms: what two SPARQL result cells must share to be equal (rules: docs/steps.md).
 
-Integers (every xsd integer type) become `int`; xsd decimal, float and double
-become `Decimal` truncated (not rounded) to 5 decimals, so `1`, `1.0` and
-`1.000004` agree; xsd:boolean becomes a `BoolTerm` (never equal to 1 or "true");
-anything else is compared by its text, whatever its type or language tag. An
-unbound variable is `None` and equals only another unbound one. A blank node is a
-`BlankNode`, equal only to a blank node of the same label: its label is local to
-one result, so two results are compared up to a renaming of their blank nodes
-(steps/blank_nodes.py), never label by label.
-
-Text that is a number written canonically (`8`, `-12`, `0.25`; see `text_term`)
-is that number under the default literal match, `value`: hand-written and
-exported references hold plain literals where endpoints return typed counts.
-Under `strict` it stays text, so only a literal typed as a number is a number.
-Either way two texts are equal only when they are the same text.
+A blank node equals only one of the same label, so results are compared up to a renaming of their
+blank nodes (steps/blank_nodes.py), never label by label.
 """
 
 from __future__ import annotations
@@ -53,10 +41,8 @@ LITERAL_MATCHES: tuple[LiteralMatch, ...] = get_args(LiteralMatch)
 DEFAULT_LITERAL_MATCH: LiteralMatch = "value"
 
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
-# One written form per number: no sign on zero, no leading zeros, no plus, no exponent, and a
-# fraction of at most DECIMAL_PLACES digits without trailing zeros, so the number is exact (a typed
-# decimal is truncated to those places) and no two texts give the same number. A decimal numeral
-# always has a non-zero fraction, so it never equals an integer numeral.
+# One written form per number, so no two texts give the same number; a decimal numeral always has a
+# non-zero fraction, so it never equals an integer numeral.
 CANONICAL_NUMERAL = re.compile(
     rf"(0|-?[1-9][0-9]*)|-?(?:0|[1-9][0-9]*)\.[0-9]{{0,{DECIMAL_PLACES - 1}}}[1-9]"
 )
@@ -66,10 +52,8 @@ _QUANTUM = Decimal(1).scaleb(-DECIMAL_PLACES)
 
 
 class BoolTerm:
-    """An xsd:boolean value: one of the two singletons below, so it never equals 1, 0 or "true".
-
-    Equality and hashing are by identity (fast, C-level), which is right for singletons.
-    """
+    """An xsd:boolean value: one of the two singletons below (compared by identity), never equal to 1,
+    0 or "true"."""
 
     __slots__ = ("value",)
 
@@ -88,11 +72,8 @@ FALSE_TERM = BoolTerm(False)
 
 
 class BlankNode(tuple[str]):
-    """A blank node of one result document, by its label (which means nothing outside that result).
-
-    A one-element tuple, for hashing and equality in C; no other term is a tuple, so a blank node
-    equals only a blank node of the same label.
-    """
+    """A blank node of one result document, by its label: a one-element tuple, hashed in C, equal only
+    to a blank node of the same label."""
 
     __slots__ = ()
 
@@ -112,10 +93,7 @@ Term = str | int | Decimal | BoolTerm | BlankNode | None
 
 
 def text_term(text: str) -> Term:
-    """Text compared under the `value` literal match: a canonical numeral is its number, else the text.
-
-    Injective on texts: two texts give equal terms only when they are the same text.
-    """
+    """Text under the `value` literal match: a canonical numeral is its number, else the text (injective)."""
     if text[:1] not in _NUMERAL_START:  # most texts (labels, IRIs) are decided here
         return text
     numeral = CANONICAL_NUMERAL.fullmatch(text)
@@ -182,11 +160,8 @@ def literal_term(
 
 
 def text_column(values: list[str], literal_match: LiteralMatch) -> tuple[Term, ...]:
-    """The terms of a column of texts without a datatype (most columns: IRIs and labels).
-
-    A numeral starts with "-" or a digit, which sort before every letter: when even the smallest
-    text starts after "9", no text is a numeral and the column stays as it is.
-    """
+    """The terms of a column of texts without a datatype; if even the smallest text sorts after "9",
+    none is a numeral."""
     if literal_match == "value" and min(values, default=_AFTER_NUMERALS)[:1] <= "9":
         return tuple(map(text_term, values))
     return tuple(values)
@@ -195,12 +170,7 @@ def text_column(values: list[str], literal_match: LiteralMatch) -> tuple[Term, .
 def normalize_cell(cell: object, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> Term:
     """Normalise one binding object of SPARQL results JSON; raises ValueError when malformed.
 
-    A cell without a numeric or boolean datatype (plain or language-tagged literal, xsd:string,
-    IRI, any other datatype) is compared by its text, read by `text_term` under the `value`
-    literal match; a blank node (`type: bnode`) is a `BlankNode`. Every text cell, not only a plain
-    literal: texts equal each other whatever their kind, and equality must stay transitive (terms
-    are hashed).
-    """
+    Every text cell is read by `text_term`, whatever its kind, so equality stays transitive."""
     if not isinstance(cell, dict):
         raise ValueError(f"a binding must be an object, got {type(cell).__name__}")
     value = cell.get("value")

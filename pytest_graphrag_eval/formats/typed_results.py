@@ -1,17 +1,8 @@
 """SELECT results decoded straight into typed cells, when msgspec is installed.
 
-Most step outputs are SELECT results of one shape: `head.vars` a list of names and each bound
-cell an object with a text `value` and perhaps a text `datatype`. msgspec decodes that shape
-from the text into small typed objects, checking each type as it reads and skipping what the
-comparison never reads (`type`, `xml:lang`, `link`, anything else): on typical outputs in about
-two thirds of the time a generic parser takes to build every dict, with fewer objects to free.
-
-Anything else is declined (None) and parsed by `parse_sparql_results` as before: an ASK
-result, invalid JSON, a number or null where text belongs (so no number is ever read here, and
-orjson's reading of long integers cannot matter), an RDF-star cell, an unbound cell written as
-null, a repeated variable, text with a lone surrogate. A repeated key keeps its last value, as
-`json` does. So a table made here is the table the generic path makes of the same text, and every
-error message is still the generic path's.
+msgspec decodes the common shape, skipping what the comparison never reads, in about two thirds of a
+generic parse's time. Anything else is declined (None) and parsed by `parse_sparql_results`, so a
+table made here equals the generic path's and every error message is still its own.
 """
 
 from __future__ import annotations
@@ -141,12 +132,8 @@ def _typed_column(
 
 
 def typed_row_count(text: str) -> int | None:
-    """How many rows `results.bindings` lists, for text holding a JSON object with such a list; else None.
-
-    The aggregates ask only whether an output is empty; its rows need not be built to count them.
-    None (anything else: no `results` object, bindings not a list, invalid JSON) leaves the text to
-    the generic parse.
-    """
+    """How many rows `results.bindings` lists (the aggregates ask only whether an output is empty);
+    None leaves the text to the generic parse."""
     if _ROWS_DECODER is None:
         return None
     try:

@@ -1,22 +1,9 @@
 """A generated corpus as YAML text, written directly: the same bytes for the same questions, fast.
 
-PyYAML's representer walked every value of a 10,000-question corpus in Python, most of the
-generator's time (benchmarks/bench_generate.py); the corpus's shape is simple (mappings, lists,
-texts, numbers), so it is written here, in block style, each text in the most readable style that
-is sure to read back as the same text:
-
-- plain when it is printable, has no leading or trailing space, cannot start or end a YAML
-  indicator (`- `, `: `, ` #`, quotes, brackets...) and reads back as a string (not a number, a
-  date, true or null);
-- a literal block (`|`, `|-`) for multi-line text (the queries) whose lines are printable, carry no
-  trailing spaces and whose first line does not start with a space;
-- single-quoted when it is printable (the SPARQL outputs: JSON on one line);
-- otherwise double-quoted with JSON's escapes, and `\\u` escapes for the characters YAML may not
-  hold raw or would read as line breaks.
-
-Mappings are dicts (what the generator and YAML loaders make). Anything but a text, an integer, a
-bool or None (a float) is written by PyYAML.
-`tests/test_generate_corpus_text.py` checks by Hypothesis that any such data reads back equal.
+PyYAML's representer was most of the generator's time (benchmarks/bench_generate.py). Each text takes
+the most readable style sure to read back as the same text (plain, literal block, single- or
+double-quoted); anything but text, integers, bools and None is written by PyYAML. A Hypothesis test
+checks the round trip.
 """
 
 from __future__ import annotations

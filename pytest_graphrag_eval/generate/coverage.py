@@ -1,9 +1,7 @@
 """Which classes and properties of a graph no reference query names: the parts no question tests.
 
-The graph's classes (objects of rdf:type) and properties are listed with their number of uses by two
-aggregate queries. A reference query names an IRI when it is written in it (`<iri>`, a prefixed name
-expanded by the query's own PREFIX lines, `a` for rdf:type); strings, comments and the PREFIX lines
-themselves name nothing. Read per template and for the whole corpus.
+A query names an IRI written in it (`<iri>`, a prefixed name, `a`); strings, comments and PREFIX
+lines name nothing.
 """
 
 from __future__ import annotations
@@ -161,9 +159,8 @@ def corpus_coverage(corpora: Iterable[Corpus], graph: GraphTerms) -> Coverage:
 
 
 def coverage_lines(coverage: Coverage, shown: int = 10, templates_shown: int | None = None) -> list[str]:
-    """The coverage for a terminal: overall counts and the `shown` most used untested terms, then the
-    counts per template (the first `templates_shown`, or all). IRIs and template ids come from the
-    graph and the corpus: control characters are shown escaped."""
+    """The coverage for a terminal, overall then per template; graph and corpus text is shown with
+    control characters escaped."""
     classes, properties = coverage.untested_classes(), coverage.untested_properties()
     graph = coverage.graph
     lines = [

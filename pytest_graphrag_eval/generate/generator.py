@@ -1,9 +1,6 @@
 """A template file run against a graph: candidates found, sampled, instantiated, checked, deduplicated.
 
-`generate` returns what was made and what was not (per template: candidates, questions, bindings
-dropped by the keep-rules and why, duplicates dropped); `plan` is the dry run (candidates and the
-questions they would give, no reference query run). Each question records its provenance: the
-template, the parameters' values and the graph's fingerprint (`graph_fingerprint`).
+`generate` also says what was not made and why; `plan` is the dry run, running no reference query.
 """
 
 from __future__ import annotations

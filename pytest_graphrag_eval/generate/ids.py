@@ -1,11 +1,5 @@
-"""Question ids derived from the template and the parameters' values, so a regeneration keeps them.
-
-With an id pattern (`question_id: transformers-{{substation}}`) the id is the pattern filled and made
-a slug (ASCII letters, digits and dashes: pytest node ids stay readable); without one it is the
-template id and a short hash of the parameter values. Nothing else goes in (not the phrasing, not the
-candidate row's other columns such as an IRI), so a question keeps its id while its wording or its
-references change.
-"""
+"""Question ids derived from the template and the parameters' values only (a slugged pattern, or
+the template id and a hash), so a question keeps its id through a regeneration and rewording."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """One candidate binding made into a question: its steps executed, its answer read from their result.
 
-Every `sparql_query` step's query is filled with the binding's terms, run on the graph, and its output
-is the result text exactly as the plugin's reference check would fetch it (the same endpoint code), so
-a generated corpus is fresh by construction. A `documents` step's output is the documents its query
-finds. Other steps (iri_discovery) and the question text are filled with the values as text.
-A binding that cannot make a question (a value unbound in its row, a result the keep-rules refuse,
-an answer with no value) is dropped with its reason, never an error; a query the graph refuses is an
-error naming the template, the question and the field.
+Outputs are fetched by the plugin's own endpoint code, so a generated corpus is fresh by construction.
+A binding that cannot make a question is dropped with its reason; a query the graph refuses is an
+error naming template, question and field.
 """
 
 from __future__ import annotations
@@ -128,11 +124,8 @@ def used_names(template: QuestionTemplate) -> set[str]:
 
 
 def rows_of(output: str) -> tuple[list[str], list[Row]]:
-    """The variables and rows of a SPARQL results JSON text (an ASK result has none).
-
-    Read as `json_text.loads_shape` reads: in results JSON every term's parts are texts (the text
-    comes from pyoxigraph's writer, whichever endpoint ran the query), so no number is read here.
-    """
+    """The variables and rows of a SPARQL results JSON text (none for ASK); every term part is text
+    (pyoxigraph's writer), so no number is read."""
     document: JSONValue = json_text.loads_shape(output)
     if not isinstance(document, dict):
         return [], []

@@ -1,12 +1,8 @@
 """Template phrasings rewritten by an LLM, each variant kept only when a verifier recovers its meaning.
 
-For each phrasing of each template, `count` variants are asked for, one call each (distinct cache
-keys, so a rerun is answered by the judge cache). A variant must keep every `{{parameter}}` of its
-template exactly as written and name no other; then a second call is given the variant alone with the
-file's templates listed by number (their first phrasings) and must say which one it asks; the variant
-is kept only when that is its own template. The calls go through the judge client: cached, inside its
-budget (a refused call stops the paraphrasing, what was verified is kept), and in a dry run recorded
-for the cost estimate instead of sent. Phrasings and variants enter a prompt only in data blocks.
+A variant must keep its template's `{{parameters}}` exactly, and a second call, shown the variant
+and the numbered templates, must name its own template. Calls go through the judge client (cache,
+budget, dry run); phrasings and variants enter a prompt only in data blocks.
 """
 
 from __future__ import annotations

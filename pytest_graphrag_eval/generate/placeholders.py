@@ -1,10 +1,7 @@
 """`{{name}}` placeholders: a term's plain value in text, the term itself in SPARQL.
 
-One syntax for every field of a template. In a question phrasing, an id pattern, a step argument or an
-answer pattern a placeholder becomes the value as text (a literal's lexical form, an IRI's string); in a
-query it becomes the RDF term written in SPARQL (`<iri>`, `"text"@lang`, `"5"^^<datatype>`), escaped,
-so no value read from the graph can change a query's meaning. SPARQL's own braces never look like a
-placeholder: the name between the double braces must be a plain identifier.
+In a query a placeholder becomes the escaped RDF term, so no value read from the graph can change
+a query's meaning; the name must be a plain identifier, so SPARQL's braces never look like one.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The order in which a template's candidate bindings are tried.
-
-Every candidate in the query's order when no count is asked for. With a count: a shuffle by the seed,
-or, stratified over a parameter, each value's candidates shuffled and taken in turn (value by value,
-in order of first appearance), so a few values with many candidates do not fill the sample. A
-regeneration tries the previous corpus's questions first, so a question survives while its binding
-still qualifies, whatever the sample would draw now.
-"""
+"""The order in which a template's candidate bindings are tried (seeded shuffle, optionally
+stratified); a regeneration tries the previous corpus's questions first, so they survive while
+their binding still qualifies."""
 
 from __future__ import annotations
 

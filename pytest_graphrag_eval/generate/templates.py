@@ -1,12 +1,6 @@
-"""A template file read and checked before anything is run.
+"""A template file read and checked before anything is run (keys: docs/generating-references.md).
 
-A template file is YAML: `prefixes` (written before every query) and `templates`, each declaring its
-parameters and the `candidates` query that finds their values, its question phrasings, its reference
-steps (the corpus's own step format, with `{{name}}` placeholders), how the reference answer is read
-from a step's result, per-question thresholds, sampling and keep-rules. docs/generating-references.md
-documents every key. Every mistake found here is a TemplateError naming the file, line, template and
-field: a query that does not parse, a phrasing naming an unknown parameter, a parameter a phrasing
-leaves out, an answer read from a step that runs no query.
+Every mistake found is a TemplateError naming the file, line, template and field.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """The embedded endpoint: RDF files loaded once into a pyoxigraph store, queried read-only.
 
-A file or a folder (every RDF file under it, sorted by path) in any format pyoxigraph reads by
-extension: Turtle, N-Triples, N-Quads, TriG, N3, RDF/XML, JSON-LD. A file that does not parse is an
-error naming the file and line. Each file is parsed with its own `file:` URI as base IRI (RDF 1.1:
-relative IRIs resolve against the document's location), unless a base IRI is given for them all.
-A folder holding two RDF files of the same name (`grid.ttl` and `release-2/grid.ttl`) is refused:
-that is two releases of one file, and merging them into one graph would answer every question from
-both; point at one of them instead. The store is never written after loading, and only read-only
-queries run on it: its query grammar has no Update, and text that may call out by SERVICE is checked
-by `readonly.py` first. Under pytest-xdist the controller loads the files once into a
-store on disk (`load(path, directory=...)`) and each worker opens it read-only (`open_shared`):
-`benchmarks/bench_reference_check.py` measured opening at a tenth of loading, and the workers share
-the data instead of holding a copy each. A read-only store also refuses writes itself.
+Rules for files, folders and base IRIs: docs/knowledge-graph.md. Under pytest-xdist the controller
+loads once into a store on disk and workers open it read-only (a tenth of loading's time,
+benchmarks/bench_reference_check.py), sharing the data instead of each holding a copy.
 """
 
 from __future__ import annotations
@@ -55,9 +46,8 @@ class EmbeddedEndpoint:
         base_iri: str | None = None,
         service: ServicePolicy = NO_SERVICE,
     ) -> EmbeddedEndpoint:
-        """Load every RDF file at `path` into memory, or into a store in `directory` (for sharing),
-        each with its `file:` URI (or `base_iri`) as base; EndpointError names the file (and line)
-        that fails."""
+        """Load every RDF file at `path` into memory, or into a store in `directory` (for sharing);
+        EndpointError names the file (and line) that fails."""
         pyoxigraph = import_pyoxigraph()
         files = rdf_files(path)
         store = pyoxigraph.Store(str(directory)) if directory is not None else pyoxigraph.Store()
@@ -93,11 +83,9 @@ class EmbeddedEndpoint:
         return cls(store, path, service)
 
     def execute(self, query: str) -> QueryResult:
-        """Run a read-only query. Text that may hold a SERVICE clause is checked against the policy
-        first; any other text goes straight to the store, whose query grammar has no Update (it
-        refuses one as it refuses any invalid text), and the kind of result it gives is the form. So
-        each query is parsed once, not twice; a text the store refuses is then parsed by
-        `query_form`, to give the same refusal (QueryRefused) as every endpoint."""
+        """Run a read-only query, parsed once: text that may hold SERVICE is checked by the policy first,
+        the rest goes to the store, whose grammar has no Update; a text it refuses is parsed by
+        `query_form` for every endpoint's refusal (QueryRefused)."""
         checked = (
             query_form(query, self.service) if not isinstance(query, str) or may_call_out(query) else None
         )

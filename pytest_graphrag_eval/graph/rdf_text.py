@@ -1,10 +1,5 @@
-"""Results as the text a corpus stores, the same whichever engine produced them.
-
-SELECT and ASK results are written by pyoxigraph's SPARQL results JSON serializer, and a graph
-(CONSTRUCT, DESCRIBE) as canonical N-Triples: blank nodes renamed by RDF canonicalization, lines
-sorted. So the embedded store and a server give byte-identical outputs for the same results, and a
-refreshed reference output only changes when the results do.
-"""
+"""Results as the text a corpus stores, the same whichever engine produced them (pyoxigraph's JSON;
+canonical, sorted N-Triples), so a refreshed reference changes only when the results do."""
 
 from __future__ import annotations
 

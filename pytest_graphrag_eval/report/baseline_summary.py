@@ -1,9 +1,5 @@
-"""The "since baseline" block of the terminal summary, read from the report's `comparison` section.
-
-Regressions come first, each with its old -> new values and the reference steps that stopped
-matching; then fixes; then the paired change of each summary metric with its interval, p-value and
-the smallest change this corpus could have detected, so a team sees whether its corpus is big enough.
-"""
+"""The "since baseline" block of the terminal summary, read from the report's `comparison` section:
+regressions, fixes, then each metric's paired change with the smallest this corpus could detect."""
 
 from __future__ import annotations
 
@@ -50,11 +46,8 @@ def since_baseline_lines(
     metrics: Sequence[str],
     flaky: Collection[str] = (),
 ) -> list[tuple[str, str]]:
-    """Lines with a colour name ("red", "green" or ""), ready for the terminal reporter.
-
-    `baseline_results` and `current_results` are keyed by question id; `metrics` are the summary's columns;
-    `flaky` the question ids the run history calls flaky, marked so a flip is not read as a regression.
-    """
+    """Lines with a colour name ("red", "green" or ""), ready for the terminal reporter; `flaky`
+    questions are marked so a flip is not read as a regression."""
     ids = {name: comparison.ids(classification) for name, classification in CHANGE_LISTS}
     counts = ", ".join(
         f"{len(ids[kind])} {kind}" for kind in ("regressions", "fixed", "new", "removed", "edited")
@@ -90,8 +83,7 @@ def since_baseline_lines(
 
 
 def _deltas_text(deltas: Mapping[str, Mapping[str, float]]) -> str:
-    # Costs, counts and spreads change with every run; a regression line shows what the scores did,
-    # the summary's leading scores first.
+    # Costs, counts and spreads change every run: a regression line shows the scores, leading ones first.
     changed = [
         name for name, delta in deltas.items() if delta.get("delta") and CATALOGUE.role(name) == "score"
     ]

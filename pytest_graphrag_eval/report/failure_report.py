@@ -1,9 +1,4 @@
-"""The text shown for a failed question: readable in a plain CI log, no traceback.
-
-It answers "why did this question fail?": which thresholds broke, which
-reference steps matched which actual steps, what differed for an unmatched
-SPARQL step, and the reference next to the actual answer.
-"""
+"""The text shown for a failed question, answering "why did this fail?" readably in a plain CI log."""
 
 from __future__ import annotations
 
@@ -32,10 +27,8 @@ def verdict_failure(
     baseline: Mapping[str, Any] | None = None,
     baseline_path: object = None,
 ) -> str:
-    """Why a failed question failed; with repeats, the policy's count and the first failing attempt.
-
-    A question that passed in the baseline run says so, with the baseline's path.
-    """
+    """Why a failed question failed (with repeats, the policy's count and first failing attempt), and
+    whether it passed in the baseline run."""
     failing, summary = verdict.failing_attempt, verdict.summary
     if failing is not None and summary is not None:
         head = (

@@ -1,21 +1,6 @@
-"""The JSON report's `history` section: the last runs, the flaky questions, each question's outcomes.
-
-Built once at the end of a run with a history (`run.pipeline.finish_run`); the terminal summary,
-the Markdown summary and the HTML history view only read it, so a report regenerated from the store
-shows what the run showed. Outcomes are oldest first, this run last; `null` where a question was not
-in that run.
-
-    "history": {
-      "runs": [{"run_id", "started_at", "commit", "branch", "passed", "changed": ["graph", ...]}, ...],
-      "flaky_rule": {"runs": 10, "min_flips": 2},
-      "flaky": [{"question_id", "template_id", "flips", "same_commit", "outcomes": [...]}, ...],
-      "questions": {"<question id>": ["passed", "failed", null, ...], ...},
-      "series": [{"target": "micro:steps_score.mean", "values": [0.81, null, ...]}, ...]
-    }
-
-A run's `changed` names the identities (corpus, graph, responses, settings) that differ from the run
-before it, which the HTML trend charts mark on the timeline.
-"""
+"""The JSON report's `history` section (its shape: docs/history.md), built once at the end of a run;
+the summaries and the HTML view only read it, so a report regenerated from the store shows what the
+run showed."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The flaky questions in the terminal and the Markdown summary, read from the report's history section.
-
-Each flaky question is shown with its outcome strip over the last runs, oldest first, this run last:
-P passed, F failed, X xpassed, x xfailed, s skipped, n not evaluated, i interrupted, - not in that run.
-"""
+"""The flaky questions in the terminal and the Markdown summary, each with its outcome strip, read
+from the report's history section."""
 
 from __future__ import annotations
 

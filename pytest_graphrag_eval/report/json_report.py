@@ -1,9 +1,5 @@
-"""The JSON report and the recording of live responses, written atomically.
-
-Results arrive in completion order (and from several xdist workers); they are
-kept with a sort key from their corpus position so the report is the same
-however the run was scheduled.
-"""
+"""The JSON report and the recording of live responses, written atomically, in corpus order however
+the run was scheduled."""
 
 from __future__ import annotations
 
@@ -68,11 +64,7 @@ def build_document(
     finished: float | None = None,
     judge_spend: JudgeSpend | None = None,
 ) -> ReportDocument:
-    """The typed report: results, aggregates, gates, judge spend and run metadata.
-
-    `run_settings` is what the run was configured with (corpus, responses, judge...), as JSON values;
-    `finished` defaults to now (a merge of shard reports gives the last shard's end).
-    """
+    """The typed report; `finished` defaults to now (a merge gives the last shard's end)."""
     return ReportDocument(
         results=results,
         aggregates=Aggregates.of(aggregates),
@@ -94,10 +86,8 @@ def build_document(
 
 
 def write_json_atomic(path: Path, data: object, *, plain_keys: Collection[str] = ()) -> None:
-    """Write JSON next to `path` and rename it into place, so readers never see half a file.
-
-    `plain_keys`: keys of `data` (an object) whose values are plain JSON values (`formats.plain_json`).
-    """
+    """Write JSON next to `path` and rename it into place, so readers never see half a file;
+    `plain_keys` name values that are plain JSON (`formats.plain_json`)."""
     if plain_keys and isinstance(data, Mapping) and data:
         write_bytes_atomic(path, [*indented_object_parts(data, plain_keys), b"\n"])
     else:
@@ -105,11 +95,8 @@ def write_json_atomic(path: Path, data: object, *, plain_keys: Collection[str] =
 
 
 def indented_object_parts(data: Mapping[str, object], plain_keys: Collection[str]) -> list[bytes]:
-    """`json_bytes(data, indent=2)` of a non-empty object in parts, the values of `plain_keys`
-    written by orjson when it can.
-
-    An object indented by two spaces is each member's own indented text, its lines indented once more.
-    """
+    """`json_bytes(data, indent=2)` of a non-empty object in parts, the values of `plain_keys` written
+    by orjson when it can."""
     return [b"{", *_member_parts(data.items(), plain_keys, first=True), b"\n}"]
 
 
@@ -135,23 +122,14 @@ def write_recording(path: Path, responses: Sequence[Mapping[str, object]]) -> No
 
 
 def json_text(data: object, *, indent: int | None = None) -> str:
-    """JSON with non-ASCII text kept readable, and any lone surrogate written as a `\\udXXX` escape.
-
-    Agent answers are untrusted text: a lone surrogate (from a broken decoder)
-    cannot be encoded as UTF-8 and would crash the write. Inside a JSON string the
-    escape is valid JSON and reads back as the same text, so nothing is lost.
-    """
+    """JSON with non-ASCII text kept readable, and any lone surrogate of untrusted text written as a
+    `\\udXXX` escape instead of crashing the write."""
     return json_bytes(data, indent=indent).decode("utf-8")
 
 
 def json_bytes(data: object, *, indent: int | None = None) -> bytes:
-    """`json_text` as the UTF-8 a file gets: a report of 100 MB is encoded once, not three times.
-
-    An indented document is the standard library's compact text (its C encoder: the same numbers,
-    escapes and `default=str`) re-indented by msgspec when the `speed` extra is installed, which
-    gives the very bytes `json.dumps(indent=...)` writes in a quarter of the time; without msgspec,
-    or for text msgspec will not read (a lone surrogate's escape, NaN), the standard library indents.
-    """
+    """`json_text` as UTF-8 bytes, encoded once: re-indented by msgspec when installed (the very bytes of
+    `json.dumps(indent=...)`, in a quarter of the time), else by the standard library."""
     compact = json.dumps(data, ensure_ascii=False, default=str).encode("utf-8", "backslashreplace")
     if indent is None:
         return compact

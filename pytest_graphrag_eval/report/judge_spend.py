@@ -1,14 +1,5 @@
-"""The `judge_spend` section of the report: what the judge cost against the budget.
-
-A team paying for nightly runs needs three numbers on every output (terminal,
-JSON, Markdown, HTML): what this run spent (cache hits are free), the limits it
-had, and how many questions a reached limit left `not_evaluated`. In a cache-only
-run the section also counts the questions whose judge calls missed the cache (also
-`not_evaluated`) and lists the missing cache keys: such a run fails
-(`cache_only_incomplete`), since it asked for work the cache could not do. With
-`--graphrag-judge-batch` it lists the batches and counts the questions with a
-request no batch answered.
-"""
+"""The `judge_spend` section of the report: what the judge cost against the budget, the limits, and
+the questions a limit, a cache miss in a cache-only run or an unanswered batch left `not_evaluated`."""
 
 from __future__ import annotations
 
@@ -30,11 +21,8 @@ def spend_section(
     cache_only: bool = False,
     batches: Sequence[Mapping[str, Any]] | None = None,
 ) -> JudgeSpend | None:
-    """The section for the report, or None when no judge ran and no limit or cache-only mode was set.
-
-    `stats` are the judge client's counters summed over the processes of the run (ClientStats.as_dict);
-    `batches` the records of a batch run's batches (llm/batch.py), None when the run sent none.
-    """
+    """The section for the report, or None when no judge ran and no limit or cache-only mode was set;
+    `stats` are the judge client's counters summed over the run's processes."""
     limited = max_cost_usd is not None or max_calls is not None
     if stats is None and not limited and not cache_only:
         return None
@@ -126,9 +114,8 @@ def spend_lines(section: JudgeSpend | None) -> list[str]:
 
 
 def cache_only_incomplete(section: JudgeSpend | None) -> str | None:
-    """Why a cache-only run fails although every question it evaluated passed, or None.
-
-    A CI job that asked for cache-only judging must not go green on an empty or stale cache."""
+    """Why a cache-only run fails although every question it evaluated passed, or None: CI must not go
+    green on an empty or stale cache."""
     if section is None or not section.cache_miss_ids:
         return None
     return (
@@ -141,11 +128,8 @@ def cache_only_incomplete(section: JudgeSpend | None) -> str | None:
 def merge_spend(
     sections: Sequence[JudgeSpend | None], results: Sequence[Mapping[str, Any]]
 ) -> JudgeSpend | None:
-    """The section of a run made of shards (`graphrag-eval-merge`): spend summed, questions recounted.
-
-    Built by `spend_section` from the shards' summed counters and the merged results, as for one run; each
-    shard had its own budget, so the merged limits are their sum (None when a shard had none).
-    """
+    """The section of a run made of shards: spend summed, questions recounted, limits summed (None when
+    a shard had none)."""
     present = [section for section in sections if section is not None]
     if not present:
         return None

@@ -1,9 +1,5 @@
-"""How the terminal and the Markdown summary show the judge's calibration and the reviewers' decisions.
-
-Read from the report alone (`judge_calibration`, each result's `review`), so a summary regenerated
-from a report shows what the run showed. Reviewers' names, reasons and judges' reasons are untrusted
-text: the Markdown goes through the caller's `escape`.
-"""
+"""How the terminal and the Markdown summary show the judge's calibration and the reviewers' decisions,
+read from the report alone; names and reasons are untrusted, escaped by the caller's `escape`."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""The review queue: the questions of a run most worth a person's look, and why.
-
-A question is queued for each of these, most reasons first, failed before passed:
-- it failed on a judged metric (answer_f1, answer_relevance, a custom metric) and no person decided it;
-  the correctness judge may be the lexical one: its claims are a judgment too;
-- its judged score straddles its threshold across the judge's repeats (`_min` below, `_max` at or above);
-- an LLM judge and the lexical match disagree (answer_f1 and answer_token_f1 differ by half or more);
-- it flipped between runs (regressed or fixed since the baseline, or flaky in the history);
-- its review lapsed: the answer changed since a person decided it;
-- its judged answer changed since the baseline run and no person decided the new one (when the
-  caller has the baseline's results: the report does not hold the baseline's answers).
-Read from the report (and the baseline's results); written as Markdown for a pull request page or as
-CSV for a sheet.
-"""
+"""The review queue: the questions of a run most worth a person's look, and why (the reasons:
+docs/judge-and-reviews.md), as Markdown for a pull request page or CSV for a sheet."""
 
 from __future__ import annotations
 
@@ -58,10 +46,8 @@ class QueueEntry:
 def review_queue(
     report: Mapping[str, Any], baseline: Mapping[str, Mapping[str, Any]] | None = None
 ) -> list[QueueEntry]:
-    """The report's questions worth a look, most reasons first, then failed first, then corpus order.
-
-    `baseline`: the baseline run's results by question id, for answers that changed since.
-    """
+    """The report's questions worth a look, most reasons first, then failed first, then corpus order;
+    `baseline` (results by question id) finds answers changed since."""
     flipped = _flipped(report)
     judged_by_keys: dict[tuple[str, ...], JudgedKeys] = {}  # a run's results share a few key sets
     entries = []

@@ -1,10 +1,5 @@
-"""How much of the corpus a run judged, so a partial run never passes for a whole one.
-
-`-x`/`--maxfail`, `--lf`, `-k`, `-m`, `--deselect`, a shard or Ctrl-C leave questions of the corpus
-without a result, and the gates are then decided on the rest. The report records it as
-`metadata.partial` (present only for a partial run); the terminal, the Markdown summary and the HTML
-report say it next to the gates' verdicts. Pure values: the plugin counts, this module words it.
-"""
+"""How much of the corpus a run judged (`metadata.partial`), so a run cut by `-x`, `-k`, a shard or
+Ctrl-C never passes for a whole one. Pure values: the plugin counts, this module words it."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The plugin's part of pytest's terminal summary, composed from a finished run, in one order.
-
-The summary table, warnings and spend, the baseline lines, a partial run's coverage, the shard note,
-the dry-run plan, the graph lines and the notes on other plugins, the files written, and last (where
-CI logs end) the failed gates and what could not be written. `terminalreporter` is pytest's,
-duck-typed: this layer does not import pytest.
-"""
+"""The plugin's part of pytest's terminal summary, composed from a finished run in one order, the
+failed gates last where CI logs end; `terminalreporter` is duck-typed, so no pytest import."""
 
 from __future__ import annotations
 
@@ -102,11 +97,8 @@ def failed_gates_key(count: int) -> str:
 
 
 def announce_failed_gates(terminalreporter: Any, gates: Sequence[GateResult]) -> None:
-    """Print the failed gates last and count them in pytest's final summary line.
-
-    A run whose questions all pass but whose gate fails exits with status 1, yet pytest's last line
-    would still read a green "N passed": counted there ("3 passed, 1 gate failed"), it is not green.
-    """
+    """Print the failed gates last and count them in pytest's final line ("3 passed, 1 gate failed"),
+    which would otherwise read green for a run that exits 1."""
     failed = [gate for gate in gates if not gate.passed]
     if not failed:
         return

@@ -1,10 +1,5 @@
-"""Untrusted text made safe to print.
-
-Agent answers and step outputs may hold lone surrogates (text from a broken
-decoder). They cannot be encoded for a terminal, and pytest's writer then
-prints the whole failure as escaped ASCII; replacing just those code points
-with U+FFFD keeps the rest of the failure report readable.
-"""
+"""Untrusted text made safe to print: lone surrogates become U+FFFD, where pytest's writer would
+print the whole failure as escaped ASCII."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Lines explaining why a reference step matched no actual step, for failure reports.
-
-For a SPARQL step the closest actual result (fewest missing plus extra rows) is
-diffed against the reference, for a CONSTRUCT/DESCRIBE step the closest graph
-(fewest missing plus extra triples); for other steps the report says which
-candidate steps existed.
-"""
+"""Lines explaining why a reference step matched no actual step, diffed against the closest actual
+result or graph, for failure reports."""
 
 from __future__ import annotations
 

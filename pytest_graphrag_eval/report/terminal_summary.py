@@ -1,9 +1,5 @@
-"""The terminal summary: a table per template and overall, then the gates.
-
-Columns are the score-like metrics present in the results (at most a handful,
-so the table fits a CI log), then mean tokens and mean elapsed seconds; every
-metric is in the JSON report.
-"""
+"""The terminal summary: a table per template and overall with a handful of score columns (so it
+fits a CI log), then the gates."""
 
 from __future__ import annotations
 
@@ -22,10 +18,7 @@ MAX_METRIC_COLUMNS = 6
 
 
 def score_columns(results: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Score keys present in results: those the scorers rank first, then the rest by name.
-
-    Counts, tokens, costs, seconds and spreads are not scores (`KeyCatalogue.role`).
-    """
+    """Score keys present in results: those the scorers rank first, then the rest by name."""
     numeric = {key for result in results for key, value in result.items() if is_metric_value(key, value)}
     present = {key for key in numeric if CATALOGUE.summary_score(key)}  # once per key, not per result
     preferred = CATALOGUE.summary_columns()
@@ -106,9 +99,8 @@ def write_terminal_summary(
     spend: Sequence[str] = (),
     gates_note: str | None = None,
 ) -> None:
-    """Print the graphrag-eval section of the terminal summary; the gates come last, where CI logs end.
-
-    `gates_note`: said next to each gate's verdict when the gates saw part of the corpus only."""
+    """Print the graphrag-eval section of the terminal summary, the gates last, each with `gates_note`
+    when they saw part of the corpus only."""
     if not results and not gates and not warnings and not spend:
         return
     terminalreporter.section("graphrag-eval summary")

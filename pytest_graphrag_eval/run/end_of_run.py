@@ -1,9 +1,6 @@
 """The end of a run, after the last question: graph, spend, gates, report, outputs, and the verdict.
 
-`end_run` takes what the run collected and returns a `RunOutcome`: the finished report, what was
-written, what went wrong, and whether the run failed on top of its items (a gate failed, an output
-or a corpus update could not be written). The pytest session maps `failed` to its exit status; it
-decides nothing here.
+`end_run` returns a `RunOutcome`; the pytest session maps its `failed` to the exit status.
 """
 
 from __future__ import annotations
@@ -140,9 +137,8 @@ class RunOutcome:
 
     @property
     def failed(self) -> bool:
-        """Whether the run fails beyond its items: a gate, a cache-only miss, an output, a corpus update,
-        a history it was required to record in, or an interruption (the run did not do all its work;
-        pytest says so by its own exit status, a merge of an interrupted shard by this)."""
+        """Whether the run fails beyond its items: a gate, a cache-only miss, an unwritten output or corpus
+        update, a required history record, or an interruption."""
         unrecorded = self.history is not None and not self.history.recorded and self.history_required
         return (
             self.finished.gates_failed

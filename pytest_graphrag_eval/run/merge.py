@@ -1,11 +1,5 @@
-"""Merge the JSON reports of a sharded run into the report one unsharded run would have written.
-
-The shards' results are put back in corpus order; aggregates, the baseline
-comparison, gates, Markdown and HTML are then computed on the whole by the same
-pipeline the plugin runs (`run.pipeline`). Shards of different corpora or
-settings, a missing shard and a question in two shards are refused, each with
-a message naming the report files.
-"""
+"""Merge the JSON reports of a sharded run into the report one unsharded run would have written,
+through the plugin's own pipeline; mismatched, missing or overlapping shards are refused naming files."""
 
 from __future__ import annotations
 
@@ -31,9 +25,8 @@ _WRITER_KEYS = frozenset(
     {"tool", "version", "python", "started_at", "duration_sec", "interrupted", "questions"}
 )
 _SHARD_KEYS = frozenset({"shard", "corpus_positions", "partial"})  # `partial`: a shard is part of a whole
-# Settings every shard must share, beyond `settings`: they decide the results themselves. The
-# responses file is compared by content (`settings.responses`), not by its path, which differs
-# between checkouts and may hold another recording on each runner.
+# Settings every shard must share beyond `settings`, as they decide the results; the responses file
+# is compared by content (`settings.responses`), since its path differs between checkouts.
 _SHARED_KEYS = ("steps_scope", "judge", "judge_model")
 # What says when a graph was used, and where this checkout had it: not part of which graph it was.
 _GRAPH_CIRCUMSTANCES = frozenset({"used_at", "loaded_at", "checked_at", "at", "location"})
@@ -96,11 +89,8 @@ def merge_shards(
 ) -> MergedRun:
     """Check that the shards make one run, and put their results together in corpus order.
 
-    `baseline_path` overrides the baseline the shards recorded (it must be the same file), or
-    gives one to shards that had none. `history_baseline` is the report and name of the run of the
-    history the shards were compared with (`--graphrag-baseline history:REF`), read by the caller;
-    without it such shards are an error, or, when not `history_baseline_required` (the store merging
-    the shards it keeps), they are merged without a comparison and a warning says so.
+    `baseline_path` overrides or supplies the baseline (the same file); shards compared with a history
+    run need `history_baseline`, else they are an error or, when not required, merged without a comparison.
     """
     if not shards:
         raise MergeError("no shard reports given")

@@ -1,8 +1,5 @@
-"""The baseline file a merge of shards compares with: which file, read and checked by its hash.
-
-The shards record the baseline's path, SHA-256 and name (`settings.baseline`); the merge reads that
-file again, or the one `--baseline` names, and refuses one whose bytes are not the recorded ones.
-"""
+"""The baseline file a merge of shards compares with (the shards' or `--baseline`'s), read again and
+refused unless its bytes match the SHA-256 the shards recorded."""
 
 from __future__ import annotations
 

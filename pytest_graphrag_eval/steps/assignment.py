@@ -1,9 +1,5 @@
-"""Maximum-weight one-to-one assignment (the Hungarian method, O(n^2 m)).
-
-Matching a reference group to actual steps must use each actual step at most
-once and should find the best total, which greedy first-come matching misses
-when two reference steps compete for the same actual step.
-"""
+"""Maximum-weight one-to-one assignment (the Hungarian method, O(n^2 m)), which greedy matching
+misses when two reference steps compete for one actual step."""
 
 from __future__ import annotations
 
@@ -11,10 +7,7 @@ from collections.abc import Sequence
 
 
 def max_weight_assignment(weights: Sequence[Sequence[int]]) -> dict[int, int]:
-    """{row: column} maximising the summed integer weights; pairs of weight <= 0 are left out.
-
-    `weights` is a rectangular rows x columns table of non-negative integers.
-    """
+    """{row: column} maximising the summed non-negative integer weights; pairs of weight <= 0 are left out."""
     rows = len(weights)
     columns = len(weights[0]) if rows else 0
     if not rows or not columns:

@@ -1,20 +1,8 @@
 """Rows equal up to blank-node renaming: the SPARQL results equivalence, in one place.
 
-A blank-node label means nothing outside its result document, so two results are the same answer
-when one renaming of blank nodes - a bijection, the same across every row and column - makes their
-rows agree (as sets, multisets or sequences: the step's row mode). `(_:a, _:a)` and `(_:b, _:c)`
-are never equal. Results without blank nodes never come here (`SparqlTable.blank_nodes`).
-
-How: rows with no blank node must agree as they are; for the rest, every blank node of both sides
-gets a colour by refinement (1-dimensional Weisfeiler-Leman, as the graph comparison uses): its
-rows, with the other blank nodes in them written as their colours, until no colour splits. A
-renaming must map a blank node to one of the same colour, so different colour counts decide
-"different". Within each colour the blank nodes are first paired in label order (interchangeable
-ones - one blank node per row, say - are matched at once); when that pairing fails and some colour
-holds several blank nodes, one is fixed against each candidate in turn and the colours refined
-again (individualisation-refinement), depth first. That search is bounded by WORK_BOUND row visits:
-past it the comparison is `UNDECIDED`, which counts as not equal and is said so in failure reports
-(docs/steps.md). Ordered rows need no search: row i must map to row i.
+Blank nodes are coloured by refinement (1-dimensional Weisfeiler-Leman), then paired within colours
+by a search bounded by WORK_BOUND row visits; past it the answer is `UNDECIDED`, counted as not equal
+and said so in failure reports (docs/steps.md).
 """
 
 from __future__ import annotations
@@ -50,10 +38,8 @@ BLANK = _Marker()
 
 
 def collapsed(column: Sequence[Term]) -> tuple[Hashable, ...]:
-    """The column with every blank node replaced by one marker: what any renaming leaves unchanged.
-
-    Equal collapsed columns (as sequences, sets or multisets) are necessary for equal columns up
-    to renaming, so the column search can prune on them as it does on ground columns."""
+    """The column with every blank node replaced by one marker: what any renaming leaves unchanged,
+    so the column search can prune on it."""
     return tuple([BLANK if type(term) is BlankNode else term for term in column])
 
 
@@ -75,10 +61,8 @@ def equivalent_rows(
 def pairing(
     reference: Sequence[Row], actual: Sequence[Row], *, ordered: bool, distinct: bool
 ) -> dict[BlankNode, BlankNode]:
-    """One renaming of the reference's blank nodes onto the actual's, for counting shared rows when
-    the results differ (partial credit, failure reports): in order for ordered rows; else the first
-    pairing the equivalence search tries (same colour, label order). A blank node with no partner is
-    left out, and so shares no row."""
+    """One renaming of the reference's blank nodes onto the actual's (the first the equivalence search
+    tries), for counting shared rows when the results differ; a blank node without partner shares no row."""
     if ordered:
         found: dict[BlankNode, BlankNode] = {}
         taken: set[BlankNode] = set()
@@ -130,11 +114,7 @@ _BlankRow = tuple[Row, int, int, tuple[int, ...], list[tuple[int, tuple[int, ...
 
 
 class _Search:
-    """Colour refinement and a bounded individualisation search over the rows holding blank nodes.
-
-    Blank nodes are numbered (the reference's first, then the actual's: labels are per side) and
-    colours are lists indexed by those numbers; each row's ground part is interned once.
-    """
+    """Colour refinement and a bounded individualisation search over the rows holding blank nodes."""
 
     def __init__(
         self,

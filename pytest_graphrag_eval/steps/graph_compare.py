@@ -1,13 +1,5 @@
-"""CONSTRUCT and DESCRIBE outputs compared as RDF graphs, equal up to blank-node renaming.
-
-A reference step whose `output_media_type` is an RDF syntax (N-Triples,
-Turtle, JSON-LD, RDF/XML) matches an actual step of the same name whose output
-is the same graph: same triples, blank nodes named anything. Triple order,
-prefixes, whitespace and the syntax itself do not matter: the actual output is
-read in the actual step's own `output_media_type` when it names an RDF syntax,
-else in the reference's. graphrag-eval compares these outputs as identical
-strings.
-"""
+"""CONSTRUCT and DESCRIBE outputs compared as RDF graphs, equal up to blank-node renaming, whatever
+the syntax, order or prefixes (graphrag-eval compares them as strings)."""
 
 from __future__ import annotations
 
@@ -62,11 +54,8 @@ def graph_output_score(reference_step: Mapping[str, Any], actual_step: Mapping[s
 
 
 def graph_difference(reference: RdfGraph, actual: RdfGraph) -> GraphDifference:
-    """The reference's triples the actual graph lacks, and the actual graph's triples the reference lacks.
-
-    Triples linked by blank nodes are compared as one group (see formats/rdf_graphs.py):
-    a group differing in one triple is listed whole on both sides.
-    """
+    """The reference's triples the actual graph lacks, and the actual's the reference lacks; a
+    blank-node-linked group differing in one triple is listed whole on both sides."""
     expected, got = Counter(reference.parts), Counter(actual.parts)
     shared = sum(len(part_triples(key)) * count for key, count in (expected & got).items())
     return GraphDifference(
@@ -81,13 +70,7 @@ def graph_difference(reference: RdfGraph, actual: RdfGraph) -> GraphDifference:
 def explain_graph_mismatch(
     reference_step: Mapping[str, Any], actual_step: Mapping[str, Any], *, limit: int = DEFAULT_LIMIT
 ) -> dict[str, Any]:
-    """Why an actual output is not the reference graph, JSON-friendly; never raises for bad agent output.
-
-    Keys: `matched`, `reason`, and when both sides parse `reference_triple_count`,
-    `actual_triple_count`, `missing_triples` / `extra_triples` (at most `limit`
-    N-Triples lines each; blank nodes are renamed per group, `_:m1b0` on the
-    missing side, `_:x1b0` on the extra side) and their `*_total` counts.
-    """
+    """Why an actual output is not the reference graph, JSON-friendly; never raises for bad agent output."""
     try:
         expected = graph_expectation(reference_step)
     except ValueError as error:

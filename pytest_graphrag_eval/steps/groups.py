@@ -1,19 +1,5 @@
-"""Matching reference step groups to the actual steps, and the steps score.
-
-Within a group the steps may run in any order, so a group is matched as a
-whole: the one-to-one assignment of its steps to actual steps with the
-largest summed match score wins; among equally good assignments the one using
-later actual steps is preferred (the agent's final steps are what it based its
-answer on).
-
-- `last_group` (default, as graphrag-eval): only the last group is matched,
-  against all actual steps; steps_score = summed scores / group size.
-- `all_groups`: groups are matched from last to first; each earlier group may
-  only use actual steps executed before the earliest step matched by the group
-  after it. Matching stops after the first group that is not fully matched
-  (it keeps its partial score); groups never reached score 0. steps_score is
-  the mean over all groups of summed scores / group size.
-"""
+"""Matching reference step groups to the actual steps, and the steps score (`steps_scope` rules:
+docs/steps.md); among equally good assignments later actual steps win, as the agent answered from them."""
 
 from __future__ import annotations
 
@@ -58,11 +44,8 @@ def score_steps(
     *,
     parse: MemoizedParser | None = None,
 ) -> StepsOutcome:
-    """Match the reference groups to the actual steps and compute the steps score.
-
-    `known_tables` are SPARQL outputs parsed already (text -> table), such as `Question.reference_tables`;
-    or `parse`, a parser already used for this question (its tables and comparisons are reused).
-    """
+    """Match the reference groups to the actual steps and compute the steps score, reusing
+    `known_tables` or `parse` when given."""
     if scope not in SCOPES:
         raise ValueError(f"steps scope must be one of {', '.join(SCOPES)}, got {scope!r}")
     if not reference_steps:
@@ -121,11 +104,8 @@ def mark_matches(
     actual_steps: Sequence[Mapping[str, object]],
     matches: Sequence[StepMatch],
 ) -> list[list[dict[str, Any]]]:
-    """A deep copy of the reference groups with `matches: <actual step id>` on matched steps.
-
-    An actual step without an `id` is named by its position, `actual_steps[i]`.
-    A stale `matches` key in the input (e.g. a previous result used as corpus) is dropped.
-    """
+    """A deep copy of the reference groups with `matches: <actual step id>` on matched steps (stale
+    `matches` dropped)."""
     marked = [[_without_matches(step) for step in group] for group in reference_steps]
     for match in matches:
         actual = actual_steps[match.actual_index]

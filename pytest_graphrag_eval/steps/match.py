@@ -1,34 +1,6 @@
-"""Match score of one reference step against one actual step.
+"""Match score of one reference step against one actual step (the rules: docs/steps.md).
 
-Only a successful actual step (`status: success`) can match. The first rule
-that applies decides the score:
-
-1. reference step `iri_discovery` (whatever its media type, e.g. `text/uri`)
-   - 1 when its IRI is bound as an IRI in the results of an actual
-   `autocomplete_search` or `sparql_query` step (or written `<iri>` in a
-   non-JSON query output), or an actual `iri_discovery` step outputs exactly
-   that IRI.
-2. the step names differ - 0.
-3. `retrieve_time_series` / `retrieve_data_points` - 1 when the call's
-   arguments agree (timeseries.py).
-4. `output_media_type: application/sparql-results+json` - SPARQL result
-   comparison, 0 or 1 (sparql_compare.py).
-5. `output_media_type` an RDF syntax (N-Triples, Turtle, JSON-LD, RDF/XML:
-   CONSTRUCT and DESCRIBE outputs) - 1 when both outputs are the same RDF
-   graph up to blank-node renaming (graph_compare.py).
-6. `output_media_type: application/json` - 1 when both outputs are the same
-   JSON value (text is parsed; true is not 1; 1 equals 1.0).
-7. reference step `retrieval` - the step recall: relevant documents among the
-   first k retrieved, divided by min(k, number relevant), so an agent that
-   fills all k slots with relevant documents matches fully (graphrag-eval 6.x).
-   k is the actual step's `args.k`, else the reference step's; with neither,
-   plain recall over everything retrieved. The `retrieval_*` IR metrics keep
-   the trec_eval definitions (retrieval/metrics.py).
-8. otherwise 1 when the outputs are the same value (text, number, JSON
-   object or list; a missing output equals null).
-
-An actual output that cannot be read (not JSON, not SPARQL results, not a
-document list) scores 0; nothing about an agent's output raises.
+An actual output that cannot be read scores 0; nothing about an agent's output raises.
 """
 
 from __future__ import annotations
@@ -69,12 +41,7 @@ def step_match_score(
     actual_step: Mapping[str, object],
     parse: ResultsParser = parse_sparql_results,
 ) -> float:
-    """Score in [0, 1]; only recall@k of retrieval steps takes values between 0 and 1.
-
-    The reference step must be valid (see `reference_step_problem`); an invalid
-    one raises ValueError. `parse` reads SPARQL results (pass a `MemoizedParser()`
-    when scoring many pairs).
-    """
+    """Score in [0, 1]; the reference step must be valid (see `reference_step_problem`), else ValueError."""
     if actual_step.get("status") != "success":
         return 0.0
     name = reference_step.get("name")

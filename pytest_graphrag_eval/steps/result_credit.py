@@ -1,15 +1,7 @@
 """Per-question partial credit: `steps_result_precision`, `steps_result_recall`, `steps_result_f1`.
 
-The result-bearing reference steps (SPARQL results, RDF graphs) of the groups
-`steps_score` covers (the last group, or every group under `all_groups`) are
-paired one-to-one with successful actual steps of the same name so that the
-summed F1 is largest (assignment.py); each step's precision, recall and F1
-come from its partner (none: 0, 0, 0), and the question's keys are their means
-over those reference steps. Step order between groups is not enforced here.
-
-An actual output that does not parse as the reference step's RDF syntax is
-reported (`unreadable`), naming the step, so a broken CONSTRUCT/DESCRIBE
-output is never just a quiet 0.
+Result-bearing reference steps in scope are paired one-to-one with same-named actual steps for the
+largest summed F1; an unreadable graph output is reported, never just a quiet 0.
 """
 
 from __future__ import annotations
@@ -61,13 +53,8 @@ def result_credit(
     parse: ResultsParser | None = None,
     matches: Sequence[StepMatch] = (),
 ) -> ResultCredit | None:
-    """Partial credit of one question; None when its scored groups hold no result-bearing step.
-
-    The reference steps must be valid (`Question.reference_problems` is empty). `matches` are the steps
-    score's (`score_steps`), each reference step to its own actual step: when they match every SPARQL
-    reference step in scope in full (and no graph step is in scope, whose unreadable outputs are
-    reported), the credit is full without a comparison (F1 is 1 exactly on a match).
-    """
+    """Partial credit of one question, None without result-bearing steps in scope; full without a
+    comparison when the steps score's `matches` cover every SPARQL step and no graph step is in scope."""
     first = len(reference_steps) - 1 if scope == "last_group" else 0
     located = [
         (group_index, index, step)

@@ -1,29 +1,8 @@
 """Partial credit on result-bearing steps: precision, recall and F1 of one step's rows or triples.
 
-`steps_score` gives a SPARQL or graph step 0 or 1; these numbers say how close
-a wrong result came. For a SELECT step they count projected rows under the
-column mapping with the best F1 (the same one-to-one mapping of required
-columns to actual variables as the 0/1 comparison), in the step's own row mode:
-
-- unordered (default): distinct rows, as sets;
-- `ignore_duplicates: false`: rows with their repeats, as multisets;
-- `ordered: true`: the longest common subsequence of the two row sequences,
-  so rows out of order count as missing.
-
-Blank nodes: the column mapping is chosen reading every blank node as alike, then one renaming is
-fixed for the whole step (`blank_nodes.pairing`, the pairing the 0/1 comparison tries first: blank
-nodes alike in their rows, in label order; in order for ordered rows) and rows are counted under it;
-a blank node left without a partner shares no row. So F1 is 1 exactly when the results are equal up
-to blank-node renaming, as `steps_score` says.
-
-An ASK step and a step whose result has the wrong shape score all or nothing.
-A graph step counts triples (graph_compare.py). F1 is 1 exactly when the step
-matches, so these keys never contradict `steps_score`.
-
-Empty results (docs/steps.md): both empty is full credit (as GERBIL's QALD
-measures), but an empty actual result against a non-empty reference scores
-precision 0, not GERBIL's 1: a regression test must not reward an agent that
-stops answering.
+Counted under the best-F1 column mapping and one blank-node renaming, in the step's row mode, so F1
+is 1 exactly when `steps_score` matches. An empty actual result against a non-empty reference
+scores precision 0 (docs/steps.md): a test must not reward an agent that stops answering.
 """
 
 from __future__ import annotations
@@ -76,10 +55,7 @@ def counted_overlap(reference: int, actual: int, shared: int) -> Overlap:
 def sparql_overlap(
     expected: SparqlExpectation, actual: SparqlTable, parse: ResultsParser = parse_sparql_results
 ) -> Overlap:
-    """Rows of `actual` against a SPARQL reference step, under the column mapping with the best F1.
-
-    `parse`, the question's `MemoizedParser`, shares the whole-result comparison with `steps_score`.
-    """
+    """Rows of `actual` against a SPARQL reference step, under the column mapping with the best F1."""
     reference = expected.table
     matched = shared_results_match(
         parse,
@@ -107,10 +83,8 @@ def sparql_overlap(
 def one_column_overlap(
     reference_column: Sequence[Hashable], actual_columns: Sequence[Sequence[Hashable]], mode: RowMode
 ) -> Overlap:
-    """`_BestMapping`'s answer for one required column (at most MAPPING_BUDGET actual columns), found
-    the same way without its bookkeeping: a row is then its one term, so no term is numbered and no
-    row is built. Each actual column sharing a value is a complete mapping whose bound is its shared
-    rows; they are tried best bound first (ties: the first column) and the first best F1 is kept."""
+    """`_BestMapping`'s answer for one required column, without its bookkeeping: each actual column
+    sharing a value is a complete mapping, tried best bound first."""
     reference_values = set(reference_column)
     reference_size = len(reference_values) if mode is RowMode.SET else len(reference_column)
     options = []
@@ -158,15 +132,8 @@ def _blank_node_overlap(
 
 
 class _BestMapping:
-    """Branch and bound over injective column mappings, for the best F1.
-
-    A mapped pair of columns sharing no value makes every row differ, so only pairs
-    sharing values are candidates. Columns are chosen one at a time; each partial
-    mapping gets an upper bound on the rows any completion can share (reference
-    rows whose projection on the columns chosen so far the actual result also has),
-    candidates are tried best bound first, and a branch whose bound cannot beat the
-    best F1 found is cut. Exact unless MAPPING_BUDGET partial mappings were bounded.
-    """
+    """Branch and bound over injective column mappings for the best F1, bounding each partial mapping
+    by the rows a completion can share; exact unless MAPPING_BUDGET mappings were bounded."""
 
     def __init__(
         self,
@@ -268,12 +235,7 @@ def _shared(
 
 
 def longest_common_subsequence(left: Sequence[Hashable], right: Sequence[Hashable]) -> int:
-    """Length of the longest common subsequence (Hunt-Szymanski: a longest increasing subsequence).
-
-    Each element of `left` contributes the positions in `right` holding it, in
-    decreasing order; the longest strictly increasing run through them is the
-    answer. With distinct rows this takes O(n log n).
-    """
+    """Length of the longest common subsequence (Hunt-Szymanski, O(n log n) with distinct rows)."""
     positions: dict[Hashable, list[int]] = {}
     for index, item in enumerate(right):
         positions.setdefault(item, []).append(index)

@@ -18,16 +18,8 @@ if TYPE_CHECKING:
 
 
 class StepsScorer:
-    """Scores the agent's `actual_steps` against the question's `reference_steps`.
-
-    Returns nothing for a question without reference steps, `steps_score_error`
-    when its reference steps are invalid, and otherwise `steps_score` plus the
-    copy of `reference_steps` marked with `matches: <actual step id>`. A
-    response without actual steps scores 0. When the scored groups hold SPARQL
-    or graph steps, `steps_result_precision` / `_recall` / `_f1` give partial
-    credit on their rows or triples (result_credit.py), and `steps_output_error`
-    names each actual CONSTRUCT/DESCRIBE output that is not valid RDF.
-    """
+    """Scores the agent's `actual_steps` against the question's `reference_steps`: `steps_score`, the
+    marked reference steps, partial credit, or `steps_score_error` for invalid references."""
 
     name = "steps"
     produces: ClassVar[tuple[ResultKey, ...]] = (
@@ -97,9 +89,8 @@ _PLAIN_OUTPUTS = (str, dict, type(None))
 
 
 def plainly_scorable(actual_steps: Sequence[object]) -> bool:
-    """True when neither `actual_step_problems` nor `sparql_output_problems` can find anything: every
-    step a dict with a known status and an output that is text, an object or absent (most recordings).
-    False only says that those checks must look."""
+    """True when `actual_step_problems` and `sparql_output_problems` can find nothing (most
+    recordings); False only says those checks must look."""
     for step in actual_steps:
         if (
             type(step) is not dict
@@ -115,12 +106,8 @@ def sparql_output_problems(
     actual_steps: Any,
     source: SourceLocation | None = None,
 ) -> list[str]:
-    """Actual steps named like a SPARQL reference step whose output is a number, boolean or list.
-
-    No SPARQL result is one of those (results are JSON objects, as text or parsed), so the recording
-    wrote something other than the tool's output; saying where beats a silent non-match.
-    Unreadable text stays a plain non-match: a tool can answer with an error page or Turtle.
-    """
+    """Actual steps named like a SPARQL reference step whose output is a number, boolean or list: the
+    recording wrote something other than a SPARQL result, and saying where beats a silent non-match."""
     sparql_names = {
         step.get("name")
         for group in reference_steps

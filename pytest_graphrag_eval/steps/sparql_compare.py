@@ -1,23 +1,8 @@
 """Does an actual SPARQL result carry the reference result's required columns?
 
-A SELECT result matches when some one-to-one mapping from the required
-columns to the actual variables makes the projected rows agree: as sequences
-(`ordered`), as sets (default), or as multisets (`ignore_duplicates: false`).
-Variable names never matter; extra actual variables never hurt.
-
-Search: every mode implies that each mapped column pair holds the same values
-(same set, same multiset, or same sequence), so a column's *signature* - that
-value collection - is computed once per column and a required column may only
-map to actual columns with an equal signature. The remaining, usually tiny,
-candidate space is searched depth-first; each partial mapping is checked by
-comparing projected rows, identical actual columns are tried once, and a
-complete mapping is confirmed by comparing whole projected rows (tuples, never
-joined strings). Cost is about linear in rows for realistic results.
-
-Blank nodes (a table's `blank_nodes`): their labels mean nothing across results, so signatures and
-prefix checks read every blank node as one marker (`blank_nodes.collapsed`), and a complete mapping
-is accepted only when one renaming of blank nodes makes the projected rows agree
-(`blank_nodes.equivalent_rows`). Tables without blank nodes take the paths above unchanged.
+A required column maps only to actual columns with an equal value collection (its signature), so
+the remaining depth-first search is tiny and cost about linear in rows. Blank nodes are collapsed
+for signatures and a complete mapping must pass `blank_nodes.equivalent_rows`.
 """
 
 from __future__ import annotations
@@ -78,12 +63,8 @@ def results_match(
     ordered: bool = False,
     ignore_duplicates: bool = True,
 ) -> bool:
-    """True when `actual` matches `reference` on `required_columns` (see the module docstring).
-
-    ASK results compare their booleans. When either result has no rows, they
-    match only if both are empty and `actual` has at least as many variables
-    as there are required columns; with no required columns any rows match.
-    """
+    """True when `actual` matches `reference` on `required_columns`; empty results match only when both
+    are empty and `actual` has enough variables."""
     if reference.is_ask or actual.is_ask:
         return reference.boolean == actual.boolean
     if actual is reference and _distinct_variables_of(required_columns, reference):
@@ -105,11 +86,8 @@ def results_match(
 def _agree_by_name(
     reference: SparqlTable, actual: SparqlTable, required_columns: Sequence[str], mode: RowMode
 ) -> bool:
-    """Whether mapping each required column to the actual variable of the same name makes the rows agree.
-
-    That mapping is one the search would accept (distinct names make it one-to-one), so a yes is the
-    search's answer; it is tried first because agents usually keep the names the query gave.
-    """
+    """Whether same-named columns make the rows agree: a mapping the search would accept, tried first
+    since agents usually keep the query's names."""
     if not _distinct_variables_of(required_columns, actual):
         return False
     projected = rows_collection([actual.column(name) for name in required_columns], actual.row_count, mode)
@@ -132,12 +110,8 @@ def shared_results_match(
     ordered: bool = False,
     ignore_duplicates: bool = True,
 ) -> bool:
-    """`results_match`, computed once per pair of tables for every caller sharing `parse`.
-
-    `steps_score` and the partial credit compare the same reference and actual results of a
-    question; with one `MemoizedParser` between them the second asks the first's answer. The
-    memo holds the tables, so the ids in its keys stay theirs while it lives.
-    """
+    """`results_match`, computed once per pair of tables for every caller sharing `parse` (the memo
+    holds the tables, so the ids in its keys stay theirs)."""
     if not isinstance(parse, MemoizedParser):
         return results_match(
             reference, actual, required_columns, ordered=ordered, ignore_duplicates=ignore_duplicates
@@ -159,11 +133,8 @@ def find_column_mapping(
     mode: RowMode,
     outcomes: list[Equivalence] | None = None,
 ) -> dict[str, str] | None:
-    """A mapping {required column: actual variable} under which the rows agree, or None.
-
-    Both results must be SELECT results with at least one row. With blank nodes, `outcomes` (when
-    given) collects how each complete mapping tried came out (equal, different, undecided).
-    """
+    """A mapping {required column: actual variable} under which the rows agree, or None; `outcomes`
+    collects how each complete blank-node mapping came out."""
     if len(required_columns) > len(actual.variables):
         return None
     if mode is not RowMode.SET and reference.row_count != actual.row_count:
@@ -254,12 +225,8 @@ def _blank_node_mapping(
 def encode_column(
     column: Sequence[Hashable], codes: dict[Hashable, int], fresh: Iterator[int]
 ) -> tuple[int, ...]:
-    """The column with each term replaced by its number in `codes` (equal terms, equal numbers).
-
-    Decimal terms hash slowly and every projection rehashes them; small ints hash at once. A term
-    seen first takes the next number of `fresh` (shared by every column of one comparison, so no
-    number is given twice); the loop runs in C (`map` over `dict.setdefault`).
-    """
+    """The column with each term replaced by its number in `codes`: small ints hash at once where
+    Decimals hash slowly; `fresh` is shared by one comparison's columns."""
     return tuple(map(codes.setdefault, column, fresh))
 
 
@@ -274,11 +241,7 @@ def signature_candidates(
 
 
 class _MappingSearch:
-    """Depth-first search for an injective column mapping, pruned by projected-row checks.
-
-    `accept`, when given, must also approve a complete mapping; `alike` are the columns whose
-    identical content makes actual columns interchangeable (by default the searched ones).
-    """
+    """Depth-first search for an injective column mapping, pruned by projected-row checks."""
 
     def __init__(
         self,

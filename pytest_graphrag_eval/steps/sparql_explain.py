@@ -1,9 +1,5 @@
-"""Why an actual SPARQL result does not match a reference step: data for failure reports.
-
-Blank nodes show as `_:label` (each side's own labels). Results holding them are compared up to one
-renaming (steps/blank_nodes.py): a match says "the rows agree up to blank-node renaming", and the
-rows listed as missing and extra are those left over under the renaming partial credit uses.
-"""
+"""Why an actual SPARQL result does not match a reference step: data for failure reports (blank
+nodes as `_:label`, rows left over under partial credit's renaming)."""
 
 from __future__ import annotations
 
@@ -53,30 +49,11 @@ def explain_sparql_mismatch(
     sides: Sides = AGENT_RESULT,
     parse: ResultsParser = parse_sparql_results,
 ) -> dict[str, Any]:
-    """Compare one actual output with a SPARQL reference step and say what differs.
+    """Compare one actual output with a SPARQL reference step and say what differs, JSON-friendly.
 
-    Never raises for a bad actual output. Returns a JSON-friendly dict:
-
-    - `matched` (bool) and `reason` (one sentence);
-    - `mode`: "ordered", "unordered" or "unordered, duplicates count";
-    - `required_columns` (reference names) and `actual_variables`;
-    - `column_mapping`: {required column: actual variable} - the mapping that
-      matched, else the best partial one (columns sharing the most values);
-      `unmapped_columns`: required columns with no partner;
-    - `reference_row_count`, `actual_row_count`;
-    - `missing_rows`: reference rows (dicts over the required columns) absent
-      from the actual result when compared on the mapped columns; `extra_rows`:
-      actual rows (dicts over the mapped actual variables, or all variables when
-      none mapped) absent from the reference; each list holds at most `limit`
-      rows, `missing_rows_total` / `extra_rows_total` give the full counts
-      (with multiplicity when duplicates count);
-    - `first_differing_row` (ordered mode, 0-based) when the rows are the same
-      but their order is not;
-    - for ASK results: `reference_boolean`, `actual_boolean`.
-
-    A reference step that is itself invalid, or an unparseable actual output,
-    yields only `matched: false` and `reason`. `parse`: a `MemoizedParser` lets a caller that
-    shows the same outputs again (the HTML report's tables) parse each once.
+    Never raises for a bad actual output: an invalid reference or unparseable output gives only
+    `matched: false` and `reason`. Row lists hold at most `limit` rows, `*_total` the full counts;
+    `parse` lets a caller showing the outputs again parse each once.
     """
     try:
         expected = sparql_expectation(reference_step, parse)

@@ -1,23 +1,6 @@
-"""Time-series tool steps: `retrieve_time_series` and `retrieve_data_points`.
-
-These steps are judged on their arguments, not their output (the data a
-time-series store returns changes from one run to the next), with the
-graphrag-eval 6.x semantics:
-
-- `retrieve_time_series`: when the reference names `mrid` (one id or a list,
-  order free), the actual `mrid` must name the same ids and, if the reference
-  sets a `limit`, the same limit. A reference without `mrid` expects an actual
-  step without `mrid` and with the same `limit`.
-- `retrieve_data_points`: `external_id` and `aggregates` (one or a list, order
-  free), `granularity` (`1h`, `1hour`, `1hours` are the same), `limit`, and the
-  `start` / `end` times must agree. A relative time (`now`, `15m-ago`,
-  `2d-ahead`; units s, m, h, d, w) is anchored at the actual step's
-  `execution_timestamp`; a relative reference time accepts an absolute actual
-  time within `TIME_TOLERANCE_SECONDS`, but an absolute reference time never
-  accepts a relative actual one.
-
-An actual step whose arguments cannot be read scores 0; nothing here raises on
-agent output.
+"""Time-series tool steps (`retrieve_time_series`, `retrieve_data_points`), judged on their
+arguments with graphrag-eval 6.x semantics (docs/steps.md), since the data returned changes
+between runs. Unreadable arguments score 0; nothing here raises on agent output.
 """
 
 from __future__ import annotations
@@ -61,11 +44,8 @@ def data_points_score(reference_step: Mapping[str, object], actual_step: Mapping
 
 
 def wrong_arguments(reference_step: Mapping[str, object], actual_step: Mapping[str, object]) -> list[str]:
-    """The reference arguments an actual call got wrong, as `field: expected X, got Y` lines.
-
-    The scores above are 1 exactly when this is empty, so a failure report
-    names the very fields that made the step miss.
-    """
+    """The reference arguments an actual call got wrong, as `field: expected X, got Y` lines; empty
+    exactly when the step matches."""
     expected, actual = reference_step["args"], actual_step.get("args")
     assert isinstance(expected, Mapping), "reference_step_problem refuses a time-series step without args"
     if not isinstance(actual, Mapping):
@@ -97,11 +77,8 @@ def _wrong_time_series_fields(expected: Mapping[str, object], actual: Mapping[st
 
 
 def times_agree(reference: object, actual: object, anchor: datetime | None) -> bool:
-    """Whether an actual start/end time satisfies the reference one.
-
-    Without an anchor (no readable `execution_timestamp`) a relative time can
-    only equal the very same relative text.
-    """
+    """Whether an actual start/end time satisfies the reference one; without an anchor, a relative
+    time equals only the same text."""
     if reference is None or actual is None:
         return reference is None and actual is None
     reference_relative, actual_relative = _is_relative(reference), _is_relative(actual)

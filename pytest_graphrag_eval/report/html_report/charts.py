@@ -1,9 +1,5 @@
-"""Chart geometry for server-side SVG: histograms, score bars and delta bars with intervals.
-
-The charts are computed here and drawn by the template as plain SVG, so the
-page needs no charting script, prints sharply and takes its colours from CSS
-(light and dark mode alike).
-"""
+"""Chart geometry for server-side SVG, so the page needs no charting script, prints sharply and
+takes its colours from CSS."""
 
 from __future__ import annotations
 
@@ -94,18 +90,15 @@ def histogram(values: Sequence[float | None], *, unit_interval: bool) -> Histogr
 def group_histograms(
     values: Sequence[float | None], groups: Mapping[str, Sequence[int]], *, unit_interval: bool
 ) -> dict[str, Histogram]:
-    """`histogram` of all `values` ("") and of each group's (its positions in `values`).
-
-    A score's bins are the same tenths for every group, so each value's bin is found once.
-    """
+    """`histogram` of all `values` ("") and of each group's; the bins are the same tenths for every
+    group, so each value's bin is found once."""
     if not unit_interval:
         charts = {"": histogram(values, unit_interval=False)}
         for name, members in groups.items():
             charts[name] = histogram([values[index] for index in members], unit_interval=False)
         return charts
     last = UNIT_BINS - 1
-    # `_bin_index` on the tenths: (value - 0.0) / 1.0 * 10 is value * 10, to the last bit. Scores take
-    # few distinct values (0, 1, halves...): each one's bin is worked out once.
+    # `_bin_index` on the tenths is value * 10, exactly; scores take few distinct values, each binned once.
     tenth = {value: min(max(int(value * UNIT_BINS), 0), last) for value in set(values) if value is not None}
     bins = [-1 if value is None else tenth[value] for value in values]
     charts = {"": _unit_histogram(values, bins, range(len(values)))}

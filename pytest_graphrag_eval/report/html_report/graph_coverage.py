@@ -1,10 +1,5 @@
-"""The graph's coverage as the HTML pages show it: the report's Coverage tab (`--graphrag-graph-coverage`)
-and the page of `graphrag-eval-corpus coverage --html` (`graph_coverage_page.py`), one macro for both
-(`templates/graph_coverage.html.j2`).
-
-Both read the coverage's JSON form (`generate.coverage.Coverage.to_dict`, kept in a report as
-`metadata.graph_coverage`); every IRI and template id reaches the page through Jinja's autoescape.
-"""
+"""The graph's coverage as the HTML pages show it (the report's Coverage tab and the coverage
+command's page, one macro), read from its JSON form; IRIs and ids reach the page autoescaped."""
 
 from __future__ import annotations
 

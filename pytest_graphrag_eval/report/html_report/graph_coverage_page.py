@@ -1,8 +1,5 @@
-"""The page `graphrag-eval-corpus coverage --html` writes: the report's Coverage section on its own.
-
-It loads nothing: its one inline style is pinned by hash in a Content-Security-Policy that allows no
-request, as the report's page is.
-"""
+"""The page `graphrag-eval-corpus coverage --html` writes, under the report's Content-Security-Policy
+that allows no request."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The HTML report's history view, computed from the report's `history` section as plain dataclasses.
-
-A trend chart per gated value (each run a point, this run last, the least-squares line of a trend
-gate's window, a level gate's limit as a dashed line, and a mark wherever the corpus, the graph, the
-responses or the settings changed from the run before), and the flaky questions with their outcome
-strip. The geometry is computed here and drawn by the template as SVG, like the other charts.
-"""
+"""The HTML report's history view (trend charts with gate lines and change marks, flaky questions),
+computed from the report's `history` section as plain dataclasses the template draws as SVG."""
 
 from __future__ import annotations
 

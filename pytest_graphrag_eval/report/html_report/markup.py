@@ -1,14 +1,8 @@
 """The markup a page repeats by the thousand, written in Python rather than in the Jinja templates.
 
-A change table has a row per template and metric, the distributions a histogram per template and
-metric, the overview a score bar per template and metric, and the regressed and fixed lists an entry
-per question with its changed scores: 3,000 rows, 2,300 histograms, 1,500 bars, 2,100 entries and
-16,000 score changes for 10,000 questions over 250 templates. In Jinja they took two thirds of the
-page's render time (about 50 µs a delta row: every expression, filter and `.get` is a call through
-Jinja's runtime). Here each is one function returning `Markup`, every value that may hold markup
-characters passed through markupsafe's `escape` (and a link through Jinja's own `urlencode`) as the
-template did, so the page is the one the templates wrote, byte for byte. The rest of the page stays
-in the templates, which call these as globals."""
+In Jinja these rows, bars and histograms took two thirds of a 10,000-question page's render time.
+Every value that may hold markup goes through markupsafe's `escape` (links through Jinja's
+`urlencode`), so the page is byte for byte the one the templates wrote."""
 
 from __future__ import annotations
 
@@ -36,10 +30,8 @@ _TICK_Y = HIST_HEIGHT + 13
 
 
 def delta_row(row: DeltaRow, style: str) -> Markup:
-    """One row of a change table: baseline, current, delta and its bar with the interval, p, pairs.
-
-    `style` "pct": the outcome row, its rates in percent and its deltas in percentage points.
-    """
+    """One row of a change table: baseline, current, delta and its bar with the interval, p, pairs;
+    `style` "pct" for the outcome row, in percent and percentage points."""
     stats, bar = row.stats, row.bar
     pct = style == "pct"
     tone = "flat" if row.neutral else bar.direction
@@ -83,10 +75,8 @@ def delta_row(row: DeltaRow, style: str) -> Markup:
 
 
 def histogram(chart: Histogram, template: str) -> Markup:
-    """One chart of a metric's card: for every question (`template` "") or one template's, hidden.
-
-    Apart from the template id, a chart's texts are counts and `fmt`'s numbers: nothing to escape.
-    """
+    """One chart of a metric's card, for every question (`template` "") or one template's, hidden;
+    its texts are counts and numbers, nothing to escape but the template id."""
     parts = [
         f'<div class="hist" data-template="{escape(template)}"{" hidden" if template else ""}>\n'
         f'  <svg viewBox="0 0 {HIST_WIDTH} {_VIEW_HEIGHT}" role="img"'
@@ -141,10 +131,7 @@ def score_changes(deltas: _ScoreDeltas) -> Markup:
 
 
 def score_bar(value: float | None, verdict: bool | None = None) -> Markup:
-    """A mean as a bar and a number, in the overview's table (a row per template: 1,500 on a page).
-
-    Green or red only for a verdict (a gate on this mean): a score nobody set a bar for stays neutral.
-    """
+    """A mean as a bar and a number in the overview's table; green or red only for a gated mean."""
     if value is None:
         return Markup('<span class="muted">–</span>')
     tone = "" if verdict is None else " pass" if verdict else " fail"

@@ -1,9 +1,5 @@
-"""Which numbers of a report are quality scores, which are usage, and how a question ended.
-
-The report stores every numeric result key side by side; the page needs to
-know which of them are scores in [0, 1] (drawn as bars, filtered on) and which
-are counts, tokens, seconds or dollars (summed as costs).
-"""
+"""Which numbers of a report are quality scores (drawn as bars), which are usage (summed as costs),
+and how a question ended."""
 
 from __future__ import annotations
 
@@ -55,10 +51,8 @@ def is_number(value: object) -> bool:
 
 
 def is_usage_key(key: str) -> bool:
-    """Tokens, durations, counts, dollars and spreads: summed or shown, never drawn as a score.
-
-    The roles are the scorers' declarations (`result_keys.CATALOGUE`), suffixes for undeclared keys.
-    """
+    """Tokens, durations, counts, dollars and spreads, by the scorers' declarations
+    (`result_keys.CATALOGUE`), else by suffix: summed or shown, never drawn as a score."""
     return CATALOGUE.role(key) != "score"
 
 

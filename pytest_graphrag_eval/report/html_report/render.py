@@ -1,10 +1,7 @@
 """Render a JSON report as one self-contained HTML file and write it atomically.
 
-Jinja2 renders the page with autoescaping on; the report data travels in
-`<script type="application/json">` blocks through Jinja's `tojson`, which
-escapes `<`, `>`, `&` and `'`, so an agent answer holding `</script>` stays
-data. The page's own script and style are inlined and pinned by hash in a
-Content-Security-Policy that allows no network request at all.
+Autoescaping is on and data travels in JSON script blocks through `tojson`, so an agent answer
+holding `</script>` stays data; script and style are pinned by hash in a CSP allowing no request.
 """
 
 from __future__ import annotations
@@ -72,13 +69,8 @@ def detail_lines(details: Sequence[object]) -> bytes:
 
 
 def pack_lines(data: bytes) -> str:
-    """Every question's drill-down (`detail_lines`' text), gzip-compressed, in base64.
-
-    About a tenth of the plain size. The page inflates it with the browser's own
-    DecompressionStream when a question is first opened, splits the lines and parses only the
-    question shown. JSON text holds no raw newline, base64 cannot close a script element, and
-    level 6 with mtime 0 keeps the output reproducible.
-    """
+    """Every question's drill-down, gzip-compressed in base64 (about a tenth of the plain size), which
+    the page inflates when a question is first opened; mtime 0 keeps the bytes reproducible."""
     packed = io.BytesIO()
     text = memoryview(data)
     with GZIP_WRITER(fileobj=packed, mode="wb", compresslevel=6, mtime=0) as stream:
@@ -102,9 +94,8 @@ def page_bytes(report: ReportDocument) -> bytes:
 
 
 def _utf8(text: str) -> bytes:
-    """UTF-8, with a lone surrogate (untrusted text from a broken decoder, which UTF-8 cannot hold)
-    written as its `\\udXXX` escape: inside the page's JSON blocks that is the same text again, and
-    in its visible text it shows what was there instead of the page failing to be written."""
+    """UTF-8, with a lone surrogate from untrusted text written as its `\\udXXX` escape, which reads
+    back as the same text in the page's JSON and shows what was there in its visible text."""
     return text.encode("utf-8", "backslashreplace")
 
 

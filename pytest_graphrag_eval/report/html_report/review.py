@@ -1,11 +1,6 @@
-"""The HTML report's review view: the judge's calibration, the review queue, and a form whose
-verdicts the page turns into a reviews file to download (no server, no network). The queue's
-questions and answers travel as encoded data the page's script lays out, never as markup.
-
-The page carries the reviews that decided questions in this run (`existing`): the downloaded file
-holds them and the new verdicts, so it replaces the repository's reviews file whole; reviews that
-lapsed are left out (their answers are gone, and version control keeps them).
-"""
+"""The HTML report's review view: calibration, queue, and a form whose verdicts become a reviews file
+to download; the downloaded file holds this run's deciding reviews too, so it replaces the old one.
+Queue texts travel as encoded data, never as markup."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The step-matching table of one question, with the row diff of each unmatched SPARQL step.
-
-It is the data behind the terminal's failure report, kept structured so the page
-can draw tables: which reference step matched which actual step, and for an
-unmatched SPARQL step the closest actual result's missing and extra rows.
-"""
+"""The step-matching table of one question, with the row diff of each unmatched SPARQL step: the
+failure report's data, kept structured for the page's tables."""
 
 from __future__ import annotations
 
@@ -52,11 +48,8 @@ def clipped_text(value: object, limit: int) -> str:
 
 
 def step_table(result: Mapping[str, object], steps_scope: str) -> dict[str, object] | None:
-    """Reference steps (with their match or mismatch explanation) and actual steps of one result.
-
-    Run for every question of a page: text fields that are short text already (nearly all) are kept
-    as they are without a call.
-    """
+    """Reference steps (with their match explanation) and actual steps of one result; short text
+    fields, nearly all, are kept without a call."""
     groups = result.get("reference_steps")
     if not isinstance(groups, list) or not groups:
         return None
