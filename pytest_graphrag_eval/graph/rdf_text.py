@@ -17,13 +17,11 @@ except ImportError:  # the standard library alone
 
 
 def solutions_json(results: Any) -> str:
-    """SELECT solutions or an ASK boolean (pyoxigraph objects) as SPARQL results JSON text.
+    """SELECT solutions or an ASK boolean as SPARQL results JSON text, exactly
+    `json.dumps(json.loads(pyoxigraph's JSON), ensure_ascii=False)`: the spaced style corpora use.
 
-    Written with Python's default separators (a space after `,` and `:`), the style corpora already
-    use, so a long output folds over several lines when it is written into a YAML file: exactly
-    `json.dumps(json.loads(pyoxigraph's JSON), ensure_ascii=False)`. msgspec's formatter (`speed`
-    extra) spaces the compact text in one pass, copying strings as written, and pyoxigraph escapes as
-    `json.dumps` does: the same text, 9 us for 5 KB where a split at the quotes took 70.
+    msgspec's formatter (`speed` extra) spaces the compact text in one pass, copying strings as
+    pyoxigraph wrote them (it escapes as `json.dumps` does).
     """
     pyoxigraph = import_pyoxigraph()
     data: bytes = results.serialize(format=pyoxigraph.QueryResultsFormat.JSON)
