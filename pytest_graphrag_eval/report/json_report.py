@@ -110,16 +110,22 @@ def indented_object_parts(data: Mapping[str, object], plain_keys: Collection[str
 def _member_parts(
     members: Iterable[tuple[str, object]], plain_keys: Collection[str], *, first: bool
 ) -> list[bytes]:
-    """The parts of `indented_object_parts` for some of an object's members (`first`: they begin it)."""
+    """The parts of `indented_object_parts` for some of an object's members (`first`: they begin it).
+
+    A plain member is written as the one member of an object (`{"key": value}`) and cut out of it:
+    orjson indents it as a member, where indenting its text again afterwards was a pass over every
+    byte of the results.
+    """
     parts: list[bytes] = []
     for key, value in members:
-        encoded = indented_plain(value) if key in plain_keys else None
-        if encoded is None:
-            encoded = json_bytes(value, indent=2)
-        parts += (b"\n  " if first else b",\n  ", json_bytes(key), b": ")
-        parts.append(encoded.replace(b"\n", b"\n  "))
+        member = indented_plain({key: value}) if key in plain_keys else None
+        if member is not None:  # b'{\n  "key": ...\n}'
+            parts += (b"\n" if first else b",\n", member[2:-2])
+        else:
+            parts += (b"\n  " if first else b",\n  ", json_bytes(key), b": ")
+            parts.append(json_bytes(value, indent=2).replace(b"\n", b"\n  "))
         first = False
-        del encoded  # one copy of a large member at a time
+        del member  # one copy of a large member at a time
     return parts
 
 
