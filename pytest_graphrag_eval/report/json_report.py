@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import platform
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -102,30 +102,20 @@ def indented_object_parts(data: Mapping[str, object], plain_keys: Collection[str
     """`json_bytes(data, indent=2)` of a non-empty object in parts, the values of `plain_keys`
     written by orjson when it can.
 
-    An object indented by two spaces is each member's own indented text, its lines indented once more.
+    A member is its value's indented text with its lines indented once more; a plain one is the one
+    member of an object (`{"key": value}`) as orjson indents it, cut out of its braces, where indenting
+    its text again was a pass and a copy over every byte of the results.
     """
-    return [b"{", *_member_parts(data.items(), plain_keys, first=True), b"\n}"]
-
-
-def _member_parts(
-    members: Iterable[tuple[str, object]], plain_keys: Collection[str], *, first: bool
-) -> list[bytes]:
-    """The parts of `indented_object_parts` for some of an object's members (`first`: they begin it).
-
-    A plain member is written as the one member of an object (`{"key": value}`) and cut out of it:
-    orjson indents it as a member, where indenting its text again afterwards was a pass over every
-    byte of the results.
-    """
-    parts: list[bytes] = []
-    for key, value in members:
+    parts = [b"{"]
+    for key, value in data.items():
+        parts.append(b"\n" if len(parts) == 1 else b",\n")
         member = indented_plain({key: value}) if key in plain_keys else None
         if member is not None:  # b'{\n  "key": ...\n}'
-            parts += (b"\n" if first else b",\n", member[2:-2])
+            parts.append(member[2:-2])
         else:
-            parts += (b"\n  " if first else b",\n  ", json_bytes(key), b": ")
-            parts.append(json_bytes(value, indent=2).replace(b"\n", b"\n  "))
-        first = False
+            parts += (b"  ", json_bytes(key), b": ", json_bytes(value, indent=2).replace(b"\n", b"\n  "))
         del member  # one copy of a large member at a time
+    parts.append(b"\n}")
     return parts
 
 
