@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import platform
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -95,24 +95,19 @@ def write_json_atomic(path: Path, data: object, *, plain_keys: Collection[str] =
 
 
 def indented_object_parts(data: Mapping[str, object], plain_keys: Collection[str]) -> list[bytes]:
-    """`json_bytes(data, indent=2)` of a non-empty object in parts, the values of `plain_keys` written
-    by orjson when it can."""
-    return [b"{", *_member_parts(data.items(), plain_keys, first=True), b"\n}"]
-
-
-def _member_parts(
-    members: Iterable[tuple[str, object]], plain_keys: Collection[str], *, first: bool
-) -> list[bytes]:
-    """The parts of `indented_object_parts` for some of an object's members (`first`: they begin it)."""
-    parts: list[bytes] = []
-    for key, value in members:
-        encoded = indented_plain(value) if key in plain_keys else None
-        if encoded is None:
-            encoded = json_bytes(value, indent=2)
-        parts += (b"\n  " if first else b",\n  ", json_bytes(key), b": ")
-        parts.append(encoded.replace(b"\n", b"\n  "))
-        first = False
-        del encoded  # one copy of a large member at a time
+    """`json_bytes(data, indent=2)` of a non-empty object in parts, the values of `plain_keys`
+    written by orjson when it can: as the one member of `{key: value}`, cut out of its braces, so the
+    results' bytes are not indented again in a second pass."""
+    parts = [b"{"]
+    for key, value in data.items():
+        parts.append(b"\n" if len(parts) == 1 else b",\n")
+        member = indented_plain({key: value}) if key in plain_keys else None
+        if member is not None:  # b'{\n  "key": ...\n}'
+            parts.append(member[2:-2])
+        else:
+            parts += (b"  ", json_bytes(key), b": ", json_bytes(value, indent=2).replace(b"\n", b"\n  "))
+        del member  # one copy of a large member at a time
+    parts.append(b"\n}")
     return parts
 
 
