@@ -6,7 +6,7 @@
 The reports are built in memory as the plugin would write them (format_version 2,
 with outcomes and content hashes), in 50 templates: 5 metrics are 0/1 (McNemar),
 15 continuous (bootstrap, default resamples), so both paths and the per-template
-scopes are timed, and so is building the report section (to_dict).
+scopes are timed, and so is building the report section (to_json).
 
 The floor, measured side by side: scipy.stats.bootstrap's percentile interval of the mean
 paired difference of each continuous metric over the whole run, the same resamples, nothing
@@ -83,7 +83,7 @@ def main() -> int:
     walls, cpus, floors = [], [], []
     for _ in range(1 if args.quick else 3):
         wall, cpu = time.perf_counter(), time.process_time()
-        section = compare_reports(baseline, current, resamples=DEFAULT_RESAMPLES).to_dict()
+        section = compare_reports(baseline, current, resamples=DEFAULT_RESAMPLES).to_json()
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
         floors.append(floor_seconds(differences))
@@ -93,7 +93,7 @@ def main() -> int:
         statistics.median(floors),
     )
     print(
-        f"compare_reports + to_dict: {questions} questions, {len(section['metrics'])} metrics, {TEMPLATES} "
+        f"compare_reports + to_json: {questions} questions, {len(section['metrics'])} metrics, {TEMPLATES} "
         f"templates, {DEFAULT_RESAMPLES} resamples: {cpu_sec:.3f} s CPU, {wall_sec:.3f} s wall "
         f"(median of {len(walls)}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
     )
