@@ -20,6 +20,7 @@ from pytest_graphrag_eval.generate.instantiate import (
     execute,
     instantiate,
     rows_of,
+    unbound,
     used_names,
 )
 from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, fill_text
@@ -147,6 +148,10 @@ def generate(
         for binding in order:
             if template.sample.count is not None and len(outcome.questions) >= template.sample.count:
                 break
+            missing = unbound(binding, needed)  # before its id is compared: that id lacks the value
+            if missing is not None:
+                outcome.dropped.append(missing)
+                continue
             if binding.question_id in ids:
                 if ids[binding.question_id] != template.template_id:
                     raise template.error(
@@ -156,7 +161,7 @@ def generate(
                     )
                 outcome.duplicates += 1
                 continue
-            made = instantiate(template, header, endpoint, binding, needed)
+            made = instantiate(template, header, endpoint, binding)
             if isinstance(made, Dropped):
                 outcome.dropped.append(made)
                 continue

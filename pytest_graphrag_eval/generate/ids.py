@@ -33,7 +33,7 @@ def question_id(
     """The id of the question of `template_id` for these values.
 
     A name the row leaves unbound (an OPTIONAL column) reads as empty here: the row still gets an id,
-    under which `instantiate` drops it with its reason.
+    under which the generator drops it with its reason (`instantiate.unbound`).
     """
     if pattern is not None:
         filled = PLACEHOLDER.sub(lambda match: str(values.get(match.group(1), {}).get("value", "")), pattern)

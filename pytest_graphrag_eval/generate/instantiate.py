@@ -72,20 +72,19 @@ def bind(template: QuestionTemplate, row: Row) -> Binding:
     return Binding(row, question_id(template.template_id, template.question_id, template.parameters, row))
 
 
+def unbound(binding: Binding, needed: Collection[str]) -> Dropped | None:
+    """Why a candidate row leaving a `needed` name unbound (an OPTIONAL column) makes no question."""
+    missing = sorted(name for name in needed if name not in binding.values)
+    if not missing:
+        return None
+    return Dropped(binding.question_id, f"no value for {', '.join(missing)} in its candidate row")
+
+
 def instantiate(
-    template: QuestionTemplate,
-    header: str,
-    endpoint: SparqlEndpoint,
-    binding: Binding,
-    needed: Collection[str] | None = None,
+    template: QuestionTemplate, header: str, endpoint: SparqlEndpoint, binding: Binding
 ) -> Instance | Dropped:
-    """The question of `binding`, or why there is none; `needed` is `used_names(template)` when known."""
+    """The question of `binding` (every name it needs bound: see `unbound`), or why there is none."""
     values, ident = binding.values, binding.question_id
-    unbound = sorted(
-        name for name in (used_names(template) if needed is None else needed) if name not in values
-    )
-    if unbound:
-        return Dropped(ident, f"no value for {', '.join(unbound)} in its candidate row")
     phrasing = template.phrasings[stable_index(ident, len(template.phrasings))]
     groups: list[list[dict[str, Any]]] = []
     answer_rows: list[Row] = []
