@@ -6,7 +6,6 @@ list of reference alternatives keeps the best F1, as the deterministic metrics d
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from pytest_graphrag_eval.answers.claims import ClaimCounts, parse_claim_counts
@@ -16,6 +15,7 @@ from pytest_graphrag_eval.answers.metric import (
     LLMJudgedMetric,
     MetricOutcome,
     blank_input_error,
+    gather_all,
 )
 from pytest_graphrag_eval.answers.prompts import DATA_RULE
 from pytest_graphrag_eval.llm.judge import Judge, Usage
@@ -72,22 +72,17 @@ class LLMCorrectness(LLMJudgedMetric):
             return MetricOutcome({"answer_judge": self.label, self.error_key: problem}, usage)
         assert inputs.actual_answer is not None
         references = [text for text in inputs.references() if text.strip()]
-        verdicts = await asyncio.gather(
-            *(
-                self._judge(inputs.question, reference, inputs.actual_answer, repeat, usage)
-                for reference in references
-            ),
-            return_exceptions=True,
-        )
         keys: dict[str, Any] = {"answer_judge": self.label}
-        counts: list[ClaimCounts] = []
-        for verdict in verdicts:
-            if isinstance(verdict, JudgeFailure):
-                keys[self.error_key] = str(verdict)
-                return MetricOutcome(keys, usage)
-            if isinstance(verdict, BaseException):
-                raise verdict
-            counts.append(verdict)
+        try:
+            counts = await gather_all(
+                *(
+                    self._judge(inputs.question, reference, inputs.actual_answer, repeat, usage)
+                    for reference in references
+                )
+            )
+        except JudgeFailure as failure:
+            keys[self.error_key] = str(failure)
+            return MetricOutcome(keys, usage)
         best = max(counts, key=lambda claim_counts: claim_counts.f1)  # max keeps the first of equals
         keys.update(best.as_keys())
         return MetricOutcome(keys, usage)

@@ -5,9 +5,10 @@ Metrics never raise for a bad agent answer or judge reply; they put the reason i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from pytest_graphrag_eval.answers.conversation import ask_json
 from pytest_graphrag_eval.llm.judge import Judge, Usage
@@ -86,6 +87,14 @@ def blank_input_error(inputs: AnswerInputs, *, reference: bool) -> str | None:
     if reference and not any(text.strip() for text in inputs.references()):
         return "the reference answer is empty"
     return None
+
+
+async def gather_all(*calls: Awaitable[T]) -> list[T]:
+    """The results of `calls` run together; once all have ended, the first failure in call order."""
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    if failure := next((result for result in results if isinstance(result, BaseException)), None):
+        raise failure
+    return cast(list[T], results)
 
 
 class LLMJudgedMetric:

@@ -6,7 +6,6 @@ generation flagged the answer noncommittal (ragas 0.2's rule).
 
 from __future__ import annotations
 
-import asyncio
 import math
 import statistics
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from pytest_graphrag_eval.answers.metric import (
     LLMJudgedMetric,
     MetricOutcome,
     blank_input_error,
+    gather_all,
 )
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
 from pytest_graphrag_eval.llm import LLMError
@@ -106,7 +106,7 @@ class NativeRelevance(LLMJudgedMetric):
             raise JudgeFailure(problem)
         assert inputs.actual_answer is not None
         prompt = data_block("actual_answer", inputs.actual_answer)
-        generations = await asyncio.gather(
+        generated = await gather_all(
             *(
                 self.ask(
                     SYSTEM_MESSAGE,
@@ -118,14 +118,8 @@ class NativeRelevance(LLMJudgedMetric):
                     cache_key_extra=f"relevance:{repeat}:{index}",
                 )
                 for index in range(self.questions)
-            ),
-            return_exceptions=True,
+            )
         )
-        generated: list[GeneratedQuestion] = []
-        for generation in generations:
-            if isinstance(generation, BaseException):
-                raise generation
-            generated.append(generation)
         try:
             embedded = await self.client.embed(
                 [inputs.question, *(item.text for item in generated)], model=self.embedding_model

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_format
-from pytest_graphrag_eval.answers.metric import LLMJudgedMetric
+from pytest_graphrag_eval.answers.metric import LLMJudgedMetric, gather_all
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
 from pytest_graphrag_eval.answers.result_keys import RETRIEVAL_JUDGE_KEYS
 from pytest_graphrag_eval.llm.judge import Judge, Usage
@@ -220,10 +220,8 @@ class RetrievalJudgeScorer(LLMJudgedMetric):
 
     async def _judge(self, question: str, judgment: Judgment, usage: Usage) -> dict[str, Any]:
         prefix = f"retrieval_{judgment.side}_"
-        if judgment.contexts is None:
-            return {f"{prefix}{measure}_error": judgment.problem for measure in ("recall", "precision")}
-        if not judgment.reference.strip():
-            problem = "the reference is empty"
+        if judgment.contexts is None or not judgment.reference.strip():
+            problem = judgment.problem or "the reference is empty"  # a step's problem comes first
             return {f"{prefix}{measure}_error": problem for measure in ("recall", "precision")}
         if not judgment.contexts:
             return {f"{prefix}recall": 0.0, f"{prefix}precision": 0.0, f"{prefix}f1": 0.0}
@@ -256,7 +254,7 @@ class RetrievalJudgeScorer(LLMJudgedMetric):
     async def _precision(self, question: str, judgment: Judgment, usage: Usage) -> float:
         assert judgment.contexts is not None
         head = [data_block("question", question), data_block("reference", judgment.reference)]
-        verdicts = await asyncio.gather(
+        useful = await gather_all(
             *(
                 self.ask(
                     PRECISION_SYSTEM,
@@ -266,14 +264,8 @@ class RetrievalJudgeScorer(LLMJudgedMetric):
                     self.precision_format,
                 )
                 for text in judgment.contexts
-            ),
-            return_exceptions=True,
+            )
         )
-        useful: list[bool] = []
-        for verdict in verdicts:
-            if isinstance(verdict, BaseException):
-                raise verdict
-            useful.append(verdict)
         return average_precision(useful)
 
 

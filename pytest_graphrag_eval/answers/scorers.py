@@ -59,8 +59,7 @@ class AnswerJudgeScorer:
     async def score(
         self, question: Question, response: dict[str, Any], context: ScoringContext
     ) -> dict[str, Any]:
-        inputs = AnswerInputs.from_question(question, response)
-        return await self.score_inputs(inputs)
+        return await self.score_inputs(AnswerInputs.from_question(question, response))
 
     async def score_inputs(self, inputs: AnswerInputs) -> dict[str, Any]:
         """The merged keys of every metric that applies to `inputs` (the CLI calls this directly)."""

@@ -116,16 +116,9 @@ class BatchRecord:
     resumed: bool = False
 
     def as_dict(self) -> dict[str, str | int | bool]:
-        return {
-            "id": self.batch_id,
-            "endpoint": URLS[self.kind],
-            "model": self.model,
-            "status": self.status,
-            "requests": self.requests,
-            "answered": self.answered,
-            "failed": self.failed,
-            "resumed": self.resumed,
-        }
+        """The fields after `kind`, after the batch's id and its endpoint."""
+        rest = {name: value for name, value in vars(self).items() if name not in ("batch_id", "kind")}
+        return {"id": self.batch_id, "endpoint": URLS[self.kind], **rest}
 
 
 StatusCallback = Callable[[str], None]

@@ -17,7 +17,7 @@ import random
 import sys
 import weakref
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 import openai
@@ -244,13 +244,16 @@ class JudgeClient:
             text = self.planner.plan_chat(messages, model, response_format)
             return ChatResult(text, 0, 0, 0.0, False, model)
         self._refuse_if_cache_only("chat", model, key)
-        request: dict[str, Any] = {"model": model, "messages": messages}
-        if temperature is not None:
-            request["temperature"] = temperature
-        if response_format is not None:
-            request["response_format"] = response_format
-        if self.settings.max_tokens is not None:
-            request["max_tokens"] = self.settings.max_tokens
+        optional = {
+            "temperature": temperature,
+            "response_format": response_format,
+            "max_tokens": self.settings.max_tokens,
+        }
+        request = {
+            "model": model,
+            "messages": messages,
+            **{k: v for k, v in optional.items() if v is not None},
+        }
         if self.settings.batch:
             self._defer(BatchRequest(key, "chat", model, request))
         # The SDK's documented low-level `post`: no walk of the body through parameter types and no
@@ -286,22 +289,15 @@ class JudgeClient:
         if self.planner is not None:
             return EmbeddingResult(self.planner.plan_embeddings(texts, model), 0, 0.0, False, model)
         self._refuse_if_cache_only("embeddings", model, key)
+        # As for chat; base64 vectors are decoded without numpy, whose first import inside the
+        # call's timeout could outlast a short timeout.
+        request = {"model": model, "input": texts, "encoding_format": "base64"}
         if self.settings.batch:
-            self._defer(
-                BatchRequest(
-                    key, "embeddings", model, {"model": model, "input": texts, "encoding_format": "base64"}
-                )
-            )
+            self._defer(BatchRequest(key, "embeddings", model, request))
         vectors, input_tokens = await self._request(
             "embeddings",
             model,
-            # As for chat; base64 vectors are decoded without numpy, whose first import inside the
-            # call's timeout could outlast a short timeout.
-            lambda sdk: sdk.post(
-                "/embeddings",
-                body={"model": model, "input": texts, "encoding_format": "base64"},
-                cast_to=str,
-            ),
+            lambda sdk: sdk.post("/embeddings", body=request, cast_to=str),
             lambda body: _parse_embeddings(body, len(texts)),
             self._ceiling.embeddings(texts, model) if self._ceiling is not None else 0.0,
         )
@@ -389,7 +385,14 @@ class JudgeClient:
                 async with state.semaphore:
                     # Checked once a slot is free: calls queued behind the bound must not each try again,
                     # nor start once the budget is spent.
-                    self._fail_if_breaker_open(where, kind, model, attempt - 1)
+                    if self._breaker.open_reason is not None:
+                        self.stats.failures += 1
+                        raise LLMError(
+                            redact(f"{where} not sent: {self._breaker.open_reason}", settings),
+                            kind=kind,
+                            model=model,
+                            attempts=attempt - 1,
+                        )
                     await self._admit(kind, model, estimate_usd, state)
                     try:
                         async with asyncio.timeout(settings.timeout):
@@ -433,16 +436,6 @@ class JudgeClient:
             self.stats.retries += 1
             log.info(redact(f"{where}: {failure.description}; retry {attempt} in {delay:.2f} s", settings))
             await asyncio.sleep(delay)
-
-    def _fail_if_breaker_open(self, where: str, kind: str, model: str, attempts: int) -> None:
-        if self._breaker.open_reason is not None:
-            self.stats.failures += 1
-            raise LLMError(
-                redact(f"{where} not sent: {self._breaker.open_reason}", self.settings),
-                kind=kind,
-                model=model,
-                attempts=attempts,
-            )
 
     def _refuse_if_cache_only(self, kind: str, model: str, key: str) -> None:
         if self.settings.cache_only:
@@ -616,11 +609,7 @@ def _vector(embedding: JSONValue) -> list[float]:
 
 def _cache_entry(result: ChatResult | EmbeddingResult) -> dict[str, Any]:
     """What the cache keeps of a reply: everything but `cached` and `model`, which its entry holds."""
-    return {
-        item.name: getattr(result, item.name)
-        for item in fields(result)
-        if item.name not in ("cached", "model")
-    }
+    return {name: value for name, value in vars(result).items() if name not in ("cached", "model")}
 
 
 def _member(item: JSONValue, key: str) -> JSONValue:

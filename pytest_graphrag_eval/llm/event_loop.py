@@ -20,18 +20,12 @@ def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
         return loop.run_until_complete(coroutine)
     finally:
         try:
-            _cancel_remaining_tasks(loop)
+            # What is still pending (after Ctrl-C, the coroutine itself) is cancelled and may clean up.
+            if pending := asyncio.all_tasks(loop):
+                for task in pending:
+                    task.cancel()
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.run_until_complete(loop.shutdown_default_executor())
         finally:
             loop.close()
-
-
-def _cancel_remaining_tasks(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel what is still pending (after Ctrl-C, the coroutine itself) and let it clean up."""
-    pending = asyncio.all_tasks(loop)
-    if not pending:
-        return
-    for task in pending:
-        task.cancel()
-    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))

@@ -42,13 +42,8 @@ class Budget:
     max_calls: int | None = None
     calls_started: int = 0
     spent_usd: float = 0.0
-    refused: int = 0
     reserved_usd: float = 0.0
     in_flight: int = 0  # requests holding a reservation
-
-    @property
-    def limited(self) -> bool:
-        return self.max_cost_usd is not None or self.max_calls is not None
 
     def exhausted(self) -> str | None:
         """Why no new request may start, or None while both limits hold."""
@@ -63,7 +58,6 @@ class Budget:
         wait for a request in flight to settle (`release`), CallRefused when a limit is reached."""
         reason = self.exhausted()
         if reason is not None:
-            self.refused += 1
             raise CallRefused(
                 f"{kind} call to model {model!r} {BUDGET_REACHED}: {reason}",
                 reason=Refusal.BUDGET,

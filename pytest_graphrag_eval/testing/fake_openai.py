@@ -53,12 +53,8 @@ class Reply:
     @classmethod
     def rate_limited(cls, retry_after: float | str | None = 1, *, millis: bool = False) -> Reply:
         """429 with `Retry-After: <seconds or HTTP date>` (or `retry-after-ms` when `millis`)."""
-        headers: dict[str, str] = {}
-        if retry_after is not None:
-            if millis:
-                headers["retry-after-ms"] = str(retry_after)
-            else:
-                headers["retry-after"] = str(retry_after)
+        name = "retry-after-ms" if millis else "retry-after"
+        headers = {} if retry_after is None else {name: str(retry_after)}
         return cls.error(429, "Rate limit reached, please retry", "rate_limit_exceeded", headers)
 
     @classmethod
@@ -143,9 +139,9 @@ class FakeOpenAIServer:
         self._queues: dict[str, deque[str | Reply | list[list[float]]]] = {e: deque() for e in ENDPOINTS}
         self._handlers: dict[str, ChatHandler | EmbeddingHandler | None] = dict.fromkeys(ENDPOINTS)
         self._requests: list[RecordedRequest] = []
-        self._in_flight = 0
+        self.in_flight = 0
         self.max_in_flight = 0
-        self._connections = 0
+        self.connections = 0  # TCP connections accepted since start (kept-alive connections count once)
         self.handler_errors: list[str] = []
         self.batch_in_progress_polls = 0
         self.batch_outcome = "completed"
@@ -224,20 +220,6 @@ class FakeOpenAIServer:
         with self._lock:
             return dict(self._batches[batch_id])
 
-    @property
-    def in_flight(self) -> int:
-        return self._in_flight
-
-    @property
-    def connections(self) -> int:
-        """TCP connections accepted since start (kept-alive connections count once)."""
-        with self._lock:
-            return self._connections
-
-    def _accepted(self) -> None:
-        with self._lock:
-            self._connections += 1
-
     def reset(self) -> None:
         """Forget the log, queues and peak concurrency (handlers and latency stay)."""
         with self._lock:
@@ -257,12 +239,12 @@ class FakeOpenAIServer:
     def _begin(self, record: RecordedRequest) -> None:
         with self._lock:
             self._requests.append(record)
-            self._in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
 
     def _end(self, record: RecordedRequest) -> None:
         with self._lock:
-            self._in_flight -= 1
+            self.in_flight -= 1
             record.finished = time.monotonic()
 
     def _next_reply(self, endpoint: str, body: dict[str, JSONValue]) -> Reply:
@@ -289,10 +271,9 @@ class FakeOpenAIServer:
         headers = {"content-type": "application/json", **reply.headers}
         if reply.body is not None:
             return reply.status, headers, reply.body
-        if endpoint == "chat":
-            payload = self._chat_payload(body, reply)
-        else:
-            payload = self._embeddings_payload(body, reply)
+        payload = (
+            self._chat_payload(body, reply) if endpoint == "chat" else self._embeddings_payload(body, reply)
+        )
         return reply.status, headers, json.dumps(payload)
 
     def _chat_payload(self, body: dict[str, JSONValue], reply: Reply) -> dict[str, object]:
@@ -497,6 +478,15 @@ def _public(batch: dict[str, Any]) -> dict[str, object]:
     return shown
 
 
+def _json_or_none(raw: bytes) -> JSONValue:
+    """A request's JSON body (`{}` when empty), None when it is not JSON."""
+    try:
+        body: JSONValue = json.loads(raw or b"{}")
+    except ValueError:
+        return None
+    return body
+
+
 def _model_of(body: JSONValue) -> str | None:
     model = body.get("model") if isinstance(body, dict) else None
     return model if isinstance(model, str) else None
@@ -514,7 +504,8 @@ class _Server(ThreadingHTTPServer):
 
     def verify_request(self, request: object, client_address: object) -> bool:
         """Called for every accepted connection: counted, so tests can prove none was made."""
-        self.fake._accepted()
+        with self.fake._lock:
+            self.fake.connections += 1
         return True
 
 
@@ -539,10 +530,7 @@ class _Handler(BaseHTTPRequestHandler):
         if _BATCH_PATH.search(url.path):
             self._batch_api("POST", raw)
             return
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = None
+        body = _json_or_none(raw)
         endpoint = next((name for name, end in _DIRECT_PATHS.items() if url.path.endswith(end)), "unknown")
         deployment = re.search(r"/deployments/([^/]+)/", url.path)
         model = _model_of(body)
@@ -582,12 +570,7 @@ class _Handler(BaseHTTPRequestHandler):
                 ("GET", "batches", None): "batch_status",
                 ("POST", "batches", "cancel"): "batch_cancel",
             }.get((method, kind, action), "unknown")
-        body: JSONValue = None
-        if endpoint == "batches":
-            try:
-                body = json.loads(raw or b"{}")
-            except ValueError:
-                body = None
+        body = _json_or_none(raw) if endpoint == "batches" else None
         record = self._begin(endpoint, path, {}, body, None)
         try:
             status, payload = 404, _error_body(f"Unknown path {path}")
