@@ -58,7 +58,8 @@ def load(name: str) -> tuple[AnswersConfig, AnswerSettings]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConfigurationWarning)
         config = load_answers_config(CONFIGS / name)
-        return config, config.answer_settings()
+        settings = AnswerSettings.from_mapping(config.answers, base_dir=CONFIGS, source=str(config.path))
+        return config, settings
 
 
 def test_the_record_covers_every_config_file() -> None:
@@ -77,8 +78,7 @@ def test_files_graphrag_eval_accepts_switch_on_the_same_metrics(name: str) -> No
         assert DIFFERENCES[name] in str(info.value)
         return
     verdict = VERDICTS[name]
-    config, settings = load(name)
-    assert config.graphrag_eval_format
+    _, settings = load(name)
     assert (settings.judge == "llm") == verdict["answer_correctness"]
     assert settings.relevance == verdict["answer_relevance"]
     assert settings.retrieval_judges == verdict["llm_metrics"]
@@ -164,8 +164,8 @@ def test_our_own_answers_config_is_read_as_before(tmp_path: Path) -> None:
     path = tmp_path / "answers.yaml"
     path.write_text("judge: lexical\nrelevance_questions: 4\n", encoding="utf-8")
     config = load_answers_config(path)
-    assert not config.graphrag_eval_format and config.llm == {}
-    settings = config.answer_settings()
+    assert config.answers == {"judge": "lexical", "relevance_questions": 4} and config.llm == {}
+    settings = AnswerSettings.from_mapping(config.answers)
     assert (settings.judge, settings.relevance_questions) == ("lexical", 4)
 
 

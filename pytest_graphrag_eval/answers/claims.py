@@ -20,18 +20,13 @@ CORRECTNESS_KEYS = (
 
 @dataclass(frozen=True)
 class ClaimCounts:
-    """How many claims each answer has and how many of them match; both counts are >= 1."""
+    """How many claims each answer has and how many of them match; both counts are >= 1 (the judge's
+    reply is checked by `parse_claim_counts`, the lexical judge counts at least one claim a side)."""
 
     reference: int
     actual: int
     matching: int
     reason: str
-
-    def __post_init__(self) -> None:
-        if self.reference < 1 or self.actual < 1:
-            raise ValueError("claim counts must be at least 1")
-        if not 0 <= self.matching <= min(self.reference, self.actual):
-            raise ValueError("matching claims must be between 0 and both claim counts")
 
     @property
     def recall(self) -> float:

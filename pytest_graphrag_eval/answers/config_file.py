@@ -27,12 +27,6 @@ class AnswersConfig:
     path: Path
     answers: Mapping[str, Any]
     llm: Mapping[str, Any] = field(default_factory=dict, repr=False)
-    graphrag_eval_format: bool = False
-
-    def answer_settings(self, **overrides: Any) -> AnswerSettings:
-        """The typed settings, with `overrides` (option names) over the file's values."""
-        raw = {**self.answers, **overrides}
-        return AnswerSettings.from_mapping(raw, base_dir=self.path.parent, source=str(self.path))
 
 
 def load_answers_config(path: Path) -> AnswersConfig:
@@ -50,7 +44,7 @@ def load_answers_config(path: Path) -> AnswersConfig:
         )
     translated = translate(data, str(path))
     translated.warn_ignored()
-    return AnswersConfig(path, translated.answers, translated.llm, graphrag_eval_format=True)
+    return AnswersConfig(path, translated.answers, translated.llm)
 
 
 _OUR_OPTIONS = frozenset(AnswerSettings.__dataclass_fields__) - {"correctness_template"}

@@ -11,7 +11,7 @@ from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_for
 from pytest_graphrag_eval.answers.llm_correctness import repeat_cache_extra
 from pytest_graphrag_eval.answers.metric import AnswerInputs, LLMJudgedMetric, MetricOutcome
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block, render_alternatives
-from pytest_graphrag_eval.answers.settings import STEPS_KEYS, CustomMetric, OutputField
+from pytest_graphrag_eval.answers.settings import CustomMetric, OutputField
 from pytest_graphrag_eval.llm.judge import Judge, Usage
 from pytest_graphrag_eval.llm.replies import (
     flag_field,
@@ -64,9 +64,7 @@ def parse_fields(fields: tuple[OutputField, ...], text: str) -> dict[str, Any]:
     return values
 
 
-def render_steps(
-    steps: list[dict[str, Any]], steps_name: str | None, keys: tuple[str, ...] = STEPS_KEYS
-) -> str:
+def render_steps(steps: list[dict[str, Any]], steps_name: str | None, keys: tuple[str, ...]) -> str:
     """Steps (their `keys` fields, only `steps_name` ones if given) as JSON, JSON-text fields decoded so the
     judge reads one document rather than escaped strings."""
     kept = [
@@ -78,7 +76,7 @@ def render_steps(
 
 
 def render_reference_steps(
-    groups: list[list[dict[str, Any]]], steps_name: str | None, keys: tuple[str, ...] = STEPS_KEYS
+    groups: list[list[dict[str, Any]]], steps_name: str | None, keys: tuple[str, ...]
 ) -> str:
     """The reference step groups, one JSON list per group, groups separated by a blank line."""
     return "\n\n".join(render_steps(list(group), steps_name, keys) for group in groups)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,11 +48,7 @@ class JudgeOptions:
 
     def set_values(self) -> dict[str, Any]:
         """The options this layer sets."""
-        return {
-            item.name: getattr(self, item.name)
-            for item in fields(self)
-            if getattr(self, item.name) is not None
-        }
+        return {name: value for name, value in vars(self).items() if value is not None}
 
 
 @dataclass(frozen=True)

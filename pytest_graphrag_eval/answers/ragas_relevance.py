@@ -85,10 +85,9 @@ class RagasRelevance:
 
     def _limit(self) -> asyncio.Semaphore:
         """The bound on concurrent evaluations, one per event loop (a semaphore is bound to its loop)."""
-        loop = asyncio.get_running_loop()
-        if loop not in self._limits:
-            self._limits[loop] = asyncio.Semaphore(self.settings.concurrency)
-        return self._limits[loop]
+        return self._limits.setdefault(
+            asyncio.get_running_loop(), asyncio.Semaphore(self.settings.concurrency)
+        )
 
     async def _count(self, response: Any, usage: Usage) -> None:
         """Add the tokens and cost of one ragas request to `usage`."""

@@ -184,12 +184,10 @@ class _BatchRun:
     async def submit(self) -> None:
         first = self.group[0]
         resumed = read_state(self.state)
+        if resumed is not None:
+            log.info("resuming judge batch %s (%d requests)", resumed, len(self.group))
         try:
-            if resumed is None:
-                batch_id = await self._create()
-            else:
-                batch_id = resumed
-                log.info("resuming judge batch %s (%d requests)", batch_id, len(self.group))
+            batch_id = resumed or await self._create()
         except LLMError as error:
             self._fail_all(str(error))
             return

@@ -122,13 +122,10 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
-def retry_delay(
-    failure: Failure, attempt: int, base: float, cap: float, rng: random.Random | None = None
-) -> float:
+def retry_delay(failure: Failure, attempt: int, base: float, cap: float, rng: random.Random) -> float:
     """Seconds before retry number `attempt` (0-based): Retry-After plus up to 10 % jitter, or half-jittered
     exponential steps; both capped at `cap`."""
-    uniform = rng.uniform if rng is not None else random.uniform
     if failure.retry_after is not None:
-        return min(cap, failure.retry_after * (1 + uniform(0, 0.1)))
+        return min(cap, failure.retry_after * (1 + rng.uniform(0, 0.1)))
     step = min(cap, base * 2.0**attempt)
-    return step / 2 + uniform(0, step / 2)
+    return step / 2 + rng.uniform(0, step / 2)

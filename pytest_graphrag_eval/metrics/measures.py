@@ -42,11 +42,9 @@ class MeasurePlan:
 
     def keys(self) -> list[str]:
         """Every result key this plan produces, in a stable order."""
-        keys = [key for group in self._cutoff_groups() for _, key in group]
+        groups = (self.precision, self.recall, self.success, self.ndcg_cut, self.map_cut)
+        keys = [key for group in groups for _, key in group]
         return keys + [name for name in SINGLE_MEASURES if getattr(self, name)]
-
-    def _cutoff_groups(self) -> tuple[Cutoffs, ...]:
-        return (self.precision, self.recall, self.success, self.ndcg_cut, self.map_cut)
 
 
 def parse_measures(metrics: str | Iterable[str], full_length: int | None = None) -> MeasurePlan:

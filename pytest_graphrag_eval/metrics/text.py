@@ -73,10 +73,7 @@ def contains_any(prediction: str, references: str | Sequence[str]) -> float:
 def rouge_l(prediction: str, references: str | Sequence[str]) -> float:
     """ROUGE-L F-measure (rouge-score, with stemming), best over the references."""
     scorer = _rouge_scorer()
-    scores: list[float] = [
-        scorer.score(ref, prediction)["rougeL"].fmeasure for ref in _references(references)
-    ]
-    return max(scores)
+    return float(max(scorer.score(ref, prediction)["rougeL"].fmeasure for ref in _references(references)))
 
 
 @lru_cache(maxsize=1)
