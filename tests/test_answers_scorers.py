@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import threading
@@ -12,7 +13,9 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval import compute_aggregates
-from pytest_graphrag_eval.answers import AnswerSettings
+from pytest_graphrag_eval.answers import AnswerInputs, AnswerSettings, CustomMetric, OutputField
+from pytest_graphrag_eval.answers.custom import CustomLLMMetric
+from pytest_graphrag_eval.answers.settings import INPUT_NAMES
 from pytest_graphrag_eval.evaluation import arun_evaluation
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings, price_for
 from pytest_graphrag_eval.scorer_factory import build_scorers
@@ -245,3 +248,12 @@ def _ordered_custom_handler(politeness_reply: str) -> Callable[[dict[str, Any]],
         return politeness_reply
 
     return handler
+
+
+def test_a_custom_metric_applies_only_when_every_input_it_declares_is_there() -> None:
+    spec = CustomMetric("my_check", INPUT_NAMES, "Judge the material.", (OutputField("score"),))
+    metric = CustomLLMMetric(JudgeClient(LLMSettings(api_key="sk-test", use_cache=False)), spec, "m")
+    every_input = AnswerInputs("q", ["a", "b"], "answer", [], [[]])
+    assert metric.applies(every_input)
+    for name in INPUT_NAMES[1:]:
+        assert not metric.applies(dataclasses.replace(every_input, **{name: None})), name

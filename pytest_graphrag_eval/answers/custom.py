@@ -119,14 +119,8 @@ class CustomLLMMetric(LLMJudgedMetric):
         )
 
     def applies(self, inputs: AnswerInputs) -> bool:
-        present = {
-            "question": True,
-            "reference_answer": inputs.reference_answer is not None,
-            "actual_answer": inputs.actual_answer is not None,
-            "steps": inputs.steps is not None,
-            "reference_steps": inputs.reference_steps is not None,
-        }
-        return all(present[name] for name in self.spec.inputs)
+        """Every declared input is present (each input is named as the `AnswerInputs` field holding it)."""
+        return all(getattr(inputs, name) is not None for name in self.spec.inputs)
 
     def prompt(self, inputs: AnswerInputs) -> str:
         """The instructions followed by each declared input as a data block."""

@@ -68,11 +68,9 @@ class TokenCounter:
 def _tiktoken_encoding(model: str) -> Any:
     try:
         import tiktoken
-    except ImportError:
-        return None
-    try:
+
         return tiktoken.encoding_for_model(model)
-    except Exception:  # unknown model, or its encoding file cannot be fetched offline
+    except Exception:  # not installed, an unknown model, or its encoding file cannot be fetched offline
         return None
 
 

@@ -62,12 +62,8 @@ def contains_any(prediction: str, references: str | Sequence[str]) -> float:
     """1.0 when a normalized reference occurs in the normalized prediction as whole tokens; references
     that normalize to nothing are ignored, they would match everything."""
     padded = f" {normalize_answer(prediction)} "
-    return float(
-        any(
-            normalized and f" {normalized} " in padded
-            for normalized in (normalize_answer(ref) for ref in _references(references))
-        )
-    )
+    normalized = [normalize_answer(ref) for ref in _references(references)]
+    return float(any(ref and f" {ref} " in padded for ref in normalized))
 
 
 def rouge_l(prediction: str, references: str | Sequence[str]) -> float:

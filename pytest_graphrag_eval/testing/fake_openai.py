@@ -232,9 +232,7 @@ class FakeOpenAIServer:
     def _authorized(self, headers: Mapping[str, str]) -> bool:
         bearer = headers.get("authorization", "")
         presented = bearer[7:] if bearer.lower().startswith("bearer ") else headers.get("api-key", "")
-        if self._expected_api_key is not None:
-            return presented == self._expected_api_key
-        return bool(presented)
+        return bool(presented) if self._expected_api_key is None else presented == self._expected_api_key
 
     def _begin(self, record: RecordedRequest) -> None:
         with self._lock:
