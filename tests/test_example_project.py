@@ -131,6 +131,7 @@ def test_corpus_file_is_what_the_generator_makes_of_its_templates() -> None:
         generation = generate(load_templates(EXAMPLE / "templates.yaml"), endpoint)
     finally:
         endpoint.close()
+    assert generation.corpus_text("templates.yaml") == committed
     assert corpus_text(generation.corpus_data(), "templates.yaml") == committed
 
 

@@ -11,19 +11,19 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_graphrag_eval.generate.answer_reader import Row, rows_of
+from pytest_graphrag_eval.generate.corpus_text import corpus_header, yaml_items
 from pytest_graphrag_eval.generate.instantiate import (
     Binding,
     Dropped,
     Instance,
-    Row,
     bind,
+    compile_template,
     execute,
     instantiate,
-    rows_of,
     unbound,
-    used_names,
 )
-from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, fill_text
+from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, Pieces
 from pytest_graphrag_eval.generate.sampling import sampling_order
 from pytest_graphrag_eval.generate.templates import QuestionTemplate, TemplateFile
 from pytest_graphrag_eval.graph.endpoint import QueryForm, SparqlEndpoint
@@ -59,34 +59,32 @@ class Generation:
 
     def corpus_data(self) -> list[dict[str, Any]]:
         """The corpus as plain data (the format `--graphrag-corpus` reads), templates in file order."""
-        corpus = []
-        for outcome in self.outcomes:
-            if not outcome.questions:
-                continue
-            template = outcome.template
-            entry: dict[str, Any] = {"template_id": template.template_id}
-            if template.thresholds is not None:
-                entry["thresholds"] = template.thresholds
-            entry["questions"] = [self._question(template, question) for question in outcome.questions]
-            corpus.append(entry)
-        return corpus
+        return [
+            {
+                **self._entry(outcome),
+                "questions": [q.compiled.question_data(q.texts) for q in outcome.questions],
+            }
+            for outcome in self.outcomes
+            if outcome.questions
+        ]
 
-    def _question(self, template: QuestionTemplate, question: Instance) -> dict[str, Any]:
-        entry: dict[str, Any] = {
-            "id": question.question_id,
-            "question_text": question.question_text,
-            "reference_answer": question.reference_answer,
-            "reference_steps": question.reference_steps,
-        }
-        if question.question_id in template.question_thresholds:
-            entry["thresholds"] = template.question_thresholds[question.question_id]
-        if template.xfail:
-            entry["xfail"] = template.xfail
-        entry["provenance"] = {
-            "template": template.template_id,
-            "bindings": question.bindings,
-            "graph": self.graph,
-        }
+    def corpus_text(self, source: str) -> str:
+        """The corpus file's text: `corpus_text(self.corpus_data(), source)`, each question written
+        into its template's skeleton; `source` names the template file in the header."""
+        parts = [corpus_header(source)]
+        for outcome in self.outcomes:
+            if outcome.questions:
+                parts.append(yaml_items([self._entry(outcome)], "") + "  questions:\n")
+                for question in outcome.questions:
+                    parts += question.yaml()
+        return "".join(parts)
+
+    @staticmethod
+    def _entry(outcome: TemplateOutcome) -> dict[str, Any]:
+        template = outcome.template
+        entry: dict[str, Any] = {"template_id": template.template_id}
+        if template.thresholds is not None:
+            entry["thresholds"] = template.thresholds
         return entry
 
 
@@ -132,7 +130,6 @@ def generate(
     """Every template's questions; `previous_ids` are tried first, `phrasings` replace a template's
     own (its phrasings and their kept paraphrases)."""
     graph = graph_fingerprint(endpoint)
-    header = templates.prefix_header
     texts: dict[str, str] = {}
     ids: dict[str, str] = {}
     outcomes = []
@@ -140,15 +137,15 @@ def generate(
         if phrasings and template.template_id in phrasings:
             template = dataclasses.replace(template, phrasings=phrasings[template.template_id])
         bindings = candidate_bindings(templates, template, endpoint)
+        compiled = compile_template(template, templates.prefix_header, graph)
         outcome = TemplateOutcome(template, len(bindings))
         position = {binding.question_id: index for index, binding in reversed(list(enumerate(bindings)))}
         order = _try_order(template, bindings, previous_ids)
         results: set[tuple[str, ...]] = set()
-        needed = used_names(template)
         for binding in order:
             if template.sample.count is not None and len(outcome.questions) >= template.sample.count:
                 break
-            missing = unbound(binding, needed)  # before its id is compared: that id lacks the value
+            missing = unbound(binding, compiled.needed)  # before its id is compared: that id lacks the value
             if missing is not None:
                 outcome.dropped.append(missing)
                 continue
@@ -161,7 +158,7 @@ def generate(
                     )
                 outcome.duplicates += 1
                 continue
-            made = instantiate(template, header, endpoint, binding)
+            made = instantiate(compiled, endpoint, binding)
             if isinstance(made, Dropped):
                 outcome.dropped.append(made)
                 continue
@@ -193,9 +190,10 @@ def plan(
     for template in templates.templates:
         bindings = candidate_bindings(templates, template, endpoint)
         order = _try_order(template, bindings)
+        phrasing = Pieces.of(template.phrasings[0])
         chosen = order[: template.sample.count] if template.sample.count is not None else order
         questions = [
-            PlannedQuestion(binding.question_id, fill_text(template.phrasings[0], binding.values))
+            PlannedQuestion(binding.question_id, phrasing.fill(binding.plain))
             for binding in chosen
             if all(name in binding.values for name in template.parameters)
         ]
