@@ -165,7 +165,7 @@ def _generate_on(
     )
     if not generation.questions():
         raise CommandError(f"{args.templates}: no template gave a question; nothing written to {args.out}")
-    write_text_atomic(args.out, generation.corpus_text(args.templates.name))
+    generation.write(args.out, args.templates.name)
     _print_generation(generation, compare(previous, generation) if previous else None, args.out)
     return 0
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
 from pytest_graphrag_eval.generate.answer_reader import Row, rows_of
 from pytest_graphrag_eval.generate.corpus_text import corpus_header, yaml_items
 from pytest_graphrag_eval.generate.instantiate import (
@@ -57,27 +59,23 @@ class Generation:
     def duplicates(self) -> int:
         return sum(outcome.duplicates for outcome in self.outcomes)
 
-    def corpus_data(self) -> list[dict[str, Any]]:
-        """The corpus as plain data (the format `--graphrag-corpus` reads), templates in file order."""
-        return [
-            {
-                **self._entry(outcome),
-                "questions": [q.compiled.question_data(q.texts) for q in outcome.questions],
-            }
-            for outcome in self.outcomes
-            if outcome.questions
-        ]
-
     def corpus_text(self, source: str) -> str:
-        """The corpus file's text: `corpus_text(self.corpus_data(), source)`, each question written
-        into its template's skeleton; `source` names the template file in the header."""
-        parts = [corpus_header(source)]
+        """The corpus file's text; `source` names the template file in the header."""
+        return "".join(self._corpus_chunks(source))
+
+    def write(self, path: Path, source: str) -> None:
+        """Write the corpus file atomically, a question at a time: no copy of the whole text is made."""
+        write_bytes_atomic(path, (chunk.encode("utf-8") for chunk in self._corpus_chunks(source)))
+
+    def _corpus_chunks(self, source: str) -> Iterator[str]:
+        """The text `corpus_text` writes for this corpus's data, each question written into its
+        template's skeleton."""
+        yield corpus_header(source)
         for outcome in self.outcomes:
             if outcome.questions:
-                parts.append(yaml_items([self._entry(outcome)], "") + "  questions:\n")
+                yield yaml_items([self._entry(outcome)], "") + "  questions:\n"
                 for question in outcome.questions:
-                    parts += question.yaml()
-        return "".join(parts)
+                    yield "".join(question.yaml())
 
     @staticmethod
     def _entry(outcome: TemplateOutcome) -> dict[str, Any]:

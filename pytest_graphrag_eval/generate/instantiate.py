@@ -167,12 +167,11 @@ def compile_template(template: QuestionTemplate, header: str, graph: str) -> Com
                 )
             )
         step_shapes.append(shapes)
-    numbered = _numbered(step_shapes, _OWN_TEXTS)
     shape: dict[str, Any] = {
         "id": Slot(0),
         "question_text": Slot(1),
         "reference_answer": Slot(2),
-        "reference_steps": numbered,
+        "reference_steps": step_shapes,
     }
     if template.xfail:
         shape["xfail"] = template.xfail
@@ -191,7 +190,7 @@ def compile_template(template: QuestionTemplate, header: str, graph: str) -> Com
         Skeleton.of(shape, QUESTION_INDENT),
         AnswerReader(template.answer),
         frozenset(used_names(template)),
-        tuple(step.get("output") for group in numbered for step in group),
+        tuple(step.get("output") for group in step_shapes for step in group),
     )
 
 
@@ -257,12 +256,12 @@ def execute(
 
 
 def _step_shape(step: StepTemplate, slots: list[tuple[_Fill, Pieces | None]]) -> dict[str, Any]:
-    """The step as the corpus holds it, each text a question fills a `Slot` (numbered later), its
-    filling appended to `slots`: keys in the order the corpus has always written them."""
+    """The step as the corpus holds it, each text a question fills a `Slot` (after the question's own
+    texts), its filling appended to `slots`: keys in the order the corpus has always written them."""
 
     def opened(kind: _Fill, pieces: Pieces | None = None) -> Slot:
         slots.append((kind, pieces))
-        return Slot(len(slots) - 1)
+        return Slot(_OWN_TEXTS + len(slots) - 1)
 
     def shaped(value: Any) -> Any:
         if isinstance(value, str):
@@ -289,17 +288,6 @@ def _step_shape(step: StepTemplate, slots: list[tuple[_Fill, Pieces | None]]) ->
         if key not in made:
             made[key] = shaped(item)
     return made
-
-
-def _numbered(shape: Any, offset: int) -> Any:
-    """`shape` with each slot moved `offset` on (the step slots follow the question's own texts)."""
-    if type(shape) is Slot:
-        return Slot(shape.index + offset)
-    if isinstance(shape, list):
-        return [_numbered(item, offset) for item in shape]
-    if isinstance(shape, dict):
-        return {key: _numbered(item, offset) for key, item in shape.items()}
-    return shape
 
 
 def _filled(shape: Any, texts: tuple[str, ...]) -> Any:
