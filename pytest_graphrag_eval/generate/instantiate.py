@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,9 +25,9 @@ from pytest_graphrag_eval.graph.endpoint import (
     EndpointError,
     EndpointUnavailable,
     QueryResult,
-    SparqlEndpoint,
 )
 
+Run = Callable[[str], QueryResult]
 QUESTION_INDENT = "  "
 """The indent of a question in the corpus file (an item of its template's `questions`)."""
 _OWN_TEXTS = 3  # id, question text, reference answer: the first slots of every question
@@ -194,8 +194,9 @@ def compile_template(template: QuestionTemplate, header: str, graph: str) -> Com
     )
 
 
-def instantiate(compiled: CompiledTemplate, endpoint: SparqlEndpoint, binding: Binding) -> Instance | Dropped:
-    """The question of `binding` (every name it needs bound: see `unbound`), or why there is none."""
+def instantiate(compiled: CompiledTemplate, run: Run, binding: Binding) -> Instance | Dropped:
+    """The question of `binding` (every name it needs bound: see `unbound`), or why there is none;
+    `run` runs a query (an endpoint's `execute`)."""
     template = compiled.template
     values, plain, ident = binding.values, binding.plain, binding.question_id
     texts: list[str] = []
@@ -206,7 +207,7 @@ def instantiate(compiled: CompiledTemplate, endpoint: SparqlEndpoint, binding: B
             result = output = None
             if query is not None:
                 spec = step.step.documents
-                result = execute(endpoint, query, template, step.where, ident)
+                result = execute(run, query, template, step.where, ident)
                 output = result.text if spec is None else _documents(result.text, spec)
                 if step.answers:
                     read = _read_answer(compiled, result, plain)
@@ -242,12 +243,10 @@ def used_names(template: QuestionTemplate) -> set[str]:
     return {name for text in texts for name in PLACEHOLDER.findall(text)}
 
 
-def execute(
-    endpoint: SparqlEndpoint, query: str, template: QuestionTemplate, field: str, ident: str | None
-) -> QueryResult:
+def execute(run: Run, query: str, template: QuestionTemplate, field: str, ident: str | None) -> QueryResult:
     """Run one query; an engine error is a TemplateError naming the template, question and field."""
     try:
-        return endpoint.execute(query)
+        return run(query)
     except EndpointUnavailable as error:
         raise template.error(f"the SPARQL endpoint cannot be reached: {error}", field) from None
     except EndpointError as error:
