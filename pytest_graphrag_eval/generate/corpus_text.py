@@ -24,6 +24,9 @@ _PLAIN_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _CACHED_LENGTH = 80
 _YAML_ESCAPED = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
+# Texts `_plain_ok` passes: a letter first, a space last never, no `:` or `#`, and a non-letter after
+# the first letters, so never a word YAML reads as a boolean or null.
+_SURELY_PLAIN = re.compile(r"[A-Za-z]+[0-9 ,._/?()-][A-Za-z0-9 ,._/?()-]*(?<! )\Z")
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class Skeleton:
         for text, indent, after in zip(texts, self.indents, self.fixed[1:], strict=True):
             if "\n" in text:
                 written = _string_scalar(text, indent)[:-1]
+            elif _SURELY_PLAIN.match(text) is not None:  # names, ids, questions: one cheap check
+                written = text
             else:
                 written = _short_text(text) if len(text) <= _CACHED_LENGTH else _written(text)
             parts += (written, after)
