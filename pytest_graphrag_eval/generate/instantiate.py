@@ -59,7 +59,6 @@ class CompiledTemplate:
     that shape's YAML skeleton, its texts split at their placeholders, and its answer's reader."""
 
     template: QuestionTemplate
-    header: str
     phrasings: tuple[Pieces, ...]
     steps: tuple[CompiledStep, ...]
     shape: dict[str, Any]
@@ -183,7 +182,6 @@ def compile_template(template: QuestionTemplate, header: str, graph: str) -> Com
     }
     return CompiledTemplate(
         template,
-        header,
         tuple(Pieces.of(phrasing) for phrasing in template.phrasings),
         tuple(steps),
         shape,
