@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,11 +138,11 @@ def bind(template: QuestionTemplate, row: Row) -> Binding:
     return Binding(row, ident, {name: str(term.get("value", "")) for name, term in row.items()})
 
 
-def unbound(binding: Binding, needed: Collection[str]) -> Dropped | None:
+def unbound(binding: Binding, needed: frozenset[str]) -> Dropped | None:
     """Why a candidate row leaving a `needed` name unbound (an OPTIONAL column) makes no question."""
-    missing = sorted(name for name in needed if name not in binding.values)
-    if not missing:
+    if needed <= binding.values.keys():
         return None
+    missing = sorted(needed - binding.values.keys())
     return Dropped(binding.question_id, f"no value for {', '.join(missing)} in its candidate row")
 
 
