@@ -41,8 +41,6 @@ sys.path.insert(0, str(ROOT))
 import pyoxigraph  # noqa: E402
 from timing import announce_quick  # noqa: E402
 
-from pytest_graphrag_eval.formats.atomic import write_text_atomic  # noqa: E402
-from pytest_graphrag_eval.generate.corpus_text import corpus_text  # noqa: E402
 from pytest_graphrag_eval.generate.generator import Generation, generate  # noqa: E402
 from pytest_graphrag_eval.generate.templates import load_templates  # noqa: E402
 from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint  # noqa: E402
@@ -113,7 +111,7 @@ def timed(action: Callable[[], object]) -> tuple[float, float]:
 
 def write_corpus(templates: Path, endpoint: EmbeddedEndpoint, out: Path) -> Generation:
     generation = generate(load_templates(templates), endpoint)
-    write_text_atomic(out, corpus_text(generation.corpus_data(), templates.name))
+    generation.write(out, templates.name)
     return generation
 
 

@@ -22,7 +22,7 @@ from pytest_graphrag_eval.answers import AnswerSettings
 from pytest_graphrag_eval.gates.corpus_rules import corpus_rules
 from pytest_graphrag_eval.gates.suite_gates import combine_gates, evaluate_gates, parse_gate_list
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver, check_thresholds, parse_threshold_list
-from pytest_graphrag_eval.generate.corpus_text import corpus_text
+from pytest_graphrag_eval.generate import answer_reader
 from pytest_graphrag_eval.generate.generator import generate
 from pytest_graphrag_eval.generate.templates import load_templates
 from pytest_graphrag_eval.graph.factory import open_endpoint
@@ -124,14 +124,20 @@ def test_graph_file_is_what_the_generator_writes(example: dict[str, ModuleType])
     assert example["build_graph"].build_turtle() == committed
 
 
-def test_corpus_file_is_what_the_generator_makes_of_its_templates() -> None:
+@pytest.mark.parametrize("msgspec", [True, False], ids=["msgspec", "standard-library"])
+def test_corpus_file_is_what_the_generator_makes_of_its_templates(
+    msgspec: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same bytes whether answers are read by msgspec's decoder or by the generic parse."""
+    if not msgspec:
+        monkeypatch.setattr(answer_reader, "msgspec", None)
     committed = (EXAMPLE / "corpus.yaml").read_text(encoding="utf-8")
     endpoint = open_endpoint(str(EXAMPLE / "grid" / "grid.ttl"))
     try:
         generation = generate(load_templates(EXAMPLE / "templates.yaml"), endpoint)
     finally:
         endpoint.close()
-    assert corpus_text(generation.corpus_data(), "templates.yaml") == committed
+    assert generation.corpus_text("templates.yaml") == committed
 
 
 def test_corpus_loads_cleanly_and_shows_each_feature(corpus: Corpus) -> None:

@@ -9,7 +9,7 @@ import pytest
 from generate_support import RELEASE_1, corpus_command, transformers_by_zone
 from oxigraph_server import free_port
 
-from pytest_graphrag_eval.generate.placeholders import fill_query
+from pytest_graphrag_eval.generate.placeholders import Pieces
 from pytest_graphrag_eval.generate.templates import TemplateError, load_templates
 
 TEMPLATE = "template 'transformers_of_substation_in_zone'"
@@ -159,7 +159,7 @@ def test_invalid_yaml_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def test_bad_placeholder_values_never_change_a_query(tmp_path: Path) -> None:
     hostile = {"name": {"type": "literal", "value": 'x" } ; drop all ; select * { "'}}
-    filled = fill_query("select * { ?s ?p {{name}} }", hostile)
+    filled = Pieces.of("select * { ?s ?p {{name}} }").fill_query(hostile)
     assert filled == 'select * { ?s ?p "x\\" } ; drop all ; select * { \\"" }'
 
 

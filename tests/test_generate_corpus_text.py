@@ -7,7 +7,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_graphrag_eval.generate.corpus_text import corpus_text
+from pytest_graphrag_eval.generate.corpus_text import Skeleton, Slot, corpus_text, yaml_items
 
 texts = st.one_of(
     st.text(),
@@ -37,3 +37,13 @@ def test_any_corpus_data_reads_back_equal(corpus: list[dict[str, object]]) -> No
 def test_a_query_is_a_literal_block_and_an_output_one_single_quoted_line() -> None:
     text = corpus_text([{"query": "select *\nwhere { ?s ?p ?o }\n", "output": '{"a": "it\'s"}'}], "t.yaml")
     assert text.endswith("- query: |\n    select *\n    where { ?s ?p ?o }\n  output: '{\"a\": \"it''s\"}'\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(texts, st.from_regex(r"[A-Za-z]+[0-9 ,.?:#-][a-z0-9 ,.?:#-]*", fullmatch=True))))
+def test_a_skeleton_filled_is_the_data_written(filled: list[str]) -> None:
+    """A question written into its template's skeleton is byte for byte the writer's text of its data."""
+    shape = {"id": Slot(0), "steps": [[{"name": "fixed", "args": [Slot(i) for i in range(1, len(filled))]}]]}
+    data = {"id": filled[0] if filled else "", "steps": [[{"name": "fixed", "args": filled[1:]}]]}
+    skeleton = Skeleton.of(shape, "  ")
+    assert "".join(skeleton.fill(filled or [""])) == yaml_items([data], "  ")

@@ -17,8 +17,8 @@ import pyoxigraph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pytest_graphrag_eval.generate.answer_reader import rows_of
 from pytest_graphrag_eval.generate.generator import generate
-from pytest_graphrag_eval.generate.instantiate import rows_of
 from pytest_graphrag_eval.generate.templates import load_templates
 from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint
 

@@ -16,7 +16,7 @@ import yaml
 from generate_support import RELEASE_1, RELEASE_2, corpus_command, transformers_by_zone
 from oxigraph_server import OxigraphServer
 
-from pytest_graphrag_eval.generate.instantiate import rows_of
+from pytest_graphrag_eval.generate.answer_reader import rows_of
 from pytest_graphrag_eval.graph.factory import open_endpoint
 
 

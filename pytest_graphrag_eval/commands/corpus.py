@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
-from pytest_graphrag_eval.generate.corpus_text import corpus_text
 from pytest_graphrag_eval.generate.coverage import corpus_coverage, coverage_lines, graph_terms
 from pytest_graphrag_eval.generate.generator import Generation, generate, plan
 from pytest_graphrag_eval.generate.paraphrase import ParaphraseRun, paraphrase
@@ -166,7 +165,7 @@ def _generate_on(
     )
     if not generation.questions():
         raise CommandError(f"{args.templates}: no template gave a question; nothing written to {args.out}")
-    write_text_atomic(args.out, corpus_text(generation.corpus_data(), args.templates.name))
+    generation.write(args.out, args.templates.name)
     _print_generation(generation, compare(previous, generation) if previous else None, args.out)
     return 0
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -14,7 +14,7 @@ def write_text_atomic(path: Path, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
-def write_bytes_atomic(path: Path, data: bytes | Sequence[bytes]) -> None:
+def write_bytes_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
     """Write `data` (or its parts, not joined into one more copy) to a new temporary file beside `path`,
     sync it once and rename it into place; whatever stops the write, Ctrl-C included, removes it."""
     path = Path(path)

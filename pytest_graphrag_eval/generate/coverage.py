@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
-from pytest_graphrag_eval.generate.instantiate import rows_of
+from pytest_graphrag_eval.generate.answer_reader import rows_of
 from pytest_graphrag_eval.graph.endpoint import SparqlEndpoint
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"

@@ -7,28 +7,32 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
+from pytest_graphrag_eval.generate.answer_reader import Row, rows_of
+from pytest_graphrag_eval.generate.corpus_text import corpus_header, yaml_items
 from pytest_graphrag_eval.generate.instantiate import (
     Binding,
+    CompiledTemplate,
     Dropped,
     Instance,
-    Row,
     bind,
+    compile_template,
     execute,
     instantiate,
-    rows_of,
     unbound,
-    used_names,
 )
-from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, fill_text
+from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, BlankNodeValue, Pieces
 from pytest_graphrag_eval.generate.sampling import sampling_order
 from pytest_graphrag_eval.generate.templates import QuestionTemplate, TemplateFile
-from pytest_graphrag_eval.graph.endpoint import QueryForm, SparqlEndpoint
+from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, QueryResult, SparqlEndpoint
 
 _COUNT_TRIPLES = "SELECT (COUNT(*) AS ?triples) WHERE { ?s ?p ?o }"
+_PREFETCHED = 512  # questions whose queries are run ahead at most: their results are held meanwhile
 
 
 @dataclass
@@ -57,36 +61,30 @@ class Generation:
     def duplicates(self) -> int:
         return sum(outcome.duplicates for outcome in self.outcomes)
 
-    def corpus_data(self) -> list[dict[str, Any]]:
-        """The corpus as plain data (the format `--graphrag-corpus` reads), templates in file order."""
-        corpus = []
-        for outcome in self.outcomes:
-            if not outcome.questions:
-                continue
-            template = outcome.template
-            entry: dict[str, Any] = {"template_id": template.template_id}
-            if template.thresholds is not None:
-                entry["thresholds"] = template.thresholds
-            entry["questions"] = [self._question(template, question) for question in outcome.questions]
-            corpus.append(entry)
-        return corpus
+    def corpus_text(self, source: str) -> str:
+        """The corpus file's text; `source` names the template file in the header."""
+        return "".join(self._corpus_chunks(source))
 
-    def _question(self, template: QuestionTemplate, question: Instance) -> dict[str, Any]:
-        entry: dict[str, Any] = {
-            "id": question.question_id,
-            "question_text": question.question_text,
-            "reference_answer": question.reference_answer,
-            "reference_steps": question.reference_steps,
-        }
-        if question.question_id in template.question_thresholds:
-            entry["thresholds"] = template.question_thresholds[question.question_id]
-        if template.xfail:
-            entry["xfail"] = template.xfail
-        entry["provenance"] = {
-            "template": template.template_id,
-            "bindings": question.bindings,
-            "graph": self.graph,
-        }
+    def write(self, path: Path, source: str) -> None:
+        """Write the corpus file atomically, a question at a time: no copy of the whole text is made."""
+        write_bytes_atomic(path, (chunk.encode("utf-8") for chunk in self._corpus_chunks(source)))
+
+    def _corpus_chunks(self, source: str) -> Iterator[str]:
+        """The text `corpus_text` writes for this corpus's data, each question written into its
+        template's skeleton."""
+        yield corpus_header(source)
+        for outcome in self.outcomes:
+            if outcome.questions:
+                yield yaml_items([self._entry(outcome)], "") + "  questions:\n"
+                for question in outcome.questions:
+                    yield "".join(question.yaml())
+
+    @staticmethod
+    def _entry(outcome: TemplateOutcome) -> dict[str, Any]:
+        template = outcome.template
+        entry: dict[str, Any] = {"template_id": template.template_id}
+        if template.thresholds is not None:
+            entry["thresholds"] = template.thresholds
         return entry
 
 
@@ -110,7 +108,9 @@ def candidate_bindings(
     """The template's candidate rows as bindings, checked against what the template uses."""
     if template.candidates is None:
         return [bind(template, {})]
-    result = execute(endpoint, templates.prefix_header + template.candidates, template, "candidates", None)
+    result = execute(
+        endpoint.execute, templates.prefix_header + template.candidates, template, "candidates", None
+    )
     if result.form is not QueryForm.SELECT:
         raise template.error("must be a SELECT query (its rows are the candidate bindings)", "candidates")
     columns, rows = rows_of(result.text)
@@ -132,7 +132,6 @@ def generate(
     """Every template's questions; `previous_ids` are tried first, `phrasings` replace a template's
     own (its phrasings and their kept paraphrases)."""
     graph = graph_fingerprint(endpoint)
-    header = templates.prefix_header
     texts: dict[str, str] = {}
     ids: dict[str, str] = {}
     outcomes = []
@@ -140,15 +139,19 @@ def generate(
         if phrasings and template.template_id in phrasings:
             template = dataclasses.replace(template, phrasings=phrasings[template.template_id])
         bindings = candidate_bindings(templates, template, endpoint)
+        compiled = compile_template(template, templates.prefix_header, graph)
         outcome = TemplateOutcome(template, len(bindings))
         position = {binding.question_id: index for index, binding in reversed(list(enumerate(bindings)))}
         order = _try_order(template, bindings, previous_ids)
         results: set[tuple[str, ...]] = set()
-        needed = used_names(template)
-        for binding in order:
-            if template.sample.count is not None and len(outcome.questions) >= template.sample.count:
+        prefetched = _Prefetched(endpoint)
+        for at, binding in enumerate(order):
+            wanted = None if template.sample.count is None else template.sample.count - len(outcome.questions)
+            if wanted is not None and wanted <= 0:
                 break
-            missing = unbound(binding, needed)  # before its id is compared: that id lacks the value
+            if not prefetched.results:
+                prefetched.run(_next_queries(compiled, order, at, ids, wanted))
+            missing = unbound(binding, compiled.needed)  # before its id is compared: that id lacks the value
             if missing is not None:
                 outcome.dropped.append(missing)
                 continue
@@ -161,7 +164,7 @@ def generate(
                     )
                 outcome.duplicates += 1
                 continue
-            made = instantiate(template, header, endpoint, binding)
+            made = instantiate(compiled, prefetched.execute, binding)
             if isinstance(made, Dropped):
                 outcome.dropped.append(made)
                 continue
@@ -176,6 +179,57 @@ def generate(
         outcome.questions.sort(key=lambda question: position[question.question_id])
         outcomes.append(outcome)
     return Generation(templates, graph, tuple(outcomes))
+
+
+class _Prefetched:
+    """The endpoint, with the results of the queries the next questions will ask run back to back: the
+    store's caches stay warm, a tenth of its time (benchmarks/bench_generate.py). A failed query stops
+    the run; its error is raised when its question asks for it, where a question-by-question run
+    raises it."""
+
+    def __init__(self, endpoint: SparqlEndpoint):
+        self.endpoint = endpoint
+        self.results: dict[str, QueryResult | EndpointError] = {}
+
+    def run(self, queries: list[str]) -> None:
+        for query in queries:
+            try:
+                self.results[query] = self.endpoint.execute(query)
+            except EndpointError as error:
+                self.results[query] = error
+                return
+
+    def execute(self, query: str) -> QueryResult:
+        result = self.results.pop(query, None)
+        if result is None:
+            return self.endpoint.execute(query)
+        if isinstance(result, EndpointError):
+            raise result
+        return result
+
+
+def _next_queries(
+    compiled: CompiledTemplate, order: list[Binding], at: int, ids: Collection[str], wanted: int | None
+) -> list[str]:
+    """The queries of the bindings from `order[at]` on that are instantiated next unless one is dropped:
+    up to `wanted` (and `_PREFETCHED`) of them, up to the first whose id is taken (it may make none)."""
+    queries: list[str] = []
+    taken: set[str] = set()
+    limit = _PREFETCHED if wanted is None else min(wanted, _PREFETCHED)
+    for index in range(at, len(order)):
+        binding = order[index]
+        if len(taken) >= limit:
+            break
+        if unbound(binding, compiled.needed) is not None:
+            continue
+        if binding.question_id in ids or binding.question_id in taken:
+            break
+        taken.add(binding.question_id)
+        try:
+            queries += [step.query.fill_query(binding.values) for step in compiled.steps if step.query]
+        except BlankNodeValue:  # dropped when it is instantiated
+            continue
+    return queries
 
 
 @dataclass(frozen=True)
@@ -193,9 +247,10 @@ def plan(
     for template in templates.templates:
         bindings = candidate_bindings(templates, template, endpoint)
         order = _try_order(template, bindings)
+        phrasing = Pieces.of(template.phrasings[0])
         chosen = order[: template.sample.count] if template.sample.count is not None else order
         questions = [
-            PlannedQuestion(binding.question_id, fill_text(template.phrasings[0], binding.values))
+            PlannedQuestion(binding.question_id, phrasing.fill(binding.plain))
             for binding in chosen
             if all(name in binding.values for name in template.parameters)
         ]

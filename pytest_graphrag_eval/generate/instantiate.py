@@ -1,54 +1,118 @@
 """One candidate binding made into a question: its steps executed, its answer read from their result.
 
-Outputs are fetched by the plugin's own endpoint code, so a generated corpus is fresh by construction.
-A binding that cannot make a question is dropped with its reason; a query the graph refuses is an
-error naming template, question and field.
+A template is compiled once (`compile_template`) into the shape of its questions, whose own texts are
+`Slot`s, and what fills each slot; a question is then its texts alone, written into its template's
+`Skeleton`. Outputs are fetched by the plugin's own endpoint code, so a generated corpus is fresh by
+construction. A binding that cannot make a question is dropped with its reason; a query the graph
+refuses is an error naming template, question and field.
 """
 
 from __future__ import annotations
 
+import enum
 import json
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_graphrag_eval.formats import json_text
-from pytest_graphrag_eval.formats.json_types import JSONValue
+from pytest_graphrag_eval.generate.answer_reader import AnswerReader, Row, rows_of
+from pytest_graphrag_eval.generate.corpus_text import Skeleton, Slot, yaml_items
 from pytest_graphrag_eval.generate.ids import question_id, stable_index
-from pytest_graphrag_eval.generate.placeholders import (
-    PLACEHOLDER,
-    BlankNodeValue,
-    Term,
-    fill_query,
-    fill_text,
-)
-from pytest_graphrag_eval.generate.templates import QuestionTemplate, StepTemplate
+from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, BlankNodeValue, Pieces
+from pytest_graphrag_eval.generate.templates import DocumentsSpec, QuestionTemplate, StepTemplate
 from pytest_graphrag_eval.graph.endpoint import (
     SPARQL_RESULTS_JSON,
     EndpointError,
     EndpointUnavailable,
     QueryResult,
-    SparqlEndpoint,
 )
 
-Row = dict[str, Term]
+Run = Callable[[str], QueryResult]
+QUESTION_INDENT = "  "
+"""The indent of a question in the corpus file (an item of its template's `questions`)."""
+_OWN_TEXTS = 3  # id, question text, reference answer: the first slots of every question
+
+
+class _Fill(enum.Enum):
+    """What fills a step's slot: a text of the step, its query, its output or the output's media type."""
+
+    TEXT = enum.auto()
+    QUERY = enum.auto()
+    OUTPUT = enum.auto()
+    MEDIA_TYPE = enum.auto()
+
+
+@dataclass(frozen=True)
+class CompiledStep:
+    """A reference step split once: the query it runs (prefixes included) and what fills its slots."""
+
+    step: StepTemplate
+    query: Pieces | None
+    where: str
+    fills: tuple[tuple[_Fill, Pieces | None], ...]
+    answers: bool
+
+
+@dataclass(frozen=True)
+class CompiledTemplate:
+    """A template as its questions are made: the question's shape (`Slot`s where its own texts go),
+    that shape's YAML skeleton, its texts split at their placeholders, and its answer's reader."""
+
+    template: QuestionTemplate
+    phrasings: tuple[Pieces, ...]
+    steps: tuple[CompiledStep, ...]
+    shape: dict[str, Any]
+    skeleton: Skeleton
+    reader: AnswerReader
+    needed: frozenset[str]
+    outputs: tuple[Any, ...]  # each step's output in the shape: a slot, a fixed text or value, or None
+
+    def question_data(self, texts: tuple[str, ...]) -> dict[str, Any]:
+        """A question's corpus entry as plain data (its thresholds, if any, in their place)."""
+        data: dict[str, Any] = _filled(self.shape, texts)
+        thresholds = self.template.question_thresholds
+        if texts[0] not in thresholds:
+            return data
+        head = dict(list(data.items())[:4])  # id, question_text, reference_answer, reference_steps
+        return {**head, "thresholds": thresholds[texts[0]], **data}
 
 
 @dataclass(frozen=True)
 class Instance:
-    """A question generated from one binding, ready to be written into the corpus."""
+    """A question generated from one binding: its own texts, in the order its template's shape holds them."""
 
-    question_id: str
-    question_text: str
-    reference_answer: str
-    reference_steps: list[list[dict[str, Any]]]
-    bindings: dict[str, str]
+    compiled: CompiledTemplate = field(repr=False, compare=False)
+    texts: tuple[str, ...]
+    reference_outputs: tuple[str, ...]
+    """Every reference step's output: two questions with the same are duplicates of each other."""
 
     @property
-    def reference_outputs(self) -> tuple[str, ...]:
-        """Every reference step's output: two questions with the same are duplicates of each other."""
-        outputs = (step.get("output") for group in self.reference_steps for step in group)
-        return tuple(text if isinstance(text, str) else json.dumps(text, sort_keys=True) for text in outputs)
+    def question_id(self) -> str:
+        return self.texts[0]
+
+    @property
+    def question_text(self) -> str:
+        return self.texts[1]
+
+    @property
+    def reference_answer(self) -> str:
+        return self.texts[2]
+
+    @property
+    def reference_steps(self) -> list[list[dict[str, Any]]]:
+        steps: list[list[dict[str, Any]]] = _filled(self.compiled.shape["reference_steps"], self.texts)
+        return steps
+
+    @property
+    def bindings(self) -> dict[str, str]:
+        parameters = self.compiled.template.parameters
+        return dict(zip(parameters, self.texts[len(self.texts) - len(parameters) :], strict=True))
+
+    def yaml(self) -> list[str]:
+        """The question's YAML as an item of its template's `questions` list, in parts."""
+        if self.question_id in self.compiled.template.question_thresholds:
+            return [yaml_items([self.compiled.question_data(self.texts)], QUESTION_INDENT)]
+        return self.compiled.skeleton.fill(self.texts)
 
 
 @dataclass(frozen=True)
@@ -61,54 +125,109 @@ class Dropped:
 
 @dataclass(frozen=True)
 class Binding:
-    """One candidate row: the terms of its columns, and the id its question would have."""
+    """One candidate row: the terms of its columns, their plain values, and the id its question would have."""
 
     values: Row
     question_id: str
+    plain: dict[str, str]
 
 
 def bind(template: QuestionTemplate, row: Row) -> Binding:
     """The candidate row with the id its question takes."""
-    return Binding(row, question_id(template.template_id, template.question_id, template.parameters, row))
+    ident = question_id(template.template_id, template.question_id, template.parameters, row)
+    return Binding(row, ident, {name: str(term.get("value", "")) for name, term in row.items()})
 
 
-def unbound(binding: Binding, needed: Collection[str]) -> Dropped | None:
+def unbound(binding: Binding, needed: frozenset[str]) -> Dropped | None:
     """Why a candidate row leaving a `needed` name unbound (an OPTIONAL column) makes no question."""
-    missing = sorted(name for name in needed if name not in binding.values)
-    if not missing:
+    if needed <= binding.values.keys():
         return None
+    missing = sorted(needed - binding.values.keys())
     return Dropped(binding.question_id, f"no value for {', '.join(missing)} in its candidate row")
 
 
-def instantiate(
-    template: QuestionTemplate, header: str, endpoint: SparqlEndpoint, binding: Binding
-) -> Instance | Dropped:
-    """The question of `binding` (every name it needs bound: see `unbound`), or why there is none."""
-    values, ident = binding.values, binding.question_id
-    phrasing = template.phrasings[stable_index(ident, len(template.phrasings))]
-    groups: list[list[dict[str, Any]]] = []
-    answer_rows: list[Row] = []
+def compile_template(template: QuestionTemplate, header: str, graph: str) -> CompiledTemplate:
+    """`template` split once into what each of its questions fills; `graph` is their provenance's."""
+    slots: list[tuple[_Fill, Pieces | None]] = []
+    steps, step_shapes = [], []
+    for group_index, group in enumerate(template.steps):
+        shapes = []
+        for index, step in enumerate(group):
+            first = len(slots)
+            shapes.append(_step_shape(step, slots))
+            query = step.query if step.query is not None else step.documents and step.documents.query
+            steps.append(
+                CompiledStep(
+                    step,
+                    Pieces.of(header + query) if query else None,
+                    f"{step.where}.{'args' if step.documents is None else 'documents'}.query",
+                    tuple(slots[first:]),
+                    (group_index, index) == (template.answer.group, template.answer.index),
+                )
+            )
+        step_shapes.append(shapes)
+    shape: dict[str, Any] = {
+        "id": Slot(0),
+        "question_text": Slot(1),
+        "reference_answer": Slot(2),
+        "reference_steps": step_shapes,
+    }
+    if template.xfail:
+        shape["xfail"] = template.xfail
+    first_binding = _OWN_TEXTS + len(slots)
+    shape["provenance"] = {
+        "template": template.template_id,
+        "bindings": {name: Slot(first_binding + i) for i, name in enumerate(template.parameters)},
+        "graph": graph,
+    }
+    return CompiledTemplate(
+        template,
+        tuple(Pieces.of(phrasing) for phrasing in template.phrasings),
+        tuple(steps),
+        shape,
+        Skeleton.of(shape, QUESTION_INDENT),
+        AnswerReader(template.answer),
+        frozenset(used_names(template)),
+        tuple(step.get("output") for group in step_shapes for step in group),
+    )
+
+
+def instantiate(compiled: CompiledTemplate, run: Run, binding: Binding) -> Instance | Dropped:
+    """The question of `binding` (every name it needs bound: see `unbound`), or why there is none;
+    `run` runs a query (an endpoint's `execute`)."""
+    template = compiled.template
+    values, plain, ident = binding.values, binding.plain, binding.question_id
+    texts: list[str] = []
+    read: tuple[int, str | None] | None = None
     try:
-        for group_index, group in enumerate(template.steps):
-            steps = []
-            for index, step in enumerate(group):
-                made, columns, rows = _step(template, header, endpoint, step, values, ident)
-                if (group_index, index) == (template.answer.group, template.answer.index):
-                    _check_answer_column(template, columns)
-                    answer_rows = rows
-                steps.append(made)
-            groups.append(steps)
+        for step in compiled.steps:
+            query = step.query.fill_query(values) if step.query is not None else None
+            result = output = None
+            if query is not None:
+                spec = step.step.documents
+                result = execute(run, query, template, step.where, ident)
+                output = result.text if spec is None else _documents(result.text, spec)
+                if step.answers:
+                    read = _read_answer(compiled, result, plain)
+            for kind, pieces in step.fills:
+                if kind is _Fill.TEXT:
+                    texts.append(pieces.fill(plain))  # type: ignore[union-attr]  # a TEXT slot has its pieces
+                elif kind is _Fill.QUERY:
+                    texts.append(query)  # type: ignore[arg-type]  # a QUERY slot is a sparql_query step's
+                else:
+                    texts.append(output if kind is _Fill.OUTPUT else result.media_type)  # type: ignore[union-attr,arg-type]
     except BlankNodeValue as error:
         return Dropped(ident, str(error))
+    rows, answer = read if read is not None else (0, None)
     keep = template.keep
-    if len(answer_rows) < keep.min_rows or (keep.max_rows is not None and len(answer_rows) > keep.max_rows):
+    if rows < keep.min_rows or (keep.max_rows is not None and rows > keep.max_rows):
         bounds = f"{keep.min_rows}..{'' if keep.max_rows is None else keep.max_rows}"
-        return Dropped(ident, f"its answer query gave {len(answer_rows)} rows (kept: {bounds})")
-    answer = _answer(template, answer_rows, values)
+        return Dropped(ident, f"its answer query gave {rows} rows (kept: {bounds})")
     if answer is None:
         return Dropped(ident, "its answer query gave no value to read the answer from")
-    parameters = {name: str(values[name]["value"]) for name in template.parameters}
-    return Instance(ident, fill_text(phrasing, values), answer, groups, parameters)
+    phrasing = compiled.phrasings[stable_index(ident, len(compiled.phrasings))]
+    own = (ident, phrasing.fill(plain), answer, *texts, *[plain[name] for name in template.parameters])
+    return Instance(compiled, own, tuple([_output_key(output, own) for output in compiled.outputs]))
 
 
 def used_names(template: QuestionTemplate) -> set[str]:
@@ -122,26 +241,10 @@ def used_names(template: QuestionTemplate) -> set[str]:
     return {name for text in texts for name in PLACEHOLDER.findall(text)}
 
 
-def rows_of(output: str) -> tuple[list[str], list[Row]]:
-    """The variables and rows of a SPARQL results JSON text (none for ASK); every term part is text
-    (pyoxigraph's writer), so no number is read."""
-    document: JSONValue = json_text.loads_shape(output)
-    if not isinstance(document, dict):
-        return [], []
-    head, results = document.get("head"), document.get("results")
-    names = head.get("vars") if isinstance(head, dict) else None
-    bindings = results.get("bindings") if isinstance(results, dict) else None
-    columns = [str(name) for name in names] if isinstance(names, list) else []
-    rows = [row for row in bindings if isinstance(row, dict)] if isinstance(bindings, list) else []
-    return columns, rows  # type: ignore[return-value]  # a row's values are terms (JSON objects)
-
-
-def execute(
-    endpoint: SparqlEndpoint, query: str, template: QuestionTemplate, field: str, ident: str | None
-) -> QueryResult:
+def execute(run: Run, query: str, template: QuestionTemplate, field: str, ident: str | None) -> QueryResult:
     """Run one query; an engine error is a TemplateError naming the template, question and field."""
     try:
-        return endpoint.execute(query)
+        return run(query)
     except EndpointUnavailable as error:
         raise template.error(f"the SPARQL endpoint cannot be reached: {error}", field) from None
     except EndpointError as error:
@@ -149,79 +252,81 @@ def execute(
         raise template.error(f"the query failed{where}: {error}", field) from None
 
 
-def _step(
-    template: QuestionTemplate,
-    header: str,
-    endpoint: SparqlEndpoint,
-    step: StepTemplate,
-    values: Mapping[str, Term],
-    ident: str,
-) -> tuple[dict[str, Any], list[str], list[Row]]:
-    """The step filled and executed, with the columns and rows of its result (none unless SPARQL JSON)."""
+def _step_shape(step: StepTemplate, slots: list[tuple[_Fill, Pieces | None]]) -> dict[str, Any]:
+    """The step as the corpus holds it, each text a question fills a `Slot` (after the question's own
+    texts), its filling appended to `slots`: keys in the order the corpus has always written them."""
+
+    def opened(kind: _Fill, pieces: Pieces | None = None) -> Slot:
+        slots.append((kind, pieces))
+        return Slot(_OWN_TEXTS + len(slots) - 1)
+
+    def shaped(value: Any) -> Any:
+        if isinstance(value, str):
+            pieces = Pieces.of(value)
+            return opened(_Fill.TEXT, pieces) if pieces.names else value
+        if isinstance(value, list):
+            return [shaped(item) for item in value]
+        if isinstance(value, dict):
+            return {key: shaped(item) for key, item in value.items()}
+        return value
+
     raw = step.raw
     made: dict[str, Any] = {"name": raw["name"]}
-    columns: list[str] = []
-    rows: list[Row] = []
-    query = header + fill_query(step.query, values) if step.query is not None else None
     if "args" in raw:
         made["args"] = {
-            key: query if key == "query" and query is not None else _filled(item, values)
+            key: opened(_Fill.QUERY) if key == "query" and step.query is not None else shaped(item)
             for key, item in raw["args"].items()
         }
-    if query is not None:
-        result = execute(endpoint, query, template, f"{step.where}.args.query", ident)
-        made["output"] = result.text
-        made["output_media_type"] = result.media_type
-        if result.media_type == SPARQL_RESULTS_JSON:
-            columns, rows = rows_of(result.text)
-    elif step.documents is not None:
-        spec = step.documents
-        query = header + fill_query(spec.query, values)
-        result = execute(endpoint, query, template, f"{step.where}.documents.query", ident)
-        documents = [
-            {
-                "id": str(row[spec.id_column]["value"]),
-                "text": str(row.get(spec.text_column, {}).get("value", "")),
-            }
-            for row in rows_of(result.text)[1]
-            if spec.id_column in row
-        ]
-        made["output"] = json.dumps(documents, ensure_ascii=False)
+    if step.query is not None or step.documents is not None:
+        made["output"] = opened(_Fill.OUTPUT)
+        if step.query is not None:
+            made["output_media_type"] = opened(_Fill.MEDIA_TYPE)
     for key, item in raw.items():
         if key not in made:
-            made[key] = _filled(item, values)
-    return made, columns, rows
+            made[key] = shaped(item)
+    return made
 
 
-def _check_answer_column(template: QuestionTemplate, columns: list[str]) -> None:
+def _filled(shape: Any, texts: tuple[str, ...]) -> Any:
+    """`shape` with each slot replaced by its text (a new copy of every collection)."""
+    if type(shape) is Slot:
+        return texts[shape.index]
+    if isinstance(shape, list):
+        return [_filled(item, texts) for item in shape]
+    if isinstance(shape, dict):
+        return {key: _filled(item, texts) for key, item in shape.items()}
+    return shape
+
+
+def _output_key(output: Any, texts: tuple[str, ...]) -> str:
+    """A step's output as the duplicate check compares it (text as it is, anything else as JSON)."""
+    if type(output) is Slot:
+        return texts[output.index]
+    if isinstance(output, str):
+        return output
+    return json.dumps(_filled(output, texts), sort_keys=True)
+
+
+def _documents(text: str, spec: DocumentsSpec) -> str:
+    documents = [
+        {"id": str(row[spec.id_column]["value"]), "text": str(row.get(spec.text_column, {}).get("value", ""))}
+        for row in rows_of(text)[1]
+        if spec.id_column in row
+    ]
+    return json.dumps(documents, ensure_ascii=False)
+
+
+def _read_answer(
+    compiled: CompiledTemplate, result: QueryResult, plain: Mapping[str, str]
+) -> tuple[int, str | None]:
+    """The answer step's number of rows and the answer read from them; the answer's column checked."""
+    template = compiled.template
+    text = result.text if result.media_type == SPARQL_RESULTS_JSON else None
+    columns, rows, answer = compiled.reader.read(text, plain)
     if template.answer.kind == "labels" and template.answer.column not in columns:
         raise template.error(
             f"{template.answer.column!r} is not a column of the answer step's result "
             f"(columns: {', '.join(columns) or 'none'})",
             "answer.labels",
         )
-
-
-def _filled(value: Any, values: Mapping[str, Term]) -> Any:
-    if isinstance(value, str):
-        return fill_text(value, values)
-    if isinstance(value, list):
-        return [_filled(item, values) for item in value]
-    if isinstance(value, dict):
-        return {key: _filled(item, values) for key, item in value.items()}
-    return value
-
-
-def _answer(template: QuestionTemplate, rows: list[Row], values: Mapping[str, Term]) -> str | None:
-    rule = template.answer
-    if rule.kind == "count":
-        return str(len(rows))
-    if rule.kind == "labels":
-        column = rule.column
-        return rule.separator.join([str(row[column]["value"]) for row in rows if column in row]) or None
-    if len(rows) != 1:
-        return None
-    known = {**values, **rows[0]}
-    if any(name not in known for name in PLACEHOLDER.findall(rule.pattern)):
-        return None
-    return fill_text(rule.pattern, known)
+    return rows, answer

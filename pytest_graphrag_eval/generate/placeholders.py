@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from pytest_graphrag_eval.formats.json_types import JSONValue
 
@@ -30,16 +31,33 @@ def names_in(text: str) -> list[str]:
     return list(dict.fromkeys(PLACEHOLDER.findall(text)))
 
 
-def fill_text(text: str, values: Mapping[str, Term]) -> str:
-    """`text` with each placeholder replaced by its term's plain value."""
-    if "{{" not in text:  # most step arguments and outputs: nothing to fill
-        return text
-    return PLACEHOLDER.sub(lambda match: str(values[match.group(1)]["value"]), text)
+@dataclass(frozen=True)
+class Pieces:
+    """A text split once at its placeholders (`texts` around `names`), so filling it is a join."""
 
+    texts: tuple[str, ...]
+    names: tuple[str, ...]
 
-def fill_query(text: str, values: Mapping[str, Term]) -> str:
-    """`text` with each placeholder replaced by its term in SPARQL syntax."""
-    return PLACEHOLDER.sub(lambda match: sparql_term(values[match.group(1)]), text)
+    @classmethod
+    def of(cls, text: str) -> Pieces:
+        parts = PLACEHOLDER.split(text)
+        return cls(tuple(parts[0::2]), tuple(parts[1::2]))
+
+    def fill(self, values: Mapping[str, str]) -> str:
+        """The text with each placeholder replaced by its plain value."""
+        return self._joined([values[name] for name in self.names])
+
+    def fill_query(self, values: Mapping[str, Term]) -> str:
+        """The text with each placeholder replaced by its term in SPARQL syntax."""
+        return self._joined([sparql_term(values[name]) for name in self.names])
+
+    def _joined(self, filled: list[str]) -> str:
+        texts = self.texts
+        if len(filled) == 1:  # most texts name one value
+            return texts[0] + filled[0] + texts[1]
+        parts = [""] * (2 * len(texts) - 1)
+        parts[0::2], parts[1::2] = texts, filled
+        return "".join(parts)
 
 
 def probe_query(text: str) -> str:

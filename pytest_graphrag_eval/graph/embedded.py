@@ -30,12 +30,19 @@ RDF_EXTENSIONS = (".ttl", ".nt", ".nq", ".trig", ".n3", ".rdf", ".owl", ".xml", 
 class EmbeddedEndpoint:
     """A pyoxigraph store (in memory, or on disk opened read-only) holding the graph of some RDF files."""
 
-    def __init__(self, store: Any, path: Path, service: ServicePolicy = NO_SERVICE):
+    def __init__(
+        self,
+        store: Any,
+        path: Path,
+        service: ServicePolicy = NO_SERVICE,
+        identity: dict[str, Any] | None = None,
+    ):
         self._store = store
         self.path = path
         self.service = service
         self.triples = len(store)
         self.loaded_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self._identity = identity  # of the bytes loaded; None: read from the files when described
 
     @classmethod
     def load(
@@ -51,8 +58,10 @@ class EmbeddedEndpoint:
         pyoxigraph = import_pyoxigraph()
         files = rdf_files(path)
         store = pyoxigraph.Store(str(directory)) if directory is not None else pyoxigraph.Store()
+        digests = []
         for file in files:
             data = _read(file)
+            digests.append(hashlib.sha256(data).digest())
             try:
                 store.bulk_load(
                     data,
@@ -66,7 +75,7 @@ class EmbeddedEndpoint:
                 raise EndpointError(f"{file}: the RDF file cannot be loaded: {first_line(error)}") from None
         if directory is not None:
             store.flush()
-        return cls(store, path, service)
+        return cls(store, path, service, _identity(path, files, digests))
 
     @classmethod
     def open_shared(
@@ -109,7 +118,7 @@ class EmbeddedEndpoint:
     def describe(self) -> dict[str, Any]:
         return {
             "kind": "embedded",
-            **files_identity(self.path),
+            **(self._identity or files_identity(self.path)),
             "triples": self.triples,
             "loaded_at": self.loaded_at,
         }
@@ -122,10 +131,15 @@ class EmbeddedEndpoint:
 def files_identity(path: Path) -> dict[str, Any]:
     """The RDF files at `path` (relative names) and one SHA-256 over their names and contents."""
     files = rdf_files(path)
+    return _identity(path, files, [hashlib.sha256(_read(file)).digest() for file in files])
+
+
+def _identity(path: Path, files: list[Path], digests: list[bytes]) -> dict[str, Any]:
+    """`files_identity` of `files` at `path`, given the SHA-256 digest of each file's contents."""
     root = path if path.is_dir() else path.parent
     digest = hashlib.sha256()
-    for file in files:
-        digest.update(_relative(file, root).encode("utf-8") + b"\0" + hashlib.sha256(_read(file)).digest())
+    for file, contents in zip(files, digests, strict=True):
+        digest.update(_relative(file, root).encode("utf-8") + b"\0" + contents)
     return {
         "files": [_relative(file, root) for file in files],
         "content_hash": "sha256:" + digest.hexdigest(),
