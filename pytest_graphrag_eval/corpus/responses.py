@@ -125,7 +125,17 @@ def _plain_jsonl_entries(data: bytes, file: str, response_format: str) -> list[E
         not isinstance(first, dict) or first_record_format(first) != "responses"
     ):
         return None
-    return [(SourceLocation(file, number), None, value) for number, value in lines]
+    # Located with the question id each line gives, so the record needs no second location.
+    return [
+        (SourceLocation(file, number, question_id=_text_or_none(value.get("question_id"))), None, value)
+        if type(value) is dict
+        else (SourceLocation(file, number), None, value)
+        for number, value in lines
+    ]
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if type(value) is str else None
 
 
 def _parse_entries(text: str, file: str) -> list[Entry]:
