@@ -334,13 +334,11 @@ def _build_document(source: str | bytes, lines: dict[int, int] | None = None) ->
 
     Only the node loader, which recurses in C, needs the bracket bound, so a good corpus is never
     scanned for brackets."""
-    if lines is not None:
-        lines.clear()  # an earlier attempt's entries name dicts that are gone
     built = build_from_events(source, MAX_YAML_NODES, lines)
     if built is not UNUSUAL:
         return built
     if lines is not None:
-        lines.clear()
+        lines.clear()  # the entries of a build given up name dicts that are gone
     if flow_depth(source) > MAX_YAML_DEPTH:
         raise YamlBoundsError(f"nested too deeply (more than {MAX_YAML_DEPTH} levels of [ and {{)")
     document = yaml.load(source, Loader=_DocumentLoader)
