@@ -26,6 +26,7 @@ from timing import announce_quick, median_seconds
 
 from pytest_graphrag_eval import ScoringContext, corpus_from_data
 from pytest_graphrag_eval.formats import rdf_graphs
+from pytest_graphrag_eval.formats.sparql_results import MemoizedParser
 from pytest_graphrag_eval.steps.graph_compare import graph_output_score
 from pytest_graphrag_eval.steps.groups import score_steps
 from pytest_graphrag_eval.steps.scorer import StepsScorer
@@ -103,7 +104,10 @@ def main() -> None:
             question, response = sparql_question(rows, changed)
             alone = median_seconds(
                 lambda q=question, r=response: score_steps(
-                    q.reference_steps, r["actual_steps"], "last_group", q.reference_tables
+                    q.reference_steps,
+                    r["actual_steps"],
+                    "last_group",
+                    parse=MemoizedParser(q.reference_reading.tables),
                 ),
                 repeats,
             )

@@ -37,8 +37,21 @@ def write(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def test_records_keep_content_and_location(tmp_path: Path) -> None:
-    corpus = load_corpus(write(tmp_path, GOOD))
+# An explicit tag leaves the document to the node-based loader: records and locations come out the same.
+TAGGED = (
+    "question_text: Which substations are in NO1?",
+    "question_text: !!str Which substations are in NO1?",
+)
+
+
+@pytest.fixture(params=["events", "nodes"])
+def loader_path(request: pytest.FixtureRequest) -> tuple[str, str]:
+    """How GOOD is edited so that one YAML loader path or the other builds it."""
+    return TAGGED if request.param == "nodes" else ("", "")
+
+
+def test_records_keep_content_and_location(tmp_path: Path, loader_path: tuple[str, str]) -> None:
+    corpus = load_corpus(write(tmp_path, GOOD.replace(*loader_path)))
     first, second = corpus.questions()
     assert (first.template_id, first.question_id, first.location.line) == ("zones", "q1", 4)
     assert first.location.file == str(tmp_path / "corpus.yaml")
@@ -90,13 +103,36 @@ def test_mapping_form_carries_settings(tmp_path: Path) -> None:
     ],
 )
 def test_structural_errors_stop_loading_with_location(
-    tmp_path: Path, old: str, new: str, message: str
+    tmp_path: Path, old: str, new: str, message: str, loader_path: tuple[str, str]
 ) -> None:
     assert old in GOOD
     with pytest.raises(CorpusError) as raised:
-        load_corpus(write(tmp_path, GOOD.replace(old, new)))
+        load_corpus(write(tmp_path, GOOD.replace(*loader_path).replace(old, new)))
     assert str(tmp_path / "corpus.yaml") in str(raised.value)
     assert message in str(raised.value)
+
+
+def test_values_shared_by_anchors_load_as_plain_data_with_their_lines(
+    tmp_path: Path, loader_path: tuple[str, str]
+) -> None:
+    """A corpus written by `yaml.safe_dump` from shared objects: the aliased mappings and lists are plain
+    dicts and lists in every question, and each step keeps its own line."""
+    text = GOOD.replace(*loader_path).replace(
+        "        required_columns: [s]\n",
+        "        required_columns: &columns [s]\n        args: &args {query: ASK WHERE}\n",
+    )
+    text += (
+        "    reference_steps:\n    - - name: sparql_query\n"
+        '        output: \'{"head": {"vars": ["s"]}, "results": {"bindings": []}}\'\n'
+        "        output_media_type: application/sparql-results+json\n"
+        "        required_columns: *columns\n        args: *args\n"
+    )
+    first, second = load_corpus(write(tmp_path, text)).questions()
+    steps = [first.reference_steps[0][0], second.reference_steps[0][0]]  # type: ignore[index]
+    assert [type(step["args"]) for step in steps] == [dict, dict]
+    assert [step["args"] for step in steps] == [{"query": "ASK WHERE"}] * 2
+    assert [step["required_columns"] for step in steps] == [["s"], ["s"]]
+    assert (first.reference_lines, second.reference_lines) == (((10,),), ((19,),))
 
 
 def test_invalid_yaml_names_line(tmp_path: Path) -> None:
@@ -124,7 +160,7 @@ def test_reference_steps_are_read_once_on_first_use_and_afresh_after_replace(tmp
     first, _ = load_corpus(write(tmp_path, text)).questions()
     reading = first.reference_reading
     assert first.reference_reading is reading  # read once, kept
-    assert first.reference_problems is reading.problems and first.reference_tables is reading.tables
+    assert first.reference_problems is reading.problems and first.reference_reading.tables is reading.tables
     # A question with other reference steps reads its own, never the old reading.
     fixed = copy.deepcopy(first.reference_steps)
     fixed[0][0]["required_columns"] = ["s"]
@@ -160,8 +196,8 @@ CAPITAL = '{"head": {"vars": ["c"]}, "results": {"bindings": [{"c": {"type": "li
 
 def test_questions_of_one_corpus_parse_a_repeated_reference_output_once(tmp_path: Path) -> None:
     first, second = load_corpus(write(tmp_path, SHARED_OUTPUT.format(OUTPUT=CAPITAL, COLUMN="c"))).questions()
-    [(first_text, first_table)] = first.reference_tables.items()
-    [(second_text, second_table)] = second.reference_tables.items()
+    [(first_text, first_table)] = first.reference_reading.tables.items()
+    [(second_text, second_table)] = second.reference_reading.tables.items()
     assert first_text == second_text and first_text is not second_text  # two texts in the file ...
     assert second_table is first_table  # ... one parse
     assert first_table.column("c") == ("Oslo",)

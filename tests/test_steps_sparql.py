@@ -438,7 +438,7 @@ def test_reference_outputs_are_parsed_once_per_run(monkeypatch: pytest.MonkeyPat
         [{"template_id": "t", "questions": [{"id": "q", "question_text": "?", "reference_steps": [[step]]}]}]
     )
     question = next(iter(corpus.questions()))
-    assert set(question.reference_tables) == {reference}, "the loader keeps the table it validated"
+    assert set(question.reference_reading.tables) == {reference}, "the loader keeps the table it validated"
     parsed: list[str] = []
     original = sparql_results.parse_sparql_results
     monkeypatch.setattr(

@@ -84,11 +84,6 @@ class Question:
         """What makes reference steps unusable, each naming its step; empty when all are usable."""
         return self.reference_reading.problems
 
-    @property
-    def reference_tables(self) -> Mapping[str, SparqlTable]:
-        """The SPARQL reference outputs parsed (output text -> table), reused by scoring."""
-        return self.reference_reading.tables
-
 
 def read_reference_steps(
     steps: list[list[dict[str, Any]]] | None,
@@ -145,8 +140,9 @@ def load_corpus(path: str | Path, *, display_name: str | None = None) -> Corpus:
     """Read and validate a reference-corpus YAML file; errors name it as `display_name` if given."""
     path = Path(path)
     shown = display_name or str(path)
-    data = load_yaml_with_lines(path, shown=shown, error_type=CorpusError, what="corpus file")
-    return corpus_from_data(data, file=shown)
+    lines: dict[int, int] = {}
+    data = load_yaml_with_lines(path, shown=shown, error_type=CorpusError, what="corpus file", lines=lines)
+    return _validated(data, _Source(shown, lines))
 
 
 def load_corpora(paths: Iterable[str | Path]) -> list[Corpus]:
@@ -170,23 +166,44 @@ def check_unique_question(question: Question, seen: dict[str, Question]) -> None
 
 
 def corpus_from_data(data: object, file: str | None = None) -> Corpus:
-    """Validate in-memory corpus data (the seed's list of templates) into records."""
+    """Validate in-memory corpus data (the seed's list of templates) into records holding copies."""
     if isinstance(data, Corpus):
         return data
+    return _validated(data, _Source(file))
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where corpus data comes from: a file's freshly parsed document, whose values the records keep as
+    they are (its mappings' lines by id in `lines`), or a caller's objects, which the records copy so
+    that editing them later changes no record."""
+
+    file: str | None
+    lines: Mapping[int, int] | None = None
+
+    def line(self, value: object) -> int | None:
+        return self.lines.get(id(value)) if self.lines is not None else line_of(value)
+
+    def kept(self, value: Any) -> Any:
+        return value if self.lines is not None else to_plain(value)
+
+
+def _validated(data: object, source: _Source) -> Corpus:
+    file = source.file
     settings: dict[str, Any] = {}
     if isinstance(data, Mapping) and "templates" in data:
-        settings = to_plain({key: value for key, value in data.items() if key != "templates"})
+        settings = source.kept({key: value for key, value in data.items() if key != "templates"})
         data = data["templates"]
     if not isinstance(data, list):
         raise CorpusError(
             "a corpus must be a list of templates (or a mapping with a 'templates' list)",
-            SourceLocation(file, line_of(data)),
+            SourceLocation(file, source.line(data)),
         )
     seen: dict[str, SourceLocation] = {}
     shared_tables: dict[str, SparqlTable | str] = {}
     templates: list[Template] = []
     for index, raw in enumerate(data):
-        template = _template_from_data(raw, index, file, seen, shared_tables)
+        template = _template_from_data(raw, index, source, seen, shared_tables)
         first = next((t for t in templates if t.template_id == template.template_id), None)
         if first is not None:
             raise CorpusError(
@@ -202,34 +219,35 @@ def corpus_from_data(data: object, file: str | None = None) -> Corpus:
 def _template_from_data(
     raw: object,
     index: int,
-    file: str | None,
+    source: _Source,
     seen: dict[str, SourceLocation],
     shared_tables: dict[str, SparqlTable | str],
 ) -> Template:
-    location = SourceLocation(file, line_of(raw))
+    location = SourceLocation(source.file, source.line(raw))
     if not isinstance(raw, Mapping):
         raise CorpusError(f"template #{index + 1} must be a mapping", location)
     template_id = _required_text(raw, "template_id", location)
-    location = SourceLocation(file, line_of(raw), template_id=template_id)
+    location = SourceLocation(source.file, location.line, template_id=template_id)
     questions_raw = raw.get("questions")
     if not isinstance(questions_raw, list) or not questions_raw:
         raise CorpusError("must be a non-empty list of questions", location, "questions")
     questions = tuple(
-        _question_from_data(question, template_id, location, seen, shared_tables)
+        _question_from_data(question, template_id, location, source, seen, shared_tables)
         for question in questions_raw
     )
-    return Template(template_id, questions, location, to_plain(raw.get("thresholds")))
+    return Template(template_id, questions, location, source.kept(raw.get("thresholds")))
 
 
 def _question_from_data(
     raw: object,
     template_id: str,
     template_location: SourceLocation,
+    source: _Source,
     seen: dict[str, SourceLocation],
     shared_tables: dict[str, SparqlTable | str],
 ) -> Question:
     file = template_location.file
-    line = line_of(raw) or template_location.line
+    line = source.line(raw) or template_location.line
     if not isinstance(raw, Mapping):
         raise CorpusError(
             "each question must be a mapping", SourceLocation(file, line, template_id), "questions"
@@ -244,7 +262,7 @@ def _question_from_data(
         )
     seen[question_id] = location
     question_text = _required_text(raw, "question_text", location)
-    reference_steps = _reference_steps(raw.get("reference_steps"), location)
+    reference_steps = _reference_steps(raw.get("reference_steps"), location, source)
     reference_answer = _reference_answer(raw.get("reference_answer"), location)
     xfail = raw.get("xfail")
     if xfail is not None and not isinstance(xfail, (str, bool)):
@@ -256,12 +274,12 @@ def _question_from_data(
         question_id=question_id,
         question_text=question_text,
         location=location,
-        reference_steps=to_plain(reference_steps),
+        reference_steps=source.kept(reference_steps),
         reference_answer=reference_answer,
-        thresholds=to_plain(raw.get("thresholds")),
+        thresholds=source.kept(raw.get("thresholds")),
         xfail=xfail or None,
-        extra={k: to_plain(v) for k, v in raw.items() if k not in QUESTION_RESERVED_KEYS},
-        reference_lines=tuple(tuple(line_of(step) for step in group) for group in reference_steps or ()),
+        extra={k: source.kept(v) for k, v in raw.items() if k not in QUESTION_RESERVED_KEYS},
+        reference_lines=tuple(tuple(source.line(step) for step in group) for group in reference_steps or ()),
         shared_tables=shared_tables,
     )
 
@@ -278,7 +296,9 @@ def _required_text(raw: Mapping[str, object], key: str, location: SourceLocation
     return text
 
 
-def _reference_steps(value: object, location: SourceLocation) -> list[list[dict[str, Any]]] | None:
+def _reference_steps(
+    value: object, location: SourceLocation, source: _Source
+) -> list[list[dict[str, Any]]] | None:
     if value is None:
         return None
     if not isinstance(value, list) or not all(isinstance(group, list) for group in value):
@@ -294,22 +314,22 @@ def _reference_steps(value: object, location: SourceLocation) -> list[list[dict[
             if not isinstance(step, Mapping):
                 raise CorpusError(
                     "each step must be a mapping",
-                    _step_location(step, location),
+                    _step_location(step, location, source),
                     step_path(group_index, step_index),
                 )
             if not isinstance(step.get("name"), str) or not step["name"]:
                 raise CorpusError(
                     "is missing",
-                    _step_location(step, location),
+                    _step_location(step, location, source),
                     f"{step_path(group_index, step_index)}.name",
                 )
     return value
 
 
-def _step_location(step: object, question: SourceLocation) -> SourceLocation:
+def _step_location(step: object, question: SourceLocation, source: _Source) -> SourceLocation:
     """Where a reference step starts (its own line when known, else its question's)."""
     return SourceLocation(
-        question.file, line_of(step) or question.line, question.template_id, question.question_id
+        question.file, source.line(step) or question.line, question.template_id, question.question_id
     )
 
 

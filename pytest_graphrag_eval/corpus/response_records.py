@@ -32,6 +32,8 @@ class ResponseRecord(dict[str, Any]):
     """One validated, normalised response: a dict, as graphrag-eval code expects, plus its question id,
     attempt and source (for later per-question errors)."""
 
+    __slots__ = ("attempt", "question_id", "source")  # no attribute dict per response
+
     def __init__(self, fields: Mapping[str, Any], source: SourceLocation, attempt: int | None = None):
         super().__init__(fields)
         self.question_id = str(fields["question_id"])
@@ -126,12 +128,17 @@ def _check_success_fields(response: Mapping[str, Any], where: SourceLocation) ->
 def collect_attempts(entries: Iterable[Entry]) -> dict[str, list[ResponseRecord]]:
     """Normalise every entry into `{question_id: [record, ...]}`, attempts in `attempt` order; two
     responses to one question are a duplicate unless their `attempt` numbers differ."""
-    attempts: dict[str, dict[int | None, ResponseRecord]] = {}
+    first: dict[str, ResponseRecord] = {}
+    # A question's attempts by number, made only for a question with more than one response.
+    several: dict[str, dict[int | None, ResponseRecord]] = {}
     for location, key, raw in entries:
         filed = location if key is None or key == location.question_id else location.for_question(key)
         record = normalise_response(raw, filed)
-        recorded = attempts.setdefault(record.question_id, {})
-        if record.attempt in recorded or (recorded and (record.attempt is None or None in recorded)):
+        earlier = first.setdefault(record.question_id, record)
+        if earlier is record:
+            continue
+        recorded = several.setdefault(record.question_id, {earlier.attempt: earlier})
+        if record.attempt in recorded or record.attempt is None or None in recorded:
             raise ResponseError(
                 "duplicate response (several attempts of one question need distinct `attempt` numbers)",
                 record.source,
@@ -139,10 +146,10 @@ def collect_attempts(entries: Iterable[Entry]) -> dict[str, list[ResponseRecord]
             )
         recorded[record.attempt] = record
     return {
-        question_id: list(recorded.values())
-        if len(recorded) == 1
-        else [recorded[number] for number in sorted(recorded, key=lambda number: number or 0)]
-        for question_id, recorded in attempts.items()
+        question_id: [record]
+        if question_id not in several
+        else [several[question_id][number] for number in sorted(several[question_id], key=lambda n: n or 0)]
+        for question_id, record in first.items()
     }
 
 

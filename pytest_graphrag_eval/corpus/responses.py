@@ -125,7 +125,15 @@ def _plain_jsonl_entries(data: bytes, file: str, response_format: str) -> list[E
         not isinstance(first, dict) or first_record_format(first) != "responses"
     ):
         return None
-    return [(SourceLocation(file, number), None, value) for number, value in lines]
+    return [
+        (SourceLocation(file, number, question_id=_given_id(value)), None, value) for number, value in lines
+    ]
+
+
+def _given_id(value: object) -> str | None:
+    """The question id a line gives, to locate it with: its record then needs no second location."""
+    given = value.get("question_id") if type(value) is dict else None
+    return given if type(given) is str else None
 
 
 def _parse_entries(text: str, file: str) -> list[Entry]:

@@ -41,12 +41,12 @@ class _Unusual(Exception):
     """Raised inside the build: the node-based loader takes the document."""
 
 
-def build_from_events(source: str | bytes, max_nodes: int) -> Any:
+def build_from_events(source: str | bytes, max_nodes: int, lines: dict[int, int] | None = None) -> Any:
     """The document PyYAML's safe loader builds from `source`, mappings as `LineDict`s with their
-    lines, or `UNUSUAL`."""
+    lines (given `lines`: plain dicts, their lines recorded there by id), or `UNUSUAL`."""
     loader = _SafeLoader(source)
     try:
-        return _EventBuilder(loader, max_nodes).document()
+        return _EventBuilder(loader, max_nodes, lines).document()
     except (_Unusual, yaml.YAMLError, RecursionError):
         return UNUSUAL
     finally:
@@ -57,8 +57,9 @@ class _EventBuilder:
     """One pass over the events; every node is counted (an alias as its anchor's whole size) so
     that a document past the bound is left to the loader that refuses it."""
 
-    def __init__(self, loader: Any, max_nodes: int):
+    def __init__(self, loader: Any, max_nodes: int, lines: dict[int, int] | None):
         self.loader = loader
+        self.lines = lines
         self.next_event = loader.get_event
         self.max_nodes = max_nodes
         self.nodes = 0
@@ -101,8 +102,7 @@ class _EventBuilder:
                 self.name(anchor, collection, None)
             self.fill_sequence(collection)
         elif kind is MappingStartEvent:
-            collection = LineDict()
-            collection.line = event.start_mark.line + 1
+            collection = self.mapping(event.start_mark.line + 1)
             if anchor is not None:
                 self.name(anchor, collection, None)
             self.fill_mapping(collection)
@@ -111,6 +111,16 @@ class _EventBuilder:
         if anchor is not None:
             self.anchors[anchor] = (collection, self.nodes - before)
         return collection
+
+    def mapping(self, line: int) -> dict[str, Any]:
+        """An empty mapping that knows it starts on `line`."""
+        if self.lines is None:
+            line_dict = LineDict()
+            line_dict.line = line
+            return line_dict
+        mapping: dict[str, Any] = {}
+        self.lines[id(mapping)] = line
+        return mapping
 
     def fill_sequence(self, sequence: list[Any]) -> None:
         next_event, append = self.next_event, sequence.append
@@ -124,7 +134,7 @@ class _EventBuilder:
             else:
                 append(self.node(event))
 
-    def fill_mapping(self, mapping: LineDict) -> None:
+    def fill_mapping(self, mapping: dict[str, Any]) -> None:
         next_event = self.next_event
         merged: dict[str, Any] | None = None  # the pairs of merge keys' mappings, in order
         while True:
@@ -161,8 +171,8 @@ class _EventBuilder:
         non-mappings, where PyYAML's releases differ or raise, go to the node loader."""
         value = self.node(event)
         if type(value) is list and len(value) <= 1:
-            value = value[0] if value else LineDict()
-        if type(value) is not LineDict or id(value) in self.overriding or not merged.keys().isdisjoint(value):
+            value = value[0] if value else {}
+        if not isinstance(value, dict) or id(value) in self.overriding or not merged.keys().isdisjoint(value):
             raise _Unusual
         merged.update(value)
         return merged

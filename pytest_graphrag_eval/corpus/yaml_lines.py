@@ -289,9 +289,15 @@ def line_of(value: object) -> int | None:
 
 
 def load_yaml_with_lines(
-    path: Path, *, shown: str | None = None, error_type: ErrorFactory = InputError, what: str = "file"
+    path: Path,
+    *,
+    shown: str | None = None,
+    error_type: ErrorFactory = InputError,
+    what: str = "file",
+    lines: dict[int, int] | None = None,
 ) -> Any:
     """Read and parse one YAML document; every problem is `error_type` naming the file (and line).
+    Given `lines`, mappings are plain dicts and `lines` gets each one's line by its id.
 
     A BOM-less UTF-8 file is parsed from its bytes; on any problem the text path runs, and its message
     is the answer."""
@@ -299,17 +305,19 @@ def load_yaml_with_lines(
     data = read_input_bytes(path, shown=shown, error_type=error_type, what=what)
     if not data.startswith(BYTE_ORDER_MARKS) and b"\x00" not in data:
         try:
-            return _build_document(data)
+            return _build_document(data, lines)
         except (yaml.YAMLError, RecursionError):
             pass
     text = decode_input(data, SourceLocation(shown), error_type, what)
-    return parse_yaml_with_lines(text, shown, error_type)
+    return parse_yaml_with_lines(text, shown, error_type, lines)
 
 
-def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory = InputError) -> Any:
+def parse_yaml_with_lines(
+    text: str, shown: str | None, error_type: ErrorFactory = InputError, lines: dict[int, int] | None = None
+) -> Any:
     """Parse YAML text with the same bounds; syntax errors name the line."""
     try:
-        return _build_document(text)
+        return _build_document(text, lines)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -320,17 +328,33 @@ def parse_yaml_with_lines(text: str, shown: str | None, error_type: ErrorFactory
         raise error_type("invalid YAML: nested too deeply", SourceLocation(shown)) from None
 
 
-def _build_document(source: str | bytes) -> Any:
-    """The document from LibYAML's events where they are all of the common kinds, else from its nodes.
+def _build_document(source: str | bytes, lines: dict[int, int] | None = None) -> Any:
+    """The document from LibYAML's events where they are all of the common kinds, else from its nodes
+    (given `lines`, copied into plain dicts whose lines it records).
 
     Only the node loader, which recurses in C, needs the bracket bound, so a good corpus is never
     scanned for brackets."""
-    built = build_from_events(source, MAX_YAML_NODES)
+    built = build_from_events(source, MAX_YAML_NODES, lines)
     if built is not UNUSUAL:
         return built
+    if lines is not None:
+        lines.clear()  # the entries of a build given up name dicts that are gone
     if flow_depth(source) > MAX_YAML_DEPTH:
         raise YamlBoundsError(f"nested too deeply (more than {MAX_YAML_DEPTH} levels of [ and {{)")
-    return yaml.load(source, Loader=_DocumentLoader)
+    document = yaml.load(source, Loader=_DocumentLoader)
+    return document if lines is None else _plain_with_lines(document, lines)
+
+
+def _plain_with_lines(value: Any, lines: dict[int, int]) -> Any:
+    """`to_plain`, each `LineDict`'s line recorded in `lines` under its copy's id."""
+    if isinstance(value, dict):
+        plain = {key: _plain_with_lines(item, lines) for key, item in value.items()}
+        if isinstance(value, LineDict) and value.line is not None:
+            lines[id(plain)] = value.line
+        return plain
+    if isinstance(value, list):
+        return [_plain_with_lines(item, lines) for item in value]
+    return value
 
 
 def to_plain(value: Any) -> Any:

@@ -11,7 +11,6 @@ from pytest_graphrag_eval.formats.json_copy import copy_json_like
 from pytest_graphrag_eval.formats.sparql_results import (
     MemoizedParser,
     ResultsParser,
-    SparqlTable,
 )
 from pytest_graphrag_eval.steps.assignment import max_weight_assignment
 from pytest_graphrag_eval.steps.match import step_match_score
@@ -40,18 +39,17 @@ def score_steps(
     reference_steps: Sequence[Sequence[Mapping[str, object]]],
     actual_steps: Sequence[Mapping[str, object]],
     scope: str = "last_group",
-    known_tables: Mapping[str, SparqlTable] | None = None,
     *,
     parse: MemoizedParser | None = None,
 ) -> StepsOutcome:
-    """Match the reference groups to the actual steps and compute the steps score, reusing
-    `known_tables` or `parse` when given."""
+    """Match the reference groups to the actual steps and compute the steps score, reusing the
+    outputs `parse` has read when given."""
     if scope not in SCOPES:
         raise ValueError(f"steps scope must be one of {', '.join(SCOPES)}, got {scope!r}")
     if not reference_steps:
         raise ValueError("there are no reference step groups to score")
     steps = [step if type(step) is dict or isinstance(step, Mapping) else {} for step in actual_steps]
-    parse = parse or MemoizedParser(known_tables)
+    parse = parse or MemoizedParser()
     last = len(reference_steps) - 1
     if scope == "last_group":
         matches = match_group(reference_steps[last], last, steps, len(steps), parse)
