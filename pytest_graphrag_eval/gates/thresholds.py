@@ -16,13 +16,13 @@ from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
     check_metric_name,
     compare,
-    display_number,
     format_number,
     numeric_value,
     parse_limit,
     split_comparison,
 )
 from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
+from pytest_graphrag_eval.gates.model import outcome_message
 
 if TYPE_CHECKING:  # only named in annotations: the corpus reader imports the YAML parsers
     from pytest_graphrag_eval.corpus.reference_corpus import Corpus
@@ -148,25 +148,19 @@ class ThresholdResolver:
     def for_parsed(
         self, parsed: CorpusThresholds, template_id: str | None, question_id: str | None
     ) -> dict[str, Threshold]:
-        """The options, then the corpus file's, the template's and the question's own layers."""
+        """The options, then the corpus file's, the template's and the question's own layers; a None
+        in a layer removes that metric (kept as None so later layers see it)."""
         merged = self._corpus.get(parsed.file)
         if merged is None:
-            merged = self._corpus[parsed.file] = _over(self._options, parsed.corpus)
+            merged = self._corpus[parsed.file] = {**self._options, **parsed.corpus}
         key = (parsed.file, template_id)
         if key not in self._template:
-            self._template[key] = _over(merged, parsed.templates.get(template_id, {}) if template_id else {})
+            self._template[key] = {**merged, **(parsed.templates.get(template_id, {}) if template_id else {})}
         merged = self._template[key]
         own = parsed.questions.get(question_id) if question_id is not None else None
         if own is not None:
-            merged = _over(merged, own)
+            merged = {**merged, **own}
         return {metric: threshold for metric, threshold in sorted(merged.items()) if threshold is not None}
-
-
-def _over(
-    base: Mapping[str, Threshold | None], layer: Mapping[str, Threshold | None]
-) -> dict[str, Threshold | None]:
-    """`layer` over `base`; a None in `layer` removes that metric (kept as None so later layers see it)."""
-    return {**base, **layer}
 
 
 def check_thresholds(
@@ -184,12 +178,7 @@ def _check(result: Mapping[str, Any], threshold: Threshold) -> ThresholdCheck:
     actual = numeric_value(raw)
     if actual is not None:
         passed = compare(actual, op, limit)
-        shown = display_number(actual)
-        message = (
-            f"{metric} = {shown} {condition} ({source} threshold)"
-            if passed
-            else f"{metric} = {shown}, required {condition}, {source} threshold"
-        )
+        message = outcome_message(metric, actual, condition, passed, f"{source} threshold")
         return ThresholdCheck(metric, op, limit, actual, passed, source, message)
     if raw is not None:
         reason = f"{metric} is not a number: {raw!r}"
