@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_graphrag_eval.commands import add_no_cache
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
@@ -95,14 +96,7 @@ def _parser() -> argparse.ArgumentParser:
         declared("graphrag_max_calls"),
         help="stop paraphrasing after this many LLM calls",
     )
-    add_option(
-        made,
-        "--no-cache",
-        declared("graphrag_no_cache"),
-        dest="use_cache",
-        default=True,
-        help="do not read or write the judge cache",
-    )
+    add_no_cache(made, dest="use_cache", default=True)
     made.set_defaults(handler=_generate)
     covered = commands.add_parser(
         "coverage", help="the graph's classes and properties no reference query names"

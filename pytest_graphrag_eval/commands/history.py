@@ -281,12 +281,9 @@ def _compare(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int
     before, after = store.resolve(args.runs[0]), store.resolve(args.runs[1])
     left = {q.question_id: q for q in store.question_results(before.run_id)}
     right = {q.question_id: q for q in store.question_results(after.run_id)}
-    regressed = sorted(
-        qid for qid in left.keys() & right.keys() if left[qid].passed is True and right[qid].passed is False
-    )
-    fixed = sorted(
-        qid for qid in left.keys() & right.keys() if left[qid].passed is False and right[qid].passed is True
-    )
+    verdicts = {qid: (left[qid].passed, right[qid].passed) for qid in left.keys() & right.keys()}
+    regressed = sorted(qid for qid, pair in verdicts.items() if pair == (True, False))
+    fixed = sorted(qid for qid, pair in verdicts.items() if pair == (False, True))
     added, removed = sorted(right.keys() - left.keys()), sorted(left.keys() - right.keys())
     means_before, means_after = _micro_means(before.aggregates), _micro_means(after.aggregates)
     metrics = {
@@ -500,12 +497,8 @@ def _prune(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
         out.line(f"  runs: {shown}{more}")
     for key in result.waiting:
         out.line(f"  waiting shards of run {key}")
-    out.line(f"store: {_size(before)} before, {_size(after)} after")
+    out.line(f"store: {before / 1e6:.1f} MB before, {after / 1e6:.1f} MB after")
     return 0
-
-
-def _size(count: int) -> str:
-    return f"{count / 1e6:.1f} MB"
 
 
 class _UsageError(GraphragEvalError):

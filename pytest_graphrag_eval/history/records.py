@@ -294,11 +294,7 @@ def _question_row(position: int, qid: str, result: Mapping[str, object]) -> Ques
 
 def _attempts(result: Mapping[str, object]) -> list[Mapping[str, object]]:
     attempts = result.get("attempts")
-    return (
-        [attempt for attempt in attempts if isinstance(attempt, Mapping)]
-        if isinstance(attempts, list)
-        else []
-    )
+    return [item for item in attempts if isinstance(item, Mapping)] if isinstance(attempts, list) else []
 
 
 # One encoder for every row: `json.dumps` with options builds a new one per call, which is most of
