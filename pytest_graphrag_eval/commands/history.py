@@ -515,7 +515,7 @@ def _suite(store: HistoryStore, args: argparse.Namespace) -> str | None:
 
 
 def _summary_json(run: RunSummary) -> dict[str, Any]:
-    data = run.to_dict()
+    data = asdict(run)
     data["micro_means"] = _micro_means(run.aggregates)
     del data["aggregates"]
     return data
@@ -535,11 +535,9 @@ def _is_score(key: str) -> bool:
 
 
 def _count_outcomes(outcomes: Any) -> dict[str, int]:
+    """Outcomes counted in the order of OUTCOME_CODES, any other after them."""
     counts = Counter(outcomes)
-    order = list(OUTCOME_CODES)
-    return dict(
-        sorted(counts.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))
-    )
+    return {name: counts.pop(name) for name in OUTCOME_CODES if name in counts} | dict(counts)
 
 
 def _when(timestamp: str) -> str:

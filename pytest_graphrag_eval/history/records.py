@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from pytest_graphrag_eval.compare.classify import passed as outcome_passed
+from pytest_graphrag_eval.gates.expressions import numeric_value
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.report.json_report import json_bytes
 
@@ -130,7 +131,7 @@ def run_record(report: Mapping[str, Any]) -> RunRecord:
     identity = {key: metadata.get(key) for key in ("corpus_files", "graph", "responses")}
     columns: dict[str, object] = {
         "started_at": str(metadata["started_at"]),
-        "duration_sec": _number(metadata.get("duration_sec")),
+        "duration_sec": numeric_value(metadata.get("duration_sec")),
         "tool_version": _text(metadata.get("version")),
         "corpus_identity": identities["corpus"],
         "graph_identity": identities["graph"],
@@ -305,10 +306,6 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=s
 def _json(value: object) -> str:
     """Compact JSON text (NaN kept as JSON's `NaN` token, which Python reads back)."""
     return _ENCODER.encode(value)
-
-
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _text(value: object) -> str | None:

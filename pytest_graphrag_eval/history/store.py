@@ -78,9 +78,6 @@ class RunSummary:
     inputs: str = ""
     suite: str | None = None  # the corpus paths it ran (`records.suite_of`); None if recorded before suites
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
 class RecordedRun:
@@ -183,10 +180,6 @@ def _needs_upgrade(location: HistoryLocation) -> bool:
 class HistoryStore:
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
-
-    @property
-    def location(self) -> HistoryLocation:
-        return self.backend.location
 
     @property
     def display(self) -> str:
@@ -469,7 +462,7 @@ class HistoryStore:
     def size_bytes(self) -> int:
         """What the store takes: the SQLite file with its WAL, or the history's PostgreSQL tables."""
         if self.backend.dialect == "sqlite":
-            path = self.location.path
+            path = self.backend.location.path
             assert path is not None
             return sum(
                 candidate.stat().st_size
@@ -741,9 +734,9 @@ def _version_in(backend: Backend, cursor: Any) -> int | None:
         cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     else:
         cursor.execute(
-            "SELECT table_name FROM information_schema.tables "
-            "WHERE table_schema = current_schema() AND table_name IN ('schema_version', 'runs', "
-            "'run_questions', 'run_reports', 'question_sets', 'pending_shards')"
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+            f"AND table_name IN ({', '.join('?' for _ in HISTORY_TABLES)})",
+            HISTORY_TABLES,
         )
     tables = {row[0] for row in cursor.fetchall()}
     if "schema_version" not in tables:

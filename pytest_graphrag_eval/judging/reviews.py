@@ -127,14 +127,10 @@ class ReviewBook:
 
     def labels(self) -> list[Label]:
         """Each reviewed answer once, as a label for calibration."""
-        seen: set[tuple[str, str, str]] = set()
-        labels = []
+        labels: dict[tuple[str, str, str], Label] = {}
         for review in self.reviews:
-            key = (review.question_id, review.metric, review.fingerprint)
-            if key not in seen:
-                seen.add(key)
-                labels.append(review.as_label())
-        return labels
+            labels.setdefault((review.question_id, review.metric, review.fingerprint), review.as_label())
+        return list(labels.values())
 
 
 def load_reviews(
