@@ -48,6 +48,11 @@ class Label:
     def fingerprint(self) -> str:
         return answer_fingerprint(self.answer)
 
+    @property
+    def verdict(self) -> str:
+        """`pass` or `fail` as a reviews file writes it (a review always gives `passed`)."""
+        return "pass" if self.passed else "fail"
+
     def passes(self, cutoff: float) -> bool:
         """The person's pass/fail: as given, or the score held to the metric's cutoff."""
         if self.passed is not None:
