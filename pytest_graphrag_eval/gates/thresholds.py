@@ -96,10 +96,28 @@ def thresholds_from_yaml(value: object, source: str, location: SourceLocation) -
         return {}
     if isinstance(value, str):
         value = [value]
+    thresholds: dict[str, Threshold | None] = {}
     if isinstance(value, list):
-        return _from_yaml_list(value, source, location)
+        for index, text in enumerate(value):
+            field = f"{_YAML_FIELD}[{index}]"
+            try:
+                threshold = _parse(text, source)
+            except ExpressionError as error:
+                raise CorpusError(f"invalid threshold {text!r}: {error}", location, field) from None
+            if threshold.metric in thresholds:
+                raise CorpusError(f"a second threshold for {threshold.metric!r}", location, field)
+            thresholds[threshold.metric] = threshold
+        return thresholds
     if isinstance(value, Mapping):
-        return _from_yaml_mapping(value, source, location)
+        for metric, limit in value.items():
+            try:
+                name = check_metric_name(str(metric))
+                thresholds[name] = None if limit is None else Threshold(name, *parse_limit(limit), source)
+            except ExpressionError as error:
+                raise CorpusError(
+                    f"invalid threshold: {error}", location, f"{_YAML_FIELD}.{metric}"
+                ) from None
+        return thresholds
     raise CorpusError(
         f"must be a list of expressions like 'steps_score>=0.8' or a mapping "
         f"{{metric: '>=0.8'}}, got {type(value).__name__}",
@@ -204,34 +222,6 @@ def _parse(text: str, source: str) -> Threshold:
         raise ExpressionError(f"expected text, got {type(text).__name__}")
     metric, op, limit = split_comparison(text)
     return Threshold(check_metric_name(metric), op, limit, source)
-
-
-def _from_yaml_list(value: list[Any], source: str, location: SourceLocation) -> dict[str, Threshold | None]:
-    thresholds: dict[str, Threshold | None] = {}
-    for index, text in enumerate(value):
-        field = f"{_YAML_FIELD}[{index}]"
-        try:
-            threshold = _parse(text, source)
-        except ExpressionError as error:
-            raise CorpusError(f"invalid threshold {text!r}: {error}", location, field) from None
-        if threshold.metric in thresholds:
-            raise CorpusError(f"a second threshold for {threshold.metric!r}", location, field)
-        thresholds[threshold.metric] = threshold
-    return thresholds
-
-
-def _from_yaml_mapping(
-    value: Mapping[Any, Any], source: str, location: SourceLocation
-) -> dict[str, Threshold | None]:
-    thresholds: dict[str, Threshold | None] = {}
-    for metric, limit in value.items():
-        field = f"{_YAML_FIELD}.{metric}"
-        try:
-            name = check_metric_name(str(metric))
-            thresholds[name] = None if limit is None else Threshold(name, *parse_limit(limit), source)
-        except ExpressionError as error:
-            raise CorpusError(f"invalid threshold: {error}", location, field) from None
-    return thresholds
 
 
 def _check_source(source: str) -> None:

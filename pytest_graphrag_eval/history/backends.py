@@ -210,11 +210,8 @@ class _PercentCursor:
     def execute(self, sql: str, params: Sequence[object] = ()) -> Any:
         return self.raw.execute(sql.replace("?", "%s"), params)
 
-    def fetchone(self) -> Any:
-        return self.raw.fetchone()
-
-    def fetchall(self) -> list[Any]:
-        return list(self.raw.fetchall())
+    def __getattr__(self, name: str) -> Any:  # fetchone, fetchall: the cursor's own
+        return getattr(self.raw, name)
 
 
 def describe_failure(location: HistoryLocation, error: BaseException, doing: str) -> str:

@@ -42,6 +42,8 @@ _SUMMARY_COLUMNS = (
     "corpus_identity, graph_identity, responses_identity, settings_fingerprint, questions, failed, passed, "
     "interrupted, failure_reason, aggregates, gates, identity, suite"
 )
+# RunSummary's fields, read from its columns (`identity` gives `inputs`)
+_SUMMARY_FIELDS = _SUMMARY_COLUMNS.replace("commit_sha", "commit").split(", ")
 _NEWEST_FIRST = "ORDER BY started_at DESC, run_id DESC"
 
 
@@ -619,31 +621,22 @@ def _filters(branch: str | None, suite: str | None) -> tuple[str, tuple[object, 
 
 
 def _summary(row: Sequence[Any]) -> RunSummary:
-    return RunSummary(
-        run_id=int(row[0]),
-        run_key=row[1],
-        started_at=row[2],
-        recorded_at=row[3],
-        duration_sec=row[4],
-        commit=row[5],
-        branch=row[6],
-        ci=row[7],
-        ci_url=row[8],
-        tool_version=row[9],
-        corpus_identity=row[10],
-        graph_identity=row[11],
-        responses_identity=row[12],
-        settings_fingerprint=row[13],
-        questions=int(row[14]),
-        failed=int(row[15]),
-        passed=bool(row[16]),
-        interrupted=bool(row[17]),
-        failure_reason=row[18],
-        aggregates=json.loads(row[19]),
-        gates=json.loads(row[20]),
-        inputs=_inputs(row[10], row[11], row[13], row[21], row[12]),
-        suite=row[22],
+    run = dict(zip(_SUMMARY_FIELDS, row, strict=True))
+    identity = run.pop("identity")
+    run.update(
+        passed=bool(run["passed"]),
+        interrupted=bool(run["interrupted"]),
+        aggregates=json.loads(run["aggregates"]),
+        gates=json.loads(run["gates"]),
+        inputs=_inputs(
+            run["corpus_identity"],
+            run["graph_identity"],
+            run["settings_fingerprint"],
+            identity,
+            run["responses_identity"],
+        ),
     )
+    return RunSummary(**run)
 
 
 def _flag(value: object) -> bool | None:
