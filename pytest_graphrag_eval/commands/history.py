@@ -101,9 +101,6 @@ class _Output:
         if not self.as_json:
             print(_cut(terminal_safe(text), self.width))
 
-    def data(self, document: Any) -> None:
-        self.document = document
-
     def flush(self) -> None:
         if self.as_json and self.document is not None:
             # ASCII: every control character of stored text written as a JSON escape, inert on a terminal
@@ -113,7 +110,7 @@ class _Output:
 # list ------------------------------------------------------------------------------------------
 def _list(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     runs = store.runs(branch=args.branch, limit=args.limit, suite=args.suite)
-    out.data([_summary_json(run) for run in runs])
+    out.document = [_summary_json(run) for run in runs]
     for waiting in store.waiting_shards():
         out.line(
             f"waiting: run {waiting.run_key} has {len(waiting.indexes)} of its {waiting.expected} shards "
@@ -140,16 +137,13 @@ def _show(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     questions = store.question_results(run.run_id)
     failed = [question for question in questions if question.outcome == "failed"]
     counts = _count_outcomes(question.outcome for question in questions)
-    out.data(
-        {
-            **_summary_json(run),
-            "questions_by_outcome": counts,
-            "failed_questions": [
-                {"question_id": q.question_id, "template_id": q.template_id, "failure": q.failure}
-                for q in failed
-            ],
-        }
-    )
+    out.document = {
+        **_summary_json(run),
+        "questions_by_outcome": counts,
+        "failed_questions": [
+            {"question_id": q.question_id, "template_id": q.template_id, "failure": q.failure} for q in failed
+        ],
+    }
     out.line(f"run {run.run_id} ({run.run_key}): {'passed' if run.passed else 'FAILED'}")
     if run.failure_reason:
         out.line(f"  why:        {run.failure_reason}")
@@ -183,14 +177,12 @@ def _flaky(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     suite = _suite(store, args)
     history = store.question_outcomes(last_n=args.last, branch=args.branch, suite=suite)
     found = flaky_questions(history, args.min_flips, same_commit=not args.no_same_commit)
-    out.data(
-        {
-            "suite": suite,
-            "runs": [asdict(run) for run in history.runs],
-            "min_flips": args.min_flips,
-            "flaky": [asdict(item) for item in found],
-        }
-    )
+    out.document = {
+        "suite": suite,
+        "runs": [asdict(run) for run in history.runs],
+        "min_flips": args.min_flips,
+        "flaky": [asdict(item) for item in found],
+    }
     out.line(
         f"{len(found)} flaky question(s) over the last {len(history.runs)} run(s): "
         f"flipped >= {args.min_flips} times"
@@ -220,20 +212,17 @@ def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     points = store.metric_series(args.metric, last_n=args.last, branch=args.branch, suite=suite)
     result = trend(points, confidence=args.confidence)
     changed = {change.index: change.what for change in result.changes}
-    out.data(
-        {
-            "metric": args.metric,
-            "suite": suite,
-            "points": [
-                {**asdict(point), "changed": list(changed.get(index, ()))}
-                for index, point in enumerate(points)
-            ],
-            "slope_per_run": result.slope,
-            "slope_interval": [result.low, result.high] if result.low is not None else None,
-            "confidence": result.confidence,
-            "runs_with_value": result.runs_with_value,
-        }
-    )
+    out.document = {
+        "metric": args.metric,
+        "suite": suite,
+        "points": [
+            {**asdict(point), "changed": list(changed.get(index, ()))} for index, point in enumerate(points)
+        ],
+        "slope_per_run": result.slope,
+        "slope_interval": [result.low, result.high] if result.low is not None else None,
+        "confidence": result.confidence,
+        "runs_with_value": result.runs_with_value,
+    }
     if not points:
         out.line(f"no runs in {store.display}")
         return 0
@@ -299,18 +288,16 @@ def _compare(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int
             ("settings", "settings_fingerprint"),
         )
     }
-    out.data(
-        {
-            "before": _summary_json(before),
-            "after": _summary_json(after),
-            "changed": identity,
-            "metrics": metrics,
-            "regressed": regressed,
-            "fixed": fixed,
-            "new": added,
-            "removed": removed,
-        }
-    )
+    out.document = {
+        "before": _summary_json(before),
+        "after": _summary_json(after),
+        "changed": identity,
+        "metrics": metrics,
+        "regressed": regressed,
+        "fixed": fixed,
+        "new": added,
+        "removed": removed,
+    }
     out.line(
         f"run {before.run_id} ({_when(before.started_at)}) -> run {after.run_id} ({_when(after.started_at)})"
     )
@@ -338,13 +325,11 @@ def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
         raise _UsageError("report: give at least one of --report, --html, --markdown")
     report = ReportDocument.from_json(store.load_report(run.run_id), f"run {run.run_id} of the history")
     written = write_outputs(report, OutputPaths(args.report, args.markdown, args.html))
-    out.data(
-        {
-            "run_id": run.run_id,
-            "written": [{"what": what, "path": str(path)} for what, path in written.written],
-            "problems": written.problems,
-        }
-    )
+    out.document = {
+        "run_id": run.run_id,
+        "written": [{"what": what, "path": str(path)} for what, path in written.written],
+        "problems": written.problems,
+    }
     for what, path in written.written:
         out.line(f"wrote the {what} of run {run.run_id}: {path}")
     for problem in written.problems:
@@ -389,7 +374,7 @@ def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
                 f"imported shard {recorded.shards_recorded} of {recorded.shards_expected} of run "
                 f"{recorded.run_key}, waiting for the others, from {path}"
             )
-    out.data(done)
+    out.document = done
     return 2 if failures else 0
 
 
@@ -449,14 +434,14 @@ def _read_report(path: Path) -> tuple[Any, str]:
 def _shards(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     if args.clear:
         cleared = store.clear_waiting(args.clear)
-        out.data({"cleared": cleared, "not_waiting": sorted(set(args.clear) - set(cleared))})
+        out.document = {"cleared": cleared, "not_waiting": sorted(set(args.clear) - set(cleared))}
         for key in cleared:
             out.line(f"cleared the waiting shards of run {key}")
         for key in sorted(set(args.clear) - set(cleared)):
             out.line(f"no waiting shards of run {key}")
         return 0
     waiting = store.waiting_shards()
-    out.data([asdict(item) for item in waiting])
+    out.document = [asdict(item) for item in waiting]
     if not waiting:
         out.line(f"no shards waiting in {store.display}")
         return 0
@@ -480,15 +465,13 @@ def _prune(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     before = store.size_bytes()
     result = store.prune(rule, dry_run=args.dry_run)
     after = store.size_bytes()
-    out.data(
-        {
-            "dry_run": result.dry_run,
-            "runs": list(result.runs),
-            "waiting": list(result.waiting),
-            "size_before": before,
-            "size_after": after,
-        }
-    )
+    out.document = {
+        "dry_run": result.dry_run,
+        "runs": list(result.runs),
+        "waiting": list(result.waiting),
+        "size_before": before,
+        "size_after": after,
+    }
     verb = "would delete" if result.dry_run else "deleted"
     out.line(f"{verb} {len(result.runs)} run(s) and {len(result.waiting)} waiting shard set(s)")
     if result.runs:
