@@ -54,7 +54,6 @@ _WRITING = frozenset({"import", "prune", "shards"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `graphrag-eval-history`; returns the exit status."""
     args = _parser().parse_args(argv)
     out = _Output(args.json)
     try:

@@ -184,7 +184,6 @@ class ThresholdResolver:
 def check_thresholds(
     result: Mapping[str, Any], thresholds: Mapping[str, Threshold] | Iterable[Threshold]
 ) -> list[ThresholdCheck]:
-    """Check every threshold against one result dict, in the order given."""
     items = thresholds.values() if isinstance(thresholds, Mapping) else thresholds
     return [_check(result, threshold) for threshold in items]
 

@@ -17,8 +17,6 @@ from pytest_graphrag_eval.errors import InputError, SourceLocation
 
 @dataclass(frozen=True)
 class Entry:
-    """One record of the file, as read, and where it is."""
-
     fields: Mapping[object, object]
     location: SourceLocation
 
