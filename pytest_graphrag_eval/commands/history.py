@@ -238,12 +238,11 @@ def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     out.line(f"{args.metric} over the last {len(points)} run(s), oldest first (suite {suite or '-'})")
     out.line("(<- what changed since the run before: corpus, graph, settings, responses)")
     for index, point in enumerate(points):
-        value = "-" if point.value is None else f"{point.value:.4f}"
         bar = _bar(point.value, low, high)
         note = f"  <- {', '.join(changed[index])}" if index in changed else ""
         out.line(
             f"{point.run_id:>5}  {_when(point.started_at):<16}  {(point.commit or '-')[:_SHORT_SHA]:<10}  "
-            f"{value:>8}  {bar:<{_BAR}}{note}"
+            f"{_num(point.value):>8}  {bar:<{_BAR}}{note}"
         )
     if result.slope is None:
         out.line("slope: needs at least two runs with a value")

@@ -10,7 +10,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -171,11 +171,8 @@ def open_history(
 
 
 def _needs_upgrade(location: HistoryLocation) -> bool:
-    backend = open_backend(location, read_only=True)
-    try:
+    with closing(open_backend(location, read_only=True)) as backend:
         version = _read_version(backend)
-    finally:
-        backend.close()
     return version is not None and version < LATEST_VERSION
 
 
