@@ -339,15 +339,17 @@ def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
 def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     provenance = RunProvenance(commit=args.commit, branch=args.branch)
     done: list[dict[str, Any]] = []
-    failures = 0
+
+    def refused(path: Path, error: GraphragEvalError) -> None:
+        _error(str(error))
+        done.append({"report": str(path), "error": str(error)})
+
     readable: list[tuple[Path, Any, str]] = []
     for path in args.reports:
         try:
             readable.append((path, *_read_report(path)))
         except GraphragEvalError as error:
-            failures += 1
-            _error(str(error))
-            done.append({"report": str(path), "error": str(error)})
+            refused(path, error)
     keys = _import_keys(readable, args.run_key)
     for path, report, _ in readable:
         try:
@@ -359,9 +361,7 @@ def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
                 merge_shards=merge_shard_reports,
             )
         except GraphragEvalError as error:
-            failures += 1
-            _error(str(error))
-            done.append({"report": str(path), "error": str(error)})
+            refused(path, error)
             continue
         done.append({"report": str(path), **asdict(recorded)})
         if recorded.complete:
@@ -373,7 +373,7 @@ def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
                 f"{recorded.run_key}, waiting for the others, from {path}"
             )
     out.document = done
-    return 2 if failures else 0
+    return 2 if any("error" in entry for entry in done) else 0
 
 
 def _import_keys(reports: Sequence[tuple[Path, Any, str]], given: str | None) -> dict[Path, str]:
