@@ -30,7 +30,7 @@ def _v1_postgresql(url: str, tmp_path: Path) -> str:
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
         connection.execute("INSERT INTO schema_version (version) VALUES (1)")
-        for statement in MIGRATIONS[0].postgresql:
+        for statement in MIGRATIONS[0].statements("postgresql"):
             connection.execute(statement)
         for table in TABLES:
             rows = source.execute(f"SELECT * FROM {table}").fetchall()

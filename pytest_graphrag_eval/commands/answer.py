@@ -19,6 +19,7 @@ from typing import Any
 
 from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, AnswerSettings, build_answer_metrics
 from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
+from pytest_graphrag_eval.commands import add_no_cache
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.options import parsers as P
@@ -89,14 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     add_option(
         parser, "--concurrency", declared("graphrag_concurrency"), help="judge calls at once (default 8)"
     )
-    add_option(
-        parser,
-        "--no-cache",
-        declared("graphrag_no_cache"),
-        dest="use_cache",
-        default=True,
-        help="do not read or write the judge cache",
-    )
+    add_no_cache(parser, dest="use_cache", default=True)
     return parser
 
 

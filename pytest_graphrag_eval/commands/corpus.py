@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_graphrag_eval.commands import add_no_cache
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
@@ -62,23 +63,11 @@ def _parser() -> argparse.ArgumentParser:
     made = commands.add_parser("generate", help="write a reference corpus from a template file")
     made.add_argument("templates", type=Path, help="the template file (YAML)")
     _endpoint_option(made)
-    add_option(
-        made,
-        "--out",
-        OptionSpec("--out", "the corpus file to write (compared with it if it exists)", parse=P.path),
-    )
+    out = OptionSpec("--out", "", parse=P.path)
+    add_option(made, "--out", out, help="the corpus file to write (compared with it if it exists)")
     add_option(made, "--dry-run", FLAG, help="list what would be generated; write nothing")
-    add_option(
-        made,
-        "--paraphrases",
-        OptionSpec(
-            "--paraphrases",
-            "LLM variants per phrasing",
-            metavar="N",
-            parse=P.whole_number(0, MAX_PARAPHRASES),
-            default=0,
-        ),
-    )
+    count = OptionSpec("--paraphrases", "", metavar="N", parse=P.whole_number(0, MAX_PARAPHRASES))
+    add_option(made, "--paraphrases", count, default=0, help="LLM variants per phrasing")
     add_option(
         made,
         "--judge-model",
@@ -94,14 +83,7 @@ def _parser() -> argparse.ArgumentParser:
         declared("graphrag_max_calls"),
         help="stop paraphrasing after this many LLM calls",
     )
-    add_option(
-        made,
-        "--no-cache",
-        declared("graphrag_no_cache"),
-        dest="use_cache",
-        default=True,
-        help="do not read or write the judge cache",
-    )
+    add_no_cache(made, dest="use_cache", default=True)
     made.set_defaults(handler=_generate)
     covered = commands.add_parser(
         "coverage", help="the graph's classes and properties no reference query names"
@@ -109,17 +91,8 @@ def _parser() -> argparse.ArgumentParser:
     covered.add_argument("corpora", type=Path, nargs="+", help="corpus files")
     _endpoint_option(covered)
     add_option(covered, "--json", FLAG, help="print the coverage as JSON")
-    add_option(
-        covered,
-        "--shown",
-        OptionSpec(
-            "--shown",
-            "untested terms listed (default 10)",
-            metavar="N",
-            parse=P.whole_number(0, 1_000_000),
-            default=10,
-        ),
-    )
+    shown = OptionSpec("--shown", "", metavar="N", parse=P.whole_number(0, 1_000_000))
+    add_option(covered, "--shown", shown, default=10, help="untested terms listed (default 10)")
     add_option(covered, "--html", declared("graphrag_html"), help="also write the coverage as an HTML page")
     covered.set_defaults(handler=_coverage)
     return parser

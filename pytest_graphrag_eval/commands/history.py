@@ -54,7 +54,6 @@ _WRITING = frozenset({"import", "prune", "shards"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `graphrag-eval-history`; returns the exit status."""
     args = _parser().parse_args(argv)
     out = _Output(args.json)
     try:
@@ -101,9 +100,6 @@ class _Output:
         if not self.as_json:
             print(_cut(terminal_safe(text), self.width))
 
-    def data(self, document: Any) -> None:
-        self.document = document
-
     def flush(self) -> None:
         if self.as_json and self.document is not None:
             # ASCII: every control character of stored text written as a JSON escape, inert on a terminal
@@ -113,7 +109,7 @@ class _Output:
 # list ------------------------------------------------------------------------------------------
 def _list(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     runs = store.runs(branch=args.branch, limit=args.limit, suite=args.suite)
-    out.data([_summary_json(run) for run in runs])
+    out.document = [_summary_json(run) for run in runs]
     for waiting in store.waiting_shards():
         out.line(
             f"waiting: run {waiting.run_key} has {len(waiting.indexes)} of its {waiting.expected} shards "
@@ -140,16 +136,13 @@ def _show(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     questions = store.question_results(run.run_id)
     failed = [question for question in questions if question.outcome == "failed"]
     counts = _count_outcomes(question.outcome for question in questions)
-    out.data(
-        {
-            **_summary_json(run),
-            "questions_by_outcome": counts,
-            "failed_questions": [
-                {"question_id": q.question_id, "template_id": q.template_id, "failure": q.failure}
-                for q in failed
-            ],
-        }
-    )
+    out.document = {
+        **_summary_json(run),
+        "questions_by_outcome": counts,
+        "failed_questions": [
+            {"question_id": q.question_id, "template_id": q.template_id, "failure": q.failure} for q in failed
+        ],
+    }
     out.line(f"run {run.run_id} ({run.run_key}): {'passed' if run.passed else 'FAILED'}")
     if run.failure_reason:
         out.line(f"  why:        {run.failure_reason}")
@@ -183,14 +176,12 @@ def _flaky(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     suite = _suite(store, args)
     history = store.question_outcomes(last_n=args.last, branch=args.branch, suite=suite)
     found = flaky_questions(history, args.min_flips, same_commit=not args.no_same_commit)
-    out.data(
-        {
-            "suite": suite,
-            "runs": [asdict(run) for run in history.runs],
-            "min_flips": args.min_flips,
-            "flaky": [asdict(item) for item in found],
-        }
-    )
+    out.document = {
+        "suite": suite,
+        "runs": [asdict(run) for run in history.runs],
+        "min_flips": args.min_flips,
+        "flaky": [asdict(item) for item in found],
+    }
     out.line(
         f"{len(found)} flaky question(s) over the last {len(history.runs)} run(s): "
         f"flipped >= {args.min_flips} times"
@@ -220,20 +211,17 @@ def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     points = store.metric_series(args.metric, last_n=args.last, branch=args.branch, suite=suite)
     result = trend(points, confidence=args.confidence)
     changed = {change.index: change.what for change in result.changes}
-    out.data(
-        {
-            "metric": args.metric,
-            "suite": suite,
-            "points": [
-                {**asdict(point), "changed": list(changed.get(index, ()))}
-                for index, point in enumerate(points)
-            ],
-            "slope_per_run": result.slope,
-            "slope_interval": [result.low, result.high] if result.low is not None else None,
-            "confidence": result.confidence,
-            "runs_with_value": result.runs_with_value,
-        }
-    )
+    out.document = {
+        "metric": args.metric,
+        "suite": suite,
+        "points": [
+            {**asdict(point), "changed": list(changed.get(index, ()))} for index, point in enumerate(points)
+        ],
+        "slope_per_run": result.slope,
+        "slope_interval": [result.low, result.high] if result.low is not None else None,
+        "confidence": result.confidence,
+        "runs_with_value": result.runs_with_value,
+    }
     if not points:
         out.line(f"no runs in {store.display}")
         return 0
@@ -250,12 +238,11 @@ def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     out.line(f"{args.metric} over the last {len(points)} run(s), oldest first (suite {suite or '-'})")
     out.line("(<- what changed since the run before: corpus, graph, settings, responses)")
     for index, point in enumerate(points):
-        value = "-" if point.value is None else f"{point.value:.4f}"
         bar = _bar(point.value, low, high)
         note = f"  <- {', '.join(changed[index])}" if index in changed else ""
         out.line(
             f"{point.run_id:>5}  {_when(point.started_at):<16}  {(point.commit or '-')[:_SHORT_SHA]:<10}  "
-            f"{value:>8}  {bar:<{_BAR}}{note}"
+            f"{_num(point.value):>8}  {bar:<{_BAR}}{note}"
         )
     if result.slope is None:
         out.line("slope: needs at least two runs with a value")
@@ -281,12 +268,9 @@ def _compare(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int
     before, after = store.resolve(args.runs[0]), store.resolve(args.runs[1])
     left = {q.question_id: q for q in store.question_results(before.run_id)}
     right = {q.question_id: q for q in store.question_results(after.run_id)}
-    regressed = sorted(
-        qid for qid in left.keys() & right.keys() if left[qid].passed is True and right[qid].passed is False
-    )
-    fixed = sorted(
-        qid for qid in left.keys() & right.keys() if left[qid].passed is False and right[qid].passed is True
-    )
+    verdicts = {qid: (left[qid].passed, right[qid].passed) for qid in left.keys() & right.keys()}
+    regressed = sorted(qid for qid, pair in verdicts.items() if pair == (True, False))
+    fixed = sorted(qid for qid, pair in verdicts.items() if pair == (False, True))
     added, removed = sorted(right.keys() - left.keys()), sorted(left.keys() - right.keys())
     means_before, means_after = _micro_means(before.aggregates), _micro_means(after.aggregates)
     metrics = {
@@ -302,18 +286,16 @@ def _compare(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int
             ("settings", "settings_fingerprint"),
         )
     }
-    out.data(
-        {
-            "before": _summary_json(before),
-            "after": _summary_json(after),
-            "changed": identity,
-            "metrics": metrics,
-            "regressed": regressed,
-            "fixed": fixed,
-            "new": added,
-            "removed": removed,
-        }
-    )
+    out.document = {
+        "before": _summary_json(before),
+        "after": _summary_json(after),
+        "changed": identity,
+        "metrics": metrics,
+        "regressed": regressed,
+        "fixed": fixed,
+        "new": added,
+        "removed": removed,
+    }
     out.line(
         f"run {before.run_id} ({_when(before.started_at)}) -> run {after.run_id} ({_when(after.started_at)})"
     )
@@ -341,13 +323,11 @@ def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
         raise _UsageError("report: give at least one of --report, --html, --markdown")
     report = ReportDocument.from_json(store.load_report(run.run_id), f"run {run.run_id} of the history")
     written = write_outputs(report, OutputPaths(args.report, args.markdown, args.html))
-    out.data(
-        {
-            "run_id": run.run_id,
-            "written": [{"what": what, "path": str(path)} for what, path in written.written],
-            "problems": written.problems,
-        }
-    )
+    out.document = {
+        "run_id": run.run_id,
+        "written": [{"what": what, "path": str(path)} for what, path in written.written],
+        "problems": written.problems,
+    }
     for what, path in written.written:
         out.line(f"wrote the {what} of run {run.run_id}: {path}")
     for problem in written.problems:
@@ -359,15 +339,17 @@ def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
 def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     provenance = RunProvenance(commit=args.commit, branch=args.branch)
     done: list[dict[str, Any]] = []
-    failures = 0
+
+    def refused(path: Path, error: GraphragEvalError) -> None:
+        _error(str(error))
+        done.append({"report": str(path), "error": str(error)})
+
     readable: list[tuple[Path, Any, str]] = []
     for path in args.reports:
         try:
             readable.append((path, *_read_report(path)))
         except GraphragEvalError as error:
-            failures += 1
-            _error(str(error))
-            done.append({"report": str(path), "error": str(error)})
+            refused(path, error)
     keys = _import_keys(readable, args.run_key)
     for path, report, _ in readable:
         try:
@@ -379,9 +361,7 @@ def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
                 merge_shards=merge_shard_reports,
             )
         except GraphragEvalError as error:
-            failures += 1
-            _error(str(error))
-            done.append({"report": str(path), "error": str(error)})
+            refused(path, error)
             continue
         done.append({"report": str(path), **asdict(recorded)})
         if recorded.complete:
@@ -392,8 +372,8 @@ def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
                 f"imported shard {recorded.shards_recorded} of {recorded.shards_expected} of run "
                 f"{recorded.run_key}, waiting for the others, from {path}"
             )
-    out.data(done)
-    return 2 if failures else 0
+    out.document = done
+    return 2 if any("error" in entry for entry in done) else 0
 
 
 def _import_keys(reports: Sequence[tuple[Path, Any, str]], given: str | None) -> dict[Path, str]:
@@ -452,14 +432,14 @@ def _read_report(path: Path) -> tuple[Any, str]:
 def _shards(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     if args.clear:
         cleared = store.clear_waiting(args.clear)
-        out.data({"cleared": cleared, "not_waiting": sorted(set(args.clear) - set(cleared))})
+        out.document = {"cleared": cleared, "not_waiting": sorted(set(args.clear) - set(cleared))}
         for key in cleared:
             out.line(f"cleared the waiting shards of run {key}")
         for key in sorted(set(args.clear) - set(cleared)):
             out.line(f"no waiting shards of run {key}")
         return 0
     waiting = store.waiting_shards()
-    out.data([asdict(item) for item in waiting])
+    out.document = [asdict(item) for item in waiting]
     if not waiting:
         out.line(f"no shards waiting in {store.display}")
         return 0
@@ -483,15 +463,13 @@ def _prune(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     before = store.size_bytes()
     result = store.prune(rule, dry_run=args.dry_run)
     after = store.size_bytes()
-    out.data(
-        {
-            "dry_run": result.dry_run,
-            "runs": list(result.runs),
-            "waiting": list(result.waiting),
-            "size_before": before,
-            "size_after": after,
-        }
-    )
+    out.document = {
+        "dry_run": result.dry_run,
+        "runs": list(result.runs),
+        "waiting": list(result.waiting),
+        "size_before": before,
+        "size_after": after,
+    }
     verb = "would delete" if result.dry_run else "deleted"
     out.line(f"{verb} {len(result.runs)} run(s) and {len(result.waiting)} waiting shard set(s)")
     if result.runs:
@@ -500,12 +478,8 @@ def _prune(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
         out.line(f"  runs: {shown}{more}")
     for key in result.waiting:
         out.line(f"  waiting shards of run {key}")
-    out.line(f"store: {_size(before)} before, {_size(after)} after")
+    out.line(f"store: {before / 1e6:.1f} MB before, {after / 1e6:.1f} MB after")
     return 0
-
-
-def _size(count: int) -> str:
-    return f"{count / 1e6:.1f} MB"
 
 
 class _UsageError(GraphragEvalError):
@@ -522,7 +496,7 @@ def _suite(store: HistoryStore, args: argparse.Namespace) -> str | None:
 
 
 def _summary_json(run: RunSummary) -> dict[str, Any]:
-    data = run.to_dict()
+    data = asdict(run)
     data["micro_means"] = _micro_means(run.aggregates)
     del data["aggregates"]
     return data
@@ -542,11 +516,9 @@ def _is_score(key: str) -> bool:
 
 
 def _count_outcomes(outcomes: Any) -> dict[str, int]:
+    """Outcomes counted in the order of OUTCOME_CODES, any other after them."""
     counts = Counter(outcomes)
-    order = list(OUTCOME_CODES)
-    return dict(
-        sorted(counts.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))
-    )
+    return {name: counts.pop(name) for name in OUTCOME_CODES if name in counts} | dict(counts)
 
 
 def _when(timestamp: str) -> str:

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, resolve_judge_settings
+from pytest_graphrag_eval.commands import add_no_cache
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
@@ -127,11 +128,5 @@ def _parser() -> argparse.ArgumentParser:
         default=False,
         help="say how many judge calls it would make; make none",
     )
-    add_option(
-        parser,
-        "--no-cache",
-        declared("graphrag_no_cache"),
-        default=False,
-        help="do not read or write the judge cache",
-    )
+    add_no_cache(parser, default=False)
     return parser

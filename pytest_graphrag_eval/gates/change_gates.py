@@ -14,12 +14,11 @@ from typing import Protocol
 from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
     check_metric_name,
-    compare,
     confidence_level,
     display_number,
     format_number,
 )
-from pytest_graphrag_eval.gates.model import COUNT, DELTA, Gate, GateResult, outcome_message
+from pytest_graphrag_eval.gates.model import COUNT, DELTA, Gate, GateResult, measured_result
 
 CHANGE_COUNTS = ("regressions", "fixed", "new", "removed", "edited")
 _DELTA_PREFIX = re.compile(r"delta\s*:", re.IGNORECASE)
@@ -100,23 +99,16 @@ def evaluate_change_gate(gate: Gate, changes: ChangeView | None, pattern: str) -
         message = f"{label} needs a baseline run (--graphrag-baseline PATH), required {condition}"
         return GateResult(gate, None, False, message, pattern)
     if gate.change == COUNT:
-        actual = float(changes.count(gate.metric, gate.template))
-        passed = compare(actual, gate.op, gate.limit)
-        message = outcome_message(label, actual, condition, passed, gate.source)
-        return GateResult(gate, actual, passed, message, pattern)
+        return measured_result(gate, label, float(changes.count(gate.metric, gate.template)), "", pattern)
     change = changes.metric_change(gate.metric, gate.template, gate.confidence)
     if change is None or change.delta is None:
         reason = f"no question has {gate.metric} in both runs"
         return GateResult(
             gate, None, False, f"{label} was not computed: {reason} (required {condition})", pattern
         )
-    delta = change.delta
     if gate.confidence is None:
-        passed = compare(delta, gate.op, gate.limit)
-        return GateResult(
-            gate, delta, passed, outcome_message(label, delta, condition, passed, gate.source), pattern
-        )
-    return _interval_result(gate, change, delta, label, condition, pattern)
+        return measured_result(gate, label, change.delta, "", pattern)
+    return _interval_result(gate, change, change.delta, label, condition, pattern)
 
 
 def _interval_result(

@@ -34,16 +34,14 @@ def split_comparison(text: str) -> tuple[str, str, float]:
     start = next((index for index, char in enumerate(text) if char in _OPERATOR_CHARS), None)
     if start is None:
         raise ExpressionError(f"no comparison operator (one of {_OPERATOR_LIST})")
-    end = start
-    while end < len(text) and text[end] in _OPERATOR_CHARS:
-        end += 1
-    op = text[start:end]
+    rest = text[start:].lstrip(_OPERATOR_CHARS)
+    op = text[start : len(text) - len(rest)]
     if op not in OPERATORS:
         raise ExpressionError(f"unknown operator {op!r} (use one of {_OPERATOR_LIST})")
     left = text[:start].strip()
     if not left:
         raise ExpressionError("nothing before the operator")
-    return left, op, parse_number(text[end:])
+    return left, op, parse_number(rest)
 
 
 def parse_limit(value: Any) -> tuple[str, float]:
@@ -55,13 +53,11 @@ def parse_limit(value: Any) -> tuple[str, float]:
     if not isinstance(value, str):
         raise ExpressionError(f"expected a number or a comparison like '>=0.8', got {type(value).__name__}")
     text = value.strip()
-    end = 0
-    while end < len(text) and text[end] in _OPERATOR_CHARS:
-        end += 1
-    op = text[:end] or DEFAULT_OPERATOR
+    rest = text.lstrip(_OPERATOR_CHARS)
+    op = text[: len(text) - len(rest)] or DEFAULT_OPERATOR
     if op not in OPERATORS:
         raise ExpressionError(f"unknown operator {op!r} (use one of {_OPERATOR_LIST})")
-    return op, parse_number(text[end:])
+    return op, parse_number(rest)
 
 
 def parse_number(text: str) -> float:

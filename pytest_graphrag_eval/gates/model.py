@@ -96,24 +96,27 @@ class GateResult:
     def record(self) -> GateRecord:
         """The gate's line in the report (`gates`)."""
         gate = self.gate
+        parts = (
+            "scope",
+            "template",
+            "metric",
+            "stat",
+            "op",
+            "limit",
+            "change",
+            "confidence",
+            "source",
+            "over",
+        )
         return GateRecord(
             expression=self.expression,
             gate=self.pattern,
             passed=self.passed,
             actual=self.actual,
-            scope=gate.scope,
-            template=gate.template,
-            metric=gate.metric,
-            stat=gate.stat,
-            op=gate.op,
-            limit=gate.limit,
-            change=gate.change,
-            confidence=gate.confidence,
-            source=gate.source,
             message=self.message,
-            over=gate.over,
             window=gate.window if gate.over else None,
             excluding_flaky=self.excluded if gate.exclude_flaky else None,
+            **{name: getattr(gate, name) for name in parts},
         )
 
 
@@ -123,14 +126,14 @@ def measured_result(gate: Gate, label: str, actual: float | None, reason: str, p
         message = f"{label} was not computed: {reason} (required {gate.condition}, {gate.source} gate)"
         return GateResult(gate, None, False, message, pattern)
     passed = compare(actual, gate.op, gate.limit)
-    return GateResult(
-        gate, actual, passed, outcome_message(label, actual, gate.condition, passed, gate.source), pattern
-    )
+    message = outcome_message(label, actual, gate.condition, passed, f"{gate.source} gate")
+    return GateResult(gate, actual, passed, message, pattern)
 
 
-def outcome_message(label: str, actual: float, condition: str, passed: bool, source: str) -> str:
-    """`label = value op limit (source gate)`, or the failing form that says what was required."""
+def outcome_message(label: str, actual: float, condition: str, passed: bool, rule: str) -> str:
+    """`label = value op limit (rule)`, or the failing form that says what was required; `rule` is
+    `cli gate`, `corpus threshold`, ..."""
     shown = display_number(actual)
     if passed:
-        return f"{label} = {shown} {condition} ({source} gate)"
-    return f"{label} = {shown}, required {condition}, {source} gate"
+        return f"{label} = {shown} {condition} ({rule})"
+    return f"{label} = {shown}, required {condition}, {rule}"

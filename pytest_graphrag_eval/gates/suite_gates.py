@@ -123,11 +123,7 @@ def gates_from_yaml(value: object, location: SourceLocation) -> list[Gate]:
 
 def combine_gates(gates: Iterable[Gate]) -> list[Gate]:
     """The gates in order, an identical gate given twice (from two sources) kept once."""
-    unique: list[Gate] = []
-    for gate in gates:
-        if gate not in unique:
-            unique.append(gate)
-    return unique
+    return list(dict.fromkeys(gates))
 
 
 def evaluate_gates(

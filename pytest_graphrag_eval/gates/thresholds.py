@@ -16,13 +16,13 @@ from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
     check_metric_name,
     compare,
-    display_number,
     format_number,
     numeric_value,
     parse_limit,
     split_comparison,
 )
 from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
+from pytest_graphrag_eval.gates.model import outcome_message
 
 if TYPE_CHECKING:  # only named in annotations: the corpus reader imports the YAML parsers
     from pytest_graphrag_eval.corpus.reference_corpus import Corpus
@@ -96,10 +96,28 @@ def thresholds_from_yaml(value: object, source: str, location: SourceLocation) -
         return {}
     if isinstance(value, str):
         value = [value]
+    thresholds: dict[str, Threshold | None] = {}
     if isinstance(value, list):
-        return _from_yaml_list(value, source, location)
+        for index, text in enumerate(value):
+            field = f"{_YAML_FIELD}[{index}]"
+            try:
+                threshold = _parse(text, source)
+            except ExpressionError as error:
+                raise CorpusError(f"invalid threshold {text!r}: {error}", location, field) from None
+            if threshold.metric in thresholds:
+                raise CorpusError(f"a second threshold for {threshold.metric!r}", location, field)
+            thresholds[threshold.metric] = threshold
+        return thresholds
     if isinstance(value, Mapping):
-        return _from_yaml_mapping(value, source, location)
+        for metric, limit in value.items():
+            try:
+                name = check_metric_name(str(metric))
+                thresholds[name] = None if limit is None else Threshold(name, *parse_limit(limit), source)
+            except ExpressionError as error:
+                raise CorpusError(
+                    f"invalid threshold: {error}", location, f"{_YAML_FIELD}.{metric}"
+                ) from None
+        return thresholds
     raise CorpusError(
         f"must be a list of expressions like 'steps_score>=0.8' or a mapping "
         f"{{metric: '>=0.8'}}, got {type(value).__name__}",
@@ -148,31 +166,24 @@ class ThresholdResolver:
     def for_parsed(
         self, parsed: CorpusThresholds, template_id: str | None, question_id: str | None
     ) -> dict[str, Threshold]:
-        """The options, then the corpus file's, the template's and the question's own layers."""
+        """The options, then the corpus file's, the template's and the question's own layers; a None
+        in a layer removes that metric (kept as None so later layers see it)."""
         merged = self._corpus.get(parsed.file)
         if merged is None:
-            merged = self._corpus[parsed.file] = _over(self._options, parsed.corpus)
+            merged = self._corpus[parsed.file] = {**self._options, **parsed.corpus}
         key = (parsed.file, template_id)
         if key not in self._template:
-            self._template[key] = _over(merged, parsed.templates.get(template_id, {}) if template_id else {})
+            self._template[key] = {**merged, **(parsed.templates.get(template_id, {}) if template_id else {})}
         merged = self._template[key]
         own = parsed.questions.get(question_id) if question_id is not None else None
         if own is not None:
-            merged = _over(merged, own)
+            merged = {**merged, **own}
         return {metric: threshold for metric, threshold in sorted(merged.items()) if threshold is not None}
-
-
-def _over(
-    base: Mapping[str, Threshold | None], layer: Mapping[str, Threshold | None]
-) -> dict[str, Threshold | None]:
-    """`layer` over `base`; a None in `layer` removes that metric (kept as None so later layers see it)."""
-    return {**base, **layer}
 
 
 def check_thresholds(
     result: Mapping[str, Any], thresholds: Mapping[str, Threshold] | Iterable[Threshold]
 ) -> list[ThresholdCheck]:
-    """Check every threshold against one result dict, in the order given."""
     items = thresholds.values() if isinstance(thresholds, Mapping) else thresholds
     return [_check(result, threshold) for threshold in items]
 
@@ -184,12 +195,7 @@ def _check(result: Mapping[str, Any], threshold: Threshold) -> ThresholdCheck:
     actual = numeric_value(raw)
     if actual is not None:
         passed = compare(actual, op, limit)
-        shown = display_number(actual)
-        message = (
-            f"{metric} = {shown} {condition} ({source} threshold)"
-            if passed
-            else f"{metric} = {shown}, required {condition}, {source} threshold"
-        )
+        message = outcome_message(metric, actual, condition, passed, f"{source} threshold")
         return ThresholdCheck(metric, op, limit, actual, passed, source, message)
     if raw is not None:
         reason = f"{metric} is not a number: {raw!r}"
@@ -215,34 +221,6 @@ def _parse(text: str, source: str) -> Threshold:
         raise ExpressionError(f"expected text, got {type(text).__name__}")
     metric, op, limit = split_comparison(text)
     return Threshold(check_metric_name(metric), op, limit, source)
-
-
-def _from_yaml_list(value: list[Any], source: str, location: SourceLocation) -> dict[str, Threshold | None]:
-    thresholds: dict[str, Threshold | None] = {}
-    for index, text in enumerate(value):
-        field = f"{_YAML_FIELD}[{index}]"
-        try:
-            threshold = _parse(text, source)
-        except ExpressionError as error:
-            raise CorpusError(f"invalid threshold {text!r}: {error}", location, field) from None
-        if threshold.metric in thresholds:
-            raise CorpusError(f"a second threshold for {threshold.metric!r}", location, field)
-        thresholds[threshold.metric] = threshold
-    return thresholds
-
-
-def _from_yaml_mapping(
-    value: Mapping[Any, Any], source: str, location: SourceLocation
-) -> dict[str, Threshold | None]:
-    thresholds: dict[str, Threshold | None] = {}
-    for metric, limit in value.items():
-        field = f"{_YAML_FIELD}.{metric}"
-        try:
-            name = check_metric_name(str(metric))
-            thresholds[name] = None if limit is None else Threshold(name, *parse_limit(limit), source)
-        except ExpressionError as error:
-            raise CorpusError(f"invalid threshold: {error}", location, field) from None
-    return thresholds
 
 
 def _check_source(source: str) -> None:

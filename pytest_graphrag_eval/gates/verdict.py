@@ -4,7 +4,7 @@ pure data so the pytest item, the shard merge and library users decide a questio
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.compare.repeats import AttemptSummary, combine_attempts
@@ -64,10 +64,8 @@ def judge_question(
     if review is None:
         return verdict
     reviewed = {**verdict.result, REVIEW_KEY: review.to_dict()}
-    passed = verdict.passed
-    if review.applied and reviewed.get("status") == "success":
-        passed = review.passed
-    return QuestionVerdict(reviewed, verdict.checks, passed, verdict.summary, verdict.failing_attempt)
+    decided = review.applied and reviewed.get("status") == "success"
+    return replace(verdict, result=reviewed, passed=review.passed if decided else verdict.passed)
 
 
 def _judged(

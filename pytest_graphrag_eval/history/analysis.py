@@ -87,10 +87,8 @@ def trend(points: Sequence[MetricPoint], *, confidence: float = 0.95) -> Trend:
     pairs = [(float(index), point.value) for index, point in enumerate(points) if point.value is not None]
     slope = low = high = None
     if len(pairs) >= 2:
-        xs = [x for x, _ in pairs]
-        ys = [y for _, y in pairs]
-        mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
-        sxx = sum((x - mean_x) ** 2 for x in xs)
+        mean_x, mean_y = (statistics.fmean(column) for column in zip(*pairs, strict=True))
+        sxx = sum((x - mean_x) ** 2 for x, _ in pairs)
         slope = sum((x - mean_x) * (y - mean_y) for x, y in pairs) / sxx
         if len(pairs) >= 3:
             residual = sum((y - (mean_y + slope * (x - mean_x))) ** 2 for x, y in pairs)

@@ -34,7 +34,6 @@ _LOCK_NAMESPACE = 0x67726167  # "grag": advisory locks of this package
 class Backend(Protocol):
     dialect: Dialect
     location: HistoryLocation
-    read_only: bool
 
     def transaction(self, *, write: bool, lock: str | None = None) -> Any: ...
     def prepare_writes(self) -> None: ...
@@ -48,7 +47,7 @@ class Backend(Protocol):
 def open_backend(location: HistoryLocation, *, read_only: bool = False) -> Backend:
     if location.kind == "sqlite":
         return SqliteBackend(location, read_only=read_only)
-    return PostgresBackend(location, read_only=read_only)
+    return PostgresBackend(location)
 
 
 class SqliteBackend:
@@ -57,7 +56,6 @@ class SqliteBackend:
     def __init__(self, location: HistoryLocation, *, read_only: bool = False) -> None:
         assert location.path is not None
         self.location = location
-        self.read_only = read_only
         path = location.path
         if path.exists() and path.is_dir():
             raise HistoryError(f"history {location.display}: is a folder, not an SQLite file")
@@ -139,7 +137,8 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
 class PostgresBackend:
     dialect: Dialect = "postgresql"
 
-    def __init__(self, location: HistoryLocation, *, read_only: bool = False) -> None:
+    def __init__(self, location: HistoryLocation) -> None:
+        """Reads and writes alike: a read-only history is the role's or the server's to enforce."""
         try:
             import psycopg
             from psycopg.conninfo import conninfo_to_dict
@@ -148,7 +147,6 @@ class PostgresBackend:
                 f"history {location.display}: PostgreSQL needs psycopg 3: {install_extra_hint('history-pg')}"
             ) from None
         self.location = location
-        self.read_only = read_only
         given = conninfo_to_dict(location.conninfo or "")
         defaults = {"connect_timeout": str(CONNECT_TIMEOUT_SEC), **_KEEPALIVES}
         kwargs: dict[str, Any] = {key: value for key, value in defaults.items() if key not in given}
@@ -210,11 +208,8 @@ class _PercentCursor:
     def execute(self, sql: str, params: Sequence[object] = ()) -> Any:
         return self.raw.execute(sql.replace("?", "%s"), params)
 
-    def fetchone(self) -> Any:
-        return self.raw.fetchone()
-
-    def fetchall(self) -> list[Any]:
-        return list(self.raw.fetchall())
+    def __getattr__(self, name: str) -> Any:  # fetchone, fetchall: the cursor's own
+        return getattr(self.raw, name)
 
 
 def describe_failure(location: HistoryLocation, error: BaseException, doing: str) -> str:

@@ -66,12 +66,10 @@ def _gitlab(env: Mapping[str, str]) -> RunProvenance:
 
 
 def _jenkins(env: Mapping[str, str], cwd: Path | None) -> RunProvenance:
-    branch = env.get("CHANGE_BRANCH") or env.get("BRANCH_NAME") or env.get("GIT_BRANCH") or None
-    if branch and branch.startswith("origin/"):
-        branch = branch[len("origin/") :]
+    branch = env.get("CHANGE_BRANCH") or env.get("BRANCH_NAME") or env.get("GIT_BRANCH") or ""
     return RunProvenance(
         commit=env.get("GIT_COMMIT") or _git(cwd, "rev-parse", "HEAD"),
-        branch=branch or _git_branch(cwd),
+        branch=branch.removeprefix("origin/") or _git_branch(cwd),
         ci="jenkins",
         ci_url=env.get("BUILD_URL") or None,
         ci_run_key=f"jenkins:{env['BUILD_TAG']}" if env.get("BUILD_TAG") else None,

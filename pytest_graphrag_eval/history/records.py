@@ -13,9 +13,10 @@ import json
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_graphrag_eval.compare.classify import passed as outcome_passed
+from pytest_graphrag_eval.gates.expressions import numeric_value
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.report.json_report import json_bytes
 
@@ -40,13 +41,14 @@ _NOT_SCORE_SETTINGS = frozenset({"baseline", "responses"})  # responses: an iden
 _SETTINGS_KEYS = ("steps_scope", "judge", "judge_model")
 
 
-@dataclass(frozen=True)
-class QuestionRow:
+class QuestionRow(NamedTuple):
+    """One `run_questions` row but its run id, fields in column order."""
+
     position: int
     question_id: str
     template_id: str | None
     outcome: str
-    passed: bool | None
+    passed: int | None  # 1 passed, 0 failed, None neither (skipped, xfailed, ...)
     attempts: str | None  # one outcome code per attempt, with agent repeats
     failure: str | None  # the failure lines, or the agent's error
     scores: str  # JSON object of every numeric result key (partial credit included)
@@ -54,29 +56,17 @@ class QuestionRow:
 
 @dataclass(frozen=True)
 class RunRecord:
-    """Everything stored about one run, ready for the SQL layer."""
+    """Everything stored about one run, ready for the SQL layer: `columns` is its `runs` row less the
+    run key, the provenance and the time of recording."""
 
-    started_at: str
-    duration_sec: float | None
-    tool_version: str | None
-    corpus_identity: str
-    graph_identity: str | None
-    responses_identity: str
-    settings_fingerprint: str
-    identity: str  # JSON: corpus files, graph, settings, responses path, judge
-    suite: str
-    questions: int
-    failed: int
-    passed: bool
-    interrupted: bool
-    failure_reason: str | None
-    aggregates: str
-    gates: str
+    columns: dict[str, object]
     question_ids: tuple[str, ...]
-    question_set: str
-    outcome_codes: str
     rows: tuple[QuestionRow, ...]
     report_body: bytes
+
+    @property
+    def question_set(self) -> str:
+        return str(self.columns["question_set"])
 
 
 def fingerprint(value: object, *, sort_keys: bool = True) -> str:
@@ -125,7 +115,6 @@ def run_record(report: Mapping[str, Any]) -> RunRecord:
         _question_row(position, qid, result)
         for position, (qid, result) in enumerate(zip(ids, results, strict=True))
     )
-    codes = "".join(OUTCOME_CODES.get(row.outcome, UNKNOWN) for row in rows)
     failed = sum(1 for row in rows if row.outcome == "failed")
     gates = [gate for gate in report.get("gates") or [] if isinstance(gate, Mapping)]
     failed_gates = [
@@ -138,35 +127,29 @@ def run_record(report: Mapping[str, Any]) -> RunRecord:
         *(f"gate failed: {gate}" for gate in failed_gates),
     ]
     settings = score_settings(metadata)
-    identity = {
-        "corpus_files": metadata.get("corpus_files"),
-        "graph": metadata.get("graph"),
-        "responses": metadata.get("responses"),
-        "settings": settings,
+    identities = run_identities(metadata, results)
+    identity = {key: metadata.get(key) for key in ("corpus_files", "graph", "responses")}
+    columns: dict[str, object] = {
+        "started_at": str(metadata["started_at"]),
+        "duration_sec": numeric_value(metadata.get("duration_sec")),
+        "tool_version": _text(metadata.get("version")),
+        "corpus_identity": identities["corpus"],
+        "graph_identity": identities["graph"],
+        "responses_identity": identities["responses"],
+        "settings_fingerprint": identities["settings"],
+        "identity": _json({**identity, "settings": settings}),
+        "suite": suite_of(metadata),
+        "questions": len(results),
+        "failed": failed,
+        "passed": int(not reasons),
+        "interrupted": int(interrupted),
+        "failure_reason": "; ".join(reasons) or None,
+        "aggregates": _json(report.get("aggregates") or {}),
+        "gates": _json(gates),
+        "question_set": fingerprint(ids),
+        "outcome_codes": "".join(OUTCOME_CODES.get(row.outcome, UNKNOWN) for row in rows),
     }
-    return RunRecord(
-        started_at=str(metadata["started_at"]),
-        duration_sec=_number(metadata.get("duration_sec")),
-        tool_version=_text(metadata.get("version")),
-        corpus_identity=corpus_identity(metadata, results),
-        graph_identity=graph_identity(metadata),
-        responses_identity=responses_identity(results),
-        settings_fingerprint=fingerprint(settings),
-        identity=_json(identity),
-        suite=suite_of(metadata),
-        questions=len(results),
-        failed=failed,
-        passed=not reasons,
-        interrupted=interrupted,
-        failure_reason="; ".join(reasons) or None,
-        aggregates=_json(report.get("aggregates") or {}),
-        gates=_json(gates),
-        question_ids=tuple(ids),
-        question_set=fingerprint(ids),
-        outcome_codes=codes,
-        rows=rows,
-        report_body=zlib.compress(json_bytes(report), _COMPRESSION),
-    )
+    return RunRecord(columns, tuple(ids), rows, encode_report(report))
 
 
 def score_settings(metadata: Mapping[str, object]) -> dict[str, object]:
@@ -286,6 +269,7 @@ def _question_ids(results: Sequence[Mapping[str, object]]) -> list[str]:
 
 def _question_row(position: int, qid: str, result: Mapping[str, object]) -> QuestionRow:
     outcome = str(result["outcome"])
+    passed = outcome_passed(outcome)
     attempts = _attempts(result)
     failures = result.get("failures")
     failure_lines = [str(line) for line in failures] if isinstance(failures, list) else []
@@ -296,7 +280,7 @@ def _question_row(position: int, qid: str, result: Mapping[str, object]) -> Ques
         question_id=qid,
         template_id=_text(result.get("template_id")),
         outcome=outcome,
-        passed=outcome_passed(outcome),
+        passed=None if passed is None else int(passed),
         attempts="".join(OUTCOME_CODES.get(str(a.get("outcome")), UNKNOWN) for a in attempts) or None,
         failure="\n".join(failure_lines) or None,
         scores=_json(
@@ -311,11 +295,7 @@ def _question_row(position: int, qid: str, result: Mapping[str, object]) -> Ques
 
 def _attempts(result: Mapping[str, object]) -> list[Mapping[str, object]]:
     attempts = result.get("attempts")
-    return (
-        [attempt for attempt in attempts if isinstance(attempt, Mapping)]
-        if isinstance(attempts, list)
-        else []
-    )
+    return [item for item in attempts if isinstance(item, Mapping)] if isinstance(attempts, list) else []
 
 
 # One encoder for every row: `json.dumps` with options builds a new one per call, which is most of
@@ -326,10 +306,6 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=s
 def _json(value: object) -> str:
     """Compact JSON text (NaN kept as JSON's `NaN` token, which Python reads back)."""
     return _ENCODER.encode(value)
-
-
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _text(value: object) -> str | None:

@@ -53,7 +53,6 @@ def retention_rule(
     newer_than: str | None,
     branch: str | None,
     waiting_days: float | None,
-    now: dt.datetime | None = None,
 ) -> RetentionRule:
     """The rule the prune command's options give (their parsers check the ranges); a HistoryError
     when none is given or a date is not one."""
@@ -62,7 +61,7 @@ def retention_rule(
             "prune: say what to keep: --keep N (runs per branch), --newer-than DATE, "
             "and/or --waiting-days D (for incomplete shard sets)"
         )
-    now = now or dt.datetime.now(dt.UTC)
+    now = dt.datetime.now(dt.UTC)
     return RetentionRule(
         keep_last=keep,
         keep_since=_timestamp(newer_than) if newer_than is not None else None,

@@ -5,6 +5,7 @@ an old store once. A released migration is never edited."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -15,11 +16,7 @@ Dialect = Literal["sqlite", "postgresql"]
 class Migration:
     version: int
     description: str
-    sqlite: tuple[str, ...]
-    postgresql: tuple[str, ...]
-
-    def statements(self, dialect: Dialect) -> tuple[str, ...]:
-        return self.sqlite if dialect == "sqlite" else self.postgresql
+    statements: Callable[[Dialect], tuple[str, ...]]  # the SQL of one dialect
 
 
 def _runs_table(key: str, real: str) -> str:
@@ -104,7 +101,7 @@ CREATE TABLE pending_shards (
     )
 
 
-def _v3() -> tuple[str, ...]:
+def _v3(dialect: Dialect) -> tuple[str, ...]:
     """A run's suite (NULL before: matches any), and a waiting shard's CI run across re-run attempts."""
     return (
         "ALTER TABLE runs ADD COLUMN suite TEXT",
@@ -114,9 +111,9 @@ def _v3() -> tuple[str, ...]:
 
 
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration(1, "runs, their questions and reports", _v1("sqlite"), _v1("postgresql")),
-    Migration(2, "CI links; shards waiting for the rest of their run", _v2("sqlite"), _v2("postgresql")),
-    Migration(3, "suites; a shard's CI run across re-run attempts", _v3(), _v3()),
+    Migration(1, "runs, their questions and reports", _v1),
+    Migration(2, "CI links; shards waiting for the rest of their run", _v2),
+    Migration(3, "suites; a shard's CI run across re-run attempts", _v3),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

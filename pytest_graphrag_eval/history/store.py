@@ -9,10 +9,10 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass
-from types import TracebackType
-from typing import Any, Literal
+from typing import Any
 
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
@@ -24,6 +24,7 @@ from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.records import (
     ABSENT,
     REPORT_ENCODING,
+    QuestionRow,
     RunRecord,
     check_report,
     decode_report,
@@ -41,44 +42,9 @@ _SUMMARY_COLUMNS = (
     "corpus_identity, graph_identity, responses_identity, settings_fingerprint, questions, failed, passed, "
     "interrupted, failure_reason, aggregates, gates, identity, suite"
 )
-_RUN_COLUMNS = (
-    "run_key",
-    "recorded_at",
-    "started_at",
-    "duration_sec",
-    "commit_sha",
-    "branch",
-    "ci",
-    "ci_url",
-    "tool_version",
-    "corpus_identity",
-    "graph_identity",
-    "responses_identity",
-    "settings_fingerprint",
-    "identity",
-    "questions",
-    "failed",
-    "passed",
-    "interrupted",
-    "failure_reason",
-    "aggregates",
-    "gates",
-    "question_set",
-    "outcome_codes",
-    "suite",
-)
+# RunSummary's fields, read from its columns (`identity` gives `inputs`)
+_SUMMARY_FIELDS = _SUMMARY_COLUMNS.replace("commit_sha", "commit").split(", ")
 _NEWEST_FIRST = "ORDER BY started_at DESC, run_id DESC"
-_QUESTION_COLUMNS = (
-    "run_id",
-    "position",
-    "question_id",
-    "template_id",
-    "outcome",
-    "passed",
-    "attempts",
-    "failure",
-    "scores",
-)
 
 
 ShardMerger = Callable[[Sequence[tuple[str, Mapping[str, Any]]]], dict[str, Any]]
@@ -113,9 +79,6 @@ class RunSummary:
     # a run of the same commit and inputs that gives another outcome is noise, not a change
     inputs: str = ""
     suite: str | None = None  # the corpus paths it ran (`records.suite_of`); None if recorded before suites
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -208,21 +171,14 @@ def open_history(
 
 
 def _needs_upgrade(location: HistoryLocation) -> bool:
-    backend = open_backend(location, read_only=True)
-    try:
+    with closing(open_backend(location, read_only=True)) as backend:
         version = _read_version(backend)
-    finally:
-        backend.close()
     return version is not None and version < LATEST_VERSION
 
 
 class HistoryStore:
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
-
-    @property
-    def location(self) -> HistoryLocation:
-        return self.backend.location
 
     @property
     def display(self) -> str:
@@ -344,54 +300,21 @@ class HistoryStore:
             "INSERT INTO question_sets (question_set, question_ids) VALUES (?, ?) ON CONFLICT DO NOTHING",
             (record.question_set, json.dumps(list(record.question_ids), ensure_ascii=False)),
         )
+        row = {
+            "run_key": key,
+            "recorded_at": _now(),
+            "commit_sha": provenance.commit,
+            "branch": provenance.branch,
+            "ci": provenance.ci,
+            "ci_url": provenance.ci_url,
+            **record.columns,
+        }
+        marks = ", ".join("?" for _ in row)
         run_id = self.backend.insert_id(
-            cursor,
-            f"INSERT INTO runs ({', '.join(_RUN_COLUMNS)}) VALUES ({', '.join('?' for _ in _RUN_COLUMNS)})",
-            (
-                key,
-                _now(),
-                record.started_at,
-                record.duration_sec,
-                provenance.commit,
-                provenance.branch,
-                provenance.ci,
-                provenance.ci_url,
-                record.tool_version,
-                record.corpus_identity,
-                record.graph_identity,
-                record.responses_identity,
-                record.settings_fingerprint,
-                record.identity,
-                record.questions,
-                record.failed,
-                int(record.passed),
-                int(record.interrupted),
-                record.failure_reason,
-                record.aggregates,
-                record.gates,
-                record.question_set,
-                record.outcome_codes,
-                record.suite,
-            ),
+            cursor, f"INSERT INTO runs ({', '.join(row)}) VALUES ({marks})", tuple(row.values())
         )
         self.backend.insert_many(
-            cursor,
-            "run_questions",
-            _QUESTION_COLUMNS,
-            (
-                (
-                    run_id,
-                    row.position,
-                    row.question_id,
-                    row.template_id,
-                    row.outcome,
-                    None if row.passed is None else int(row.passed),
-                    row.attempts,
-                    row.failure,
-                    row.scores,
-                )
-                for row in record.rows
-            ),
+            cursor, "run_questions", ("run_id", *QuestionRow._fields), ((run_id, *row) for row in record.rows)
         )
         cursor.execute(
             "INSERT INTO run_reports (run_id, encoding, body) VALUES (?, ?, ?)",
@@ -478,23 +401,14 @@ class HistoryStore:
         run = self.resolve(str(ref))
         with self._reading() as cursor:
             cursor.execute(
-                f"SELECT {', '.join(_QUESTION_COLUMNS[1:])} FROM run_questions "
+                f"SELECT {', '.join(QuestionRow._fields)} FROM run_questions "
                 "WHERE run_id = ? ORDER BY position",
                 (run.run_id,),
             )
             rows = cursor.fetchall()
         return [
-            StoredQuestion(
-                int(row[0]),
-                row[1],
-                row[2],
-                row[3],
-                None if row[4] is None else bool(row[4]),
-                row[5],
-                row[6],
-                json.loads(row[7]),
-            )
-            for row in rows
+            StoredQuestion(at, qid, template, outcome, _flag(passed), attempts, failure, json.loads(scores))
+            for at, qid, template, outcome, passed, attempts, failure, scores in rows
         ]
 
     def question_outcomes(
@@ -531,24 +445,15 @@ class HistoryStore:
         where, params = _filters(branch, suite)
         with self._reading() as cursor:
             cursor.execute(
-                "SELECT run_id, run_key, started_at, commit_sha, aggregates, corpus_identity, "
-                "graph_identity, "
-                f"settings_fingerprint, responses_identity, outcome_codes FROM runs{where} {_NEWEST_FIRST} "
+                "SELECT run_id, run_key, started_at, commit_sha, aggregates, outcome_codes, corpus_identity, "
+                f"graph_identity, settings_fingerprint, responses_identity FROM runs{where} {_NEWEST_FIRST} "
                 f"LIMIT {int(last_n)}",
                 params,
             )
             rows = cursor.fetchall()[::-1]
         return [
             MetricPoint(
-                int(row[0]),
-                row[1],
-                row[2],
-                row[3],
-                metric_value(json.loads(row[4]), row[9], metric),
-                row[5],
-                row[6],
-                row[7],
-                row[8],
+                row[0], row[1], row[2], row[3], metric_value(json.loads(row[4]), row[5], metric), *row[6:]
             )
             for row in rows
         ]
@@ -556,7 +461,7 @@ class HistoryStore:
     def size_bytes(self) -> int:
         """What the store takes: the SQLite file with its WAL, or the history's PostgreSQL tables."""
         if self.backend.dialect == "sqlite":
-            path = self.location.path
+            path = self.backend.location.path
             assert path is not None
             return sum(
                 candidate.stat().st_size
@@ -713,31 +618,26 @@ def _filters(branch: str | None, suite: str | None) -> tuple[str, tuple[object, 
 
 
 def _summary(row: Sequence[Any]) -> RunSummary:
-    return RunSummary(
-        run_id=int(row[0]),
-        run_key=row[1],
-        started_at=row[2],
-        recorded_at=row[3],
-        duration_sec=row[4],
-        commit=row[5],
-        branch=row[6],
-        ci=row[7],
-        ci_url=row[8],
-        tool_version=row[9],
-        corpus_identity=row[10],
-        graph_identity=row[11],
-        responses_identity=row[12],
-        settings_fingerprint=row[13],
-        questions=int(row[14]),
-        failed=int(row[15]),
-        passed=bool(row[16]),
-        interrupted=bool(row[17]),
-        failure_reason=row[18],
-        aggregates=json.loads(row[19]),
-        gates=json.loads(row[20]),
-        inputs=_inputs(row[10], row[11], row[13], row[21], row[12]),
-        suite=row[22],
+    run = dict(zip(_SUMMARY_FIELDS, row, strict=True))
+    identity = run.pop("identity")
+    run.update(
+        passed=bool(run["passed"]),
+        interrupted=bool(run["interrupted"]),
+        aggregates=json.loads(run["aggregates"]),
+        gates=json.loads(run["gates"]),
+        inputs=_inputs(
+            run["corpus_identity"],
+            run["graph_identity"],
+            run["settings_fingerprint"],
+            identity,
+            run["responses_identity"],
+        ),
     )
+    return RunSummary(**run)
+
+
+def _flag(value: object) -> bool | None:
+    return None if value is None else bool(value)
 
 
 def _shard_of(report: Mapping[str, object]) -> tuple[int, int] | None:
@@ -765,33 +665,22 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-class _translated:
-    """A backend transaction whose driver errors become HistoryErrors naming the store."""
-
-    def __init__(self, backend: Backend, transaction: Any) -> None:
-        self.backend = backend
-        self.transaction = transaction
-
-    def __enter__(self) -> Any:
-        try:
-            return self.transaction.__enter__()
-        except HistoryError:
+@contextmanager
+def _translated(backend: Backend, transaction: Any) -> Iterator[Any]:
+    """A backend transaction whose driver errors become HistoryErrors naming the store: any error
+    beginning or ending it, a driver's error inside it."""
+    inside = False
+    try:
+        with transaction as cursor:
+            inside = True
+            yield cursor
+            inside = False
+    except GraphragEvalError:
+        raise
+    except Exception as error:
+        if inside and not _is_driver_error(error):
             raise
-        except Exception as error:
-            raise _history_error(self.backend, error) from None
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> Literal[False]:
-        try:
-            self.transaction.__exit__(kind, error, trace)
-        except HistoryError:
-            raise
-        except Exception as problem:
-            raise _history_error(self.backend, problem) from None
-        if error is not None and not isinstance(error, GraphragEvalError) and _is_driver_error(error):
-            raise _history_error(self.backend, error) from None
-        return False
+        raise _history_error(backend, error) from None
 
 
 def _is_driver_error(error: BaseException) -> bool:
@@ -835,9 +724,9 @@ def _version_in(backend: Backend, cursor: Any) -> int | None:
         cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     else:
         cursor.execute(
-            "SELECT table_name FROM information_schema.tables "
-            "WHERE table_schema = current_schema() AND table_name IN ('schema_version', 'runs', "
-            "'run_questions', 'run_reports', 'question_sets', 'pending_shards')"
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+            f"AND table_name IN ({', '.join('?' for _ in HISTORY_TABLES)})",
+            HISTORY_TABLES,
         )
     tables = {row[0] for row in cursor.fetchall()}
     if "schema_version" not in tables:

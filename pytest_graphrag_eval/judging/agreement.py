@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
@@ -58,13 +59,8 @@ class BinaryAgreement:
 
 
 def confusion_of(pairs: Sequence[tuple[bool, bool]]) -> Confusion:
-    """Count (person passed, judge passed) pairs."""
-    counts = {(True, True): 0, (False, False): 0, (True, False): 0, (False, True): 0}
-    for person, judge in pairs:
-        counts[(bool(person), bool(judge))] += 1
-    return Confusion(
-        counts[(True, True)], counts[(False, False)], counts[(True, False)], counts[(False, True)]
-    )
+    counts = Counter((bool(person), bool(judge)) for person, judge in pairs)
+    return Confusion(counts[True, True], counts[False, False], counts[True, False], counts[False, True])
 
 
 def binary_agreement(pairs: Sequence[tuple[bool, bool]], level: float = 0.95) -> BinaryAgreement:

@@ -33,10 +33,6 @@ class JudgedMetric:
     metric: AnswerMetric
     judge: str  # e.g. llm:gpt-4o-mini
 
-    @property
-    def error_key(self) -> str:
-        return self.metric.error_key
-
 
 def judged_metrics(metrics: Sequence[AnswerMetric]) -> dict[str, JudgedMetric]:
     """The LLM-judged ones among the run's answer metrics, by the name labels give them."""
@@ -90,7 +86,7 @@ async def judge_labels(
             question.template_id,
             _number(keys.get(metric.score_key)),
             _reason(keys, metric.name),
-            keys.get(metric.error_key) if keys.get(metric.score_key) is None else None,
+            keys.get(metric.metric.error_key) if keys.get(metric.score_key) is None else None,
         )
 
     return list(await asyncio.gather(*(one(label) for label in labels)))

@@ -17,8 +17,6 @@ from pytest_graphrag_eval.errors import InputError, SourceLocation
 
 @dataclass(frozen=True)
 class Entry:
-    """One record of the file, as read, and where it is."""
-
     fields: Mapping[object, object]
     location: SourceLocation
 
@@ -56,17 +54,14 @@ class Entry:
 
     def of_question(self, known_fields: tuple[str, ...], question_ids: Collection[str]) -> tuple[Entry, str]:
         """Check the fields' names and the question id; the entry, now naming its question, and the id."""
-        self.check_known_fields(known_fields)
+        unknown = sorted(str(key) for key in self.fields if key not in known_fields)
+        if unknown:
+            raise self.error(f"unknown field (the fields are {', '.join(known_fields)})", unknown[0])
         question_id = self.text("question_id")
         entry = Entry(self.fields, self.location.for_question(question_id))
         if question_id not in question_ids:
             raise entry.error("the run's corpus files have no question with this id", "question_id")
         return entry, question_id
-
-    def check_known_fields(self, known: tuple[str, ...]) -> None:
-        unknown = sorted(str(key) for key in self.fields if key not in known)
-        if unknown:
-            raise self.error(f"unknown field (the fields are {', '.join(known)})", unknown[0])
 
 
 def read_entries(path: Path, *, shown: str, what: str, list_key: str) -> list[Entry]:

@@ -48,6 +48,11 @@ class Label:
     def fingerprint(self) -> str:
         return answer_fingerprint(self.answer)
 
+    @property
+    def verdict(self) -> str:
+        """`pass` or `fail` as a reviews file writes it (a review always gives `passed`)."""
+        return "pass" if self.passed else "fail"
+
     def passes(self, cutoff: float) -> bool:
         """The person's pass/fail: as given, or the score held to the metric's cutoff."""
         if self.passed is not None:
@@ -66,19 +71,17 @@ def load_labels(
             f"{shown}: labels need a metric judged by an LLM, and this run judges none "
             "(set judge: llm, relevance: true or a custom metric in the answers config)"
         )
-    labels: list[Label] = []
-    seen: dict[tuple[str, str, str], Label] = {}
+    labels: dict[tuple[str, str, str], Label] = {}
     for entry in entries:
         label = _label(entry, question_ids, metrics)
         key = (label.question_id, label.metric, label.fingerprint)
-        if key in seen:
+        if key in labels:
             raise entry.error(
-                f"this answer was already labelled for {label.metric} at {seen[key].source}: label an "
+                f"this answer was already labelled for {label.metric} at {labels[key].source}: label an "
                 "answer once per metric (a second opinion goes in the reviews file)"
             )
-        seen[key] = label
-        labels.append(label)
-    return labels
+        labels[key] = label
+    return list(labels.values())
 
 
 def _label(entry: Entry, question_ids: Collection[str], metrics: Collection[str]) -> Label:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,51 +22,16 @@ LAPSED = "lapsed"
 
 
 @dataclass(frozen=True)
-class Review:
-    """One reviewer's verdict on one answer."""
-
-    question_id: str
-    answer: str
-    passed: bool
-    by: str
-    date: str
-    reason: str
-    metric: str
-    source: str  # `file:line`
-
-    @property
-    def fingerprint(self) -> str:
-        return answer_fingerprint(self.answer)
-
-    @property
-    def verdict(self) -> str:
-        return "pass" if self.passed else "fail"
-
-    def as_label(self) -> Label:
-        return Label(
-            self.question_id,
-            self.metric,
-            self.answer,
-            self.passed,
-            None,
-            self.by,
-            self.date,
-            self.reason,
-            f"review at {self.source}",
-        )
-
-
-@dataclass(frozen=True)
 class ReviewDecision:
     """What the reviews say about a question's answer in this run: they decide it, or they lapsed."""
 
     status: str  # APPLIED or LAPSED
-    reviews: tuple[Review, ...]  # APPLIED: the reviews of this answer; LAPSED: those of earlier answers
+    reviews: tuple[Label, ...]  # APPLIED: the reviews of this answer; LAPSED: those of earlier answers
     answer_fingerprint: str | None
 
     @property
     def passed(self) -> bool:
-        return self.reviews[0].passed
+        return bool(self.reviews[0].passed)
 
     @property
     def applied(self) -> bool:
@@ -105,9 +70,9 @@ class ReviewDecision:
 class ReviewBook:
     """The reviews of a run, by question and answer fingerprint."""
 
-    def __init__(self, reviews: Sequence[Review] = ()):
+    def __init__(self, reviews: Sequence[Label] = ()):
         self.reviews = list(reviews)
-        self._by_question: dict[str, list[Review]] = defaultdict(list)
+        self._by_question: dict[str, list[Label]] = defaultdict(list)
         for review in self.reviews:
             self._by_question[review.question_id].append(review)
 
@@ -127,14 +92,13 @@ class ReviewBook:
 
     def labels(self) -> list[Label]:
         """Each reviewed answer once, as a label for calibration."""
-        seen: set[tuple[str, str, str]] = set()
-        labels = []
+        labels: dict[tuple[str, str, str], Label] = {}
         for review in self.reviews:
-            key = (review.question_id, review.metric, review.fingerprint)
-            if key not in seen:
-                seen.add(key)
-                labels.append(review.as_label())
-        return labels
+            labels.setdefault(
+                (review.question_id, review.metric, review.fingerprint),
+                replace(review, source=f"review at {review.source}"),
+            )
+        return list(labels.values())
 
 
 def load_reviews(
@@ -142,8 +106,8 @@ def load_reviews(
 ) -> ReviewBook:
     """The reviews of `path`, checked against the run's questions; disagreeing reviews are an error."""
     entries = read_entries(path, shown=shown, what="reviews file", list_key="reviews")
-    reviews: list[Review] = []
-    seen: dict[tuple[str, str], Review] = {}
+    reviews: list[Label] = []
+    seen: dict[tuple[str, str], Label] = {}
     for entry in entries:
         review = _review(entry, question_ids, metrics)
         earlier = seen.get((review.question_id, review.fingerprint))
@@ -159,20 +123,22 @@ def load_reviews(
     return ReviewBook(reviews)
 
 
-def _review(entry: Entry, question_ids: Collection[str], metrics: Collection[str]) -> Review:
+def _review(entry: Entry, question_ids: Collection[str], metrics: Collection[str]) -> Label:
+    """A review is a label with a pass/fail verdict (of answer_correctness unless it names a metric)."""
     entry, question_id = entry.of_question(REVIEW_FIELDS, question_ids)
     answer = entry.text("answer")
     check_fingerprint(entry, answer)
     metric = entry.text("metric", required=False) or CORRECTNESS
     if metrics and metric not in metrics and metric != CORRECTNESS:
         raise entry.error(f"{metric!r} is not a metric this run judges", "metric")
-    return Review(
+    return Label(
         question_id,
+        metric,
         answer,
         verdict_word(entry),
+        None,
         entry.text("by"),
         entry.text("date"),
         entry.text("reason", required=False),
-        metric,
         entry.where,
     )
