@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from pytest_graphrag_eval.adapters.access import field, is_sequence, kind_name
@@ -63,25 +63,25 @@ def from_otlp_json(
     return responses
 
 
-def otlp_documents(text: str, location: SourceLocation) -> list[tuple[int | None, object]]:
+def otlp_documents(text: str, location: SourceLocation) -> Sequence[tuple[int | None, object]]:
     """The JSON documents of an OTLP/JSON file: the whole text, or one per line."""
     try:
         return [(None, json.loads(text))]
     except json.JSONDecodeError:
-        pass
+        return list(json_lines(text, location.file))
     except RecursionError:
         raise ResponseError("invalid JSON: nested too deeply", location) from None
-    documents: list[tuple[int | None, object]] = []
+
+
+def json_lines(text: str, file: str | None) -> Iterator[tuple[int, object]]:
+    """(line number, value) of each non-blank line; a line that is not JSON is a ResponseError."""
     for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             try:
-                documents.append((number, json.loads(line)))
+                yield number, json.loads(line)
             except (json.JSONDecodeError, RecursionError) as error:
                 detail = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
-                raise ResponseError(
-                    f"invalid JSON line: {detail}", SourceLocation(location.file, number)
-                ) from None
-    return documents
+                raise ResponseError(f"invalid JSON line: {detail}", SourceLocation(file, number)) from None
 
 
 def span_records(spans: Any, location: SourceLocation) -> list[SpanRecord]:
