@@ -19,13 +19,7 @@ class SourceLocation:
     def for_question(self, question_id: str) -> SourceLocation:
         """This place, naming `question_id` (built directly: `dataclasses.replace` costs ten times
         as much, once per response of a 10,000-line recording)."""
-        return SourceLocation(
-            file=self.file,
-            line=self.line,
-            template_id=self.template_id,
-            question_id=question_id,
-            origin=self.origin,
-        )
+        return SourceLocation(self.file, self.line, self.template_id, question_id, self.origin)
 
     def describe(self, field: str | None = None) -> str:
         """Render as `file:line template=… question=… field=…`, skipping unknown parts."""

@@ -57,7 +57,7 @@ def parse_relevance(output: object) -> dict[str, int]:
 def _load_list(output: object) -> list[JSONValue]:
     if isinstance(output, str):
         try:
-            output = _parsed(output)
+            output = json.loads(output)
         except ValueError as error:
             raise ValueError(f"retrieval output is not valid JSON: {error}") from None
     if not isinstance(output, list):
@@ -90,8 +90,3 @@ def _is_id(value: object) -> bool:
     return (isinstance(value, str) and value != "") or (
         isinstance(value, int) and not isinstance(value, bool)
     )
-
-
-def _parsed(text: str) -> JSONValue:
-    value: JSONValue = json.loads(text)
-    return value

@@ -260,7 +260,6 @@ class HttpEndpoint:
                 f"(an error page?): {self._quote(data)}"
             )
         pyoxigraph = import_pyoxigraph()
-        results = None
         try:
             if form is QueryForm.CONSTRUCT:
                 return canonical_ntriples(pyoxigraph.parse(data, format=pyoxigraph.RdfFormat.N_TRIPLES))

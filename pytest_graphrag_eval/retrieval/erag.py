@@ -252,17 +252,14 @@ async def _call(
     )
     try:
         async with limit or contextlib.nullcontext():
-            return await _await(function(*args))
+            value = function(*args)
+            return await value if inspect.isawaitable(value) else value
     except GraphragEvalError as error:
         if isinstance(error, (ConfigurationError, ERagError)):
             raise
         raise ERagError(f"the {role} failed for {where}: {error}") from error
     except Exception as error:
         raise ERagError(f"the {role} failed for {where}: {type(error).__name__}: {error}") from error
-
-
-async def _await(value: object) -> object:
-    return await value if inspect.isawaitable(value) else value
 
 
 async def _gather(coroutines: Iterable[Coroutine[Any, Any, T]]) -> list[T]:
