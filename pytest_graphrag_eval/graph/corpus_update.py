@@ -78,17 +78,11 @@ def _step_nodes(root: yaml.Node | None) -> Iterator[tuple[tuple[str, int, int], 
     if isinstance(root, yaml.MappingNode):
         _, root = _entry(root, "templates")
     for template in _items(root):
-        _, questions = (
-            _entry(template, "questions") if isinstance(template, yaml.MappingNode) else (None, None)
-        )
-        for question in _items(questions):
-            if not isinstance(question, yaml.MappingNode):
-                continue
+        for question in _items(_entry(template, "questions")[1]):
             _, question_id = _entry(question, "id")
-            _, groups = _entry(question, "reference_steps")
             if not isinstance(question_id, yaml.ScalarNode):
                 continue
-            for group_index, group in enumerate(_items(groups)):
+            for group_index, group in enumerate(_items(_entry(question, "reference_steps")[1])):
                 for step_index, step in enumerate(_items(group)):
                     if isinstance(step, yaml.MappingNode):
                         yield (str(question_id.value), group_index, step_index), step
@@ -98,8 +92,9 @@ def _items(node: yaml.Node | None) -> list[Any]:
     return list(node.value) if isinstance(node, yaml.SequenceNode) else []
 
 
-def _entry(mapping: yaml.MappingNode, name: str) -> tuple[Any, Any]:
-    for key, value in mapping.value:
+def _entry(node: yaml.Node | None, name: str) -> tuple[Any, Any]:
+    """The `name` key and its value in a mapping node; (None, None) when absent or not a mapping."""
+    for key, value in node.value if isinstance(node, yaml.MappingNode) else []:
         if isinstance(key, yaml.ScalarNode) and key.value == name:
             return key, value
     return None, None
