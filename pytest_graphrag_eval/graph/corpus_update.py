@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,6 @@ from pytest_graphrag_eval.corpus.reference_steps import step_path
 FOLD_WIDTH = 100
 OUTPUT_KEY = "output"
 MEDIA_TYPE_KEY = "output_media_type"
-_LINE_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
 
 try:  # LibYAML composes large corpora several times faster
     from yaml import CSafeLoader as _Loader
@@ -61,7 +61,8 @@ def update_corpus_text(text: str, updates: Sequence[OutputUpdate]) -> tuple[str,
         sites.append(_Site(update, step, key, value))
     newline = "\r\n" if "\r\n" in text else "\n"
     edits: list[tuple[int, int, str]] = []
-    uses = _value_uses(steps.values())
+    # How many steps hold each output node (more than one: an anchor aliased elsewhere).
+    uses = Counter(id(value) for step in steps.values() if (value := _entry(step, OUTPUT_KEY)[1]) is not None)
     for site in sites:
         where = f"question {site.update.question_id!r} {step_path(site.update.group, site.update.index)}"
         try:
@@ -100,21 +101,6 @@ def _entry(node: yaml.Node | None, name: str) -> tuple[Any, Any]:
     return None, None
 
 
-def _value_uses(steps: Any) -> dict[int, int]:
-    """How many steps hold each output node (more than one: an anchor aliased elsewhere)."""
-    uses: dict[int, int] = {}
-    for step in steps:
-        _, value = _entry(step, OUTPUT_KEY)
-        if value is not None:
-            uses[id(value)] = uses.get(id(value), 0) + 1
-    return uses
-
-
-def _is_alias_use(key: yaml.Node, value: yaml.Node) -> bool:
-    """An alias resolves to the anchored node, whose text lies before this key."""
-    return bool(value.start_mark.index < key.end_mark.index)
-
-
 def _edits(
     text: str, site: _Site, sites: Sequence[_Site], uses: dict[int, int], newline: str
 ) -> list[tuple[int, int, str]]:
@@ -122,7 +108,7 @@ def _edits(
     flow = bool(step.flow_style)
     if key is None or value is None:
         return [_insertion(text, step, update, flow, newline)]
-    if _is_alias_use(key, value):
+    if value.start_mark.index < key.end_mark.index:  # an alias: the anchored node's text lies before the key
         start = text.index("*", key.end_mark.index)
         end = start + 1
         while end < len(text) and not text[end].isspace() and text[end] not in ",}]":
@@ -190,7 +176,7 @@ def render_scalar(value: str, style: str, key_column: int, flow: bool, newline: 
         body = value[:-1] if value.endswith("\n") else value
         lines = [indent + line if line else "" for line in body.split("\n")]
         return indicator + chomp + newline + newline.join(lines)
-    if style == "'" and _single_quote_safe(value):
+    if style == "'" and value.isprintable():  # no line break of any kind
         return _fold("'" + value.replace("'", "''") + "'", indent, flow, newline)
     return _fold(_double_quoted(value), indent, flow, newline)
 
@@ -203,10 +189,6 @@ def _block_safe(value: str) -> bool:
         and all(char.isprintable() or char == "\n" for char in value)
         and "\r" not in value
     )
-
-
-def _single_quote_safe(value: str) -> bool:
-    return value.isprintable() and not any(mark in value for mark in _LINE_BREAKS)
 
 
 def _double_quoted(value: str) -> str:
