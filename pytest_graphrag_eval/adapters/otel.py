@@ -141,9 +141,8 @@ def keyed_trace_response(
 def trace_response(spans: list[SpanRecord], location: SourceLocation) -> dict[str, Any]:
     """The response dict of one trace's spans; a failed root span is the agent's error response."""
     span_ids = {span.span_id for span in spans}
-    failed_roots = [span for span in spans if span.failed and span.parent_id not in span_ids]
-    if failed_roots:
-        root = failed_roots[0]
+    root = next((span for span in spans if span.failed and span.parent_id not in span_ids), None)
+    if root is not None:
         return {
             "status": "error",
             "error": root.status_message or _exception_message(root) or "the agent failed",
@@ -222,8 +221,7 @@ def _span_answer(span: SpanRecord) -> str | None:
     if attributes.get(SPAN_KIND) == "LLM":
         contents: dict[int, dict[str, Any]] = {}
         for key, value in attributes.items():
-            match = OPENINFERENCE_MESSAGE.match(key)
-            if match:
+            if match := OPENINFERENCE_MESSAGE.match(key):
                 contents.setdefault(int(match.group(1)), {})[match.group(2)] = value
         texts = [
             message["content"]

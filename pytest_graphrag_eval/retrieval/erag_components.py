@@ -28,6 +28,7 @@ NAMED_METRICS: dict[str, Callable[[str, Sequence[str]], float]] = {
 }
 
 PROMPT_KIND = "eRAG prompt template"
+_JUDGE_OPTIONS: dict[str, Any] = {"response_format": {"type": "json_object"}, "temperature": 0.0}
 
 # Untrusted text goes only inside tagged blocks (`llm/prompts.py`): a document cannot close its block and
 # pose as instructions.
@@ -139,14 +140,7 @@ class LLMJudgeMetric:
             raise ValueError(f"the LLM judge replied twice without a valid score: {error}") from None
 
     async def _ask(self, messages: list[dict[str, str]], usage: Usage | None) -> str:
-        return await _reply(
-            self.client,
-            usage,
-            messages,
-            model=self.model,
-            response_format={"type": "json_object"},
-            temperature=0.0,
-        )
+        return await _reply(self.client, usage, messages, model=self.model, **_JUDGE_OPTIONS)
 
 
 async def _reply(client: Judge, usage: Usage | None, messages: list[dict[str, str]], **options: Any) -> str:
