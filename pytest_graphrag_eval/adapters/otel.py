@@ -33,8 +33,7 @@ def from_otel_spans(spans: object, *, location: SourceLocation | None = None) ->
     """The response dict for one trace's spans (SDK `ReadableSpan`s or OTLP/JSON dicts); several traces are
     an error: pass one, or use `from_otlp_json`."""
     location = location or SourceLocation()
-    records = span_records(spans, location)
-    traces = group_traces(records)
+    traces = group_traces(span_records(spans, location))
     if len(traces) != 1:
         raise ResponseError(
             f"spans of {len(traces)} traces given; one agent run is one trace", location, "spans"
