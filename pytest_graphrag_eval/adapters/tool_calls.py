@@ -134,10 +134,9 @@ def response_dict(
             "holds no tool call and no assistant answer: nothing the agent did", location, input_field
         )
     response: dict[str, Any] = {"actual_answer": answer or None, "actual_steps": steps}
-    if usage:
-        if "total_tokens" not in usage and {"input_tokens", "output_tokens"} <= usage.keys():
-            usage = {**usage, "total_tokens": usage["input_tokens"] + usage["output_tokens"]}
-        response.update(usage)
+    if "total_tokens" not in usage and {"input_tokens", "output_tokens"} <= usage.keys():
+        usage = {**usage, "total_tokens": usage["input_tokens"] + usage["output_tokens"]}
+    response.update(usage)
     if elapsed_sec is not None:
         response["elapsed_sec"] = elapsed_sec
     return response

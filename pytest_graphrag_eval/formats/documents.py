@@ -23,8 +23,7 @@ class Document:
 
 def parse_documents(output: object) -> list[Document]:
     """Validate a retrieval step output into documents, in the order given."""
-    items = _load_list(output)
-    return [_document(item, index) for index, item in enumerate(items)]
+    return [_document(item, index) for index, item in enumerate(_load_list(output))]
 
 
 def parse_retrieved_ids(output: object) -> list[str]:
