@@ -23,18 +23,14 @@ class SourceLocation:
 
     def describe(self, field: str | None = None) -> str:
         """Render as `file:line template=… question=… field=…`, skipping unknown parts."""
-        parts: list[str] = []
-        if self.file:
-            parts.append(f"{self.file}:{self.line}" if self.line else self.file)
-        if self.origin:
-            parts.append(self.origin)
-        if self.template_id is not None:
-            parts.append(f"template {self.template_id!r}")
-        if self.question_id is not None:
-            parts.append(f"question {self.question_id!r}")
-        if field:
-            parts.append(f"field {field!r}")
-        return ", ".join(parts) if parts else "<input>"
+        parts = (
+            (f"{self.file}:{self.line}" if self.line else self.file) if self.file else None,
+            self.origin,
+            f"template {self.template_id!r}" if self.template_id is not None else None,
+            f"question {self.question_id!r}" if self.question_id is not None else None,
+            f"field {field!r}" if field else None,
+        )
+        return ", ".join(part for part in parts if part) or "<input>"
 
 
 class GraphragEvalError(Exception):

@@ -301,6 +301,5 @@ def _question_text(spans: list[SpanRecord]) -> str | None:
 
 
 def _at(spans: list[SpanRecord], location: SourceLocation) -> SourceLocation:
-    """The location of a trace: its file and the line of its first span."""
     lines = [span.line for span in spans if span.line is not None]
     return SourceLocation(location.file, min(lines) if lines else location.line)

@@ -82,7 +82,6 @@ class ToolCallLog:
 
 
 def tool_error(message: object) -> str:
-    """A failed call's error text: its message, or a generic one when the format gave none."""
     return message if isinstance(message, str) and message else "the tool reported an error"
 
 

@@ -128,7 +128,6 @@ class HttpEndpoint:
         return {"kind": "http", "url": self.shown_url, "first_query_at": self.first_used_at}
 
     def close(self) -> None:
-        """Close every thread's kept-alive connection."""
         with self._state:
             connections, self._connections = self._connections, []
         for connection in connections:

@@ -136,11 +136,10 @@ def _expected(
     missing = [question for question in documents if question not in expected_outputs]
     extra = [question for question in expected_outputs if question not in documents]
     if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"no expected outputs for {_some(missing)}")
-        if extra:
-            parts.append(f"expected outputs for questions without retrieval results: {_some(extra)}")
+        parts = [f"no expected outputs for {_some(missing)}"] if missing else []
+        parts += (
+            [f"expected outputs for questions without retrieval results: {_some(extra)}"] if extra else []
+        )
         raise ERagError("the questions of retrieval_results and expected_outputs differ: " + "; ".join(parts))
     expected: dict[str, list[str]] = {}
     for question in documents:
