@@ -11,33 +11,30 @@ from typing import TYPE_CHECKING
 from pytest_graphrag_eval.lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from pytest_graphrag_eval.adapters import (
-        OtelRecorder,
-        from_langchain_messages,
-        from_openai_messages,
-        from_openai_responses,
-        from_otel_spans,
-        from_otlp_json,
-        to_response,
-    )
-    from pytest_graphrag_eval.aggregates import compute_aggregates
-    from pytest_graphrag_eval.corpus.reference_corpus import (
-        Corpus,
-        Question,
-        Template,
-        corpus_from_data,
-        load_corpus,
-    )
-    from pytest_graphrag_eval.corpus.responses import load_response_attempts, load_responses
-    from pytest_graphrag_eval.errors import (
-        ConfigurationError,
-        CorpusError,
-        GraphragEvalError,
-        InputError,
-        ResponseError,
-    )
-    from pytest_graphrag_eval.evaluation import arun_evaluation, run_evaluation
-    from pytest_graphrag_eval.scoring import Scorer, ScoringContext
+    from pytest_graphrag_eval.adapters import OtelRecorder as OtelRecorder
+    from pytest_graphrag_eval.adapters import from_langchain_messages as from_langchain_messages
+    from pytest_graphrag_eval.adapters import from_openai_messages as from_openai_messages
+    from pytest_graphrag_eval.adapters import from_openai_responses as from_openai_responses
+    from pytest_graphrag_eval.adapters import from_otel_spans as from_otel_spans
+    from pytest_graphrag_eval.adapters import from_otlp_json as from_otlp_json
+    from pytest_graphrag_eval.adapters import to_response as to_response
+    from pytest_graphrag_eval.aggregates import compute_aggregates as compute_aggregates
+    from pytest_graphrag_eval.corpus.reference_corpus import Corpus as Corpus
+    from pytest_graphrag_eval.corpus.reference_corpus import Question as Question
+    from pytest_graphrag_eval.corpus.reference_corpus import Template as Template
+    from pytest_graphrag_eval.corpus.reference_corpus import corpus_from_data as corpus_from_data
+    from pytest_graphrag_eval.corpus.reference_corpus import load_corpus as load_corpus
+    from pytest_graphrag_eval.corpus.responses import load_response_attempts as load_response_attempts
+    from pytest_graphrag_eval.corpus.responses import load_responses as load_responses
+    from pytest_graphrag_eval.errors import ConfigurationError as ConfigurationError
+    from pytest_graphrag_eval.errors import CorpusError as CorpusError
+    from pytest_graphrag_eval.errors import GraphragEvalError as GraphragEvalError
+    from pytest_graphrag_eval.errors import InputError as InputError
+    from pytest_graphrag_eval.errors import ResponseError as ResponseError
+    from pytest_graphrag_eval.evaluation import arun_evaluation as arun_evaluation
+    from pytest_graphrag_eval.evaluation import run_evaluation as run_evaluation
+    from pytest_graphrag_eval.scoring import Scorer as Scorer
+    from pytest_graphrag_eval.scoring import ScoringContext as ScoringContext
 
 # Each public name and the module that defines it.
 _HOMES = {
@@ -67,32 +64,7 @@ _HOMES = {
     "ScoringContext": "pytest_graphrag_eval.scoring",
 }
 
-__all__ = [
-    "ConfigurationError",
-    "Corpus",
-    "CorpusError",
-    "GraphragEvalError",
-    "InputError",
-    "OtelRecorder",
-    "Question",
-    "ResponseError",
-    "Scorer",
-    "ScoringContext",
-    "Template",
-    "arun_evaluation",
-    "compute_aggregates",
-    "corpus_from_data",
-    "from_langchain_messages",
-    "from_openai_messages",
-    "from_openai_responses",
-    "from_otel_spans",
-    "from_otlp_json",
-    "load_corpus",
-    "load_response_attempts",
-    "load_responses",
-    "run_evaluation",
-    "to_response",
-]
+__all__ = sorted(_HOMES)
 
 
 __getattr__ = lazy_names(__name__, globals(), _HOMES)

@@ -19,28 +19,18 @@ class SourceLocation:
     def for_question(self, question_id: str) -> SourceLocation:
         """This place, naming `question_id` (built directly: `dataclasses.replace` costs ten times
         as much, once per response of a 10,000-line recording)."""
-        return SourceLocation(
-            file=self.file,
-            line=self.line,
-            template_id=self.template_id,
-            question_id=question_id,
-            origin=self.origin,
-        )
+        return SourceLocation(self.file, self.line, self.template_id, question_id, self.origin)
 
     def describe(self, field: str | None = None) -> str:
         """Render as `file:line template=… question=… field=…`, skipping unknown parts."""
-        parts: list[str] = []
-        if self.file:
-            parts.append(f"{self.file}:{self.line}" if self.line else self.file)
-        if self.origin:
-            parts.append(self.origin)
-        if self.template_id is not None:
-            parts.append(f"template {self.template_id!r}")
-        if self.question_id is not None:
-            parts.append(f"question {self.question_id!r}")
-        if field:
-            parts.append(f"field {field!r}")
-        return ", ".join(parts) if parts else "<input>"
+        parts = (
+            (f"{self.file}:{self.line}" if self.line else self.file) if self.file else None,
+            self.origin,
+            f"template {self.template_id!r}" if self.template_id is not None else None,
+            f"question {self.question_id!r}" if self.question_id is not None else None,
+            f"field {field!r}" if field else None,
+        )
+        return ", ".join(part for part in parts if part) or "<input>"
 
 
 class GraphragEvalError(Exception):

@@ -10,7 +10,7 @@ import pytest
 from plugin_support import ROWS, corpus, good_responses, write_corpus, write_responses
 
 from pytest_graphrag_eval import ConfigurationError, corpus_from_data, run_evaluation
-from pytest_graphrag_eval.adapters.tool_names import parse_tool_name_lines, rename_tools
+from pytest_graphrag_eval.adapters.tool_names import rename_tools
 from pytest_graphrag_eval.evaluation import make_context
 
 
@@ -39,8 +39,6 @@ def test_rename_leaves_inputs_alone_and_checks_the_mapping() -> None:
     assert rename_tools(response, {"other": "x"}) is response
     with pytest.raises(ConfigurationError, match="must map the agent's tool names"):
         make_context("last_group", options={"tool_names": ["run_sparql"]})
-    with pytest.raises(ConfigurationError, match="expected 'agent_name = corpus_name', got 'run_sparql'"):
-        parse_tool_name_lines(["run_sparql"], "ini graphrag_tool_names")
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:

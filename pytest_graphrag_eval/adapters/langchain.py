@@ -18,7 +18,6 @@ from pytest_graphrag_eval.adapters.tool_calls import (
 )
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
-LANGCHAIN_USAGE_NAMES = ("input_tokens", "output_tokens", "total_tokens")
 # ("user", "text") tuples, the short form LangGraph accepts as input.
 TUPLE_ROLES = {"user": "human", "assistant": "ai"}
 # Class names of the serialised constructor form, by the `type` their messages carry.
@@ -52,14 +51,10 @@ def from_langchain_messages(
                 f"is not a LangChain message (no type): got {kind_name(item)}", location, f"{where}.type"
             )
         if kind in ("ai", "AIMessageChunk"):
-            sum_usage(totals, field(message, "usage_metadata"), LANGCHAIN_USAGE_NAMES)
+            sum_usage(totals, field(message, "usage_metadata"))
             for number, call in enumerate(field(message, "tool_calls", [])):
-                log.call(
-                    field(call, "name"),
-                    field(call, "args"),
-                    field(call, "id"),
-                    f"{where}.tool_calls[{number}]",
-                )
+                call_where = f"{where}.tool_calls[{number}]"
+                log.call(field(call, "name"), field(call, "args"), field(call, "id"), call_where)
             for number, call in enumerate(field(message, "invalid_tool_calls", [])):
                 call_where = f"{where}.invalid_tool_calls[{number}]"
                 log.call(field(call, "name"), field(call, "args"), field(call, "id"), call_where)

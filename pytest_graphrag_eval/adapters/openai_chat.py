@@ -54,11 +54,9 @@ def from_openai_messages(
         if role == "assistant":
             for number, tool_call in enumerate(field(message, "tool_calls", [])):
                 function = field(tool_call, "function", {})
+                call_where = f"{where}.tool_calls[{number}]"
                 log.call(
-                    field(function, "name"),
-                    field(function, "arguments"),
-                    field(tool_call, "id"),
-                    f"{where}.tool_calls[{number}]",
+                    field(function, "name"), field(function, "arguments"), field(tool_call, "id"), call_where
                 )
             # A turn that calls tools is not the last one: its text is narration, not the answer.
             answer = None if field(message, "tool_calls") else text_of(field(message, "content"))

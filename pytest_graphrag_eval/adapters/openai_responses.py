@@ -17,8 +17,6 @@ from pytest_graphrag_eval.adapters.tool_calls import (
 )
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
-RESPONSES_USAGE_NAMES = ("input_tokens", "output_tokens", "total_tokens")
-
 
 def from_openai_responses(
     items: Any,
@@ -29,20 +27,20 @@ def from_openai_responses(
 ) -> dict[str, Any]:
     """The response dict for one agent run given as Responses API items (or `Response` objects)."""
     location = location or SourceLocation()
-    if not is_sequence(items):
-        items = [items] if field(items, "output") is not None else items
+    if not is_sequence(items) and field(items, "output") is not None:
+        items = [items]
     if not is_sequence(items):
         raise ResponseError(f"must be a list of items, got {kind_name(items)}", location, "items")
     log = ToolCallLog(location)
     totals: dict[str, int] = {}
     for usage_record in usage if is_sequence(usage) else [usage]:
-        sum_usage(totals, usage_record, RESPONSES_USAGE_NAMES)
+        sum_usage(totals, usage_record)
     answer: str | None = None
     for index, item in enumerate(items):
         where = f"items[{index}]"
         output = field(item, "output")
         if field(item, "object") == "response" or (is_sequence(output) and field(item, "type") is None):
-            sum_usage(totals, field(item, "usage"), RESPONSES_USAGE_NAMES)
+            sum_usage(totals, field(item, "usage"))
             expanded = [(f"{where}.output[{number}]", part) for number, part in enumerate(output or [])]
         else:
             expanded = [(where, item)]

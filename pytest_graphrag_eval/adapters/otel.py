@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from pytest_graphrag_eval.adapters.access import field, is_sequence, kind_name
@@ -33,8 +33,7 @@ def from_otel_spans(spans: object, *, location: SourceLocation | None = None) ->
     """The response dict for one trace's spans (SDK `ReadableSpan`s or OTLP/JSON dicts); several traces are
     an error: pass one, or use `from_otlp_json`."""
     location = location or SourceLocation()
-    records = span_records(spans, location)
-    traces = group_traces(records)
+    traces = group_traces(span_records(spans, location))
     if len(traces) != 1:
         raise ResponseError(
             f"spans of {len(traces)} traces given; one agent run is one trace", location, "spans"
@@ -63,25 +62,25 @@ def from_otlp_json(
     return responses
 
 
-def otlp_documents(text: str, location: SourceLocation) -> list[tuple[int | None, object]]:
+def otlp_documents(text: str, location: SourceLocation) -> Sequence[tuple[int | None, object]]:
     """The JSON documents of an OTLP/JSON file: the whole text, or one per line."""
     try:
         return [(None, json.loads(text))]
     except json.JSONDecodeError:
-        pass
+        return list(json_lines(text, location.file))
     except RecursionError:
         raise ResponseError("invalid JSON: nested too deeply", location) from None
-    documents: list[tuple[int | None, object]] = []
+
+
+def json_lines(text: str, file: str | None) -> Iterator[tuple[int, object]]:
+    """(line number, value) of each non-blank line; a line that is not JSON is a ResponseError."""
     for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             try:
-                documents.append((number, json.loads(line)))
+                yield number, json.loads(line)
             except (json.JSONDecodeError, RecursionError) as error:
                 detail = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
-                raise ResponseError(
-                    f"invalid JSON line: {detail}", SourceLocation(location.file, number)
-                ) from None
-    return documents
+                raise ResponseError(f"invalid JSON line: {detail}", SourceLocation(file, number)) from None
 
 
 def span_records(spans: Any, location: SourceLocation) -> list[SpanRecord]:
@@ -141,9 +140,8 @@ def keyed_trace_response(
 def trace_response(spans: list[SpanRecord], location: SourceLocation) -> dict[str, Any]:
     """The response dict of one trace's spans; a failed root span is the agent's error response."""
     span_ids = {span.span_id for span in spans}
-    failed_roots = [span for span in spans if span.failed and span.parent_id not in span_ids]
-    if failed_roots:
-        root = failed_roots[0]
+    root = next((span for span in spans if span.failed and span.parent_id not in span_ids), None)
+    if root is not None:
         return {
             "status": "error",
             "error": root.status_message or _exception_message(root) or "the agent failed",
@@ -222,8 +220,7 @@ def _span_answer(span: SpanRecord) -> str | None:
     if attributes.get(SPAN_KIND) == "LLM":
         contents: dict[int, dict[str, Any]] = {}
         for key, value in attributes.items():
-            match = OPENINFERENCE_MESSAGE.match(key)
-            if match:
+            if match := OPENINFERENCE_MESSAGE.match(key):
                 contents.setdefault(int(match.group(1)), {})[match.group(2)] = value
         texts = [
             message["content"]
@@ -304,6 +301,5 @@ def _question_text(spans: list[SpanRecord]) -> str | None:
 
 
 def _at(spans: list[SpanRecord], location: SourceLocation) -> SourceLocation:
-    """The location of a trace: its file and the line of its first span."""
     lines = [span.line for span in spans if span.line is not None]
     return SourceLocation(location.file, min(lines) if lines else location.line)

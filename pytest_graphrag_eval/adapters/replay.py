@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from pytest_graphrag_eval.adapters.access import kind_name
 from pytest_graphrag_eval.adapters.detect import MESSAGE_ADAPTERS, message_format
-from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE, from_otlp_json
+from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE, from_otlp_json, json_lines
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
 ResponseT = TypeVar("ResponseT", bound=Mapping[str, Any])
@@ -70,20 +70,12 @@ def first_record_format(first: Mapping[str, Any]) -> str:
 
 def _message_entries(text: str, file: str, named: str | None) -> list[Entry]:
     entries: list[Entry] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        location = SourceLocation(file, number)
-        try:
-            record = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as error:
-            detail = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
-            raise ResponseError(f"invalid JSON line: {detail}", location) from None
+    for number, record in json_lines(text, file):
         if not isinstance(record, Mapping):
             raise ResponseError(
                 "a message-list line must be an object with question_id and messages, "
                 f"got {kind_name(record)}",
-                location,
+                SourceLocation(file, number),
             )
         question_id = record.get("question_id")
         location = SourceLocation(file, number, question_id=None if question_id is None else str(question_id))

@@ -40,21 +40,17 @@ class SpanRecord:
 
 def sdk_span_record(span: Any) -> SpanRecord:
     """A `ReadableSpan` of opentelemetry-sdk (read by attribute, without importing the SDK)."""
-    context = span.context
-    parent = span.parent
     status = span.status
-    code = getattr(getattr(status, "status_code", None), "name", None)
-    resource = getattr(span, "resource", None)
-    resource_attributes = getattr(resource, "attributes", None) or {}
+    resource_attributes = getattr(getattr(span, "resource", None), "attributes", None) or {}
     return SpanRecord(
-        trace_id=format(context.trace_id, "032x"),
-        span_id=format(context.span_id, "016x"),
-        parent_id=format(parent.span_id, "016x") if parent is not None else None,
+        trace_id=format(span.context.trace_id, "032x"),
+        span_id=format(span.context.span_id, "016x"),
+        parent_id=format(span.parent.span_id, "016x") if span.parent is not None else None,
         name=str(span.name),
         start_ns=span.start_time,
         end_ns=span.end_time,
         attributes=dict(span.attributes or {}),
-        failed=code == "ERROR",
+        failed=getattr(getattr(status, "status_code", None), "name", None) == "ERROR",
         status_message=getattr(status, "description", None),
         events=tuple((str(event.name), dict(event.attributes or {})) for event in span.events or ()),
         service=_text_or_none(resource_attributes.get("service.name")),

@@ -14,6 +14,7 @@ from pytest_graphrag_eval.adapters.access import field as read
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
 NO_RESULT = "the trace has no result for this tool call (the agent stopped or the result was lost)"
+USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
 
 
 @dataclass
@@ -37,7 +38,7 @@ class ToolCallLog:
         """Record a call; `arguments` may be the JSON text the model wrote or an already parsed value."""
         if not isinstance(name, str) or not name:
             raise ResponseError("a tool call has no tool name", self.location, f"{where}.name")
-        key = str(call_id) if call_id not in (None, "") else f"{where}"
+        key = str(call_id) if call_id not in (None, "") else where
         if key in self._calls:
             raise ResponseError(f"two tool calls share the id {key!r}", self.location, f"{where}.id")
         self._calls[key] = _Call(name=name, args=parse_arguments(arguments), call_id=key)
@@ -81,7 +82,6 @@ class ToolCallLog:
 
 
 def tool_error(message: object) -> str:
-    """A failed call's error text: its message, or a generic one when the format gave none."""
     return message if isinstance(message, str) and message else "the tool reported an error"
 
 
@@ -101,24 +101,16 @@ def text_of(content: object) -> str | None:
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list | tuple):
-        texts = []
-        for part in content:
-            if isinstance(part, str):
-                texts.append(part)
-                continue
-            text = read(part, "text")
-            if isinstance(text, str):
-                texts.append(text)
+        parts = [part if isinstance(part, str) else read(part, "text") for part in content]
+        texts = [text for text in parts if isinstance(text, str)]
         return "".join(texts) if texts else None
     return None
 
 
-def sum_usage(totals: dict[str, int], usage: object, names: tuple[str, str, str | None]) -> None:
+def sum_usage(totals: dict[str, int], usage: object, names: tuple[str, str, str] = USAGE_KEYS) -> None:
     """Add one usage record's (input, output, total) counts, named per format, into `totals`."""
-    if usage is None:
-        return
-    for target, name in zip(("input_tokens", "output_tokens", "total_tokens"), names, strict=True):
-        value = read(usage, name) if name else None
+    for target, name in zip(USAGE_KEYS, names, strict=True):
+        value = read(usage, name)
         if isinstance(value, int) and not isinstance(value, bool):
             totals[target] = totals.get(target, 0) + value
 
@@ -141,10 +133,9 @@ def response_dict(
             "holds no tool call and no assistant answer: nothing the agent did", location, input_field
         )
     response: dict[str, Any] = {"actual_answer": answer or None, "actual_steps": steps}
-    if usage:
-        if "total_tokens" not in usage and {"input_tokens", "output_tokens"} <= usage.keys():
-            usage = {**usage, "total_tokens": usage["input_tokens"] + usage["output_tokens"]}
-        response.update(usage)
+    if "total_tokens" not in usage and {"input_tokens", "output_tokens"} <= usage.keys():
+        usage = {**usage, "total_tokens": usage["input_tokens"] + usage["output_tokens"]}
+    response.update(usage)
     if elapsed_sec is not None:
         response["elapsed_sec"] = elapsed_sec
     return response

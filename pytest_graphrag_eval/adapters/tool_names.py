@@ -3,25 +3,12 @@ from the ini file, the command line or a corpus file's `tool_names` (docs/option
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pytest_graphrag_eval.errors import ConfigurationError
 
 TOOL_NAMES_OPTION = "tool_names"
-
-
-def parse_tool_name_lines(lines: Iterable[str], source: str) -> dict[str, str]:
-    """`agent_name = corpus_name` lines (`=` may have no spaces) into a mapping."""
-    mapping: dict[str, str] = {}
-    for line in lines:
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        agent_name, separator, corpus_name = line.partition("=")
-        if not separator or not agent_name.strip() or not corpus_name.strip():
-            raise ConfigurationError(f"{source}: expected 'agent_name = corpus_name', got {line.strip()!r}")
-        mapping[agent_name.strip()] = corpus_name.strip()
-    return mapping
 
 
 def tool_names_setting(value: Any, source: str) -> dict[str, str]:

@@ -23,8 +23,7 @@ class Document:
 
 def parse_documents(output: object) -> list[Document]:
     """Validate a retrieval step output into documents, in the order given."""
-    items = _load_list(output)
-    return [_document(item, index) for index, item in enumerate(items)]
+    return [_document(item, index) for index, item in enumerate(_load_list(output))]
 
 
 def parse_retrieved_ids(output: object) -> list[str]:
@@ -57,7 +56,7 @@ def parse_relevance(output: object) -> dict[str, int]:
 def _load_list(output: object) -> list[JSONValue]:
     if isinstance(output, str):
         try:
-            output = _parsed(output)
+            output = json.loads(output)
         except ValueError as error:
             raise ValueError(f"retrieval output is not valid JSON: {error}") from None
     if not isinstance(output, list):
@@ -90,8 +89,3 @@ def _is_id(value: object) -> bool:
     return (isinstance(value, str) and value != "") or (
         isinstance(value, int) and not isinstance(value, bool)
     )
-
-
-def _parsed(text: str) -> JSONValue:
-    value: JSONValue = json.loads(text)
-    return value

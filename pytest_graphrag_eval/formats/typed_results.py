@@ -7,7 +7,7 @@ table made here equals the generic path's and every error message is still its o
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from pytest_graphrag_eval.formats.terms import (
     BlankNode,
@@ -22,6 +22,8 @@ try:
     import msgspec
 except ImportError:  # without the optional dependency every text takes the generic path
     msgspec = None  # type: ignore[assignment]
+
+CellT = TypeVar("CellT")
 
 if msgspec is not None:
     # gc=False: these objects hold no cycles and live only while a table is made.
@@ -40,21 +42,13 @@ if msgspec is not None:
     class _Head(msgspec.Struct, gc=False):
         vars: list[str]
 
-    class _Results(msgspec.Struct, gc=False):
-        bindings: list[dict[str, _Cell]]
+    class _Results(msgspec.Struct, Generic[CellT], gc=False):
+        bindings: list[dict[str, CellT]]
 
-    class _Select(msgspec.Struct, gc=False):
+    class _Select(msgspec.Struct, Generic[CellT], gc=False):
         head: _Head
-        results: _Results
+        results: _Results[CellT]
         boolean: Any = msgspec.UNSET  # present: an ASK result, which the generic path reads
-
-    class _TypedResults(msgspec.Struct, gc=False):
-        bindings: list[dict[str, _TypedCell]]
-
-    class _TypedSelect(msgspec.Struct, gc=False):
-        head: _Head
-        results: _TypedResults
-        boolean: Any = msgspec.UNSET
 
     class _Rows(msgspec.Struct, gc=False):
         bindings: list[msgspec.Raw]  # each row checked as JSON, none built
@@ -62,8 +56,8 @@ if msgspec is not None:
     class _RowsOnly(msgspec.Struct, gc=False):
         results: _Rows
 
-    _DECODER: Any = msgspec.json.Decoder(_Select)
-    _TYPED_DECODER: Any = msgspec.json.Decoder(_TypedSelect)
+    _DECODER: Any = msgspec.json.Decoder(_Select[_Cell])
+    _TYPED_DECODER: Any = msgspec.json.Decoder(_Select[_TypedCell])
     _ROWS_DECODER: Any = msgspec.json.Decoder(_RowsOnly)
     _DECLINED: tuple[type[BaseException], ...] = (msgspec.DecodeError, UnicodeError, RecursionError)
 else:

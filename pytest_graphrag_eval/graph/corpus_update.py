@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,6 @@ from pytest_graphrag_eval.corpus.reference_steps import step_path
 FOLD_WIDTH = 100
 OUTPUT_KEY = "output"
 MEDIA_TYPE_KEY = "output_media_type"
-_LINE_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
 
 try:  # LibYAML composes large corpora several times faster
     from yaml import CSafeLoader as _Loader
@@ -61,7 +61,8 @@ def update_corpus_text(text: str, updates: Sequence[OutputUpdate]) -> tuple[str,
         sites.append(_Site(update, step, key, value))
     newline = "\r\n" if "\r\n" in text else "\n"
     edits: list[tuple[int, int, str]] = []
-    uses = _value_uses(steps.values())
+    # How many steps hold each output node (more than one: an anchor aliased elsewhere).
+    uses = Counter(id(value) for step in steps.values() if (value := _entry(step, OUTPUT_KEY)[1]) is not None)
     for site in sites:
         where = f"question {site.update.question_id!r} {step_path(site.update.group, site.update.index)}"
         try:
@@ -78,17 +79,11 @@ def _step_nodes(root: yaml.Node | None) -> Iterator[tuple[tuple[str, int, int], 
     if isinstance(root, yaml.MappingNode):
         _, root = _entry(root, "templates")
     for template in _items(root):
-        _, questions = (
-            _entry(template, "questions") if isinstance(template, yaml.MappingNode) else (None, None)
-        )
-        for question in _items(questions):
-            if not isinstance(question, yaml.MappingNode):
-                continue
+        for question in _items(_entry(template, "questions")[1]):
             _, question_id = _entry(question, "id")
-            _, groups = _entry(question, "reference_steps")
             if not isinstance(question_id, yaml.ScalarNode):
                 continue
-            for group_index, group in enumerate(_items(groups)):
+            for group_index, group in enumerate(_items(_entry(question, "reference_steps")[1])):
                 for step_index, step in enumerate(_items(group)):
                     if isinstance(step, yaml.MappingNode):
                         yield (str(question_id.value), group_index, step_index), step
@@ -98,26 +93,12 @@ def _items(node: yaml.Node | None) -> list[Any]:
     return list(node.value) if isinstance(node, yaml.SequenceNode) else []
 
 
-def _entry(mapping: yaml.MappingNode, name: str) -> tuple[Any, Any]:
-    for key, value in mapping.value:
+def _entry(node: yaml.Node | None, name: str) -> tuple[Any, Any]:
+    """The `name` key and its value in a mapping node; (None, None) when absent or not a mapping."""
+    for key, value in node.value if isinstance(node, yaml.MappingNode) else []:
         if isinstance(key, yaml.ScalarNode) and key.value == name:
             return key, value
     return None, None
-
-
-def _value_uses(steps: Any) -> dict[int, int]:
-    """How many steps hold each output node (more than one: an anchor aliased elsewhere)."""
-    uses: dict[int, int] = {}
-    for step in steps:
-        _, value = _entry(step, OUTPUT_KEY)
-        if value is not None:
-            uses[id(value)] = uses.get(id(value), 0) + 1
-    return uses
-
-
-def _is_alias_use(key: yaml.Node, value: yaml.Node) -> bool:
-    """An alias resolves to the anchored node, whose text lies before this key."""
-    return bool(value.start_mark.index < key.end_mark.index)
 
 
 def _edits(
@@ -127,7 +108,7 @@ def _edits(
     flow = bool(step.flow_style)
     if key is None or value is None:
         return [_insertion(text, step, update, flow, newline)]
-    if _is_alias_use(key, value):
+    if value.start_mark.index < key.end_mark.index:  # an alias: the anchored node's text lies before the key
         start = text.index("*", key.end_mark.index)
         end = start + 1
         while end < len(text) and not text[end].isspace() and text[end] not in ",}]":
@@ -195,7 +176,7 @@ def render_scalar(value: str, style: str, key_column: int, flow: bool, newline: 
         body = value[:-1] if value.endswith("\n") else value
         lines = [indent + line if line else "" for line in body.split("\n")]
         return indicator + chomp + newline + newline.join(lines)
-    if style == "'" and _single_quote_safe(value):
+    if style == "'" and value.isprintable():  # no line break of any kind
         return _fold("'" + value.replace("'", "''") + "'", indent, flow, newline)
     return _fold(_double_quoted(value), indent, flow, newline)
 
@@ -208,10 +189,6 @@ def _block_safe(value: str) -> bool:
         and all(char.isprintable() or char == "\n" for char in value)
         and "\r" not in value
     )
-
-
-def _single_quote_safe(value: str) -> bool:
-    return value.isprintable() and not any(mark in value for mark in _LINE_BREAKS)
 
 
 def _double_quoted(value: str) -> str:

@@ -1,7 +1,7 @@
 """The remote endpoint: a SPARQL 1.1 Protocol client on the standard library (http.client). Credentials come
 from the environment only, and every text quoted from the server has them (and the URL's secret-looking query
 values, which servers echo) blanked. Whatever fails is an EndpointError: one bad answer is one question's
-error, never the run's. After `breaker_failures` requests in a row fail even after their retries, every later
+error, never the run's. After `BREAKER_FAILURES` requests in a row fail even after their retries, every later
 query fails at once instead of waiting out its timeouts."""
 
 from __future__ import annotations
@@ -67,7 +67,6 @@ class HttpEndpoint:
         concurrency: int = DEFAULT_CONCURRENCY,
         retries: int = DEFAULT_RETRIES,
         max_bytes: int = DEFAULT_MAX_BYTES,
-        breaker_failures: int = BREAKER_FAILURES,
         environ: dict[str, str] | None = None,
         service: ServicePolicy = NO_SERVICE,
     ):
@@ -93,7 +92,6 @@ class HttpEndpoint:
         self._slots = threading.BoundedSemaphore(concurrency)
         self._local = threading.local()
         self._connections: list[http.client.HTTPConnection] = []
-        self._breaker_limit = breaker_failures
         self._failures_in_a_row = 0
         self._broken: str | None = None
         self._state = threading.Lock()
@@ -130,7 +128,6 @@ class HttpEndpoint:
         return {"kind": "http", "url": self.shown_url, "first_query_at": self.first_used_at}
 
     def close(self) -> None:
-        """Close every thread's kept-alive connection."""
         with self._state:
             connections, self._connections = self._connections, []
         for connection in connections:
@@ -220,7 +217,7 @@ class HttpEndpoint:
         with self._state:
             self._failures_in_a_row += 1
             failures = self._failures_in_a_row
-        if failures >= self._breaker_limit:
+        if failures >= BREAKER_FAILURES:
             self._break(
                 f"{failures} queries in a row failed after {self.retries} retries each; the last: {message}"
             )
@@ -260,7 +257,6 @@ class HttpEndpoint:
                 f"(an error page?): {self._quote(data)}"
             )
         pyoxigraph = import_pyoxigraph()
-        results = None
         try:
             if form is QueryForm.CONSTRUCT:
                 return canonical_ntriples(pyoxigraph.parse(data, format=pyoxigraph.RdfFormat.N_TRIPLES))

@@ -59,8 +59,6 @@ class StepCheck:
 
 @dataclass(frozen=True)
 class QuestionReferences:
-    """The reference check of one question."""
-
     question_id: str
     template_id: str
     file: str | None

@@ -11,20 +11,22 @@ from typing import TYPE_CHECKING
 from pytest_graphrag_eval.lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from pytest_graphrag_eval.formats.documents import (
-        Document,
-        parse_documents,
-        parse_relevance,
-        parse_retrieved_documents,
-        parse_retrieved_ids,
-    )
-    from pytest_graphrag_eval.metrics.ranking import average_precision, recall_at_k
-    from pytest_graphrag_eval.retrieval.erag import aerag_eval, erag_eval
-    from pytest_graphrag_eval.retrieval.erag_components import LLMJudgeMetric, ModelGenerator, SingleInput
-    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
-    from pytest_graphrag_eval.retrieval.erag_scoring import ERagError
-    from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer
-    from pytest_graphrag_eval.retrieval.trec import evaluate_run
+    from pytest_graphrag_eval.formats.documents import Document as Document
+    from pytest_graphrag_eval.formats.documents import parse_documents as parse_documents
+    from pytest_graphrag_eval.formats.documents import parse_relevance as parse_relevance
+    from pytest_graphrag_eval.formats.documents import parse_retrieved_documents as parse_retrieved_documents
+    from pytest_graphrag_eval.formats.documents import parse_retrieved_ids as parse_retrieved_ids
+    from pytest_graphrag_eval.metrics.ranking import average_precision as average_precision
+    from pytest_graphrag_eval.metrics.ranking import recall_at_k as recall_at_k
+    from pytest_graphrag_eval.retrieval.erag import aerag_eval as aerag_eval
+    from pytest_graphrag_eval.retrieval.erag import erag_eval as erag_eval
+    from pytest_graphrag_eval.retrieval.erag_components import LLMJudgeMetric as LLMJudgeMetric
+    from pytest_graphrag_eval.retrieval.erag_components import ModelGenerator as ModelGenerator
+    from pytest_graphrag_eval.retrieval.erag_components import SingleInput as SingleInput
+    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer as ERagScorer
+    from pytest_graphrag_eval.retrieval.erag_scoring import ERagError as ERagError
+    from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer as RetrievalScorer
+    from pytest_graphrag_eval.retrieval.trec import evaluate_run as evaluate_run
 
 # Each name, and the module that defines it (this package's, or a helper it re-exports).
 _HOMES = {
@@ -45,22 +47,5 @@ _HOMES = {
     "RetrievalScorer": "pytest_graphrag_eval.retrieval.scorer",
     "evaluate_run": "pytest_graphrag_eval.retrieval.trec",
 }
-__all__ = [
-    "Document",
-    "ERagError",
-    "ERagScorer",
-    "LLMJudgeMetric",
-    "ModelGenerator",
-    "RetrievalScorer",
-    "SingleInput",
-    "aerag_eval",
-    "average_precision",
-    "erag_eval",
-    "evaluate_run",
-    "parse_documents",
-    "parse_relevance",
-    "parse_retrieved_documents",
-    "parse_retrieved_ids",
-    "recall_at_k",
-]
+__all__ = sorted(_HOMES)
 __getattr__ = lazy_names(__name__, globals(), _HOMES)

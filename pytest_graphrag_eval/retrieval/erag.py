@@ -136,11 +136,10 @@ def _expected(
     missing = [question for question in documents if question not in expected_outputs]
     extra = [question for question in expected_outputs if question not in documents]
     if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"no expected outputs for {_some(missing)}")
-        if extra:
-            parts.append(f"expected outputs for questions without retrieval results: {_some(extra)}")
+        parts = [f"no expected outputs for {_some(missing)}"] if missing else []
+        parts += (
+            [f"expected outputs for questions without retrieval results: {_some(extra)}"] if extra else []
+        )
         raise ERagError("the questions of retrieval_results and expected_outputs differ: " + "; ".join(parts))
     expected: dict[str, list[str]] = {}
     for question in documents:
@@ -252,17 +251,14 @@ async def _call(
     )
     try:
         async with limit or contextlib.nullcontext():
-            return await _await(function(*args))
+            value = function(*args)
+            return await value if inspect.isawaitable(value) else value
     except GraphragEvalError as error:
         if isinstance(error, (ConfigurationError, ERagError)):
             raise
         raise ERagError(f"the {role} failed for {where}: {error}") from error
     except Exception as error:
         raise ERagError(f"the {role} failed for {where}: {type(error).__name__}: {error}") from error
-
-
-async def _await(value: object) -> object:
-    return await value if inspect.isawaitable(value) else value
 
 
 async def _gather(coroutines: Iterable[Coroutine[Any, Any, T]]) -> list[T]:

@@ -36,7 +36,10 @@ class ERagSetup:
     metric: object
     metrics: tuple[str, ...]
     concurrency: int
-    uses_llm: bool
+
+    @property
+    def uses_llm(self) -> bool:
+        return isinstance(self.generator, ModelGenerator) or isinstance(self.metric, LLMJudgeMetric)
 
 
 def build_erag(config: object, judge: Judge | None) -> ERagSetup:
@@ -52,8 +55,8 @@ def build_erag(config: object, judge: Judge | None) -> ERagSetup:
         raise ConfigurationError("erag settings: 'generator' is missing (a model or a Python callable)")
     metrics = _metrics(config.get("metrics", list(DEFAULT_METRICS)))
     metric_name = config.get("metric", "token_f1")
-    generator, generator_llm = _generator(config["generator"], judge)
-    metric, metric_llm = _metric(metric_name, config.get("judge"), judge)
+    generator = _generator(config["generator"], judge)
+    metric = _metric(metric_name, config.get("judge"), judge)
     if metric_name in CONTINUOUS_NAMED:
         unsupported = [name for name in metrics if not name.startswith(CONTINUOUS_MEASURES)]
         if unsupported:
@@ -65,7 +68,7 @@ def build_erag(config: object, judge: Judge | None) -> ERagSetup:
     concurrency = config.get("concurrency", DEFAULT_CONCURRENCY)
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigurationError(f"erag settings: 'concurrency' must be an integer >= 1, got {concurrency!r}")
-    return ERagSetup(generator, metric, metrics, concurrency, generator_llm or metric_llm)
+    return ERagSetup(generator, metric, metrics, concurrency)
 
 
 def erag_uses_llm(config: object) -> bool:
@@ -85,9 +88,9 @@ def _metrics(value: object) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _generator(spec: object, judge: Judge | None) -> tuple[object, bool]:
+def _generator(spec: object, judge: Judge | None) -> object:
     if isinstance(spec, str):
-        return SingleInput(load_callable(spec, "generator")), False
+        return SingleInput(load_callable(spec, "generator"))
     if isinstance(spec, Mapping) and "callable" in spec:
         extra = sorted(set(spec) - {"callable", "batched"})
         batched = spec.get("batched", False)
@@ -96,16 +99,16 @@ def _generator(spec: object, judge: Judge | None) -> tuple[object, bool]:
                 "erag settings: a callable generator takes only 'callable' and 'batched: true/false'"
             )
         function = load_callable(spec["callable"], "generator")
-        return (function if batched else SingleInput(function)), False
+        return function if batched else SingleInput(function)
     if isinstance(spec, Mapping):
-        return ModelGenerator(_client(judge, "generator"), **_model_options(spec, "generator")), True
+        return ModelGenerator(_client(judge, "generator"), **_model_options(spec, "generator"))
     raise ConfigurationError(
         "erag settings: 'generator' must be 'module:function' or a mapping with 'model' "
         "(and optionally 'prompt' or 'prompt_file')"
     )
 
 
-def _metric(name: object, judge_spec: object, judge: Judge | None) -> tuple[object, bool]:
+def _metric(name: object, judge_spec: object, judge: Judge | None) -> object:
     if not isinstance(name, str):
         raise ConfigurationError("erag settings: 'metric' must be a metric name or 'module:function'")
     if judge_spec is not None and name != "llm_judge":
@@ -116,11 +119,11 @@ def _metric(name: object, judge_spec: object, judge: Judge | None) -> tuple[obje
             raise ConfigurationError("erag settings: 'judge' must be a mapping (model, prompt, prompt_file)")
         options = _model_options(spec, "judge")
         options.pop("temperature", None)
-        return LLMJudgeMetric(_client(judge, "llm_judge metric"), **options), True
+        return LLMJudgeMetric(_client(judge, "llm_judge metric"), **options)
     if name in NAMED_METRICS:
-        return SingleInput(NAMED_METRICS[name]), False
+        return SingleInput(NAMED_METRICS[name])
     if ":" in name:
-        return SingleInput(load_callable(name, "metric")), False
+        return SingleInput(load_callable(name, "metric"))
     known = ", ".join([*NAMED_METRICS, "llm_judge"])
     raise ConfigurationError(f"erag settings: unknown metric {name!r}; known: {known}, or 'module:function'")
 
@@ -132,7 +135,7 @@ def _model_options(spec: Mapping[str, object], role: str) -> dict[str, Any]:
     for key in ("model", "prompt", "prompt_file"):
         if key in spec and not isinstance(spec[key], str):
             raise ConfigurationError(f"erag settings: {role}: '{key}' must be text")
-    return {key: spec[key] for key in ("model", "prompt", "prompt_file", "temperature") if key in spec}
+    return dict(spec)
 
 
 def _client(judge: Judge | None, role: str) -> Judge:

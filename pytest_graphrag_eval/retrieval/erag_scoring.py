@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
@@ -36,10 +36,9 @@ def check_label(value: Any, question: str, position: int) -> float | int:
     return int(number) if number in (0, 1) else number
 
 
-def score_labels(labels: Mapping[str, Sequence[float]], metrics: str | Iterable[str]) -> dict[str, Any]:
-    """eRAG's result: `{"per_input": {question: {metric: value}}, "aggregated": {metric: mean}}`."""
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    parse_measures(names)  # reject unknown names before looking at labels
+def score_labels(labels: Mapping[str, Sequence[float]], names: list[str]) -> dict[str, Any]:
+    """eRAG's result: `{"per_input": {question: {metric: value}}, "aggregated": {metric: mean}}` for the
+    metric `names` (checked by the caller before any label was made)."""
     binary = all(label in (0, 1) for values in labels.values() for label in values)
     per_input: dict[str, dict[str, float]] = {}
     plans: dict[int, MeasurePlan] = {}

@@ -34,11 +34,10 @@ class RetrievalScorer:
         reference = reference_retrieval_step(question.reference_steps)
         if reference is None:
             return {}
-        default_k = context.retrieval_k
         try:
             relevant_ids(reference)
             judgements = parse_relevance(reference["output"])
-            k = cutoff(reference) or default_k
+            k = cutoff(reference) or context.retrieval_k
         except ValueError as error:
             return {"retrieval_error": f"reference retrieval step: {error}"}
         step = actual_retrieval_step(response)

@@ -16,12 +16,8 @@ def reference_retrieval_step(
     reference_steps: Sequence[Sequence[Mapping[str, Any]]] | None,
 ) -> Mapping[str, Any] | None:
     """The last reference step named `retrieval`, or None when the question has none."""
-    found = None
-    for group in reference_steps or []:
-        for step in group:
-            if step.get("name") == RETRIEVAL_STEP:
-                found = step
-    return found
+    steps = [step for group in reference_steps or [] for step in group if step.get("name") == RETRIEVAL_STEP]
+    return steps[-1] if steps else None
 
 
 def actual_retrieval_step(response: Mapping[str, Any]) -> Mapping[str, Any] | None:
