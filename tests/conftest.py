@@ -13,6 +13,11 @@ from pathlib import Path
 # runs, whose sys.modules snapshot would otherwise unload them after the first baseline comparison.
 import numpy  # noqa: F401
 
+# The SDK (openai 3 with its httpx2 and httpcore2) loads once here: were it first loaded in a pytester
+# run, the snapshot would unload part of it, and the next run's replies would fail the SDK's own
+# stream type check ("connection failed (AssertionError)").
+import openai  # noqa: F401
+
 # psycopg's C extension keeps the exception classes of the first psycopg it met: import it here too.
 import psycopg  # noqa: F401
 import pytest
