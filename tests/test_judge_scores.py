@@ -43,7 +43,7 @@ def brute_force_alpha(pairs: list[tuple[float, float]]) -> float:
     return 1 - within / between
 
 
-def test_scored_labels_of_a_custom_metric_report_alpha_and_kappa(tmp_path: Path) -> None:
+def write_politeness_project(tmp_path: Path) -> None:
     (tmp_path / "corpus.yaml").write_text(yaml.safe_dump(judge_support.corpus()), encoding="utf-8")
     (tmp_path / "answers.yaml").write_text(
         yaml.safe_dump(
@@ -75,25 +75,33 @@ def test_scored_labels_of_a_custom_metric_report_alpha_and_kappa(tmp_path: Path)
     (tmp_path / "labels.jsonl").write_text(
         "".join(json.dumps(label) + "\n" for label in labels), encoding="utf-8"
     )
+
+
+def calibrate(tmp_path: Path, server: FakeOpenAIServer, *options: str) -> None:
+    completed = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "graphrag-eval-judge"),
+            "--corpus=corpus.yaml",
+            "--labels=labels.jsonl",
+            "--answers-config=answers.yaml",
+            "--threshold=politeness_score>=0.5",
+            "--report=calibration.json",
+            *options,
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": "", "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": KEY},
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def test_scored_labels_of_a_custom_metric_report_alpha_and_kappa(tmp_path: Path) -> None:
+    write_politeness_project(tmp_path)
     with FakeOpenAIServer(expected_api_key=KEY) as server:
         server.set_chat_handler(politeness)
-        completed = subprocess.run(
-            [
-                str(Path(sys.executable).parent / "graphrag-eval-judge"),
-                "--corpus=corpus.yaml",
-                "--labels=labels.jsonl",
-                "--answers-config=answers.yaml",
-                "--threshold=politeness_score>=0.5",
-                "--report=calibration.json",
-                "--no-cache",
-            ],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            check=False,
-            env={"PATH": "", "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": KEY},
-        )
-    assert completed.returncode == 0, completed.stdout + completed.stderr
+        calibrate(tmp_path, server, "--no-cache")
     summary = json.loads((tmp_path / "calibration.json").read_text())["judge_calibration"]["metrics"][
         "politeness"
     ]
@@ -108,3 +116,17 @@ def test_scored_labels_of_a_custom_metric_report_alpha_and_kappa(tmp_path: Path)
     assert summary["accuracy"] == pytest.approx(0.75) and summary["kappa"] == pytest.approx(0.5)
     assert sorted(item["question_id"] for item in summary["disagreements"]) == ["q06", "q07"]
     assert {item["judge_reason"] for item in summary["disagreements"]} == {"polite", "curt"}
+
+
+def test_no_cache_neither_reads_nor_writes_the_judge_cache(tmp_path: Path) -> None:
+    write_politeness_project(tmp_path)
+    with FakeOpenAIServer(expected_api_key=KEY) as server:
+        server.set_chat_handler(politeness)
+        calibrate(tmp_path, server, "--no-cache")
+        assert server.count("chat") == len(SCORED)
+        assert not (tmp_path / ".graphrag-cache").exists()
+        calibrate(tmp_path, server)  # writes the cache ...
+        calibrate(tmp_path, server)  # ... which this run reads: no new call
+        assert server.count("chat") == 2 * len(SCORED)
+        calibrate(tmp_path, server, "--no-cache")  # a cache is there, and not read
+        assert server.count("chat") == 3 * len(SCORED)

@@ -48,9 +48,7 @@ def _run(args: argparse.Namespace) -> int:
     not_judge = [gate.expression for gate in gates if gate.over != "judge"]
     if not_judge:
         raise ConfigurationError(f"--gate {not_judge[0]}: this command checks judge:METRIC.STAT gates only")
-    layer = JudgeOptions(
-        judge=args.judge, judge_model=args.judge_model, use_cache=False if args.no_cache else None
-    )
+    layer = JudgeOptions(judge=args.judge, judge_model=args.judge_model, use_cache=args.use_cache)
     settings = resolve_judge_settings([layer], args.answers_config)
     corpora = [load_corpus(path) for path in args.corpus]
     judging = load_judging(
@@ -128,5 +126,5 @@ def _parser() -> argparse.ArgumentParser:
         default=False,
         help="say how many judge calls it would make; make none",
     )
-    add_no_cache(parser, default=False)
+    add_no_cache(parser, dest="use_cache", default=None)
     return parser
