@@ -157,7 +157,7 @@ class GraphragSession:
     def _calibrate(self) -> None:
         """Judge the labelled answers before any question, and say at once how the judge agrees."""
         settings = self.settings
-        if settings.dry_run:
+        if settings.llm.dry_run:
             self.dry_run_lines.append(plan_line(self.judging, settings.answers))
             return
         assert self.judge is not None, "labels name a judged metric, so the run has a judge client"
@@ -205,12 +205,12 @@ class GraphragSession:
         if assembly is None or self.config.option.collectonly or self.role is ProcessRole.WORKER:
             return None
         questions = [item.question for item in session.items if isinstance(item, QuestionItem)]
-        if self.settings.dry_run:  # plan the calls and run no item
+        if self.settings.llm.dry_run:  # plan the calls and run no item
             agent_calls = len(questions) * self.settings.agent_repeats if assembly.stand_in else None
             planned = plan_lines(assembly.runner, questions, self.judge, agent_calls)
             self.dry_run_lines = [*self.dry_run_lines, *planned]  # after the calibration's line
             return True
-        if self.settings.judge_batch and self.judge is not None:
+        if self.settings.llm.batch and self.judge is not None:
             self.judge_batches = []
             self.judge_batches = judge_in_batches(
                 self.config, assembly.new_runner, questions, self.judge, assembly.remembered

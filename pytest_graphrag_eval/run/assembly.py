@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.evaluation import ResponsesCheck
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
+from pytest_graphrag_eval.run.configuration import RunConfiguration
 from pytest_graphrag_eval.run.dry_run import StandInAgent
 from pytest_graphrag_eval.run.judge_batch import RememberedSource
 from pytest_graphrag_eval.run.replay import replay_attempts
@@ -29,7 +30,6 @@ from pytest_graphrag_eval.run.runner import (
 from pytest_graphrag_eval.run.scoring_setup import scoring_setup
 
 if TYPE_CHECKING:
-    from pytest_graphrag_eval.answers.settings import AnswerSettings
     from pytest_graphrag_eval.llm.client import JudgeClient
 
 NO_RESPONSES = (
@@ -37,31 +37,6 @@ NO_RESPONSES = (
     "(or set graphrag_responses in the ini file) to replay recorded responses, or implement "
     "the pytest_graphrag_respond(question, config) hook in conftest.py to call your agent live."
 )
-
-
-class AssemblySettings(Protocol):
-    """What the assembly reads of the run's settings (the plugin's `PluginSettings` has it)."""
-
-    @property
-    def answers(self) -> AnswerSettings: ...
-    @property
-    def steps_scope(self) -> str: ...
-    @property
-    def tool_names(self) -> Mapping[str, str]: ...
-    @property
-    def agent_repeats(self) -> int: ...
-    @property
-    def agent_concurrency(self) -> int: ...
-    @property
-    def agent_timeout(self) -> float | None: ...
-    @property
-    def dry_run(self) -> bool: ...
-    @property
-    def judge_batch(self) -> bool: ...
-    @property
-    def references_only_allowed(self) -> bool: ...
-    @property
-    def responses_path(self) -> Path | None: ...
 
 
 @dataclass
@@ -78,7 +53,7 @@ class RunAssembly:
 
 
 def assemble_run(
-    options: AssemblySettings,
+    options: RunConfiguration,
     *,
     recorded: Mapping[str, Sequence[ResponseRecord]] | None,
     agent: AgentCall | None,
@@ -102,7 +77,7 @@ def assemble_run(
                 shown = f"{options.responses_path}: {shown}"  # loader errors already name the file
             raise ConfigurationError(shown) from None
         source: ResponseSource = ReplaySource(attempts)
-    elif agent is not None and options.dry_run:
+    elif agent is not None and options.llm.dry_run:
         source = stand_in = StandInAgent()  # a dry run asks no agent
     elif agent is not None:
         source = LiveSource(agent, options.agent_concurrency, options.agent_timeout)
@@ -111,7 +86,7 @@ def assemble_run(
     else:
         raise ConfigurationError(NO_RESPONSES)
     remembered = None
-    if options.judge_batch and not options.dry_run:
+    if options.llm.batch and not options.llm.dry_run:
         source = remembered = RememberedSource(source)  # the agent is asked once for every pass
     setup = scoring_setup(options.answers, judge, options.steps_scope, options.tool_names, rules, corpora)
     on_close = judge.aclose if judge is not None else None

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
@@ -22,7 +22,8 @@ from pytest_graphrag_eval.report.judge_spend import spend_section
 from pytest_graphrag_eval.report.run_coverage import PARTIAL_KEY
 from pytest_graphrag_eval.report.run_terminal import RunTerminal
 from pytest_graphrag_eval.report_model import JudgeSpend, Outcome, QuestionResult
-from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
+from pytest_graphrag_eval.run.configuration import RunConfiguration
+from pytest_graphrag_eval.run.graph_run import GraphRun
 from pytest_graphrag_eval.run.pipeline import (
     FinishedRun,
     OutputPaths,
@@ -36,42 +37,6 @@ if TYPE_CHECKING:
     from pytest_graphrag_eval.run.graph_stage import GraphStage
     from pytest_graphrag_eval.run.recording import HistoryOutcome
     from pytest_graphrag_eval.run.run_history import FinishingHistory
-
-
-class EndOfRunSettings(GraphOptions, Protocol):
-    """What the end of a run reads of the run's settings (the plugin's `PluginSettings` has it)."""
-
-    @property
-    def baseline_path(self) -> Path | None: ...
-    @property
-    def confidence(self) -> float: ...
-    @property
-    def resamples(self) -> int: ...
-    @property
-    def max_cost(self) -> float | None: ...
-    @property
-    def max_calls(self) -> int | None: ...
-    @property
-    def cache_only(self) -> bool: ...
-    @property
-    def report_path(self) -> Path | None: ...
-    @property
-    def markdown_path(self) -> Path | None: ...
-    @property
-    def html_path(self) -> Path | None: ...
-    @property
-    def history_url(self) -> str | None: ...
-    @property
-    def history_required(self) -> bool: ...
-    @property
-    def history_run_key(self) -> str | None: ...
-    @property
-    def flaky_runs(self) -> int: ...
-    @property
-    def flaky_flips(self) -> int: ...
-    @property
-    def record_path(self) -> Path | None: ...
-    def report_metadata(self) -> JsonObject: ...
 
 
 @dataclass(frozen=True)
@@ -165,7 +130,7 @@ class Recording:
 
 def end_run(
     collected: CollectedRun,
-    settings: EndOfRunSettings,
+    settings: RunConfiguration,
     *,
     graph: GraphStage | None,
     baseline: JsonObject | None,
@@ -182,9 +147,9 @@ def end_run(
     judge_spend = spend_section(
         dict(collected.judge_stats) if collected.judge_stats is not None else None,
         results,
-        max_cost_usd=settings.max_cost,
-        max_calls=settings.max_calls,
-        cache_only=settings.cache_only,
+        max_cost_usd=settings.llm.max_cost_usd,
+        max_calls=settings.llm.max_calls,
+        cache_only=settings.llm.cache_only,
         batches=collected.judge_batches,
     )
     outcome = conclude_run(
@@ -312,7 +277,7 @@ def _earlier_runs(
     )
 
 
-def _history_options(settings: EndOfRunSettings) -> HistoryOptions | None:
+def _history_options(settings: RunConfiguration) -> HistoryOptions | None:
     if settings.history_url is None:
         return None
     return HistoryOptions(

@@ -36,7 +36,8 @@ from pytest_graphrag_eval.graph.summary import (
     references_section,
     stale_lines,
 )
-from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
+from pytest_graphrag_eval.run.configuration import RunConfiguration
+from pytest_graphrag_eval.run.graph_run import GraphRun
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.run.graph_coverage import GraphCoverage
@@ -47,7 +48,7 @@ GRAPH_KEY = "graph"
 class GraphStage:
     """Per-process graph work done on each question before it is scored."""
 
-    def __init__(self, settings: GraphOptions, base_dir: Path):
+    def __init__(self, settings: RunConfiguration, base_dir: Path):
         self.settings = settings
         self.check = settings.check_references or settings.update_references or settings.execute_reference
         self._endpoint: SparqlEndpoint | None = None
@@ -154,7 +155,7 @@ class GraphStage:
             self._shared_folder.cleanup()
 
 
-def check_graph_location(settings: GraphOptions, root: Path) -> None:
+def check_graph_location(settings: RunConfiguration, root: Path) -> None:
     """For a graph the run opens only at its end (for its coverage): its files or URL checked now."""
     if settings.sparql_endpoint is None:
         return
@@ -169,7 +170,7 @@ def check_graph_location(settings: GraphOptions, root: Path) -> None:
 
 
 def finish_graph_run(
-    settings: GraphOptions,
+    settings: RunConfiguration,
     stage: GraphStage | None,
     baseline: dict[str, Any] | None,
     root: Path,
@@ -214,7 +215,7 @@ def finish_graph_run(
 
 
 def _cover_graph(
-    settings: GraphOptions, stage: GraphStage | None, root: Path, corpora: Sequence[Corpus]
+    settings: RunConfiguration, stage: GraphStage | None, root: Path, corpora: Sequence[Corpus]
 ) -> GraphCoverage:
     """The coverage on the endpoint the run opened, else on one opened for it."""
     from pytest_graphrag_eval.run.graph_coverage import cover_graph  # imports the HTML report's key
