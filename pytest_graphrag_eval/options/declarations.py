@@ -50,15 +50,20 @@ class OptionSpec:
     parse: Callable[[P.RawValue, str, str], object] = P.text
     default: object = None
     merge: Merge = "first"
-    setting: str | None = None
-    """The `RunConfiguration` field that receives the merged value (judge settings: resolved into
-    its `answers` and `llm` instead)."""
+    setting_name: str | None = None
+    """The `RunConfiguration` field of the merged value when it is not named after the flag."""
     file_key: str | None = None
     """The judge setting's name in `JudgeOptions`, so also in the answers config file (None: no file key)."""
 
     @property
     def dest(self) -> str:
         return self.flag.removeprefix("--").replace("-", "_")
+
+    @property
+    def setting(self) -> str | None:
+        """The `RunConfiguration` field that receives the merged value (`--graphrag-confidence`:
+        `confidence`); None for a judge setting, resolved into its `answers` and `llm` instead."""
+        return None if self.file_key else self.setting_name or self.dest.removeprefix("graphrag_")
 
     @property
     def label(self) -> str:
@@ -81,7 +86,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="PATH",
         parse=P.paths,
         default=(),
-        setting="corpus_paths",
+        setting_name="corpus_paths",
     ),
     OptionSpec(
         "--graphrag-responses",
@@ -90,7 +95,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="responses_path",
+        setting_name="responses_path",
     ),
     OptionSpec(
         "--graphrag-responses-format",
@@ -99,7 +104,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="FORMAT",
         choices=RESPONSE_FORMATS,
         default="auto",
-        setting="responses_format",
     ),
     OptionSpec(
         "--graphrag-question-attribute",
@@ -107,7 +111,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_question_attribute",
         metavar="NAME",
         default=QUESTION_ID_ATTRIBUTE,
-        setting="trace_question_attribute",
+        setting_name="trace_question_attribute",
     ),
     OptionSpec(
         "--graphrag-tool-name",
@@ -119,14 +123,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         parse=P.tool_names,
         merge="per_key",
         default={},
-        setting="tool_names",
+        setting_name="tool_names",
     ),
     OptionSpec(
         "--graphrag-record",
         "Write the live agent responses to this JSONL file (the replay format).",
         metavar="PATH",
         parse=P.path,
-        setting="record_path",
+        setting_name="record_path",
     ),
     OptionSpec(
         "--graphrag-threshold",
@@ -138,7 +142,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         parse=P.thresholds,
         merge="per_key",
         default={},
-        setting="thresholds",
+        setting_name="thresholds",
     ),
     OptionSpec(
         "--graphrag-gate",
@@ -150,7 +154,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         parse=P.gates,
         merge="concat",
         default=(),
-        setting="gates",
+        setting_name="gates",
     ),
     OptionSpec(
         "--graphrag-report",
@@ -159,7 +163,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="report_path",
+        setting_name="report_path",
     ),
     OptionSpec(
         "--graphrag-baseline",
@@ -168,7 +172,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_baseline",
         metavar="PATH",
         parse=P.baseline,
-        setting="baseline",
     ),
     OptionSpec(
         "--graphrag-confidence",
@@ -177,7 +180,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="PERCENT",
         parse=P.percent,
         default=DEFAULT_CONFIDENCE,
-        setting="confidence",
     ),
     OptionSpec(
         "--graphrag-resamples",
@@ -186,7 +188,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
         parse=P.whole_number(1, MAX_RESAMPLES),
         default=DEFAULT_RESAMPLES,
-        setting="resamples",
     ),
     OptionSpec(
         "--graphrag-agent-repeats",
@@ -195,7 +196,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="K",
         parse=P.whole_number(1, MAX_REPEATS),
         default=1,
-        setting="agent_repeats",
     ),
     OptionSpec(
         "--graphrag-repeat-policy",
@@ -203,7 +203,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_repeat_policy",
         choices=POLICIES,
         default="all",
-        setting="repeat_policy",
     ),
     OptionSpec(
         "--graphrag-html",
@@ -212,7 +211,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="html_path",
+        setting_name="html_path",
     ),
     OptionSpec(
         "--graphrag-markdown",
@@ -221,7 +220,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="markdown_path",
+        setting_name="markdown_path",
     ),
     OptionSpec(
         "--graphrag-judge-labels",
@@ -231,7 +230,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="judge_labels_path",
+        setting_name="judge_labels_path",
     ),
     OptionSpec(
         "--graphrag-reviews",
@@ -241,7 +240,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="reviews_path",
+        setting_name="reviews_path",
     ),
     OptionSpec(
         "--graphrag-review-queue",
@@ -250,7 +249,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="review_queue_path",
+        setting_name="review_queue_path",
     ),
     OptionSpec(
         "--graphrag-steps-scope",
@@ -258,7 +257,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_steps_scope",
         choices=STEPS_SCOPES,
         default="last_group",
-        setting="steps_scope",
     ),
     OptionSpec(
         "--graphrag-agent-concurrency",
@@ -267,7 +265,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
         parse=P.whole_number(1, MAX_CONCURRENCY),
         default=DEFAULT_AGENT_CONCURRENCY,
-        setting="agent_concurrency",
     ),
     OptionSpec(
         "--graphrag-agent-timeout",
@@ -276,7 +273,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_agent_timeout",
         metavar="SECONDS",
         parse=P.seconds,
-        setting="agent_timeout",
     ),
     OptionSpec(
         "--graphrag-judge",
@@ -332,7 +328,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="answers_config",
     ),
     OptionSpec(
         "--graphrag-concurrency",
@@ -357,7 +352,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_sparql_endpoint",
         metavar="PATH_OR_URL",
         parse=P.path_or_url,
-        setting="sparql_endpoint",
     ),
     OptionSpec(
         "--graphrag-check-references",
@@ -365,7 +359,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         action="store_true",
         parse=P.flag,
         default=False,
-        setting="check_references",
     ),
     OptionSpec(
         "--graphrag-update-references",
@@ -373,7 +366,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         action="store_true",
         parse=P.flag,
         default=False,
-        setting="update_references",
     ),
     OptionSpec(
         "--graphrag-graph-coverage",
@@ -384,28 +376,24 @@ OPTIONS: tuple[OptionSpec, ...] = (
         action="store_true",
         parse=P.flag,
         default=False,
-        setting="graph_coverage",
     ),
     OptionSpec(
         "--graphrag-execute",
         "Run live on the graph: the reference queries, the recorded agent queries, or both.",
         ini="graphrag_execute",
         choices=EXECUTE_MODES,
-        setting="execute",
     ),
     OptionSpec(
         "--graphrag-sparql-base-iri",
         "Base IRI for relative IRIs in the RDF files (default: each file's own file: URI).",
         ini="graphrag_sparql_base_iri",
         metavar="IRI",
-        setting="sparql_base_iri",
     ),
     OptionSpec(
         "--graphrag-sparql-service",
         "Endpoint IRIs a SERVICE clause may call (comma-separated), or all (default: none is run).",
         ini="graphrag_sparql_service",
         metavar="IRIS",
-        setting="sparql_service",
     ),
     OptionSpec(
         "--graphrag-sparql-timeout",
@@ -414,7 +402,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="SECONDS",
         parse=P.seconds,
         default=30.0,
-        setting="sparql_timeout",
     ),
     OptionSpec(
         "--graphrag-sparql-concurrency",
@@ -423,7 +410,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
         parse=P.whole_number(1, MAX_CONCURRENCY),
         default=8,
-        setting="sparql_concurrency",
     ),
     OptionSpec(
         "--graphrag-no-cache",
@@ -438,7 +424,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         action="store_true",
         parse=P.flag,
         default=False,
-        setting="clear_cache",
+        setting_name="clear_cache",
     ),
     OptionSpec(
         "--graphrag-cache-only",
@@ -486,7 +472,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Run shard K of N (e.g. 2/3); merge the shard reports with graphrag-eval-merge.",
         metavar="K/N",
         parse=P.shard,
-        setting="shard",
     ),
     OptionSpec(
         "--graphrag-history",
@@ -495,7 +480,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_history",
         metavar="URL",
         parse=P.history_url,
-        setting="history_url",
+        setting_name="history_url",
     ),
     OptionSpec(
         "--graphrag-history-required",
@@ -505,7 +490,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         action="store_true",
         parse=P.flag,
         default=False,
-        setting="history_required",
     ),
     OptionSpec(
         "--graphrag-flaky-runs",
@@ -514,7 +498,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
         parse=P.whole_number(1, MAX_HISTORY_WINDOW),
         default=DEFAULT_FLAKY_RUNS,
-        setting="flaky_runs",
     ),
     OptionSpec(
         "--graphrag-flaky-flips",
@@ -524,13 +507,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="K",
         parse=P.whole_number(1, MAX_HISTORY_WINDOW),
         default=DEFAULT_FLAKY_FLIPS,
-        setting="flaky_flips",
     ),
     OptionSpec(
         "--graphrag-history-run-key",
         "The run's key in the history (default: new; in CI, shards share the CI run's).",
         metavar="KEY",
-        setting="history_run_key",
     ),
 )
 

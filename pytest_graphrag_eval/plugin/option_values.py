@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,10 +38,12 @@ def read_layers(config: pytest.Config) -> OptionLayers:
     cli: dict[str, object] = {}
     ini: dict[str, object] = {}
     for spec in OPTIONS:
-        raw = _cli_value(config, spec, invocation_dir)
+        value = config.getoption(spec.dest)
+        raw = None if value in (None, False, []) else _absolute(spec, value, invocation_dir)
         if raw is not None:
             cli[spec.dest] = spec.parse_layer(raw, "cli")
-        raw = _ini_value(config, spec, ini_dir) if spec.ini else None
+        value = config.getini(spec.ini) if spec.ini else None
+        raw = None if value in ("", [], False, None) else _absolute(spec, value, ini_dir)
         if raw is not None:
             ini[spec.dest] = spec.parse_layer(raw, "ini")
     return OptionLayers(cli, ini)
@@ -74,32 +77,17 @@ def judge_layers(layers: OptionLayers) -> list[JudgeOptions]:
     ]
 
 
-def _cli_value(config: pytest.Config, spec: OptionSpec, invocation_dir: Path) -> P.RawValue | None:
-    value = config.getoption(spec.dest)
-    if value is None or value is False or value == []:
-        return None
+def _absolute(spec: OptionSpec, value: Any, base: Path) -> P.RawValue | None:
+    """A layer's value, its paths made absolute against `base` (the invocation folder, or the ini file's,
+    against which pytest made a `paths` ini value absolute already); None when it is blank."""
     if spec.parse is P.path:
-        return invocation_dir / str(value)
+        return Path(value[0]) if isinstance(value, list) else base / str(value)
     if spec.parse is P.paths:
-        return [invocation_dir / str(item) for item in value]
+        return [base / str(item) for item in value]
     if spec.parse is P.history_url:
-        return resolve_history_url(str(value), invocation_dir) or None
+        return resolve_history_url(str(value), base) or None
     if spec.parse in _AS_GIVEN_OR_PATH:
-        return _path_or_url(str(value), invocation_dir)
-    return value  # type: ignore[no-any-return]
-
-
-def _ini_value(config: pytest.Config, spec: OptionSpec, ini_dir: Path) -> P.RawValue | None:
-    assert spec.ini is not None
-    value = config.getini(spec.ini)
-    if value in ("", [], False, None):
-        return None
-    if spec.parse is P.path:  # pytest made `paths` values absolute against the ini file's folder
-        return Path(value[0]) if isinstance(value, list) else ini_dir / str(value)
-    if spec.parse is P.history_url:
-        return resolve_history_url(str(value), ini_dir) or None
-    if spec.parse in _AS_GIVEN_OR_PATH:
-        return _path_or_url(str(value), ini_dir)
+        return _path_or_url(str(value), base)
     return value  # type: ignore[no-any-return]
 
 

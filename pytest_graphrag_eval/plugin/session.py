@@ -49,7 +49,7 @@ from pytest_graphrag_eval.run.judging import (
     plan_line,
     questions_of,
 )
-from pytest_graphrag_eval.run.pipeline import write_output
+from pytest_graphrag_eval.run.pipeline import WrittenOutputs
 from pytest_graphrag_eval.run.replay import numbered_attempts
 from pytest_graphrag_eval.run.runner import AnsweredQuestion
 
@@ -334,15 +334,11 @@ class GraphragSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         try:
-            self._finish(session, exitstatus)
+            self._conclude(session, exitstatus)
         except KeyboardInterrupt:  # the user's Ctrl-C stops the writing (SIGINT stays theirs to handle)
             self.interrupted = True
             self.graph_lines.append((INTERRUPTED_WRITING, "red"))
             session.exitstatus = pytest.ExitCode.INTERRUPTED
-
-    def _finish(self, session: pytest.Session, exitstatus: int) -> None:
-        try:
-            self._conclude(session, exitstatus)
         finally:  # after the end of the run, which may query the graph (--graphrag-graph-coverage)
             if self.graph is not None:
                 self.graph.close()
@@ -401,22 +397,18 @@ class GraphragSession:
             root=Path(self.config.rootpath),
             sharded=self.shard is not None,
         )
-        if self.settings.review_queue_path is not None:
-            self._write_review_queue(self.settings.review_queue_path, self.outcome)
+        if (
+            self.settings.review_queue_path is not None
+        ):  # after the reports (a problem is one line, as theirs)
+            report, baseline = self.outcome.finished.report, self.baseline_results
+            WrittenOutputs(self.outcome.written, self.outcome.problems).write(
+                "review queue",
+                self.settings.review_queue_path,
+                lambda target: write_review_queue(target, report, escape_text, baseline),
+            )
         self.graph_lines = [*self.outcome.graph.lines, *self.outcome.notes]
         if self.outcome.failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-    def _write_review_queue(self, path: Path, outcome: RunOutcome) -> None:
-        """The questions worth a person's look, after the reports (a problem is one line, as theirs)."""
-        report, baseline = outcome.finished.report, self.baseline_results
-        problem = write_output(
-            "review queue", path, lambda target: write_review_queue(target, report, escape_text, baseline)
-        )
-        if problem is None:
-            outcome.written.append(("review queue", path))
-        else:
-            outcome.problems.append(problem)
 
     def _warnings(self) -> list[str]:
         own = self.assembly.responses_check.warnings if self.assembly is not None else []

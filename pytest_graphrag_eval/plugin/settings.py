@@ -43,8 +43,10 @@ class PluginSettings(RunConfiguration):
                 values["answers_config"],  # type: ignore[arg-type]
                 defaults=JudgeOptions(judge="none", cache_dir=default_cache),
             )
-        for warning in ignored_keys:  # shown in pytest's warnings summary, under its -W filters
-            config.issue_config_time_warning(_as_warning(warning.message), stacklevel=2)
+        for ignored in ignored_keys:  # shown in pytest's warnings summary, under its -W filters
+            message = ignored.message
+            warning = message if isinstance(message, Warning) else UserWarning(message)
+            config.issue_config_time_warning(warning, stacklevel=2)
         settings = cls(
             **values,  # type: ignore[arg-type]  # each checked by its parser (options.py)
             corpus_from_cli="graphrag_corpus" in layers.cli,
@@ -148,7 +150,3 @@ def _llm_only_given(layers: OptionLayers) -> tuple[str, ...]:
     return tuple(
         flag if dest in layers.cli else f"ini {dest}" for dest, flag in LLM_ONLY_OPTIONS if layers.given(dest)
     )
-
-
-def _as_warning(message: Warning | str) -> Warning:
-    return message if isinstance(message, Warning) else UserWarning(message)

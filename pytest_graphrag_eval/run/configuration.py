@@ -17,7 +17,7 @@ from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.thresholds import Threshold
 from pytest_graphrag_eval.llm.settings import LLMSettings, budget_share
 from pytest_graphrag_eval.report.shown_path import shown_path
-from pytest_graphrag_eval.run.run_identity import file_sha256, settings_record
+from pytest_graphrag_eval.run.run_identity import file_sha256
 
 DEFAULT_AGENT_CONCURRENCY = 4
 
@@ -127,28 +127,27 @@ class RunConfiguration:
     def settings_record(self, gates: Sequence[Gate]) -> JsonObject:
         """The settings that change results, verdicts, gates or the comparison (shards must share them)."""
         baseline = self.baseline_path
-        return settings_record(
-            thresholds=list(self.thresholds.values()),
-            gates=gates,
-            confidence=self.confidence,
-            resamples=self.resamples,
-            # `path` is where a merge reads the baseline again; `name` is how its reports show it
-            baseline={"name": self.shown(baseline), "path": str(baseline), "sha256": _file_identity(baseline)}
+        # `path` is where a merge reads the baseline again; `name` is how its reports show it
+        file = (
+            {"name": self.shown(baseline), "path": str(baseline), "sha256": _file_identity(baseline)}
             if baseline
-            else {"history": self.baseline_history}
-            if self.baseline_history
-            else None,
-            other={
-                "responses": _file_identity(self.responses_path),  # by content: shards compare it
-                "embedding_model": self.llm.embedding_model if self.answers.relevance else None,
-                "relevance": self.answers.relevance,
-                "judge_repeats": self.answers.repeats,
-                "agent_repeats": self.agent_repeats,
-                "repeat_policy": self.repeat_policy,
-                "correctness_prompt": _file_identity(self.answers.correctness_prompt_file),
-                "answers_config": _file_identity(self.answers_config),
-            },
+            else None
         )
+        return {
+            "thresholds": [[rule.expression, rule.source] for rule in self.thresholds.values()],
+            "gates": [[gate.expression, gate.source] for gate in gates],
+            "confidence": self.confidence,
+            "resamples": self.resamples,
+            "baseline": file or ({"history": self.baseline_history} if self.baseline_history else None),
+            "responses": _file_identity(self.responses_path),  # by content: shards compare it
+            "embedding_model": self.llm.embedding_model if self.answers.relevance else None,
+            "relevance": self.answers.relevance,
+            "judge_repeats": self.answers.repeats,
+            "agent_repeats": self.agent_repeats,
+            "repeat_policy": self.repeat_policy,
+            "correctness_prompt": _file_identity(self.answers.correctness_prompt_file),
+            "answers_config": _file_identity(self.answers_config),
+        }
 
 
 def _file_identity(path: Path | None) -> str | None:

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
-from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject, Order
+from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.report.history_summary import history_lines
 from pytest_graphrag_eval.report.json_report import write_recording
@@ -31,12 +31,10 @@ from pytest_graphrag_eval.run.pipeline import (
     finish_run,
     write_outputs,
 )
-from pytest_graphrag_eval.run.run_identity import corpus_file_record, corpus_positions, identity_metadata
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.run.graph_stage import GraphStage
     from pytest_graphrag_eval.run.recording import HistoryOutcome
-    from pytest_graphrag_eval.run.run_history import FinishingHistory
 
 
 @dataclass(frozen=True)
@@ -174,7 +172,15 @@ def end_run(
         interrupted=collected.interrupted,
         warnings=[*collected.warnings, *graph_run.warnings],
         judge_spend=judge_spend,
-        history=_history_options(settings),
+        history=HistoryOptions(
+            settings.history_url,
+            settings.history_required,
+            settings.history_run_key,
+            settings.flaky_runs,
+            settings.flaky_flips,
+        )
+        if settings.history_url is not None
+        else None,
         root=root,
         graph=graph_run,
         recording=Recording(settings.record_path, collected.responses)
@@ -216,20 +222,16 @@ def conclude_run(
 
     and the outcome whose `failed` decides the exit status. `plain_results`: the results are plain
     JSON values as a parser read them (a merge's shards), see `write_outputs`."""
-    earlier = (
-        _earlier_runs(history, run_settings, results, root)
-        if history is not None and not run_settings.defer_gates
-        else None
-    )
-    if earlier is not None:
-        run_settings = dataclasses.replace(run_settings, history=earlier.runs, current_run=earlier.current)
+    history_warning = None
+    if history is not None and not run_settings.defer_gates:
+        run_settings, history_warning = _with_history(history, run_settings, results, root)
     graph = graph if graph is not None else GraphRun()
     finished_run = finish_run(
         results,
         run_settings,
         started=started,
         interrupted=interrupted,
-        warnings=[*warnings, *([earlier.warning] if earlier is not None and earlier.warning else [])],
+        warnings=[*warnings, *([history_warning] if history_warning else [])],
         finished=finished,
         judge_spend=judge_spend,
         references=graph.references,
@@ -255,59 +257,30 @@ def conclude_run(
     return outcome
 
 
-def _earlier_runs(
+def _with_history(
     history: HistoryOptions,
     run_settings: RunSettings,
     results: Sequence[QuestionResult | JsonMapping],
     root: Path | None,
-) -> FinishingHistory:
-    """The history's earlier runs and this run as it will be recorded (its store and drivers are
-    imported only for a run that has a history)."""
-    from pytest_graphrag_eval.run.run_history import history_at_finish
+) -> tuple[RunSettings, str | None]:
+    """`run_settings` with the history's earlier runs and this run as it will be recorded, and why the
+    history could not be read, if it could not. Read at the end, so the corpus files' gates (known only
+    after collection) set the window too; the store and its drivers are imported only for a history."""
+    from pytest_graphrag_eval.history.records import suite_of
+    from pytest_graphrag_eval.run.run_history import history_window, read_history
 
-    return history_at_finish(
+    found = read_history(
         history.url,
         environ=os.environ,
         cwd=root,
-        gates=run_settings.gates,
+        window=history_window(run_settings.gates, history.flaky_runs),
         flaky_runs=history.flaky_runs,
         flaky_flips=history.flaky_flips,
-        metadata=run_settings.metadata,
-        results=[result.record if isinstance(result, QuestionResult) else result for result in results],
+        suite=suite_of(run_settings.metadata),
     )
-
-
-def _history_options(settings: RunConfiguration) -> HistoryOptions | None:
-    if settings.history_url is None:
-        return None
-    return HistoryOptions(
-        settings.history_url,
-        settings.history_required,
-        settings.history_run_key,
-        settings.flaky_runs,
-        settings.flaky_flips,
-    )
-
-
-def run_identity(
-    corpus_files: Sequence[Path],
-    corpus_records: Mapping[Path, JsonMapping],
-    answered: Iterable[Order],
-    reported: Iterable[Order],
-    settings_record: JsonMapping,
-    shard: JsonMapping | None,
-) -> JsonObject:
-    """What lets graphrag-eval-merge check and merge this run's report with other shards'."""
-    files = [dict(corpus_records.get(path) or corpus_file_record(str(path), "", 0)) for path in corpus_files]
-    answered_keys = set(answered)
-    done = [(key[0], key[2]) for key in sorted(answered_keys)]
-    unanswered = [(key[0], key[2]) for key in reported if key not in answered_keys]
-    return identity_metadata(
-        files,
-        dict(settings_record),
-        shard=dict(shard) if shard is not None else None,
-        positions=corpus_positions(done, unanswered, sum(file["questions"] for file in files)),
-    )
+    records = [result.record if isinstance(result, QuestionResult) else result for result in results]
+    current = found.current_run(run_settings.metadata, records)
+    return dataclasses.replace(run_settings, history=found.runs, current_run=current), found.warning
 
 
 def _incomplete_update(lines: Iterable[tuple[str, str]], answered: int, total: int) -> str:

@@ -63,16 +63,16 @@ class GraphStage:
     @property
     def endpoint(self) -> SparqlEndpoint:
         """The endpoint, opened on first use (an embedded store is loaded then, once)."""
+        spec = self.settings.sparql_endpoint
+        assert spec is not None, "a graph stage is made for a run with a graph"
         with self._opening:
             if self._endpoint is None and self.shared_store is not None:
-                assert self.settings.sparql_endpoint is not None
                 self._endpoint = EmbeddedEndpoint.open_shared(
-                    Path(self.shared_store), Path(self.settings.sparql_endpoint), self.service
+                    Path(self.shared_store), Path(spec), self.service
                 )
             if self._endpoint is None:
-                assert self.settings.sparql_endpoint is not None
                 self._endpoint = open_endpoint(
-                    self.settings.sparql_endpoint,
+                    spec,
                     base_dir=self._base_dir,
                     options={
                         "timeout": self.settings.sparql_timeout,
