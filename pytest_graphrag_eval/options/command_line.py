@@ -95,7 +95,7 @@ def add_option(
     own = dataclasses.replace(spec, **overrides)  # type: ignore[arg-type]
     shape = dict(_SHAPES[own.action])
     if own.action != "store_true":
-        shape["metavar"] = own.metavar or ("{" + ",".join(own.choices) + "}" if own.choices else None)
+        shape["metavar"] = own.shown_metavar
     parser.add_argument(
         *([short] if short else []),
         flag,

@@ -66,6 +66,11 @@ class OptionSpec:
         return None if self.file_key else self.setting_name or self.dest.removeprefix("graphrag_")
 
     @property
+    def shown_metavar(self) -> str | None:
+        """The value's name in help texts: the declared one, else the choices."""
+        return self.metavar or ("{" + ",".join(self.choices) + "}" if self.choices else None)
+
+    @property
     def label(self) -> str:
         """How errors name the setting: both of its spellings."""
         return f"{self.flag} (ini {self.ini})" if self.ini else self.flag

@@ -55,13 +55,13 @@ def merge_layers(layers: OptionLayers) -> dict[str, object]:
     for spec in OPTIONS:
         if spec.setting is None:
             continue
-        present = [layer[spec.dest] for layer in (layers.cli, layers.ini) if spec.dest in layer]
+        present: list[Any] = [layer[spec.dest] for layer in (layers.cli, layers.ini) if spec.dest in layer]
         if not present:
             merged[spec.setting] = spec.default
         elif spec.merge == "per_key":
-            merged[spec.setting] = {key: value for layer in reversed(present) for key, value in _items(layer)}
+            merged[spec.setting] = {key: value for layer in reversed(present) for key, value in layer.items()}
         elif spec.merge == "concat":
-            merged[spec.setting] = tuple(item for layer in reversed(present) for item in _list(layer))
+            merged[spec.setting] = tuple(item for layer in reversed(present) for item in layer)
         else:
             merged[spec.setting] = present[0]
     return merged
@@ -97,11 +97,3 @@ def _path_or_url(text: str, base: Path) -> str | None:
     if not text:
         return None
     return text if "://" in text or text.startswith(HISTORY_PREFIX) else str(base / text)
-
-
-def _items(value: object) -> list[tuple[object, object]]:
-    return list(value.items()) if isinstance(value, Mapping) else []
-
-
-def _list(value: object) -> list[object]:
-    return list(value) if isinstance(value, (list, tuple)) else []

@@ -12,16 +12,8 @@ def add_options(parser: pytest.Parser) -> None:
     so a bad value reads the same from the command line and the ini file."""
     group = parser.getgroup("graphrag-eval", "question-answering regression tests (pytest-graphrag-eval)")
     for spec in OPTIONS:
-        if spec.action in ("store", "append"):
-            group.addoption(
-                spec.flag,
-                dest=spec.dest,
-                help=spec.help,
-                action=spec.action,
-                default=None,
-                metavar=spec.metavar or ("{" + ",".join(spec.choices) + "}" if spec.choices else None),
-            )
-        else:
-            group.addoption(spec.flag, dest=spec.dest, help=spec.help, action=spec.action, default=False)
+        takes_value = spec.action in ("store", "append")
+        shape = {"default": None, "metavar": spec.shown_metavar} if takes_value else {"default": False}
+        group.addoption(spec.flag, dest=spec.dest, help=spec.help, action=spec.action, **shape)
         if spec.ini:
             parser.addini(spec.ini, help=spec.help, type=spec.ini_type)
