@@ -132,7 +132,7 @@ class QuestionItem(pytest.Item):
             # Neither a pass nor a failure: its scores are incomplete, so no threshold is held against it.
             self.not_evaluated, self.checks = True, []
             pytest.skip(unscored)
-        baseline = session.baseline_result(self.question.question_id)
+        baseline = session.baseline_results.get(self.question.question_id)
         _record_properties(self, verdict.result, baseline)
         if not verdict.passed:
             reviewed = f"{review.note()}\n" if review is not None and review.applied else ""

@@ -112,10 +112,6 @@ class GraphragSession:
         if self.role is not ProcessRole.WORKER:
             self.corpus.add_args(self.config, self.settings.corpus_from_cli)
 
-    def baseline_result(self, question_id: str) -> JsonObject | None:
-        """This question's result in the baseline run, if one was given and had it."""
-        return self.baseline_results.get(question_id)
-
     def is_corpus_file(self, path: Path) -> bool:
         return self.corpus.is_corpus_file(path)
 

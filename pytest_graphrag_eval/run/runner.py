@@ -90,7 +90,6 @@ class LiveSource:
         self._semaphore: asyncio.Semaphore | None = None
 
     def attempts(self, question: Question, repeats: int) -> int:
-        """A live agent is asked `repeats` times."""
         return repeats
 
     async def get(self, question: Question) -> ResponseRecord | None:
@@ -301,7 +300,6 @@ class BackgroundRunner(QuestionRunner):
         self._thread.start()
 
     def submit(self, questions: Iterable[Question]) -> None:
-        """Start answering and scoring these questions, unless already started."""
         with self._lock:
             for question in questions:
                 if question.question_id not in self._futures:
