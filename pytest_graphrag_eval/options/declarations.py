@@ -21,7 +21,6 @@ from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_
 from pytest_graphrag_eval.compare.repeats import POLICIES
 from pytest_graphrag_eval.gates.history_gates import MAX_WINDOW as MAX_HISTORY_WINDOW
 from pytest_graphrag_eval.options import parsers as P
-from pytest_graphrag_eval.run.configuration import DEFAULT_AGENT_CONCURRENCY
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
 IniType = Literal["string", "paths", "pathlist", "args", "linelist", "bool"]
@@ -29,6 +28,7 @@ IniType = Literal["string", "paths", "pathlist", "args", "linelist", "bool"]
 Merge = Literal["first", "per_key", "concat"]
 """How the layers of one setting combine (see the module docstring)."""
 
+DEFAULT_AGENT_CONCURRENCY = 4
 EXECUTE_MODES = ("reference", "agent", "both")
 # Upper bounds catch typos (an extra zero) before they open thousands of threads or connections.
 MAX_CONCURRENCY = 1024

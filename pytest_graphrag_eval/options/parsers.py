@@ -14,12 +14,13 @@ from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
 from pytest_graphrag_eval.gates.thresholds import Threshold, parse_threshold_list
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.locations import parse_location
-from pytest_graphrag_eval.run.configuration import (
-    HistoryRef as HistoryRef,  # graphrag-eval-merge reads it here
-)
 
 HISTORY_PREFIX = "history:"
 """A baseline given as `history:REF` is a run of the history, not a report file."""
+
+
+class HistoryRef(str):
+    """`--graphrag-baseline history:REF`: the REF, told apart from a baseline file's path by its type."""
 
 
 RawValue = str | bool | Path | Sequence[str] | Sequence[Path]

@@ -55,9 +55,9 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_graphrag_eval.llm import clear_cache
 
         clear_cache(settings.llm.cache_dir)
-    session.add_corpus_args()
     config.pluginmanager.register(session, SESSION_PLUGIN_NAME)
     if role is not ProcessRole.WORKER:
+        session.corpus.add_args(config, settings.corpus_from_cli)
         config.pluginmanager.register(OtherReports(config, session), "graphrag-eval-other-reports")
         config.pluginmanager.register(
             SummaryInterruptNote(session.scored_questions), "graphrag-eval-summary-interrupt"

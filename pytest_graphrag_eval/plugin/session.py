@@ -108,10 +108,6 @@ class GraphragSession:
         return self.assembly is not None and self.assembly.references_only
 
     # collection ---------------------------------------------------------------------------
-    def add_corpus_args(self) -> None:
-        if self.role is not ProcessRole.WORKER:
-            self.corpus.add_args(self.config, self.settings.corpus_from_cli)
-
     def is_corpus_file(self, path: Path) -> bool:
         return self.corpus.is_corpus_file(path)
 

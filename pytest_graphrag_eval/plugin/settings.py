@@ -11,17 +11,14 @@ import pytest
 
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, first_set, resolve_judge_settings
 from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.options.declarations import OPTION_BY_DEST
 from pytest_graphrag_eval.plugin.option_values import OptionLayers, judge_layers, merge_layers, read_layers
 from pytest_graphrag_eval.plugin.process_role import ProcessRole, worker_count
 from pytest_graphrag_eval.run.configuration import RunConfiguration
 
 # Judge settings that only the LLM judge uses: given while no LLM judges anything, they would be
 # ignored without a word (checked when the run knows whether anything needs the LLM).
-LLM_ONLY_OPTIONS = (
-    ("graphrag_judge_model", "--graphrag-judge-model"),
-    ("graphrag_embedding_model", "--graphrag-embedding-model"),
-    ("graphrag_correctness_prompt", "--graphrag-correctness-prompt"),
-)
+LLM_ONLY_OPTIONS = ("graphrag_judge_model", "graphrag_embedding_model", "graphrag_correctness_prompt")
 
 
 class PluginSettings(RunConfiguration):
@@ -148,5 +145,7 @@ def _check_judge_options(given: JudgeOptions) -> None:
 
 def _llm_only_given(layers: OptionLayers) -> tuple[str, ...]:
     return tuple(
-        flag if dest in layers.cli else f"ini {dest}" for dest, flag in LLM_ONLY_OPTIONS if layers.given(dest)
+        OPTION_BY_DEST[dest].flag if dest in layers.cli else f"ini {dest}"
+        for dest in LLM_ONLY_OPTIONS
+        if layers.given(dest)
     )

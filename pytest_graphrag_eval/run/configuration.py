@@ -4,77 +4,72 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
-from pytest_graphrag_eval.answers.settings import AnswerSettings
-from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
-from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
-from pytest_graphrag_eval.corpus.shards import ShardSpec
 from pytest_graphrag_eval.formats.json_types import JsonObject
-from pytest_graphrag_eval.gates.model import Gate
-from pytest_graphrag_eval.gates.thresholds import Threshold
-from pytest_graphrag_eval.llm.settings import LLMSettings, budget_share
 from pytest_graphrag_eval.report.shown_path import shown_path
 from pytest_graphrag_eval.run.run_identity import file_sha256
 
-DEFAULT_AGENT_CONCURRENCY = 4
-
-
-class HistoryRef(str):
-    """`--graphrag-baseline history:REF`: the REF, told apart from a baseline file's path by its type."""
+if TYPE_CHECKING:  # types only: a merge, which reads none of these settings, loads no judge
+    from pytest_graphrag_eval.answers.settings import AnswerSettings
+    from pytest_graphrag_eval.corpus.shards import ShardSpec
+    from pytest_graphrag_eval.gates.model import Gate
+    from pytest_graphrag_eval.gates.thresholds import Threshold
+    from pytest_graphrag_eval.llm.settings import LLMSettings
 
 
 @dataclass(frozen=True)
 class RunConfiguration:
-    """Everything the run was configured with, resolved (the plugin's `PluginSettings` checks it)."""
+    """Everything the run was configured with, resolved (the plugin's `PluginSettings` checks it); each
+    option's default is its declaration's (`options/declarations.py`)."""
 
-    corpus_paths: tuple[Path, ...] = ()
-    corpus_from_cli: bool = False
-    responses_path: Path | None = None
-    responses_format: str = "auto"
-    trace_question_attribute: str = QUESTION_ID_ATTRIBUTE
-    tool_names: Mapping[str, str] = field(default_factory=dict)  # ini, then command line, per tool
-    record_path: Path | None = None
-    report_path: Path | None = None
-    baseline: Path | HistoryRef | None = None  # a report file, or history:REF (a run of the history)
-    confidence: float = DEFAULT_CONFIDENCE
-    resamples: int = DEFAULT_RESAMPLES
-    markdown_path: Path | None = None
-    html_path: Path | None = None
-    judge_labels_path: Path | None = None
-    reviews_path: Path | None = None
-    review_queue_path: Path | None = None
-    thresholds: Mapping[str, Threshold] = field(default_factory=dict)  # ini, then command line, per metric
-    gates: tuple[Gate, ...] = ()  # ini, then command line
-    steps_scope: str = "last_group"
-    agent_concurrency: int = DEFAULT_AGENT_CONCURRENCY
-    agent_timeout: float | None = None
-    agent_repeats: int = 1
-    repeat_policy: str = "all"
-    answers_config: Path | None = None
-    clear_cache: bool = False
-    sparql_endpoint: str | None = None
-    sparql_timeout: float = 30.0
-    sparql_concurrency: int = 8
-    sparql_base_iri: str | None = None
-    sparql_service: str | None = None
-    check_references: bool = False
-    update_references: bool = False
-    graph_coverage: bool = False
-    execute: str | None = None
-    shard: ShardSpec | None = None
-    history_url: str | None = None  # a path made absolute, or a URL as given
-    history_required: bool = False
-    history_run_key: str | None = None
-    flaky_runs: int = DEFAULT_FLAKY_RUNS
-    flaky_flips: int = DEFAULT_FLAKY_FLIPS
-    answers: AnswerSettings = field(default_factory=AnswerSettings)
-    llm: LLMSettings = field(default_factory=LLMSettings)  # the whole run's (its budget too)
-    workers: int = 1  # processes sharing the judge budget (xdist workers)
-    llm_only_given: tuple[str, ...] = ()  # flags of LLM-only settings the user gave (plugin/settings.py)
-    shown_from: tuple[Path, ...] = ()  # the rootdir and the invocation folder: outputs name files from them
+    corpus_paths: tuple[Path, ...]
+    corpus_from_cli: bool
+    responses_path: Path | None
+    responses_format: str
+    trace_question_attribute: str
+    tool_names: Mapping[str, str]  # ini, then command line, per tool
+    record_path: Path | None
+    report_path: Path | None
+    baseline: Path | str | None  # a report file, or the REF of history:REF (a run of the history)
+    confidence: float
+    resamples: int
+    markdown_path: Path | None
+    html_path: Path | None
+    judge_labels_path: Path | None
+    reviews_path: Path | None
+    review_queue_path: Path | None
+    thresholds: Mapping[str, Threshold]  # ini, then command line, per metric
+    gates: tuple[Gate, ...]  # ini, then command line
+    steps_scope: str
+    agent_concurrency: int
+    agent_timeout: float | None
+    agent_repeats: int
+    repeat_policy: str
+    answers_config: Path | None
+    clear_cache: bool
+    sparql_endpoint: str | None
+    sparql_timeout: float
+    sparql_concurrency: int
+    sparql_base_iri: str | None
+    sparql_service: str | None
+    check_references: bool
+    update_references: bool
+    graph_coverage: bool
+    execute: str | None
+    shard: ShardSpec | None
+    history_url: str | None  # a path made absolute, or a URL as given
+    history_required: bool
+    history_run_key: str | None
+    flaky_runs: int
+    flaky_flips: int
+    answers: AnswerSettings
+    llm: LLMSettings  # the whole run's (its budget too)
+    workers: int  # processes sharing the judge budget (xdist workers)
+    llm_only_given: tuple[str, ...]  # flags of LLM-only settings the user gave (plugin/settings.py)
+    shown_from: tuple[Path, ...]  # the rootdir and the invocation folder: outputs name files from them
 
     @property
     def baseline_path(self) -> Path | None:
@@ -83,11 +78,13 @@ class RunConfiguration:
     @property
     def baseline_history(self) -> str | None:
         """`--graphrag-baseline history:REF`: the REF."""
-        return str(self.baseline) if isinstance(self.baseline, HistoryRef) else None
+        return self.baseline if isinstance(self.baseline, str) else None
 
     @property
     def client_llm(self) -> LLMSettings:
         """This process's judge-client settings: its share of the run's budget."""
+        from pytest_graphrag_eval.llm.settings import budget_share
+
         return budget_share(self.llm, self.workers)
 
     @property

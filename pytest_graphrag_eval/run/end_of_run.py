@@ -13,16 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.report.history_summary import history_lines
 from pytest_graphrag_eval.report.json_report import write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
 from pytest_graphrag_eval.report.run_coverage import PARTIAL_KEY
-from pytest_graphrag_eval.report.run_terminal import RunTerminal
 from pytest_graphrag_eval.report_model import JudgeSpend, Outcome, QuestionResult
-from pytest_graphrag_eval.run.configuration import RunConfiguration
 from pytest_graphrag_eval.run.graph_run import GraphRun
 from pytest_graphrag_eval.run.pipeline import (
     FinishedRun,
@@ -32,7 +29,10 @@ from pytest_graphrag_eval.run.pipeline import (
     write_outputs,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: a merge loads no corpus reader, terminal summary or judge settings
+    from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+    from pytest_graphrag_eval.report.run_terminal import RunTerminal
+    from pytest_graphrag_eval.run.configuration import RunConfiguration
     from pytest_graphrag_eval.run.graph_stage import GraphStage
     from pytest_graphrag_eval.run.recording import HistoryOutcome
 
@@ -210,18 +210,11 @@ def conclude_run(
     recording: Recording | None = None,
     plain_results: bool = False,
 ) -> RunOutcome:
-    """The end every run shares, a plugin's and a merge of shards alike, in stages each run once:
-
-    1. the earlier runs, read from the history (a shard reads none: its gates and comparison are
-       decided on the merged whole);
-    2. `finish_run`: the results typed, the document with its aggregates, its verdicts (comparison,
-       gates, history gates) and history section, and the graph's references;
-    3. the outputs (JSON, Markdown, HTML), each from the document, its JSON encoded once;
-    4. the recording of live responses;
-    5. the history record, of the same JSON;
-
-    and the outcome whose `failed` decides the exit status. `plain_results`: the results are plain
-    JSON values as a parser read them (a merge's shards), see `write_outputs`."""
+    """The end every run shares, a plugin's and a merge of shards alike, each stage once and in order
+    (DESIGN.md): the history's earlier runs (a shard reads none), `finish_run`, the outputs from its
+    document, the recording, the history record; then the outcome whose `failed` decides the exit
+    status. `plain_results`: the results are plain JSON values as a parser read them (a merge's
+    shards), see `write_outputs`."""
     history_warning = None
     if history is not None and not run_settings.defer_gates:
         run_settings, history_warning = _with_history(history, run_settings, results, root)

@@ -179,9 +179,8 @@ def finish_graph_run(
 ) -> GraphRun:
     """After the last question (controller or plain run): what the graph adds to the report, the corpus
     files updated and the coverage computed when asked, and the terminal lines saying so."""
-    baseline_graph = baseline.get("metadata", {}).get("graph") if baseline is not None else None
     if not (settings.uses_graph or settings.graph_coverage) or settings.sparql_endpoint is None:
-        warnings = _graph_change_warning(baseline, baseline_graph, None)
+        warnings = _graph_change_warning(baseline, None)
         return GraphRun(
             warnings=warnings, lines=tuple((f"warning: {warning}", "yellow") for warning in warnings)
         )
@@ -209,7 +208,7 @@ def finish_graph_run(
     if settings.update_references:
         update_lines, failures = _update_corpus_files(root, results)
         lines.extend(update_lines)
-    warnings = _graph_change_warning(baseline, baseline_graph, identity)
+    warnings = _graph_change_warning(baseline, identity)
     lines.extend((f"warning: {warning}", "yellow") for warning in warnings)
     return GraphRun(metadata, references, (*coverage_warnings, *warnings), tuple(lines), failures)
 
@@ -271,11 +270,12 @@ def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> tuple[lis
     return lines, failures
 
 
-def _graph_change_warning(
-    baseline_report: Any, baseline: Any, current: dict[str, Any] | None
-) -> tuple[str, ...]:
+def _graph_change_warning(baseline_report: Any, current: dict[str, Any] | None) -> tuple[str, ...]:
     """A warning when this run and its baseline ran on different graphs (or only one of them on one)."""
-    if baseline_report is None or (not isinstance(baseline, dict) and current is None):
+    if baseline_report is None:
+        return ()
+    baseline = baseline_report.get("metadata", {}).get("graph")
+    if not isinstance(baseline, dict) and current is None:
         return ()
     before = _graph_name(baseline) if isinstance(baseline, dict) else None
     after = _graph_name(current) if current is not None else None
