@@ -23,8 +23,8 @@ from pytest_graphrag_eval.gates.history_gates import MAX_WINDOW as MAX_HISTORY_W
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
-IniType = Literal["string", "paths", "pathlist", "args", "linelist", "bool"]
-"""The ini value types pytest's `Parser.addini` understands that the plugin uses."""
+IniType = Literal["string", "paths", "linelist", "bool"]
+"""The ini value types of pytest's `Parser.addini` that the plugin uses."""
 Merge = Literal["first", "per_key", "concat"]
 """How the layers of one setting combine (see the module docstring)."""
 
@@ -43,7 +43,6 @@ class OptionSpec:
     flag: str
     help: str
     ini: str | None = None
-    ini_type: IniType = "string"
     action: str = "store"
     choices: tuple[str, ...] | None = None
     metavar: str | None = None
@@ -66,6 +65,15 @@ class OptionSpec:
         return None if self.file_key else self.setting_name or self.dest.removeprefix("graphrag_")
 
     @property
+    def ini_type(self) -> IniType:
+        """The ini value's type, as its parser takes it (paths: pytest makes them absolute)."""
+        if self.parse in (P.path, P.paths):
+            return "paths"
+        if self.action == "store_true":
+            return "bool"
+        return "linelist" if self.action == "append" else "string"
+
+    @property
     def shown_metavar(self) -> str | None:
         """The value's name in help texts: the declared one, else the choices."""
         return self.metavar or ("{" + ",".join(self.choices) + "}" if self.choices else None)
@@ -86,7 +94,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-corpus",
         "Reference-corpus YAML file or folder to collect as test items (repeatable).",
         ini="graphrag_corpus",
-        ini_type="paths",
         action="append",
         metavar="PATH",
         parse=P.paths,
@@ -97,7 +104,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-responses",
         "Replay agent responses from this JSON/JSONL file instead of calling the agent hook.",
         ini="graphrag_responses",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
         setting_name="responses_path",
@@ -122,7 +128,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-tool-name",
         "Agent tool name to corpus tool name (repeatable).",
         ini="graphrag_tool_names",
-        ini_type="linelist",
         action="append",
         metavar="AGENT=CORPUS",
         parse=P.tool_names,
@@ -141,7 +146,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-threshold",
         "Per-question threshold, e.g. 'steps_score>=0.8' (repeatable).",
         ini="graphrag_thresholds",
-        ini_type="linelist",
         action="append",
         metavar="EXPR",
         parse=P.thresholds,
@@ -153,7 +157,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-gate",
         "Suite-level gate on aggregates, e.g. 'steps_score.mean>=0.9' (repeatable).",
         ini="graphrag_gates",
-        ini_type="linelist",
         action="append",
         metavar="EXPR",
         parse=P.gates,
@@ -165,7 +168,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-report",
         "Write the JSON report (results, aggregates, gates, metadata) to this path.",
         ini="graphrag_report",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
         setting_name="report_path",
@@ -213,7 +215,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-html",
         "Write one self-contained HTML report (no network needed to open it) to this path.",
         ini="graphrag_html",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
         setting_name="html_path",
@@ -222,7 +223,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-markdown",
         "Write a GitHub-flavoured Markdown summary (e.g. $GITHUB_STEP_SUMMARY) to this path.",
         ini="graphrag_markdown",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
         setting_name="markdown_path",
@@ -232,7 +232,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Calibrate the judge first: judge the answers people labelled in this file (YAML or JSONL) and "
         "report its agreement with them; gate it with judge:METRIC.kappa>=X.",
         ini="graphrag_judge_labels",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
         setting_name="judge_labels_path",
@@ -242,7 +241,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Reviewers' verdicts (YAML or JSONL): each decides its question while the agent gives the "
         "answer it reviewed, and lapses when the answer changes; reviews also serve as labels.",
         ini="graphrag_reviews",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
         setting_name="reviews_path",
@@ -251,7 +249,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-review-queue",
         "Write the questions most worth a person's look to this path: Markdown, or CSV when it ends in .csv.",
         ini="graphrag_review_queue",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
         setting_name="review_queue_path",
@@ -304,7 +301,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-relevance",
         "Also compute RAGAS-style answer relevance with the LLM judge.",
         ini="graphrag_relevance",
-        ini_type="bool",
         action="store_true",
         parse=P.flag,
         file_key="relevance",
@@ -321,7 +317,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-correctness-prompt",
         "File replacing the answer-correctness prompt ({question}, {reference_answer}, {actual_answer}).",
         ini="graphrag_correctness_prompt",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
         file_key="correctness_prompt",
@@ -330,7 +325,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-answers-config",
         "YAML file of further answer-metric settings (relevance backend, custom metrics, ...).",
         ini="graphrag_answers_config",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
     ),
@@ -346,7 +340,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-cache-dir",
         "Folder of the on-disk judge cache (default .graphrag-cache under the rootdir).",
         ini="graphrag_cache_dir",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
         file_key="cache_dir",
@@ -377,7 +370,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Show the graph's classes and properties no reference query names (two queries over the whole "
         "graph, once per run).",
         ini="graphrag_graph_coverage",
-        ini_type="bool",
         action="store_true",
         parse=P.flag,
         default=False,
@@ -450,7 +442,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-judge-batch",
         "Send the judge calls the cache misses through the OpenAI Batch API (half price, slower).",
         ini="graphrag_judge_batch",
-        ini_type="bool",
         action="store_true",
         parse=P.flag,
         file_key="batch",
@@ -491,7 +482,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-history-required",
         "Fail the run when it cannot be recorded in the history (default: say so and carry on).",
         ini="graphrag_history_required",
-        ini_type="bool",
         action="store_true",
         parse=P.flag,
         default=False,

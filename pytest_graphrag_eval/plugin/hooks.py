@@ -11,7 +11,7 @@ from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.plugin import hookspecs
 from pytest_graphrag_eval.plugin.detached_paths import check_config_detached_values
 from pytest_graphrag_eval.plugin.items import CorpusFile, corpus_file_for
-from pytest_graphrag_eval.plugin.options import add_options
+from pytest_graphrag_eval.plugin.option_values import add_options
 from pytest_graphrag_eval.plugin.other_plugins import OtherReports
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.session import GraphragSession

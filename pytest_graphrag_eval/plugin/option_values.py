@@ -1,6 +1,6 @@
-"""The declared settings read from pytest: each layer parsed once (paths made absolute against the
-layer's folder), then merged by its rule; judge settings go to `answers.judge_settings`, which puts
-the answers config file between the ini file and the defaults."""
+"""The declared settings registered with pytest and read from it: each layer parsed once (paths made
+absolute against the layer's folder), then merged by its rule; judge settings go to
+`answers.judge_settings`, which puts the answers config file between the ini file and the defaults."""
 
 from __future__ import annotations
 
@@ -18,6 +18,18 @@ from pytest_graphrag_eval.options.declarations import OPTIONS, OptionSpec
 from pytest_graphrag_eval.options.parsers import HISTORY_PREFIX
 
 _AS_GIVEN_OR_PATH = (P.path_or_url, P.baseline)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register every option and ini key under one `graphrag-eval` group; parsing is ours (`parse`),
+    so a bad value reads the same from the command line and the ini file."""
+    group = parser.getgroup("graphrag-eval", "question-answering regression tests (pytest-graphrag-eval)")
+    for spec in OPTIONS:
+        takes_value = spec.action in ("store", "append")
+        shape = {"default": None, "metavar": spec.shown_metavar} if takes_value else {"default": False}
+        group.addoption(spec.flag, dest=spec.dest, help=spec.help, action=spec.action, **shape)
+        if spec.ini:
+            parser.addini(spec.ini, help=spec.help, type=spec.ini_type)
 
 
 @dataclass(frozen=True)

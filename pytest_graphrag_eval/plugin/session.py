@@ -20,6 +20,7 @@ from pytest_graphrag_eval.plugin.item_outcome import (
     cut_question_record,
     cut_reason,
     item_outcome,
+    numbered_attempts,
     question_report_record,
 )
 from pytest_graphrag_eval.plugin.items import QuestionFailed, QuestionItem
@@ -50,7 +51,6 @@ from pytest_graphrag_eval.run.judging import (
     questions_of,
 )
 from pytest_graphrag_eval.run.pipeline import WrittenOutputs
-from pytest_graphrag_eval.run.replay import numbered_attempts
 from pytest_graphrag_eval.run.runner import AnsweredQuestion
 
 INTERRUPTED_WRITING = (

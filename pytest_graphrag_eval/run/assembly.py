@@ -3,20 +3,22 @@ file or setting, and the plugin turns them into usage errors."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_graphrag_eval.compare.repeats import replay_warnings
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
+from pytest_graphrag_eval.corpus.responses import key_by_corpus
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
-from pytest_graphrag_eval.evaluation import ResponsesCheck
+from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.run.configuration import RunConfiguration
 from pytest_graphrag_eval.run.dry_run import StandInAgent
 from pytest_graphrag_eval.run.judge_batch import RememberedSource
-from pytest_graphrag_eval.run.replay import replay_attempts
 from pytest_graphrag_eval.run.runner import (
     AgentCall,
     BackgroundRunner,
@@ -50,6 +52,18 @@ class RunAssembly:
     stand_in: StandInAgent | None = None  # a dry run's pretend agent (counts the agent calls)
     remembered: RememberedSource | None = None  # a judge batch's agent answers, asked once
     references_only: bool = False  # no responses: each item reports its reference check alone
+
+
+def replay_attempts(
+    responses: Mapping[str, list[ResponseRecord]], corpora: Iterable[Corpus], agent_repeats: int
+) -> tuple[dict[str, list[ResponseRecord]], ResponsesCheck]:
+    """Recorded responses lined up with the collected corpora: each question's attempts, and what did not
+    line up, as warnings for the summary and the report (a `GraphragEvalError` on bad input)."""
+    corpora = list(corpora)
+    attempts = key_by_corpus(responses, corpora)
+    check = check_responses_match((qid for corpus in corpora for qid in corpus.question_ids()), attempts)
+    recorded = {question_id: len(attempts_of) for question_id, attempts_of in attempts.items()}
+    return attempts, dataclasses.replace(check, extra_warnings=replay_warnings(recorded, agent_repeats))
 
 
 def assemble_run(
