@@ -46,7 +46,8 @@ class OptionSpec:
     action: str = "store"
     choices: tuple[str, ...] | None = None
     metavar: str | None = None
-    parse: Callable[[P.RawValue, str, str], object] = P.text
+    parse: Callable[[P.RawValue, str, str], object] | None = None
+    """Its parser (`options/parsers.py`); by default an on/off flag's is `P.flag`, any other's `P.text`."""
     default: object = None
     merge: Merge = "first"
     setting_name: str | None = None
@@ -85,7 +86,9 @@ class OptionSpec:
 
     def parse_layer(self, value: P.RawValue, layer: str) -> object:
         """One layer's value ("cli" or "ini"), checked; errors name both spellings."""
-        parse = P.choice(*self.choices) if self.choices is not None else self.parse
+        if self.choices is not None:
+            return P.choice(*self.choices)(value, self.label, layer)
+        parse = self.parse or (P.flag if self.action == "store_true" else P.text)
         return parse(value, self.label, layer)
 
 
@@ -302,7 +305,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Also compute RAGAS-style answer relevance with the LLM judge.",
         ini="graphrag_relevance",
         action="store_true",
-        parse=P.flag,
         file_key="relevance",
     ),
     OptionSpec(
@@ -355,14 +357,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-check-references",
         "Run every reference query on the graph; report the stale stored outputs.",
         action="store_true",
-        parse=P.flag,
         default=False,
     ),
     OptionSpec(
         "--graphrag-update-references",
         "Rewrite stale (and fill missing) reference outputs in the corpus files.",
         action="store_true",
-        parse=P.flag,
         default=False,
     ),
     OptionSpec(
@@ -371,7 +371,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "graph, once per run).",
         ini="graphrag_graph_coverage",
         action="store_true",
-        parse=P.flag,
         default=False,
     ),
     OptionSpec(
@@ -419,7 +418,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-cache-clear",
         "Delete the judge cache before the run.",
         action="store_true",
-        parse=P.flag,
         default=False,
         setting_name="clear_cache",
     ),
@@ -428,14 +426,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Judge from the cache only, connecting nowhere; a question with a judge call missing from the "
         "cache is not_evaluated, and the run fails.",
         action="store_true",
-        parse=P.flag,
         file_key="cache_only",
     ),
     OptionSpec(
         "--graphrag-dry-run",
         "Print the calls, tokens and cost the run would make; call nothing.",
         action="store_true",
-        parse=P.flag,
         file_key="dry_run",
     ),
     OptionSpec(
@@ -443,7 +439,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Send the judge calls the cache misses through the OpenAI Batch API (half price, slower).",
         ini="graphrag_judge_batch",
         action="store_true",
-        parse=P.flag,
         file_key="batch",
     ),
     OptionSpec(
@@ -483,7 +478,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Fail the run when it cannot be recorded in the history (default: say so and carry on).",
         ini="graphrag_history_required",
         action="store_true",
-        parse=P.flag,
         default=False,
     ),
     OptionSpec(

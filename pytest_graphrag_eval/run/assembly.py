@@ -43,9 +43,8 @@ NO_RESPONSES = (
 
 @dataclass
 class RunAssembly:
-    """The process's response source and runner, and what the end of the run reports about them."""
+    """The process's runner, and what the end of the run reports about its response source."""
 
-    source: ResponseSource
     runner: QuestionRunner
     new_runner: Callable[[], QuestionRunner]
     responses_check: ResponsesCheck = field(default_factory=ResponsesCheck)
@@ -113,7 +112,6 @@ def assemble_run(
         return runner(source, setup.scorers, setup.context_for, close, options.agent_repeats, prepare)
 
     return RunAssembly(
-        source,
         make(runner_type, on_close),
         lambda: make(BackgroundRunner, None),
         responses_check,
