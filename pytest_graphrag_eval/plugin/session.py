@@ -389,9 +389,7 @@ class GraphragSession:
             root=Path(self.config.rootpath),
             sharded=self.shard is not None,
         )
-        if (
-            self.settings.review_queue_path is not None
-        ):  # after the reports (a problem is one line, as theirs)
+        if self.settings.review_queue_path is not None:  # after the reports; a problem is one line
             report, baseline = self.outcome.finished.report, self.baseline_results
             WrittenOutputs(self.outcome.written, self.outcome.problems).write(
                 "review queue",

@@ -188,7 +188,11 @@ def finish_graph_run(
         identity: dict[str, Any] = identify_graph(settings.sparql_endpoint, root)
     except EndpointError as error:
         identity = {"error": str(error)}
-    identity = {**identity, "used_at": _now(), "execute": settings.execute}
+    identity = {
+        **identity,
+        "used_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "execute": settings.execute,
+    }
     references = references_section(results, identity) if stage and stage.check else None
     lines: list[tuple[str, str]] = []
     if references is not None:
@@ -291,7 +295,3 @@ def _graph_name(identity: dict[str, Any]) -> str:
     if identity.get("url"):
         return str(identity["url"])
     return f"{identity.get('location', 'files')} ({identity.get('content_hash', 'no hash')})"
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

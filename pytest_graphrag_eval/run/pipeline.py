@@ -58,6 +58,16 @@ class RunSettings:
         """The run is compared with its baseline: its report will have a comparison."""
         return self.baseline is not None and self.baseline_path is not None
 
+    def compare(self, baseline: ReportDocument, results: Sequence[QuestionResult]) -> Comparison:
+        """The comparison of `results` with `baseline`, at this run's confidence and resamples."""
+        return compare_documents(
+            baseline,
+            results,
+            confidence=self.confidence,
+            resamples=self.resamples,
+            baseline_path=self.baseline_path,
+        )
+
 
 @dataclass(frozen=True)
 class FinishedRun:
@@ -138,17 +148,7 @@ def finish_run(
     records = [result.record for result in typed]  # the results' own objects, not copies
     baseline = _baseline_document(settings)
     aggregates = compute_aggregates(records) if records else {}
-    comparison = (
-        compare_documents(
-            baseline,
-            typed,
-            confidence=settings.confidence,
-            resamples=settings.resamples,
-            baseline_path=settings.baseline_path,
-        )
-        if baseline is not None and settings.compares
-        else None
-    )
+    comparison = settings.compare(baseline, typed) if baseline is not None and settings.compares else None
     add_stale_counts(aggregates, records)  # only when references were checked against a graph
     known = settings.current_run or UNRECORDED_RUN
     flaky = flaky_questions(settings.history, records, known.commit, known.inputs) if settings.history else []
@@ -217,15 +217,12 @@ def _gate_history(
     wanted = any(gate.exclude_flaky for gate in settings.gates)
     if wanted and baseline is not None and settings.compares:
         left_out = set(flaky)
-        stable_changes = compare_documents(
+        stable_changes = settings.compare(
             dataclasses.replace(
                 baseline,
                 results=[result for result in baseline.results if result.question_id not in left_out],
             ),
             [result for result in results if result.question_id not in left_out],
-            confidence=settings.confidence,
-            resamples=settings.resamples,
-            baseline_path=settings.baseline_path,
         )
     return GateHistory(settings.history, flaky, stable_changes)
 
