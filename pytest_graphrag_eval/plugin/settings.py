@@ -45,7 +45,7 @@ class PluginSettings(RunConfiguration):
             warning = message if isinstance(message, Warning) else UserWarning(message)
             config.issue_config_time_warning(warning, stacklevel=2)
         settings = cls(
-            **values,  # type: ignore[arg-type]  # each checked by its parser (options.py)
+            **values,  # type: ignore[arg-type]  # each checked by its parser (options/parsers.py)
             corpus_from_cli="graphrag_corpus" in layers.cli,
             answers=resolved.answers,
             llm=resolved.llm,
