@@ -185,7 +185,7 @@ def test_an_xdist_worker_gets_its_share_of_the_judge_budget(pytester: pytest.Pyt
     config = pytester.parseconfigure()
     config.workerinput = {"workercount": 2}  # type: ignore[attr-defined]
     settings = PluginSettings.from_config(config)
-    assert (settings.max_cost, settings.max_calls) == (3.0, 10)  # the run's limits, for its report
+    assert (settings.llm.max_cost_usd, settings.llm.max_calls) == (3.0, 10)  # the run's limits
     assert (settings.client_llm.max_cost_usd, settings.client_llm.max_calls) == (
         1.5,
         5,

@@ -9,14 +9,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.declarations import OPTION_BY_DEST, OptionSpec
 from pytest_graphrag_eval.options.parsers import RawValue
 
 _KEEP: Any = object()
 """An override left out: the declaration's own value stands."""
 
-FLAG = OptionSpec("--flag", "", action="store_true", parse=P.flag, default=False)
+FLAG = OptionSpec("--flag", "", action="store_true", default=False)
 """A command-only on/off flag (`--json`, `--dry-run`)."""
 
 _SHAPES: dict[str, dict[str, Any]] = {
@@ -95,7 +94,7 @@ def add_option(
     own = dataclasses.replace(spec, **overrides)  # type: ignore[arg-type]
     shape = dict(_SHAPES[own.action])
     if own.action != "store_true":
-        shape["metavar"] = own.metavar or ("{" + ",".join(own.choices) + "}" if own.choices else None)
+        shape["metavar"] = own.shown_metavar
     parser.add_argument(
         *([short] if short else []),
         flag,

@@ -23,8 +23,8 @@ from pytest_graphrag_eval.gates.history_gates import MAX_WINDOW as MAX_HISTORY_W
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
 
-IniType = Literal["string", "paths", "pathlist", "args", "linelist", "bool"]
-"""The ini value types pytest's `Parser.addini` understands that the plugin uses."""
+IniType = Literal["string", "paths", "linelist", "bool"]
+"""The ini value types of pytest's `Parser.addini` that the plugin uses."""
 Merge = Literal["first", "per_key", "concat"]
 """How the layers of one setting combine (see the module docstring)."""
 
@@ -43,16 +43,15 @@ class OptionSpec:
     flag: str
     help: str
     ini: str | None = None
-    ini_type: IniType = "string"
     action: str = "store"
     choices: tuple[str, ...] | None = None
     metavar: str | None = None
-    parse: Callable[[P.RawValue, str, str], object] = P.text
+    parse: Callable[[P.RawValue, str, str], object] | None = None
+    """Its parser (`options/parsers.py`); by default an on/off flag's is `P.flag`, any other's `P.text`."""
     default: object = None
     merge: Merge = "first"
-    setting: str | None = None
-    """The `PluginSettings` field that receives the merged value (judge settings: resolved into
-    `PluginSettings.answers` and `.llm` instead)."""
+    setting_name: str | None = None
+    """The `RunConfiguration` field of the merged value when it is not named after the flag."""
     file_key: str | None = None
     """The judge setting's name in `JudgeOptions`, so also in the answers config file (None: no file key)."""
 
@@ -61,13 +60,35 @@ class OptionSpec:
         return self.flag.removeprefix("--").replace("-", "_")
 
     @property
+    def setting(self) -> str | None:
+        """The `RunConfiguration` field that receives the merged value (`--graphrag-confidence`:
+        `confidence`); None for a judge setting, resolved into its `answers` and `llm` instead."""
+        return None if self.file_key else self.setting_name or self.dest.removeprefix("graphrag_")
+
+    @property
+    def ini_type(self) -> IniType:
+        """The ini value's type, as its parser takes it (paths: pytest makes them absolute)."""
+        if self.parse in (P.path, P.paths):
+            return "paths"
+        if self.action == "store_true":
+            return "bool"
+        return "linelist" if self.action == "append" else "string"
+
+    @property
+    def shown_metavar(self) -> str | None:
+        """The value's name in help texts: the declared one, else the choices."""
+        return self.metavar or ("{" + ",".join(self.choices) + "}" if self.choices else None)
+
+    @property
     def label(self) -> str:
         """How errors name the setting: both of its spellings."""
         return f"{self.flag} (ini {self.ini})" if self.ini else self.flag
 
     def parse_layer(self, value: P.RawValue, layer: str) -> object:
         """One layer's value ("cli" or "ini"), checked; errors name both spellings."""
-        parse = P.choice(*self.choices) if self.choices is not None else self.parse
+        if self.choices is not None:
+            return P.choice(*self.choices)(value, self.label, layer)
+        parse = self.parse or (P.flag if self.action == "store_true" else P.text)
         return parse(value, self.label, layer)
 
 
@@ -76,21 +97,19 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-corpus",
         "Reference-corpus YAML file or folder to collect as test items (repeatable).",
         ini="graphrag_corpus",
-        ini_type="paths",
         action="append",
         metavar="PATH",
         parse=P.paths,
         default=(),
-        setting="corpus_paths",
+        setting_name="corpus_paths",
     ),
     OptionSpec(
         "--graphrag-responses",
         "Replay agent responses from this JSON/JSONL file instead of calling the agent hook.",
         ini="graphrag_responses",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="responses_path",
+        setting_name="responses_path",
     ),
     OptionSpec(
         "--graphrag-responses-format",
@@ -99,7 +118,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="FORMAT",
         choices=RESPONSE_FORMATS,
         default="auto",
-        setting="responses_format",
     ),
     OptionSpec(
         "--graphrag-question-attribute",
@@ -107,59 +125,55 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_question_attribute",
         metavar="NAME",
         default=QUESTION_ID_ATTRIBUTE,
-        setting="trace_question_attribute",
+        setting_name="trace_question_attribute",
     ),
     OptionSpec(
         "--graphrag-tool-name",
         "Agent tool name to corpus tool name (repeatable).",
         ini="graphrag_tool_names",
-        ini_type="linelist",
         action="append",
         metavar="AGENT=CORPUS",
         parse=P.tool_names,
         merge="per_key",
         default={},
-        setting="tool_names",
+        setting_name="tool_names",
     ),
     OptionSpec(
         "--graphrag-record",
         "Write the live agent responses to this JSONL file (the replay format).",
         metavar="PATH",
         parse=P.path,
-        setting="record_path",
+        setting_name="record_path",
     ),
     OptionSpec(
         "--graphrag-threshold",
         "Per-question threshold, e.g. 'steps_score>=0.8' (repeatable).",
         ini="graphrag_thresholds",
-        ini_type="linelist",
         action="append",
         metavar="EXPR",
         parse=P.thresholds,
         merge="per_key",
         default={},
-        setting="thresholds",
+        setting_name="thresholds",
     ),
     OptionSpec(
         "--graphrag-gate",
         "Suite-level gate on aggregates, e.g. 'steps_score.mean>=0.9' (repeatable).",
         ini="graphrag_gates",
-        ini_type="linelist",
         action="append",
         metavar="EXPR",
         parse=P.gates,
         merge="concat",
         default=(),
-        setting="gates",
+        setting_name="gates",
     ),
     OptionSpec(
         "--graphrag-report",
         "Write the JSON report (results, aggregates, gates, metadata) to this path.",
         ini="graphrag_report",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="report_path",
+        setting_name="report_path",
     ),
     OptionSpec(
         "--graphrag-baseline",
@@ -168,7 +182,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_baseline",
         metavar="PATH",
         parse=P.baseline,
-        setting="baseline",
     ),
     OptionSpec(
         "--graphrag-confidence",
@@ -177,7 +190,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="PERCENT",
         parse=P.percent,
         default=DEFAULT_CONFIDENCE,
-        setting="confidence",
     ),
     OptionSpec(
         "--graphrag-resamples",
@@ -186,7 +198,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
         parse=P.whole_number(1, MAX_RESAMPLES),
         default=DEFAULT_RESAMPLES,
-        setting="resamples",
     ),
     OptionSpec(
         "--graphrag-agent-repeats",
@@ -195,7 +206,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="K",
         parse=P.whole_number(1, MAX_REPEATS),
         default=1,
-        setting="agent_repeats",
     ),
     OptionSpec(
         "--graphrag-repeat-policy",
@@ -203,54 +213,48 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_repeat_policy",
         choices=POLICIES,
         default="all",
-        setting="repeat_policy",
     ),
     OptionSpec(
         "--graphrag-html",
         "Write one self-contained HTML report (no network needed to open it) to this path.",
         ini="graphrag_html",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="html_path",
+        setting_name="html_path",
     ),
     OptionSpec(
         "--graphrag-markdown",
         "Write a GitHub-flavoured Markdown summary (e.g. $GITHUB_STEP_SUMMARY) to this path.",
         ini="graphrag_markdown",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="markdown_path",
+        setting_name="markdown_path",
     ),
     OptionSpec(
         "--graphrag-judge-labels",
         "Calibrate the judge first: judge the answers people labelled in this file (YAML or JSONL) and "
         "report its agreement with them; gate it with judge:METRIC.kappa>=X.",
         ini="graphrag_judge_labels",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="judge_labels_path",
+        setting_name="judge_labels_path",
     ),
     OptionSpec(
         "--graphrag-reviews",
         "Reviewers' verdicts (YAML or JSONL): each decides its question while the agent gives the "
         "answer it reviewed, and lapses when the answer changes; reviews also serve as labels.",
         ini="graphrag_reviews",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="reviews_path",
+        setting_name="reviews_path",
     ),
     OptionSpec(
         "--graphrag-review-queue",
         "Write the questions most worth a person's look to this path: Markdown, or CSV when it ends in .csv.",
         ini="graphrag_review_queue",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="review_queue_path",
+        setting_name="review_queue_path",
     ),
     OptionSpec(
         "--graphrag-steps-scope",
@@ -258,7 +262,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_steps_scope",
         choices=STEPS_SCOPES,
         default="last_group",
-        setting="steps_scope",
     ),
     OptionSpec(
         "--graphrag-agent-concurrency",
@@ -267,7 +270,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
         parse=P.whole_number(1, MAX_CONCURRENCY),
         default=DEFAULT_AGENT_CONCURRENCY,
-        setting="agent_concurrency",
     ),
     OptionSpec(
         "--graphrag-agent-timeout",
@@ -276,7 +278,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_agent_timeout",
         metavar="SECONDS",
         parse=P.seconds,
-        setting="agent_timeout",
     ),
     OptionSpec(
         "--graphrag-judge",
@@ -303,9 +304,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-relevance",
         "Also compute RAGAS-style answer relevance with the LLM judge.",
         ini="graphrag_relevance",
-        ini_type="bool",
         action="store_true",
-        parse=P.flag,
         file_key="relevance",
     ),
     OptionSpec(
@@ -320,7 +319,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-correctness-prompt",
         "File replacing the answer-correctness prompt ({question}, {reference_answer}, {actual_answer}).",
         ini="graphrag_correctness_prompt",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
         file_key="correctness_prompt",
@@ -329,10 +327,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-answers-config",
         "YAML file of further answer-metric settings (relevance backend, custom metrics, ...).",
         ini="graphrag_answers_config",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
-        setting="answers_config",
     ),
     OptionSpec(
         "--graphrag-concurrency",
@@ -346,7 +342,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-cache-dir",
         "Folder of the on-disk judge cache (default .graphrag-cache under the rootdir).",
         ini="graphrag_cache_dir",
-        ini_type="paths",
         metavar="PATH",
         parse=P.path,
         file_key="cache_dir",
@@ -357,55 +352,44 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_sparql_endpoint",
         metavar="PATH_OR_URL",
         parse=P.path_or_url,
-        setting="sparql_endpoint",
     ),
     OptionSpec(
         "--graphrag-check-references",
         "Run every reference query on the graph; report the stale stored outputs.",
         action="store_true",
-        parse=P.flag,
         default=False,
-        setting="check_references",
     ),
     OptionSpec(
         "--graphrag-update-references",
         "Rewrite stale (and fill missing) reference outputs in the corpus files.",
         action="store_true",
-        parse=P.flag,
         default=False,
-        setting="update_references",
     ),
     OptionSpec(
         "--graphrag-graph-coverage",
         "Show the graph's classes and properties no reference query names (two queries over the whole "
         "graph, once per run).",
         ini="graphrag_graph_coverage",
-        ini_type="bool",
         action="store_true",
-        parse=P.flag,
         default=False,
-        setting="graph_coverage",
     ),
     OptionSpec(
         "--graphrag-execute",
         "Run live on the graph: the reference queries, the recorded agent queries, or both.",
         ini="graphrag_execute",
         choices=EXECUTE_MODES,
-        setting="execute",
     ),
     OptionSpec(
         "--graphrag-sparql-base-iri",
         "Base IRI for relative IRIs in the RDF files (default: each file's own file: URI).",
         ini="graphrag_sparql_base_iri",
         metavar="IRI",
-        setting="sparql_base_iri",
     ),
     OptionSpec(
         "--graphrag-sparql-service",
         "Endpoint IRIs a SERVICE clause may call (comma-separated), or all (default: none is run).",
         ini="graphrag_sparql_service",
         metavar="IRIS",
-        setting="sparql_service",
     ),
     OptionSpec(
         "--graphrag-sparql-timeout",
@@ -414,7 +398,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="SECONDS",
         parse=P.seconds,
         default=30.0,
-        setting="sparql_timeout",
     ),
     OptionSpec(
         "--graphrag-sparql-concurrency",
@@ -423,7 +406,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
         parse=P.whole_number(1, MAX_CONCURRENCY),
         default=8,
-        setting="sparql_concurrency",
     ),
     OptionSpec(
         "--graphrag-no-cache",
@@ -436,32 +418,27 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-cache-clear",
         "Delete the judge cache before the run.",
         action="store_true",
-        parse=P.flag,
         default=False,
-        setting="clear_cache",
+        setting_name="clear_cache",
     ),
     OptionSpec(
         "--graphrag-cache-only",
         "Judge from the cache only, connecting nowhere; a question with a judge call missing from the "
         "cache is not_evaluated, and the run fails.",
         action="store_true",
-        parse=P.flag,
         file_key="cache_only",
     ),
     OptionSpec(
         "--graphrag-dry-run",
         "Print the calls, tokens and cost the run would make; call nothing.",
         action="store_true",
-        parse=P.flag,
         file_key="dry_run",
     ),
     OptionSpec(
         "--graphrag-judge-batch",
         "Send the judge calls the cache misses through the OpenAI Batch API (half price, slower).",
         ini="graphrag_judge_batch",
-        ini_type="bool",
         action="store_true",
-        parse=P.flag,
         file_key="batch",
     ),
     OptionSpec(
@@ -486,7 +463,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Run shard K of N (e.g. 2/3); merge the shard reports with graphrag-eval-merge.",
         metavar="K/N",
         parse=P.shard,
-        setting="shard",
     ),
     OptionSpec(
         "--graphrag-history",
@@ -495,17 +471,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="graphrag_history",
         metavar="URL",
         parse=P.history_url,
-        setting="history_url",
+        setting_name="history_url",
     ),
     OptionSpec(
         "--graphrag-history-required",
         "Fail the run when it cannot be recorded in the history (default: say so and carry on).",
         ini="graphrag_history_required",
-        ini_type="bool",
         action="store_true",
-        parse=P.flag,
         default=False,
-        setting="history_required",
     ),
     OptionSpec(
         "--graphrag-flaky-runs",
@@ -514,7 +487,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
         parse=P.whole_number(1, MAX_HISTORY_WINDOW),
         default=DEFAULT_FLAKY_RUNS,
-        setting="flaky_runs",
     ),
     OptionSpec(
         "--graphrag-flaky-flips",
@@ -524,13 +496,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="K",
         parse=P.whole_number(1, MAX_HISTORY_WINDOW),
         default=DEFAULT_FLAKY_FLIPS,
-        setting="flaky_flips",
     ),
     OptionSpec(
         "--graphrag-history-run-key",
         "The run's key in the history (default: new; in CI, shards share the CI run's).",
         metavar="KEY",
-        setting="history_run_key",
     ),
 )
 

@@ -16,8 +16,7 @@ from pytest_graphrag_eval.plugin.items import QuestionItem
 from pytest_graphrag_eval.plugin.shard_selection import RunShard
 from pytest_graphrag_eval.plugin.xdist_channel import CorpusFileShipment
 from pytest_graphrag_eval.run.corpora import expand_corpus_paths, read_corpora, run_gates
-from pytest_graphrag_eval.run.end_of_run import run_identity
-from pytest_graphrag_eval.run.run_identity import corpus_file_record, file_sha256
+from pytest_graphrag_eval.run.run_identity import corpus_file_record, file_sha256, run_identity
 
 
 class CorpusRegistry:

@@ -11,7 +11,7 @@ from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.plugin import hookspecs
 from pytest_graphrag_eval.plugin.detached_paths import check_config_detached_values
 from pytest_graphrag_eval.plugin.items import CorpusFile, corpus_file_for
-from pytest_graphrag_eval.plugin.options import add_options
+from pytest_graphrag_eval.plugin.option_values import add_options
 from pytest_graphrag_eval.plugin.other_plugins import OtherReports
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.session import GraphragSession
@@ -55,9 +55,9 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_graphrag_eval.llm import clear_cache
 
         clear_cache(settings.llm.cache_dir)
-    session.add_corpus_args()
     config.pluginmanager.register(session, SESSION_PLUGIN_NAME)
     if role is not ProcessRole.WORKER:
+        session.corpus.add_args(config, settings.corpus_from_cli)
         config.pluginmanager.register(OtherReports(config, session), "graphrag-eval-other-reports")
         config.pluginmanager.register(
             SummaryInterruptNote(session.scored_questions), "graphrag-eval-summary-interrupt"

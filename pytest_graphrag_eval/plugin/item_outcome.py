@@ -4,7 +4,8 @@ Ctrl-C) is an agent error with the reason, so it counts in the aggregates and ga
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
@@ -29,6 +30,13 @@ def question_report_record(item: QuestionItem, report: pytest.TestReport) -> Jso
     assert item.result is not None
     outcome = "not_evaluated" if item.not_evaluated else item_outcome(report)
     return question_record(item.result, nodeid=item.nodeid, outcome=outcome, checks=item.checks)
+
+
+def numbered_attempts(responses: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What a recording keeps of one question: its response, or every attempt numbered from 1."""
+    if len(responses) == 1:
+        return {"responses": list(responses)}
+    return {"responses": [{**response, "attempt": number} for number, response in enumerate(responses, 1)]}
 
 
 def cut_reason(when: str, excinfo: pytest.ExceptionInfo[BaseException]) -> str:

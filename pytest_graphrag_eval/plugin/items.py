@@ -36,17 +36,14 @@ class CorpusFile(pytest.File):
         self.rules = self.graphrag.register_corpus(self.corpus, self.path)
         for gate in self.rules.gates:
             if gate.needs_baseline and self.graphrag.baseline is None:
-                raise CorpusError(
-                    f"gate {gate.expression} compares with a baseline run: pass --graphrag-baseline PATH",
-                    SourceLocation(file=self.corpus.file),
-                    "gates",
-                )
-            if gate.needs_history and self.graphrag.settings.history_url is None:
-                raise CorpusError(
-                    f"gate {gate.expression} looks at earlier runs: pass --graphrag-history URL",
-                    SourceLocation(file=self.corpus.file),
-                    "gates",
-                )
+                needed = "compares with a baseline run: pass --graphrag-baseline PATH"
+            elif gate.needs_history and self.graphrag.settings.history_url is None:
+                needed = "looks at earlier runs: pass --graphrag-history URL"
+            else:
+                continue
+            raise CorpusError(
+                f"gate {gate.expression} {needed}", SourceLocation(file=self.corpus.file), "gates"
+            )
         for template in self.corpus.templates:
             yield TemplateCollector.from_parent(self, name=template.template_id, template=template)
 
@@ -135,7 +132,7 @@ class QuestionItem(pytest.Item):
             # Neither a pass nor a failure: its scores are incomplete, so no threshold is held against it.
             self.not_evaluated, self.checks = True, []
             pytest.skip(unscored)
-        baseline = session.baseline_result(self.question.question_id)
+        baseline = session.baseline_results.get(self.question.question_id)
         _record_properties(self, verdict.result, baseline)
         if not verdict.passed:
             reviewed = f"{review.note()}\n" if review is not None and review.applied else ""

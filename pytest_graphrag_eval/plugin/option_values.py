@@ -1,12 +1,13 @@
-"""The declared settings read from pytest: each layer parsed once (paths made absolute against the
-layer's folder), then merged by its rule; judge settings go to `answers.judge_settings`, which puts
-the answers config file between the ini file and the defaults."""
+"""The declared settings registered with pytest and read from it: each layer parsed once (paths made
+absolute against the layer's folder), then merged by its rule; judge settings go to
+`answers.judge_settings`, which puts the answers config file between the ini file and the defaults."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,18 @@ from pytest_graphrag_eval.options.declarations import OPTIONS, OptionSpec
 from pytest_graphrag_eval.options.parsers import HISTORY_PREFIX
 
 _AS_GIVEN_OR_PATH = (P.path_or_url, P.baseline)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register every option and ini key under one `graphrag-eval` group; parsing is ours (`parse`),
+    so a bad value reads the same from the command line and the ini file."""
+    group = parser.getgroup("graphrag-eval", "question-answering regression tests (pytest-graphrag-eval)")
+    for spec in OPTIONS:
+        takes_value = spec.action in ("store", "append")
+        shape = {"default": None, "metavar": spec.shown_metavar} if takes_value else {"default": False}
+        group.addoption(spec.flag, dest=spec.dest, help=spec.help, action=spec.action, **shape)
+        if spec.ini:
+            parser.addini(spec.ini, help=spec.help, type=spec.ini_type)
 
 
 @dataclass(frozen=True)
@@ -37,10 +50,12 @@ def read_layers(config: pytest.Config) -> OptionLayers:
     cli: dict[str, object] = {}
     ini: dict[str, object] = {}
     for spec in OPTIONS:
-        raw = _cli_value(config, spec, invocation_dir)
+        value = config.getoption(spec.dest)
+        raw = None if value in (None, False, []) else _absolute(spec, value, invocation_dir)
         if raw is not None:
             cli[spec.dest] = spec.parse_layer(raw, "cli")
-        raw = _ini_value(config, spec, ini_dir) if spec.ini else None
+        value = config.getini(spec.ini) if spec.ini else None
+        raw = None if value in ("", [], False, None) else _absolute(spec, value, ini_dir)
         if raw is not None:
             ini[spec.dest] = spec.parse_layer(raw, "ini")
     return OptionLayers(cli, ini)
@@ -52,13 +67,13 @@ def merge_layers(layers: OptionLayers) -> dict[str, object]:
     for spec in OPTIONS:
         if spec.setting is None:
             continue
-        present = [layer[spec.dest] for layer in (layers.cli, layers.ini) if spec.dest in layer]
+        present: list[Any] = [layer[spec.dest] for layer in (layers.cli, layers.ini) if spec.dest in layer]
         if not present:
             merged[spec.setting] = spec.default
         elif spec.merge == "per_key":
-            merged[spec.setting] = {key: value for layer in reversed(present) for key, value in _items(layer)}
+            merged[spec.setting] = {key: value for layer in reversed(present) for key, value in layer.items()}
         elif spec.merge == "concat":
-            merged[spec.setting] = tuple(item for layer in reversed(present) for item in _list(layer))
+            merged[spec.setting] = tuple(item for layer in reversed(present) for item in layer)
         else:
             merged[spec.setting] = present[0]
     return merged
@@ -74,32 +89,17 @@ def judge_layers(layers: OptionLayers) -> list[JudgeOptions]:
     ]
 
 
-def _cli_value(config: pytest.Config, spec: OptionSpec, invocation_dir: Path) -> P.RawValue | None:
-    value = config.getoption(spec.dest)
-    if value is None or value is False or value == []:
-        return None
+def _absolute(spec: OptionSpec, value: Any, base: Path) -> P.RawValue | None:
+    """A layer's value, its paths made absolute against `base` (the invocation folder, or the ini file's,
+    against which pytest made a `paths` ini value absolute already); None when it is blank."""
     if spec.parse is P.path:
-        return invocation_dir / str(value)
+        return Path(value[0]) if isinstance(value, list) else base / str(value)
     if spec.parse is P.paths:
-        return [invocation_dir / str(item) for item in value]
+        return [base / str(item) for item in value]
     if spec.parse is P.history_url:
-        return resolve_history_url(str(value), invocation_dir) or None
+        return resolve_history_url(str(value), base) or None
     if spec.parse in _AS_GIVEN_OR_PATH:
-        return _path_or_url(str(value), invocation_dir)
-    return value  # type: ignore[no-any-return]
-
-
-def _ini_value(config: pytest.Config, spec: OptionSpec, ini_dir: Path) -> P.RawValue | None:
-    assert spec.ini is not None
-    value = config.getini(spec.ini)
-    if value in ("", [], False, None):
-        return None
-    if spec.parse is P.path:  # pytest made `paths` values absolute against the ini file's folder
-        return Path(value[0]) if isinstance(value, list) else ini_dir / str(value)
-    if spec.parse is P.history_url:
-        return resolve_history_url(str(value), ini_dir) or None
-    if spec.parse in _AS_GIVEN_OR_PATH:
-        return _path_or_url(str(value), ini_dir)
+        return _path_or_url(str(value), base)
     return value  # type: ignore[no-any-return]
 
 
@@ -109,11 +109,3 @@ def _path_or_url(text: str, base: Path) -> str | None:
     if not text:
         return None
     return text if "://" in text or text.startswith(HISTORY_PREFIX) else str(base / text)
-
-
-def _items(value: object) -> list[tuple[object, object]]:
-    return list(value.items()) if isinstance(value, Mapping) else []
-
-
-def _list(value: object) -> list[object]:
-    return list(value) if isinstance(value, (list, tuple)) else []

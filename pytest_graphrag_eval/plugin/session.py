@@ -20,6 +20,7 @@ from pytest_graphrag_eval.plugin.item_outcome import (
     cut_question_record,
     cut_reason,
     item_outcome,
+    numbered_attempts,
     question_report_record,
 )
 from pytest_graphrag_eval.plugin.items import QuestionFailed, QuestionItem
@@ -49,8 +50,7 @@ from pytest_graphrag_eval.run.judging import (
     plan_line,
     questions_of,
 )
-from pytest_graphrag_eval.run.pipeline import write_output
-from pytest_graphrag_eval.run.replay import numbered_attempts
+from pytest_graphrag_eval.run.pipeline import WrittenOutputs
 from pytest_graphrag_eval.run.runner import AnsweredQuestion
 
 INTERRUPTED_WRITING = (
@@ -108,14 +108,6 @@ class GraphragSession:
         return self.assembly is not None and self.assembly.references_only
 
     # collection ---------------------------------------------------------------------------
-    def add_corpus_args(self) -> None:
-        if self.role is not ProcessRole.WORKER:
-            self.corpus.add_args(self.config, self.settings.corpus_from_cli)
-
-    def baseline_result(self, question_id: str) -> JsonObject | None:
-        """This question's result in the baseline run, if one was given and had it."""
-        return self.baseline_results.get(question_id)
-
     def is_corpus_file(self, path: Path) -> bool:
         return self.corpus.is_corpus_file(path)
 
@@ -157,7 +149,7 @@ class GraphragSession:
     def _calibrate(self) -> None:
         """Judge the labelled answers before any question, and say at once how the judge agrees."""
         settings = self.settings
-        if settings.dry_run:
+        if settings.llm.dry_run:
             self.dry_run_lines.append(plan_line(self.judging, settings.answers))
             return
         assert self.judge is not None, "labels name a judged metric, so the run has a judge client"
@@ -205,12 +197,12 @@ class GraphragSession:
         if assembly is None or self.config.option.collectonly or self.role is ProcessRole.WORKER:
             return None
         questions = [item.question for item in session.items if isinstance(item, QuestionItem)]
-        if self.settings.dry_run:  # plan the calls and run no item
+        if self.settings.llm.dry_run:  # plan the calls and run no item
             agent_calls = len(questions) * self.settings.agent_repeats if assembly.stand_in else None
             planned = plan_lines(assembly.runner, questions, self.judge, agent_calls)
             self.dry_run_lines = [*self.dry_run_lines, *planned]  # after the calibration's line
             return True
-        if self.settings.judge_batch and self.judge is not None:
+        if self.settings.llm.batch and self.judge is not None:
             self.judge_batches = []
             self.judge_batches = judge_in_batches(
                 self.config, assembly.new_runner, questions, self.judge, assembly.remembered
@@ -334,15 +326,11 @@ class GraphragSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         try:
-            self._finish(session, exitstatus)
+            self._conclude(session, exitstatus)
         except KeyboardInterrupt:  # the user's Ctrl-C stops the writing (SIGINT stays theirs to handle)
             self.interrupted = True
             self.graph_lines.append((INTERRUPTED_WRITING, "red"))
             session.exitstatus = pytest.ExitCode.INTERRUPTED
-
-    def _finish(self, session: pytest.Session, exitstatus: int) -> None:
-        try:
-            self._conclude(session, exitstatus)
         finally:  # after the end of the run, which may query the graph (--graphrag-graph-coverage)
             if self.graph is not None:
                 self.graph.close()
@@ -401,22 +389,16 @@ class GraphragSession:
             root=Path(self.config.rootpath),
             sharded=self.shard is not None,
         )
-        if self.settings.review_queue_path is not None:
-            self._write_review_queue(self.settings.review_queue_path, self.outcome)
+        if self.settings.review_queue_path is not None:  # after the reports; a problem is one line
+            report, baseline = self.outcome.finished.report, self.baseline_results
+            WrittenOutputs(self.outcome.written, self.outcome.problems).write(
+                "review queue",
+                self.settings.review_queue_path,
+                lambda target: write_review_queue(target, report, escape_text, baseline),
+            )
         self.graph_lines = [*self.outcome.graph.lines, *self.outcome.notes]
         if self.outcome.failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-    def _write_review_queue(self, path: Path, outcome: RunOutcome) -> None:
-        """The questions worth a person's look, after the reports (a problem is one line, as theirs)."""
-        report, baseline = outcome.finished.report, self.baseline_results
-        problem = write_output(
-            "review queue", path, lambda target: write_review_queue(target, report, escape_text, baseline)
-        )
-        if problem is None:
-            outcome.written.append(("review queue", path))
-        else:
-            outcome.problems.append(problem)
 
     def _warnings(self) -> list[str]:
         own = self.assembly.responses_check.warnings if self.assembly is not None else []

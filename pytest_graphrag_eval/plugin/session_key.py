@@ -24,14 +24,13 @@ class ItemSession(Protocol):
     thresholds: ThresholdResolver
     baseline: JsonObject | None
     baseline_name: str | None
+    baseline_results: dict[str, JsonObject]  # each question's result in the baseline run, by id
     judging: Judging  # the reviews that decide questions' answers
 
     @property
     def references_only(self) -> bool: ...
 
     def register_corpus(self, corpus: Corpus, path: Path) -> CorpusRules: ...
-
-    def baseline_result(self, question_id: str) -> JsonObject | None: ...
 
     def outcome_for(self, question: Question, *, rerun: bool = False) -> AnsweredQuestion: ...
 

@@ -3,19 +3,22 @@ file or setting, and the plugin turns them into usage errors."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from pytest_graphrag_eval.compare.repeats import replay_warnings
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
+from pytest_graphrag_eval.corpus.responses import key_by_corpus
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
-from pytest_graphrag_eval.evaluation import ResponsesCheck
+from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
+from pytest_graphrag_eval.run.configuration import RunConfiguration
 from pytest_graphrag_eval.run.dry_run import StandInAgent
 from pytest_graphrag_eval.run.judge_batch import RememberedSource
-from pytest_graphrag_eval.run.replay import replay_attempts
 from pytest_graphrag_eval.run.runner import (
     AgentCall,
     BackgroundRunner,
@@ -29,7 +32,6 @@ from pytest_graphrag_eval.run.runner import (
 from pytest_graphrag_eval.run.scoring_setup import scoring_setup
 
 if TYPE_CHECKING:
-    from pytest_graphrag_eval.answers.settings import AnswerSettings
     from pytest_graphrag_eval.llm.client import JudgeClient
 
 NO_RESPONSES = (
@@ -39,36 +41,10 @@ NO_RESPONSES = (
 )
 
 
-class AssemblySettings(Protocol):
-    """What the assembly reads of the run's settings (the plugin's `PluginSettings` has it)."""
-
-    @property
-    def answers(self) -> AnswerSettings: ...
-    @property
-    def steps_scope(self) -> str: ...
-    @property
-    def tool_names(self) -> Mapping[str, str]: ...
-    @property
-    def agent_repeats(self) -> int: ...
-    @property
-    def agent_concurrency(self) -> int: ...
-    @property
-    def agent_timeout(self) -> float | None: ...
-    @property
-    def dry_run(self) -> bool: ...
-    @property
-    def judge_batch(self) -> bool: ...
-    @property
-    def references_only_allowed(self) -> bool: ...
-    @property
-    def responses_path(self) -> Path | None: ...
-
-
 @dataclass
 class RunAssembly:
-    """The process's response source and runner, and what the end of the run reports about them."""
+    """The process's runner, and what the end of the run reports about its response source."""
 
-    source: ResponseSource
     runner: QuestionRunner
     new_runner: Callable[[], QuestionRunner]
     responses_check: ResponsesCheck = field(default_factory=ResponsesCheck)
@@ -77,8 +53,20 @@ class RunAssembly:
     references_only: bool = False  # no responses: each item reports its reference check alone
 
 
+def replay_attempts(
+    responses: Mapping[str, list[ResponseRecord]], corpora: Iterable[Corpus], agent_repeats: int
+) -> tuple[dict[str, list[ResponseRecord]], ResponsesCheck]:
+    """Recorded responses lined up with the collected corpora: each question's attempts, and what did not
+    line up, as warnings for the summary and the report (a `GraphragEvalError` on bad input)."""
+    corpora = list(corpora)
+    attempts = key_by_corpus(responses, corpora)
+    check = check_responses_match((qid for corpus in corpora for qid in corpus.question_ids()), attempts)
+    recorded = {question_id: len(attempts_of) for question_id, attempts_of in attempts.items()}
+    return attempts, dataclasses.replace(check, extra_warnings=replay_warnings(recorded, agent_repeats))
+
+
 def assemble_run(
-    options: AssemblySettings,
+    options: RunConfiguration,
     *,
     recorded: Mapping[str, Sequence[ResponseRecord]] | None,
     agent: AgentCall | None,
@@ -102,7 +90,7 @@ def assemble_run(
                 shown = f"{options.responses_path}: {shown}"  # loader errors already name the file
             raise ConfigurationError(shown) from None
         source: ResponseSource = ReplaySource(attempts)
-    elif agent is not None and options.dry_run:
+    elif agent is not None and options.llm.dry_run:
         source = stand_in = StandInAgent()  # a dry run asks no agent
     elif agent is not None:
         source = LiveSource(agent, options.agent_concurrency, options.agent_timeout)
@@ -111,7 +99,7 @@ def assemble_run(
     else:
         raise ConfigurationError(NO_RESPONSES)
     remembered = None
-    if options.judge_batch and not options.dry_run:
+    if options.llm.batch and not options.llm.dry_run:
         source = remembered = RememberedSource(source)  # the agent is asked once for every pass
     setup = scoring_setup(options.answers, judge, options.steps_scope, options.tool_names, rules, corpora)
     on_close = judge.aclose if judge is not None else None
@@ -124,7 +112,6 @@ def assemble_run(
         return runner(source, setup.scorers, setup.context_for, close, options.agent_repeats, prepare)
 
     return RunAssembly(
-        source,
         make(runner_type, on_close),
         lambda: make(BackgroundRunner, None),
         responses_check,

@@ -7,22 +7,20 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus
-from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject, Order
+from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.report.history_summary import history_lines
 from pytest_graphrag_eval.report.json_report import write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
 from pytest_graphrag_eval.report.run_coverage import PARTIAL_KEY
-from pytest_graphrag_eval.report.run_terminal import RunTerminal
 from pytest_graphrag_eval.report_model import JudgeSpend, Outcome, QuestionResult
-from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
+from pytest_graphrag_eval.run.graph_run import GraphRun
 from pytest_graphrag_eval.run.pipeline import (
     FinishedRun,
     OutputPaths,
@@ -30,48 +28,13 @@ from pytest_graphrag_eval.run.pipeline import (
     finish_run,
     write_outputs,
 )
-from pytest_graphrag_eval.run.run_identity import corpus_file_record, corpus_positions, identity_metadata
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: a merge loads no corpus reader, terminal summary or judge settings
+    from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+    from pytest_graphrag_eval.report.run_terminal import RunTerminal
+    from pytest_graphrag_eval.run.configuration import RunConfiguration
     from pytest_graphrag_eval.run.graph_stage import GraphStage
     from pytest_graphrag_eval.run.recording import HistoryOutcome
-    from pytest_graphrag_eval.run.run_history import FinishingHistory
-
-
-class EndOfRunSettings(GraphOptions, Protocol):
-    """What the end of a run reads of the run's settings (the plugin's `PluginSettings` has it)."""
-
-    @property
-    def baseline_path(self) -> Path | None: ...
-    @property
-    def confidence(self) -> float: ...
-    @property
-    def resamples(self) -> int: ...
-    @property
-    def max_cost(self) -> float | None: ...
-    @property
-    def max_calls(self) -> int | None: ...
-    @property
-    def cache_only(self) -> bool: ...
-    @property
-    def report_path(self) -> Path | None: ...
-    @property
-    def markdown_path(self) -> Path | None: ...
-    @property
-    def html_path(self) -> Path | None: ...
-    @property
-    def history_url(self) -> str | None: ...
-    @property
-    def history_required(self) -> bool: ...
-    @property
-    def history_run_key(self) -> str | None: ...
-    @property
-    def flaky_runs(self) -> int: ...
-    @property
-    def flaky_flips(self) -> int: ...
-    @property
-    def record_path(self) -> Path | None: ...
-    def report_metadata(self) -> JsonObject: ...
 
 
 @dataclass(frozen=True)
@@ -165,7 +128,7 @@ class Recording:
 
 def end_run(
     collected: CollectedRun,
-    settings: EndOfRunSettings,
+    settings: RunConfiguration,
     *,
     graph: GraphStage | None,
     baseline: JsonObject | None,
@@ -182,9 +145,9 @@ def end_run(
     judge_spend = spend_section(
         dict(collected.judge_stats) if collected.judge_stats is not None else None,
         results,
-        max_cost_usd=settings.max_cost,
-        max_calls=settings.max_calls,
-        cache_only=settings.cache_only,
+        max_cost_usd=settings.llm.max_cost_usd,
+        max_calls=settings.llm.max_calls,
+        cache_only=settings.llm.cache_only,
         batches=collected.judge_batches,
     )
     outcome = conclude_run(
@@ -209,7 +172,15 @@ def end_run(
         interrupted=collected.interrupted,
         warnings=[*collected.warnings, *graph_run.warnings],
         judge_spend=judge_spend,
-        history=_history_options(settings),
+        history=HistoryOptions(
+            settings.history_url,
+            settings.history_required,
+            settings.history_run_key,
+            settings.flaky_runs,
+            settings.flaky_flips,
+        )
+        if settings.history_url is not None
+        else None,
         root=root,
         graph=graph_run,
         recording=Recording(settings.record_path, collected.responses)
@@ -239,32 +210,21 @@ def conclude_run(
     recording: Recording | None = None,
     plain_results: bool = False,
 ) -> RunOutcome:
-    """The end every run shares, a plugin's and a merge of shards alike, in stages each run once:
-
-    1. the earlier runs, read from the history (a shard reads none: its gates and comparison are
-       decided on the merged whole);
-    2. `finish_run`: the results typed, the document with its aggregates, its verdicts (comparison,
-       gates, history gates) and history section, and the graph's references;
-    3. the outputs (JSON, Markdown, HTML), each from the document, its JSON encoded once;
-    4. the recording of live responses;
-    5. the history record, of the same JSON;
-
-    and the outcome whose `failed` decides the exit status. `plain_results`: the results are plain
-    JSON values as a parser read them (a merge's shards), see `write_outputs`."""
-    earlier = (
-        _earlier_runs(history, run_settings, results, root)
-        if history is not None and not run_settings.defer_gates
-        else None
-    )
-    if earlier is not None:
-        run_settings = dataclasses.replace(run_settings, history=earlier.runs, current_run=earlier.current)
+    """The end every run shares, a plugin's and a merge of shards alike, each stage once and in order
+    (DESIGN.md): the history's earlier runs (a shard reads none), `finish_run`, the outputs from its
+    document, the recording, the history record; then the outcome whose `failed` decides the exit
+    status. `plain_results`: the results are plain JSON values as a parser read them (a merge's
+    shards), see `write_outputs`."""
+    history_warning = None
+    if history is not None and not run_settings.defer_gates:
+        run_settings, history_warning = _with_history(history, run_settings, results, root)
     graph = graph if graph is not None else GraphRun()
     finished_run = finish_run(
         results,
         run_settings,
         started=started,
         interrupted=interrupted,
-        warnings=[*warnings, *([earlier.warning] if earlier is not None and earlier.warning else [])],
+        warnings=[*warnings, *([history_warning] if history_warning else [])],
         finished=finished,
         judge_spend=judge_spend,
         references=graph.references,
@@ -290,59 +250,30 @@ def conclude_run(
     return outcome
 
 
-def _earlier_runs(
+def _with_history(
     history: HistoryOptions,
     run_settings: RunSettings,
     results: Sequence[QuestionResult | JsonMapping],
     root: Path | None,
-) -> FinishingHistory:
-    """The history's earlier runs and this run as it will be recorded (its store and drivers are
-    imported only for a run that has a history)."""
-    from pytest_graphrag_eval.run.run_history import history_at_finish
+) -> tuple[RunSettings, str | None]:
+    """`run_settings` with the history's earlier runs and this run as it will be recorded, and why the
+    history could not be read, if it could not. Read at the end, so the corpus files' gates (known only
+    after collection) set the window too; the store and its drivers are imported only for a history."""
+    from pytest_graphrag_eval.history.records import suite_of
+    from pytest_graphrag_eval.run.run_history import history_window, read_history
 
-    return history_at_finish(
+    found = read_history(
         history.url,
         environ=os.environ,
         cwd=root,
-        gates=run_settings.gates,
+        window=history_window(run_settings.gates, history.flaky_runs),
         flaky_runs=history.flaky_runs,
         flaky_flips=history.flaky_flips,
-        metadata=run_settings.metadata,
-        results=[result.record if isinstance(result, QuestionResult) else result for result in results],
+        suite=suite_of(run_settings.metadata),
     )
-
-
-def _history_options(settings: EndOfRunSettings) -> HistoryOptions | None:
-    if settings.history_url is None:
-        return None
-    return HistoryOptions(
-        settings.history_url,
-        settings.history_required,
-        settings.history_run_key,
-        settings.flaky_runs,
-        settings.flaky_flips,
-    )
-
-
-def run_identity(
-    corpus_files: Sequence[Path],
-    corpus_records: Mapping[Path, JsonMapping],
-    answered: Iterable[Order],
-    reported: Iterable[Order],
-    settings_record: JsonMapping,
-    shard: JsonMapping | None,
-) -> JsonObject:
-    """What lets graphrag-eval-merge check and merge this run's report with other shards'."""
-    files = [dict(corpus_records.get(path) or corpus_file_record(str(path), "", 0)) for path in corpus_files]
-    answered_keys = set(answered)
-    done = [(key[0], key[2]) for key in sorted(answered_keys)]
-    unanswered = [(key[0], key[2]) for key in reported if key not in answered_keys]
-    return identity_metadata(
-        files,
-        dict(settings_record),
-        shard=dict(shard) if shard is not None else None,
-        positions=corpus_positions(done, unanswered, sum(file["questions"] for file in files)),
-    )
+    records = [result.record if isinstance(result, QuestionResult) else result for result in results]
+    current = found.current_run(run_settings.metadata, records)
+    return dataclasses.replace(run_settings, history=found.runs, current_run=current), found.warning
 
 
 def _incomplete_update(lines: Iterable[tuple[str, str]], answered: int, total: int) -> str:

@@ -36,7 +36,8 @@ from pytest_graphrag_eval.graph.summary import (
     references_section,
     stale_lines,
 )
-from pytest_graphrag_eval.run.graph_run import GraphOptions, GraphRun
+from pytest_graphrag_eval.run.configuration import RunConfiguration
+from pytest_graphrag_eval.run.graph_run import GraphRun
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.run.graph_coverage import GraphCoverage
@@ -47,7 +48,7 @@ GRAPH_KEY = "graph"
 class GraphStage:
     """Per-process graph work done on each question before it is scored."""
 
-    def __init__(self, settings: GraphOptions, base_dir: Path):
+    def __init__(self, settings: RunConfiguration, base_dir: Path):
         self.settings = settings
         self.check = settings.check_references or settings.update_references or settings.execute_reference
         self._endpoint: SparqlEndpoint | None = None
@@ -62,16 +63,16 @@ class GraphStage:
     @property
     def endpoint(self) -> SparqlEndpoint:
         """The endpoint, opened on first use (an embedded store is loaded then, once)."""
+        spec = self.settings.sparql_endpoint
+        assert spec is not None, "a graph stage is made for a run with a graph"
         with self._opening:
             if self._endpoint is None and self.shared_store is not None:
-                assert self.settings.sparql_endpoint is not None
                 self._endpoint = EmbeddedEndpoint.open_shared(
-                    Path(self.shared_store), Path(self.settings.sparql_endpoint), self.service
+                    Path(self.shared_store), Path(spec), self.service
                 )
             if self._endpoint is None:
-                assert self.settings.sparql_endpoint is not None
                 self._endpoint = open_endpoint(
-                    self.settings.sparql_endpoint,
+                    spec,
                     base_dir=self._base_dir,
                     options={
                         "timeout": self.settings.sparql_timeout,
@@ -154,7 +155,7 @@ class GraphStage:
             self._shared_folder.cleanup()
 
 
-def check_graph_location(settings: GraphOptions, root: Path) -> None:
+def check_graph_location(settings: RunConfiguration, root: Path) -> None:
     """For a graph the run opens only at its end (for its coverage): its files or URL checked now."""
     if settings.sparql_endpoint is None:
         return
@@ -169,7 +170,7 @@ def check_graph_location(settings: GraphOptions, root: Path) -> None:
 
 
 def finish_graph_run(
-    settings: GraphOptions,
+    settings: RunConfiguration,
     stage: GraphStage | None,
     baseline: dict[str, Any] | None,
     root: Path,
@@ -178,9 +179,8 @@ def finish_graph_run(
 ) -> GraphRun:
     """After the last question (controller or plain run): what the graph adds to the report, the corpus
     files updated and the coverage computed when asked, and the terminal lines saying so."""
-    baseline_graph = baseline.get("metadata", {}).get("graph") if baseline is not None else None
     if not (settings.uses_graph or settings.graph_coverage) or settings.sparql_endpoint is None:
-        warnings = _graph_change_warning(baseline, baseline_graph, None)
+        warnings = _graph_change_warning(baseline, None)
         return GraphRun(
             warnings=warnings, lines=tuple((f"warning: {warning}", "yellow") for warning in warnings)
         )
@@ -188,7 +188,11 @@ def finish_graph_run(
         identity: dict[str, Any] = identify_graph(settings.sparql_endpoint, root)
     except EndpointError as error:
         identity = {"error": str(error)}
-    identity = {**identity, "used_at": _now(), "execute": settings.execute}
+    identity = {
+        **identity,
+        "used_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "execute": settings.execute,
+    }
     references = references_section(results, identity) if stage and stage.check else None
     lines: list[tuple[str, str]] = []
     if references is not None:
@@ -208,13 +212,13 @@ def finish_graph_run(
     if settings.update_references:
         update_lines, failures = _update_corpus_files(root, results)
         lines.extend(update_lines)
-    warnings = _graph_change_warning(baseline, baseline_graph, identity)
+    warnings = _graph_change_warning(baseline, identity)
     lines.extend((f"warning: {warning}", "yellow") for warning in warnings)
     return GraphRun(metadata, references, (*coverage_warnings, *warnings), tuple(lines), failures)
 
 
 def _cover_graph(
-    settings: GraphOptions, stage: GraphStage | None, root: Path, corpora: Sequence[Corpus]
+    settings: RunConfiguration, stage: GraphStage | None, root: Path, corpora: Sequence[Corpus]
 ) -> GraphCoverage:
     """The coverage on the endpoint the run opened, else on one opened for it."""
     from pytest_graphrag_eval.run.graph_coverage import cover_graph  # imports the HTML report's key
@@ -270,11 +274,12 @@ def _update_corpus_files(root: Path, results: list[dict[str, Any]]) -> tuple[lis
     return lines, failures
 
 
-def _graph_change_warning(
-    baseline_report: Any, baseline: Any, current: dict[str, Any] | None
-) -> tuple[str, ...]:
+def _graph_change_warning(baseline_report: Any, current: dict[str, Any] | None) -> tuple[str, ...]:
     """A warning when this run and its baseline ran on different graphs (or only one of them on one)."""
-    if baseline_report is None or (not isinstance(baseline, dict) and current is None):
+    if baseline_report is None:
+        return ()
+    baseline = baseline_report.get("metadata", {}).get("graph")
+    if not isinstance(baseline, dict) and current is None:
         return ()
     before = _graph_name(baseline) if isinstance(baseline, dict) else None
     after = _graph_name(current) if current is not None else None
@@ -290,7 +295,3 @@ def _graph_name(identity: dict[str, Any]) -> str:
     if identity.get("url"):
         return str(identity["url"])
     return f"{identity.get('location', 'files')} ({identity.get('content_hash', 'no hash')})"
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -46,7 +46,6 @@ class Judging:
 
 
 def questions_of(corpora: Iterable[Corpus]) -> dict[str, Question]:
-    """Every question of the run's corpus files, by id."""
     return {question.question_id: question for corpus in corpora for question in corpus.questions()}
 
 

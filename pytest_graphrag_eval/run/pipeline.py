@@ -33,6 +33,9 @@ from pytest_graphrag_eval.report.judge_spend import cache_only_incomplete
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report_model import JudgeSpend, Outcome, QuestionResult, ReportDocument
 
+UNRECORDED_RUN = PastRun("this run", "", {}, {})
+"""This run when no history knows its commit, branch and identities."""
+
 
 @dataclass(frozen=True)
 class RunSettings:
@@ -54,6 +57,16 @@ class RunSettings:
     def compares(self) -> bool:
         """The run is compared with its baseline: its report will have a comparison."""
         return self.baseline is not None and self.baseline_path is not None
+
+    def compare(self, baseline: ReportDocument, results: Sequence[QuestionResult]) -> Comparison:
+        """The comparison of `results` with `baseline`, at this run's confidence and resamples."""
+        return compare_documents(
+            baseline,
+            results,
+            confidence=self.confidence,
+            resamples=self.resamples,
+            baseline_path=self.baseline_path,
+        )
 
 
 @dataclass(frozen=True)
@@ -112,14 +125,7 @@ def question_record(
 
 def interrupted_record(result: Mapping[str, object], *, nodeid: str) -> dict[str, Any]:
     """A question that was scored but whose verdict never came (the run was interrupted)."""
-    return {
-        **result,
-        "nodeid": nodeid,
-        "outcome": "interrupted",
-        "content_hash": content_hash(result),
-        "thresholds": [],
-        "failures": [],
-    }
+    return {**question_record(result, nodeid=nodeid, outcome="interrupted", checks=[]), "failures": []}
 
 
 def finish_run(
@@ -142,29 +148,10 @@ def finish_run(
     records = [result.record for result in typed]  # the results' own objects, not copies
     baseline = _baseline_document(settings)
     aggregates = compute_aggregates(records) if records else {}
-    comparison = (
-        compare_documents(
-            baseline,
-            typed,
-            confidence=settings.confidence,
-            resamples=settings.resamples,
-            baseline_path=settings.baseline_path,
-        )
-        if baseline is not None and settings.compares
-        else None
-    )
+    comparison = settings.compare(baseline, typed) if baseline is not None and settings.compares else None
     add_stale_counts(aggregates, records)  # only when references were checked against a graph
-    known = settings.current_run
-    flaky = (
-        flaky_questions(
-            settings.history,
-            records,
-            known.commit if known is not None else None,
-            known.inputs if known is not None else "",
-        )
-        if settings.history is not None
-        else []
-    )
+    known = settings.current_run or UNRECORDED_RUN
+    flaky = flaky_questions(settings.history, records, known.commit, known.inputs) if settings.history else []
     gate_history = _gate_history(typed, baseline, settings, flaky) if settings.history is not None else None
     gate_results = (
         evaluate_gates(settings.gates, aggregates, comparison, records, gate_history, settings.calibration)
@@ -207,18 +194,13 @@ def _baseline_document(settings: RunSettings) -> ReportDocument | None:
 def _current_run(
     settings: RunSettings, aggregates: Mapping[str, object], document: ReportDocument
 ) -> PastRun:
-    known = settings.current_run
-    return PastRun(
-        run_id=known.run_id if known is not None else "this run",
+    return dataclasses.replace(
+        settings.current_run or UNRECORDED_RUN,
         started_at=str(document.metadata.get("started_at", "")),
         aggregates=aggregates,
         outcomes={result.question_id: str(result.record.get("outcome")) for result in document.results},
-        commit=known.commit if known is not None else None,
-        branch=known.branch if known is not None else None,
         passed=not document.gates_failed
         and all(result.outcome is not Outcome.FAILED for result in document.results),
-        identities=known.identities if known is not None else {},
-        inputs=known.inputs if known is not None else "",
     )
 
 
@@ -235,15 +217,12 @@ def _gate_history(
     wanted = any(gate.exclude_flaky for gate in settings.gates)
     if wanted and baseline is not None and settings.compares:
         left_out = set(flaky)
-        stable_changes = compare_documents(
+        stable_changes = settings.compare(
             dataclasses.replace(
                 baseline,
                 results=[result for result in baseline.results if result.question_id not in left_out],
             ),
             [result for result in results if result.question_id not in left_out],
-            confidence=settings.confidence,
-            resamples=settings.resamples,
-            baseline_path=settings.baseline_path,
         )
     return GateHistory(settings.history, flaky, stable_changes)
 
@@ -256,11 +235,13 @@ class WrittenOutputs:
     problems: list[str] = field(default_factory=list)
 
     def write(self, what: str, path: Path, write: Callable[[Path], object]) -> None:
-        problem = write_output(what, path, write)
-        if problem is None:
-            self.written.append((what, path))
+        """Write one output file; a disk failure is one line naming the file, not a traceback."""
+        try:
+            write(path)
+        except OSError as error:
+            self.problems.append(f"could not write the {what} {path}: {error.strerror or error}")
         else:
-            self.problems.append(problem)
+            self.written.append((what, path))
 
 
 def write_outputs(
@@ -291,12 +272,3 @@ def write_outputs(
 
         outputs.write("HTML report", paths.html, lambda path: write_html(document, path))
     return outputs
-
-
-def write_output(what: str, path: Path, write: Callable[[Path], object]) -> str | None:
-    """Write one output file; a disk failure is one line naming the file, not a traceback."""
-    try:
-        write(path)
-    except OSError as error:
-        return f"could not write the {what} {path}: {error.strerror or error}"
-    return None

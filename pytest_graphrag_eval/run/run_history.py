@@ -16,7 +16,7 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.provenance import RunProvenance, detect_provenance
-from pytest_graphrag_eval.history.records import ABSENT, OUTCOME_NAMES, run_identities, run_inputs, suite_of
+from pytest_graphrag_eval.history.records import ABSENT, OUTCOME_NAMES, run_identities, run_inputs
 from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
 
 
@@ -135,36 +135,3 @@ def _past_run(summary: RunSummary, outcomes: dict[str, str]) -> PastRun:
         },
         inputs=summary.inputs,
     )
-
-
-@dataclass(frozen=True)
-class FinishingHistory:
-    """The earlier runs a finished run is judged against, and this run as it will be recorded."""
-
-    runs: RunHistory | None
-    current: PastRun
-    warning: str | None
-
-
-def history_at_finish(
-    url: str,
-    *,
-    environ: Mapping[str, str],
-    cwd: Path | None,
-    gates: Sequence[Gate],
-    flaky_runs: int,
-    flaky_flips: int,
-    metadata: Mapping[str, Any],
-    results: Sequence[Mapping[str, Any]],
-) -> FinishingHistory:
-    """Read at the end, so the corpus files' gates (known only after collection) set the window too."""
-    found = read_history(
-        url,
-        environ=environ,
-        cwd=cwd,
-        window=history_window(gates, flaky_runs),
-        flaky_runs=flaky_runs,
-        flaky_flips=flaky_flips,
-        suite=suite_of(metadata),
-    )
-    return FinishingHistory(found.runs, found.current_run(metadata, results), found.warning)

@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_graphrag_eval.formats.json_types import Order
+
 Position = tuple[int, int]  # (index of the corpus file in the run, position of the question in it)
 
 
@@ -38,40 +40,24 @@ def corpus_positions(
     }
 
 
-def settings_record(
-    *,
-    thresholds: Iterable[Any],
-    gates: Iterable[Any],
-    confidence: float,
-    resamples: int,
-    baseline: Mapping[str, str | None] | None,
-    other: Mapping[str, object],
+def run_identity(
+    corpus_files: Sequence[Path],
+    corpus_records: Mapping[Path, Mapping[str, Any]],
+    answered: Iterable[Order],
+    reported: Iterable[Order],
+    settings_record: Mapping[str, Any],
+    shard: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
-    """The settings a merge checks are equal across shards, as JSON values (`other`: already JSON)."""
-    return {
-        "thresholds": [[threshold.expression, threshold.source] for threshold in thresholds],
-        "gates": [[gate.expression, gate.source] for gate in gates],
-        "confidence": confidence,
-        "resamples": resamples,
-        "baseline": dict(baseline) if baseline is not None else None,
-        **other,
-    }
-
-
-def identity_metadata(
-    corpus_files: Sequence[Mapping[str, object]],
-    settings: Mapping[str, object],
-    *,
-    shard: Mapping[str, object] | None,
-    positions: Mapping[str, object] | None,
-) -> dict[str, Any]:
-    """The report metadata a merge reads: corpus files, settings, and for a partial run its share."""
-    metadata: dict[str, Any] = {
-        "corpus_files": [dict(record) for record in corpus_files],
-        "settings": dict(settings),
-    }
+    """The report metadata that lets graphrag-eval-merge check and merge this run's report with other
+    shards': corpus files, settings, and for a partial run its share."""
+    files = [dict(corpus_records.get(path) or corpus_file_record(str(path), "", 0)) for path in corpus_files]
+    answered_keys = set(answered)
+    done = [(key[0], key[2]) for key in sorted(answered_keys)]
+    unanswered = [(key[0], key[2]) for key in reported if key not in answered_keys]
+    metadata: dict[str, Any] = {"corpus_files": files, "settings": dict(settings_record)}
     if shard is not None:
         metadata["shard"] = dict(shard)
+    positions = corpus_positions(done, unanswered, sum(file["questions"] for file in files))
     if positions is not None:
-        metadata["corpus_positions"] = dict(positions)
+        metadata["corpus_positions"] = positions
     return metadata

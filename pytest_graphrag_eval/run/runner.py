@@ -90,7 +90,6 @@ class LiveSource:
         self._semaphore: asyncio.Semaphore | None = None
 
     def attempts(self, question: Question, repeats: int) -> int:
-        """A live agent is asked `repeats` times."""
         return repeats
 
     async def get(self, question: Question) -> ResponseRecord | None:
@@ -195,11 +194,6 @@ class QuestionRunner(abc.ABC):
     def outcome(self, question: Question, on_wait: Callable[[], None] | None = None) -> AnsweredQuestion:
         """This question's outcome, waiting for it if needed (calling `on_wait` now and then meanwhile)."""
 
-    def progress(self) -> tuple[int, int]:
-        """Questions done and questions started so far."""
-        done = len(self.finished())
-        return done, done
-
     @abc.abstractmethod
     def finished(self) -> dict[str, AnsweredQuestion]:
         """Outcomes of the questions already done, by id (what an interrupted run can still report)."""
@@ -301,7 +295,6 @@ class BackgroundRunner(QuestionRunner):
         self._thread.start()
 
     def submit(self, questions: Iterable[Question]) -> None:
-        """Start answering and scoring these questions, unless already started."""
         with self._lock:
             for question in questions:
                 if question.question_id not in self._futures:
@@ -326,6 +319,7 @@ class BackgroundRunner(QuestionRunner):
             self._futures.pop(question.question_id, None)
 
     def progress(self) -> tuple[int, int]:
+        """Questions done and questions started so far (the progress line's count)."""
         with self._lock:
             futures = list(self._futures.values())
         return sum(1 for future in futures if future.done()), len(futures)
