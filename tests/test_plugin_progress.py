@@ -73,8 +73,11 @@ def test_status_never_wraps_a_narrow_terminal() -> None:
     assert out.getvalue() == "corpus.yaml ......"  # too little room: nothing rather than a broken line
 
 
-def run_in_terminal(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 60) -> str:
-    """Run pytest with its output on a pseudo-terminal, as in an interactive shell; return what it wrote."""
+def run_in_terminal(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 300) -> str:
+    """Run pytest with its output on a pseudo-terminal, as in an interactive shell; return what it wrote.
+
+    The timeouts only stop a hang: a busy shared machine can take minutes for a run that takes seconds.
+    """
     leader, follower = pty.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "pytest", *args], cwd=cwd, env=env, stdout=follower, stderr=follower
@@ -94,7 +97,7 @@ def run_in_terminal(args: list[str], cwd: Path, env: dict[str, str], timeout: fl
             chunks.append(chunk)
         elif process.poll() is not None:
             break
-    process.wait(timeout=10)
+    process.wait(timeout=120)
     os.close(leader)
     return b"".join(chunks).decode("utf-8", "replace")
 
