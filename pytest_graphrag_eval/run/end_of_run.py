@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject, Order
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.report.history_summary import history_lines
@@ -33,6 +32,7 @@ from pytest_graphrag_eval.run.pipeline import (
 from pytest_graphrag_eval.run.run_identity import corpus_file_record, corpus_positions, identity_metadata
 
 if TYPE_CHECKING:
+    from pytest_graphrag_eval.corpus.reference_corpus import Corpus
     from pytest_graphrag_eval.run.graph_stage import GraphStage
     from pytest_graphrag_eval.run.recording import HistoryOutcome
     from pytest_graphrag_eval.run.run_history import FinishingHistory
