@@ -1093,7 +1093,7 @@ def parse_results(records: object, source: str, *, require_outcome: bool) -> lis
     parsed: list[QuestionResult] = []
     seen: set[tuple[str, str]] = set()
     for index, record in enumerate(records):
-        if not isinstance(record, Mapping):
+        if type(record) is not dict and not isinstance(record, Mapping):  # a parser's dicts: no ABC check
             raise InputError(f"results[{index}] is not an object", SourceLocation(file=source), "results")
         try:
             result = QuestionResult.from_record(record)
@@ -1110,11 +1110,12 @@ def parse_results(records: object, source: str, *, require_outcome: bool) -> lis
                 _where(source, record),
                 "outcome",
             )
-        if result.key in seen:
+        key = (result.template_id, result.question_id)
+        if key in seen:
             raise InputError(
                 "the question appears twice in the results", _where(source, record), "question_id"
             )
-        seen.add(result.key)
+        seen.add(key)
         parsed.append(result)
     return parsed
 
