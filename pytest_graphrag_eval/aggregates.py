@@ -180,12 +180,14 @@ def steps_summary(
 ) -> dict[str, dict[str, int]]:
     """How often each step name ran, once per question, with empty results, with errors (rows counted
     by scoring are not parsed again)."""
-    # Plain dicts counted in place: `Counter.update` checks its argument against the Mapping ABC
-    # on each call, once per question, which cost more than the counting.
-    total: dict[str, int] = {}
-    once: dict[str, int] = {}
-    empty: dict[str, int] = {}
-    errors: dict[str, int] = {}
+    # Plain dicts counted in place: `Counter.update` checked its argument against the Mapping ABC.
+    summary: dict[str, dict[str, int]] = {
+        "total": {},
+        "once_per_sample": {},
+        "empty_results": {},
+        "errors": {},
+    }
+    total, once, empty, errors = summary.values()
     for result in results:
         steps = result.get("actual_steps") or []
         names = [str(step.get("name")) for step in steps]
@@ -198,7 +200,6 @@ def steps_summary(
                 errors[name] = errors.get(name, 0) + 1
             elif _is_empty(step.get("output"), row_counts):
                 empty[name] = empty.get(name, 0) + 1
-    summary = {"total": total, "once_per_sample": once, "empty_results": empty, "errors": errors}
     return {key: value for key, value in summary.items() if value}
 
 

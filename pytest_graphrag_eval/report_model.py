@@ -551,12 +551,17 @@ class GroupAggregates:
     def from_json(cls, data: object, location: SourceLocation, where: str) -> GroupAggregates:
         group = _Fields(data, location, where)
         for key, value in group.data.items():
+            if type(value) is dict and key != _STEPS and _NUMBER_TYPES.issuperset(map(type, value.values())):
+                continue  # a metric's statistics as a parser reads them, checked in one pass of C
             nested = key == _STEPS
             if not (_is_number(value) and not nested) and not (
                 isinstance(value, Mapping) and all(_is_statistic(item, nested) for item in value.values())
             ):
                 raise _field_error(location, f"{where}.{key}", "a number or an object of numbers")
         return cls(group.data)
+
+
+_NUMBER_TYPES = frozenset({int, float})
 
 
 def _is_statistic(value: object, nested: bool) -> bool:
