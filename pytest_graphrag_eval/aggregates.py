@@ -7,8 +7,8 @@ without changes here; `not_evaluated` questions are only counted, as their score
 from __future__ import annotations
 
 import statistics
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -53,11 +53,12 @@ def _aggregates(results: Sequence[Mapping[str, Any]], row_counts: SelectRowCount
     by_template: dict[str, list[Mapping[str, Any]]] = {}
     for result in results:
         by_template.setdefault(str(result["template_id"]), []).append(result)
-    micro_values, template_values = _metric_values_by_template(results, by_template)
+    template_values = {template_id: _metric_values(group) for template_id, group in by_template.items()}
     per_template = {
         template_id: _group_stats(group, template_values[template_id], with_steps=True, row_counts=row_counts)
         for template_id, group in by_template.items()
     }
+    micro_values = _micro_values(results, by_template, template_values)
     return {
         "per_template": per_template,
         "micro": _group_stats(results, micro_values, with_steps=False),
@@ -119,26 +120,39 @@ def _aggregated(result: Mapping[str, Any]) -> bool:
     return result.get("outcome") != "not_evaluated" and result.get("status") == "success"
 
 
-def _metric_values_by_template(
-    results: Iterable[Mapping[str, Any]], templates: Iterable[str]
-) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
-    """Each metric's values over the `_aggregated` results, in their order, and per template: read in
-    one pass over the results' values, the longest part of the aggregates."""
-    every: dict[str, list[float]] = {}
-    per_template: dict[str, dict[str, list[float]]] = {template_id: {} for template_id in templates}
+def _metric_values(results: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:
+    """Each metric's values over the `_aggregated` results, in their order: read in one pass over the
+    results' values, the longest part of the aggregates."""
+    values: dict[str, list[float]] = {}
     for result in results:
         if not _aggregated(result):
             continue
-        own = per_template[str(result["template_id"])]
         for key, value in result.items():
             # Most values are exactly int, float or str: decided by type alone, no call per value.
             kind = type(value)
             if kind is str or kind is dict or kind is list:
                 continue
             if ((kind is float or kind is int) and key not in NOT_METRIC_KEYS) or is_metric_value(key, value):
-                every.setdefault(key, []).append(value)
-                own.setdefault(key, []).append(value)
-    return every, per_template
+                values.setdefault(key, []).append(value)
+    return values
+
+
+def _micro_values(
+    results: Sequence[Mapping[str, Any]],
+    by_template: Mapping[str, Sequence[Mapping[str, Any]]],
+    template_values: Mapping[str, Mapping[str, list[float]]],
+) -> dict[str, list[float]]:
+    """`_metric_values(results)`, put together from the templates' own when each template's results
+    come one after another (corpus order): the values' order decides their float sum, the keys' the
+    report's."""
+    grouped = chain.from_iterable(by_template.values())
+    if not all(result is other for result, other in zip(results, grouped, strict=True)):
+        return _metric_values(results)
+    every: dict[str, list[float]] = {}
+    for values in template_values.values():
+        for key, column in values.items():
+            every.setdefault(key, []).extend(column)
+    return every
 
 
 def describe(values: Sequence[float]) -> dict[str, float]:
@@ -166,26 +180,26 @@ def steps_summary(
 ) -> dict[str, dict[str, int]]:
     """How often each step name ran, once per question, with empty results, with errors (rows counted
     by scoring are not parsed again)."""
-    total: Counter[str] = Counter()
-    once: Counter[str] = Counter()
-    empty: Counter[str] = Counter()
-    errors: Counter[str] = Counter()
+    # Plain dicts counted in place: `Counter.update` checked its argument against the Mapping ABC.
+    summary: dict[str, dict[str, int]] = {
+        "total": {},
+        "once_per_sample": {},
+        "empty_results": {},
+        "errors": {},
+    }
+    total, once, empty, errors = summary.values()
     for result in results:
         steps = result.get("actual_steps") or []
         names = [str(step.get("name")) for step in steps]
-        total.update(names)
-        once.update(dict.fromkeys(names, 1))  # first-seen order: a set's order changes with the hash seed
-        for step in steps:
+        for name in names:
+            total[name] = total.get(name, 0) + 1
+        for name in dict.fromkeys(names):  # first-seen order: a set's order changes with the hash seed
+            once[name] = once.get(name, 0) + 1
+        for step, name in zip(steps, names, strict=True):
             if step.get("status") == "error":
-                errors[str(step.get("name"))] += 1
+                errors[name] = errors.get(name, 0) + 1
             elif _is_empty(step.get("output"), row_counts):
-                empty[str(step.get("name"))] += 1
-    summary = {
-        "total": dict(total),
-        "once_per_sample": dict(once),
-        "empty_results": dict(empty),
-        "errors": dict(errors),
-    }
+                empty[name] = empty.get(name, 0) + 1
     return {key: value for key, value in summary.items() if value}
 
 

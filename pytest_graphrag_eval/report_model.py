@@ -551,12 +551,17 @@ class GroupAggregates:
     def from_json(cls, data: object, location: SourceLocation, where: str) -> GroupAggregates:
         group = _Fields(data, location, where)
         for key, value in group.data.items():
+            if type(value) is dict and key != _STEPS and _NUMBER_TYPES.issuperset(map(type, value.values())):
+                continue  # a metric's statistics as a parser reads them, checked in one pass of C
             nested = key == _STEPS
             if not (_is_number(value) and not nested) and not (
                 isinstance(value, Mapping) and all(_is_statistic(item, nested) for item in value.values())
             ):
                 raise _field_error(location, f"{where}.{key}", "a number or an object of numbers")
         return cls(group.data)
+
+
+_NUMBER_TYPES = frozenset({int, float})
 
 
 def _is_statistic(value: object, nested: bool) -> bool:
@@ -1093,7 +1098,7 @@ def parse_results(records: object, source: str, *, require_outcome: bool) -> lis
     parsed: list[QuestionResult] = []
     seen: set[tuple[str, str]] = set()
     for index, record in enumerate(records):
-        if not isinstance(record, Mapping):
+        if type(record) is not dict and not isinstance(record, Mapping):  # a parser's dicts: no ABC check
             raise InputError(f"results[{index}] is not an object", SourceLocation(file=source), "results")
         try:
             result = QuestionResult.from_record(record)
@@ -1110,11 +1115,12 @@ def parse_results(records: object, source: str, *, require_outcome: bool) -> lis
                 _where(source, record),
                 "outcome",
             )
-        if result.key in seen:
+        key = (result.template_id, result.question_id)
+        if key in seen:
             raise InputError(
                 "the question appears twice in the results", _where(source, record), "question_id"
             )
-        seen.add(result.key)
+        seen.add(key)
         parsed.append(result)
     return parsed
 

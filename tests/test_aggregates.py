@@ -106,3 +106,24 @@ def test_flags_ids_and_texts_are_not_metrics() -> None:
 )
 def test_empty_output(output, empty: bool) -> None:
     assert is_empty_output(output) is empty
+
+
+@pytest.mark.parametrize("templates", [["t1", "t1", "t2", "t2"], ["t1", "t2", "t1", "t2"]])
+def test_micro_values_keep_the_results_order_whether_templates_come_together_or_not(
+    templates: list[str],
+) -> None:
+    """The micro sum adds the values left to right in the results' order (float sums depend on it), and
+    its metrics come in first-seen order, whether it is put together from the templates' values (each
+    template's results one after another) or read anew (templates interleaved, as two corpus files give)."""
+    values = [1e16, 1.0, -1e16, 1.0]
+    results = [
+        {"template_id": template, "question_id": f"q{index}", "status": "success", "b": value}
+        | ({"a": 2} if index == 2 else {})
+        for index, (template, value) in enumerate(zip(templates, values, strict=True))
+    ]
+    micro = compute_aggregates(results)["micro"]
+    expected_sum = 0
+    for value in values:
+        expected_sum += value
+    assert micro["b"]["sum"] == expected_sum
+    assert [key for key in micro if key in ("a", "b")] == ["b", "a"]

@@ -268,6 +268,11 @@ def test_typed_aggregates_and_comparison_are_written_back_as_they_were_read() ->
         ),
         (
             "aggregates",
+            lambda aggregates: aggregates["micro"]["steps_score"].update(max=True),
+            "aggregates.micro.steps_score",
+        ),
+        (
+            "aggregates",
             lambda aggregates: aggregates["per_template"].update(t=[1]),
             "aggregates.per_template.t",
         ),

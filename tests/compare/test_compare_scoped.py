@@ -21,6 +21,7 @@ from pytest_graphrag_eval.compare import compare_reports
 from pytest_graphrag_eval.compare.metrics import metric_values
 from pytest_graphrag_eval.compare.paired import (
     PairedSample,
+    _spread,
     mcnemar_exact,
     min_detectable_delta,
     paired_changes,
@@ -150,3 +151,26 @@ def test_metric_values_are_the_finite_metric_values_in_key_order(result: dict[st
     found = metric_values(result)
     assert list(found.items()) == list(expected.items())
     assert all(type(value) is float for value in found.values())
+
+
+def test_a_metric_some_results_lack_is_paired_only_where_both_runs_have_it() -> None:
+    """Rows read in one call when they hold every metric, one lookup at a time otherwise: a metric
+    missing (or not finite) on either side leaves that question out of its samples only."""
+    baseline = [result("a", f1=0.5, tokens=10), result("b", f1=1.0), result("c", f1=0.0, tokens=7)]
+    current = [result("a", f1=1.0, tokens=12), result("b", f1=1.0, tokens=3), result("c", f1=0.5)]
+    comparison = compare_reports(report(baseline), current, resamples=200)
+    assert comparison.samples[None]["f1"].baseline.tolist() == [0.5, 1.0, 0.0]
+    assert comparison.samples[None]["f1"].current.tolist() == [1.0, 1.0, 0.5]
+    assert comparison.samples[None]["tokens"].baseline.tolist() == [10.0]
+    assert comparison.samples[None]["tokens"].current.tolist() == [12.0]
+    one_metric = compare_reports(report([result("a", f1=0.5)]), [result("a", f1=1.0), result("d", f1=0.0)])
+    assert list(one_metric.samples[None]) == ["f1"]
+    assert one_metric.samples[None]["f1"].current.tolist() == [1.0]
+
+
+def test_the_spread_of_a_sample_is_numpy_s_standard_deviation_bit_for_bit() -> None:
+    """The detectable change reads each sample's spread by numpy's own steps: the report's digits stay."""
+    rng = np.random.default_rng(3)
+    for size in [2, 3, 7, 40, 257, 10_000]:
+        for values in (rng.integers(-1, 2, size).astype(float), rng.random(size) - rng.random(size)):
+            assert _spread(np, values) == float(np.std(values, ddof=1))

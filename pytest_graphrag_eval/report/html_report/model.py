@@ -53,6 +53,7 @@ from pytest_graphrag_eval.report_model import (
 TEXT_LIMIT = 4000
 OVERVIEW_METRICS = 6  # score columns of the overview's template table before the gated ones
 CHANGE_KINDS = ("regressed", "fixed", "new", "removed", "edited", "unchanged")
+_THRESHOLD_KEYS = ("expression", "metric", "op", "limit", "actual", "passed", "source", "message")
 
 
 @dataclass
@@ -657,36 +658,21 @@ def _change_deltas(
     return tuple(rows)
 
 
-def _threshold(item: Mapping[str, object]) -> dict[str, object]:
-    expression, metric, op, limit, actual, source, message = (
-        item.get("expression"),
-        item.get("metric"),
-        item.get("op"),
-        item.get("limit"),
-        item.get("actual"),
-        item.get("source"),
-        item.get("message"),
-    )
-    if (  # a threshold check as the plugin writes it: texts and finite floats, kept as they are
-        type(expression) is str
-        and type(metric) is str
-        and type(op) is str
-        and type(source) is str
-        and type(message) is str
-        and type(limit) is float
-        and type(actual) is float
-        and isfinite(limit + actual)
-    ):
-        return {
-            "expression": expression,
-            "metric": metric,
-            "op": op,
-            "limit": limit,
-            "actual": actual,
-            "passed": bool(item.get("passed")),
-            "source": source,
-            "message": message,
-        }
+def _threshold(item: Mapping[str, object]) -> Mapping[str, object]:
+    if type(item) is dict and tuple(item) == _THRESHOLD_KEYS:
+        expression, metric, op, limit, actual, passed, source, message = item.values()
+        if (  # a threshold check as the plugin writes it: texts, finite floats, a flag, shown as it is
+            type(expression) is str
+            and type(metric) is str
+            and type(op) is str
+            and type(passed) is bool
+            and type(source) is str
+            and type(message) is str
+            and type(limit) is float
+            and type(actual) is float
+            and isfinite(limit + actual)
+        ):
+            return item
     return {
         "expression": _text(item.get("expression")),
         "metric": _text(item.get("metric")),
