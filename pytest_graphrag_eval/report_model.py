@@ -177,10 +177,6 @@ class QuestionResult:
         }
 
     @property
-    def refusal(self) -> Refusal | None:
-        return refusal_of(self.record)
-
-    @property
     def not_evaluated_reason(self) -> str | None:
         """Why the question was not evaluated, as summaries name it (None: it was evaluated)."""
         return not_evaluated_reason_of(self.record)
@@ -189,11 +185,6 @@ class QuestionResult:
     def key(self) -> tuple[str, str]:
         """Questions are matched across runs (baseline, shards) by (template id, question id)."""
         return (self.template_id, self.question_id)
-
-    @property
-    def answered(self) -> bool:
-        """The agent answered (its answer was scored); False for an agent error or no response."""
-        return self.agent_error is None
 
     @property
     def not_evaluated(self) -> bool:
