@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from math import isfinite
 
 from pytest_graphrag_eval.report.html_report.charts import (
     DeltaBar,
@@ -574,57 +573,14 @@ def _details(
 def _change_deltas(
     deltas: Mapping[str, MetricDelta],
 ) -> tuple[tuple[str, float | None, float | None, float | None], ...]:
-    """[metric, baseline, current, delta] of each metric the comparison holds, JSON-safe.
-
-    A comparison gives every question about a dozen of these, nearly all three finite floats: those
-    are kept as they are without three calls of `finite` (a sum of finite floats is finite, unless
-    it overflows, which takes the general path); anything else goes through `finite`.
-    """
-    rows: list[tuple[str, float | None, float | None, float | None]] = []
-    for metric, values in deltas.items():
-        baseline, current, delta = values["baseline"], values["current"], values["delta"]
-        if (
-            type(baseline) is float
-            and type(current) is float
-            and type(delta) is float
-            and isfinite(baseline + current + delta)
-        ):
-            rows.append((metric, baseline, current, delta))
-        else:
-            rows.append((metric, finite(baseline), finite(current), finite(delta)))
-    return tuple(rows)
+    """[metric, baseline, current, delta] of each metric the comparison holds, JSON-safe."""
+    return tuple(
+        (metric, finite(values["baseline"]), finite(values["current"]), finite(values["delta"]))
+        for metric, values in deltas.items()
+    )
 
 
 def _threshold(item: Mapping[str, object]) -> dict[str, object]:
-    expression, metric, op, limit, actual, source, message = (
-        item.get("expression"),
-        item.get("metric"),
-        item.get("op"),
-        item.get("limit"),
-        item.get("actual"),
-        item.get("source"),
-        item.get("message"),
-    )
-    if (  # a threshold check as the plugin writes it: texts and finite floats, kept as they are
-        type(expression) is str
-        and type(metric) is str
-        and type(op) is str
-        and type(source) is str
-        and type(message) is str
-        and type(limit) is float
-        and type(actual) is float
-        and isfinite(limit + actual)
-    ):
-        return {
-            "expression": expression,
-            "metric": metric,
-            "op": op,
-            "limit": limit,
-            "actual": actual,
-            "passed": bool(item.get("passed")),
-            "source": source,
-            "message": message,
-        }
     return {
         "expression": _text(item.get("expression")),
         "metric": _text(item.get("metric")),
