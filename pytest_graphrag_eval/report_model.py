@@ -758,6 +758,13 @@ class ComparisonSection:
         baseline = _Fields(section.data.get("baseline"), location, "comparison.baseline")
         metrics = _Fields(section.data.get("metrics"), location, "comparison.metrics").data
         per_template = _Fields(section.data.get("per_template"), location, "comparison.per_template").data
+
+        def changes(where: str, found: object) -> dict[str, MetricChange]:
+            return {
+                metric: MetricChange.from_json(change, location, f"{where}.{metric}")
+                for metric, change in _Fields(found, location, where).data.items()
+            }
+
         return cls(
             baseline=baseline.record(ComparedBaseline),
             confidence=section.read("confidence", "float"),
@@ -769,20 +776,10 @@ class ComparisonSection:
                     section.read("questions", "tuple[Mapping[str, object], ...]")
                 )
             ),
-            metrics={
-                metric: MetricChange.from_json(change, location, f"comparison.metrics.{metric}")
-                for metric, change in metrics.items()
-            },
+            metrics=changes("comparison.metrics", metrics),
             per_template={
-                template: {
-                    metric: MetricChange.from_json(
-                        change, location, f"comparison.per_template.{template}.{metric}"
-                    )
-                    for metric, change in _Fields(
-                        changes, location, f"comparison.per_template.{template}"
-                    ).data.items()
-                }
-                for template, changes in per_template.items()
+                template: changes(f"comparison.per_template.{template}", found)
+                for template, found in per_template.items()
             },
             outcomes=MetricChange.from_json(
                 section.data.get("outcomes"),

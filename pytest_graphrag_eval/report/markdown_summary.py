@@ -23,7 +23,6 @@ from pytest_graphrag_eval.report_model import (
     Classification,
     ComparisonSection,
     GateRecord,
-    JudgeSpend,
     MetricChange,
     MetricDelta,
     Outcome,
@@ -75,7 +74,7 @@ def render_markdown(document: ReportDocument, *, max_regressions: int = 10) -> s
         _title(results, gates),
         _run_counts(results, document.metadata),
         _partial(coverage, gated=bool(gates), interrupted=document.metadata.get("interrupted") is True),
-        _spend(document.judge_spend),
+        "\n".join(f"- {escape_text(line)}" for line in spend_lines(document.judge_spend)),
         _aggregates(document.aggregates),
         _per_template(results, document.aggregates),
         calibration_markdown(document.judge_calibration, escape_text),
@@ -118,11 +117,6 @@ def _run_counts(results: Sequence[QuestionResult], metadata: Mapping[str, object
         if metadata.get(key) is not None
     ]
     return line + (f" ({', '.join(details)})" if details else "")
-
-
-def _spend(section: JudgeSpend | None) -> str:
-    """Judge spend against the budget, one escaped line each."""
-    return "\n".join(f"- {escape_text(line)}" for line in spend_lines(section))
 
 
 def _aggregates(aggregates: Aggregates) -> str:

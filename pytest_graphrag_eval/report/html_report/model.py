@@ -299,10 +299,10 @@ def _histograms(
 ) -> dict[str, dict[str, Histogram]]:
     """Per metric: the histogram over every question ("") and per template (`groups`: its positions)."""
     shown = [*scores, *(key for key in others if not key.endswith(("_stdev", "_count")))]
-    charts: dict[str, dict[str, Histogram]] = {}
-    for metric in shown:
-        charts[metric] = group_histograms(columns.values[metric], groups, unit_interval=metric in scores)
-    return charts
+    return {
+        metric: group_histograms(columns.values[metric], groups, unit_interval=metric in scores)
+        for metric in shown
+    }
 
 
 def _changes(
