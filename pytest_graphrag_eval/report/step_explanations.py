@@ -4,7 +4,7 @@ result or graph, for failure reports."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import media_type, reference_iri
@@ -57,9 +57,14 @@ def explain_step_mismatch(
         lines.append(
             f"rows: reference {closest['reference_row_count']}, actual {closest.get('actual_row_count')}"
         )
-    lines += _differences(
-        closest, "rows", limit, lambda row: json.dumps(row, ensure_ascii=False, default=str)
-    )
+    for key, label in (("missing_rows", "missing rows"), ("extra_rows", "extra rows")):
+        rows = closest.get(key) or []
+        if rows:
+            total = closest.get(f"{key}_total", len(rows))
+            lines.append(f"{label} ({total}):")
+            lines += [f"  - {json.dumps(row, ensure_ascii=False, default=str)}" for row in rows[:limit]]
+            if total > limit:
+                lines.append(f"  … {total - limit} more")
     if closest.get("first_differing_row") is not None:
         lines.append(f"same rows in another order; first differing row: {closest['first_differing_row']}")
     return lines
@@ -98,20 +103,12 @@ def _graph_lines(
         lines.append(
             f"triples: reference {closest['reference_triple_count']}, actual {closest['actual_triple_count']}"
         )
-    return lines + _differences(closest, "triples", limit, str)
-
-
-def _differences(
-    explanation: Mapping[str, Any], kind: str, limit: int, shown: Callable[[Any], str]
-) -> list[str]:
-    """`missing rows (12):` and the first `limit` of them, then the extra ones (`kind`: rows, triples)."""
-    lines = []
-    for side in ("missing", "extra"):
-        items = explanation.get(f"{side}_{kind}") or []
-        if items:
-            total = explanation.get(f"{side}_{kind}_total", len(items))
-            lines.append(f"{side} {kind} ({total}):")
-            lines += [f"  - {shown(item)}" for item in items[:limit]]
+    for key, label in (("missing_triples", "missing triples"), ("extra_triples", "extra triples")):
+        triples = closest.get(key) or []
+        if triples:
+            total = closest[f"{key}_total"]
+            lines.append(f"{label} ({total}):")
+            lines += [f"  - {triple}" for triple in triples[:limit]]
             if total > limit:
                 lines.append(f"  … {total - limit} more")
     return lines
