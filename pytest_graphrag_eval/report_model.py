@@ -19,14 +19,18 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 REPORT_FORMAT_VERSION = 2
+_Record = TypeVar("_Record", bound="DataclassInstance")
 # The oldest report a baseline or a shard may be: version 1 records no per-question outcome, so
 # regressions (passed then, failing now) cannot be told from it.
 MIN_FORMAT_VERSION = 2
@@ -173,10 +177,6 @@ class QuestionResult:
         }
 
     @property
-    def refusal(self) -> Refusal | None:
-        return refusal_of(self.record)
-
-    @property
     def not_evaluated_reason(self) -> str | None:
         """Why the question was not evaluated, as summaries name it (None: it was evaluated)."""
         return not_evaluated_reason_of(self.record)
@@ -185,11 +185,6 @@ class QuestionResult:
     def key(self) -> tuple[str, str]:
         """Questions are matched across runs (baseline, shards) by (template id, question id)."""
         return (self.template_id, self.question_id)
-
-    @property
-    def answered(self) -> bool:
-        """The agent answered (its answer was scored); False for an agent error or no response."""
-        return self.agent_error is None
 
     @property
     def not_evaluated(self) -> bool:
@@ -215,11 +210,6 @@ def refusal_of(record: Mapping[str, object]) -> Refusal | None:
     if value is None:
         return Refusal.legacy_of(record)
     return Refusal(value) if value in _REFUSAL_NAMES else None
-
-
-def typed_results(records: Iterable[Mapping[str, object]]) -> list[QuestionResult]:
-    """`QuestionResult.from_record` of each record (a malformed one raises `ValueError`)."""
-    return [QuestionResult.from_record(record) for record in records]
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +254,53 @@ def _field_error(location: SourceLocation, field_name: str, expected: str) -> In
     return InputError(f"`{field_name}` must be {expected}", location, field_name)
 
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_text(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _is_flag(value: object) -> bool:
+    return isinstance(value, bool)
+
+
+def _list_of(fits: Callable[[object], bool]) -> Callable[[object], bool]:
+    return lambda value: isinstance(value, list) and all(fits(item) for item in value)
+
+
+def _or_null(fits: Callable[[object], bool]) -> Callable[[object], bool]:
+    return lambda value: value is None or fits(value)
+
+
+# Each field type a report's sections hold (as annotated): whether a JSON value fits it, and what the
+# message says it must be.
+_KINDS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "str": (_is_text, "a string"),
+    "str | None": (_or_null(_is_text), "a string or null"),
+    "float": (_is_number, "a number"),
+    "float | None": (_or_null(_is_number), "a number or null"),
+    "int": (_is_count, "an integer"),
+    "int | None": (_or_null(_is_count), "an integer"),
+    "bool": (_is_flag, "true or false"),
+    "bool | None": (_or_null(_is_flag), "true or false"),
+    "tuple[str, ...]": (_list_of(_is_text), "a list of texts"),
+    "tuple[str, ...] | None": (_or_null(_list_of(_is_text)), "a list of texts"),
+    "tuple[Mapping[str, object], ...]": (
+        _list_of(lambda value: isinstance(value, Mapping)),
+        "a list of objects",
+    ),
+    "tuple[str | None, ...]": (_list_of(_or_null(_is_text)), "a list of outcomes (texts) or nulls"),
+    "tuple[float | None, ...]": (_list_of(_or_null(_is_number)), "a list of numbers or nulls"),
+    "object": (lambda value: True, "any value"),
+}
+
+
 class _Fields:
     """The fields of one object of a report's section (`where`: its path, `gates[2]`), each read with
     its type checked; a wrong one is an `InputError` naming the file and the field. Numbers are kept
@@ -274,75 +311,35 @@ class _Fields:
             raise _field_error(location, where, "an object")
         self.data, self.location, self.where = data, location, where
 
-    def _checked(self, name: str, fits: bool, expected: str) -> Any:
-        if not fits:
+    def read(self, name: str, kind: str) -> Any:
+        """The field `name` if it is of the type `kind` (a key of `_KINDS`); a list as a tuple."""
+        value = self.data.get(name)
+        fits, expected = _KINDS[kind]
+        if not fits(value):
             raise _field_error(self.location, f"{self.where}.{name}", expected)
-        return self.data.get(name)
+        return tuple(value) if isinstance(value, list) else value
 
-    def text(self, name: str) -> str:
-        return cast(str, self._checked(name, isinstance(self.data.get(name), str), "a string"))
-
-    def optional_text(self, name: str) -> str | None:
-        value = self.data.get(name)
-        return cast(
-            str | None, self._checked(name, value is None or isinstance(value, str), "a string or null")
-        )
-
-    def number(self, name: str) -> float:
-        return cast(float, self._checked(name, _is_number(self.data.get(name)), "a number"))
-
-    def optional_number(self, name: str) -> float | None:
-        value = self.data.get(name)
-        return cast(float | None, self._checked(name, value is None or _is_number(value), "a number or null"))
-
-    def count(self, name: str) -> int:
-        value = self.data.get(name)
-        return cast(
-            int, self._checked(name, isinstance(value, int) and not isinstance(value, bool), "an integer")
-        )
-
-    def optional_count(self, name: str) -> int | None:
-        return None if self.data.get(name) is None else self.count(name)
-
-    def flag(self, name: str) -> bool:
-        return cast(bool, self._checked(name, isinstance(self.data.get(name), bool), "true or false"))
-
-    def optional_flag(self, name: str) -> bool | None:
-        return None if self.data.get(name) is None else self.flag(name)
-
-    def ids(self, name: str) -> tuple[str, ...]:
-        value = self.data.get(name)
-        fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
-        return tuple(self._checked(name, fits, "a list of texts"))
-
-    def optional_ids(self, name: str) -> tuple[str, ...] | None:
-        return None if self.data.get(name) is None else self.ids(name)
-
-    def objects(self, name: str) -> tuple[Mapping[str, object], ...]:
-        value = self.data.get(name)
-        fits = isinstance(value, list) and all(isinstance(item, Mapping) for item in value)
-        return tuple(self._checked(name, fits, "a list of objects"))
+    def record(self, cls: type[_Record], **given: object) -> _Record:
+        """A `cls` of the fields `given` and the others read by their annotated types, in order."""
+        read = {
+            item.name: self.read(item.name, str(item.type)) for item in fields(cls) if item.name not in given
+        }
+        return cls(**read, **given)
 
     def each(self, name: str) -> list[_Fields]:
         """The objects of the list `name`, each read as `name[i]`."""
         return [
             _Fields(item, self.location, f"{self.where}.{name}[{index}]")
-            for index, item in enumerate(self.objects(name))
+            for index, item in enumerate(self.read(name, "tuple[Mapping[str, object], ...]"))
         ]
 
-    def outcomes(self, name: str) -> tuple[str | None, ...]:
-        value = self.data.get(name)
-        fits = isinstance(value, list) and all(item is None or isinstance(item, str) for item in value)
-        return tuple(self._checked(name, fits, "a list of outcomes (texts) or nulls"))
 
-    def numbers(self, name: str) -> tuple[float | None, ...]:
-        value = self.data.get(name)
-        fits = isinstance(value, list) and all(item is None or _is_number(item) for item in value)
-        return tuple(self._checked(name, fits, "a list of numbers or nulls"))
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def _fields_json(record: Any) -> dict[str, object]:
+    """A flat record's JSON object: its fields in their order, tuples as lists."""
+    return {
+        name: list(value) if isinstance(value, tuple) else value
+        for name, value in ((item.name, getattr(record, item.name)) for item in fields(record))
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,51 +367,17 @@ class GateRecord:
 
     def to_json(self) -> dict[str, object]:
         """The line's JSON object, keys in the order every version wrote them."""
-        line: dict[str, object] = {
-            "expression": self.expression,
-            "gate": self.gate,
-            "passed": self.passed,
-            "actual": self.actual,
-            "scope": self.scope,
-            "template": self.template,
-            "metric": self.metric,
-            "stat": self.stat,
-            "op": self.op,
-            "limit": self.limit,
-            "change": self.change,
-            "confidence": self.confidence,
-            "source": self.source,
-            "message": self.message,
-        }
-        if self.over:
-            line.update(over=self.over, window=self.window)
-        if self.excluding_flaky is not None:
-            line["excluding_flaky"] = list(self.excluding_flaky)
+        line = _fields_json(self)
+        if not self.over:
+            del line["over"], line["window"]
+        if self.excluding_flaky is None:
+            del line["excluding_flaky"]
         return line
 
     @classmethod
     def from_json(cls, data: object, location: SourceLocation, position: int) -> GateRecord:
         """A report's `gates[position]`; `InputError` naming the file and the field."""
-        line = _Fields(data, location, f"gates[{position}]")
-        return cls(
-            expression=line.text("expression"),
-            gate=line.text("gate"),
-            passed=line.flag("passed"),
-            actual=line.optional_number("actual"),
-            scope=line.text("scope"),
-            template=line.optional_text("template"),
-            metric=line.text("metric"),
-            stat=line.optional_text("stat"),
-            op=line.text("op"),
-            limit=line.number("limit"),
-            change=line.optional_text("change"),
-            confidence=line.optional_number("confidence"),
-            source=line.text("source"),
-            message=line.text("message"),
-            over=line.optional_text("over"),
-            window=line.optional_count("window"),
-            excluding_flaky=line.optional_ids("excluding_flaky"),
-        )
+        return _Fields(data, location, f"gates[{position}]").record(cls)
 
     @property
     def row(self) -> str:
@@ -494,28 +457,12 @@ class JudgeSpend:
         """A report's `judge_spend`; `InputError` naming the file and the field."""
         spend = _Fields(data, location, "judge_spend")
         cache_only = spend.data.get("cache_only") is True
-        batch = None
-        if spend.data.get("batch") is not None:
-            read = _Fields(spend.data["batch"], location, "judge_spend.batch")
-            batch = BatchSpend(
-                read.objects("batches"),
-                read.count("requests"),
-                read.count("unanswered_requests"),
-                read.ids("unanswered_ids"),
-            )
-        return cls(
-            cost_usd=spend.number("cost_usd"),
-            requests=spend.count("requests"),
-            cache_hits=spend.count("cache_hits"),
-            input_tokens=spend.count("input_tokens"),
-            output_tokens=spend.count("output_tokens"),
-            max_cost_usd=spend.optional_number("max_cost_usd"),
-            max_calls=spend.optional_count("max_calls"),
-            refused_calls=spend.count("refused_calls"),
-            not_evaluated_ids=spend.ids("not_evaluated_ids"),
-            cache_miss_ids=spend.ids("cache_miss_ids") if cache_only else None,
-            cache_miss_keys=spend.ids("cache_miss_keys") if cache_only else (),
-            batch=batch,
+        batch = spend.data.get("batch")
+        return spend.record(
+            cls,
+            batch=None if batch is None else _Fields(batch, location, "judge_spend.batch").record(BatchSpend),
+            cache_miss_ids=spend.read("cache_miss_ids", "tuple[str, ...]") if cache_only else None,
+            cache_miss_keys=spend.read("cache_miss_keys", "tuple[str, ...]") if cache_only else (),
         )
 
 
@@ -702,16 +649,8 @@ class MetricChange:
         after: str = "current",
     ) -> MetricChange:
         change = _Fields(data, location, where)
-        return cls(
-            baseline=change.optional_number(before),
-            current=change.optional_number(after),
-            delta=change.optional_number("delta"),
-            ci_low=change.optional_number("ci_low"),
-            ci_high=change.optional_number("ci_high"),
-            p_value=change.optional_number("p_value"),
-            n_pairs=change.count("n_pairs"),
-            test=change.text("test"),
-            min_detectable_delta=change.optional_number("min_detectable_delta"),
+        return change.record(
+            cls, baseline=change.read(before, "float | None"), current=change.read(after, "float | None")
         )
 
 
@@ -747,7 +686,7 @@ class QuestionChange:
     @classmethod
     def from_json(cls, data: object, location: SourceLocation, position: int) -> QuestionChange:
         change = _Fields(data, location, f"comparison.questions[{position}]")
-        classification = _CLASSIFICATION_OF_NAME.get(change.text("classification"))
+        classification = _CLASSIFICATION_OF_NAME.get(change.read("classification", "str"))
         if classification is None:
             raise _field_error(
                 location, f"{change.where}.classification", f"one of {', '.join(Classification)}"
@@ -758,23 +697,7 @@ class QuestionChange:
             for values in deltas.values()
         ):
             raise _field_error(location, f"{change.where}.deltas", "an object of {baseline, current, delta}")
-        return cls(
-            question_id=change.text("question_id"),
-            template_id=change.text("template_id"),
-            classification=classification,
-            baseline_outcome=change.optional_text("baseline_outcome"),
-            current_outcome=change.optional_text("current_outcome"),
-            deltas=deltas,
-            nodeid=change.optional_text("nodeid"),
-        )
-
-
-def _fields_json(record: Any) -> dict[str, object]:
-    """A flat record's JSON object: its fields in their order, tuples as lists."""
-    return {
-        name: list(value) if isinstance(value, tuple) else value
-        for name, value in ((item.name, getattr(record, item.name)) for item in fields(record))
-    }
+        return change.record(cls, classification=classification, deltas=deltas)
 
 
 @dataclass(frozen=True, slots=True)
@@ -840,33 +763,28 @@ class ComparisonSection:
         baseline = _Fields(section.data.get("baseline"), location, "comparison.baseline")
         metrics = _Fields(section.data.get("metrics"), location, "comparison.metrics").data
         per_template = _Fields(section.data.get("per_template"), location, "comparison.per_template").data
+
+        def changes(where: str, found: object) -> dict[str, MetricChange]:
+            return {
+                metric: MetricChange.from_json(change, location, f"{where}.{metric}")
+                for metric, change in _Fields(found, location, where).data.items()
+            }
+
         return cls(
-            baseline=ComparedBaseline(
-                baseline.optional_text("path"),
-                baseline.data.get("started_at"),
-                baseline.count("questions"),
-            ),
-            confidence=section.number("confidence"),
-            resamples=section.count("resamples"),
-            seed=section.count("seed"),
+            baseline=baseline.record(ComparedBaseline),
+            confidence=section.read("confidence", "float"),
+            resamples=section.read("resamples", "int"),
+            seed=section.read("seed", "int"),
             questions=tuple(
                 QuestionChange.from_json(question, location, position)
-                for position, question in enumerate(section.objects("questions"))
+                for position, question in enumerate(
+                    section.read("questions", "tuple[Mapping[str, object], ...]")
+                )
             ),
-            metrics={
-                metric: MetricChange.from_json(change, location, f"comparison.metrics.{metric}")
-                for metric, change in metrics.items()
-            },
+            metrics=changes("comparison.metrics", metrics),
             per_template={
-                template: {
-                    metric: MetricChange.from_json(
-                        change, location, f"comparison.per_template.{template}.{metric}"
-                    )
-                    for metric, change in _Fields(
-                        changes, location, f"comparison.per_template.{template}"
-                    ).data.items()
-                }
-                for template, changes in per_template.items()
+                template: changes(f"comparison.per_template.{template}", found)
+                for template, found in per_template.items()
             },
             outcomes=MetricChange.from_json(
                 section.data.get("outcomes"),
@@ -947,34 +865,12 @@ class HistorySection:
         rule = _Fields(section.data.get("flaky_rule"), location, "history.flaky_rule")
         questions = _Fields(section.data.get("questions"), location, "history.questions")
         return cls(
-            runs=tuple(
-                HistoryRun(
-                    run.text("run_id"),
-                    run.text("started_at"),
-                    run.optional_text("commit"),
-                    run.optional_text("branch"),
-                    run.optional_flag("passed"),
-                    run.ids("changed"),
-                )
-                for run in section.each("runs")
-            ),
-            flaky_runs=rule.count("runs"),
-            flaky_flips=rule.count("min_flips"),
-            flaky=tuple(
-                FlakyQuestion(
-                    entry.text("question_id"),
-                    entry.optional_text("template_id"),
-                    entry.count("flips"),
-                    entry.flag("same_commit"),
-                    entry.outcomes("outcomes"),
-                )
-                for entry in section.each("flaky")
-            ),
-            questions={question_id: questions.outcomes(question_id) for question_id in questions.data},
-            series=tuple(
-                TrendSeries(series.text("target"), series.numbers("values"))
-                for series in section.each("series")
-            ),
+            runs=tuple(run.record(HistoryRun) for run in section.each("runs")),
+            flaky_runs=rule.read("runs", "int"),
+            flaky_flips=rule.read("min_flips", "int"),
+            flaky=tuple(entry.record(FlakyQuestion) for entry in section.each("flaky")),
+            questions={name: questions.read(name, "tuple[str | None, ...]") for name in questions.data},
+            series=tuple(series.record(TrendSeries) for series in section.each("series")),
         )
 
 
@@ -1049,36 +945,27 @@ class ReportDocument:
         gates = data.get("gates", [])
         if not isinstance(gates, list):
             raise _field_error(location, "gates", "a list")
-        sections = {name: _section(data, name, location) for name in _SECTIONS}
+        sections = {
+            name: _section(data, name, location) for name in ("metadata", "judge_calibration", "references")
+        }
+
+        def optional(name: str, read: Callable[[object, SourceLocation], _Record]) -> _Record | None:
+            return None if data.get(name) is None else read(data[name], location)
+
         return cls(
             results=results,
             gates=[GateRecord.from_json(gate, location, position) for position, gate in enumerate(gates)],
             warnings=[str(warning) for warning in data.get("warnings") or []],
             format_version=version,
             plain_results=plain,
-            aggregates=Aggregates.from_json(data["aggregates"], location)
-            if data.get("aggregates") is not None
-            else Aggregates(),
+            aggregates=optional("aggregates", Aggregates.from_json) or Aggregates(),
             metadata=sections["metadata"] or {},
-            comparison=ComparisonSection.from_json(data["comparison"], location)
-            if data.get("comparison") is not None
-            else None,
-            judge_spend=JudgeSpend.from_json(data["judge_spend"], location)
-            if data.get("judge_spend") is not None
-            else None,
+            comparison=optional("comparison", ComparisonSection.from_json),
+            judge_spend=optional("judge_spend", JudgeSpend.from_json),
             judge_calibration=sections["judge_calibration"],
-            history=HistorySection.from_json(data["history"], location)
-            if data.get("history") is not None
-            else None,
+            history=optional("history", HistorySection.from_json),
             references=sections["references"],
         )
-
-
-_SECTIONS = (
-    "metadata",
-    "judge_calibration",
-    "references",
-)
 
 
 def _section(data: Mapping[str, object], name: str, location: SourceLocation) -> dict[str, Any] | None:

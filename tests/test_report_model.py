@@ -29,6 +29,7 @@ from pytest_graphrag_eval.report_model import (
     QuestionResult,
     Refusal,
     ReportDocument,
+    refusal_of,
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -46,12 +47,14 @@ def test_a_result_says_its_outcome_errors_and_refusal_in_fields() -> None:
         record(outcome="not_evaluated", answer_eval_error="refused", **{REFUSAL_KEY: "budget"})
     )
     assert budget.outcome is Outcome.NOT_EVALUATED and budget.not_evaluated and not budget.scored
-    assert budget.refusal is Refusal.BUDGET and budget.scorer_errors == {"answer_eval_error": "refused"}
+    assert refusal_of(budget.record) is Refusal.BUDGET and budget.scorer_errors == {
+        "answer_eval_error": "refused"
+    }
     agent = QuestionResult.from_record(record(status="error", error="timed out", outcome="failed"))
-    assert agent.agent_error == "timed out" and not agent.answered and agent.passed is False
+    assert agent.agent_error == "timed out" and agent.passed is False
     # An error text that merely mentions a budget is not a refusal: only the field says so.
     plain = QuestionResult.from_record(record(outcome="passed", answer_eval_error="budget reached"))
-    assert plain.refusal is None and plain.passed is True
+    assert refusal_of(plain.record) is None and plain.passed is True
 
 
 def test_one_vocabulary_counts_outcomes_and_agent_errors_apart() -> None:

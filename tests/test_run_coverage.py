@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
-from pytest_graphrag_eval.report_model import Aggregates, GateRecord, ReportDocument, typed_results
+from pytest_graphrag_eval.report_model import Aggregates, GateRecord, QuestionResult, ReportDocument
 
 
 def test_the_report_record_reads_back_and_a_whole_run_has_none() -> None:
@@ -60,7 +60,7 @@ def test_the_markdown_summary_says_a_deselected_run_is_partial() -> None:
         message="ok",
     )
     report = ReportDocument(
-        results=typed_results([record]),
+        results=[QuestionResult.from_record(record)],
         aggregates=Aggregates(),
         gates=[gate],
         metadata={"interrupted": False, "partial": RunCoverage(3, 1, 1).to_json()},

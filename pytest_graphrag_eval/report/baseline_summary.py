@@ -8,6 +8,7 @@ from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import step_path
 from pytest_graphrag_eval.gates.expressions import display_number
+from pytest_graphrag_eval.report.terminal_summary import format_table
 from pytest_graphrag_eval.report_model import (
     CHANGE_LISTS,
     ComparisonSection,
@@ -100,40 +101,37 @@ def _metric_lines(comparison: ComparisonSection, metrics: Sequence[str]) -> list
     percent = display_number(comparison.confidence * 100)
     rows = [("pass rate", comparison.outcomes)]
     rows.extend((metric, comparison.metrics[metric]) for metric in metrics if metric in comparison.metrics)
-    table = [
-        ["metric", "baseline", "current", "delta", f"{percent}% interval", "p", "test", "n", "detectable"]
+    header = [
+        "metric",
+        "baseline",
+        "current",
+        "delta",
+        f"{percent}% interval",
+        "p",
+        "test",
+        "n",
+        "detectable",
     ]
-    for name, change in rows:
-        table.append(
-            [
-                name,
-                _number(change.baseline),
-                _number(change.current),
-                _signed(change.delta),
-                _interval(change.ci_low, change.ci_high),
-                _number(change.p_value),
-                change.test or "-",
-                str(change.n_pairs),
-                _detectable(change),
-            ]
-        )
-    widths = [max(len(row[index]) for row in table) for index in range(len(table[0]))]
-    lines = [("paired changes over questions in both runs (edited ones left out):", "")]
-    for row in table:
-        cells = [
-            f"{row[0]:<{widths[0]}}",
-            *(f"{cell:>{width}}" for cell, width in zip(row[1:], widths[1:], strict=True)),
+    table = [
+        [
+            name,
+            _number(change.baseline),
+            _number(change.current),
+            "-" if change.delta is None else f"{change.delta:+.4g}",
+            _interval(change.ci_low, change.ci_high),
+            _number(change.p_value),
+            change.test or "-",
+            str(change.n_pairs),
+            _detectable(change),
         ]
-        lines.append(("  " + "  ".join(cells), ""))
-    return lines
+        for name, change in rows
+    ]
+    lines = [("paired changes over questions in both runs (edited ones left out):", "")]
+    return lines + [("  " + line, "") for line in format_table(header, table)]
 
 
 def _number(value: float | None) -> str:
     return "-" if value is None else display_number(float(f"{value:.4g}"))
-
-
-def _signed(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.4g}"
 
 
 def _interval(low: float | None, high: float | None) -> str:

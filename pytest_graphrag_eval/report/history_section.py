@@ -19,8 +19,6 @@ from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.suite_gates import gate_value
 from pytest_graphrag_eval.report_model import FlakyQuestion, HistoryRun, HistorySection, TrendSeries
 
-CURRENT_RUN = "this run"
-
 
 def history_window(history: RunHistory, gates: Sequence[Gate]) -> int:
     """Runs shown (this one included): the flaky rule's window, or a longer trend or k-of-n window."""

@@ -27,10 +27,7 @@ def outcome_strip(outcomes: Sequence[str | None]) -> str:
 
 def flaky_why(entry: FlakyQuestion) -> str:
     """`3 flips` / `passed and failed on one commit`."""
-    parts = [f"{entry.flips} flips"]
-    if entry.same_commit:
-        parts.append("passed and failed on one commit")
-    return ", ".join(parts)
+    return f"{entry.flips} flips" + (", passed and failed on one commit" if entry.same_commit else "")
 
 
 def history_lines(document: ReportDocument) -> list[tuple[str, str]]:

@@ -133,25 +133,19 @@ def merge_spend(
     present = [section for section in sections if section is not None]
     if not present:
         return None
-    stats: dict[str, Any] = {}
-    for section in present:
-        add_process_stats(
-            stats,
-            {
-                "cost_usd": section.cost_usd,
-                "calls_made": section.requests,
-                "cache_hits": section.cache_hits,
-                "input_tokens": section.input_tokens,
-                "output_tokens": section.output_tokens,
-                "budget_refused": section.refused_calls,
-                "batch_requests": section.batch.requests if section.batch is not None else 0,
-                "batch_failed": section.batch.unanswered_requests if section.batch is not None else 0,
-                "cache_miss_keys": list(section.cache_miss_keys),
-            },
-        )
     batched = [section.batch for section in present if section.batch is not None]
     return spend_section(
-        stats,
+        {
+            "cost_usd": sum(section.cost_usd for section in present),
+            "calls_made": sum(section.requests for section in present),
+            "cache_hits": sum(section.cache_hits for section in present),
+            "input_tokens": sum(section.input_tokens for section in present),
+            "output_tokens": sum(section.output_tokens for section in present),
+            "budget_refused": sum(section.refused_calls for section in present),
+            "batch_requests": sum(batch.requests for batch in batched),
+            "batch_failed": sum(batch.unanswered_requests for batch in batched),
+            "cache_miss_keys": {key for section in present for key in section.cache_miss_keys},
+        },
         results,
         max_cost_usd=_summed_limit([section.max_cost_usd for section in present]),
         max_calls=_summed_limit([section.max_calls for section in present]),

@@ -13,25 +13,20 @@ _CONFUSION_CELLS = ("both_pass", "both_fail", "person_pass_judge_fail", "person_
 
 def calibration_lines(section: Mapping[str, Any] | None) -> list[str]:
     """One line per calibrated metric: which judge, on how many labels, and how well it agreed."""
-    if not section:
-        return []
-    lines = []
-    for name, summary in _metrics(section):
-        lines.append(
-            f"judge calibration: {name} by {summary.get('judge')} on {summary.get('judged')} of "
-            f"{summary.get('labels')} labels: {_agreement(summary)}"
-        )
-    return lines
+    return [
+        f"judge calibration: {name} by {summary.get('judge')} on {summary.get('judged')} of "
+        f"{summary.get('labels')} labels: {_agreement(summary)}"
+        for name, summary in _metrics(section or {})
+    ]
 
 
 def review_lines(results: Iterable[Mapping[str, Any]]) -> list[str]:
     """The questions a person decided, and the reviews that lapsed because the answer changed."""
-    lines = []
-    for result in results:
-        review = result.get("review")
-        if isinstance(review, Mapping):
-            lines.append(f"{result.get('question_id')}: {review.get('note')}")
-    return lines
+    return [
+        f"{result.get('question_id')}: {review.get('note')}"
+        for result in results
+        if isinstance(review := result.get("review"), Mapping)
+    ]
 
 
 def calibration_markdown(section: object, escape: Callable[..., str]) -> str:

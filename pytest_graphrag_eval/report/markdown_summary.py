@@ -12,7 +12,7 @@ CI log (`2026-11-23T23:37:43Z`, `steps_score`, `answer_f1.mean>=0.9`).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from pytest_graphrag_eval.report.history_summary import FLAKY_MARK, flaky_markdown
 from pytest_graphrag_eval.report.judge_spend import spend_lines
@@ -23,7 +23,6 @@ from pytest_graphrag_eval.report_model import (
     Classification,
     ComparisonSection,
     GateRecord,
-    JudgeSpend,
     MetricChange,
     MetricDelta,
     Outcome,
@@ -75,7 +74,7 @@ def render_markdown(document: ReportDocument, *, max_regressions: int = 10) -> s
         _title(results, gates),
         _run_counts(results, document.metadata),
         _partial(coverage, gated=bool(gates), interrupted=document.metadata.get("interrupted") is True),
-        _spend(document.judge_spend),
+        "\n".join(f"- {escape_text(line)}" for line in spend_lines(document.judge_spend)),
         _aggregates(document.aggregates),
         _per_template(results, document.aggregates),
         calibration_markdown(document.judge_calibration, escape_text),
@@ -120,11 +119,6 @@ def _run_counts(results: Sequence[QuestionResult], metadata: Mapping[str, object
     return line + (f" ({', '.join(details)})" if details else "")
 
 
-def _spend(section: JudgeSpend | None) -> str:
-    """Judge spend against the budget, one escaped line each."""
-    return "\n".join(f"- {escape_text(line)}" for line in spend_lines(section))
-
-
 def _aggregates(aggregates: Aggregates) -> str:
     statistics = aggregates.micro.statistics if aggregates.micro is not None else {}
     metrics = _ordered_metrics(metric for metric, stats in statistics.items() if "mean" in stats)
@@ -150,35 +144,30 @@ def _per_template(results: Sequence[QuestionResult], aggregates: Aggregates) -> 
     groups: dict[str, list[QuestionResult]] = {}
     for result in results:
         groups.setdefault(result.template_id, []).append(result)
-    with_outcomes = any(result.outcome for result in results)  # a report pytest did not write has none
-    unscored = any(result.not_evaluated for result in results)
+    counted: list[tuple[str, Callable[[QuestionResult], object]]] = [("Questions", lambda result: True)]
+    if any(result.outcome for result in results):  # a report pytest did not write has none
+        counted += [
+            ("Passed", lambda result: result.passed),
+            ("Failed", lambda result: result.outcome is Outcome.FAILED),
+        ]
+    if any(result.not_evaluated for result in results):
+        counted.append(("Not evaluated", lambda result: result.not_evaluated))
+    counted.append(("Agent errors", lambda result: result.agent_error is not None))
     rows = []
     for template_id, group in groups.items():
-        verdicts = (
-            [
-                str(sum(1 for result in group if result.passed)),
-                str(sum(1 for result in group if result.outcome is Outcome.FAILED)),
-            ]
-            if with_outcomes
-            else []
-        ) + ([str(sum(1 for result in group if result.not_evaluated))] if unscored else [])
         stats = aggregates.per_template.get(template_id)
         rows.append(
             [
                 escape_text(template_id),
-                str(len(group)),
-                *verdicts,
-                str(sum(1 for result in group if result.agent_error is not None)),
+                *(str(sum(1 for result in group if count(result))) for _, count in counted),
                 *(_number(stats.stat(metric, "mean") if stats is not None else None) for metric in metrics),
             ]
         )
-    counts = [
-        "Questions",
-        *(["Passed", "Failed"] if with_outcomes else []),
-        *(["Not evaluated"] if unscored else []),
-        "Agent errors",
+    header = [
+        "Template",
+        *(name for name, _ in counted),
+        *(f"{escape_text(metric)} (mean)" for metric in metrics),
     ]
-    header = ["Template", *counts, *(f"{escape_text(metric)} (mean)" for metric in metrics)]
     return "### Per template\n\n" + _table(header, rows)
 
 

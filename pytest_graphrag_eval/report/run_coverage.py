@@ -4,7 +4,7 @@ Ctrl-C never passes for a whole one. Pure values: the plugin counts, this module
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from pytest_graphrag_eval.formats.json_types import JsonObject
 
@@ -32,13 +32,7 @@ class RunCoverage:
         return self.stopped is not None and bool(self.not_run)
 
     def to_json(self) -> JsonObject:
-        return {
-            "corpus_questions": self.corpus_questions,
-            "selected_questions": self.selected_questions,
-            "judged_questions": self.judged_questions,
-            "not_run": list(self.not_run),
-            "stopped": self.stopped,
-        }
+        return {**asdict(self), "not_run": list(self.not_run)}
 
     @classmethod
     def from_metadata(cls, metadata: Mapping[str, object]) -> RunCoverage | None:
@@ -52,7 +46,8 @@ class RunCoverage:
         if not all(isinstance(count, int) for count in counts) or not isinstance(not_run, list):
             return None
         corpus, selected, judged = (int(count) for count in counts if isinstance(count, int))
-        return cls(corpus, selected, judged, tuple(str(question) for question in not_run), _text(stopped))
+        not_run_ids = tuple(str(question) for question in not_run)
+        return cls(corpus, selected, judged, not_run_ids, None if stopped is None else str(stopped))
 
     def gates_note(self) -> str:
         """What a gate judged on part of the corpus says next to its verdict."""
@@ -80,7 +75,3 @@ def listed(ids: Sequence[str], most: int = MAX_LISTED) -> str:
     """The first ids and how many more: a line a CI log can hold."""
     shown = ", ".join(ids[:most])
     return shown + (f" and {len(ids) - most} more" if len(ids) > most else "")
-
-
-def _text(value: object) -> str | None:
-    return str(value) if value is not None else None

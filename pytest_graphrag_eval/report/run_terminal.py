@@ -14,12 +14,14 @@ from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report.judging_summary import calibration_lines, review_lines
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
+from pytest_graphrag_eval.report.shown_path import printed_path
 from pytest_graphrag_eval.report.terminal_summary import (
+    count_header,
+    format_table,
     score_columns,
-    write_output_paths,
-    write_terminal_summary,
+    summary_rows,
 )
-from pytest_graphrag_eval.report_model import ComparisonSection, JudgeSpend
+from pytest_graphrag_eval.report_model import ComparisonSection, JudgeSpend, OutcomeCounts, QuestionResult
 
 
 @dataclass(frozen=True)
@@ -59,15 +61,9 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
         if run.comparison is not None
         else []
     ) + list(run.history_lines)
-    write_terminal_summary(
-        terminalreporter,
-        results,
-        run.gate_results,
-        baseline_lines=baseline_lines,
-        warnings=run.warnings,
-        spend=spend_lines(run.judge_spend),
-        gates_note=run.coverage.gates_note() if run.coverage is not None else None,
-    )
+    spend = spend_lines(run.judge_spend)
+    if results or run.gate_results or run.warnings or spend:
+        _write_summary(terminalreporter, run, results, baseline_lines, spend)
     for line in [*calibration_lines(run.calibration), *review_lines(results)]:
         terminalreporter.write_line(line)
     if run.coverage is not None:
@@ -82,7 +78,11 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
             terminalreporter.write_line(line)
     for text, colour in run.lines:
         terminalreporter.write_line(text, **({colour: True} if colour else {}))
-    write_output_paths(terminalreporter, run.written, run.current_folder)
+    # One line per file written, as pytest's own `--junitxml` says `generated xml file: ...`, named from
+    # the current folder when inside it, else absolute (`printed_path`).
+    for what, path in run.written:
+        shown = printed_path(path, run.current_folder) if run.current_folder is not None else str(path)
+        terminalreporter.write_sep("-", f"generated graphrag-eval {what}: {shown}")
     announce_failed_gates(terminalreporter, run.gate_results)
     for problem in run.problems:
         terminalreporter.write_line(f"graphrag-eval: {problem}", red=True, bold=True)
@@ -91,9 +91,43 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
         terminalreporter.write_line(f"graphrag-eval: {text}", **({} if recorded else {"yellow": True}))
 
 
-def failed_gates_key(count: int) -> str:
-    """The word pytest's final line shows after the count: `1 gate failed`, `2 gates failed`."""
-    return "gate failed" if count == 1 else "gates failed"
+def _write_summary(
+    terminalreporter: Any,
+    run: RunTerminal,
+    results: Sequence[JsonObject],
+    baseline_lines: Sequence[tuple[str, str]],
+    spend: Sequence[str],
+) -> None:
+    """The graphrag-eval section: the score table, warnings, spend, the baseline lines, then the gates,
+    each saying so when they saw part of the corpus only."""
+    terminalreporter.section("graphrag-eval summary")
+    if results:
+        columns = score_columns(results)
+        header = ["template", *count_header(results), *columns, "tokens", "elapsed_s"]
+        for line in format_table(header, summary_rows(results, columns)):
+            terminalreporter.write_line(line)
+        # Named as the Markdown and HTML name them (pytest's own line counts a not-evaluated item as skipped).
+        counts = OutcomeCounts.of([QuestionResult.from_record(result) for result in results]).parts()
+        terminalreporter.write_line(
+            f"{len(results)} questions" + (f": {', '.join(counts)}" if counts else "")
+        )
+    for warning in run.warnings:
+        terminalreporter.write_line(f"warning: {warning}", yellow=True)
+    for line in spend:
+        terminalreporter.write_line(line, yellow=line.startswith(("budget reached", "cache-only")))
+    if baseline_lines:
+        terminalreporter.write_line("")
+    for text, colour in baseline_lines:
+        terminalreporter.write_line(text, **({colour: True} if colour else {}))
+    if run.gate_results:
+        terminalreporter.write_line("")
+        terminalreporter.write_line("gates:")
+        note = f"  [{run.coverage.gates_note()}]" if run.coverage is not None else ""
+        for gate in run.gate_results:
+            status = "PASS" if gate.passed else "FAIL"
+            terminalreporter.write_line(
+                f"  {status}  {gate.message}{note}", red=not gate.passed, green=gate.passed
+            )
 
 
 def announce_failed_gates(terminalreporter: Any, gates: Sequence[GateResult]) -> None:
@@ -108,5 +142,6 @@ def announce_failed_gates(terminalreporter: Any, gates: Sequence[GateResult]) ->
     )
     for gate in failed:
         terminalreporter.write_line(f"  FAIL  {gate.message}", red=True)
-    # Any key in `stats` shows up in the final line; these entries are not test reports.
-    terminalreporter.stats.setdefault(failed_gates_key(len(failed)), []).extend(failed)
+    # Any key in `stats` shows up in the final line (`1 gate failed`); these entries are not test reports.
+    key = "gate failed" if len(failed) == 1 else "gates failed"
+    terminalreporter.stats.setdefault(key, []).extend(failed)

@@ -1,17 +1,14 @@
-"""The terminal summary: a table per template and overall with a handful of score columns (so it
-fits a CI log), then the gates."""
+"""The terminal summary's table: a row per template and overall with a handful of score columns (so
+it fits a CI log)."""
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.aggregates import is_metric_value
-from pytest_graphrag_eval.gates.model import GateResult
-from pytest_graphrag_eval.report.shown_path import printed_path
-from pytest_graphrag_eval.report_model import Outcome, OutcomeCounts, QuestionResult
+from pytest_graphrag_eval.report_model import Outcome, QuestionResult
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
 MAX_METRIC_COLUMNS = 6
@@ -87,57 +84,3 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[s
         return f"{first}  {rest}"
 
     return [line(header), *(line(row) for row in rows)]
-
-
-def write_terminal_summary(
-    terminalreporter: Any,
-    results: Sequence[Mapping[str, Any]],
-    gates: Sequence[GateResult],
-    *,
-    baseline_lines: Sequence[tuple[str, str]] = (),
-    warnings: Sequence[str] = (),
-    spend: Sequence[str] = (),
-    gates_note: str | None = None,
-) -> None:
-    """Print the graphrag-eval section of the terminal summary, the gates last, each with `gates_note`
-    when they saw part of the corpus only."""
-    if not results and not gates and not warnings and not spend:
-        return
-    terminalreporter.section("graphrag-eval summary")
-    if results:
-        columns = score_columns(results)
-        header = ["template", *count_header(results), *columns, "tokens", "elapsed_s"]
-        for line in format_table(header, summary_rows(results, columns)):
-            terminalreporter.write_line(line)
-        # Named as the Markdown and HTML name them (pytest's own line counts a not-evaluated item as skipped).
-        counts = OutcomeCounts.of([QuestionResult.from_record(result) for result in results]).parts()
-        terminalreporter.write_line(
-            f"{len(results)} questions" + (f": {', '.join(counts)}" if counts else "")
-        )
-    for warning in warnings:
-        terminalreporter.write_line(f"warning: {warning}", yellow=True)
-    for line in spend:
-        terminalreporter.write_line(line, yellow=line.startswith(("budget reached", "cache-only")))
-    if baseline_lines:
-        terminalreporter.write_line("")
-    for text, colour in baseline_lines:
-        terminalreporter.write_line(text, **({colour: True} if colour else {}))
-    if gates:
-        terminalreporter.write_line("")
-        terminalreporter.write_line("gates:")
-        for gate in gates:
-            status = "PASS" if gate.passed else "FAIL"
-            note = f"  [{gates_note}]" if gates_note else ""
-            terminalreporter.write_line(
-                f"  {status}  {gate.message}{note}", red=not gate.passed, green=gate.passed
-            )
-
-
-def write_output_paths(
-    terminalreporter: Any, written: Sequence[tuple[str, Path]], current_folder: Path | None = None
-) -> None:
-    """One line per file the run wrote, as pytest's own `--junitxml` says `generated xml file: ...`,
-    named from the current folder when inside it, else absolute (`printed_path`)."""
-    for what, path in written:
-        shown = printed_path(path, current_folder) if current_folder is not None else str(path)
-        terminalreporter.write_sep("-", f"generated graphrag-eval {what}: {shown}")

@@ -42,7 +42,9 @@ def coverage_view(metadata: Mapping[str, object]) -> CoverageView | None:
         return None
     section = _object(section, _FIELD)
     if "error" in section:
-        return CoverageView(error=_text(section["error"], f"{_FIELD}.error"))
+        if not isinstance(section["error"], str):
+            raise InputError("must be a text", field=f"{_FIELD}.error")
+        return CoverageView(error=section["error"])
     uses = _object(section.get("uses"), f"{_FIELD}.uses")
     templates = _object(section.get("templates"), f"{_FIELD}.templates")
     return CoverageView(
@@ -85,10 +87,4 @@ def _count(part: Mapping[str, object], key: str, where: str) -> int:
     value = part.get(key)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise InputError("must be a whole number", field=f"{where}.{key}")
-    return value
-
-
-def _text(value: object, where: str) -> str:
-    if not isinstance(value, str):
-        raise InputError("must be a text", field=where)
     return value

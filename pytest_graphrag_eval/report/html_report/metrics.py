@@ -50,12 +50,6 @@ def is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def is_usage_key(key: str) -> bool:
-    """Tokens, durations, counts, dollars and spreads, by the scorers' declarations
-    (`result_keys.CATALOGUE`), else by suffix: summed or shown, never drawn as a score."""
-    return CATALOGUE.role(key) != "score"
-
-
 def cost_keys(keys: Iterable[str]) -> list[str]:
     """Model cost keys in USD (`answer_eval_cost`, `answer_relevance_cost`, `retrieval_judge_cost`, ...)."""
     return sorted(key for key in keys if CATALOGUE.role(key) == "cost")
@@ -84,13 +78,14 @@ def numeric_keys(results: Iterable[Mapping[str, object]]) -> list[str]:
 
 def score_metrics(keys: Sequence[str], columns: Mapping[str, Sequence[float | None]]) -> list[str]:
     """Keys whose values (`columns[key]`: `finite` of each question's) all lie in [0, 1] and are not
-    usage: the quality scores, leading ones first."""
-    scores = []
-    for key in keys:
-        if is_usage_key(key):
-            continue
-        if all(value is None or 0.0 <= value <= 1.0 for value in columns[key]):
-            scores.append(key)
+    usage (tokens, durations, counts, dollars and spreads, by the scorers' declarations in
+    `result_keys.CATALOGUE`): the quality scores, leading ones first."""
+    scores = [
+        key
+        for key in keys
+        if CATALOGUE.role(key) == "score"
+        and all(value is None or 0.0 <= value <= 1.0 for value in columns[key])
+    ]
     leading = [key for key in LEADING_METRICS if key in scores]
     return leading + [key for key in scores if key not in leading]
 

@@ -146,82 +146,24 @@ class Columns:
         return column
 
 
-@dataclass(frozen=True)
-class _Questions:
-    """What both the page's view and its drill-downs derive from the results, checked first."""
-
-    results: list[Mapping[str, object]]
-    metadata: Mapping[str, object]
-    keys: list[str]
-    columns: Columns
-    scores: list[str]
-    layouts: KeyLayouts
-    comparison: ComparisonSection | None
-    classification: dict[tuple[str, str], QuestionChange]
-    question_keys: list[tuple[str, str]]  # (template id, question id) as text
-    history: HistorySection | None
-    history_flaky: frozenset[str]
-    outcomes_over_runs: dict[str, list[str]]  # question id -> its outcomes in the history's runs
-
-    @classmethod
-    def of(cls, report: ReportDocument) -> _Questions:
-        """Derive what the report's results (checked when it was read) hold."""
-        results = [result.record for result in report.results]
-        keys = numeric_keys(results)
-        columns = Columns.of(results, keys)
-        scores = score_metrics(keys, columns.values)
-        comparison, history = report.comparison, report.history
-        return cls(
-            results=results,
-            metadata=report.metadata,
-            keys=keys,
-            columns=columns,
-            scores=scores,
-            layouts=KeyLayouts(keys, scores),
-            comparison=comparison,
-            classification=_classifications(comparison),
-            question_keys=[result.key for result in report.results],
-            history=history,
-            history_flaky=history.flaky_ids if history is not None else frozenset(),
-            outcomes_over_runs=question_outcomes(history) if history is not None else {},
-        )
-
-    def drill_downs(self) -> list[dict[str, object]]:
-        """Every question's drill-down, in the results' order."""
-        positions = range(len(self.results))
-        details = _all_details(
-            self.results,
-            positions,
-            self.question_keys,
-            self.metadata,
-            self.classification,
-            self.scores,
-            self.columns,
-            self.layouts,
-        )
-        outcomes_over_runs = self.outcomes_over_runs
-        if outcomes_over_runs:
-            for position, detail in zip(positions, details, strict=True):
-                question_id = _text(self.results[position]["question_id"])
-                if question_id in outcomes_over_runs:
-                    detail["history"] = outcomes_over_runs[question_id]
-                    detail["history_flaky"] = question_id in self.history_flaky
-        return details
-
-
 def build_view(report: ReportDocument) -> ReportView:
     """Everything the page shows of a report read and checked already (`ReportDocument.from_json`)."""
-    questions = _Questions.of(report)
-    results, columns, scores, keys = questions.results, questions.columns, questions.scores, questions.keys
-    metadata, comparison, question_keys = questions.metadata, questions.comparison, questions.question_keys
-    aggregates = report.aggregates
+    results = [result.record for result in report.results]
+    keys = numeric_keys(results)
+    columns = Columns.of(results, keys)
+    scores = score_metrics(keys, columns.values)
+    layouts = KeyLayouts(keys, scores)
+    metadata, comparison, history = report.metadata, report.comparison, report.history
+    question_keys = [result.key for result in report.results]
+    classification = {question.key: question for question in comparison.questions} if comparison else {}
+    history_flaky = history.flaky_ids if history is not None else frozenset()
     others = [key for key in keys if key not in scores]
     outcomes = [outcome_of(result) for result in results]
     groups: dict[str, list[int]] = {}
     for position, result in enumerate(results):
         groups.setdefault(str(result["template_id"]), []).append(position)
     templates = list(groups)
-    micro = aggregates.micro
+    micro = report.aggregates.micro
     gates = report.gates
     verdicts = _gate_verdicts(gates)
     id_counts = Counter(question_id for _, question_id in question_keys)
@@ -256,33 +198,28 @@ def build_view(report: ReportDocument) -> ReportView:
             for tid, members in groups.items()
         ],
         micro_means={metric: _micro_mean(micro, results, metric, columns) for metric in scores},
-        macro_means={metric: _stat(aggregates.macro, metric, "mean") for metric in scores},
+        macro_means={metric: _stat(report.aggregates.macro, metric, "mean") for metric in scores},
         usage=_usage(micro, results, keys),
         has_cost=bool(cost_keys(keys)),
         metric_errors=dict(
-            Counter(key for result in results for key in questions.layouts.of(result).errors if result[key])
+            Counter(key for result in results for key in layouts.of(result).errors if result[key])
         ),
         histograms=_histograms(groups, scores, others, columns),
         changes=_changes(comparison, results, question_keys, id_counts, scores)
         if comparison is not None
         else None,
         index=_index(
-            results,
-            question_keys,
-            outcomes,
-            templates,
-            scores,
-            questions.classification,
-            questions.history_flaky,
-            columns,
+            results, question_keys, outcomes, templates, scores, classification, history_flaky, columns
         ),
-        details=questions.drill_downs(),
+        details=_drill_downs(
+            results, question_keys, metadata, classification, scores, columns, layouts, history
+        ),
         history=build_history(
-            questions.history,
+            history,
             gates,
             {_text(result["question_id"]): _link(result, id_counts) for result in results},
         )
-        if questions.history is not None
+        if history is not None
         else None,
         review=build_review_view(report.to_json()),
         graph_coverage=coverage_view(metadata),
@@ -364,10 +301,10 @@ def _histograms(
 ) -> dict[str, dict[str, Histogram]]:
     """Per metric: the histogram over every question ("") and per template (`groups`: its positions)."""
     shown = [*scores, *(key for key in others if not key.endswith(("_stdev", "_count")))]
-    charts: dict[str, dict[str, Histogram]] = {}
-    for metric in shown:
-        charts[metric] = group_histograms(columns.values[metric], groups, unit_interval=metric in scores)
-    return charts
+    return {
+        metric: group_histograms(columns.values[metric], groups, unit_interval=metric in scores)
+        for metric in shown
+    }
 
 
 def _changes(
@@ -464,11 +401,6 @@ def _bar(change: MetricChange, scale: float) -> tuple[DeltaBar, bool, float]:
     return delta_bar(delta, low, high, scale), significant, scale
 
 
-def _classifications(comparison: ComparisonSection | None) -> dict[tuple[str, str], QuestionChange]:
-    """Each question's change, keyed like the comparison pairs questions: by template and question id."""
-    return {question.key: question for question in comparison.questions} if comparison is not None else {}
-
-
 def _link(item: Mapping[str, object], id_counts: Mapping[str, int]) -> str:
     """The page's address of a question: its id, with the template when another template reuses the id."""
     question_id = _text(item.get("question_id"))
@@ -546,35 +478,41 @@ class KeyLayouts:
         )
 
 
-def _all_details(
+def _drill_downs(
     results: Sequence[Mapping[str, object]],
-    positions: range,
     question_keys: Sequence[tuple[str, str]],
     metadata: Mapping[str, object],
     classification: Mapping[tuple[str, str], QuestionChange],
     scores: Sequence[str],
     columns: Columns,
     layouts: KeyLayouts,
+    history: HistorySection | None,
 ) -> list[dict[str, object]]:
-    """The drill-downs of the questions at `positions`; what is the same for all of them is looked
+    """Every question's drill-down, in the results' order; what is the same for all of them is looked
     up once."""
-    if not positions:
-        return []
     steps_scope = _text(metadata.get("steps_scope")) or "last_group"
     score_columns = [(key, columns.values[key]) for key in scores]
-    return [
+    details = [
         _details(
-            results[position],
+            result,
             position,
             steps_scope,
             classification.get(question_keys[position]),
             score_columns,
             columns,
-            layouts.of(results[position]),
+            layouts.of(result),
             scores,
         )
-        for position in positions
+        for position, result in enumerate(results)
     ]
+    if history is not None:
+        outcomes_over_runs, flaky = question_outcomes(history), history.flaky_ids
+        for result, detail in zip(results, details, strict=True):
+            question_id = _text(result["question_id"])
+            if question_id in outcomes_over_runs:
+                detail["history"] = outcomes_over_runs[question_id]
+                detail["history_flaky"] = question_id in flaky
+    return details
 
 
 def _details(
@@ -637,25 +575,11 @@ def _details(
 def _change_deltas(
     deltas: Mapping[str, MetricDelta],
 ) -> tuple[tuple[str, float | None, float | None, float | None], ...]:
-    """[metric, baseline, current, delta] of each metric the comparison holds, JSON-safe.
-
-    A comparison gives every question about a dozen of these, nearly all three finite floats: those
-    are kept as they are without three calls of `finite` (a sum of finite floats is finite, unless
-    it overflows, which takes the general path); anything else goes through `finite`.
-    """
-    rows: list[tuple[str, float | None, float | None, float | None]] = []
-    for metric, values in deltas.items():
-        baseline, current, delta = values["baseline"], values["current"], values["delta"]
-        if (
-            type(baseline) is float
-            and type(current) is float
-            and type(delta) is float
-            and isfinite(baseline + current + delta)
-        ):
-            rows.append((metric, baseline, current, delta))
-        else:
-            rows.append((metric, finite(baseline), finite(current), finite(delta)))
-    return tuple(rows)
+    """[metric, baseline, current, delta] of each metric the comparison holds, JSON-safe."""
+    return tuple(
+        (metric, finite(values["baseline"]), finite(values["current"]), finite(values["delta"]))
+        for metric, values in deltas.items()
+    )
 
 
 def _threshold(item: Mapping[str, object]) -> Mapping[str, object]:
