@@ -24,7 +24,8 @@ alternating run by run, median of `--runs`:
     commit), that version's `load_corpus`, in a subprocess with this interpreter;
 (d) on the anchored shape, the whole library run (load, score, aggregate: `load_corpus` +
     `load_responses`, `run_evaluation`, `compute_aggregates`) beside graphrag-eval 6.6.1's
-    (`CSafeLoader` + `json`, its `run_evaluation` and `compute_aggregates`) in its own interpreter:
+    (`CSafeLoader` + `json`, its `run_evaluation` and `compute_aggregates`) in its own interpreter,
+    each run of each side in a fresh process (as a user's run is: nothing warmed by earlier runs):
     `--graphrag-eval-python PATH` or GRAPHRAG_EVAL_PYTHON (Python 3.12 with `graphrag-eval==6.6.1`
     and `pyyaml`); skipped without it, and in `--quick` mode.
 
@@ -52,11 +53,12 @@ from typing import Any
 
 import yaml
 from bench_kgqa_shape import QUESTIONS, TEMPLATES, make_data
-from bench_typical_data import our_phases, their_phases
+from bench_typical_data import their_phases
 from timing import announce_quick
 
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 
+ROOT = Path(__file__).resolve().parents[1]
 LOAD_BUDGET = 1.0  # our load / CSafeLoader's, anchored shape
 LIBRARY_BUDGET = 0.5  # our library run / graphrag-eval's
 # An anchor token (`&id001`, `&meta_en`): after a line start, a space or a flow indicator, unlike `AT&T`.
@@ -220,16 +222,39 @@ def time_loads(paths: dict[str, Path], runs: int, other_tree: Path | None) -> di
 PHASES = ("load", "score", "aggregate", "total")
 
 
+# Run in a fresh process with this interpreter: argv = the repository, corpus, responses; prints the
+# CPU seconds of each phase of one library run (imports first, untimed, as graphrag-eval's side does).
+OUR_TIMER = """
+import json, sys
+sys.path[:0] = [sys.argv[1], sys.argv[1] + "/benchmarks"]
+from pathlib import Path
+from bench_typical_data import our_phases
+print(json.dumps(our_phases(Path(sys.argv[2]), Path(sys.argv[3]))()))
+"""
+
+
+def our_fresh_phases(corpus: Path, responses: Path) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", OUR_TIMER, str(ROOT), str(corpus), str(responses)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"our library run failed:\n{done.stderr[-2000:]}")
+    phases: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return phases
+
+
 def time_library_runs(
     corpus: Path, responses: Path, runs: int, graphrag_eval_python: str | None
 ) -> tuple[dict[str, float], dict[str, float] | None]:
     """Median CPU seconds per phase (and their total) of our whole library run and graphrag-eval's,
-    alternating run by run."""
-    ours_run = our_phases(corpus, responses)
+    alternating run by run, each in a fresh process."""
     ours: list[dict[str, float]] = []
     theirs: list[dict[str, float]] = []
     for _ in range(runs):
-        phases = ours_run()
+        phases = our_fresh_phases(corpus, responses)
         ours.append({**phases, "total": sum(phases.values())})
         if graphrag_eval_python:
             theirs.append(their_phases(graphrag_eval_python, corpus, responses, 1))
