@@ -53,7 +53,7 @@ from typing import Any
 
 import yaml
 from bench_kgqa_shape import QUESTIONS, TEMPLATES, make_data
-from bench_typical_data import their_phases
+from bench_typical_data import phases_printed_by, their_phases
 from timing import announce_quick
 
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
@@ -234,16 +234,8 @@ print(json.dumps(our_phases(Path(sys.argv[2]), Path(sys.argv[3]))()))
 
 
 def our_fresh_phases(corpus: Path, responses: Path) -> dict[str, float]:
-    done = subprocess.run(
-        [sys.executable, "-c", OUR_TIMER, str(ROOT), str(corpus), str(responses)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"our library run failed:\n{done.stderr[-2000:]}")
-    phases: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return phases
+    command = [sys.executable, "-c", OUR_TIMER, str(ROOT), str(corpus), str(responses)]
+    return phases_printed_by(command, "our library run")
 
 
 def time_library_runs(

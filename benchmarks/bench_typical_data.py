@@ -425,14 +425,15 @@ def their_phases(
     python: str, corpus: Path, responses: Path, runs: int, *, pure_python_load: bool = False
 ) -> dict[str, float]:
     """graphrag-eval's median CPU seconds per phase; with `pure_python_load`, also `safe_load`'s."""
-    completed = subprocess.run(
-        [python, "-c", THEIR_TIMER, str(corpus), str(responses), str(runs), str(int(pure_python_load))],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    arguments = [str(corpus), str(responses), str(runs), str(int(pure_python_load))]
+    return phases_printed_by([python, "-c", THEIR_TIMER, *arguments], "graphrag-eval's interpreter")
+
+
+def phases_printed_by(command: list[str], who: str) -> dict[str, float]:
+    """The seconds per phase a timing script printed as JSON on its last line, run in a fresh process."""
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
     if completed.returncode != 0:
-        raise SystemExit(f"graphrag-eval's interpreter failed:\n{completed.stderr[-2000:]}")
+        raise SystemExit(f"{who} failed:\n{completed.stderr[-2000:]}")
     phases: dict[str, float] = json.loads(completed.stdout.strip().splitlines()[-1])
     return phases
 
