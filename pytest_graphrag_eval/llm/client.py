@@ -26,6 +26,7 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.json_types import JSONValue
 from pytest_graphrag_eval.llm.batch_transport import (
     NOT_IN_A_BATCH,
+    URLS,
     BatchRequest,
     BatchTransport,
     CallDeferred,
@@ -49,6 +50,7 @@ from pytest_graphrag_eval.report_model import Refusal
 log = logging.getLogger("pytest_graphrag_eval.llm")
 
 T = TypeVar("T")
+R = TypeVar("R", bound="ChatResult | EmbeddingResult")
 
 
 @dataclass(frozen=True)
@@ -230,20 +232,14 @@ class JudgeClient:
         if self.settings.max_tokens is not None:  # only when set, so existing cache entries stay valid
             identity["max_tokens"] = self.settings.max_tokens
         key = cache_key(identity)
-        entry = self._cache_get(key, "chat", model)
-        if entry is not None:
-            try:
-                result = ChatResult(**entry, cached=True, model=model)
-            except TypeError:
-                log.warning("ignoring LLM cache entry %s with unexpected fields", key)
-            else:
-                if self.planner is not None:
-                    self.planner.record_cached("chat", model, response_format)
-                return result
+        cached = self._cached(
+            key, "chat", model, lambda entry: ChatResult(**entry, cached=True, model=model), response_format
+        )
+        if cached is not None:
+            return cached
         if self.planner is not None:
             text = self.planner.plan_chat(messages, model, response_format)
             return ChatResult(text, 0, 0, 0.0, False, model)
-        self._refuse_if_cache_only("chat", model, key)
         optional = {
             "temperature": temperature,
             "response_format": response_format,
@@ -254,21 +250,11 @@ class JudgeClient:
             "messages": messages,
             **{k: v for k, v in optional.items() if v is not None},
         }
-        if self.settings.batch:
-            self._defer(BatchRequest(key, "chat", model, request))
-        # The SDK's documented low-level `post`: no walk of the body through parameter types and no
-        # response model, most of the CPU per call at tens in flight (bench_judge_throughput.py).
-        text, input_tokens, output_tokens = await self._request(
-            "chat",
-            model,
-            lambda sdk: sdk.post("/chat/completions", body=request, cast_to=str),
-            _parse_chat,
-            self._ceiling.chat(messages, model) if self._ceiling is not None else 0.0,
+        return await self._send(
+            BatchRequest(key, "chat", model, request),
+            lambda body: self._chat_result(body, model),
+            lambda ceiling: ceiling.chat(messages, model),
         )
-        cost, known = self._cost(model, input_tokens, output_tokens)
-        result = ChatResult(text, input_tokens, output_tokens, cost, False, model, known)
-        await self._cache_put(key, "chat", model, _cache_entry(result))
-        return result
 
     async def embed(self, texts: list[str], *, model: str | None = None) -> EmbeddingResult:
         """Embed `texts` in one request (vectors in input order)."""
@@ -276,54 +262,38 @@ class JudgeClient:
         if not texts:
             return EmbeddingResult([], 0, 0.0, False, model)
         key = cache_key({"kind": "embeddings", "model": model, "texts": texts})
-        entry = self._cache_get(key, "embeddings", model)
-        if entry is not None:
-            try:
-                if len(entry["vectors"]) == len(texts):
-                    if self.planner is not None:
-                        self.planner.record_cached("embeddings", model)
-                    return EmbeddingResult(**entry, cached=True, model=model)
-            except (TypeError, KeyError):
-                pass
-            log.warning("ignoring LLM cache entry %s with unexpected fields", key)
+
+        def from_cache(entry: dict[str, Any]) -> EmbeddingResult | None:
+            result = EmbeddingResult(**entry, cached=True, model=model)
+            return result if len(result.vectors) == len(texts) else None
+
+        cached = self._cached(key, "embeddings", model, from_cache)
+        if cached is not None:
+            return cached
         if self.planner is not None:
             return EmbeddingResult(self.planner.plan_embeddings(texts, model), 0, 0.0, False, model)
-        self._refuse_if_cache_only("embeddings", model, key)
-        # As for chat; base64 vectors are decoded without numpy, whose first import inside the
-        # call's timeout could outlast a short timeout.
-        request = {"model": model, "input": texts, "encoding_format": "base64"}
-        if self.settings.batch:
-            self._defer(BatchRequest(key, "embeddings", model, request))
-        vectors, input_tokens = await self._request(
-            "embeddings",
-            model,
-            lambda sdk: sdk.post("/embeddings", body=request, cast_to=str),
-            lambda body: _parse_embeddings(body, len(texts)),
-            self._ceiling.embeddings(texts, model) if self._ceiling is not None else 0.0,
+        # Base64 vectors are decoded without numpy, whose first import inside the call's timeout
+        # could outlast a short timeout.
+        return await self._send(
+            BatchRequest(
+                key, "embeddings", model, {"model": model, "input": texts, "encoding_format": "base64"}
+            ),
+            lambda body: self._embedding_result(body, model, len(texts)),
+            lambda ceiling: ceiling.embeddings(texts, model),
         )
-        cost, known = self._cost(model, input_tokens, 0)
-        result = EmbeddingResult(vectors, input_tokens, cost, False, model, known)
-        await self._cache_put(key, "embeddings", model, _cache_entry(result))
-        return result
 
     def store_batch_reply(self, request: BatchRequest, body: JSONValue) -> None:
         """Store one reply of a judge batch in the cache at batch prices; MalformedResponse if unusable."""
-        model = request.model
         result: ChatResult | EmbeddingResult
         if request.kind == "chat":
-            text, input_tokens, output_tokens = _parse_chat(body)
-            cost, known = self._cost(model, input_tokens, output_tokens, batch=True)
-            result = ChatResult(text, input_tokens, output_tokens, cost, False, model, known)
+            result = self._chat_result(body, request.model, batch=True)
         else:
             inputs = request.body["input"]
-            vectors, input_tokens = _parse_embeddings(body, len(inputs) if isinstance(inputs, list) else 0)
-            cost, known = self._cost(model, input_tokens, 0, batch=True)
-            result = EmbeddingResult(vectors, input_tokens, cost, False, model, known)
+            expected = len(inputs) if isinstance(inputs, list) else 0
+            result = self._embedding_result(body, request.model, expected, batch=True)
         self.stats.calls_made += 1
         if self._cache is not None:
-            self._cache.put(
-                request.key, {"kind": request.kind, "model": model, "result": _cache_entry(result)}
-            )
+            self._cache.put(request.key, _cache_entry(result))
 
     def batch_sdk(self) -> openai.AsyncOpenAI:
         """The SDK client of the running loop, for the Batch API's files and batches endpoints."""
@@ -350,31 +320,33 @@ class JudgeClient:
         for loop in [loop for loop in self._states if loop.is_closed()]:
             del self._states[loop]
 
-    async def _request(
+    async def _send(
         self,
-        kind: str,
-        model: str,
-        send: Callable[[openai.AsyncOpenAI], Awaitable[str]],
-        parse: Callable[[str], T],
-        estimate_usd: float = 0.0,
-    ) -> T:
-        """Send with the concurrency bound, timeout and retries; raise LLMError when it finally fails.
-
-        Each attempt reserves `estimate_usd` from the budget while in flight."""
+        request: BatchRequest,
+        make_result: Callable[[str], R],
+        ceiling: Callable[[CostCeiling], float],
+    ) -> R:
+        """A cache miss: refused (cache-only), deferred (batch judge), or sent (`pending_calls`), cached."""
+        self._refuse_if_cache_only(request)
+        if self.settings.batch:
+            self._defer(request)
+        estimate_usd = ceiling(self._ceiling) if self._ceiling is not None else 0.0
         self.pending_calls += 1
         try:
-            return await self._send_with_retries(kind, model, send, parse, estimate_usd)
+            result = await self._send_with_retries(request, make_result, estimate_usd)
         finally:
             self.pending_calls -= 1
+        await self._cache_put(request.key, result)
+        return result
 
     async def _send_with_retries(
-        self,
-        kind: str,
-        model: str,
-        send: Callable[[openai.AsyncOpenAI], Awaitable[str]],
-        parse: Callable[[str], T],
-        estimate_usd: float,
+        self, request: BatchRequest, parse: Callable[[str], T], estimate_usd: float
     ) -> T:
+        """Send with the concurrency bound, timeout and retries; raise LLMError when it finally fails."""
+        kind, model = request.kind, request.model
+        # The SDK's documented low-level `post`: no walk of the body through parameter types and no
+        # response model, most of the CPU per call at tens in flight (bench_judge_throughput.py).
+        path = URLS[kind].removeprefix("/v1")
         settings = self.settings
         attempt = 0
         where = f"{kind} call to model {model!r} at {safe_url(settings.endpoint)}"
@@ -396,7 +368,7 @@ class JudgeClient:
                     await self._admit(kind, model, estimate_usd, state)
                     try:
                         async with asyncio.timeout(settings.timeout):
-                            response = await send(state.sdk)
+                            response = await state.sdk.post(path, body=request.body, cast_to=str)
                     finally:
                         # No await until the caller records the reply's cost, so no request is admitted
                         # between this release and that record.
@@ -437,16 +409,16 @@ class JudgeClient:
             log.info(redact(f"{where}: {failure.description}; retry {attempt} in {delay:.2f} s", settings))
             await asyncio.sleep(delay)
 
-    def _refuse_if_cache_only(self, kind: str, model: str, key: str) -> None:
+    def _refuse_if_cache_only(self, request: BatchRequest) -> None:
         if self.settings.cache_only:
             self.stats.cache_misses_refused += 1
-            self.stats.cache_miss_keys.add(key)
+            self.stats.cache_miss_keys.add(request.key)
             self.stats.failures += 1
             raise CallRefused(
-                f"{kind} call to model {model!r}: {CACHE_MISS}; cache key {key}",
+                f"{request.kind} call to model {request.model!r}: {CACHE_MISS}; cache key {request.key}",
                 reason=Refusal.CACHE_MISS,
-                kind=kind,
-                model=model,
+                kind=request.kind,
+                model=request.model,
             )
 
     def _defer(self, request: BatchRequest) -> None:
@@ -501,22 +473,79 @@ class JudgeClient:
         self.budget.record_cost(cost)
         return cost, price is not None
 
-    def _cache_get(self, key: str, kind: str, model: str) -> dict[str, Any] | None:
-        if self._cache is None:
-            return None
-        entry = self._cache.get(key)
+    def _cached(
+        self,
+        key: str,
+        kind: str,
+        model: str,
+        build: Callable[[dict[str, Any]], T | None],
+        response_format: dict[str, Any] | None = None,
+    ) -> T | None:
+        """The cached reply (a hit, which a dry run records), or None: a miss or an unusable entry."""
+        entry = self._cache.get(key) if self._cache is not None else None
         if entry is None or entry.get("kind") != kind or entry.get("model") != model:
             return None
-        result = entry.get("result")
-        if not isinstance(result, dict):
+        if not isinstance(stored := entry.get("result"), dict):
             return None
         self.stats.cache_hits += 1
+        try:
+            result = build(stored)
+        except TypeError:
+            result = None
+        if result is None:
+            log.warning("ignoring LLM cache entry %s with unexpected fields", key)
+        elif self.planner is not None:
+            self.planner.record_cached(kind, model, response_format)
         return result
 
-    async def _cache_put(self, key: str, kind: str, model: str, result: dict[str, Any]) -> None:
+    async def _cache_put(self, key: str, result: ChatResult | EmbeddingResult) -> None:
         """Store on a worker thread: creating a file may take a millisecond the loop can use to send."""
         if self._cache is not None:
-            await asyncio.to_thread(self._cache.put, key, {"kind": kind, "model": model, "result": result})
+            await asyncio.to_thread(self._cache.put, key, _cache_entry(result))
+
+    def _chat_result(self, body: JSONValue, model: str, batch: bool = False) -> ChatResult:
+        """The reply in a chat completion's JSON body, its cost counted; MalformedResponse when unusable."""
+        response = _json_object(body, "expected a chat completion with at least one choice")
+        choices = response.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            raise MalformedResponse("expected a chat completion with at least one choice")
+        message = choices[0].get("message")
+        message = message if isinstance(message, dict) else {}
+        content = message.get("content")
+        if not isinstance(content, str):
+            refusal = message.get("refusal")
+            if refusal:
+                raise MalformedResponse(f"the model refused: {str(refusal)[:200]}", retryable=False)
+            raise MalformedResponse("the reply has no text content")
+        usage = response.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        input_tokens, output_tokens = (
+            _count(usage.get("prompt_tokens")),
+            _count(usage.get("completion_tokens")),
+        )
+        cost, known = self._cost(model, input_tokens, output_tokens, batch)
+        return ChatResult(content, input_tokens, output_tokens, cost, False, model, known)
+
+    def _embedding_result(
+        self, body: JSONValue, model: str, expected: int, batch: bool = False
+    ) -> EmbeddingResult:
+        """The vectors (in input order, base64 float32 or plain lists) of an embeddings body, their
+        cost counted; MalformedResponse when unusable."""
+        response = _json_object(body, "expected an embeddings list")
+        data = response.get("data")
+        if not isinstance(data, list):
+            raise MalformedResponse("expected an embeddings list")
+        try:
+            items = sorted(data, key=lambda item: _index(_member(item, "index")))
+            vectors = [_vector(_member(item, "embedding")) for item in items]
+        except (KeyError, TypeError, ValueError, binascii.Error) as exc:
+            raise MalformedResponse(f"bad embedding item ({exc})") from None
+        if len(vectors) != expected or len({len(v) for v in vectors}) > 1:
+            raise MalformedResponse(f"expected {expected} vectors of one dimension, got {len(vectors)}")
+        usage = response.get("usage")
+        input_tokens = _count(usage.get("prompt_tokens") if isinstance(usage, dict) else None)
+        cost, known = self._cost(model, input_tokens, 0, batch)
+        return EmbeddingResult(vectors, input_tokens, cost, False, model, known)
 
 
 class ConnectionBreaker:
@@ -546,42 +575,6 @@ class ConnectionBreaker:
         self.refusals_in_a_row = 0
 
 
-def _parse_chat(body: JSONValue) -> tuple[str, int, int]:
-    """Text and token counts of a chat completion's JSON body; MalformedResponse when unusable."""
-    response = _json_object(body, "expected a chat completion with at least one choice")
-    choices = response.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise MalformedResponse("expected a chat completion with at least one choice")
-    message = choices[0].get("message")
-    message = message if isinstance(message, dict) else {}
-    content = message.get("content")
-    if not isinstance(content, str):
-        refusal = message.get("refusal")
-        if refusal:
-            raise MalformedResponse(f"the model refused: {str(refusal)[:200]}", retryable=False)
-        raise MalformedResponse("the reply has no text content")
-    usage = response.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    return content, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
-
-
-def _parse_embeddings(body: JSONValue, expected: int) -> tuple[list[list[float]], int]:
-    """Vectors in input order and prompt tokens of an embeddings body (base64 float32 or plain lists)."""
-    response = _json_object(body, "expected an embeddings list")
-    data = response.get("data")
-    if not isinstance(data, list):
-        raise MalformedResponse("expected an embeddings list")
-    try:
-        items = sorted(data, key=lambda item: _index(_member(item, "index")))
-        vectors = [_vector(_member(item, "embedding")) for item in items]
-    except (KeyError, TypeError, ValueError, binascii.Error) as exc:
-        raise MalformedResponse(f"bad embedding item ({exc})") from None
-    if len(vectors) != expected or len({len(v) for v in vectors}) > 1:
-        raise MalformedResponse(f"expected {expected} vectors of one dimension, got {len(vectors)}")
-    usage = response.get("usage")
-    return vectors, _count(usage.get("prompt_tokens") if isinstance(usage, dict) else None)
-
-
 def _json_object(body: JSONValue, expected: str) -> dict[str, JSONValue]:
     """The JSON object of a response body (text or decoded); else MalformedResponse(`expected`)."""
     try:
@@ -608,8 +601,10 @@ def _vector(embedding: JSONValue) -> list[float]:
 
 
 def _cache_entry(result: ChatResult | EmbeddingResult) -> dict[str, Any]:
-    """What the cache keeps of a reply: everything but `cached` and `model`, which its entry holds."""
-    return {name: value for name, value in vars(result).items() if name not in ("cached", "model")}
+    """A reply's cache entry: its kind and model, and the rest of it (but `cached`) as its result."""
+    kept = {name: value for name, value in vars(result).items() if name not in ("cached", "model")}
+    kind = "chat" if isinstance(result, ChatResult) else "embeddings"
+    return {"kind": kind, "model": result.model, "result": kept}
 
 
 def _member(item: JSONValue, key: str) -> JSONValue:
