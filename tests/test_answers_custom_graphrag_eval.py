@@ -13,7 +13,7 @@ import pytest
 
 from pytest_graphrag_eval import compute_aggregates
 from pytest_graphrag_eval.answers import AnswerSettings
-from pytest_graphrag_eval.answers.graphrag_eval_config import translate
+from pytest_graphrag_eval.answers.config_file import translate
 from pytest_graphrag_eval.evaluation import arun_evaluation
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
 from pytest_graphrag_eval.scorer_factory import build_scorers

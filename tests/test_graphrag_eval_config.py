@@ -16,8 +16,12 @@ from typing import Any
 import pytest
 
 from pytest_graphrag_eval.answers import AnswerSettings
-from pytest_graphrag_eval.answers.config_file import AnswersConfig, load_answers_config
-from pytest_graphrag_eval.answers.graphrag_eval_config import is_graphrag_eval_config, translate
+from pytest_graphrag_eval.answers.config_file import (
+    AnswersConfig,
+    is_graphrag_eval_config,
+    load_answers_config,
+    translate,
+)
 from pytest_graphrag_eval.errors import ConfigurationError, ConfigurationWarning
 from pytest_graphrag_eval.llm import LLMSettings
 
