@@ -10,35 +10,27 @@ from typing import TYPE_CHECKING
 from pytest_graphrag_eval.lazy_names import lazy_names
 
 if TYPE_CHECKING:
-    from pytest_graphrag_eval.answers.metric import AnswerInputs, MetricOutcome
-    from pytest_graphrag_eval.answers.scorers import (
-        AnswerJudgeScorer,
-        DeterministicAnswerScorer,
-        build_answer_metrics,
-    )
-    from pytest_graphrag_eval.answers.settings import AnswerSettings, CustomMetric, OutputField
+    from pytest_graphrag_eval.answers.metric import AnswerInputs as AnswerInputs
+    from pytest_graphrag_eval.answers.metric import MetricOutcome as MetricOutcome
+    from pytest_graphrag_eval.answers.scorers import AnswerJudgeScorer as AnswerJudgeScorer
+    from pytest_graphrag_eval.answers.scorers import DeterministicAnswerScorer as DeterministicAnswerScorer
+    from pytest_graphrag_eval.answers.scorers import build_answer_metrics as build_answer_metrics
+    from pytest_graphrag_eval.answers.settings import AnswerSettings as AnswerSettings
+    from pytest_graphrag_eval.answers.settings import CustomMetric as CustomMetric
+    from pytest_graphrag_eval.answers.settings import OutputField as OutputField
 
 # Each name, and the module that defines it.
 _HOMES = {
-    "AnswerInputs": "pytest_graphrag_eval.answers.metric",
-    "MetricOutcome": "pytest_graphrag_eval.answers.metric",
-    "AnswerJudgeScorer": "pytest_graphrag_eval.answers.scorers",
-    "DeterministicAnswerScorer": "pytest_graphrag_eval.answers.scorers",
-    "build_answer_metrics": "pytest_graphrag_eval.answers.scorers",
-    "AnswerSettings": "pytest_graphrag_eval.answers.settings",
-    "CustomMetric": "pytest_graphrag_eval.answers.settings",
-    "OutputField": "pytest_graphrag_eval.answers.settings",
+    **dict.fromkeys(("AnswerInputs", "MetricOutcome"), "pytest_graphrag_eval.answers.metric"),
+    **dict.fromkeys(
+        ("AnswerJudgeScorer", "DeterministicAnswerScorer", "build_answer_metrics"),
+        "pytest_graphrag_eval.answers.scorers",
+    ),
+    **dict.fromkeys(
+        ("AnswerSettings", "CustomMetric", "OutputField"), "pytest_graphrag_eval.answers.settings"
+    ),
 }
-__all__ = [
-    "AnswerInputs",
-    "AnswerJudgeScorer",
-    "AnswerSettings",
-    "CustomMetric",
-    "DeterministicAnswerScorer",
-    "MetricOutcome",
-    "OutputField",
-    "build_answer_metrics",
-]
+__all__ = sorted(_HOMES)
 
 
 __getattr__ = lazy_names(__name__, globals(), _HOMES)

@@ -7,9 +7,9 @@ import json
 import re
 from typing import Any
 
-from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_format
+from pytest_graphrag_eval.answers.conversation import response_format
 from pytest_graphrag_eval.answers.llm_correctness import repeat_cache_extra
-from pytest_graphrag_eval.answers.metric import AnswerInputs, LLMJudgedMetric, MetricOutcome
+from pytest_graphrag_eval.answers.metric import AnswerInputs, LLMJudgedMetric
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block, render_alternatives
 from pytest_graphrag_eval.answers.settings import CustomMetric, OutputField
 from pytest_graphrag_eval.llm.judge import Judge, Usage
@@ -106,6 +106,7 @@ class CustomLLMMetric(LLMJudgedMetric):
     ):
         super().__init__(client, model, output_mode=output_mode, temperature=temperature)
         self.spec = spec
+        self.label_key = f"{spec.name}_judge"
         self.error_key = f"{spec.name}_error"
         self.spread_keys = tuple(
             spec.output_key(field.name) for field in spec.outputs if field.type in ("number", "integer")
@@ -136,20 +137,13 @@ class CustomLLMMetric(LLMJudgedMetric):
         blocks = [data_block(name, texts[name]) for name in self.spec.inputs]
         return "\n\n".join([self.spec.instructions.strip(), *blocks])
 
-    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
-        usage = Usage()
-        keys: dict[str, Any] = {f"{self.spec.name}_judge": self.label}
-        try:
-            values = await self.ask(
-                self.system_message,
-                self.prompt(inputs),
-                lambda text: parse_fields(self.spec.outputs, text),
-                usage,
-                self.response_format,
-                cache_key_extra=repeat_cache_extra(repeat),
-            )
-        except JudgeFailure as failure:
-            keys[self.error_key] = str(failure)
-            return MetricOutcome(keys, usage)
-        keys.update({self.spec.output_key(name): value for name, value in values.items()})
-        return MetricOutcome(keys, usage)
+    async def judged_keys(self, inputs: AnswerInputs, repeat: int, usage: Usage) -> dict[str, Any]:
+        values = await self.ask(
+            self.system_message,
+            self.prompt(inputs),
+            lambda text: parse_fields(self.spec.outputs, text),
+            usage,
+            self.response_format,
+            cache_key_extra=repeat_cache_extra(repeat),
+        )
+        return {self.spec.output_key(name): value for name, value in values.items()}

@@ -13,7 +13,6 @@ from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_for
 from pytest_graphrag_eval.answers.metric import (
     AnswerInputs,
     LLMJudgedMetric,
-    MetricOutcome,
     blank_input_error,
     gather_all,
 )
@@ -46,6 +45,7 @@ def repeat_cache_extra(repeat: int) -> str:
 class LLMCorrectness(LLMJudgedMetric):
     """Claims-based correctness with an LLM judge (`answer_judge` = `llm:<model>`)."""
 
+    label_key = "answer_judge"
     error_key = "answer_eval_error"
     spread_keys = ("answer_recall", "answer_precision", "answer_f1")
     cost_key = None
@@ -65,27 +65,19 @@ class LLMCorrectness(LLMJudgedMetric):
     def applies(self, inputs: AnswerInputs) -> bool:
         return inputs.reference_answer is not None and inputs.actual_answer is not None
 
-    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
-        usage = Usage()
+    async def judged_keys(self, inputs: AnswerInputs, repeat: int, usage: Usage) -> dict[str, Any]:
         problem = blank_input_error(inputs, reference=True)
         if problem:
-            return MetricOutcome({"answer_judge": self.label, self.error_key: problem}, usage)
+            raise JudgeFailure(problem)
         assert inputs.actual_answer is not None
         references = [text for text in inputs.references() if text.strip()]
-        keys: dict[str, Any] = {"answer_judge": self.label}
-        try:
-            counts = await gather_all(
-                *(
-                    self._judge(inputs.question, reference, inputs.actual_answer, repeat, usage)
-                    for reference in references
-                )
+        counts = await gather_all(
+            *(
+                self._judge(inputs.question, reference, inputs.actual_answer, repeat, usage)
+                for reference in references
             )
-        except JudgeFailure as failure:
-            keys[self.error_key] = str(failure)
-            return MetricOutcome(keys, usage)
-        best = max(counts, key=lambda claim_counts: claim_counts.f1)  # max keeps the first of equals
-        keys.update(best.as_keys())
-        return MetricOutcome(keys, usage)
+        )
+        return max(counts, key=lambda claim_counts: claim_counts.f1).as_keys()  # the first of equals
 
     async def _judge(
         self, question: str, reference: str, actual: str, repeat: int, usage: Usage

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from pytest_graphrag_eval.answers.conversation import ask_json
+from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json
 from pytest_graphrag_eval.llm.judge import Judge, Usage
 
 if TYPE_CHECKING:
@@ -101,6 +101,9 @@ class LLMJudgedMetric:
     """What every metric judged by a chat model holds, so a judge setting is added in one place."""
 
     uses_llm = True
+    label_key: str
+    """The result key naming the judge (`<metric>_judge`)."""
+    error_key: str
 
     def __init__(
         self,
@@ -140,3 +143,17 @@ class LLMJudgedMetric:
             temperature=self.temperature if temperature is None else temperature,
             cache_key_extra=cache_key_extra,
         )
+
+    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
+        """The judge's label, then the judged keys, or why the judge gave none under `error_key`."""
+        usage = Usage()
+        keys: dict[str, Any] = {self.label_key: self.label}
+        try:
+            keys.update(await self.judged_keys(inputs, repeat, usage))
+        except JudgeFailure as failure:
+            keys[self.error_key] = str(failure)
+        return MetricOutcome(keys, usage)
+
+    async def judged_keys(self, inputs: AnswerInputs, repeat: int, usage: Usage) -> dict[str, Any]:
+        """This metric's keys for one judgment (its calls' usage in `usage`); JudgeFailure without them."""
+        raise NotImplementedError

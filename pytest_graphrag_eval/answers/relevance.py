@@ -16,7 +16,6 @@ from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_for
 from pytest_graphrag_eval.answers.metric import (
     AnswerInputs,
     LLMJudgedMetric,
-    MetricOutcome,
     blank_input_error,
     gather_all,
 )
@@ -71,6 +70,7 @@ def relevance_score(
 class NativeRelevance(LLMJudgedMetric):
     """RAGAS answer relevance through JudgeClient (cached, retried, cost counted)."""
 
+    label_key = "answer_relevance_judge"
     error_key = "answer_relevance_error"
     spread_keys = ("answer_relevance",)
     cost_key = "answer_relevance_cost"
@@ -91,16 +91,7 @@ class NativeRelevance(LLMJudgedMetric):
     def applies(self, inputs: AnswerInputs) -> bool:
         return inputs.actual_answer is not None
 
-    async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
-        usage = Usage()
-        keys: dict[str, Any] = {"answer_relevance_judge": self.label}
-        try:
-            keys["answer_relevance"] = await self._score(inputs, repeat, usage)
-        except JudgeFailure as failure:
-            keys[self.error_key] = str(failure)
-        return MetricOutcome(keys, usage)
-
-    async def _score(self, inputs: AnswerInputs, repeat: int, usage: Usage) -> float:
+    async def judged_keys(self, inputs: AnswerInputs, repeat: int, usage: Usage) -> dict[str, Any]:
         problem = blank_input_error(inputs, reference=False)
         if problem:
             raise JudgeFailure(problem)
@@ -131,8 +122,10 @@ class NativeRelevance(LLMJudgedMetric):
         if len(embedded.vectors) != len(generated) + 1:
             raise JudgeFailure(f"expected {len(generated) + 1} embeddings, got {len(embedded.vectors)}")
         try:
-            return relevance_score(
-                embedded.vectors[0], embedded.vectors[1:], [item.noncommittal for item in generated]
-            )
+            return {
+                "answer_relevance": relevance_score(
+                    embedded.vectors[0], embedded.vectors[1:], [item.noncommittal for item in generated]
+                )
+            }
         except ValueError as error:
             raise JudgeFailure(f"cannot compare the embeddings: {error}") from None
