@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,12 +50,21 @@ class TokenCounter:
         encoding = self._encoding(model)
         if encoding is not None:
             return len(encoding.encode(text, disallowed_special=())), True
-        return len(_WORDS.findall(text)), False
+        return approximate_tokens(text), False
 
-    def count_all(self, texts: Sequence[str], model: str) -> tuple[int, bool]:
-        """(tokens of all `texts`, exact for every one)."""
+    def input_range(self, texts: Sequence[str], model: str, overhead: int) -> tuple[tuple[int, int], bool]:
+        """((low, high) input tokens of a request sending `texts`, exact): exact counts plus the chat
+        format's `overhead` at the high end, else the approximation widened both ways."""
         counts = [self.count(text, model) for text in texts]
-        return sum(tokens for tokens, _ in counts), all(exact for _, exact in counts)
+        counted, exact = sum(tokens for tokens, _ in counts), all(exact for _, exact in counts)
+        if exact:
+            return (counted, counted + overhead), True
+        return (math.floor(counted * 0.75), math.ceil(counted * 1.5) + overhead), False
+
+    def chat_range(self, messages: Sequence[Mapping[str, str]], model: str) -> tuple[tuple[int, int], bool]:
+        """`input_range` of a chat request: its messages' contents and the chat format's overhead."""
+        contents = [str(message.get("content") or "") for message in messages]
+        return self.input_range(contents, model, MESSAGE_OVERHEAD * len(messages) + REPLY_OVERHEAD)
 
     def _encoding(self, model: str) -> Any:
         if model not in self._encodings:
@@ -63,6 +72,11 @@ class TokenCounter:
             if self._encodings[model] is not None:
                 self.method = "tiktoken"
         return self._encodings[model]
+
+
+def approximate_tokens(text: str) -> int:
+    """A stand-in tokenizer: words and punctuation marks."""
+    return len(_WORDS.findall(text))
 
 
 def _tiktoken_encoding(model: str) -> Any:
@@ -94,24 +108,18 @@ class CallPlanner:
     ) -> str:
         """Record a chat call; return the synthetic reply the scorer gets instead of the model's."""
         reply = synthetic_reply(response_format)
-        counted, exact = self._count([str(message.get("content") or "") for message in messages], model)
-        overhead = MESSAGE_OVERHEAD * len(messages) + REPLY_OVERHEAD
-        low, high = _input_range(counted, exact, overhead)
+        inputs, exact = self.tokens.chat_range(messages, model)
+        self.exact = self.exact and exact
         reply_tokens, _ = self.tokens.count(reply, model)
         output = (max(1, reply_tokens // 2), max(self._output_cap, reply_tokens))
-        self.calls.append(PlannedCall(purpose_of("chat", response_format), model, (low, high), output))
+        self.calls.append(PlannedCall(purpose_of("chat", response_format), model, inputs, output))
         return reply
 
     def plan_embeddings(self, texts: Sequence[str], model: str) -> list[list[float]]:
-        counted, exact = self._count(texts, model)
-        low, high = _input_range(counted, exact, 0)
-        self.calls.append(PlannedCall("embeddings", model, (low, high), (0, 0)))
-        return [[1.0] for _ in texts]
-
-    def _count(self, texts: Sequence[str], model: str) -> tuple[int, bool]:
-        total, exact = self.tokens.count_all(texts, model)
+        inputs, exact = self.tokens.input_range(texts, model, 0)
         self.exact = self.exact and exact
-        return total, exact
+        self.calls.append(PlannedCall("embeddings", model, inputs, (0, 0)))
+        return [[1.0] for _ in texts]
 
 
 class CostCeiling:
@@ -129,24 +137,15 @@ class CostCeiling:
         price = price_for(model, self._prices)
         if price is None:
             return 0.0
-        counted, exact = self.tokens.count_all(
-            [str(message.get("content") or "") for message in messages], model
-        )
-        _, high = _input_range(counted, exact, MESSAGE_OVERHEAD * len(messages) + REPLY_OVERHEAD)
+        (_, high), _ = self.tokens.chat_range(messages, model)
         return price.cost(high, self._output_cap)
 
     def embeddings(self, texts: Sequence[str], model: str) -> float:
         price = price_for(model, self._prices)
         if price is None:
             return 0.0
-        counted, exact = self.tokens.count_all(texts, model)
-        return price.cost(_input_range(counted, exact, 0)[1], 0)
-
-
-def _input_range(counted: int, exact: bool, overhead: int) -> tuple[int, int]:
-    if exact:
-        return counted, counted + overhead
-    return math.floor(counted * 0.75), math.ceil(counted * 1.5) + overhead
+        (_, high), _ = self.tokens.input_range(texts, model, 0)
+        return price.cost(high, 0)
 
 
 def purpose_of(kind: str, response_format: Mapping[str, object] | None) -> str:
@@ -173,7 +172,7 @@ def synthetic_reply(response_format: Mapping[str, object] | None) -> str:
 
 @dataclass
 class EstimateRow:
-    """The calls of one purpose and model, summed."""
+    """The calls of one purpose and model (or of every row: the total), summed."""
 
     purpose: str
     model: str
@@ -181,6 +180,17 @@ class EstimateRow:
     cached: int = 0
     input_tokens: list[int] = field(default_factory=lambda: [0, 0])
     output_tokens: list[int] = field(default_factory=lambda: [0, 0])
+
+    def add(self, counted: PlannedCall | EstimateRow) -> None:
+        """Count one planned call, or another row's calls, in this row."""
+        if isinstance(counted, EstimateRow):
+            self.calls += counted.calls
+            self.cached += counted.cached
+        else:
+            self.calls += 1
+        for index in (0, 1):
+            self.input_tokens[index] += counted.input_tokens[index]
+            self.output_tokens[index] += counted.output_tokens[index]
 
     def cost(self, prices: Mapping[str, ModelPrice] | None) -> tuple[float, float] | None:
         price = price_for(self.model, prices)
@@ -191,16 +201,17 @@ class EstimateRow:
             price.cost(self.input_tokens[1], self.output_tokens[1]),
         )
 
+    def cells(self, cost: str) -> list[str]:
+        """This row in the dry run's table, `cost` its last cell."""
+        counts = [str(self.calls), str(self.cached), _span(self.input_tokens), _span(self.output_tokens)]
+        return [self.purpose, self.model, *counts, cost]
+
 
 def estimate_rows(planner: CallPlanner) -> list[EstimateRow]:
-    """Rows per (purpose, model), in first-seen order, then a total row."""
+    """Rows per (purpose, model), in first-seen order."""
     rows: dict[tuple[str, str], EstimateRow] = {}
     for call in planner.calls:
-        row = rows.setdefault((call.purpose, call.model), EstimateRow(call.purpose, call.model))
-        row.calls += 1
-        for index in (0, 1):
-            row.input_tokens[index] += call.input_tokens[index]
-            row.output_tokens[index] += call.output_tokens[index]
+        rows.setdefault((call.purpose, call.model), EstimateRow(call.purpose, call.model)).add(call)
     for purpose, model in planner.cached:
         rows.setdefault((purpose, model), EstimateRow(purpose, model)).cached += 1
     return list(rows.values())
@@ -209,33 +220,14 @@ def estimate_rows(planner: CallPlanner) -> list[EstimateRow]:
 def estimate_lines(planner: CallPlanner, prices: Mapping[str, ModelPrice] | None = None) -> list[str]:
     """The dry run's table: calls, cache hits, token and cost ranges per purpose and model, and a total."""
     rows = estimate_rows(planner)
+    costs = [row.cost(prices) for row in rows]
     header = ["metric", "model", "calls", "cached", "input tokens", "output tokens", "cost USD"]
+    total = EstimateRow("total", "")
     table: list[list[str]] = []
-    total_in, total_out, total_cost, unpriced = [0, 0], [0, 0], [0.0, 0.0], []
-    for row in rows:
-        cost = row.cost(prices)
-        if cost is None:
-            unpriced.append(row.model)
-        else:
-            total_cost = [total_cost[0] + cost[0], total_cost[1] + cost[1]]
-        total_in = [total_in[0] + row.input_tokens[0], total_in[1] + row.input_tokens[1]]
-        total_out = [total_out[0] + row.output_tokens[0], total_out[1] + row.output_tokens[1]]
-        table.append(
-            [
-                row.purpose,
-                row.model,
-                str(row.calls),
-                str(row.cached),
-                _span(row.input_tokens),
-                _span(row.output_tokens),
-                _money(cost) if cost is not None else "price unknown",
-            ]
-        )
-    calls = sum(row.calls for row in rows)
-    cached = sum(row.cached for row in rows)
-    table.append(
-        ["total", "", str(calls), str(cached), _span(total_in), _span(total_out), _money(tuple(total_cost))]
-    )
+    for row, cost in zip(rows, costs, strict=True):
+        total.add(row)
+        table.append(row.cells(_money(cost) if cost is not None else "price unknown"))
+    table.append(total.cells(_money(_total_cost(costs))))
     widths = [max(len(line[i]) for line in [header, *table]) for i in range(len(header))]
     lines = [
         "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
@@ -252,26 +244,32 @@ def estimate_lines(planner: CallPlanner, prices: Mapping[str, ModelPrice] | None
         f"output tokens: low half the smallest valid reply, high {planner._output_cap} per call "
         "(the reply cap); corrective retries of invalid replies are not included"
     )
+    unpriced = sorted({row.model for row, cost in zip(rows, costs, strict=True) if cost is None})
     if unpriced:
-        lines.append(f"no price known for {', '.join(sorted(set(unpriced)))}: left out of the cost")
+        lines.append(f"no price known for {', '.join(unpriced)}: left out of the cost")
     return lines
 
 
 def batch_line(planner: CallPlanner, prices: Mapping[str, ModelPrice] | None = None) -> str:
     """What a batch run would do with the planned calls: requests, batches, cost at batch prices."""
     rows = estimate_rows(planner)
-    calls = sum(row.calls for row in rows)
-    low = high = 0.0
-    for row in rows:
-        cost = row.cost(prices)
-        if cost is not None:
-            low, high = low + cost[0] * BATCH_PRICE_FACTOR, high + cost[1] * BATCH_PRICE_FACTOR
+    low, high = _total_cost(row.cost(prices) for row in rows)
     targets = {(call.purpose == "embeddings", call.model) for call in planner.calls}
     return (
-        f"judge batch: {calls} requests in at least {len(targets)} batches (one per endpoint and model; "
-        "calls that need an earlier reply go in a later batch), "
-        f"{_money((low, high))} USD at batch prices ({BATCH_PRICE_FACTOR:.0%} of the listed price)"
+        f"judge batch: {sum(row.calls for row in rows)} requests in at least {len(targets)} batches (one "
+        "per endpoint and model; calls that need an earlier reply go in a later batch), "
+        f"{_money((low * BATCH_PRICE_FACTOR, high * BATCH_PRICE_FACTOR))} USD at batch prices "
+        f"({BATCH_PRICE_FACTOR:.0%} of the listed price)"
     )
+
+
+def _total_cost(costs: Iterable[tuple[float, float] | None]) -> tuple[float, float]:
+    """The priced costs added in order (as the table lists them; `sum` would compensate)."""
+    low = high = 0.0
+    for cost in costs:
+        if cost is not None:
+            low, high = low + cost[0], high + cost[1]
+    return low, high
 
 
 def _span(pair: Sequence[int]) -> str:

@@ -29,9 +29,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from pytest_graphrag_eval.formats.json_types import JSONValue
+from pytest_graphrag_eval.llm.estimate import approximate_tokens
 
 ENDPOINTS = ("chat", "embeddings")
-_WORD = re.compile(r"\w+|[^\w\s]")
 _DIRECT_PATHS = {"chat": "/chat/completions", "embeddings": "/embeddings"}
 _BATCH_URLS = {"/v1/chat/completions": "chat", "/v1/embeddings": "embeddings"}
 _BATCH_PATH = re.compile(r"/v1/(files|batches)(?:/([^/]+)(?:/(content|cancel))?)?$")
@@ -112,11 +112,6 @@ def bag_of_words_embedding(text: str, dim: int = 256) -> list[float]:
         vector[number % dim] += 1.0 if (number >> 32) & 1 else -1.0
     norm = math.sqrt(sum(x * x for x in vector)) or 1.0
     return [x / norm for x in vector]
-
-
-def count_tokens(text: str) -> int:
-    """A stand-in tokenizer: words and punctuation marks."""
-    return len(_WORD.findall(text))
 
 
 class FakeOpenAIServer:
@@ -277,9 +272,13 @@ class FakeOpenAIServer:
     def _chat_payload(self, body: dict[str, JSONValue], reply: Reply) -> dict[str, object]:
         text = reply.content if reply.content is not None else self.chat_text
         messages = body.get("messages")
-        prompt = sum(count_tokens(_message_text(m)) for m in (messages if isinstance(messages, list) else []))
+        prompt = sum(
+            approximate_tokens(_message_text(m)) for m in (messages if isinstance(messages, list) else [])
+        )
         prompt_tokens = reply.prompt_tokens if reply.prompt_tokens is not None else prompt
-        completion = reply.completion_tokens if reply.completion_tokens is not None else count_tokens(text)
+        completion = (
+            reply.completion_tokens if reply.completion_tokens is not None else approximate_tokens(text)
+        )
         return {
             "id": f"chatcmpl-fake-{self.count()}",
             "object": "chat.completion",
@@ -313,7 +312,9 @@ class FakeOpenAIServer:
             }
             for i, v in enumerate(vectors)
         ]
-        tokens = reply.prompt_tokens if reply.prompt_tokens is not None else sum(map(count_tokens, texts))
+        tokens = (
+            reply.prompt_tokens if reply.prompt_tokens is not None else sum(map(approximate_tokens, texts))
+        )
         return {
             "object": "list",
             "data": data,
