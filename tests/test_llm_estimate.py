@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from pytest_graphrag_eval.answers.claims import parse_claim_counts
-from pytest_graphrag_eval.answers.conversation import response_format
 from pytest_graphrag_eval.answers.llm_correctness import REPLY_PROPERTIES
+from pytest_graphrag_eval.answers.metric import response_format
 from pytest_graphrag_eval.llm.estimate import CallPlanner, estimate_lines, purpose_of, synthetic_reply
 from pytest_graphrag_eval.llm.pricing import ModelPrice
 

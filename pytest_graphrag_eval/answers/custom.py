@@ -7,9 +7,8 @@ import json
 import re
 from typing import Any
 
-from pytest_graphrag_eval.answers.conversation import response_format
 from pytest_graphrag_eval.answers.llm_correctness import repeat_cache_extra
-from pytest_graphrag_eval.answers.metric import AnswerInputs, LLMJudgedMetric
+from pytest_graphrag_eval.answers.metric import AnswerInputs, LLMJudgedMetric, response_format
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block, render_alternatives
 from pytest_graphrag_eval.answers.settings import CustomMetric, OutputField
 from pytest_graphrag_eval.llm.judge import Judge, Usage

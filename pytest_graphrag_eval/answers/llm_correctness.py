@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_graphrag_eval.answers.claims import ClaimCounts, parse_claim_counts
-from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_format
 from pytest_graphrag_eval.answers.metric import (
     AnswerInputs,
+    JudgeFailure,
     LLMJudgedMetric,
     blank_input_error,
     gather_all,
+    response_format,
 )
 from pytest_graphrag_eval.answers.prompts import DATA_RULE
 from pytest_graphrag_eval.llm.judge import Judge, Usage

@@ -1,6 +1,9 @@
-"""What every answer metric looks like to the answer scorer and the CLI.
+"""What every answer metric looks like to the answer scorer and the CLI, and the one judged exchange
+of those a chat model judges: ask for a JSON reply, check it, retry once with feedback.
 
-Metrics never raise for a bad agent answer or judge reply; they put the reason in `error_key`.
+Metrics never raise for a bad agent answer or judge reply; they put the reason in `error_key`. A
+second bad reply or a failed call is a `JudgeFailure`; every call's usage goes into the question's
+`Usage`, rejected ones and refusals too.
 """
 
 from __future__ import annotations
@@ -10,13 +13,37 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from pytest_graphrag_eval.answers.conversation import JudgeFailure, ask_json
+from pytest_graphrag_eval.llm import LLMError
 from pytest_graphrag_eval.llm.judge import Judge, Usage
+from pytest_graphrag_eval.llm.replies import InvalidReply
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
 
 T = TypeVar("T")
+
+RETRY_MESSAGE = (
+    "Your previous reply could not be used: {problem}. "
+    "Reply again with only the JSON object described in the instructions."
+)
+
+
+class JudgeFailure(Exception):
+    """The judge could not produce a usable verdict; the message is user-facing."""
+
+
+def response_format(name: str, properties: Mapping[str, Any], mode: str) -> dict[str, Any]:
+    """The chat `response_format` for an object with exactly `properties` (`json_object` for endpoints
+    without schema support); replies are checked by our validators either way."""
+    if mode == "json_object":
+        return {"type": "json_object"}
+    schema = {
+        "type": "object",
+        "properties": dict(properties),
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+    return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
 
 
 @dataclass(frozen=True)
@@ -131,18 +158,37 @@ class LLMJudgedMetric:
         temperature: float | None = None,
         cache_key_extra: str = "",
     ) -> T:
-        """One judged exchange (`ask_json`) with this metric's judge and model, at its temperature
-        unless `temperature` is given."""
-        return await ask_json(
-            self.client,
-            [{"role": "system", "content": system}, {"role": "user", "content": user}],
-            parse,
-            usage=usage,
-            model=self.model,
-            response_format=response_format,
-            temperature=self.temperature if temperature is None else temperature,
-            cache_key_extra=cache_key_extra,
-        )
+        """`parse` of the reply to `system` and `user` from this metric's judge and model, at its
+        temperature unless `temperature` is given; one corrective retry on an invalid reply."""
+        options = {
+            "model": self.model,
+            "response_format": dict(response_format),
+            "temperature": self.temperature if temperature is None else temperature,
+            "cache_key_extra": cache_key_extra,
+        }
+        conversation = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        reply = await self._chat(conversation, options, usage)
+        try:
+            return parse(reply)
+        except InvalidReply as problem:
+            conversation += [
+                {"role": "assistant", "content": reply},
+                {"role": "user", "content": RETRY_MESSAGE.format(problem=problem)},
+            ]
+        reply = await self._chat(conversation, options, usage)
+        try:
+            return parse(reply)
+        except InvalidReply as problem:
+            raise JudgeFailure(f"invalid judge reply after one retry: {problem}") from None
+
+    async def _chat(self, messages: list[dict[str, str]], options: dict[str, Any], usage: Usage) -> str:
+        try:
+            result = await self.client.chat(messages, **options)
+        except LLMError as error:
+            usage.add_failure(error)
+            raise JudgeFailure(f"judge call failed: {error}") from None
+        usage.add_result(result)
+        return result.text or ""
 
     async def evaluate(self, inputs: AnswerInputs, repeat: int) -> MetricOutcome:
         """The judge's label, then the judged keys, or why the judge gave none under `error_key`."""

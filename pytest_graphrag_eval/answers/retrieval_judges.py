@@ -15,8 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from pytest_graphrag_eval.answers.conversation import JudgeFailure, response_format
-from pytest_graphrag_eval.answers.metric import LLMJudgedMetric, gather_all
+from pytest_graphrag_eval.answers.metric import JudgeFailure, LLMJudgedMetric, gather_all, response_format
 from pytest_graphrag_eval.answers.prompts import DATA_RULE, data_block
 from pytest_graphrag_eval.answers.result_keys import RETRIEVAL_JUDGE_KEYS
 from pytest_graphrag_eval.llm.judge import Judge, Usage
