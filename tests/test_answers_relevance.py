@@ -21,7 +21,7 @@ from pytest_graphrag_eval.answers.relevance import (
     parse_generated_question,
     relevance_score,
 )
-from pytest_graphrag_eval.answers.stability import evaluate_repeated
+from pytest_graphrag_eval.answers.scorers import evaluate_repeated
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
 from pytest_graphrag_eval.llm.replies import InvalidReply
 from pytest_graphrag_eval.testing import FakeOpenAIServer, Reply, bag_of_words_embedding

@@ -74,13 +74,6 @@ def render_steps(steps: list[dict[str, Any]], steps_name: str | None, keys: tupl
     return json.dumps(kept, ensure_ascii=False, indent=1, default=str)
 
 
-def render_reference_steps(
-    groups: list[list[dict[str, Any]]], steps_name: str | None, keys: tuple[str, ...]
-) -> str:
-    """The reference step groups, one JSON list per group, groups separated by a blank line."""
-    return "\n\n".join(render_steps(list(group), steps_name, keys) for group in groups)
-
-
 def _decoded(value: Any) -> Any:
     if isinstance(value, str):
         try:
@@ -129,8 +122,9 @@ class CustomLLMMetric(LLMJudgedMetric):
             "reference_answer": render_alternatives(inputs.reference_answer or ""),
             "actual_answer": inputs.actual_answer or "",
             "steps": render_steps(inputs.steps or [], self.spec.steps_name, self.spec.steps_keys),
-            "reference_steps": render_reference_steps(
-                inputs.reference_steps or [], self.spec.steps_name, self.spec.steps_keys
+            "reference_steps": "\n\n".join(  # one JSON list per group, groups apart by a blank line
+                render_steps(list(group), self.spec.steps_name, self.spec.steps_keys)
+                for group in inputs.reference_steps or []
             ),
         }
         blocks = [data_block(name, texts[name]) for name in self.spec.inputs]

@@ -336,7 +336,8 @@ class JudgeClient:
             result = await self._send_with_retries(request, make_result, estimate_usd)
         finally:
             self.pending_calls -= 1
-        await self._cache_put(request.key, result)
+        if self._cache is not None:  # on a worker thread: making a file may take a millisecond of the loop
+            await asyncio.to_thread(self._cache.put, request.key, _cache_entry(result))
         return result
 
     async def _send_with_retries(
@@ -497,11 +498,6 @@ class JudgeClient:
         elif self.planner is not None:
             self.planner.record_cached(kind, model, response_format)
         return result
-
-    async def _cache_put(self, key: str, result: ChatResult | EmbeddingResult) -> None:
-        """Store on a worker thread: creating a file may take a millisecond the loop can use to send."""
-        if self._cache is not None:
-            await asyncio.to_thread(self._cache.put, key, _cache_entry(result))
 
     def _chat_result(self, body: JSONValue, model: str, batch: bool = False) -> ChatResult:
         """The reply in a chat completion's JSON body, its cost counted; MalformedResponse when unusable."""

@@ -11,6 +11,7 @@ handler, then defaults, and faults are replies too. The request log never keeps 
 from __future__ import annotations
 
 import base64
+import contextlib
 import email.parser
 import email.policy
 import hashlib
@@ -22,7 +23,7 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -224,21 +225,26 @@ class FakeOpenAIServer:
             self.max_in_flight = 0
             self.handler_errors.clear()
 
-    def _authorized(self, headers: Mapping[str, str]) -> bool:
+    @contextlib.contextmanager
+    def _serving(self, record: RecordedRequest, headers: Mapping[str, str]) -> Iterator[RecordedRequest]:
+        """Log the request (credentials only as whether they were accepted) and count it in flight until
+        answered; a client that gave up (a timeout) gets no answer."""
         bearer = headers.get("authorization", "")
         presented = bearer[7:] if bearer.lower().startswith("bearer ") else headers.get("api-key", "")
-        return bool(presented) if self._expected_api_key is None else presented == self._expected_api_key
-
-    def _begin(self, record: RecordedRequest) -> None:
+        expected = self._expected_api_key
+        record.authorized = bool(presented) if expected is None else presented == expected
         with self._lock:
             self._requests.append(record)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
-
-    def _end(self, record: RecordedRequest) -> None:
-        with self._lock:
-            self.in_flight -= 1
-            record.finished = time.monotonic()
+        try:
+            yield record
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+                record.finished = time.monotonic()
 
     def _next_reply(self, endpoint: str, body: dict[str, JSONValue]) -> Reply:
         with self._lock:
@@ -535,8 +541,10 @@ class _Handler(BaseHTTPRequestHandler):
         model = _model_of(body)
         if model is None and deployment:
             model = deployment.group(1)
-        record = self._begin(endpoint, url.path, parse_qs(url.query), body, model)
-        try:
+        record = RecordedRequest(
+            endpoint, url.path, parse_qs(url.query), body, model, False, time.monotonic()
+        )
+        with fake._serving(record, self._headers()):
             if not record.authorized:
                 reply = Reply.error(401, "Incorrect API key provided", "invalid_api_key")
             elif endpoint == "unknown":
@@ -550,10 +558,6 @@ class _Handler(BaseHTTPRequestHandler):
             # An error reply has its own body: the request's is read only for a scripted answer.
             status, headers, text = fake._respond(endpoint, body if isinstance(body, dict) else {}, reply)
             self._send(status, headers, text.encode("utf-8"))
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (timeout); nothing to answer
-        finally:
-            fake._end(record)
 
     def _batch_api(self, method: str, raw: bytes) -> None:
         """Files and batches; logged as files, file_content, batches, batch_status, batch_cancel."""
@@ -570,8 +574,8 @@ class _Handler(BaseHTTPRequestHandler):
                 ("POST", "batches", "cancel"): "batch_cancel",
             }.get((method, kind, action), "unknown")
         body = _json_or_none(raw) if endpoint == "batches" else None
-        record = self._begin(endpoint, path, {}, body, None)
-        try:
+        record = RecordedRequest(endpoint, path, {}, body, None, False, time.monotonic())
+        with fake._serving(record, self._headers()):
             status, payload = 404, _error_body(f"Unknown path {path}")
             if not record.authorized:
                 status, payload = 401, _error_body("Incorrect API key provided")
@@ -590,20 +594,9 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 status, payload = 404, _error_body(f"No such File object: {ident}")
             self._send(status, {"content-type": "application/json"}, json.dumps(payload).encode())
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        finally:
-            fake._end(record)
 
-    def _begin(
-        self, endpoint: str, path: str, query: dict[str, list[str]], body: JSONValue, model: str | None
-    ) -> RecordedRequest:
-        """Log the request (credentials only as whether they were accepted) and count it in flight."""
-        fake = self.server.fake
-        authorized = fake._authorized({k.lower(): v for k, v in self.headers.items()})
-        record = RecordedRequest(endpoint, path, query, body, model, authorized, time.monotonic())
-        fake._begin(record)
-        return record
+    def _headers(self) -> dict[str, str]:
+        return {name.lower(): value for name, value in self.headers.items()}
 
     def _send(self, status: int, headers: Mapping[str, str], payload: bytes) -> None:
         self.send_response(status)
