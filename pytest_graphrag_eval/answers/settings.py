@@ -285,18 +285,14 @@ def _convert(name: str, value: object, base_dir: Path | None, source: str) -> An
     where = f"{source}: answers option {name}"
     if name in ("relevance", "retrieval_judges"):
         return boolean_option(value, where)
-    if name == "temperature":
+    if name in ("temperature", "relevance_questions", "repeats"):
+        number, kind = (float, "number") if name == "temperature" else (int, "whole number")
         try:
-            return float(str(value).strip())
+            return number(str(value).strip())
         except ValueError:
-            raise ConfigurationError(f"{where}: must be a number, got {value!r}") from None
+            raise ConfigurationError(f"{where}: must be a {kind}, got {value!r}") from None
     if name == "correctness_prompt":
         return str(value)
-    if name in ("relevance_questions", "repeats"):
-        try:
-            return int(str(value).strip())
-        except ValueError:
-            raise ConfigurationError(f"{where}: must be a whole number, got {value!r}") from None
     if name == "correctness_prompt_file":
         return _resolve(value, base_dir)
     if name == "custom_metrics":

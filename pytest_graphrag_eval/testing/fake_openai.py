@@ -423,16 +423,11 @@ class FakeOpenAIServer:
         output: list[dict[str, object]] = []
         failed: list[dict[str, object]] = []
         for number, line in enumerate(lines):
-            custom_id = line.get("custom_id")
+            record = {"id": f"batch_req_{number}", "custom_id": line.get("custom_id"), "response": None}
             if number >= answered:
                 code = f"batch_{outcome}"
                 failed.append(
-                    {
-                        "id": f"batch_req_{number}",
-                        "custom_id": custom_id,
-                        "response": None,
-                        "error": {"code": code, "message": f"This request was not run: {code}"},
-                    }
+                    {**record, "error": {"code": code, "message": f"This request was not run: {code}"}}
                 )
                 continue
             endpoint = _BATCH_URLS.get(str(line.get("url")), "unknown")
@@ -445,13 +440,8 @@ class FakeOpenAIServer:
                 reply_body = json.loads(text)
             except ValueError:
                 reply_body = text
-            record = {
-                "id": f"batch_req_{number}",
-                "custom_id": custom_id,
-                "response": {"status_code": status, "request_id": f"req_{number}", "body": reply_body},
-                "error": None,
-            }
-            (output if status == 200 else failed).append(record)
+            record["response"] = {"status_code": status, "request_id": f"req_{number}", "body": reply_body}
+            (output if status == 200 else failed).append({**record, "error": None})
         output_id = self._store_output(output)
         error_id = self._store_output(failed)
         with self._lock:
