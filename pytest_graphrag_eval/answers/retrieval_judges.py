@@ -224,9 +224,10 @@ class RetrievalJudgeScorer(LLMJudgedMetric):
             return {f"{prefix}{measure}_error": problem for measure in ("recall", "precision")}
         if not judgment.contexts:
             return {f"{prefix}recall": 0.0, f"{prefix}precision": 0.0, f"{prefix}f1": 0.0}
+        head = [data_block("question", question), data_block("reference", judgment.reference)]
         recall, precision = await asyncio.gather(
-            self._recall(question, judgment, usage),
-            self._precision(question, judgment, usage),
+            self._recall(head, judgment.contexts, usage),
+            self._precision(head, judgment.contexts, usage),
             return_exceptions=True,
         )
         keys: dict[str, Any] = {}
@@ -241,18 +242,14 @@ class RetrievalJudgeScorer(LLMJudgedMetric):
             keys[f"{prefix}f1"] = f1(recall, precision)
         return keys
 
-    async def _recall(self, question: str, judgment: Judgment, usage: Usage) -> float:
-        assert judgment.contexts is not None
-        blocks = [data_block("question", question), data_block("reference", judgment.reference)]
-        blocks += [data_block("context", text) for text in judgment.contexts]
+    async def _recall(self, head: list[str], contexts: list[str], usage: Usage) -> float:
+        blocks = [*head, *(data_block("context", text) for text in contexts)]
         flags = await self.ask(
             RECALL_SYSTEM, "\n\n".join(blocks), parse_attributions, usage, self.recall_format
         )
         return sum(flags) / len(flags)
 
-    async def _precision(self, question: str, judgment: Judgment, usage: Usage) -> float:
-        assert judgment.contexts is not None
-        head = [data_block("question", question), data_block("reference", judgment.reference)]
+    async def _precision(self, head: list[str], contexts: list[str], usage: Usage) -> float:
         useful = await gather_all(
             *(
                 self.ask(
@@ -262,7 +259,7 @@ class RetrievalJudgeScorer(LLMJudgedMetric):
                     usage,
                     self.precision_format,
                 )
-                for text in judgment.contexts
+                for text in contexts
             )
         )
         return average_precision(useful)
