@@ -517,12 +517,10 @@ def _micro_means(aggregates: Mapping[str, Any]) -> dict[str, float]:
     return {
         key: float(stats["mean"])
         for key, stats in micro.items()
-        if isinstance(stats, Mapping) and isinstance(stats.get("mean"), int | float) and _is_score(key)
+        if isinstance(stats, Mapping)
+        and isinstance(stats.get("mean"), int | float)
+        and not key.endswith(("_tokens", "_cost", "_sec", "_count"))  # scores only
     }
-
-
-def _is_score(key: str) -> bool:
-    return not key.endswith(("_tokens", "_cost", "_sec", "_count"))
 
 
 def _count_outcomes(outcomes: Any) -> dict[str, int]:
