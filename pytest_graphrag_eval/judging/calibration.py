@@ -93,10 +93,7 @@ async def judge_labels(
 
 
 def summarise(
-    judged: Sequence[JudgedLabel],
-    metric: JudgedMetric,
-    cutoff: float,
-    level: float = 0.95,
+    judged: Sequence[JudgedLabel], metric: JudgedMetric, cutoff: float, level: float = 0.95
 ) -> dict[str, Any]:
     """One metric's agreement section: counts, accuracy, kappa, alpha, confusion, disagreements."""
     mine = [item for item in judged if item.label.metric == metric.name]
