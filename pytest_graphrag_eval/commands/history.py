@@ -107,7 +107,6 @@ class _Output:
             print(json.dumps(self.document, indent=2, ensure_ascii=True, default=str))
 
 
-# list ------------------------------------------------------------------------------------------
 def _list(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     """recorded runs, newest first"""
     runs = store.runs(branch=args.branch, limit=args.limit, suite=args.suite)
@@ -132,7 +131,6 @@ def _list(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     return 0
 
 
-# show ------------------------------------------------------------------------------------------
 def _show(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     """one run: verdict, provenance, identities, scores, gates, failures"""
     run = store.resolve(args.run)
@@ -174,7 +172,6 @@ def _show(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     return 0
 
 
-# flaky -----------------------------------------------------------------------------------------
 def _flaky(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     """questions whose outcome flips between runs"""
     suite = _suite(store, args)
@@ -209,7 +206,6 @@ def _flaky(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     return 0
 
 
-# trend -----------------------------------------------------------------------------------------
 def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     """a metric per run, corpus/graph/settings changes marked, its slope"""
     suite = _suite(store, args)
@@ -268,7 +264,6 @@ def _bar(value: float | None, low: float, high: float) -> str:
     return "#" * (1 + round((_BAR - 1) * (value - low) / span) if span > 0 else _BAR)
 
 
-# compare ---------------------------------------------------------------------------------------
 def _compare(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     """two runs: what changed, metric deltas, regressed and fixed questions"""
     before, after = store.resolve(args.runs[0]), store.resolve(args.runs[1])
@@ -322,7 +317,6 @@ def _compare(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int
     return 0
 
 
-# report ----------------------------------------------------------------------------------------
 def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     """write a past run's JSON report, HTML report or Markdown summary again"""
     run = store.resolve(args.run)
@@ -342,7 +336,6 @@ def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     return 1 if written.problems else 0
 
 
-# import ----------------------------------------------------------------------------------------
 def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     """record existing JSON reports (--graphrag-report files)"""
     provenance = RunProvenance(commit=args.commit, branch=args.branch)
@@ -436,7 +429,6 @@ def _read_report(path: Path) -> tuple[Any, str]:
     return report, hashlib.sha256(data).hexdigest()[:16]
 
 
-# shards ----------------------------------------------------------------------------------------
 def _shards(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     """shard sets waiting for the rest of their run; clear them"""
     if args.clear:
@@ -464,7 +456,6 @@ def _shards(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     return 0
 
 
-# prune -----------------------------------------------------------------------------------------
 def _prune(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     """delete old runs (keeping the newest N per branch, or those newer than a date) and stale shards"""
     rule = retention_rule(

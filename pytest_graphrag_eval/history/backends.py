@@ -121,9 +121,8 @@ class SqliteBackend:
 
 def _open_read_only(path: Path) -> sqlite3.Connection:
     """The file opened read-only; in a read-only folder, where SQLite cannot make the WAL's shared
-    memory, as an immutable file (nobody can be writing it there either)."""
-    if not path.exists():
-        raise HistoryError(f"no such file: {path}")
+    memory, as an immutable file (nobody can be writing it there either); `open_history` has checked
+    that it exists."""
     uri = f"file:{quote(str(path.resolve()))}"
     connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=WAIT_SEC, isolation_level=None)
     try:
