@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.commands import Argument, add_arguments
-from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.history.analysis import flaky_questions, trend
 from pytest_graphrag_eval.history.metrics import check_metric
@@ -230,7 +230,7 @@ def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
         known = sorted(
             {key for run in store.runs(limit=1, suite=suite) for key in _micro_means(run.aggregates)}
         )
-        raise _UsageError(
+        raise CommandError(
             f"no run of the last {len(points)} has the metric {args.metric!r} "
             f"(the last run has: {', '.join(known) or 'no scores'}; or pass_rate)"
         )
@@ -321,7 +321,7 @@ def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     """write a past run's JSON report, HTML report or Markdown summary again"""
     run = store.resolve(args.run)
     if not (args.report or args.html or args.markdown):
-        raise _UsageError("report: give at least one of --report, --html, --markdown")
+        raise CommandError("report: give at least one of --report, --html, --markdown")
     report = ReportDocument.from_json(store.load_report(run.run_id), f"run {run.run_id} of the history")
     written = write_outputs(report, OutputPaths(args.report, args.markdown, args.html))
     out.document = {
@@ -384,7 +384,7 @@ def _import_keys(reports: Sequence[tuple[Path, Any, str]], given: str | None) ->
     for path, report, digest in reports:
         groups.setdefault(_shard_group(report) or f"file:{path}", []).append((path, digest))
     if given is not None and len(groups) > 1:
-        raise _UsageError(
+        raise CommandError(
             "import: --run-key names one run; import one report, or the shards of one run, with it"
         )
     keys = {}
@@ -421,11 +421,11 @@ def _read_report(path: Path) -> tuple[Any, str]:
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise _UsageError(f"{path}: cannot read it: {error.strerror or error}") from None
+        raise CommandError(f"{path}: cannot read it: {error.strerror or error}") from None
     try:
         report = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as error:
-        raise _UsageError(f"{path}: not a JSON report: {error}") from None
+        raise CommandError(f"{path}: not a JSON report: {error}") from None
     return report, hashlib.sha256(data).hexdigest()[:16]
 
 
@@ -481,10 +481,6 @@ def _prune(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
         out.line(f"  waiting shards of run {key}")
     out.line(f"store: {before / 1e6:.1f} MB before, {after / 1e6:.1f} MB after")
     return 0
-
-
-class _UsageError(GraphragEvalError):
-    """A wrong combination of arguments, or an unreadable input file."""
 
 
 # helpers ---------------------------------------------------------------------------------------

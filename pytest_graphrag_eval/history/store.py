@@ -32,10 +32,8 @@ from pytest_graphrag_eval.history.records import (
     run_inputs,
     run_record,
 )
-from pytest_graphrag_eval.history.retention import PruneResult, RetentionRule
+from pytest_graphrag_eval.history.retention import PruneResult, RetentionRule, RunId
 from pytest_graphrag_eval.history.schema import LATEST_VERSION, MIGRATIONS, VERSION_TABLE
-
-RunId = int
 
 _SUMMARY_COLUMNS = (
     "run_id, run_key, started_at, recorded_at, duration_sec, commit_sha, branch, ci, ci_url, tool_version, "
