@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from dataclasses import asdict
 
 import pytest
 
@@ -26,7 +27,7 @@ def test_kappa_of_a_hand_computed_table() -> None:
     agreement = binary_agreement(pairs(4, 3, 2, 1))
     assert agreement.accuracy == pytest.approx(0.7)
     assert agreement.kappa == pytest.approx(0.4)
-    assert agreement.confusion.to_dict() == {
+    assert asdict(agreement.confusion) == {
         "both_pass": 4,
         "both_fail": 3,
         "person_pass_judge_fail": 2,

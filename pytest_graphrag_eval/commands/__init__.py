@@ -3,9 +3,30 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from typing import Any
 
 from pytest_graphrag_eval.options.command_line import add_option, declared
+from pytest_graphrag_eval.options.declarations import OptionSpec
+
+Argument = (
+    tuple[str, OptionSpec | str | None, str | None]
+    | tuple[str, OptionSpec | str | None, str | None, dict[str, Any]]
+)
+"""A command's argument as data: (name, spec, help[, keywords]). With a spec (an `OptionSpec`, or the dest
+of a declared setting), an option added by `add_option`, the keywords overriding the declaration;
+with None, a plain argparse positional."""
+
+
+def add_arguments(parser: argparse.ArgumentParser, arguments: Iterable[Argument]) -> None:
+    """Add the arguments in order, so a command's whole interface reads as one table."""
+    for name, spec, help, *keywords in arguments:
+        extra = keywords[0] if keywords else {}
+        if spec is None:
+            parser.add_argument(name, help=help, **extra)
+        else:
+            own = spec if isinstance(spec, OptionSpec) else declared(spec)
+            add_option(parser, name, own, help=own.help if help is None else help, **extra)
 
 
 def add_no_cache(parser: argparse.ArgumentParser, **overrides: Any) -> None:

@@ -19,11 +19,10 @@ from typing import Any
 
 from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, AnswerSettings, build_answer_metrics
 from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
-from pytest_graphrag_eval.commands import add_no_cache
+from pytest_graphrag_eval.commands import Argument, add_arguments, add_no_cache
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.options import parsers as P
-from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.options.declarations import OptionSpec
 
 INPUT_COLUMNS = ("Question", "Reference answer", "Actual answer")
@@ -58,38 +57,28 @@ def answer_correctness_main(argv: Sequence[str] | None = None) -> int:
 
 
 _TSV_FILE = OptionSpec("--file", "", metavar="PATH", parse=P.path)
+_ARGUMENTS: tuple[Argument, ...] = (
+    ("--input", _TSV_FILE, "input TSV file", {"short": "-i", "required": True}),
+    ("--output", _TSV_FILE, "output TSV file (replaced atomically)", {"short": "-o", "required": True}),
+    (
+        "--judge",
+        "graphrag_judge",
+        "claims judge (default llm)",
+        {"choices": ("llm", "lexical"), "default": "llm"},
+    ),
+    ("--model", "graphrag_judge_model", None, {"dest": "model"}),
+    ("--prompt-file", "graphrag_correctness_prompt", "prompt template replacing the default (llm judge)"),
+    ("--concurrency", "graphrag_concurrency", "judge calls at once (default 8)"),
+)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="answer-correctness",
-        description="Judge the correctness of answers in a TSV file (columns: "
-        + ", ".join(INPUT_COLUMNS)
-        + ").",
+        description=f"Judge the correctness of answers in a TSV file (columns: {', '.join(INPUT_COLUMNS)}).",
         epilog="The LLM endpoint and key come from OPENAI_API_KEY and OPENAI_BASE_URL (or AZURE_OPENAI_*).",
     )
-    add_option(parser, "--input", _TSV_FILE, short="-i", required=True, help="input TSV file")
-    add_option(
-        parser, "--output", _TSV_FILE, short="-o", required=True, help="output TSV file (replaced atomically)"
-    )
-    add_option(
-        parser,
-        "--judge",
-        declared("graphrag_judge"),
-        choices=("llm", "lexical"),
-        default="llm",
-        help="claims judge (default llm)",
-    )
-    add_option(parser, "--model", declared("graphrag_judge_model"), dest="model")
-    add_option(
-        parser,
-        "--prompt-file",
-        declared("graphrag_correctness_prompt"),
-        help="prompt template replacing the default (llm judge)",
-    )
-    add_option(
-        parser, "--concurrency", declared("graphrag_concurrency"), help="judge calls at once (default 8)"
-    )
+    add_arguments(parser, _ARGUMENTS)
     add_no_cache(parser, dest="use_cache", default=True)
     return parser
 

@@ -30,7 +30,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.commands import Argument, add_arguments
+from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.history.analysis import flaky_questions, trend
 from pytest_graphrag_eval.history.metrics import check_metric
@@ -39,7 +40,7 @@ from pytest_graphrag_eval.history.records import OUTCOME_CODES, check_report, co
 from pytest_graphrag_eval.history.retention import retention_rule
 from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
 from pytest_graphrag_eval.options import parsers as P
-from pytest_graphrag_eval.options.command_line import FLAG, add_option, declared
+from pytest_graphrag_eval.options.command_line import FLAG
 from pytest_graphrag_eval.options.declarations import OptionSpec
 from pytest_graphrag_eval.report_model import ReportDocument
 from pytest_graphrag_eval.run.merge import merge_shard_reports
@@ -106,8 +107,8 @@ class _Output:
             print(json.dumps(self.document, indent=2, ensure_ascii=True, default=str))
 
 
-# list ------------------------------------------------------------------------------------------
 def _list(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    """recorded runs, newest first"""
     runs = store.runs(branch=args.branch, limit=args.limit, suite=args.suite)
     out.document = [_summary_json(run) for run in runs]
     for waiting in store.waiting_shards():
@@ -130,8 +131,8 @@ def _list(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     return 0
 
 
-# show ------------------------------------------------------------------------------------------
 def _show(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    """one run: verdict, provenance, identities, scores, gates, failures"""
     run = store.resolve(args.run)
     questions = store.question_results(run.run_id)
     failed = [question for question in questions if question.outcome == "failed"]
@@ -171,8 +172,8 @@ def _show(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     return 0
 
 
-# flaky -----------------------------------------------------------------------------------------
 def _flaky(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    """questions whose outcome flips between runs"""
     suite = _suite(store, args)
     history = store.question_outcomes(last_n=args.last, branch=args.branch, suite=suite)
     found = flaky_questions(history, args.min_flips, same_commit=not args.no_same_commit)
@@ -205,8 +206,8 @@ def _flaky(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     return 0
 
 
-# trend -----------------------------------------------------------------------------------------
 def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    """a metric per run, corpus/graph/settings changes marked, its slope"""
     suite = _suite(store, args)
     points = store.metric_series(args.metric, last_n=args.last, branch=args.branch, suite=suite)
     result = trend(points, confidence=args.confidence)
@@ -229,7 +230,7 @@ def _trend(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
         known = sorted(
             {key for run in store.runs(limit=1, suite=suite) for key in _micro_means(run.aggregates)}
         )
-        raise _UsageError(
+        raise CommandError(
             f"no run of the last {len(points)} has the metric {args.metric!r} "
             f"(the last run has: {', '.join(known) or 'no scores'}; or pass_rate)"
         )
@@ -263,8 +264,8 @@ def _bar(value: float | None, low: float, high: float) -> str:
     return "#" * (1 + round((_BAR - 1) * (value - low) / span) if span > 0 else _BAR)
 
 
-# compare ---------------------------------------------------------------------------------------
 def _compare(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    """two runs: what changed, metric deltas, regressed and fixed questions"""
     before, after = store.resolve(args.runs[0]), store.resolve(args.runs[1])
     left = {q.question_id: q for q in store.question_results(before.run_id)}
     right = {q.question_id: q for q in store.question_results(after.run_id)}
@@ -316,11 +317,11 @@ def _compare(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int
     return 0
 
 
-# report ----------------------------------------------------------------------------------------
 def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    """write a past run's JSON report, HTML report or Markdown summary again"""
     run = store.resolve(args.run)
     if not (args.report or args.html or args.markdown):
-        raise _UsageError("report: give at least one of --report, --html, --markdown")
+        raise CommandError("report: give at least one of --report, --html, --markdown")
     report = ReportDocument.from_json(store.load_report(run.run_id), f"run {run.run_id} of the history")
     written = write_outputs(report, OutputPaths(args.report, args.markdown, args.html))
     out.document = {
@@ -335,8 +336,8 @@ def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     return 1 if written.problems else 0
 
 
-# import ----------------------------------------------------------------------------------------
 def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    """record existing JSON reports (--graphrag-report files)"""
     provenance = RunProvenance(commit=args.commit, branch=args.branch)
     done: list[dict[str, Any]] = []
 
@@ -383,7 +384,7 @@ def _import_keys(reports: Sequence[tuple[Path, Any, str]], given: str | None) ->
     for path, report, digest in reports:
         groups.setdefault(_shard_group(report) or f"file:{path}", []).append((path, digest))
     if given is not None and len(groups) > 1:
-        raise _UsageError(
+        raise CommandError(
             "import: --run-key names one run; import one report, or the shards of one run, with it"
         )
     keys = {}
@@ -420,16 +421,16 @@ def _read_report(path: Path) -> tuple[Any, str]:
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise _UsageError(f"{path}: cannot read it: {error.strerror or error}") from None
+        raise CommandError(f"{path}: cannot read it: {error.strerror or error}") from None
     try:
         report = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as error:
-        raise _UsageError(f"{path}: not a JSON report: {error}") from None
+        raise CommandError(f"{path}: not a JSON report: {error}") from None
     return report, hashlib.sha256(data).hexdigest()[:16]
 
 
-# shards ----------------------------------------------------------------------------------------
 def _shards(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    """shard sets waiting for the rest of their run; clear them"""
     if args.clear:
         cleared = store.clear_waiting(args.clear)
         out.document = {"cleared": cleared, "not_waiting": sorted(set(args.clear) - set(cleared))}
@@ -455,8 +456,8 @@ def _shards(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     return 0
 
 
-# prune -----------------------------------------------------------------------------------------
 def _prune(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
+    """delete old runs (keeping the newest N per branch, or those newer than a date) and stale shards"""
     rule = retention_rule(
         keep=args.keep, newer_than=args.newer_than, branch=args.branch, waiting_days=args.waiting_days
     )
@@ -482,10 +483,6 @@ def _prune(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     return 0
 
 
-class _UsageError(GraphragEvalError):
-    """A wrong combination of arguments, or an unreadable input file."""
-
-
 # helpers ---------------------------------------------------------------------------------------
 def _suite(store: HistoryStore, args: argparse.Namespace) -> str | None:
     """The suite asked for, else the newest run's (of the branch): one suite's runs, never a mix."""
@@ -507,12 +504,10 @@ def _micro_means(aggregates: Mapping[str, Any]) -> dict[str, float]:
     return {
         key: float(stats["mean"])
         for key, stats in micro.items()
-        if isinstance(stats, Mapping) and isinstance(stats.get("mean"), int | float) and _is_score(key)
+        if isinstance(stats, Mapping)
+        and isinstance(stats.get("mean"), int | float)
+        and not key.endswith(("_tokens", "_cost", "_sec", "_count"))  # scores only
     }
-
-
-def _is_score(key: str) -> bool:
-    return not key.endswith(("_tokens", "_cost", "_sec", "_count"))
 
 
 def _count_outcomes(outcomes: Any) -> dict[str, int]:
@@ -539,6 +534,8 @@ def _num(value: float | None) -> str:
 
 MAX_LISTED = 1_000_000
 """The most runs or questions a listing takes (the bound catches a typo, as the plugin's do)."""
+MAX_WAITING_DAYS = 36_500
+"""A century: longer cannot be meant, and a date that many days back must still be a date."""
 
 
 def _text(metavar: str) -> OptionSpec:
@@ -546,17 +543,96 @@ def _text(metavar: str) -> OptionSpec:
     return OptionSpec("--text", "", metavar=metavar)
 
 
-def _counted(default: int | None, help: str) -> OptionSpec:
+def _counted(default: int | None) -> OptionSpec:
     """A command-only count (`--limit`, `trend --last`, `prune --keep`)."""
-    return OptionSpec("--n", help, metavar="N", parse=P.whole_number(1, MAX_LISTED), default=default)
+    return OptionSpec("--n", "", metavar="N", parse=P.whole_number(1, MAX_LISTED), default=default)
 
 
-MAX_WAITING_DAYS = 36_500
-"""A century: longer cannot be meant, and a date that many days back must still be a date."""
 _WAITING_DAYS = OptionSpec(
     "--days", "", metavar="D", parse=P.limit(float, "a number of days", MAX_WAITING_DAYS)
 )
 _RUN_KEYS = OptionSpec("--keys", "", action="extend", metavar="KEY", parse=P.texts, default=())
+_BRANCH: Argument = ("--branch", _text("BRANCH"), "only this branch's runs")
+_SUITE: Argument = ("--suite", _text("SUITE"), "this suite's runs (default: the newest run's suite)")
+
+
+def _limit(default: int, help: str) -> Argument:
+    return ("--limit", _counted(default), help)
+
+
+# Each subcommand is named after its handler, which its docstring describes in `--help`.
+_SUBCOMMANDS: dict[Callable[..., int], tuple[Argument, ...]] = {
+    _list: (
+        _BRANCH,
+        _limit(20, "at most this many runs (default 20)"),
+        ("--suite", _text("SUITE"), "only this suite's runs (its corpus paths, as `show` names it)"),
+    ),
+    _show: (
+        ("run", None, "last, last-passed, a run id, a run key or a branch"),
+        _limit(20, "failed questions shown (default 20)"),
+    ),
+    _flaky: (
+        ("--last", "graphrag_flaky_runs", "over the last N runs (default 10, as --graphrag-flaky-runs)"),
+        (
+            "--min-flips",
+            "graphrag_flaky_flips",
+            "flipped at least K times (default 2, as --graphrag-flaky-flips)",
+        ),
+        _BRANCH,
+        ("--no-same-commit", FLAG, "do not list questions only for passing and failing on one commit"),
+        _limit(30, "questions shown (default 30)"),
+        _SUITE,
+    ),
+    _trend: (
+        ("metric", None, "e.g. steps_score.mean, macro:answer_f1.mean, template[ID]:steps_score, pass_rate"),
+        ("--last", _counted(20), "over the last N runs (default 20)"),
+        _BRANCH,
+        (
+            "--confidence",
+            "graphrag_confidence",
+            "of the slope's interval, in percent (default 95, as --graphrag-confidence)",
+        ),
+        _SUITE,
+    ),
+    _compare: (
+        ("runs", None, None, {"nargs": 2, "metavar": "RUN"}),
+        _limit(20, "questions listed per class (default 20)"),
+    ),
+    _report: (
+        ("run", None, None),
+        ("--report", "graphrag_report", "write the JSON report here"),
+        ("--html", "graphrag_html", "write the HTML report here"),
+        ("--markdown", "graphrag_markdown", "write the Markdown summary here"),
+    ),
+    _import: (
+        ("reports", None, None, {"nargs": "+", "type": Path}),
+        ("--branch", _text("BRANCH"), "the branch the reports were made on"),
+        ("--commit", _text("SHA"), "the commit the reports were made on"),
+        (
+            "--run-key",
+            "graphrag_history_run_key",
+            "the run key (default: import: and the file's hash, so a re-import is refused; the shards "
+            "of one run given together share one)",
+        ),
+    ),
+    _shards: (("--clear", _RUN_KEYS, "delete these run keys' waiting shards"),),
+    _prune: (
+        (
+            "--keep",
+            _counted(None),
+            "keep the newest N runs of each branch (delete a whole history by deleting its file)",
+        ),
+        ("--newer-than", _text("DATE"), "keep the runs started on or after DATE (UTC)"),
+        ("--branch", _text("BRANCH"), "prune only this branch's runs"),
+        (
+            "--waiting-days",
+            _WAITING_DAYS,
+            "delete shard sets still waiting D days after their last shard came",
+        ),
+        ("--dry-run", FLAG, "say what would be deleted; delete nothing"),
+        _limit(20, "run ids listed (default 20)"),
+    ),
+}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -568,120 +644,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("url", help="the history: a file path, sqlite:///PATH or postgresql://USER@HOST/DB")
     commands = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
-
-    def command(name: str, handler: Callable[..., int], help: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help, description=help)
-        add_option(sub, "--json", FLAG, help="print JSON for scripts")
+    for handler, arguments in _SUBCOMMANDS.items():
+        sub = commands.add_parser(handler.__name__[1:], help=handler.__doc__, description=handler.__doc__)
+        add_arguments(sub, (("--json", FLAG, "print JSON for scripts"), *arguments))
         sub.set_defaults(handler=handler)
-        return sub
-
-    def branch(sub: argparse.ArgumentParser, help: str = "only this branch's runs") -> None:
-        add_option(sub, "--branch", _text("BRANCH"), help=help)
-
-    listing = command("list", _list, "recorded runs, newest first")
-    branch(listing)
-    add_option(listing, "--limit", _counted(20, "at most this many runs (default 20)"))
-    add_option(
-        listing,
-        "--suite",
-        _text("SUITE"),
-        help="only this suite's runs (its corpus paths, as `show` names it)",
-    )
-
-    show = command("show", _show, "one run: verdict, provenance, identities, scores, gates, failures")
-    show.add_argument("run", help="last, last-passed, a run id, a run key or a branch")
-    add_option(show, "--limit", _counted(20, "failed questions shown (default 20)"))
-
-    flaky = command("flaky", _flaky, "questions whose outcome flips between runs")
-    add_option(
-        flaky,
-        "--last",
-        declared("graphrag_flaky_runs"),
-        help="over the last N runs (default 10, as --graphrag-flaky-runs)",
-    )
-    add_option(
-        flaky,
-        "--min-flips",
-        declared("graphrag_flaky_flips"),
-        help="flipped at least K times (default 2, as --graphrag-flaky-flips)",
-    )
-    branch(flaky)
-    add_option(
-        flaky,
-        "--no-same-commit",
-        FLAG,
-        help="do not list questions only for passing and failing on one commit",
-    )
-    add_option(flaky, "--limit", _counted(30, "questions shown (default 30)"))
-    add_option(flaky, "--suite", _text("SUITE"), help="this suite's runs (default: the newest run's suite)")
-
-    trend_parser = command(
-        "trend", _trend, "a metric per run, corpus/graph/settings changes marked, its slope"
-    )
-    trend_parser.add_argument(
-        "metric", help="e.g. steps_score.mean, macro:answer_f1.mean, template[ID]:steps_score, pass_rate"
-    )
-    add_option(trend_parser, "--last", _counted(20, "over the last N runs (default 20)"))
-    branch(trend_parser)
-    add_option(
-        trend_parser,
-        "--confidence",
-        declared("graphrag_confidence"),
-        help="of the slope's interval, in percent (default 95, as --graphrag-confidence)",
-    )
-    add_option(
-        trend_parser, "--suite", _text("SUITE"), help="this suite's runs (default: the newest run's suite)"
-    )
-
-    compare = command(
-        "compare", _compare, "two runs: what changed, metric deltas, regressed and fixed questions"
-    )
-    compare.add_argument("runs", nargs=2, metavar="RUN")
-    add_option(compare, "--limit", _counted(20, "questions listed per class (default 20)"))
-
-    report = command(
-        "report", _report, "write a past run's JSON report, HTML report or Markdown summary again"
-    )
-    report.add_argument("run")
-    add_option(report, "--report", declared("graphrag_report"), help="write the JSON report here")
-    add_option(report, "--html", declared("graphrag_html"), help="write the HTML report here")
-    add_option(report, "--markdown", declared("graphrag_markdown"), help="write the Markdown summary here")
-
-    backfill = command("import", _import, "record existing JSON reports (--graphrag-report files)")
-    backfill.add_argument("reports", nargs="+", type=Path)
-    branch(backfill, "the branch the reports were made on")
-    add_option(backfill, "--commit", _text("SHA"), help="the commit the reports were made on")
-    add_option(
-        backfill,
-        "--run-key",
-        declared("graphrag_history_run_key"),
-        help="the run key (default: import: and the file's hash, so a re-import is refused; the shards "
-        "of one run given together share one)",
-    )
-
-    shards = command("shards", _shards, "shard sets waiting for the rest of their run; clear them")
-    add_option(shards, "--clear", _RUN_KEYS, help="delete these run keys' waiting shards")
-
-    prune = command(
-        "prune",
-        _prune,
-        "delete old runs (keeping the newest N per branch, or those newer than a date) and stale shards",
-    )
-    add_option(
-        prune,
-        "--keep",
-        _counted(None, "keep the newest N runs of each branch (delete a whole history by deleting its file)"),
-    )
-    add_option(prune, "--newer-than", _text("DATE"), help="keep the runs started on or after DATE (UTC)")
-    branch(prune, "prune only this branch's runs")
-    add_option(
-        prune,
-        "--waiting-days",
-        _WAITING_DAYS,
-        help="delete shard sets still waiting D days after their last shard came",
-    )
-    add_option(prune, "--dry-run", FLAG, help="say what would be deleted; delete nothing")
-    add_option(prune, "--limit", _counted(20, "run ids listed (default 20)"))
     return parser
 
 

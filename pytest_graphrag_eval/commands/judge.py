@@ -16,11 +16,10 @@ import sys
 from collections.abc import Sequence
 
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, resolve_judge_settings
-from pytest_graphrag_eval.commands import add_no_cache
+from pytest_graphrag_eval.commands import Argument, add_arguments, add_no_cache
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
-from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.report.judging_summary import calibration_lines
 from pytest_graphrag_eval.run.judging import (
     calibrate,
@@ -77,54 +76,31 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if any(not result.passed for result in results) else 0
 
 
+_ARGUMENTS: tuple[Argument, ...] = (
+    ("--corpus", "graphrag_corpus", "corpus file (repeatable)", {"required": True}),
+    ("--labels", "graphrag_judge_labels", "labels file (YAML or JSONL)", {"required": True}),
+    ("--reviews", "graphrag_reviews", "reviews file: its verdicts are labels too"),
+    ("--answers-config", "graphrag_answers_config", "the answers config the pytest run uses"),
+    ("--judge", "graphrag_judge", "correctness judge (over the config)"),
+    ("--judge-model", "graphrag_judge_model", "judge model (over the config)"),
+    ("--threshold", "graphrag_threshold", "a metric's pass cutoff, e.g. answer_f1>=0.7 (repeatable)"),
+    ("--gate", "graphrag_gate", "judge:METRIC.STAT op N (repeatable)"),
+    ("--report", "graphrag_report", "write the calibration as JSON here (atomically)"),
+    (
+        "--dry-run",
+        "graphrag_dry_run",
+        "say how many judge calls it would make; make none",
+        {"default": False},
+    ),
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Judge the answers people labelled and report the judge's agreement with them.",
         epilog="The LLM endpoint and key come from OPENAI_API_KEY and OPENAI_BASE_URL (or AZURE_OPENAI_*).",
     )
-    add_option(
-        parser, "--corpus", declared("graphrag_corpus"), required=True, help="corpus file (repeatable)"
-    )
-    add_option(
-        parser,
-        "--labels",
-        declared("graphrag_judge_labels"),
-        required=True,
-        help="labels file (YAML or JSONL)",
-    )
-    add_option(
-        parser, "--reviews", declared("graphrag_reviews"), help="reviews file: its verdicts are labels too"
-    )
-    add_option(
-        parser,
-        "--answers-config",
-        declared("graphrag_answers_config"),
-        help="the answers config the pytest run uses",
-    )
-    add_option(parser, "--judge", declared("graphrag_judge"), help="correctness judge (over the config)")
-    add_option(
-        parser, "--judge-model", declared("graphrag_judge_model"), help="judge model (over the config)"
-    )
-    add_option(
-        parser,
-        "--threshold",
-        declared("graphrag_threshold"),
-        help="a metric's pass cutoff, e.g. answer_f1>=0.7 (repeatable)",
-    )
-    add_option(parser, "--gate", declared("graphrag_gate"), help="judge:METRIC.STAT op N (repeatable)")
-    add_option(
-        parser,
-        "--report",
-        declared("graphrag_report"),
-        help="write the calibration as JSON here (atomically)",
-    )
-    add_option(
-        parser,
-        "--dry-run",
-        declared("graphrag_dry_run"),
-        default=False,
-        help="say how many judge calls it would make; make none",
-    )
+    add_arguments(parser, _ARGUMENTS)
     add_no_cache(parser, dest="use_cache", default=None)
     return parser

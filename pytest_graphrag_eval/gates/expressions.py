@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
-from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
@@ -23,6 +23,7 @@ _OPERATOR_CHARS = "<>=!"
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 METRIC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_@.\-]*")
 _OPERATOR_LIST = ", ".join(OPERATORS)
+Rule = TypeVar("Rule")
 
 
 class ExpressionError(ConfigurationError):
@@ -81,6 +82,41 @@ def _finite(number: float, text: str) -> float:
     if not math.isfinite(number):
         raise ExpressionError(f"{text!r} is not a finite number")
     return number
+
+
+def check_source(source: str, sources: Sequence[str]) -> None:
+    if source not in sources:
+        raise ValueError(f"source must be one of {', '.join(sources)}, got {source!r}")
+
+
+def yaml_rules(
+    value: object,
+    location: SourceLocation,
+    field: str,
+    shapes: str,
+    from_text: Callable[[object], Rule],
+    from_entry: Callable[[str, object], Rule],
+) -> Iterator[tuple[str, bool, Rule]]:
+    """The rules of a corpus file's `thresholds:` or `gates:` (`field`), in order, each with the name that
+    locates it and whether it was listed: a list of expressions (`from_text`), one expression, or a
+    mapping `{left: limit}` (`from_entry`). A rule that does not parse is a CorpusError naming its entry;
+    `shapes` says what the setting may be."""
+    if value is None:
+        return
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | Mapping):
+        raise CorpusError(f"must be {shapes}, got {type(value).__name__}", location, field)
+    what = field.removesuffix("s")
+    listed = isinstance(value, list)
+    for key, item in enumerate(value) if isinstance(value, list) else value.items():
+        where = f"{field}[{key}]" if listed else f"{field}.{key}"
+        try:
+            rule = from_text(item) if listed else from_entry(str(key), item)
+        except ExpressionError as error:
+            shown = f" {item!r}" if listed else ""
+            raise CorpusError(f"invalid {what}{shown}: {error}", location, where) from None
+        yield where, listed, rule
 
 
 def check_metric_name(name: str) -> str:

@@ -30,14 +30,7 @@ from pytest_graphrag_eval.gates.expressions import (
     display_number,
     format_number,
 )
-from pytest_graphrag_eval.gates.model import (
-    EXCLUDING_FLAKY,
-    HISTORY,
-    PASSES,
-    REPEATS,
-    Gate,
-    GateResult,
-)
+from pytest_graphrag_eval.gates.model import EXCLUDING_FLAKY, HISTORY, PASSES, REPEATS, Gate, GateResult
 
 DEFAULT_TREND_CONFIDENCE = 0.95
 MAX_WINDOW = 1000

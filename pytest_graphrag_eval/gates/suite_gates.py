@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from pytest_graphrag_eval.aggregates import NOT_EVALUATED_COUNT, STAT_NAMES
-from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
+from pytest_graphrag_eval.errors import ConfigurationError, SourceLocation
 from pytest_graphrag_eval.gates.change_gates import (
     CHANGE_COUNTS,
     ChangeView,
@@ -34,9 +34,11 @@ from pytest_graphrag_eval.gates.change_gates import (
 from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
     check_metric_name,
+    check_source,
     numeric_value,
     parse_limit,
     split_comparison,
+    yaml_rules,
 )
 from pytest_graphrag_eval.gates.history_gates import (
     NO_HISTORY,
@@ -66,13 +68,12 @@ STALE_REFERENCES = "stale_references"
 NOT_EVALUATED = "not_evaluated"
 _PLAIN_TARGETS = (*SAMPLE_COUNTS, ERROR_RATE, FLAKY_RATE, STALE_REFERENCES, NOT_EVALUATED)
 _SCOPES_HELP = "micro:, macro:, template[ID]: or template[*]:"
-_YAML_FIELD = "gates"
 _SHOWN_TEMPLATES = 10
 
 
 def parse_gate(text: str, source: str = "cli") -> Gate:
     """Parse one gate; ConfigurationError names the option (cli/ini) and the text."""
-    _check_source(source)
+    check_source(source, GATE_SOURCES)
     try:
         return _parse(text, source)
     except ExpressionError as error:
@@ -87,38 +88,18 @@ def parse_gate_list(texts: Iterable[str] | None, source: str) -> list[Gate]:
 
 def gates_from_yaml(value: object, location: SourceLocation) -> list[Gate]:
     """Read a corpus file's `gates:` setting: a list of gates, one gate, or `{target: limit}`."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        value = [value]
-    if isinstance(value, list):
-        gates = []
-        for index, text in enumerate(value):
-            try:
-                gates.append(_parse(text, "corpus"))
-            except ExpressionError as error:
-                raise CorpusError(
-                    f"invalid gate {text!r}: {error}", location, f"{_YAML_FIELD}[{index}]"
-                ) from None
-        return gates
-    if isinstance(value, Mapping):
-        gates = []
-        for key, limit in value.items():
-            try:
-                if split_over_prefix(str(key).strip())[0] is not None:  # the limit carries /run@N or K/N
-                    gates.append(
-                        _parse(f"{key}{limit if isinstance(limit, str) else f'>={limit}'}", "corpus")
-                    )
-                    continue
-                gates.append(_gate_from_left(str(key), *parse_limit(limit), "corpus"))
-            except ExpressionError as error:
-                raise CorpusError(f"invalid gate: {error}", location, f"{_YAML_FIELD}.{key}") from None
-        return gates
-    raise CorpusError(
-        f"must be a list of gates like 'steps_score.mean>=0.9', got {type(value).__name__}",
-        location,
-        _YAML_FIELD,
-    )
+
+    def from_entry(key: str, limit: object) -> Gate:
+        if split_over_prefix(key.strip())[0] is not None:  # the limit carries /run@N or K/N
+            return _parse(f"{key}{limit if isinstance(limit, str) else f'>={limit}'}", "corpus")
+        return _gate_from_left(key, *parse_limit(limit), "corpus")
+
+    shapes = "a list of gates like 'steps_score.mean>=0.9'"
+    return [gate for _, _, gate in yaml_rules(value, location, "gates", shapes, _corpus_gate, from_entry)]
+
+
+def _corpus_gate(text: object) -> Gate:
+    return _parse(text, "corpus")
 
 
 def combine_gates(gates: Iterable[Gate]) -> list[Gate]:
@@ -396,8 +377,3 @@ def _gate(scope: str, template: str | None, target: str, op: str, limit: float, 
     if scope == "macro" and stat != "mean":
         raise ExpressionError(f"macro aggregates have only means: macro:{metric}.mean")
     return Gate(scope, check_metric_name(metric), stat, op, limit, template, source)
-
-
-def _check_source(source: str) -> None:
-    if source not in GATE_SOURCES:
-        raise ValueError(f"source must be one of {', '.join(GATE_SOURCES)}, got {source!r}")

@@ -15,11 +15,13 @@ from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceL
 from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
     check_metric_name,
+    check_source,
     compare,
     format_number,
     numeric_value,
     parse_limit,
     split_comparison,
+    yaml_rules,
 )
 from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
 from pytest_graphrag_eval.gates.model import outcome_message
@@ -30,6 +32,7 @@ if TYPE_CHECKING:  # only named in annotations: the corpus reader imports the YA
 THRESHOLD_SOURCES = ("ini", "cli", "corpus", "template", "question")
 OPTION_NAMES = {"ini": "ini option graphrag_thresholds", "cli": "--graphrag-threshold"}
 _YAML_FIELD = "thresholds"
+_SHAPES = "a list of expressions like 'steps_score>=0.8' or a mapping {metric: '>=0.8'}"
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,7 @@ class ThresholdCheck:
 
 def parse_threshold(text: str, source: str = "cli") -> Threshold:
     """Parse `metric op number`; ConfigurationError names the option (cli/ini) and the text."""
-    _check_source(source)
+    check_source(source, THRESHOLD_SOURCES)
     try:
         return _parse(text, source)
     except ExpressionError as error:
@@ -91,39 +94,24 @@ def parse_threshold_list(texts: Iterable[str] | None, source: str) -> dict[str, 
 def thresholds_from_yaml(value: object, source: str, location: SourceLocation) -> dict[str, Threshold | None]:
     """A corpus `thresholds:` field: expressions, one expression, or `{metric: ">=0.8" | 0.8 | null}`
     (a bare number means `>=`); None values mark removals."""
-    _check_source(source)
-    if value is None:
-        return {}
-    if isinstance(value, str):
-        value = [value]
+    check_source(source, THRESHOLD_SOURCES)
+
+    def from_entry(metric: str, limit: object) -> tuple[str, Threshold | None]:
+        name = check_metric_name(metric)
+        return name, None if limit is None else Threshold(name, *parse_limit(limit), source)
+
     thresholds: dict[str, Threshold | None] = {}
-    if isinstance(value, list):
-        for index, text in enumerate(value):
-            field = f"{_YAML_FIELD}[{index}]"
-            try:
-                threshold = _parse(text, source)
-            except ExpressionError as error:
-                raise CorpusError(f"invalid threshold {text!r}: {error}", location, field) from None
-            if threshold.metric in thresholds:
-                raise CorpusError(f"a second threshold for {threshold.metric!r}", location, field)
-            thresholds[threshold.metric] = threshold
-        return thresholds
-    if isinstance(value, Mapping):
-        for metric, limit in value.items():
-            try:
-                name = check_metric_name(str(metric))
-                thresholds[name] = None if limit is None else Threshold(name, *parse_limit(limit), source)
-            except ExpressionError as error:
-                raise CorpusError(
-                    f"invalid threshold: {error}", location, f"{_YAML_FIELD}.{metric}"
-                ) from None
-        return thresholds
-    raise CorpusError(
-        f"must be a list of expressions like 'steps_score>=0.8' or a mapping "
-        f"{{metric: '>=0.8'}}, got {type(value).__name__}",
-        location,
-        _YAML_FIELD,
-    )
+    for where, listed, (metric, threshold) in yaml_rules(
+        value, location, _YAML_FIELD, _SHAPES, lambda text: _named(_parse(text, source)), from_entry
+    ):
+        if listed and metric in thresholds:
+            raise CorpusError(f"a second threshold for {metric!r}", location, where)
+        thresholds[metric] = threshold
+    return thresholds
+
+
+def _named(threshold: Threshold) -> tuple[str, Threshold | None]:
+    return threshold.metric, threshold
 
 
 @dataclass(frozen=True)
@@ -216,13 +204,8 @@ def _missing_reason(result: Mapping[str, Any], metric: str) -> str:
     return missing_metric_hint(metric, available)
 
 
-def _parse(text: str, source: str) -> Threshold:
+def _parse(text: object, source: str) -> Threshold:
     if not isinstance(text, str):
         raise ExpressionError(f"expected text, got {type(text).__name__}")
     metric, op, limit = split_comparison(text)
     return Threshold(check_metric_name(metric), op, limit, source)
-
-
-def _check_source(source: str) -> None:
-    if source not in THRESHOLD_SOURCES:
-        raise ValueError(f"source must be one of {', '.join(THRESHOLD_SOURCES)}, got {source!r}")

@@ -67,13 +67,11 @@ class Change:
     """What changed at a run, compared with the run before it."""
 
     index: int  # position in the series
-    run_id: int
     what: tuple[str, ...]  # "corpus", "graph", "settings", "responses"
 
 
 @dataclass(frozen=True)
 class Trend:
-    points: tuple[MetricPoint, ...]
     slope: float | None  # change of the metric per run (least squares over the runs that have it)
     low: float | None  # the slope's confidence interval
     high: float | None
@@ -95,7 +93,7 @@ def trend(points: Sequence[MetricPoint], *, confidence: float = 0.95) -> Trend:
             error = math.sqrt(residual / (len(pairs) - 2) / sxx)
             margin = _t_quantile(1 - (1 - confidence) / 2, len(pairs) - 2) * error
             low, high = slope - margin, slope + margin
-    return Trend(tuple(points), slope, low, high, confidence, len(pairs), tuple(changes(points)))
+    return Trend(slope, low, high, confidence, len(pairs), tuple(changes(points)))
 
 
 def changes(points: Sequence[MetricPoint]) -> list[Change]:
@@ -114,7 +112,7 @@ def changes(points: Sequence[MetricPoint]) -> list[Change]:
             if left != right
         )
         if what:
-            found.append(Change(index, after.run_id, what))
+            found.append(Change(index, what))
     return found
 
 

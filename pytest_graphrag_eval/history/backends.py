@@ -121,9 +121,8 @@ class SqliteBackend:
 
 def _open_read_only(path: Path) -> sqlite3.Connection:
     """The file opened read-only; in a read-only folder, where SQLite cannot make the WAL's shared
-    memory, as an immutable file (nobody can be writing it there either)."""
-    if not path.exists():
-        raise HistoryError(f"no such file: {path}")
+    memory, as an immutable file (nobody can be writing it there either); `open_history` has checked
+    that it exists."""
     uri = f"file:{quote(str(path.resolve()))}"
     connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=WAIT_SEC, isolation_level=None)
     try:
@@ -212,66 +211,52 @@ class _PercentCursor:
         return getattr(self.raw, name)
 
 
+_FAILURES = {
+    "locked": "another run has been writing it for over {wait:.0f} s (a run stopped while recording holds "
+    "the history's lock); nothing was written: try again once it has finished, or stop the process "
+    "holding the file ({text})",
+    "lock_timeout": "waited {wait:.0f} s for another session's write (a runner paused, stopped or cut off "
+    "while recording holds its transaction; the server ends it after {idle} s idle, or end it with "
+    "pg_terminate_backend); nothing was written: try again ({text})",
+    "statement_timeout": "a statement ran past its time limit and was stopped; nothing was written ({text})",
+    "ended": "the server ended this session (idle inside its transaction for too long, or shut down); "
+    "nothing was written: run again ({text})",
+    "full": "the disk holding it is full or failing ({text}); nothing was written: free space, or prune the "
+    "history (graphrag-eval-history URL prune --keep N), then run again",
+    "read_only": "cannot write it: the file, its folder or the database is read-only ({text}); reading it "
+    "needs no write access (graphrag-eval-history URL list)",
+    "connect": "cannot connect: {text}",
+    "open": "cannot use it: {text}",
+}
+"""What a driver's error means, by kind (else by what was being done), with the driver's words as `text`."""
+_SQLITE_KINDS = {
+    "database is locked": "locked",
+    "database table is locked": "locked",
+    "disk is full": "full",
+    "disk i/o error": "full",
+    "readonly": "read_only",
+    "read-only": "read_only",
+}
+_SQLSTATE_KINDS = {
+    "55P03": "lock_timeout",
+    "57014": "statement_timeout",
+    "25P03": "ended",
+    "57P01": "ended",
+    "53100": "full",
+    "25006": "read_only",
+}
+
+
 def describe_failure(location: HistoryLocation, error: BaseException, doing: str) -> str:
     """One sentence for a driver's error: the store, the driver's words without secrets, what to do."""
-    text = location.scrub(_first_line(error))
-    store = f"history {location.display}"
-    kind = _failure_kind(error, text)
-    if kind == "locked":
-        return (
-            f"{store}: another run has been writing it for over {WAIT_SEC:.0f} s (a run stopped while "
-            f"recording holds the history's lock); nothing was written: try again once it has finished, "
-            f"or stop the process holding the file ({text})"
-        )
-    if kind == "lock_timeout":
-        return (
-            f"{store}: waited {WAIT_SEC:.0f} s for another session's write (a runner paused, stopped or "
-            "cut off while recording holds its transaction; the server ends it after "
-            f"{IDLE_IN_TRANSACTION_SEC} s idle, or end it with pg_terminate_backend); nothing was "
-            f"written: try again ({text})"
-        )
-    if kind == "statement_timeout":
-        return f"{store}: a statement ran past its time limit and was stopped; nothing was written ({text})"
-    if kind == "ended":
-        return (
-            f"{store}: the server ended this session (idle inside its transaction for too long, or shut "
-            f"down); nothing was written: run again ({text})"
-        )
-    if kind == "full":
-        return (
-            f"{store}: the disk holding it is full or failing ({text}); nothing was written: free space, "
-            "or prune the history (graphrag-eval-history URL prune --keep N), then run again"
-        )
-    if kind == "read_only":
-        return (
-            f"{store}: cannot write it: the file, its folder or the database is read-only ({text}); "
-            "reading it needs no write access (graphrag-eval-history URL list)"
-        )
-    verb = {"connect": "cannot connect", "open": "cannot use it"}.get(doing)
-    return f"{store}: {verb}: {text}" if verb else f"{store}: {text}"
-
-
-def _failure_kind(error: BaseException, text: str) -> str | None:
-    lowered = text.lower()
-    if isinstance(error, sqlite3.Error):
-        if "database is locked" in lowered or "database table is locked" in lowered:
-            return "locked"
-        if "disk is full" in lowered or "disk i/o error" in lowered:
-            return "full"
-        if "readonly" in lowered or "read-only" in lowered:
-            return "read_only"
-        return None
-    sqlstate = getattr(error, "sqlstate", None)
-    return {
-        "55P03": "lock_timeout",
-        "57014": "statement_timeout",
-        "25P03": "ended",
-        "57P01": "ended",
-        "53100": "full",
-        "25006": "read_only",
-    }.get(str(sqlstate))
-
-
-def _first_line(error: BaseException) -> str:
     text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
+    text = location.scrub(text.splitlines()[0] if text else type(error).__name__)
+    if isinstance(error, sqlite3.Error):
+        lowered = text.lower()
+        kind = next((kind for needle, kind in _SQLITE_KINDS.items() if needle in lowered), doing)
+    else:
+        kind = _SQLSTATE_KINDS.get(str(getattr(error, "sqlstate", None)), doing)
+    template = _FAILURES.get(kind, "{text}")
+    return f"history {location.display}: " + template.format(
+        wait=WAIT_SEC, idle=IDLE_IN_TRANSACTION_SEC, text=text
+    )

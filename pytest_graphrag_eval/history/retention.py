@@ -48,11 +48,7 @@ class PruneResult:
 
 
 def retention_rule(
-    *,
-    keep: int | None,
-    newer_than: str | None,
-    branch: str | None,
-    waiting_days: float | None,
+    *, keep: int | None, newer_than: str | None, branch: str | None, waiting_days: float | None
 ) -> RetentionRule:
     """The rule the prune command's options give (their parsers check the ranges); a HistoryError
     when none is given or a date is not one."""

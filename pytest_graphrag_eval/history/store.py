@@ -18,7 +18,7 @@ from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.history.backends import Backend, describe_failure, open_backend
 from pytest_graphrag_eval.history.errors import HistoryError
-from pytest_graphrag_eval.history.locations import HistoryLocation, parse_location
+from pytest_graphrag_eval.history.locations import parse_location
 from pytest_graphrag_eval.history.metrics import metric_value
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.records import (
@@ -32,10 +32,8 @@ from pytest_graphrag_eval.history.records import (
     run_inputs,
     run_record,
 )
-from pytest_graphrag_eval.history.retention import PruneResult, RetentionRule
+from pytest_graphrag_eval.history.retention import PruneResult, RetentionRule, RunId
 from pytest_graphrag_eval.history.schema import LATEST_VERSION, MIGRATIONS, VERSION_TABLE
-
-RunId = int
 
 _SUMMARY_COLUMNS = (
     "run_id, run_key, started_at, recorded_at, duration_sec, commit_sha, branch, ci, ci_url, tool_version, "
@@ -155,8 +153,11 @@ def open_history(
             raise HistoryError(
                 f"history {location.display}: no such file (record a run with --graphrag-history first)"
             )
-    if read_only and _needs_upgrade(location):
-        open_history(url, environ=environ).close()
+    if read_only:
+        with closing(open_backend(location, read_only=True)) as backend:
+            version = _read_version(backend)
+        if version is not None and version < LATEST_VERSION:
+            open_history(url, environ=environ).close()  # upgraded first, then read as it now is
     backend = open_backend(location, read_only=read_only)
     try:
         if read_only:
@@ -168,12 +169,6 @@ def open_history(
         backend.close()
         raise
     return HistoryStore(backend)
-
-
-def _needs_upgrade(location: HistoryLocation) -> bool:
-    with closing(open_backend(location, read_only=True)) as backend:
-        version = _read_version(backend)
-    return version is not None and version < LATEST_VERSION
 
 
 class HistoryStore:
@@ -678,16 +673,13 @@ def _translated(backend: Backend, transaction: Any) -> Iterator[Any]:
     except GraphragEvalError:
         raise
     except Exception as error:
-        if inside and not _is_driver_error(error):
+        if (
+            inside
+            and not isinstance(error, sqlite3.Error)
+            and not type(error).__module__.startswith("psycopg")
+        ):
             raise
         raise _history_error(backend, error) from None
-
-
-def _is_driver_error(error: BaseException) -> bool:
-    if isinstance(error, sqlite3.Error):
-        return True
-    module = type(error).__module__
-    return module.startswith("psycopg")
 
 
 def _history_error(backend: Backend, error: BaseException) -> HistoryError:

@@ -26,9 +26,6 @@ class Interval:
     high: float
     level: float
 
-    def to_dict(self) -> dict[str, float]:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
 class Confusion:
@@ -43,9 +40,6 @@ class Confusion:
     def total(self) -> int:
         return self.both_pass + self.both_fail + self.person_pass_judge_fail + self.person_fail_judge_pass
 
-    def to_dict(self) -> dict[str, int]:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
 class BinaryAgreement:
@@ -58,14 +52,12 @@ class BinaryAgreement:
     undefined: str | None = None
 
 
-def confusion_of(pairs: Sequence[tuple[bool, bool]]) -> Confusion:
-    counts = Counter((bool(person), bool(judge)) for person, judge in pairs)
-    return Confusion(counts[True, True], counts[False, False], counts[True, False], counts[False, True])
-
-
 def binary_agreement(pairs: Sequence[tuple[bool, bool]], level: float = 0.95) -> BinaryAgreement:
     """Accuracy and Cohen's kappa of (person, judge) pass/fail pairs, kappa with its interval."""
-    confusion = confusion_of(pairs)
+    pairs_seen = Counter((bool(person), bool(judge)) for person, judge in pairs)
+    confusion = Confusion(
+        pairs_seen[True, True], pairs_seen[False, False], pairs_seen[True, False], pairs_seen[False, True]
+    )
     n = confusion.total
     if n == 0:
         return BinaryAgreement(confusion, None, None, None, "no labelled answer was judged")
@@ -143,7 +135,7 @@ class ScoreAgreement:
     def to_dict(self) -> dict[str, Any]:
         return {
             "alpha": self.alpha,
-            "alpha_interval": self.interval.to_dict() if self.interval else None,
+            "alpha_interval": asdict(self.interval) if self.interval else None,
             "mean_absolute_difference": self.mean_absolute_difference,
             **({"alpha_undefined": self.undefined} if self.undefined else {}),
         }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.answers.metric import AnswerInputs, AnswerMetric
@@ -93,10 +93,7 @@ async def judge_labels(
 
 
 def summarise(
-    judged: Sequence[JudgedLabel],
-    metric: JudgedMetric,
-    cutoff: float,
-    level: float = 0.95,
+    judged: Sequence[JudgedLabel], metric: JudgedMetric, cutoff: float, level: float = 0.95
 ) -> dict[str, Any]:
     """One metric's agreement section: counts, accuracy, kappa, alpha, confusion, disagreements."""
     mine = [item for item in judged if item.label.metric == metric.name]
@@ -170,8 +167,8 @@ def _binary(items: Sequence[JudgedLabel], cutoff: float, level: float) -> dict[s
     section: dict[str, Any] = {
         "accuracy": agreement.accuracy,
         "kappa": agreement.kappa,
-        "kappa_interval": agreement.interval.to_dict() if agreement.interval else None,
-        "confusion": agreement.confusion.to_dict(),
+        "kappa_interval": asdict(agreement.interval) if agreement.interval else None,
+        "confusion": asdict(agreement.confusion),
     }
     if agreement.undefined:
         section["kappa_undefined"] = agreement.undefined

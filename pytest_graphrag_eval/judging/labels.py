@@ -93,8 +93,7 @@ def _label(entry: Entry, question_ids: Collection[str], metrics: Collection[str]
             f"(it judges: {', '.join(sorted(metrics))})",
             "metric",
         )
-    answer = entry.text("answer")
-    check_fingerprint(entry, answer)
+    answer = checked_answer(entry)
     given = [name for name in _VERDICT_FIELDS if entry.fields.get(name) is not None]
     if len(given) != 1:
         raise entry.error(
@@ -111,21 +110,21 @@ def _label(entry: Entry, question_ids: Collection[str], metrics: Collection[str]
         if metric != CORRECTNESS:
             raise entry.error(f"claim counts are a verdict of {CORRECTNESS} only, not of {metric}", "claims")
         score = _claims_f1(entry)
-    return Label(
-        question_id,
-        metric,
-        answer,
-        passed,
-        score,
-        entry.text("by"),
-        entry.text("date"),
-        entry.text("reason", required=False),
-        entry.where,
-    )
+    return signed_label(entry, question_id, metric, answer, passed, score)
 
 
-def check_fingerprint(entry: Entry, answer: str) -> None:
-    """A fingerprint written in the file must be the answer's: an edited answer is a different one."""
+def signed_label(
+    entry: Entry, question_id: str, metric: str, answer: str, passed: bool | None, score: float | None
+) -> Label:
+    """The label of a checked verdict, with who gave it, when and why (a label's or a review's)."""
+    by, date, reason = entry.text("by"), entry.text("date"), entry.text("reason", required=False)
+    return Label(question_id, metric, answer, passed, score, by, date, reason, entry.where)
+
+
+def checked_answer(entry: Entry) -> str:
+    """The answer, whose fingerprint, when the file writes one, must be its own: an edited answer is a
+    different one."""
+    answer = entry.text("answer")
     given = entry.text("fingerprint", required=False)
     if given and given != answer_fingerprint(answer):
         raise entry.error(
@@ -133,6 +132,7 @@ def check_fingerprint(entry: Entry, answer: str) -> None:
             "was edited after it was judged, or the fingerprint belongs to another answer",
             "fingerprint",
         )
+    return answer
 
 
 def _claims_f1(entry: Entry) -> float:

@@ -14,7 +14,7 @@ from typing import Any
 from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.judging.entries import Entry, read_entries, verdict_word
 from pytest_graphrag_eval.judging.fingerprint import answer_fingerprint
-from pytest_graphrag_eval.judging.labels import CORRECTNESS, Label, check_fingerprint
+from pytest_graphrag_eval.judging.labels import CORRECTNESS, Label, checked_answer, signed_label
 
 REVIEW_FIELDS = ("question_id", "answer", "fingerprint", "verdict", "by", "date", "reason", "metric")
 APPLIED = "applied"
@@ -126,19 +126,8 @@ def load_reviews(
 def _review(entry: Entry, question_ids: Collection[str], metrics: Collection[str]) -> Label:
     """A review is a label with a pass/fail verdict (of answer_correctness unless it names a metric)."""
     entry, question_id = entry.of_question(REVIEW_FIELDS, question_ids)
-    answer = entry.text("answer")
-    check_fingerprint(entry, answer)
+    answer = checked_answer(entry)
     metric = entry.text("metric", required=False) or CORRECTNESS
     if metrics and metric not in metrics and metric != CORRECTNESS:
         raise entry.error(f"{metric!r} is not a metric this run judges", "metric")
-    return Label(
-        question_id,
-        metric,
-        answer,
-        verdict_word(entry),
-        None,
-        entry.text("by"),
-        entry.text("date"),
-        entry.text("reason", required=False),
-        entry.where,
-    )
+    return signed_label(entry, question_id, metric, answer, verdict_word(entry), None)
