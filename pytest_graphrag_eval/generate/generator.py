@@ -20,19 +20,22 @@ from pytest_graphrag_eval.generate.instantiate import (
     CompiledTemplate,
     Dropped,
     Instance,
+    Ran,
+    Run,
     bind,
     compile_template,
-    execute,
     instantiate,
+    query_error,
+    run_queries,
     unbound,
 )
-from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, BlankNodeValue, Pieces
+from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, Pieces
 from pytest_graphrag_eval.generate.sampling import sampling_order
 from pytest_graphrag_eval.generate.templates import QuestionTemplate, TemplateFile
-from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, QueryResult, SparqlEndpoint
+from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, SparqlEndpoint
 
 _COUNT_TRIPLES = "SELECT (COUNT(*) AS ?triples) WHERE { ?s ?p ?o }"
-_PREFETCHED = 512  # questions whose queries are run ahead at most: their results are held meanwhile
+_RUN_AHEAD = 512  # questions whose queries are run ahead at most: their results are held meanwhile
 
 
 @dataclass
@@ -108,9 +111,10 @@ def candidate_bindings(
     """The template's candidate rows as bindings, checked against what the template uses."""
     if template.candidates is None:
         return [bind(template, {})]
-    result = execute(
-        endpoint.execute, templates.prefix_header + template.candidates, template, "candidates", None
-    )
+    try:
+        result = endpoint.execute(templates.prefix_header + template.candidates)
+    except EndpointError as error:
+        raise query_error(error, template, "candidates", None) from None
     if result.form is not QueryForm.SELECT:
         raise template.error("must be a SELECT query (its rows are the candidate bindings)", "candidates")
     columns, rows = rows_of(result.text)
@@ -144,13 +148,11 @@ def generate(
         position = {binding.question_id: index for index, binding in reversed(list(enumerate(bindings)))}
         order = _try_order(template, bindings, previous_ids)
         results: set[tuple[str, ...]] = set()
-        prefetched = _Prefetched(endpoint)
+        held: dict[str, Ran] = {}
         for at, binding in enumerate(order):
             wanted = None if template.sample.count is None else template.sample.count - len(outcome.questions)
             if wanted is not None and wanted <= 0:
                 break
-            if not prefetched.results:
-                prefetched.run(_next_queries(compiled, order, at, ids, wanted))
             missing = unbound(binding, compiled.needed)  # before its id is compared: that id lacks the value
             if missing is not None:
                 outcome.dropped.append(missing)
@@ -164,7 +166,9 @@ def generate(
                     )
                 outcome.duplicates += 1
                 continue
-            made = instantiate(compiled, prefetched.execute, binding)
+            if binding.question_id not in held:
+                held = _run_ahead(compiled, order[at:], ids, wanted, endpoint.execute)
+            made = instantiate(compiled, binding, held.pop(binding.question_id))
             if isinstance(made, Dropped):
                 outcome.dropped.append(made)
                 continue
@@ -181,55 +185,30 @@ def generate(
     return Generation(templates, graph, tuple(outcomes))
 
 
-class _Prefetched:
-    """The endpoint, with the results of the queries the next questions will ask run back to back: the
-    store's caches stay warm, a tenth of its time (benchmarks/bench_generate.py). A failed query stops
-    the run; its error is raised when its question asks for it, where a question-by-question run
-    raises it."""
-
-    def __init__(self, endpoint: SparqlEndpoint):
-        self.endpoint = endpoint
-        self.results: dict[str, QueryResult | EndpointError] = {}
-
-    def run(self, queries: list[str]) -> None:
-        for query in queries:
-            try:
-                self.results[query] = self.endpoint.execute(query)
-            except EndpointError as error:
-                self.results[query] = error
-                return
-
-    def execute(self, query: str) -> QueryResult:
-        result = self.results.pop(query, None)
-        if result is None:
-            return self.endpoint.execute(query)
-        if isinstance(result, EndpointError):
-            raise result
-        return result
-
-
-def _next_queries(
-    compiled: CompiledTemplate, order: list[Binding], at: int, ids: Collection[str], wanted: int | None
-) -> list[str]:
-    """The queries of the bindings from `order[at]` on that are instantiated next unless one is dropped:
-    up to `wanted` (and `_PREFETCHED`) of them, up to the first whose id is taken (it may make none)."""
-    queries: list[str] = []
-    taken: set[str] = set()
-    limit = _PREFETCHED if wanted is None else min(wanted, _PREFETCHED)
-    for index in range(at, len(order)):
-        binding = order[index]
-        if len(taken) >= limit:
+def _run_ahead(
+    compiled: CompiledTemplate, bindings: list[Binding], ids: Collection[str], wanted: int | None, run: Run
+) -> dict[str, Ran]:
+    """The queries of the next questions run back to back before they are made, so the store's caches
+    stay warm (benchmarks/bench_generate.py): the bindings from `bindings[0]` on that are made next
+    unless one is dropped, up to `wanted` (and `_RUN_AHEAD`) of them, up to the first whose id is taken.
+    Their results by question id; a failed query ends the run, its error raised as its question's when
+    that question is made, where a question-by-question run raises it."""
+    limit = _RUN_AHEAD if wanted is None else min(wanted, _RUN_AHEAD)
+    window: dict[str, Binding] = {}
+    for binding in bindings:
+        if len(window) >= limit:
             break
         if unbound(binding, compiled.needed) is not None:
             continue
-        if binding.question_id in ids or binding.question_id in taken:
+        if binding.question_id in ids or binding.question_id in window:
             break
-        taken.add(binding.question_id)
-        try:
-            queries += [step.query.fill_query(binding.values) for step in compiled.steps if step.query]
-        except BlankNodeValue:  # dropped when it is instantiated
-            continue
-    return queries
+        window[binding.question_id] = binding
+    held: dict[str, Ran] = {}
+    for ident, binding in window.items():
+        held[ident] = []
+        if not run_queries(compiled, binding, run, held[ident]):
+            break
+    return held
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,12 @@ from pytest_graphrag_eval.generate.answer_reader import AnswerReader, Row, rows_
 from pytest_graphrag_eval.generate.corpus_text import Skeleton, Slot, yaml_items
 from pytest_graphrag_eval.generate.ids import question_id, stable_index
 from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, BlankNodeValue, Pieces
-from pytest_graphrag_eval.generate.templates import DocumentsSpec, QuestionTemplate, StepTemplate
+from pytest_graphrag_eval.generate.templates import (
+    DocumentsSpec,
+    QuestionTemplate,
+    StepTemplate,
+    TemplateError,
+)
 from pytest_graphrag_eval.graph.endpoint import (
     SPARQL_RESULTS_JSON,
     EndpointError,
@@ -28,6 +33,9 @@ from pytest_graphrag_eval.graph.endpoint import (
 )
 
 Run = Callable[[str], QueryResult]
+Ran = list[tuple[str, QueryResult | EndpointError] | BlankNodeValue]
+"""A question's queries in step order, each filled with its result or the error that ended the run; or
+why the next one could not be filled."""
 QUESTION_INDENT = "  "
 """The indent of a question in the corpus file (an item of its template's `questions`)."""
 _OWN_TEXTS = 3  # id, question text, reference answer: the first slots of every question
@@ -192,32 +200,34 @@ def compile_template(template: QuestionTemplate, header: str, graph: str) -> Com
     )
 
 
-def instantiate(compiled: CompiledTemplate, run: Run, binding: Binding) -> Instance | Dropped:
-    """The question of `binding` (every name it needs bound: see `unbound`), or why there is none;
-    `run` runs a query (an endpoint's `execute`)."""
+def instantiate(compiled: CompiledTemplate, binding: Binding, ran: Ran) -> Instance | Dropped:
+    """The question of `binding` (every name it needs bound: see `unbound`) from its queries' results,
+    or why there is none; a query's error is raised as its question and step's."""
     template = compiled.template
-    values, plain, ident = binding.values, binding.plain, binding.question_id
+    plain, ident = binding.plain, binding.question_id
     texts: list[str] = []
     read: tuple[int, str | None] | None = None
-    try:
-        for step in compiled.steps:
-            query = step.query.fill_query(values) if step.query is not None else None
-            result = output = None
-            if query is not None:
-                spec = step.step.documents
-                result = execute(run, query, template, step.where, ident)
-                output = result.text if spec is None else _documents(result.text, spec)
-                if step.answers:
-                    read = _read_answer(compiled, result, plain)
-            for kind, pieces in step.fills:
-                if kind is _Fill.TEXT:
-                    texts.append(pieces.fill(plain))  # type: ignore[union-attr]  # a TEXT slot has its pieces
-                elif kind is _Fill.QUERY:
-                    texts.append(query)  # type: ignore[arg-type]  # a QUERY slot is a sparql_query step's
-                else:
-                    texts.append(output if kind is _Fill.OUTPUT else result.media_type)  # type: ignore[union-attr,arg-type]
-    except BlankNodeValue as error:
-        return Dropped(ident, str(error))
+    results = iter(ran)
+    for step in compiled.steps:
+        query = result = output = None
+        if step.query is not None:
+            held = next(results)
+            if isinstance(held, BlankNodeValue):
+                return Dropped(ident, str(held))
+            query, result = held
+            if isinstance(result, EndpointError):
+                raise query_error(result, template, step.where, ident)
+            spec = step.step.documents
+            output = result.text if spec is None else _documents(result.text, spec)
+            if step.answers:
+                read = _read_answer(compiled, result, plain)
+        for kind, pieces in step.fills:
+            if kind is _Fill.TEXT:
+                texts.append(pieces.fill(plain))  # type: ignore[union-attr]  # a TEXT slot has its pieces
+            elif kind is _Fill.QUERY:
+                texts.append(query)  # type: ignore[arg-type]  # a QUERY slot is a sparql_query step's
+            else:
+                texts.append(output if kind is _Fill.OUTPUT else result.media_type)  # type: ignore[union-attr,arg-type]
     rows, answer = read if read is not None else (0, None)
     keep = template.keep
     if rows < keep.min_rows or (keep.max_rows is not None and rows > keep.max_rows):
@@ -228,6 +238,25 @@ def instantiate(compiled: CompiledTemplate, run: Run, binding: Binding) -> Insta
     phrasing = compiled.phrasings[stable_index(ident, len(compiled.phrasings))]
     own = (ident, phrasing.fill(plain), answer, *texts, *[plain[name] for name in template.parameters])
     return Instance(compiled, own, tuple([_output_key(output, own) for output in compiled.outputs]))
+
+
+def run_queries(compiled: CompiledTemplate, binding: Binding, run: Run, ran: Ran) -> bool:
+    """Fill and run the binding's queries in step order into `ran`, up to a blank node a query cannot
+    name or a failed query (False: its error is held, the run ends there)."""
+    for step in compiled.steps:
+        if step.query is None:
+            continue
+        try:
+            query = step.query.fill_query(binding.values)
+        except BlankNodeValue as error:
+            ran.append(error)
+            return True
+        try:
+            ran.append((query, run(query)))
+        except EndpointError as error:
+            ran.append((query, error))
+            return False
+    return True
 
 
 def used_names(template: QuestionTemplate) -> set[str]:
@@ -241,15 +270,14 @@ def used_names(template: QuestionTemplate) -> set[str]:
     return {name for text in texts for name in PLACEHOLDER.findall(text)}
 
 
-def execute(run: Run, query: str, template: QuestionTemplate, field: str, ident: str | None) -> QueryResult:
-    """Run one query; an engine error is a TemplateError naming the template, question and field."""
-    try:
-        return run(query)
-    except EndpointUnavailable as error:
-        raise template.error(f"the SPARQL endpoint cannot be reached: {error}", field) from None
-    except EndpointError as error:
-        where = f" (question {ident!r})" if ident else ""
-        raise template.error(f"the query failed{where}: {error}", field) from None
+def query_error(
+    error: EndpointError, template: QuestionTemplate, field: str, ident: str | None
+) -> TemplateError:
+    """An engine's error as a TemplateError naming the template, question and field."""
+    if isinstance(error, EndpointUnavailable):
+        return template.error(f"the SPARQL endpoint cannot be reached: {error}", field)
+    where = f" (question {ident!r})" if ident else ""
+    return template.error(f"the query failed{where}: {error}", field)
 
 
 def _step_shape(step: StepTemplate, slots: list[tuple[_Fill, Pieces | None]]) -> dict[str, Any]:
