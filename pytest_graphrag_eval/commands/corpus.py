@@ -27,7 +27,7 @@ from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.generate.coverage import corpus_coverage, coverage_lines, graph_terms
 from pytest_graphrag_eval.generate.generator import Generation, generate, plan
 from pytest_graphrag_eval.generate.paraphrase import ParaphraseRun, paraphrase
-from pytest_graphrag_eval.generate.regeneration import Changes, PreviousQuestion, compare, previous_questions
+from pytest_graphrag_eval.generate.regeneration import Changes, compare, previous_questions
 from pytest_graphrag_eval.generate.templates import TemplateFile, load_templates
 from pytest_graphrag_eval.graph.endpoint import SparqlEndpoint
 from pytest_graphrag_eval.graph.factory import open_endpoint
@@ -115,32 +115,28 @@ def _generate(args: argparse.Namespace) -> int:
     templates = load_templates(args.templates)
     previous = previous_questions(args.out) if args.out is not None and args.out.exists() else []
     with contextlib.closing(open_endpoint(args.sparql_endpoint, base_dir=Path.cwd())) as endpoint:
-        return _generate_on(args, templates, previous, endpoint)
-
-
-def _generate_on(
-    args: argparse.Namespace,
-    templates: TemplateFile,
-    previous: list[PreviousQuestion],
-    endpoint: SparqlEndpoint,
-) -> int:
-    phrasings = None
-    if args.paraphrases:
-        run = _paraphrases(args, templates)
-        if run is None:
+        phrasings = None
+        if args.paraphrases:
+            run = _paraphrases(args, templates)
+            if run is None:
+                return 0
+            phrasings = run.phrasings(templates.templates)
+        if args.dry_run:
+            _print_plan(templates, endpoint)
             return 0
-        phrasings = run.phrasings(templates.templates)
-    if args.dry_run:
-        _print_plan(templates, endpoint)
+        generation = generate(
+            templates,
+            endpoint,
+            previous_ids={question.question_id for question in previous},
+            phrasings=phrasings,
+        )
+        if not generation.questions():
+            raise CommandError(
+                f"{args.templates}: no template gave a question; nothing written to {args.out}"
+            )
+        generation.write(args.out, args.templates.name)
+        _print_generation(generation, compare(previous, generation) if previous else None, args.out)
         return 0
-    generation = generate(
-        templates, endpoint, previous_ids={question.question_id for question in previous}, phrasings=phrasings
-    )
-    if not generation.questions():
-        raise CommandError(f"{args.templates}: no template gave a question; nothing written to {args.out}")
-    generation.write(args.out, args.templates.name)
-    _print_generation(generation, compare(previous, generation) if previous else None, args.out)
-    return 0
 
 
 def _paraphrases(args: argparse.Namespace, templates: TemplateFile) -> ParaphraseRun | None:

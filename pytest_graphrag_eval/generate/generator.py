@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from pytest_graphrag_eval.generate.instantiate import (
     bind,
     compile_template,
     instantiate,
+    placeholder_fields,
     query_error,
     run_queries,
     unbound,
@@ -78,17 +78,12 @@ class Generation:
         yield corpus_header(source)
         for outcome in self.outcomes:
             if outcome.questions:
-                yield yaml_items([self._entry(outcome)], "") + "  questions:\n"
+                entry: dict[str, Any] = {"template_id": outcome.template.template_id}
+                if outcome.template.thresholds is not None:
+                    entry["thresholds"] = outcome.template.thresholds
+                yield yaml_items([entry], "") + "  questions:\n"
                 for question in outcome.questions:
                     yield "".join(question.yaml())
-
-    @staticmethod
-    def _entry(outcome: TemplateOutcome) -> dict[str, Any]:
-        template = outcome.template
-        entry: dict[str, Any] = {"template_id": template.template_id}
-        if template.thresholds is not None:
-            entry["thresholds"] = template.thresholds
-        return entry
 
 
 def graph_fingerprint(endpoint: SparqlEndpoint) -> str:
@@ -261,13 +256,7 @@ def _check_columns(template: QuestionTemplate, columns: set[str]) -> None:
             f"{missing[0]!r} is not a column of the candidates query (columns: {', '.join(sorted(columns))})",
             "parameters",
         )
-    fields: list[tuple[str, str]] = [("question_id", template.question_id or "")]
-    for group in template.steps:
-        for step in group:
-            fields.append((step.where, json.dumps(step.raw, ensure_ascii=False)))
-            if step.documents is not None:
-                fields.append((f"{step.where}.documents.query", step.documents.query))
-    for where, text in fields:
+    for where, text in placeholder_fields(template):
         unknown = [name for name in PLACEHOLDER.findall(text) if name not in columns]
         if unknown:
             raise template.error(

@@ -75,15 +75,6 @@ class CompiledTemplate:
     needed: frozenset[str]
     outputs: tuple[Any, ...]  # each step's output in the shape: a slot, a fixed text or value, or None
 
-    def question_data(self, texts: tuple[str, ...]) -> dict[str, Any]:
-        """A question's corpus entry as plain data (its thresholds, if any, in their place)."""
-        data: dict[str, Any] = _filled(self.shape, texts)
-        thresholds = self.template.question_thresholds
-        if texts[0] not in thresholds:
-            return data
-        head = dict(list(data.items())[:4])  # id, question_text, reference_answer, reference_steps
-        return {**head, "thresholds": thresholds[texts[0]], **data}
-
 
 @dataclass(frozen=True)
 class Instance:
@@ -117,10 +108,14 @@ class Instance:
         return dict(zip(parameters, self.texts[len(self.texts) - len(parameters) :], strict=True))
 
     def yaml(self) -> list[str]:
-        """The question's YAML as an item of its template's `questions` list, in parts."""
-        if self.question_id in self.compiled.template.question_thresholds:
-            return [yaml_items([self.compiled.question_data(self.texts)], QUESTION_INDENT)]
-        return self.compiled.skeleton.fill(self.texts)
+        """The question's YAML as an item of its template's `questions` list, in parts; with its own
+        thresholds, written as plain data with them after its reference steps."""
+        thresholds = self.compiled.template.question_thresholds
+        if self.question_id not in thresholds:
+            return self.compiled.skeleton.fill(self.texts)
+        data: dict[str, Any] = _filled(self.compiled.shape, self.texts)
+        head = dict(list(data.items())[:4])  # id, question_text, reference_answer, reference_steps
+        return [yaml_items([{**head, "thresholds": thresholds[self.question_id], **data}], QUESTION_INDENT)]
 
 
 @dataclass(frozen=True)
@@ -260,14 +255,20 @@ def run_queries(compiled: CompiledTemplate, binding: Binding, run: Run, ran: Ran
 
 
 def used_names(template: QuestionTemplate) -> set[str]:
-    """Every placeholder name of the template's id pattern, phrasings and steps."""
-    texts = [*template.phrasings, template.question_id or ""]
+    """Every placeholder name of the template's phrasings, id pattern and steps."""
+    texts = [*template.phrasings, *(text for _, text in placeholder_fields(template))]
+    return {name for text in texts for name in PLACEHOLDER.findall(text)}
+
+
+def placeholder_fields(template: QuestionTemplate) -> list[tuple[str, str]]:
+    """The template's fields but its phrasings that may name placeholders, each with its text."""
+    fields = [("question_id", template.question_id or "")]
     for group in template.steps:
         for step in group:
-            texts.append(json.dumps(step.raw, ensure_ascii=False))
+            fields.append((step.where, json.dumps(step.raw, ensure_ascii=False)))
             if step.documents is not None:
-                texts.append(step.documents.query)
-    return {name for text in texts for name in PLACEHOLDER.findall(text)}
+                fields.append((f"{step.where}.documents.query", step.documents.query))
+    return fields
 
 
 def query_error(
