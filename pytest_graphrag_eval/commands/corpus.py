@@ -68,21 +68,16 @@ def _parser() -> argparse.ArgumentParser:
     add_option(made, "--dry-run", FLAG, help="list what would be generated; write nothing")
     count = OptionSpec("--paraphrases", "", metavar="N", parse=P.whole_number(0, MAX_PARAPHRASES))
     add_option(made, "--paraphrases", count, default=0, help="LLM variants per phrasing")
-    add_option(
-        made,
-        "--judge-model",
-        declared("graphrag_judge_model"),
-        help="the model that paraphrases and verifies (default gpt-4o-mini)",
-    )
-    add_option(
-        made, "--max-cost-usd", declared("graphrag_max_cost"), help="stop paraphrasing before spending more"
-    )
-    add_option(
-        made,
-        "--max-calls",
-        declared("graphrag_max_calls"),
-        help="stop paraphrasing after this many LLM calls",
-    )
+    for flag, key, text in (
+        (
+            "--judge-model",
+            "graphrag_judge_model",
+            "the model that paraphrases and verifies (default gpt-4o-mini)",
+        ),
+        ("--max-cost-usd", "graphrag_max_cost", "stop paraphrasing before spending more"),
+        ("--max-calls", "graphrag_max_calls", "stop paraphrasing after this many LLM calls"),
+    ):
+        add_option(made, flag, declared(key), help=text)
     add_no_cache(made, dest="use_cache", default=True)
     made.set_defaults(handler=_generate)
     covered = commands.add_parser(

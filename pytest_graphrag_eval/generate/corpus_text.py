@@ -1,11 +1,7 @@
-"""A generated corpus as YAML text, written directly: the same bytes for the same questions, fast.
-
-PyYAML's representer was most of the generator's time (benchmarks/bench_generate.py). Each text takes
-the most readable style sure to read back as the same text (plain, literal block, single- or
-double-quoted); anything but text, integers, bools and None is written by PyYAML. A Hypothesis test
-checks the round trip. A generated question is written into its template's `Skeleton`: the YAML of its
-fixed parts written once, its own texts (`Slot`s) filled in per question.
-"""
+"""A generated corpus as YAML text, written directly (PyYAML's representer was most of the generator's
+time): each text in the most readable style sure to read back as the same text (plain, literal block,
+single- or double-quoted), anything but text, integers, bools and None by PyYAML. A question is written
+into its template's `Skeleton`, the YAML of its fixed parts written once."""
 
 from __future__ import annotations
 
@@ -174,7 +170,7 @@ def _written(value: str) -> str:
     if _plain_ok(value):
         return value
     if _printable(value):
-        return "'" + value.replace("'", "''") + "'"
+        return "'" + (value.replace("'", "''") if "'" in value else value) + "'"  # `in` is a fast scan
     quoted = json.dumps(value, ensure_ascii=False)
     return _YAML_ESCAPED.sub(lambda match: f"\\u{ord(match.group()):04x}", quoted)
 

@@ -183,11 +183,10 @@ def generate(
 def _run_ahead(
     compiled: CompiledTemplate, bindings: list[Binding], ids: Collection[str], wanted: int | None, run: Run
 ) -> dict[str, Ran]:
-    """The queries of the next questions run back to back before they are made, so the store's caches
-    stay warm (benchmarks/bench_generate.py): the bindings from `bindings[0]` on that are made next
-    unless one is dropped, up to `wanted` (and `_RUN_AHEAD`) of them, up to the first whose id is taken.
-    Their results by question id; a failed query ends the run, its error raised as its question's when
-    that question is made, where a question-by-question run raises it."""
+    """The results, by question id, of the queries of the next questions (those from `bindings[0]` made
+    unless dropped, up to `wanted` and `_RUN_AHEAD`, up to an id taken) run back to back: the store's
+    caches stay warm (benchmarks/bench_generate.py). A failed query ends the run; it is raised as its
+    question's when that question is made, where a question-by-question run raises it."""
     limit = _RUN_AHEAD if wanted is None else min(wanted, _RUN_AHEAD)
     window: dict[str, Binding] = {}
     for binding in bindings:

@@ -1,11 +1,9 @@
 """One candidate binding made into a question: its steps executed, its answer read from their result.
 
-A template is compiled once (`compile_template`) into the shape of its questions, whose own texts are
-`Slot`s, and what fills each slot; a question is then its texts alone, written into its template's
-`Skeleton`. Outputs are fetched by the plugin's own endpoint code, so a generated corpus is fresh by
-construction. A binding that cannot make a question is dropped with its reason; a query the graph
-refuses is an error naming template, question and field.
-"""
+A template is compiled once into the shape of its questions (`Slot`s where their own texts go), so a
+question is its texts alone, written into its template's `Skeleton`. A binding that cannot make a
+question is dropped with its reason; a query the graph refuses is an error naming template, question
+and field."""
 
 from __future__ import annotations
 
@@ -36,8 +34,7 @@ Run = Callable[[str], QueryResult]
 Ran = list[tuple[str, QueryResult | EndpointError] | BlankNodeValue]
 """A question's queries in step order, each filled with its result or the error that ended the run; or
 why the next one could not be filled."""
-QUESTION_INDENT = "  "
-"""The indent of a question in the corpus file (an item of its template's `questions`)."""
+QUESTION_INDENT = "  "  # a question is an item of its template's `questions`
 _OWN_TEXTS = 3  # id, question text, reference answer: the first slots of every question
 
 
@@ -331,9 +328,7 @@ def _output_key(output: Any, texts: tuple[str, ...]) -> str:
     """A step's output as the duplicate check compares it (text as it is, anything else as JSON)."""
     if type(output) is Slot:
         return texts[output.index]
-    if isinstance(output, str):
-        return output
-    return json.dumps(_filled(output, texts), sort_keys=True)
+    return output if isinstance(output, str) else json.dumps(_filled(output, texts), sort_keys=True)
 
 
 def _documents(text: str, spec: DocumentsSpec) -> str:
