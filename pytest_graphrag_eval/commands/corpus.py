@@ -27,7 +27,7 @@ from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.generate.coverage import corpus_coverage, coverage_lines, graph_terms
 from pytest_graphrag_eval.generate.generator import Generation, generate, plan
 from pytest_graphrag_eval.generate.paraphrase import ParaphraseRun, paraphrase
-from pytest_graphrag_eval.generate.regeneration import Changes, compare, previous_questions
+from pytest_graphrag_eval.generate.regeneration import Changes, compare
 from pytest_graphrag_eval.generate.templates import TemplateFile, load_templates
 from pytest_graphrag_eval.graph.endpoint import SparqlEndpoint
 from pytest_graphrag_eval.graph.factory import open_endpoint
@@ -108,7 +108,7 @@ def _generate(args: argparse.Namespace) -> int:
     if args.out is None and not args.dry_run:
         raise CommandError("--out is required (or --dry-run to only list what would be generated)")
     templates = load_templates(args.templates)
-    previous = previous_questions(args.out) if args.out is not None and args.out.exists() else []
+    previous = list(load_corpus(args.out).questions()) if args.out is not None and args.out.exists() else []
     with contextlib.closing(open_endpoint(args.sparql_endpoint, base_dir=Path.cwd())) as endpoint:
         phrasings = None
         if args.paraphrases:
@@ -186,8 +186,8 @@ def _print_plan(templates: TemplateFile, endpoint: SparqlEndpoint) -> None:
         count = template.sample.count
         wanted = "every candidate" if count is None else f"{count} questions"
         print(f"{template.template_id}: {candidates} candidates, {wanted}")
-        for question in questions:
-            print(f"  {question.question_id}: {question.question_text}")
+        for question_id, text in questions:
+            print(f"  {question_id}: {text}")
     print(f"dry run: {total} questions would be tried; no reference query run, nothing written")
 
 
@@ -201,11 +201,8 @@ def _print_generation(generation: Generation, changes: Changes | None, out: Path
         )
         for dropped_binding in outcome.dropped[:SHOWN_IDS]:
             print(f"  dropped {dropped_binding.question_id}: {dropped_binding.reason}")
-    questions = len(generation.questions())
-    print(
-        f"wrote {out}: {questions} questions, {generation.duplicates} duplicates dropped, "
-        f"graph {generation.graph}"
-    )
+    questions, twins = len(generation.questions()), sum(outcome.duplicates for outcome in generation.outcomes)
+    print(f"wrote {out}: {questions} questions, {twins} duplicates dropped, graph {generation.graph}")
     if changes is not None:
         print(
             f"since the previous corpus: {len(changes.unchanged)} unchanged, {len(changes.updated)} updated, "

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
-from pytest_graphrag_eval.generate.answer_reader import Row, rows_of
+from pytest_graphrag_eval.generate.answer_reader import rows_of
 from pytest_graphrag_eval.generate.corpus_text import corpus_header, yaml_items
 from pytest_graphrag_eval.generate.instantiate import (
     Binding,
@@ -59,10 +59,6 @@ class Generation:
 
     def questions(self) -> list[Instance]:
         return [question for outcome in self.outcomes for question in outcome.questions]
-
-    @property
-    def duplicates(self) -> int:
-        return sum(outcome.duplicates for outcome in self.outcomes)
 
     def corpus_text(self, source: str) -> str:
         """The corpus file's text; `source` names the template file in the header."""
@@ -118,7 +114,9 @@ def candidate_bindings(
             "the query returns nothing: no candidate values for the parameters", "candidates"
         )
     _check_columns(template, set(columns))
-    return [bind(template, _terms(row)) for row in rows]
+    return [
+        bind(template, {name: term for name, term in row.items() if isinstance(term, dict)}) for row in rows
+    ]
 
 
 def generate(
@@ -205,15 +203,9 @@ def _run_ahead(
     return held
 
 
-@dataclass(frozen=True)
-class PlannedQuestion:
-    question_id: str
-    question_text: str
-
-
 def plan(
     templates: TemplateFile, endpoint: SparqlEndpoint
-) -> list[tuple[QuestionTemplate, int, list[PlannedQuestion]]]:
+) -> list[tuple[QuestionTemplate, int, list[tuple[str, str]]]]:
     """The dry run: per template, its number of candidates and the questions it would try first (up to
     its count); no reference query is run, so keep-rules and duplicates are not applied yet."""
     planned = []
@@ -223,7 +215,7 @@ def plan(
         phrasing = Pieces.of(template.phrasings[0])
         chosen = order[: template.sample.count] if template.sample.count is not None else order
         questions = [
-            PlannedQuestion(binding.question_id, phrasing.fill(binding.plain))
+            (binding.question_id, phrasing.fill(binding.plain))
             for binding in chosen
             if all(name in binding.values for name in template.parameters)
         ]
@@ -241,10 +233,6 @@ def _try_order(
         return str(term.get("value")) if term is not None else ""
 
     return sampling_order(bindings, template.sample, stratum, lambda binding: binding.question_id, previous)
-
-
-def _terms(row: Mapping[str, Any]) -> Row:
-    return {name: term for name, term in row.items() if isinstance(term, dict)}
 
 
 def _check_columns(template: QuestionTemplate, columns: set[str]) -> None:

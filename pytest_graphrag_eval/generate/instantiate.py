@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -198,7 +198,7 @@ def instantiate(compiled: CompiledTemplate, binding: Binding, ran: Ran) -> Insta
     template = compiled.template
     plain, ident = binding.plain, binding.question_id
     texts: list[str] = []
-    read: tuple[int, str | None] | None = None
+    rows, answer = 0, None
     results = iter(ran)
     for step in compiled.steps:
         query = result = output = None
@@ -212,7 +212,14 @@ def instantiate(compiled: CompiledTemplate, binding: Binding, ran: Ran) -> Insta
             spec = step.step.documents
             output = result.text if spec is None else _documents(result.text, spec)
             if step.answers:
-                read = _read_answer(compiled, result, plain)
+                text = result.text if result.media_type == SPARQL_RESULTS_JSON else None
+                columns, rows, answer = compiled.reader.read(text, plain)
+                if template.answer.kind == "labels" and template.answer.column not in columns:
+                    raise template.error(
+                        f"{template.answer.column!r} is not a column of the answer step's result "
+                        f"(columns: {', '.join(columns) or 'none'})",
+                        "answer.labels",
+                    )
         for kind, pieces in step.fills:
             if kind is _Fill.TEXT:
                 texts.append(pieces.fill(plain))  # type: ignore[union-attr]  # a TEXT slot has its pieces
@@ -220,7 +227,6 @@ def instantiate(compiled: CompiledTemplate, binding: Binding, ran: Ran) -> Insta
                 texts.append(query)  # type: ignore[arg-type]  # a QUERY slot is a sparql_query step's
             else:
                 texts.append(output if kind is _Fill.OUTPUT else result.media_type)  # type: ignore[union-attr,arg-type]
-    rows, answer = read if read is not None else (0, None)
     keep = template.keep
     if rows < keep.min_rows or (keep.max_rows is not None and rows > keep.max_rows):
         bounds = f"{keep.min_rows}..{'' if keep.max_rows is None else keep.max_rows}"
@@ -338,19 +344,3 @@ def _documents(text: str, spec: DocumentsSpec) -> str:
         if spec.id_column in row
     ]
     return json.dumps(documents, ensure_ascii=False)
-
-
-def _read_answer(
-    compiled: CompiledTemplate, result: QueryResult, plain: Mapping[str, str]
-) -> tuple[int, str | None]:
-    """The answer step's number of rows and the answer read from them; the answer's column checked."""
-    template = compiled.template
-    text = result.text if result.media_type == SPARQL_RESULTS_JSON else None
-    columns, rows, answer = compiled.reader.read(text, plain)
-    if template.answer.kind == "labels" and template.answer.column not in columns:
-        raise template.error(
-            f"{template.answer.column!r} is not a column of the answer step's result "
-            f"(columns: {', '.join(columns) or 'none'})",
-            "answer.labels",
-        )
-    return rows, answer

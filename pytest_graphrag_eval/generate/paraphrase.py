@@ -1,9 +1,6 @@
-"""Template phrasings rewritten by an LLM, each variant kept only when a verifier recovers its meaning.
-
-A variant must keep its template's `{{parameters}}` exactly, and a second call, shown the variant
-and the numbered templates, must name its own template. Calls go through the judge client (cache,
-budget, dry run); phrasings and variants enter a prompt only in data blocks.
-"""
+"""Template phrasings rewritten by an LLM, a variant kept only when it keeps its `{{parameters}}` and a
+second call, shown it and the numbered templates, names its own template. Calls go through the judge
+client (cache, budget, dry run); phrasings and variants enter a prompt only in data blocks."""
 
 from __future__ import annotations
 

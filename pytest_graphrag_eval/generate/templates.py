@@ -13,7 +13,7 @@ from typing import Any
 
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import InputError, SourceLocation
-from pytest_graphrag_eval.generate.placeholders import names_in, probe_query
+from pytest_graphrag_eval.generate.placeholders import PARSE_PROBE, PLACEHOLDER, names_in
 from pytest_graphrag_eval.graph.endpoint import QueryRefused
 from pytest_graphrag_eval.graph.readonly import query_form
 
@@ -406,6 +406,6 @@ def _keep(value: object, location: SourceLocation) -> KeepRules:
 
 def _check_parses(query: str, location: SourceLocation, where: str) -> None:
     try:
-        query_form(probe_query(query))
+        query_form(PLACEHOLDER.sub(PARSE_PROBE, query))
     except QueryRefused as error:
         raise TemplateError(f"the query does not parse: {error}", location, where) from None
