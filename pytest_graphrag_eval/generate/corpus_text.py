@@ -204,7 +204,7 @@ def _literal_block(value: str, indent: str) -> str | None:
     if "\n" not in value or value.startswith((" ", "\n")) or value.endswith("\n\n"):
         return None
     body = value.removesuffix("\n")
-    if " \n" in body + "\n" or not body.replace("\n", "").isprintable():
+    if " \n" in body + "\n" or not _printable(body.replace("\n", "")):
         return None
     indicator = "|" if value.endswith("\n") else "|-"
-    return indicator + "\n" + "".join(f"{indent}{line}\n" if line else "\n" for line in body.split("\n"))
+    return indicator + "\n" + "".join([f"{indent}{line}\n" if line else "\n" for line in body.split("\n")])
