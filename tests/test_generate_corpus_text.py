@@ -7,7 +7,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_graphrag_eval.generate.corpus_text import Skeleton, Slot, corpus_text, yaml_items
+from pytest_graphrag_eval.generate.corpus_text import Skeleton, Slot, corpus_header, yaml_items
 
 texts = st.one_of(
     st.text(),
@@ -31,11 +31,11 @@ values = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.dictionaries(texts, values, max_size=5), max_size=4))
 def test_any_corpus_data_reads_back_equal(corpus: list[dict[str, object]]) -> None:
-    assert yaml.safe_load(corpus_text(corpus, "templates.yaml")) == (corpus or None)
+    assert yaml.safe_load(corpus_header("templates.yaml") + yaml_items(corpus, "")) == (corpus or None)
 
 
 def test_a_query_is_a_literal_block_and_an_output_one_single_quoted_line() -> None:
-    text = corpus_text([{"query": "select *\nwhere { ?s ?p ?o }\n", "output": '{"a": "it\'s"}'}], "t.yaml")
+    text = yaml_items([{"query": "select *\nwhere { ?s ?p ?o }\n", "output": '{"a": "it\'s"}'}], "")
     assert text.endswith("- query: |\n    select *\n    where { ?s ?p ?o }\n  output: '{\"a\": \"it''s\"}'\n")
 
 

@@ -27,7 +27,7 @@ from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.generate.coverage import corpus_coverage, coverage_lines, graph_terms
 from pytest_graphrag_eval.generate.generator import Generation, generate, plan
 from pytest_graphrag_eval.generate.paraphrase import ParaphraseRun, paraphrase
-from pytest_graphrag_eval.generate.regeneration import Changes, PreviousQuestion, compare, previous_questions
+from pytest_graphrag_eval.generate.regeneration import Changes, compare
 from pytest_graphrag_eval.generate.templates import TemplateFile, load_templates
 from pytest_graphrag_eval.graph.endpoint import SparqlEndpoint
 from pytest_graphrag_eval.graph.factory import open_endpoint
@@ -68,21 +68,16 @@ def _parser() -> argparse.ArgumentParser:
     add_option(made, "--dry-run", FLAG, help="list what would be generated; write nothing")
     count = OptionSpec("--paraphrases", "", metavar="N", parse=P.whole_number(0, MAX_PARAPHRASES))
     add_option(made, "--paraphrases", count, default=0, help="LLM variants per phrasing")
-    add_option(
-        made,
-        "--judge-model",
-        declared("graphrag_judge_model"),
-        help="the model that paraphrases and verifies (default gpt-4o-mini)",
-    )
-    add_option(
-        made, "--max-cost-usd", declared("graphrag_max_cost"), help="stop paraphrasing before spending more"
-    )
-    add_option(
-        made,
-        "--max-calls",
-        declared("graphrag_max_calls"),
-        help="stop paraphrasing after this many LLM calls",
-    )
+    for flag, key, text in (
+        (
+            "--judge-model",
+            "graphrag_judge_model",
+            "the model that paraphrases and verifies (default gpt-4o-mini)",
+        ),
+        ("--max-cost-usd", "graphrag_max_cost", "stop paraphrasing before spending more"),
+        ("--max-calls", "graphrag_max_calls", "stop paraphrasing after this many LLM calls"),
+    ):
+        add_option(made, flag, declared(key), help=text)
     add_no_cache(made, dest="use_cache", default=True)
     made.set_defaults(handler=_generate)
     covered = commands.add_parser(
@@ -113,34 +108,30 @@ def _generate(args: argparse.Namespace) -> int:
     if args.out is None and not args.dry_run:
         raise CommandError("--out is required (or --dry-run to only list what would be generated)")
     templates = load_templates(args.templates)
-    previous = previous_questions(args.out) if args.out is not None and args.out.exists() else []
+    previous = list(load_corpus(args.out).questions()) if args.out is not None and args.out.exists() else []
     with contextlib.closing(open_endpoint(args.sparql_endpoint, base_dir=Path.cwd())) as endpoint:
-        return _generate_on(args, templates, previous, endpoint)
-
-
-def _generate_on(
-    args: argparse.Namespace,
-    templates: TemplateFile,
-    previous: list[PreviousQuestion],
-    endpoint: SparqlEndpoint,
-) -> int:
-    phrasings = None
-    if args.paraphrases:
-        run = _paraphrases(args, templates)
-        if run is None:
+        phrasings = None
+        if args.paraphrases:
+            run = _paraphrases(args, templates)
+            if run is None:
+                return 0
+            phrasings = run.phrasings(templates.templates)
+        if args.dry_run:
+            _print_plan(templates, endpoint)
             return 0
-        phrasings = run.phrasings(templates.templates)
-    if args.dry_run:
-        _print_plan(templates, endpoint)
+        generation = generate(
+            templates,
+            endpoint,
+            previous_ids={question.question_id for question in previous},
+            phrasings=phrasings,
+        )
+        if not generation.questions():
+            raise CommandError(
+                f"{args.templates}: no template gave a question; nothing written to {args.out}"
+            )
+        generation.write(args.out, args.templates.name)
+        _print_generation(generation, compare(previous, generation) if previous else None, args.out)
         return 0
-    generation = generate(
-        templates, endpoint, previous_ids={question.question_id for question in previous}, phrasings=phrasings
-    )
-    if not generation.questions():
-        raise CommandError(f"{args.templates}: no template gave a question; nothing written to {args.out}")
-    generation.write(args.out, args.templates.name)
-    _print_generation(generation, compare(previous, generation) if previous else None, args.out)
-    return 0
 
 
 def _paraphrases(args: argparse.Namespace, templates: TemplateFile) -> ParaphraseRun | None:
@@ -195,8 +186,8 @@ def _print_plan(templates: TemplateFile, endpoint: SparqlEndpoint) -> None:
         count = template.sample.count
         wanted = "every candidate" if count is None else f"{count} questions"
         print(f"{template.template_id}: {candidates} candidates, {wanted}")
-        for question in questions:
-            print(f"  {question.question_id}: {question.question_text}")
+        for question_id, text in questions:
+            print(f"  {question_id}: {text}")
     print(f"dry run: {total} questions would be tried; no reference query run, nothing written")
 
 
@@ -210,11 +201,8 @@ def _print_generation(generation: Generation, changes: Changes | None, out: Path
         )
         for dropped_binding in outcome.dropped[:SHOWN_IDS]:
             print(f"  dropped {dropped_binding.question_id}: {dropped_binding.reason}")
-    questions = len(generation.questions())
-    print(
-        f"wrote {out}: {questions} questions, {generation.duplicates} duplicates dropped, "
-        f"graph {generation.graph}"
-    )
+    questions, twins = len(generation.questions()), sum(outcome.duplicates for outcome in generation.outcomes)
+    print(f"wrote {out}: {questions} questions, {twins} duplicates dropped, graph {generation.graph}")
     if changes is not None:
         print(
             f"since the previous corpus: {len(changes.unchanged)} unchanged, {len(changes.updated)} updated, "

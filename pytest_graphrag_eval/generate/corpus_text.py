@@ -1,11 +1,7 @@
-"""A generated corpus as YAML text, written directly: the same bytes for the same questions, fast.
-
-PyYAML's representer was most of the generator's time (benchmarks/bench_generate.py). Each text takes
-the most readable style sure to read back as the same text (plain, literal block, single- or
-double-quoted); anything but text, integers, bools and None is written by PyYAML. A Hypothesis test
-checks the round trip. A generated question is written into its template's `Skeleton`: the YAML of its
-fixed parts written once, its own texts (`Slot`s) filled in per question.
-"""
+"""A generated corpus as YAML text, written directly (PyYAML's representer was most of the generator's
+time): each text in the most readable style sure to read back as the same text (plain, literal block,
+single- or double-quoted), anything but text, integers, bools and None by PyYAML. A question is written
+into its template's `Skeleton`, the YAML of its fixed parts written once."""
 
 from __future__ import annotations
 
@@ -75,11 +71,6 @@ class Skeleton:
                 written = _short_text(text) if len(text) <= _CACHED_LENGTH else _written(text)
             parts += (written, after)
         return parts
-
-
-def corpus_text(corpus: list[dict[str, Any]], source: str) -> str:
-    """The corpus file's text, with a header naming the template file it was generated from."""
-    return corpus_header(source) + yaml_items(corpus, "")
 
 
 def corpus_header(source: str) -> str:
@@ -179,7 +170,7 @@ def _written(value: str) -> str:
     if _plain_ok(value):
         return value
     if _printable(value):
-        return "'" + value.replace("'", "''") + "'"
+        return "'" + (value.replace("'", "''") if "'" in value else value) + "'"  # `in` is a fast scan
     quoted = json.dumps(value, ensure_ascii=False)
     return _YAML_ESCAPED.sub(lambda match: f"\\u{ord(match.group()):04x}", quoted)
 
@@ -213,7 +204,7 @@ def _literal_block(value: str, indent: str) -> str | None:
     if "\n" not in value or value.startswith((" ", "\n")) or value.endswith("\n\n"):
         return None
     body = value.removesuffix("\n")
-    if " \n" in body + "\n" or not body.replace("\n", "").isprintable():
+    if " \n" in body + "\n" or not _printable(body.replace("\n", "")):
         return None
     indicator = "|" if value.endswith("\n") else "|-"
-    return indicator + "\n" + "".join(f"{indent}{line}\n" if line else "\n" for line in body.split("\n"))
+    return indicator + "\n" + "".join([f"{indent}{line}\n" if line else "\n" for line in body.split("\n")])

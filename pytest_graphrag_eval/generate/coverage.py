@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.generate.answer_reader import rows_of
+from pytest_graphrag_eval.generate.templates import SPARQL_STEP
 from pytest_graphrag_eval.graph.endpoint import SparqlEndpoint
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-SPARQL_STEP = "sparql_query"
 _CLASSES = "SELECT ?term (COUNT(*) AS ?uses) WHERE { ?s a ?term FILTER(isIRI(?term)) } GROUP BY ?term"
 _PROPERTIES = "SELECT ?term (COUNT(*) AS ?uses) WHERE { ?s ?term ?o } GROUP BY ?term"
 _TOKENS = re.compile(

@@ -6,33 +6,36 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
-from pytest_graphrag_eval.generate.answer_reader import Row, rows_of
+from pytest_graphrag_eval.generate.answer_reader import rows_of
 from pytest_graphrag_eval.generate.corpus_text import corpus_header, yaml_items
 from pytest_graphrag_eval.generate.instantiate import (
     Binding,
     CompiledTemplate,
     Dropped,
     Instance,
+    Ran,
+    Run,
     bind,
     compile_template,
-    execute,
     instantiate,
+    placeholder_fields,
+    query_error,
+    run_queries,
     unbound,
 )
-from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, BlankNodeValue, Pieces
+from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, Pieces
 from pytest_graphrag_eval.generate.sampling import sampling_order
 from pytest_graphrag_eval.generate.templates import QuestionTemplate, TemplateFile
-from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, QueryResult, SparqlEndpoint
+from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, SparqlEndpoint
 
 _COUNT_TRIPLES = "SELECT (COUNT(*) AS ?triples) WHERE { ?s ?p ?o }"
-_PREFETCHED = 512  # questions whose queries are run ahead at most: their results are held meanwhile
+_RUN_AHEAD = 512  # questions whose queries are run ahead at most: their results are held meanwhile
 
 
 @dataclass
@@ -57,10 +60,6 @@ class Generation:
     def questions(self) -> list[Instance]:
         return [question for outcome in self.outcomes for question in outcome.questions]
 
-    @property
-    def duplicates(self) -> int:
-        return sum(outcome.duplicates for outcome in self.outcomes)
-
     def corpus_text(self, source: str) -> str:
         """The corpus file's text; `source` names the template file in the header."""
         return "".join(self._corpus_chunks(source))
@@ -75,17 +74,12 @@ class Generation:
         yield corpus_header(source)
         for outcome in self.outcomes:
             if outcome.questions:
-                yield yaml_items([self._entry(outcome)], "") + "  questions:\n"
+                entry: dict[str, Any] = {"template_id": outcome.template.template_id}
+                if outcome.template.thresholds is not None:
+                    entry["thresholds"] = outcome.template.thresholds
+                yield yaml_items([entry], "") + "  questions:\n"
                 for question in outcome.questions:
                     yield "".join(question.yaml())
-
-    @staticmethod
-    def _entry(outcome: TemplateOutcome) -> dict[str, Any]:
-        template = outcome.template
-        entry: dict[str, Any] = {"template_id": template.template_id}
-        if template.thresholds is not None:
-            entry["thresholds"] = template.thresholds
-        return entry
 
 
 def graph_fingerprint(endpoint: SparqlEndpoint) -> str:
@@ -108,9 +102,10 @@ def candidate_bindings(
     """The template's candidate rows as bindings, checked against what the template uses."""
     if template.candidates is None:
         return [bind(template, {})]
-    result = execute(
-        endpoint.execute, templates.prefix_header + template.candidates, template, "candidates", None
-    )
+    try:
+        result = endpoint.execute(templates.prefix_header + template.candidates)
+    except EndpointError as error:
+        raise query_error(error, template, "candidates", None) from None
     if result.form is not QueryForm.SELECT:
         raise template.error("must be a SELECT query (its rows are the candidate bindings)", "candidates")
     columns, rows = rows_of(result.text)
@@ -119,7 +114,9 @@ def candidate_bindings(
             "the query returns nothing: no candidate values for the parameters", "candidates"
         )
     _check_columns(template, set(columns))
-    return [bind(template, _terms(row)) for row in rows]
+    return [
+        bind(template, {name: term for name, term in row.items() if isinstance(term, dict)}) for row in rows
+    ]
 
 
 def generate(
@@ -144,13 +141,11 @@ def generate(
         position = {binding.question_id: index for index, binding in reversed(list(enumerate(bindings)))}
         order = _try_order(template, bindings, previous_ids)
         results: set[tuple[str, ...]] = set()
-        prefetched = _Prefetched(endpoint)
+        held: dict[str, Ran] = {}
         for at, binding in enumerate(order):
             wanted = None if template.sample.count is None else template.sample.count - len(outcome.questions)
             if wanted is not None and wanted <= 0:
                 break
-            if not prefetched.results:
-                prefetched.run(_next_queries(compiled, order, at, ids, wanted))
             missing = unbound(binding, compiled.needed)  # before its id is compared: that id lacks the value
             if missing is not None:
                 outcome.dropped.append(missing)
@@ -164,7 +159,9 @@ def generate(
                     )
                 outcome.duplicates += 1
                 continue
-            made = instantiate(compiled, prefetched.execute, binding)
+            if binding.question_id not in held:
+                held = _run_ahead(compiled, order[at:], ids, wanted, endpoint.execute)
+            made = instantiate(compiled, binding, held.pop(binding.question_id))
             if isinstance(made, Dropped):
                 outcome.dropped.append(made)
                 continue
@@ -181,66 +178,34 @@ def generate(
     return Generation(templates, graph, tuple(outcomes))
 
 
-class _Prefetched:
-    """The endpoint, with the results of the queries the next questions will ask run back to back: the
-    store's caches stay warm, a tenth of its time (benchmarks/bench_generate.py). A failed query stops
-    the run; its error is raised when its question asks for it, where a question-by-question run
-    raises it."""
-
-    def __init__(self, endpoint: SparqlEndpoint):
-        self.endpoint = endpoint
-        self.results: dict[str, QueryResult | EndpointError] = {}
-
-    def run(self, queries: list[str]) -> None:
-        for query in queries:
-            try:
-                self.results[query] = self.endpoint.execute(query)
-            except EndpointError as error:
-                self.results[query] = error
-                return
-
-    def execute(self, query: str) -> QueryResult:
-        result = self.results.pop(query, None)
-        if result is None:
-            return self.endpoint.execute(query)
-        if isinstance(result, EndpointError):
-            raise result
-        return result
-
-
-def _next_queries(
-    compiled: CompiledTemplate, order: list[Binding], at: int, ids: Collection[str], wanted: int | None
-) -> list[str]:
-    """The queries of the bindings from `order[at]` on that are instantiated next unless one is dropped:
-    up to `wanted` (and `_PREFETCHED`) of them, up to the first whose id is taken (it may make none)."""
-    queries: list[str] = []
-    taken: set[str] = set()
-    limit = _PREFETCHED if wanted is None else min(wanted, _PREFETCHED)
-    for index in range(at, len(order)):
-        binding = order[index]
-        if len(taken) >= limit:
+def _run_ahead(
+    compiled: CompiledTemplate, bindings: list[Binding], ids: Collection[str], wanted: int | None, run: Run
+) -> dict[str, Ran]:
+    """The results, by question id, of the queries of the next questions (those from `bindings[0]` made
+    unless dropped, up to `wanted` and `_RUN_AHEAD`, up to an id taken) run back to back: the store's
+    caches stay warm (benchmarks/bench_generate.py). A failed query ends the run; it is raised as its
+    question's when that question is made, where a question-by-question run raises it."""
+    limit = _RUN_AHEAD if wanted is None else min(wanted, _RUN_AHEAD)
+    window: dict[str, Binding] = {}
+    for binding in bindings:
+        if len(window) >= limit:
             break
         if unbound(binding, compiled.needed) is not None:
             continue
-        if binding.question_id in ids or binding.question_id in taken:
+        if binding.question_id in ids or binding.question_id in window:
             break
-        taken.add(binding.question_id)
-        try:
-            queries += [step.query.fill_query(binding.values) for step in compiled.steps if step.query]
-        except BlankNodeValue:  # dropped when it is instantiated
-            continue
-    return queries
-
-
-@dataclass(frozen=True)
-class PlannedQuestion:
-    question_id: str
-    question_text: str
+        window[binding.question_id] = binding
+    held: dict[str, Ran] = {}
+    for ident, binding in window.items():
+        held[ident] = []
+        if not run_queries(compiled, binding, run, held[ident]):
+            break
+    return held
 
 
 def plan(
     templates: TemplateFile, endpoint: SparqlEndpoint
-) -> list[tuple[QuestionTemplate, int, list[PlannedQuestion]]]:
+) -> list[tuple[QuestionTemplate, int, list[tuple[str, str]]]]:
     """The dry run: per template, its number of candidates and the questions it would try first (up to
     its count); no reference query is run, so keep-rules and duplicates are not applied yet."""
     planned = []
@@ -250,7 +215,7 @@ def plan(
         phrasing = Pieces.of(template.phrasings[0])
         chosen = order[: template.sample.count] if template.sample.count is not None else order
         questions = [
-            PlannedQuestion(binding.question_id, phrasing.fill(binding.plain))
+            (binding.question_id, phrasing.fill(binding.plain))
             for binding in chosen
             if all(name in binding.values for name in template.parameters)
         ]
@@ -270,10 +235,6 @@ def _try_order(
     return sampling_order(bindings, template.sample, stratum, lambda binding: binding.question_id, previous)
 
 
-def _terms(row: Mapping[str, Any]) -> Row:
-    return {name: term for name, term in row.items() if isinstance(term, dict)}
-
-
 def _check_columns(template: QuestionTemplate, columns: set[str]) -> None:
     """Every placeholder must be a column of the candidates query: named by field when not."""
     missing = [name for name in template.parameters if name not in columns]
@@ -282,13 +243,7 @@ def _check_columns(template: QuestionTemplate, columns: set[str]) -> None:
             f"{missing[0]!r} is not a column of the candidates query (columns: {', '.join(sorted(columns))})",
             "parameters",
         )
-    fields: list[tuple[str, str]] = [("question_id", template.question_id or "")]
-    for group in template.steps:
-        for step in group:
-            fields.append((step.where, json.dumps(step.raw, ensure_ascii=False)))
-            if step.documents is not None:
-                fields.append((f"{step.where}.documents.query", step.documents.query))
-    for where, text in fields:
+    for where, text in placeholder_fields(template):
         unknown = [name for name in PLACEHOLDER.findall(text) if name not in columns]
         if unknown:
             raise template.error(

@@ -30,11 +30,8 @@ def slug(text: str) -> str:
 def question_id(
     template_id: str, pattern: str | None, parameters: tuple[str, ...], values: Mapping[str, Term]
 ) -> str:
-    """The id of the question of `template_id` for these values.
-
-    A name the row leaves unbound (an OPTIONAL column) reads as empty here: the row still gets an id,
-    under which the generator drops it with its reason (`instantiate.unbound`).
-    """
+    """The id of the question of `template_id` for these values; a name the row leaves unbound reads as
+    empty, giving the id under which the generator drops the row with its reason (`instantiate.unbound`)."""
     if pattern is not None:
         filled = PLACEHOLDER.sub(lambda match: str(values.get(match.group(1), {}).get("value", "")), pattern)
         return slug(filled) or slug(template_id)

@@ -1,17 +1,15 @@
 """One candidate binding made into a question: its steps executed, its answer read from their result.
 
-A template is compiled once (`compile_template`) into the shape of its questions, whose own texts are
-`Slot`s, and what fills each slot; a question is then its texts alone, written into its template's
-`Skeleton`. Outputs are fetched by the plugin's own endpoint code, so a generated corpus is fresh by
-construction. A binding that cannot make a question is dropped with its reason; a query the graph
-refuses is an error naming template, question and field.
-"""
+A template is compiled once into the shape of its questions (`Slot`s where their own texts go), so a
+question is its texts alone, written into its template's `Skeleton`. A binding that cannot make a
+question is dropped with its reason; a query the graph refuses is an error naming template, question
+and field."""
 
 from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +17,12 @@ from pytest_graphrag_eval.generate.answer_reader import AnswerReader, Row, rows_
 from pytest_graphrag_eval.generate.corpus_text import Skeleton, Slot, yaml_items
 from pytest_graphrag_eval.generate.ids import question_id, stable_index
 from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, BlankNodeValue, Pieces
-from pytest_graphrag_eval.generate.templates import DocumentsSpec, QuestionTemplate, StepTemplate
+from pytest_graphrag_eval.generate.templates import (
+    DocumentsSpec,
+    QuestionTemplate,
+    StepTemplate,
+    TemplateError,
+)
 from pytest_graphrag_eval.graph.endpoint import (
     SPARQL_RESULTS_JSON,
     EndpointError,
@@ -28,8 +31,10 @@ from pytest_graphrag_eval.graph.endpoint import (
 )
 
 Run = Callable[[str], QueryResult]
-QUESTION_INDENT = "  "
-"""The indent of a question in the corpus file (an item of its template's `questions`)."""
+Ran = list[tuple[str, QueryResult | EndpointError] | BlankNodeValue]
+"""A question's queries in step order, each filled with its result or the error that ended the run; or
+why the next one could not be filled."""
+QUESTION_INDENT = "  "  # a question is an item of its template's `questions`
 _OWN_TEXTS = 3  # id, question text, reference answer: the first slots of every question
 
 
@@ -67,15 +72,6 @@ class CompiledTemplate:
     needed: frozenset[str]
     outputs: tuple[Any, ...]  # each step's output in the shape: a slot, a fixed text or value, or None
 
-    def question_data(self, texts: tuple[str, ...]) -> dict[str, Any]:
-        """A question's corpus entry as plain data (its thresholds, if any, in their place)."""
-        data: dict[str, Any] = _filled(self.shape, texts)
-        thresholds = self.template.question_thresholds
-        if texts[0] not in thresholds:
-            return data
-        head = dict(list(data.items())[:4])  # id, question_text, reference_answer, reference_steps
-        return {**head, "thresholds": thresholds[texts[0]], **data}
-
 
 @dataclass(frozen=True)
 class Instance:
@@ -109,10 +105,14 @@ class Instance:
         return dict(zip(parameters, self.texts[len(self.texts) - len(parameters) :], strict=True))
 
     def yaml(self) -> list[str]:
-        """The question's YAML as an item of its template's `questions` list, in parts."""
-        if self.question_id in self.compiled.template.question_thresholds:
-            return [yaml_items([self.compiled.question_data(self.texts)], QUESTION_INDENT)]
-        return self.compiled.skeleton.fill(self.texts)
+        """The question's YAML as an item of its template's `questions` list, in parts; with its own
+        thresholds, written as plain data with them after its reference steps."""
+        thresholds = self.compiled.template.question_thresholds
+        if self.question_id not in thresholds:
+            return self.compiled.skeleton.fill(self.texts)
+        data: dict[str, Any] = _filled(self.compiled.shape, self.texts)
+        head = dict(list(data.items())[:4])  # id, question_text, reference_answer, reference_steps
+        return [yaml_items([{**head, "thresholds": thresholds[self.question_id], **data}], QUESTION_INDENT)]
 
 
 @dataclass(frozen=True)
@@ -192,33 +192,41 @@ def compile_template(template: QuestionTemplate, header: str, graph: str) -> Com
     )
 
 
-def instantiate(compiled: CompiledTemplate, run: Run, binding: Binding) -> Instance | Dropped:
-    """The question of `binding` (every name it needs bound: see `unbound`), or why there is none;
-    `run` runs a query (an endpoint's `execute`)."""
+def instantiate(compiled: CompiledTemplate, binding: Binding, ran: Ran) -> Instance | Dropped:
+    """The question of `binding` (every name it needs bound: see `unbound`) from its queries' results,
+    or why there is none; a query's error is raised as its question and step's."""
     template = compiled.template
-    values, plain, ident = binding.values, binding.plain, binding.question_id
+    plain, ident = binding.plain, binding.question_id
     texts: list[str] = []
-    read: tuple[int, str | None] | None = None
-    try:
-        for step in compiled.steps:
-            query = step.query.fill_query(values) if step.query is not None else None
-            result = output = None
-            if query is not None:
-                spec = step.step.documents
-                result = execute(run, query, template, step.where, ident)
-                output = result.text if spec is None else _documents(result.text, spec)
-                if step.answers:
-                    read = _read_answer(compiled, result, plain)
-            for kind, pieces in step.fills:
-                if kind is _Fill.TEXT:
-                    texts.append(pieces.fill(plain))  # type: ignore[union-attr]  # a TEXT slot has its pieces
-                elif kind is _Fill.QUERY:
-                    texts.append(query)  # type: ignore[arg-type]  # a QUERY slot is a sparql_query step's
-                else:
-                    texts.append(output if kind is _Fill.OUTPUT else result.media_type)  # type: ignore[union-attr,arg-type]
-    except BlankNodeValue as error:
-        return Dropped(ident, str(error))
-    rows, answer = read if read is not None else (0, None)
+    rows, answer = 0, None
+    results = iter(ran)
+    for step in compiled.steps:
+        query = result = output = None
+        if step.query is not None:
+            held = next(results)
+            if isinstance(held, BlankNodeValue):
+                return Dropped(ident, str(held))
+            query, result = held
+            if isinstance(result, EndpointError):
+                raise query_error(result, template, step.where, ident)
+            spec = step.step.documents
+            output = result.text if spec is None else _documents(result.text, spec)
+            if step.answers:
+                text = result.text if result.media_type == SPARQL_RESULTS_JSON else None
+                columns, rows, answer = compiled.reader.read(text, plain)
+                if template.answer.kind == "labels" and template.answer.column not in columns:
+                    raise template.error(
+                        f"{template.answer.column!r} is not a column of the answer step's result "
+                        f"(columns: {', '.join(columns) or 'none'})",
+                        "answer.labels",
+                    )
+        for kind, pieces in step.fills:
+            if kind is _Fill.TEXT:
+                texts.append(pieces.fill(plain))  # type: ignore[union-attr]  # a TEXT slot has its pieces
+            elif kind is _Fill.QUERY:
+                texts.append(query)  # type: ignore[arg-type]  # a QUERY slot is a sparql_query step's
+            else:
+                texts.append(output if kind is _Fill.OUTPUT else result.media_type)  # type: ignore[union-attr,arg-type]
     keep = template.keep
     if rows < keep.min_rows or (keep.max_rows is not None and rows > keep.max_rows):
         bounds = f"{keep.min_rows}..{'' if keep.max_rows is None else keep.max_rows}"
@@ -230,26 +238,50 @@ def instantiate(compiled: CompiledTemplate, run: Run, binding: Binding) -> Insta
     return Instance(compiled, own, tuple([_output_key(output, own) for output in compiled.outputs]))
 
 
+def run_queries(compiled: CompiledTemplate, binding: Binding, run: Run, ran: Ran) -> bool:
+    """Fill and run the binding's queries in step order into `ran`, up to a blank node a query cannot
+    name or a failed query (False: its error is held, the run ends there)."""
+    for step in compiled.steps:
+        if step.query is None:
+            continue
+        try:
+            query = step.query.fill_query(binding.values)
+        except BlankNodeValue as error:
+            ran.append(error)
+            return True
+        try:
+            ran.append((query, run(query)))
+        except EndpointError as error:
+            ran.append((query, error))
+            return False
+    return True
+
+
 def used_names(template: QuestionTemplate) -> set[str]:
-    """Every placeholder name of the template's id pattern, phrasings and steps."""
-    texts = [*template.phrasings, template.question_id or ""]
-    for group in template.steps:
-        for step in group:
-            texts.append(json.dumps(step.raw, ensure_ascii=False))
-            if step.documents is not None:
-                texts.append(step.documents.query)
+    """Every placeholder name of the template's phrasings, id pattern and steps."""
+    texts = [*template.phrasings, *(text for _, text in placeholder_fields(template))]
     return {name for text in texts for name in PLACEHOLDER.findall(text)}
 
 
-def execute(run: Run, query: str, template: QuestionTemplate, field: str, ident: str | None) -> QueryResult:
-    """Run one query; an engine error is a TemplateError naming the template, question and field."""
-    try:
-        return run(query)
-    except EndpointUnavailable as error:
-        raise template.error(f"the SPARQL endpoint cannot be reached: {error}", field) from None
-    except EndpointError as error:
-        where = f" (question {ident!r})" if ident else ""
-        raise template.error(f"the query failed{where}: {error}", field) from None
+def placeholder_fields(template: QuestionTemplate) -> list[tuple[str, str]]:
+    """The template's fields but its phrasings that may name placeholders, each with its text."""
+    fields = [("question_id", template.question_id or "")]
+    for group in template.steps:
+        for step in group:
+            fields.append((step.where, json.dumps(step.raw, ensure_ascii=False)))
+            if step.documents is not None:
+                fields.append((f"{step.where}.documents.query", step.documents.query))
+    return fields
+
+
+def query_error(
+    error: EndpointError, template: QuestionTemplate, field: str, ident: str | None
+) -> TemplateError:
+    """An engine's error as a TemplateError naming the template, question and field."""
+    if isinstance(error, EndpointUnavailable):
+        return template.error(f"the SPARQL endpoint cannot be reached: {error}", field)
+    where = f" (question {ident!r})" if ident else ""
+    return template.error(f"the query failed{where}: {error}", field)
 
 
 def _step_shape(step: StepTemplate, slots: list[tuple[_Fill, Pieces | None]]) -> dict[str, Any]:
@@ -302,9 +334,7 @@ def _output_key(output: Any, texts: tuple[str, ...]) -> str:
     """A step's output as the duplicate check compares it (text as it is, anything else as JSON)."""
     if type(output) is Slot:
         return texts[output.index]
-    if isinstance(output, str):
-        return output
-    return json.dumps(_filled(output, texts), sort_keys=True)
+    return output if isinstance(output, str) else json.dumps(_filled(output, texts), sort_keys=True)
 
 
 def _documents(text: str, spec: DocumentsSpec) -> str:
@@ -314,19 +344,3 @@ def _documents(text: str, spec: DocumentsSpec) -> str:
         if spec.id_column in row
     ]
     return json.dumps(documents, ensure_ascii=False)
-
-
-def _read_answer(
-    compiled: CompiledTemplate, result: QueryResult, plain: Mapping[str, str]
-) -> tuple[int, str | None]:
-    """The answer step's number of rows and the answer read from them; the answer's column checked."""
-    template = compiled.template
-    text = result.text if result.media_type == SPARQL_RESULTS_JSON else None
-    columns, rows, answer = compiled.reader.read(text, plain)
-    if template.answer.kind == "labels" and template.answer.column not in columns:
-        raise template.error(
-            f"{template.answer.column!r} is not a column of the answer step's result "
-            f"(columns: {', '.join(columns) or 'none'})",
-            "answer.labels",
-        )
-    return rows, answer

@@ -1,8 +1,5 @@
-"""`{{name}}` placeholders: a term's plain value in text, the term itself in SPARQL.
-
-In a query a placeholder becomes the escaped RDF term, so no value read from the graph can change
-a query's meaning; the name must be a plain identifier, so SPARQL's braces never look like one.
-"""
+"""`{{name}}` placeholders: a term's plain value in text, the escaped term itself in SPARQL (no value
+read from the graph can change a query's meaning); a name is an identifier, never SPARQL's braces."""
 
 from __future__ import annotations
 
@@ -58,11 +55,6 @@ class Pieces:
         parts = [""] * (2 * len(texts) - 1)
         parts[0::2], parts[1::2] = texts, filled
         return "".join(parts)
-
-
-def probe_query(text: str) -> str:
-    """`text` with every placeholder replaced by one IRI: what is parsed to check the query's syntax."""
-    return PLACEHOLDER.sub(PARSE_PROBE, text)
 
 
 def sparql_term(term: Term) -> str:

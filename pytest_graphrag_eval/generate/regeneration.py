@@ -5,20 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
+from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.generate.generator import Generation
-
-
-@dataclass(frozen=True)
-class PreviousQuestion:
-    """What a comparison needs of a question of the previous corpus."""
-
-    question_id: str
-    reference_answer: Any
-    outputs: tuple[object, ...]
 
 
 @dataclass(frozen=True)
@@ -31,19 +21,8 @@ class Changes:
     retired: tuple[str, ...]
 
 
-def previous_questions(path: Path) -> list[PreviousQuestion]:
-    """The questions of the corpus at `path` (read and checked as `--graphrag-corpus` reads it)."""
-    corpus = load_corpus(path)
-    return [
-        PreviousQuestion(
-            question.question_id, question.reference_answer, _outputs(question.reference_steps or [])
-        )
-        for question in corpus.questions()
-    ]
-
-
-def compare(previous: Iterable[PreviousQuestion], generation: Generation) -> Changes:
-    """How `generation` differs from the previous corpus."""
+def compare(previous: Iterable[Question], generation: Generation) -> Changes:
+    """How `generation` differs from the previous corpus's questions."""
     before = {question.question_id: question for question in previous}
     unchanged, updated, new = [], [], []
     made = generation.questions()
@@ -51,9 +30,9 @@ def compare(previous: Iterable[PreviousQuestion], generation: Generation) -> Cha
         old = before.get(question.question_id)
         if old is None:
             new.append(question.question_id)
-        elif old.reference_answer == question.reference_answer and old.outputs == _outputs(
-            question.reference_steps
-        ):
+        elif old.reference_answer == question.reference_answer and _outputs(
+            old.reference_steps or []
+        ) == _outputs(question.reference_steps):
             unchanged.append(question.question_id)
         else:
             updated.append(question.question_id)

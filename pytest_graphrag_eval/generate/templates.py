@@ -7,34 +7,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import InputError, SourceLocation
-from pytest_graphrag_eval.generate.placeholders import names_in, probe_query
+from pytest_graphrag_eval.generate.placeholders import PARSE_PROBE, PLACEHOLDER, names_in
 from pytest_graphrag_eval.graph.endpoint import QueryRefused
 from pytest_graphrag_eval.graph.readonly import query_form
 
 SPARQL_STEP = "sparql_query"
 ANSWER_KINDS = ("labels", "count", "value")
-TEMPLATE_KEYS = frozenset(
-    {
-        "template_id",
-        "parameters",
-        "candidates",
-        "phrasings",
-        "question_id",
-        "reference_steps",
-        "answer",
-        "thresholds",
-        "question_thresholds",
-        "xfail",
-        "sample",
-        "keep",
-    }
-)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PREFIX_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*\Z|\Z")
 
@@ -123,6 +107,12 @@ class QuestionTemplate:
                 if step.documents is not None:
                     fields.append((f"{step.where}.documents.query", step.documents.query))
         return fields
+
+
+# A template's keys are its fields, its steps written as reference_steps.
+TEMPLATE_KEYS = frozenset(
+    {item.name for item in fields(QuestionTemplate)} - {"location", "steps"} | {"reference_steps"}
+)
 
 
 @dataclass(frozen=True)
@@ -416,6 +406,6 @@ def _keep(value: object, location: SourceLocation) -> KeepRules:
 
 def _check_parses(query: str, location: SourceLocation, where: str) -> None:
     try:
-        query_form(probe_query(query))
+        query_form(PLACEHOLDER.sub(PARSE_PROBE, query))
     except QueryRefused as error:
         raise TemplateError(f"the query does not parse: {error}", location, where) from None

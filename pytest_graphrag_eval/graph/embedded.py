@@ -1,9 +1,6 @@
-"""The embedded endpoint: RDF files loaded once into a pyoxigraph store, queried read-only.
-
-Rules for files, folders and base IRIs: docs/knowledge-graph.md. Under pytest-xdist the controller
-loads once into a store on disk and workers open it read-only (a tenth of loading's time,
-benchmarks/bench_reference_check.py), sharing the data instead of each holding a copy.
-"""
+"""The embedded endpoint: RDF files (rules: docs/knowledge-graph.md) loaded once into a pyoxigraph store,
+queried read-only. Under pytest-xdist the controller loads into a store on disk that workers open
+read-only (a tenth of loading's time, benchmarks/bench_reference_check.py), sharing one copy."""
 
 from __future__ import annotations
 

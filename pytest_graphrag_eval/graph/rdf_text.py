@@ -19,10 +19,7 @@ except ImportError:  # the standard library alone
 def solutions_json(results: Any) -> str:
     """SELECT solutions or an ASK boolean as SPARQL results JSON text, exactly
     `json.dumps(json.loads(pyoxigraph's JSON), ensure_ascii=False)`: the spaced style corpora use.
-
-    msgspec's formatter (`speed` extra) spaces the compact text in one pass, copying strings as
-    pyoxigraph wrote them (it escapes as `json.dumps` does).
-    """
+    msgspec's formatter (`speed` extra) spaces the compact text in one pass, strings copied as written."""
     pyoxigraph = import_pyoxigraph()
     data: bytes = results.serialize(format=pyoxigraph.QueryResultsFormat.JSON)
     if msgspec is not None:
