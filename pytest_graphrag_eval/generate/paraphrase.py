@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pytest_graphrag_eval.answers.conversation import response_format
+from pytest_graphrag_eval.answers.metric import response_format
 from pytest_graphrag_eval.generate.placeholders import names_in
 from pytest_graphrag_eval.generate.templates import QuestionTemplate
 from pytest_graphrag_eval.llm.client import JudgeClient
