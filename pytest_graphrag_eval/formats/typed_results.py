@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 from pytest_graphrag_eval.formats.terms import (
     BlankNode,
@@ -31,12 +31,6 @@ if msgspec is not None:
     # gc=False: these objects hold no cycles and live only while a table is made.
 
     class _Cell(msgspec.Struct, gc=False):
-        value: str
-        datatype: str | None = None
-        # Any other type (a blank node) declines this decoder at C speed, for the one below.
-        type: Literal["uri", "literal", "typed-literal"] = "literal"
-
-    class _TypedCell(msgspec.Struct, gc=False):  # for text that may bind blank nodes
         value: str
         datatype: str | None = None
         type: str | None = None
@@ -63,11 +57,11 @@ else:
 
 
 @functools.lru_cache(maxsize=256)
-def _rows_decoder(variables: tuple[str, ...], cell: type) -> tuple[Any, list[Callable[[Any], Any]]]:
-    """A decoder of `results.bindings` into rows with a field per variable (unbound: None, where
-    `null` declines, as before), and each field's getter; made once per set of variables."""
+def _rows_decoder(variables: tuple[str, ...]) -> tuple[Any, list[Callable[[Any], Any]]]:
+    """A decoder of `results.bindings` into rows with a field per variable (absent: None; a `null`
+    cell declines), and each field's getter; made once per set of variables."""
     names = {f"v{index}": variable for index, variable in enumerate(variables)}  # any text, as a field
-    row = msgspec.defstruct("Row", [(field, cell, None) for field in names], rename=names, gc=False)
+    row = msgspec.defstruct("Row", [(field, _Cell, None) for field in names], rename=names, gc=False)
     results = msgspec.defstruct("Results", [("bindings", list[row])], gc=False)  # type: ignore[valid-type]
     select = msgspec.defstruct("Select", [("results", results)], gc=False)
     return msgspec.json.Decoder(select), [operator.attrgetter(field) for field in names]
@@ -77,10 +71,7 @@ def typed_table(
     text: str, literal_match: LiteralMatch
 ) -> tuple[tuple[str, ...], tuple[tuple[Term, ...], ...], int, bool] | None:
     """`(variables, columns, row count, whether a cell is a blank node)` of SELECT results text of
-    the common shape, else None.
-
-    The first decoder accepts only IRI and literal cells (checked as it decodes); text it declines
-    that may bind blank nodes is decoded again reading each cell's `type` (a `BlankNode`)."""
+    the common shape, else None."""
     if _HEAD_DECODER is None:
         return None
     try:
@@ -90,40 +81,28 @@ def typed_table(
     variables = tuple(head.head.vars)
     if head.boolean is not msgspec.UNSET or len(set(variables)) != len(variables):
         return None
-    blank_nodes = False
-    decoder, getters = _rows_decoder(variables, _Cell)
+    decoder, getters = _rows_decoder(variables)
     try:
         rows = decoder.decode(text).results.bindings
     except _DECLINED:
-        if not may_hold_blank_nodes(text):
-            return None
-        blank_nodes = True
-        decoder, getters = _rows_decoder(variables, _TypedCell)
-        try:
-            rows = decoder.decode(text).results.bindings
-        except _DECLINED:
-            return None
-    column = _typed_column if blank_nodes else _column
-    columns = tuple(column(list(map(getter, rows)), literal_match) for getter in getters)
-    holds_blank = blank_nodes and any(type(term) is BlankNode for values in columns for term in values)
-    return variables, columns, len(rows), holds_blank
+        return None
+    columns = tuple(_column(list(map(getter, rows)), literal_match) for getter in getters)
+    # Text that cannot spell `bnode` holds no blank node: its terms need no look.
+    blank = may_hold_blank_nodes(text) and any(
+        type(term) is BlankNode for values in columns for term in values
+    )
+    return variables, columns, len(rows), blank
 
 
 def _column(cells: list[Any], literal_match: LiteralMatch) -> tuple[Term, ...]:
     values: list[str] = []
     append = values.append
     for cell in cells:
-        if cell is None or cell.datatype is not None:
+        if cell is None or cell.datatype is not None or cell.type == "bnode":
             break
         append(cell.value)
     else:
         return text_column(values, literal_match)
-    return tuple(
-        None if cell is None else literal_term(cell.value, cell.datatype, literal_match) for cell in cells
-    )
-
-
-def _typed_column(cells: list[Any], literal_match: LiteralMatch) -> tuple[Term, ...]:
     return tuple(
         None
         if cell is None
