@@ -18,7 +18,6 @@ from pytest_graphrag_eval.formats.terms import (
     LiteralMatch,
     Term,
     literal_term,
-    may_hold_blank_nodes,
     text_column,
 )
 
@@ -86,15 +85,12 @@ def typed_table(
         rows = decoder.decode(text).results.bindings
     except _DECLINED:
         return None
-    columns = tuple(_column(list(map(getter, rows)), literal_match) for getter in getters)
-    # Text that cannot spell `bnode` holds no blank node: its terms need no look.
-    blank = may_hold_blank_nodes(text) and any(
-        type(term) is BlankNode for values in columns for term in values
-    )
-    return variables, columns, len(rows), blank
+    made = [_column(list(map(getter, rows)), literal_match) for getter in getters]
+    return variables, tuple(column for column, _ in made), len(rows), any(blank for _, blank in made)
 
 
-def _column(cells: list[Any], literal_match: LiteralMatch) -> tuple[Term, ...]:
+def _column(cells: list[Any], literal_match: LiteralMatch) -> tuple[tuple[Term, ...], bool]:
+    """The column's terms, and whether one is a blank node."""
     values: list[str] = []
     append = values.append
     for cell in cells:
@@ -102,8 +98,8 @@ def _column(cells: list[Any], literal_match: LiteralMatch) -> tuple[Term, ...]:
             break
         append(cell.value)
     else:
-        return text_column(values, literal_match)
-    return tuple(
+        return text_column(values, literal_match), False
+    terms = tuple(
         None
         if cell is None
         else BlankNode(cell.value)
@@ -111,6 +107,7 @@ def _column(cells: list[Any], literal_match: LiteralMatch) -> tuple[Term, ...]:
         else literal_term(cell.value, cell.datatype, literal_match)
         for cell in cells
     )
+    return terms, any(type(term) is BlankNode for term in terms)
 
 
 def typed_row_count(text: str) -> int | None:
