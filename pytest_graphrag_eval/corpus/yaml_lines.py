@@ -19,8 +19,7 @@ from pytest_graphrag_eval.corpus.input_files import (
     decode_input,
     read_input_bytes,
 )
-from pytest_graphrag_eval.corpus.line_dict import LineDict
-from pytest_graphrag_eval.corpus.yaml_events import UNUSUAL, build_from_events
+from pytest_graphrag_eval.corpus.yaml_events import UNUSUAL, LineDict, build_from_events
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 
 MAX_YAML_NODES = 2_000_000
