@@ -1,13 +1,12 @@
 """The document loader builds exactly what PyYAML's own safe constructors build, or refuses.
 
-`yaml_lines._DocumentLoader` builds text, lists and line-tracking mappings itself and hands every
-other node to PyYAML; `yaml_lines._LineLoader` hands every node to PyYAML (its generic
-construction) and is the reference: the loader's document must equal its document (types
-included: `1`, `True` and `1.0` differ), carry the same line on every mapping and share objects
-where its aliases do; where the reference raises, the loader raises too. Documents are generated
-with every YAML 1.1 plain scalar form, quoted and block scalars, block and flow collections,
-anchors, aliases, merge keys, tags, duplicate keys and comments, and as random runs of syntax
-fragments.
+`yaml_lines._DocumentLoader` counts a document's nodes (its bounds) before PyYAML builds it;
+`yaml_lines._LineLoader` is PyYAML's generic construction alone and is the reference: the loader's
+document must equal its document (types included: `1`, `True` and `1.0` differ), carry the same line
+on every mapping and share objects where its aliases do; where the reference raises, the loader
+raises too. Documents are generated with every YAML 1.1 plain scalar form, quoted and block scalars,
+block and flow collections, anchors, aliases, merge keys, tags, duplicate keys and comments, and as
+random runs of syntax fragments.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The YAML loader builds what PyYAML's own constructors build, with its bounds kept.
 
-`_DocumentLoader` builds most nodes itself and must give PyYAML's values, lines and shared
-objects; `flow_depth` must give the bracket depth the loader's bound is defined on.
+`_DocumentLoader` counts the nodes before PyYAML builds them and must give PyYAML's values, lines
+and shared objects; `flow_depth` must give the bracket depth the loader's bound is defined on.
 """
 
 from __future__ import annotations

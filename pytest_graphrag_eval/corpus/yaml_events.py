@@ -23,8 +23,6 @@ from yaml.events import (
     StreamStartEvent,
 )
 
-from pytest_graphrag_eval.corpus.line_dict import LineDict
-
 UNUSUAL: Final = object()
 """What `build_from_events` returns for a document it leaves to the node-based loader."""
 
@@ -35,6 +33,14 @@ try:  # LibYAML's parser, as in yaml_lines
     from yaml import CSafeLoader as _SafeLoader
 except ImportError:  # PyYAML built without LibYAML
     from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
+
+
+class LineDict(dict[Any, Any]):
+    """A dict that knows the 1-based line where its YAML mapping started (set when it is built)."""
+
+    __slots__ = ("line",)  # no per-mapping attribute dict: a corpus has hundreds of thousands
+
+    line: int | None
 
 
 class _Unusual(Exception):

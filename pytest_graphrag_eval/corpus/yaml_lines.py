@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import array
 import itertools
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import yaml
 
@@ -20,8 +19,7 @@ from pytest_graphrag_eval.corpus.input_files import (
     decode_input,
     read_input_bytes,
 )
-from pytest_graphrag_eval.corpus.line_dict import LineDict
-from pytest_graphrag_eval.corpus.yaml_events import UNUSUAL, build_from_events
+from pytest_graphrag_eval.corpus.yaml_events import UNUSUAL, LineDict, build_from_events
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 
 MAX_YAML_NODES = 2_000_000
@@ -31,13 +29,7 @@ MAX_YAML_DEPTH = 500
 _BRACKETS_AS_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _NOT_BRACKET_BYTES = bytes(byte for byte in range(256) if byte not in b"[]{}")
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-_STR_TAG = "tag:yaml.org,2002:str"
-_SEQ_TAG = "tag:yaml.org,2002:seq"
-_MAP_TAG = "tag:yaml.org,2002:map"
 _SCALARS = frozenset({str, int, float, bool, type(None)})  # what `to_plain` returns as it is
-_BUILDING: Final = object()
-"""Stands for a collection in `constructed_objects` while its children are built: met again, it is
-an alias inside the node it names."""
 
 
 class YamlBoundsError(yaml.YAMLError):
@@ -57,8 +49,8 @@ except ImportError:  # PyYAML built without LibYAML
 
 
 class _LineLoader(_SafeLoader):
-    """SafeLoader whose mappings become `LineDict`s: the constructors `_DocumentLoader` hands the
-    nodes it does not build itself to."""
+    """SafeLoader whose mappings become `LineDict`s: PyYAML's generic construction, which
+    `_DocumentLoader` bounds."""
 
 
 def _construct_line_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
@@ -72,128 +64,46 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _con
 
 
 class _DocumentLoader(_LineLoader):
-    """`_LineLoader` that builds text, lists and line-tracking dicts in one walk of LibYAML's nodes.
-
-    PyYAML's generic construction is most of a large load; every other node goes to PyYAML's own
-    constructors, so values, errors and alias sharing stay PyYAML's. The alias-bomb bound is counted
-    as the walk goes.
-    """
-
-    def __init__(self, stream: str | bytes):
-        super().__init__(stream)
-        if not self.yaml_path_resolvers:
-            # Three resolver calls per node: SafeLoader has no path resolvers, so the path bookkeeping becomes
-            # C-level no-ops and a plain value is resolved once.
-            self.descend_resolver = slice  # type: ignore[method-assign,assignment]
-            self.ascend_resolver = tuple  # type: ignore[method-assign,assignment]
-            self.resolve = _tag_by_kind(super().resolve)  # type: ignore[method-assign]
-        self.expanded_sizes: dict[yaml.Node, int] = {}  # a built collection -> its nodes once expanded
-        self.nodes = 0  # the document's nodes so far, an alias counted as its node's expanded size
+    """`_LineLoader` that counts the document's nodes before PyYAML builds it (an alias as all the nodes
+    it names, so an alias bomb is refused unexpanded), and says at its node what a constructor refuses."""
 
     def construct_document(self, node: yaml.Node) -> Any:
-        self.nodes = 1
-        data = self._build(node)
-        self.expanded_sizes = {}
-        super().construct_document(yaml.ScalarNode(_STR_TAG, ""))  # runs PyYAML's end-of-document reset
-        return data
+        self.nodes = 1  # the document's nodes so far, as they would be built
+        self._count(node, {}, set())
+        return super().construct_document(node)
 
-    def _build(self, node: yaml.Node) -> Any:
-        kind, tag = type(node), node.tag
-        if kind is yaml.ScalarNode:
-            return node.value if tag == _STR_TAG else self._by_pyyaml(node)
-        built = self.constructed_objects.get(node)
-        if built is not None:
-            return self._shared(node, built)
-        # Text children (most nodes) are taken in place, without a call each.
-        if kind is yaml.SequenceNode and tag == _SEQ_TAG:
-            items = node.value
-            self.constructed_objects[node] = _BUILDING
-            before = self.nodes
-            self.nodes += len(items)
-            value: Any = [
-                item.value if type(item) is yaml.ScalarNode and item.tag == _STR_TAG else self._build(item)
-                for item in items
-            ]
-        elif isinstance(node, yaml.MappingNode) and tag == _MAP_TAG:
-            pairs = node.value
-            keys = [key.value for key, _ in pairs if type(key) is yaml.ScalarNode and key.tag == _STR_TAG]
-            if len(keys) != len(pairs):  # a key that is not text, or a merge key
-                merges = any(type(key) is yaml.ScalarNode and key.tag == _MERGE_TAG for key, _ in pairs)
-                return self._merged(node) if merges else self._by_pyyaml(node)
-            if len(set(keys)) != len(keys):
-                _check_duplicate_keys(node)  # raises, naming the key and both lines
-            self.constructed_objects[node] = _BUILDING
-            before = self.nodes
-            self.nodes += 2 * len(pairs)
-            value = self._line_dict(node, keys)
-        else:
-            return self._by_pyyaml(node)
-        self.constructed_objects[node] = value
-        self.expanded_sizes[node] = 1 + self.nodes - before
-        return value
-
-    def _line_dict(self, node: yaml.MappingNode, keys: list[str]) -> LineDict:
-        """The mapping of `keys` (its keys' text, in order) to its values built, with its line."""
-        values = [
-            item.value if type(item) is yaml.ScalarNode and item.tag == _STR_TAG else self._build(item)
-            for _, item in node.value
-        ]
-        mapping = LineDict(zip(keys, values, strict=True))
-        mapping.line = node.start_mark.line + 1
-        return mapping
-
-    def _merged(self, node: yaml.MappingNode) -> Any:
-        """A mapping with merge keys: counted by one walk, flattened by PyYAML's `flatten_mapping`, then
-        built as any mapping; with a non-text key, PyYAML builds it."""
-        _check_duplicate_keys(node)
-        self._count_first(node)
-        counted = self.nodes  # the walk counted everything under it: building it adds nothing
-        self.flatten_mapping(node)
-        keys = [key.value for key, _ in node.value if type(key) is yaml.ScalarNode and key.tag == _STR_TAG]
-        if len(keys) != len(node.value):
-            value = self._by_pyyaml(node)
-        else:
-            self.constructed_objects[node] = _BUILDING
-            value = self._line_dict(node, keys)
-            self.constructed_objects[node] = value
-        self.nodes = counted
-        return value
-
-    def _count_first(self, node: yaml.Node) -> None:
-        """Count the nodes under `node` once expanded, before it is built another way than by `_build`."""
-        self.nodes += _expanded_size(node, self.expanded_sizes) - 1
-        self._check_bound(node)
-
-    def _shared(self, node: yaml.Node, built: Any) -> Any:
-        """A collection reached again through an alias: the object built the first time, counted
-        as all its nodes."""
-        if built is _BUILDING:
-            raise YamlBoundsError(
-                "an alias refers to a node that contains it (recursive alias)", node.start_mark
-            )
-        self.nodes += self.expanded_sizes[node] - 1
-        self._check_bound(node)
-        return built
-
-    def _by_pyyaml(self, node: yaml.Node) -> Any:
-        """What PyYAML's constructors build from `node` (a collection's nodes counted first), its
-        refusal located at the node."""
-        if not isinstance(node, yaml.ScalarNode):
-            self._count_first(node)
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
-            return self.construct_object(node, deep=True)
+            return super().construct_object(node, deep)
         except (yaml.YAMLError, RecursionError, MemoryError):
             raise
         except Exception as error:  # PyYAML's constructors raise ValueError, KeyError... on bad values
             raise YamlBoundsError(_unbuildable(node, error), node.start_mark) from None
 
-    def _check_bound(self, node: yaml.Node) -> None:
-        if self.nodes > MAX_YAML_NODES:
+    def _count(self, node: yaml.Node, sizes: dict[yaml.Node, int], open_nodes: set[yaml.Node]) -> None:
+        """Count `node`'s children, then theirs; `sizes` holds each collection's nodes once expanded."""
+        if node in sizes:  # reached again through an alias
+            self.nodes += sizes[node] - 1
+            if self.nodes > MAX_YAML_NODES:
+                raise YamlBoundsError(
+                    f"the document expands to more than {MAX_YAML_NODES:,} values once its aliases are "
+                    "followed (nested anchors and aliases, an 'alias bomb'?)",
+                    node.start_mark,
+                )
+            return
+        if node in open_nodes:
             raise YamlBoundsError(
-                f"the document expands to more than {MAX_YAML_NODES:,} values once its aliases are "
-                "followed (nested anchors and aliases, an 'alias bomb'?)",
-                node.start_mark,
+                "an alias refers to a node that contains it (recursive alias)", node.start_mark
             )
+        children = _children(node)
+        if children:
+            open_nodes.add(node)
+            before = self.nodes
+            self.nodes += len(children)
+            for child in children:
+                self._count(child, sizes, open_nodes)
+            open_nodes.discard(node)
+            sizes[node] = 1 + self.nodes - before
 
 
 def _unbuildable(node: yaml.Node, error: Exception) -> str:
@@ -204,29 +114,6 @@ def _unbuildable(node: yaml.Node, error: Exception) -> str:
         shown = node.value if len(node.value) <= 60 else node.value[:57] + "..."
         return f"{shown!r} is not a valid {tag} value ({error})"
     return f"this {tag} node cannot be built ({error})"
-
-
-def _tag_by_kind(
-    resolve_by_pyyaml: Callable[[type[yaml.Node], Any, Any], str],
-) -> Callable[[type[yaml.Node], Any, Any], str]:
-    """PyYAML's `resolve` without path resolvers, with each plain scalar's tag looked up once."""
-    plain_tags: dict[str, str] = {}
-
-    def resolve(kind: type[yaml.Node], value: Any, implicit: Any) -> str:
-        if kind is yaml.ScalarNode:
-            if not implicit[0]:  # quoted or block text
-                return _STR_TAG
-            tag = plain_tags.get(value)
-            if tag is None:
-                tag = plain_tags[value] = resolve_by_pyyaml(kind, value, implicit)
-            return tag
-        if kind is yaml.MappingNode:
-            return _MAP_TAG
-        if kind is yaml.SequenceNode:
-            return _SEQ_TAG
-        return resolve_by_pyyaml(kind, value, implicit)
-
-    return resolve
 
 
 def _check_duplicate_keys(node: yaml.MappingNode) -> None:
@@ -242,29 +129,6 @@ def _check_duplicate_keys(node: yaml.MappingNode) -> None:
                 key_node.start_mark,
             )
         seen[key] = line
-
-
-def _expanded_size(root: yaml.Node, sizes: dict[yaml.Node, int]) -> int:
-    """The nodes under `root` once every alias is expanded (`sizes` holds those already counted, and
-    gains these); a node that contains itself is refused. Counted without expanding anything."""
-    active: set[yaml.Node] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        if children_done:
-            active.discard(node)
-            sizes[node] = 1 + sum(sizes[child] for child in _children(node))
-            continue
-        if node in sizes:
-            continue
-        if node in active:
-            raise YamlBoundsError(
-                "an alias refers to a node that contains it (recursive alias)", node.start_mark
-            )
-        active.add(node)
-        stack.append((node, True))
-        stack.extend((child, False) for child in _children(node) if child not in sizes)
-    return sizes[root]
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

@@ -1,20 +1,23 @@
 """SELECT results decoded straight into typed cells, when msgspec is installed.
 
-msgspec decodes the common shape, skipping what the comparison never reads, in about two thirds of a
-generic parse's time. Anything else is declined (None) and parsed by `parse_sparql_results`, so a
-table made here equals the generic path's and every error message is still its own.
+msgspec reads the head's variables first, then decodes every binding into a row type made for those
+variables (a field each, no dict per row), skipping what the comparison never reads. Anything else is
+declined (None) and parsed by `parse_sparql_results`, so a table made here equals the generic path's
+and every error message is still its own.
 """
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, TypeVar
+import functools
+import operator
+from collections.abc import Callable
+from typing import Any
 
 from pytest_graphrag_eval.formats.terms import (
     BlankNode,
     LiteralMatch,
     Term,
     literal_term,
-    may_hold_blank_nodes,
     text_column,
 )
 
@@ -23,18 +26,10 @@ try:
 except ImportError:  # without the optional dependency every text takes the generic path
     msgspec = None  # type: ignore[assignment]
 
-CellT = TypeVar("CellT")
-
 if msgspec is not None:
     # gc=False: these objects hold no cycles and live only while a table is made.
 
     class _Cell(msgspec.Struct, gc=False):
-        value: str
-        datatype: str | None = None
-        # Any other type (a blank node) declines this decoder at C speed, for the one below.
-        type: Literal["uri", "literal", "typed-literal"] = "literal"
-
-    class _TypedCell(msgspec.Struct, gc=False):  # for text that may bind blank nodes
         value: str
         datatype: str | None = None
         type: str | None = None
@@ -42,12 +37,8 @@ if msgspec is not None:
     class _Head(msgspec.Struct, gc=False):
         vars: list[str]
 
-    class _Results(msgspec.Struct, Generic[CellT], gc=False):
-        bindings: list[dict[str, CellT]]
-
-    class _Select(msgspec.Struct, Generic[CellT], gc=False):
+    class _HeadOnly(msgspec.Struct, gc=False):
         head: _Head
-        results: _Results[CellT]
         boolean: Any = msgspec.UNSET  # present: an ASK result, which the generic path reads
 
     class _Rows(msgspec.Struct, gc=False):
@@ -56,66 +47,59 @@ if msgspec is not None:
     class _RowsOnly(msgspec.Struct, gc=False):
         results: _Rows
 
-    _DECODER: Any = msgspec.json.Decoder(_Select[_Cell])
-    _TYPED_DECODER: Any = msgspec.json.Decoder(_Select[_TypedCell])
+    _HEAD_DECODER: Any = msgspec.json.Decoder(_HeadOnly)
     _ROWS_DECODER: Any = msgspec.json.Decoder(_RowsOnly)
     _DECLINED: tuple[type[BaseException], ...] = (msgspec.DecodeError, UnicodeError, RecursionError)
 else:
-    _DECODER = _TYPED_DECODER = _ROWS_DECODER = None
+    _HEAD_DECODER = _ROWS_DECODER = None
     _DECLINED = ()
+
+
+@functools.lru_cache(maxsize=256)
+def _rows_decoder(variables: tuple[str, ...]) -> tuple[Any, list[Callable[[Any], Any]]]:
+    """A decoder of `results.bindings` into rows with a field per variable (absent: None; a `null`
+    cell declines), and each field's getter; made once per set of variables."""
+    names = {f"v{index}": variable for index, variable in enumerate(variables)}  # any text, as a field
+    row = msgspec.defstruct("Row", [(field, _Cell, None) for field in names], rename=names, gc=False)
+    results = msgspec.defstruct("Results", [("bindings", list[row])], gc=False)  # type: ignore[valid-type]
+    select = msgspec.defstruct("Select", [("results", results)], gc=False)
+    return msgspec.json.Decoder(select), [operator.attrgetter(field) for field in names]
 
 
 def typed_table(
     text: str, literal_match: LiteralMatch
 ) -> tuple[tuple[str, ...], tuple[tuple[Term, ...], ...], int, bool] | None:
     """`(variables, columns, row count, whether a cell is a blank node)` of SELECT results text of
-    the common shape, else None.
-
-    The first decoder accepts only IRI and literal cells (checked as it decodes); text it declines
-    that may bind blank nodes is decoded again reading each cell's `type` (a `BlankNode`)."""
-    if _DECODER is None:
+    the common shape, else None."""
+    if _HEAD_DECODER is None:
         return None
-    blank_nodes = False
     try:
-        decoded = _DECODER.decode(text)
+        head = _HEAD_DECODER.decode(text)
     except _DECLINED:
-        if not may_hold_blank_nodes(text):
-            return None
-        blank_nodes = True
-        try:
-            decoded = _TYPED_DECODER.decode(text)
-        except _DECLINED:
-            return None
-    variables = decoded.head.vars
-    if decoded.boolean is not msgspec.UNSET or len(set(variables)) != len(variables):
         return None
-    bindings = decoded.results.bindings
-    column = _typed_column if blank_nodes else _column
-    columns = tuple(column(bindings, variable, literal_match) for variable in variables)
-    holds_blank = blank_nodes and any(type(term) is BlankNode for values in columns for term in values)
-    return tuple(variables), columns, len(bindings), holds_blank
+    variables = tuple(head.head.vars)
+    if head.boolean is not msgspec.UNSET or len(set(variables)) != len(variables):
+        return None
+    decoder, getters = _rows_decoder(variables)
+    try:
+        rows = decoder.decode(text).results.bindings
+    except _DECLINED:
+        return None
+    made = [_column(list(map(getter, rows)), literal_match) for getter in getters]
+    return variables, tuple(column for column, _ in made), len(rows), any(blank for _, blank in made)
 
 
-def _column(bindings: list[dict[str, Any]], variable: str, literal_match: LiteralMatch) -> tuple[Term, ...]:
-    cells = [binding.get(variable) for binding in bindings]
+def _column(cells: list[Any], literal_match: LiteralMatch) -> tuple[tuple[Term, ...], bool]:
+    """The column's terms, and whether one is a blank node."""
     values: list[str] = []
     append = values.append
     for cell in cells:
-        if cell is None or cell.datatype is not None:
+        if cell is None or cell.datatype is not None or cell.type == "bnode":
             break
         append(cell.value)
     else:
-        return text_column(values, literal_match)
-    return tuple(
-        None if cell is None else literal_term(cell.value, cell.datatype, literal_match) for cell in cells
-    )
-
-
-def _typed_column(
-    bindings: list[dict[str, Any]], variable: str, literal_match: LiteralMatch
-) -> tuple[Term, ...]:
-    cells = [binding.get(variable) for binding in bindings]
-    return tuple(
+        return text_column(values, literal_match), False
+    terms = tuple(
         None
         if cell is None
         else BlankNode(cell.value)
@@ -123,6 +107,7 @@ def _typed_column(
         else literal_term(cell.value, cell.datatype, literal_match)
         for cell in cells
     )
+    return terms, any(type(term) is BlankNode for term in terms)
 
 
 def typed_row_count(text: str) -> int | None:
