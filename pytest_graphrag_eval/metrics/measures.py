@@ -40,12 +40,6 @@ class MeasurePlan:
     recip_rank: bool = False
     ndcg: bool = False
 
-    def keys(self) -> list[str]:
-        """Every result key this plan produces, in a stable order."""
-        groups = (self.precision, self.recall, self.success, self.ndcg_cut, self.map_cut)
-        keys = [key for group in groups for _, key in group]
-        return keys + [name for name in SINGLE_MEASURES if getattr(self, name)]
-
 
 def parse_measures(metrics: str | Iterable[str], full_length: int | None = None) -> MeasurePlan:
     """Parse metric names; ConfigurationError names what is not supported.

@@ -18,13 +18,13 @@ if TYPE_CHECKING:
     from pytest_graphrag_eval.formats.documents import parse_retrieved_ids as parse_retrieved_ids
     from pytest_graphrag_eval.metrics.ranking import average_precision as average_precision
     from pytest_graphrag_eval.metrics.ranking import recall_at_k as recall_at_k
+    from pytest_graphrag_eval.retrieval.erag import ERagError as ERagError
     from pytest_graphrag_eval.retrieval.erag import aerag_eval as aerag_eval
     from pytest_graphrag_eval.retrieval.erag import erag_eval as erag_eval
     from pytest_graphrag_eval.retrieval.erag_components import LLMJudgeMetric as LLMJudgeMetric
     from pytest_graphrag_eval.retrieval.erag_components import ModelGenerator as ModelGenerator
     from pytest_graphrag_eval.retrieval.erag_components import SingleInput as SingleInput
     from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer as ERagScorer
-    from pytest_graphrag_eval.retrieval.erag_scoring import ERagError as ERagError
     from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer as RetrievalScorer
     from pytest_graphrag_eval.retrieval.trec import evaluate_run as evaluate_run
 
@@ -43,7 +43,7 @@ _HOMES = {
     "ModelGenerator": "pytest_graphrag_eval.retrieval.erag_components",
     "SingleInput": "pytest_graphrag_eval.retrieval.erag_components",
     "ERagScorer": "pytest_graphrag_eval.retrieval.erag_scorer",
-    "ERagError": "pytest_graphrag_eval.retrieval.erag_scoring",
+    "ERagError": "pytest_graphrag_eval.retrieval.erag",
     "RetrievalScorer": "pytest_graphrag_eval.retrieval.scorer",
     "evaluate_run": "pytest_graphrag_eval.retrieval.trec",
 }

@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.metrics.measures import parse_measures
-from pytest_graphrag_eval.retrieval.erag import DEFAULT_CONCURRENCY
+from pytest_graphrag_eval.retrieval.erag import CONTINUOUS_MEASURES, DEFAULT_CONCURRENCY
 from pytest_graphrag_eval.retrieval.erag_components import (
     NAMED_METRICS,
     LLMJudgeMetric,
     ModelGenerator,
     SingleInput,
 )
-from pytest_graphrag_eval.retrieval.erag_scoring import CONTINUOUS_MEASURES
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.llm.judge import Judge

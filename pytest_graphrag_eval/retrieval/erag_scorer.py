@@ -15,7 +15,7 @@ from pytest_graphrag_eval.formats.documents import parse_retrieved_documents
 from pytest_graphrag_eval.llm.judge import Usage
 from pytest_graphrag_eval.retrieval.erag import erag_within
 from pytest_graphrag_eval.retrieval.result_keys import ERAG_KEYS
-from pytest_graphrag_eval.retrieval.steps import actual_retrieval_step, reference_retrieval_step
+from pytest_graphrag_eval.retrieval.scorer import actual_retrieval_step, reference_retrieval_step
 from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
 
 if TYPE_CHECKING:
@@ -44,7 +44,8 @@ class ERagScorer:
         step = actual_retrieval_step(response)
         if step is None and reference_retrieval_step(question.reference_steps) is None:
             return {}
-        if not question.reference_answer:
+        answer = question.reference_answer
+        if not answer:
             return {"erag_error": "the question has no reference_answer to judge generated answers against"}
         try:
             documents = parse_retrieved_documents(step.get("output")) if step is not None else []
@@ -54,7 +55,7 @@ class ERagScorer:
         try:
             result = await erag_within(
                 {question.question_text: [document.text or "" for document in documents]},
-                {question.question_text: question.reference_answer},
+                {question.question_text: [answer] if isinstance(answer, str) else list(answer)},
                 setup.generator,
                 setup.metric,
                 setup.metrics,

@@ -1,20 +1,21 @@
 """RetrievalScorer: the agent's retrieved document ids against the reference judgements.
 
 Keys and the cut-off rule are in docs/retrieval.md; precision@k divides by k even when fewer
-documents were retrieved, as trec_eval does.
+documents were retrieved, as trec_eval does. The actual retrieval step is the last `retrieval` step that
+did not fail: an agent that retries retrieval is judged on the documents it finally got.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pytest_graphrag_eval.corpus.reference_steps import cutoff, relevant_ids
+from pytest_graphrag_eval.corpus.reference_steps import RETRIEVAL_STEP, cutoff, relevant_ids
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.documents import parse_relevance, parse_retrieved_ids
 from pytest_graphrag_eval.metrics.measures import MeasurePlan
 from pytest_graphrag_eval.metrics.ranking import ranked_judgements, score_ranking
 from pytest_graphrag_eval.retrieval.result_keys import RETRIEVAL_KEYS
-from pytest_graphrag_eval.retrieval.steps import actual_retrieval_step, reference_retrieval_step
 from pytest_graphrag_eval.scoring import DEFAULT_RETRIEVAL_K, ResultKey, ScoringContext
 
 if TYPE_CHECKING:
@@ -65,3 +66,19 @@ def retrieval_k_setting(value: Any, source: str = "options") -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigurationError(f"{source}: retrieval_k must be a positive integer, got {value!r}")
     return value
+
+
+def reference_retrieval_step(
+    reference_steps: Sequence[Sequence[Mapping[str, Any]]] | None,
+) -> Mapping[str, Any] | None:
+    """The last reference step named `retrieval`, or None when the question has none."""
+    steps = [step for group in reference_steps or [] for step in group if step.get("name") == RETRIEVAL_STEP]
+    return steps[-1] if steps else None
+
+
+def actual_retrieval_step(response: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The response's last `retrieval` step whose status is not `error`, or None."""
+    for step in reversed(response.get("actual_steps") or []):
+        if isinstance(step, Mapping) and step.get("name") == RETRIEVAL_STEP and step.get("status") != "error":
+            return step
+    return None
