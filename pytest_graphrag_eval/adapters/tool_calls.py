@@ -7,7 +7,7 @@ naming a call never made is an error of the whole input.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 from pytest_graphrag_eval.adapters.access import field as read
@@ -17,45 +17,40 @@ NO_RESULT = "the trace has no result for this tool call (the agent stopped or th
 USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
 
 
-@dataclass
-class _Call:
-    name: str
-    args: object
-    call_id: str
-    output: object = None
-    error: str | None = None
-    answered: bool = False
-
-
-@dataclass
 class ToolCallLog:
-    """The calls of one agent run in call order, each with its result once it arrives."""
+    """The calls of one agent run in call order, as steps that each take their result once it arrives."""
 
-    location: SourceLocation = field(default_factory=SourceLocation)
-    _calls: dict[str, _Call] = field(default_factory=dict)
+    def __init__(self, location: SourceLocation) -> None:
+        self.location = location
+        self._steps: dict[str, dict[str, object]] = {}
 
     def call(self, name: object, arguments: object, call_id: object, where: str) -> None:
         """Record a call; `arguments` may be the JSON text the model wrote or an already parsed value."""
         if not isinstance(name, str) or not name:
             raise ResponseError("a tool call has no tool name", self.location, f"{where}.name")
         key = str(call_id) if call_id not in (None, "") else where
-        if key in self._calls:
+        if key in self._steps:
             raise ResponseError(f"two tool calls share the id {key!r}", self.location, f"{where}.id")
-        self._calls[key] = _Call(name=name, args=parse_arguments(arguments), call_id=key)
+        self._steps[key] = {"name": name, "args": parse_arguments(arguments), "id": key}
 
     def result(self, call_id: object, output: object, where: str, error: str | None = None) -> None:
         """Attach a call's result (or its error message) by call id."""
         key = str(call_id) if call_id is not None else None
-        call = self._calls.get(key) if key is not None else None
-        if call is None:
+        step = self._steps.get(key) if key is not None else None
+        if step is None:
             raise ResponseError(
                 f"a tool result for call id {key!r} has no matching tool call before it",
                 self.location,
                 where,
             )
-        if call.answered:
+        if "status" in step:
             raise ResponseError(f"call id {key!r} has two tool results", self.location, where)
-        call.answered, call.output, call.error = True, output, error
+        if error is None:
+            step.update(status="success", output=output)
+        else:
+            step.update(status="error", error=error)
+            if output is not None and output != error:
+                step["output"] = output
 
     def tool_message(self, message: object, id_key: str, content_key: str, where: str) -> None:
         """A tool message's result; no format has an error flag, so `"status": "error"` marks a failure."""
@@ -66,19 +61,10 @@ class ToolCallLog:
 
     def steps(self) -> list[dict[str, object]]:
         """The `actual_steps` list: every call in order, unanswered ones as error steps."""
-        steps: list[dict[str, object]] = []
-        for call in self._calls.values():
-            step: dict[str, object] = {"name": call.name, "args": call.args, "id": call.call_id}
-            if not call.answered:
+        for step in self._steps.values():
+            if "status" not in step:
                 step.update(status="error", error=NO_RESULT)
-            elif call.error is not None:
-                step.update(status="error", error=call.error)
-                if call.output is not None and call.output != call.error:
-                    step["output"] = call.output
-            else:
-                step.update(status="success", output=call.output)
-            steps.append(step)
-        return steps
+        return list(self._steps.values())
 
 
 def tool_error(message: object) -> str:
@@ -107,7 +93,7 @@ def text_of(content: object) -> str | None:
     return None
 
 
-def sum_usage(totals: dict[str, int], usage: object, names: tuple[str, str, str] = USAGE_KEYS) -> None:
+def sum_usage(totals: dict[str, int], usage: object, names: Sequence[str] = USAGE_KEYS) -> None:
     """Add one usage record's (input, output, total) counts, named per format, into `totals`."""
     for target, name in zip(USAGE_KEYS, names, strict=True):
         value = read(usage, name)
