@@ -17,8 +17,7 @@ if TYPE_CHECKING:
 
 def default_scorers() -> list[Scorer]:
     """Scorers that need no answer settings: steps, retrieval, and eRAG (a no-op unless configured)."""
-    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
-    from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer
+    from pytest_graphrag_eval.retrieval.scorer import ERagScorer, RetrievalScorer
     from pytest_graphrag_eval.steps.scorer import StepsScorer
 
     return [StepsScorer(), RetrievalScorer(), ERagScorer()]

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pytest_graphrag_eval.retrieval.erag_components import LLMJudgeMetric as LLMJudgeMetric
     from pytest_graphrag_eval.retrieval.erag_components import ModelGenerator as ModelGenerator
     from pytest_graphrag_eval.retrieval.erag_components import SingleInput as SingleInput
-    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer as ERagScorer
+    from pytest_graphrag_eval.retrieval.scorer import ERagScorer as ERagScorer
     from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer as RetrievalScorer
     from pytest_graphrag_eval.retrieval.trec import evaluate_run as evaluate_run
 
@@ -42,7 +42,7 @@ _HOMES = {
     "LLMJudgeMetric": "pytest_graphrag_eval.retrieval.erag_components",
     "ModelGenerator": "pytest_graphrag_eval.retrieval.erag_components",
     "SingleInput": "pytest_graphrag_eval.retrieval.erag_components",
-    "ERagScorer": "pytest_graphrag_eval.retrieval.erag_scorer",
+    "ERagScorer": "pytest_graphrag_eval.retrieval.scorer",
     "ERagError": "pytest_graphrag_eval.retrieval.erag",
     "RetrievalScorer": "pytest_graphrag_eval.retrieval.scorer",
     "evaluate_run": "pytest_graphrag_eval.retrieval.trec",
