@@ -11,8 +11,12 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE, from_otel_spans
-from pytest_graphrag_eval.adapters.spans import SpanRecord, sdk_span_record
+from pytest_graphrag_eval.adapters.otel import (
+    QUESTION_ID_ATTRIBUTE,
+    SpanRecord,
+    from_otel_spans,
+    sdk_span_record,
+)
 from pytest_graphrag_eval.errors import ConfigurationError, install_extra_hint
 
 if TYPE_CHECKING:
