@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from pytest_graphrag_eval.retrieval.erag import ERagError as ERagError
     from pytest_graphrag_eval.retrieval.erag import aerag_eval as aerag_eval
     from pytest_graphrag_eval.retrieval.erag import erag_eval as erag_eval
-    from pytest_graphrag_eval.retrieval.erag_components import LLMJudgeMetric as LLMJudgeMetric
-    from pytest_graphrag_eval.retrieval.erag_components import ModelGenerator as ModelGenerator
-    from pytest_graphrag_eval.retrieval.erag_components import SingleInput as SingleInput
+    from pytest_graphrag_eval.retrieval.erag_config import LLMJudgeMetric as LLMJudgeMetric
+    from pytest_graphrag_eval.retrieval.erag_config import ModelGenerator as ModelGenerator
+    from pytest_graphrag_eval.retrieval.erag_config import SingleInput as SingleInput
     from pytest_graphrag_eval.retrieval.scorer import ERagScorer as ERagScorer
     from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer as RetrievalScorer
     from pytest_graphrag_eval.retrieval.trec import evaluate_run as evaluate_run
@@ -39,9 +39,9 @@ _HOMES = {
     "recall_at_k": "pytest_graphrag_eval.metrics.ranking",
     "aerag_eval": "pytest_graphrag_eval.retrieval.erag",
     "erag_eval": "pytest_graphrag_eval.retrieval.erag",
-    "LLMJudgeMetric": "pytest_graphrag_eval.retrieval.erag_components",
-    "ModelGenerator": "pytest_graphrag_eval.retrieval.erag_components",
-    "SingleInput": "pytest_graphrag_eval.retrieval.erag_components",
+    "LLMJudgeMetric": "pytest_graphrag_eval.retrieval.erag_config",
+    "ModelGenerator": "pytest_graphrag_eval.retrieval.erag_config",
+    "SingleInput": "pytest_graphrag_eval.retrieval.erag_config",
     "ERagScorer": "pytest_graphrag_eval.retrieval.scorer",
     "ERagError": "pytest_graphrag_eval.retrieval.erag",
     "RetrievalScorer": "pytest_graphrag_eval.retrieval.scorer",

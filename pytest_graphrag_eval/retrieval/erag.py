@@ -22,13 +22,16 @@ from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.llm.event_loop import run_coroutine
 from pytest_graphrag_eval.metrics.measures import MeasurePlan, parse_measures
 from pytest_graphrag_eval.metrics.ranking import score_ranking
-from pytest_graphrag_eval.retrieval.erag_components import SingleInput, named_metric
+from pytest_graphrag_eval.retrieval.erag_config import (
+    CONTINUOUS_MEASURES,
+    DEFAULT_CONCURRENCY,
+    SingleInput,
+    named_metric,
+)
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.llm.judge import Usage
 
-DEFAULT_CONCURRENCY = 16
-CONTINUOUS_MEASURES = ("P", "success")
 T = TypeVar("T")
 Item = tuple[str, int]  # (question, 0-based position of the document in its list)
 Where = tuple[str | None, int]  # an item, or (None, position) for a batch of one position
