@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pytest_graphrag_eval.formats.documents import parse_retrieved_documents as parse_retrieved_documents
     from pytest_graphrag_eval.formats.documents import parse_retrieved_ids as parse_retrieved_ids
     from pytest_graphrag_eval.metrics.ranking import average_precision as average_precision
+    from pytest_graphrag_eval.metrics.ranking import evaluate_run as evaluate_run
     from pytest_graphrag_eval.metrics.ranking import recall_at_k as recall_at_k
     from pytest_graphrag_eval.retrieval.erag import ERagError as ERagError
     from pytest_graphrag_eval.retrieval.erag import aerag_eval as aerag_eval
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from pytest_graphrag_eval.retrieval.erag_config import SingleInput as SingleInput
     from pytest_graphrag_eval.retrieval.scorer import ERagScorer as ERagScorer
     from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer as RetrievalScorer
-    from pytest_graphrag_eval.retrieval.trec import evaluate_run as evaluate_run
 
 # Each name, and the module that defines it (this package's, or a helper it re-exports).
 _HOMES = {
@@ -45,7 +45,7 @@ _HOMES = {
     "ERagScorer": "pytest_graphrag_eval.retrieval.scorer",
     "ERagError": "pytest_graphrag_eval.retrieval.erag",
     "RetrievalScorer": "pytest_graphrag_eval.retrieval.scorer",
-    "evaluate_run": "pytest_graphrag_eval.retrieval.trec",
+    "evaluate_run": "pytest_graphrag_eval.metrics.ranking",
 }
 __all__ = sorted(_HOMES)
 __getattr__ = lazy_names(__name__, globals(), _HOMES)

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.llm.event_loop import run_coroutine
-from pytest_graphrag_eval.metrics.measures import MeasurePlan, parse_measures
-from pytest_graphrag_eval.metrics.ranking import score_ranking
+from pytest_graphrag_eval.metrics.ranking import MeasurePlan, parse_measures, score_ranking
 from pytest_graphrag_eval.retrieval.erag_config import (
     CONTINUOUS_MEASURES,
     DEFAULT_CONCURRENCY,

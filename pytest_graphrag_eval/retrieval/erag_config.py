@@ -16,7 +16,7 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.errors import LLMError
 from pytest_graphrag_eval.llm.prompts import DataBlocks, PromptTemplate
 from pytest_graphrag_eval.llm.replies import InvalidReply, number_field, parse_object
-from pytest_graphrag_eval.metrics.measures import parse_measures
+from pytest_graphrag_eval.metrics.ranking import parse_measures
 from pytest_graphrag_eval.metrics.text import contains_any, exact_match, rouge_l, token_f1
 
 if TYPE_CHECKING:

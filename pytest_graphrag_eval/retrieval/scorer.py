@@ -23,8 +23,7 @@ from pytest_graphrag_eval.formats.documents import (
     parse_retrieved_ids,
 )
 from pytest_graphrag_eval.llm.judge import Usage
-from pytest_graphrag_eval.metrics.measures import MeasurePlan
-from pytest_graphrag_eval.metrics.ranking import ranked_judgements, score_ranking
+from pytest_graphrag_eval.metrics.ranking import MeasurePlan, ranked_judgements, score_ranking
 from pytest_graphrag_eval.retrieval.erag import erag_within
 from pytest_graphrag_eval.retrieval.result_keys import ERAG_KEYS, RETRIEVAL_KEYS
 from pytest_graphrag_eval.scoring import DEFAULT_RETRIEVAL_K, ResultKey, ScoringContext
