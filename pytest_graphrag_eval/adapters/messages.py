@@ -1,7 +1,8 @@
 """Agent message lists to response dicts: OpenAI Chat Completions messages, Responses API items and
 LangChain / LangGraph messages (objects or any of their dict forms), told by name or by their shape.
 
-No format has an error flag for tool results: a tool message or `function_call_output` with
+Tool calls and their results are paired by call id; a result naming a call never made is an error of the
+whole input. No format has an error flag for tool results: a tool message or `function_call_output` with
 `"status": "error"` (as LangChain writes it) counts as a failed call; LangChain's `invalid_tool_calls`
 (arguments the model wrote that did not parse) are failed steps.
 """
@@ -13,16 +14,10 @@ from typing import Any
 
 from pytest_graphrag_eval.adapters.access import field, is_sequence, kind_name
 from pytest_graphrag_eval.adapters.otel import from_otel_spans
-from pytest_graphrag_eval.adapters.tool_calls import (
-    USAGE_KEYS,
-    ToolCallLog,
-    response_dict,
-    sum_usage,
-    text_of,
-    tool_error,
-)
+from pytest_graphrag_eval.adapters.tool_calls import NO_RESULT, parse_arguments, response_dict, tool_error
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
+USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
 CHAT_USAGE_NAMES = ("prompt_tokens", "completion_tokens", "total_tokens")
 RESPONSES_ITEM_TYPES = frozenset({"function_call", "function_call_output", "reasoning"})
 LANGCHAIN_TYPES = frozenset({"ai", "human", "tool", "system", "AIMessageChunk"})
@@ -37,6 +32,76 @@ CLASS_TYPES = {
     "HumanMessage": "human",
     "SystemMessage": "system",
 }
+
+
+class ToolCallLog:
+    """The calls of one agent run in call order, as steps that each take their result once it arrives."""
+
+    def __init__(self, location: SourceLocation) -> None:
+        self.location = location
+        self._steps: dict[str, dict[str, object]] = {}
+
+    def call(self, name: object, arguments: object, call_id: object, where: str) -> None:
+        """Record a call; `arguments` may be the JSON text the model wrote or an already parsed value."""
+        if not isinstance(name, str) or not name:
+            raise ResponseError("a tool call has no tool name", self.location, f"{where}.name")
+        key = str(call_id) if call_id not in (None, "") else where
+        if key in self._steps:
+            raise ResponseError(f"two tool calls share the id {key!r}", self.location, f"{where}.id")
+        self._steps[key] = {"name": name, "args": parse_arguments(arguments), "id": key}
+
+    def result(self, call_id: object, output: object, where: str, error: str | None = None) -> None:
+        """Attach a call's result (or its error message) by call id."""
+        key = str(call_id) if call_id is not None else None
+        step = self._steps.get(key) if key is not None else None
+        if step is None:
+            raise ResponseError(
+                f"a tool result for call id {key!r} has no matching tool call before it",
+                self.location,
+                where,
+            )
+        if "status" in step:
+            raise ResponseError(f"call id {key!r} has two tool results", self.location, where)
+        if error is None:
+            step.update(status="success", output=output)
+        else:
+            step.update(status="error", error=error)
+            if output is not None and output != error:
+                step["output"] = output
+
+    def tool_message(self, message: object, id_key: str, content_key: str, where: str) -> None:
+        """A tool message's result; no format has an error flag, so `"status": "error"` marks a failure."""
+        content = field(message, content_key)
+        output = content if isinstance(content, str) else text_of(content)
+        error = tool_error(output) if field(message, "status") == "error" else None
+        self.result(field(message, id_key), output, f"{where}.{id_key}", error)
+
+    def steps(self) -> list[dict[str, object]]:
+        """The `actual_steps` list: every call in order, unanswered ones as error steps."""
+        for step in self._steps.values():
+            if "status" not in step:
+                step.update(status="error", error=NO_RESULT)
+        return list(self._steps.values())
+
+
+def text_of(content: object) -> str | None:
+    """The text of message content: a string as is (byte for byte), text parts joined; only text parts
+    carry the answer."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list | tuple):
+        parts = [part if isinstance(part, str) else field(part, "text") for part in content]
+        texts = [text for text in parts if isinstance(text, str)]
+        return "".join(texts) if texts else None
+    return None
+
+
+def sum_usage(totals: dict[str, int], usage: object, names: Sequence[str] = USAGE_KEYS) -> None:
+    """Add one usage record's (input, output, total) counts, named per format, into `totals`."""
+    for target, name in zip(USAGE_KEYS, names, strict=True):
+        value = field(usage, name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            totals[target] = totals.get(target, 0) + value
 
 
 def _started_log(
