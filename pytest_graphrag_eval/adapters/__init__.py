@@ -11,8 +11,12 @@ from pytest_graphrag_eval.adapters.messages import (
     message_format,
     to_response,
 )
-from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE, from_otel_spans, from_otlp_json
-from pytest_graphrag_eval.adapters.otel_recorder import OtelRecorder
+from pytest_graphrag_eval.adapters.otel import (
+    QUESTION_ID_ATTRIBUTE,
+    OtelRecorder,
+    from_otel_spans,
+    from_otlp_json,
+)
 from pytest_graphrag_eval.adapters.tool_calls import NO_RESULT
 
 __all__ = [
