@@ -56,9 +56,7 @@ class ToolCallLog:
         step = self._steps.get(key) if key is not None else None
         if step is None:
             raise ResponseError(
-                f"a tool result for call id {key!r} has no matching tool call before it",
-                self.location,
-                where,
+                f"a tool result for call id {key!r} has no matching tool call before it", self.location, where
             )
         if "status" in step:
             raise ResponseError(f"call id {key!r} has two tool results", self.location, where)
@@ -105,11 +103,7 @@ def sum_usage(totals: dict[str, int], usage: object, names: Sequence[str] = USAG
 
 
 def _started_log(
-    values: Any,
-    name: str,
-    location: SourceLocation,
-    usage: Any = None,
-    names: Sequence[str] = USAGE_KEYS,
+    values: Any, name: str, location: SourceLocation, usage: Any = None, names: Sequence[str] = USAGE_KEYS
 ) -> tuple[ToolCallLog, dict[str, int]]:
     """A log for the calls in `values` (a list of `name`, else an error) and the totals of the `usage`
     records given beside them."""
@@ -162,11 +156,7 @@ def from_openai_messages(
 
 
 def from_openai_responses(
-    items: Any,
-    *,
-    usage: Any = None,
-    elapsed_sec: float | None = None,
-    location: SourceLocation | None = None,
+    items: Any, *, usage: Any = None, elapsed_sec: float | None = None, location: SourceLocation | None = None
 ) -> dict[str, Any]:
     """The response dict for one agent run given as Responses API items (or `Response` objects)."""
     location = location or SourceLocation()
