@@ -70,11 +70,25 @@ class SingleInput:
     function: Callable[..., Any]
 
 
-class ModelGenerator:
+class _ChatPart:
+    """A part answered by a chat model through the judge client, which bounds concurrency itself."""
+
+    self_limited = True
+
+    def __init__(self, client: Judge, model: str | None, system: str, template: PromptTemplate) -> None:
+        self.client = client
+        self.model = model
+        self.system = system
+        self.template = template
+
+    def _messages(self, values: dict[str, str]) -> list[dict[str, str]]:
+        user = self.template.render(values)
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+
+
+class ModelGenerator(_ChatPart):
     """Generates each document's answer with a chat model through the judge client; `prompt` has
     `{document}` and `{question}`."""
-
-    self_limited = True  # the judge client bounds concurrency itself
 
     def __init__(
         self,
@@ -86,27 +100,20 @@ class ModelGenerator:
         system: str = GENERATOR_SYSTEM,
         temperature: float | None = 0.0,
     ) -> None:
-        self.client = client
-        self.model = model
-        self.system = system
+        template = _template(prompt, prompt_file, GENERATOR_TEMPLATE, ("document", "question"), "generator")
+        super().__init__(client, model, system, template)
         self.temperature = temperature
-        self.template = _template(
-            prompt, prompt_file, GENERATOR_TEMPLATE, ("document", "question"), "generator"
-        )
 
     async def __call__(self, question: str, documents: Sequence[str], *, usage: Usage | None = None) -> str:
         """The model's answer from `documents`; the call's tokens and cost (or refusal) go into `usage`."""
-        user = self.template.render({"question": question, "document": "\n\n".join(documents)})
-        messages = [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+        messages = self._messages({"question": question, "document": "\n\n".join(documents)})
         reply = await _reply(self.client, usage, messages, model=self.model, temperature=self.temperature)
         return reply.strip()
 
 
-class LLMJudgeMetric:
+class LLMJudgeMetric(_ChatPart):
     """Scores a generated answer against the references with a chat model: `{"score": x}`, 0 <= x <= 1;
     an invalid reply gets one retry, a second is an error, never a score."""
-
-    self_limited = True
 
     def __init__(
         self,
@@ -117,12 +124,9 @@ class LLMJudgeMetric:
         prompt_file: str | Path | None = None,
         system: str = JUDGE_SYSTEM,
     ) -> None:
-        self.client = client
-        self.model = model
-        self.system = system
-        self.template = _template(
-            prompt, prompt_file, JUDGE_TEMPLATE, ("generated_answer", "reference_answer"), "judge"
-        )
+        required = ("generated_answer", "reference_answer")
+        template = _template(prompt, prompt_file, JUDGE_TEMPLATE, required, "judge")
+        super().__init__(client, model, system, template)
 
     async def __call__(
         self, prediction: str, references: Sequence[str], question: str = "", *, usage: Usage | None = None
@@ -131,10 +135,8 @@ class LLMJudgeMetric:
         reference_text = (
             references[0] if len(references) == 1 else "\n".join(f"- {ref}" for ref in references)
         )
-        user = self.template.render(
-            {"question": question, "reference_answer": reference_text, "generated_answer": prediction}
-        )
-        messages = [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+        values = {"question": question, "reference_answer": reference_text, "generated_answer": prediction}
+        messages = self._messages(values)
         reply = await self._ask(messages, usage)
         try:
             return _score(reply)
