@@ -8,7 +8,7 @@ from pytest_graphrag_eval.retrieval.result_keys import ERAG_KEYS, RETRIEVAL_KEYS
 from pytest_graphrag_eval.scoring import BASE_KEYS, KeyCatalogue
 from pytest_graphrag_eval.steps.scorer import StepsScorer
 
-# In the order `scorer_factory.build_scorers` runs the scorers, from modules that import no judge.
+# In `scorer_factory.builtin_scorer_classes()` order, from modules that import no judge.
 DECLARED_KEYS = (
     *StepsScorer.produces,
     *RETRIEVAL_KEYS,  # RetrievalScorer

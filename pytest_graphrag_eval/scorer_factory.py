@@ -23,6 +23,23 @@ def default_scorers() -> list[Scorer]:
     return [StepsScorer(), RetrievalScorer(), ERagScorer()]
 
 
+def builtin_scorer_classes() -> tuple[type[Scorer], ...]:
+    """Every built-in scorer class, in the order `result_keys.DECLARED_KEYS` lists their keys."""
+    from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
+    from pytest_graphrag_eval.answers.scorers import AnswerJudgeScorer, DeterministicAnswerScorer
+    from pytest_graphrag_eval.retrieval.scorer import ERagScorer, RetrievalScorer
+    from pytest_graphrag_eval.steps.scorer import StepsScorer
+
+    return (
+        StepsScorer,
+        RetrievalScorer,
+        ERagScorer,
+        DeterministicAnswerScorer,
+        AnswerJudgeScorer,
+        RetrievalJudgeScorer,
+    )
+
+
 def build_scorers(answers: AnswerSettings, judge: Judge | None) -> list[Scorer]:
     """The scorers for `answers`, every LLM-backed one on `judge`; eRAG is built per corpus instead
     (`evaluation.make_context`)."""

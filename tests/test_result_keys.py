@@ -41,7 +41,7 @@ from pytest_graphrag_eval.gates.metric_hints import missing_metric_hint
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
 from pytest_graphrag_eval.report.terminal_summary import score_columns
 from pytest_graphrag_eval.result_keys import CATALOGUE, DECLARED_KEYS
-from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
+from pytest_graphrag_eval.scorer_factory import build_scorers, builtin_scorer_classes, default_scorers
 from pytest_graphrag_eval.scoring import (
     BASE_KEYS,
     SPREAD_SUFFIXES,
@@ -181,13 +181,6 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> list[Recording]:
     with FakeOpenAIServer(expected_api_key=TEST_API_KEY) as server:
         cache = tmp_path_factory.mktemp("judged")
         return asyncio.run(example_runs()) + asyncio.run(judged_runs(server, cache))
-
-
-def builtin_scorer_classes() -> list[type[Scorer]]:
-    """Every built-in scorer class, in the order `build_scorers` runs them with every feature on."""
-    answers = AnswerSettings(judge="llm", relevance=True, retrieval_judges=True)
-    judge = JudgeClient(LLMSettings(base_url="http://127.0.0.1:1", api_key=TEST_API_KEY, use_cache=False))
-    return [type(scorer) for scorer in build_scorers(answers, judge)]
 
 
 def test_every_builtin_scorer_wrote_keys(recordings: list[Recording]) -> None:
