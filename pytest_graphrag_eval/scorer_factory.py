@@ -17,8 +17,7 @@ if TYPE_CHECKING:
 
 def default_scorers() -> list[Scorer]:
     """Scorers that need no answer settings: steps, retrieval, and eRAG (a no-op unless configured)."""
-    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
-    from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer
+    from pytest_graphrag_eval.retrieval.scorer import ERagScorer, RetrievalScorer
     from pytest_graphrag_eval.steps.scorer import StepsScorer
 
     return [StepsScorer(), RetrievalScorer(), ERagScorer()]
@@ -28,8 +27,7 @@ def builtin_scorer_classes() -> tuple[type[Scorer], ...]:
     """Every built-in scorer class, in the order `result_keys.DECLARED_KEYS` lists their keys."""
     from pytest_graphrag_eval.answers.retrieval_judges import RetrievalJudgeScorer
     from pytest_graphrag_eval.answers.scorers import AnswerJudgeScorer, DeterministicAnswerScorer
-    from pytest_graphrag_eval.retrieval.erag_scorer import ERagScorer
-    from pytest_graphrag_eval.retrieval.scorer import RetrievalScorer
+    from pytest_graphrag_eval.retrieval.scorer import ERagScorer, RetrievalScorer
     from pytest_graphrag_eval.steps.scorer import StepsScorer
 
     return (

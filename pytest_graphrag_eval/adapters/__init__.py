@@ -4,12 +4,19 @@ So no one writes the converter by hand; nothing here imports openai, langchain-c
 opentelemetry: their objects are read by their fields, their JSON forms accepted too.
 """
 
-from pytest_graphrag_eval.adapters.detect import message_format, to_response
-from pytest_graphrag_eval.adapters.langchain import from_langchain_messages
-from pytest_graphrag_eval.adapters.openai_chat import from_openai_messages
-from pytest_graphrag_eval.adapters.openai_responses import from_openai_responses
-from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE, from_otel_spans, from_otlp_json
-from pytest_graphrag_eval.adapters.otel_recorder import OtelRecorder
+from pytest_graphrag_eval.adapters.messages import (
+    from_langchain_messages,
+    from_openai_messages,
+    from_openai_responses,
+    message_format,
+    to_response,
+)
+from pytest_graphrag_eval.adapters.otel import (
+    QUESTION_ID_ATTRIBUTE,
+    OtelRecorder,
+    from_otel_spans,
+    from_otlp_json,
+)
 from pytest_graphrag_eval.adapters.tool_calls import NO_RESULT
 
 __all__ = [

@@ -1,23 +1,35 @@
 """OpenTelemetry traces of an agent run to a response dict (GenAI and OpenInference conventions).
 
-Tokens are summed over the usage-reporting spans with no usage-reporting descendant, so an agent
-span repeating its model calls' totals is not counted twice; a failed root span is an error response.
+Spans from the OpenTelemetry SDK and from OTLP/JSON are read into one plain record first; ids are kept as
+text as each source writes them (SDK integers as hex), only compared within one file. Tokens are summed
+over the usage-reporting spans with no usage-reporting descendant, so an agent span repeating its model
+calls' totals is not counted twice; a failed root span is an error response. `OtelRecorder` records each
+question's run for a live `pytest_graphrag_respond` hook: each call runs in a root span carrying the
+question id and only that trace's spans are kept, so concurrent questions never mix; opentelemetry-sdk is
+imported only when a recorder is made.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_graphrag_eval.adapters.access import field, is_sequence, kind_name
-from pytest_graphrag_eval.adapters.spans import SpanRecord, otlp_span_records, sdk_span_record
 from pytest_graphrag_eval.adapters.tool_calls import NO_RESULT, parse_arguments, response_dict, tool_error
-from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+from pytest_graphrag_eval.errors import ConfigurationError, ResponseError, SourceLocation, install_extra_hint
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 
 # The span attribute naming the corpus question a trace answers (set by `OtelRecorder`).
 QUESTION_ID_ATTRIBUTE = "graphrag.question_id"
+ROOT_SPAN_NAME = "graphrag.question"
 
 OPERATION = "gen_ai.operation.name"
 SPAN_KIND = "openinference.span.kind"
@@ -27,6 +39,7 @@ USAGE_NAMES = {
     "total_tokens": ("llm.token_count.total",),
 }
 OPENINFERENCE_MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(role|content)$")
+ERROR_STATUS_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR")
 
 
 def from_otel_spans(spans: object, *, location: SourceLocation | None = None) -> dict[str, Any]:
@@ -303,3 +316,235 @@ def _question_text(spans: list[SpanRecord]) -> str | None:
 def _at(spans: list[SpanRecord], location: SourceLocation) -> SourceLocation:
     lines = [span.line for span in spans if span.line is not None]
     return SourceLocation(location.file, min(lines) if lines else location.line)
+
+
+@dataclass(frozen=True)
+class SpanRecord:
+    """One span's facts the adapters use."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start_ns: int | None
+    end_ns: int | None
+    attributes: Mapping[str, object]
+    failed: bool
+    status_message: str | None
+    events: tuple[tuple[str, Mapping[str, object]], ...]
+    service: str | None
+    line: int | None = None  # where an OTLP/JSON file holds it
+
+    def describe(self) -> str:
+        return f"span {self.name!r} (span id {self.span_id}, trace id {self.trace_id})"
+
+
+def sdk_span_record(span: Any) -> SpanRecord:
+    """A `ReadableSpan` of opentelemetry-sdk (read by attribute, without importing the SDK)."""
+    status = span.status
+    resource_attributes = getattr(getattr(span, "resource", None), "attributes", None) or {}
+    return SpanRecord(
+        trace_id=format(span.context.trace_id, "032x"),
+        span_id=format(span.context.span_id, "016x"),
+        parent_id=format(span.parent.span_id, "016x") if span.parent is not None else None,
+        name=str(span.name),
+        start_ns=span.start_time,
+        end_ns=span.end_time,
+        attributes=dict(span.attributes or {}),
+        failed=getattr(getattr(status, "status_code", None), "name", None) == "ERROR",
+        status_message=getattr(status, "description", None),
+        events=tuple((str(event.name), dict(event.attributes or {})) for event in span.events or ()),
+        service=_text_or_none(resource_attributes.get("service.name")),
+    )
+
+
+def otlp_span_records(document: object, location: SourceLocation) -> list[SpanRecord]:
+    """The spans of one OTLP/JSON `ExportTraceServiceRequest` (`{"resourceSpans": [...]}`)."""
+    if not isinstance(document, Mapping):
+        raise ResponseError(
+            "an OTLP/JSON trace export must be an object with a resourceSpans list, "
+            f"got {kind_name(document)}",
+            location,
+            "resourceSpans",
+        )
+    if "resourceSpans" not in document:
+        keys = ", ".join(sorted(str(key) for key in document)[:5]) or "none"
+        raise ResponseError(
+            f"is missing: an OTLP/JSON trace export is an object with a resourceSpans list (this one has the "
+            f"keys {keys}; is it a recorded responses file? then leave out --graphrag-responses-format otlp)",
+            location,
+            "resourceSpans",
+        )
+    if not is_sequence(document["resourceSpans"]):
+        raise ResponseError(
+            f"must be a list of resource spans, got {kind_name(document['resourceSpans'])}",
+            location,
+            "resourceSpans",
+        )
+    records = []
+    for resource_index, resource_spans in enumerate(document["resourceSpans"]):
+        where = f"resourceSpans[{resource_index}]"
+        resource_attributes = otlp_attributes(field(field(resource_spans, "resource", {}), "attributes", []))
+        service = _text_or_none(resource_attributes.get("service.name"))
+        for scope_index, scope_spans in enumerate(field(resource_spans, "scopeSpans", [])):
+            for span_index, span in enumerate(field(scope_spans, "spans", [])):
+                span_where = f"{where}.scopeSpans[{scope_index}].spans[{span_index}]"
+                records.append(_otlp_span(span, service, location, span_where))
+    return records
+
+
+def _otlp_span(span: Any, service: str | None, location: SourceLocation, where: str) -> SpanRecord:
+    if not isinstance(span, Mapping):
+        raise ResponseError(f"a span must be an object, got {kind_name(span)}", location, where)
+    trace_id, span_id = span.get("traceId"), span.get("spanId")
+    if not isinstance(trace_id, str) or not trace_id or not isinstance(span_id, str) or not span_id:
+        raise ResponseError("a span needs traceId and spanId", location, f"{where}.traceId")
+    status = span.get("status") or {}
+    return SpanRecord(
+        trace_id=trace_id,
+        span_id=span_id,
+        parent_id=span.get("parentSpanId") or None,
+        name=str(span.get("name", "")),
+        start_ns=_nanoseconds(span.get("startTimeUnixNano")),
+        end_ns=_nanoseconds(span.get("endTimeUnixNano")),
+        attributes=otlp_attributes(span.get("attributes", [])),
+        failed=status.get("code") in ERROR_STATUS_CODES,
+        status_message=status.get("message") or None,
+        events=tuple(
+            (str(field(event, "name", "")), otlp_attributes(field(event, "attributes", [])))
+            for event in span.get("events") or []
+        ),
+        service=service,
+        line=location.line,
+    )
+
+
+def otlp_attributes(pairs: Any) -> dict[str, object]:
+    """OTLP/JSON `[{"key", "value": AnyValue}]` as a plain dict."""
+    if not is_sequence(pairs):
+        return {}
+    return {str(pair.get("key")): any_value(pair.get("value")) for pair in pairs if isinstance(pair, Mapping)}
+
+
+def any_value(value: object) -> object:
+    """An OTLP/JSON AnyValue as a Python value (int64 may be written as text); None if malformed."""
+    try:
+        return _any_value(value)
+    except (TypeError, ValueError, AttributeError):  # binascii.Error is a ValueError
+        return None
+
+
+def _any_value(value: object) -> object:
+    if not isinstance(value, Mapping):
+        return None
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "intValue" in value:
+        return int(value["intValue"])
+    if "doubleValue" in value:
+        return float(value["doubleValue"])
+    if "boolValue" in value:
+        return bool(value["boolValue"])
+    if "arrayValue" in value:
+        return [_any_value(item) for item in (value["arrayValue"] or {}).get("values", [])]
+    if "kvlistValue" in value:
+        return otlp_attributes((value["kvlistValue"] or {}).get("values", []))
+    if "bytesValue" in value:
+        return base64.b64decode(value["bytesValue"])
+    return None
+
+
+def _nanoseconds(value: object) -> int | None:
+    if not isinstance(value, int | float | str):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+class AskedQuestion(Protocol):
+    """What the recorder reads of the question asked (a corpus `Question` is one)."""
+
+    @property
+    def question_id(self) -> str: ...
+
+
+class OtelRecorder:
+    """Turns the spans an agent call emits into the call's response dict."""
+
+    def __init__(self, tracer_provider: object = None) -> None:
+        try:
+            from opentelemetry import trace
+            from opentelemetry.sdk.trace import TracerProvider
+        except ImportError:
+            raise ConfigurationError(
+                f"OtelRecorder needs opentelemetry-sdk: {install_extra_hint('traces')}"
+            ) from None
+        provider = tracer_provider if tracer_provider is not None else trace.get_tracer_provider()
+        if not isinstance(provider, TracerProvider):
+            raise ConfigurationError(
+                "OtelRecorder needs an opentelemetry-sdk TracerProvider (set one with "
+                f"trace.set_tracer_provider, or pass it), got {type(provider).__name__}"
+            )
+        self._finished: dict[int, list[SpanRecord]] = {}
+        self._recording: set[int] = set()
+        self._lock = threading.Lock()
+        provider.add_span_processor(_processor(self._on_end))
+        self._tracer = provider.get_tracer(__name__)
+
+    def _on_end(self, span: ReadableSpan) -> None:
+        trace_id = span.context.trace_id
+        with self._lock:
+            if trace_id in self._recording:
+                self._finished.setdefault(trace_id, []).append(sdk_span_record(span))
+
+    @contextmanager
+    def _question_trace(self, question: AskedQuestion) -> Iterator[list[SpanRecord]]:
+        """Run the block in a new trace for `question`; the list holds its spans afterwards."""
+        spans: list[SpanRecord] = []
+        attributes = {QUESTION_ID_ATTRIBUTE: str(question.question_id)}
+        from opentelemetry import context
+
+        token = context.attach(context.Context())  # a new trace, whatever span is current
+        trace_id = 0  # no trace yet (a valid trace id is never 0)
+        try:
+            with self._tracer.start_as_current_span(ROOT_SPAN_NAME, attributes=attributes) as root:
+                trace_id = root.get_span_context().trace_id
+                with self._lock:
+                    self._recording.add(trace_id)
+                yield spans
+        finally:
+            context.detach(token)
+            with self._lock:
+                self._recording.discard(trace_id)
+                spans.extend(self._finished.pop(trace_id, []))
+
+    def respond(self, question: AskedQuestion, agent_call: Callable[[], object]) -> dict[str, Any]:
+        """Call the agent for `question` and return the response its spans tell."""
+        with self._question_trace(question) as spans:
+            agent_call()
+        return from_otel_spans(spans)
+
+    async def arespond(
+        self, question: AskedQuestion, agent_call: Callable[[], Awaitable[object]]
+    ) -> dict[str, Any]:
+        """`respond` for an async agent."""
+        with self._question_trace(question) as spans:
+            await agent_call()
+        return from_otel_spans(spans)
+
+
+def _processor(on_end: Callable[[ReadableSpan], None]) -> SpanProcessor:
+    """A span processor handing every ended span to `on_end`."""
+    from opentelemetry.sdk.trace import SpanProcessor
+
+    class _Forward(SpanProcessor):
+        def on_end(self, span: ReadableSpan) -> None:
+            on_end(span)
+
+    return _Forward()

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pytest_graphrag_eval.adapters.access import kind_name
-from pytest_graphrag_eval.adapters.detect import MESSAGE_ADAPTERS, message_format
+from pytest_graphrag_eval.adapters.messages import MESSAGE_ADAPTERS, message_format
 from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE, from_otlp_json, json_lines
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 

@@ -1,84 +1,14 @@
-"""Tool calls and their results, paired by call id into the step format every adapter returns.
-
-A call that never got a result is an error step, so it can never count as a success; a result
-naming a call never made is an error of the whole input.
-"""
+"""The step and response format every adapter returns: a tool call that never got a result is an error
+step (so it can never count as a success), a run with neither a call nor an answer an error."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_graphrag_eval.adapters.access import field as read
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
 
 NO_RESULT = "the trace has no result for this tool call (the agent stopped or the result was lost)"
-USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
-
-
-@dataclass
-class _Call:
-    name: str
-    args: object
-    call_id: str
-    output: object = None
-    error: str | None = None
-    answered: bool = False
-
-
-@dataclass
-class ToolCallLog:
-    """The calls of one agent run in call order, each with its result once it arrives."""
-
-    location: SourceLocation = field(default_factory=SourceLocation)
-    _calls: dict[str, _Call] = field(default_factory=dict)
-
-    def call(self, name: object, arguments: object, call_id: object, where: str) -> None:
-        """Record a call; `arguments` may be the JSON text the model wrote or an already parsed value."""
-        if not isinstance(name, str) or not name:
-            raise ResponseError("a tool call has no tool name", self.location, f"{where}.name")
-        key = str(call_id) if call_id not in (None, "") else where
-        if key in self._calls:
-            raise ResponseError(f"two tool calls share the id {key!r}", self.location, f"{where}.id")
-        self._calls[key] = _Call(name=name, args=parse_arguments(arguments), call_id=key)
-
-    def result(self, call_id: object, output: object, where: str, error: str | None = None) -> None:
-        """Attach a call's result (or its error message) by call id."""
-        key = str(call_id) if call_id is not None else None
-        call = self._calls.get(key) if key is not None else None
-        if call is None:
-            raise ResponseError(
-                f"a tool result for call id {key!r} has no matching tool call before it",
-                self.location,
-                where,
-            )
-        if call.answered:
-            raise ResponseError(f"call id {key!r} has two tool results", self.location, where)
-        call.answered, call.output, call.error = True, output, error
-
-    def tool_message(self, message: object, id_key: str, content_key: str, where: str) -> None:
-        """A tool message's result; no format has an error flag, so `"status": "error"` marks a failure."""
-        content = read(message, content_key)
-        output = content if isinstance(content, str) else text_of(content)
-        error = tool_error(output) if read(message, "status") == "error" else None
-        self.result(read(message, id_key), output, f"{where}.{id_key}", error)
-
-    def steps(self) -> list[dict[str, object]]:
-        """The `actual_steps` list: every call in order, unanswered ones as error steps."""
-        steps: list[dict[str, object]] = []
-        for call in self._calls.values():
-            step: dict[str, object] = {"name": call.name, "args": call.args, "id": call.call_id}
-            if not call.answered:
-                step.update(status="error", error=NO_RESULT)
-            elif call.error is not None:
-                step.update(status="error", error=call.error)
-                if call.output is not None and call.output != call.error:
-                    step["output"] = call.output
-            else:
-                step.update(status="success", output=call.output)
-            steps.append(step)
-        return steps
 
 
 def tool_error(message: object) -> str:
@@ -93,26 +23,6 @@ def parse_arguments(arguments: object) -> object:
         except (json.JSONDecodeError, RecursionError):
             return arguments
     return {} if arguments is None else arguments
-
-
-def text_of(content: object) -> str | None:
-    """The text of message content: a string as is (byte for byte), text parts joined; only text parts
-    carry the answer."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list | tuple):
-        parts = [part if isinstance(part, str) else read(part, "text") for part in content]
-        texts = [text for text in parts if isinstance(text, str)]
-        return "".join(texts) if texts else None
-    return None
-
-
-def sum_usage(totals: dict[str, int], usage: object, names: tuple[str, str, str] = USAGE_KEYS) -> None:
-    """Add one usage record's (input, output, total) counts, named per format, into `totals`."""
-    for target, name in zip(USAGE_KEYS, names, strict=True):
-        value = read(usage, name)
-        if isinstance(value, int) and not isinstance(value, bool):
-            totals[target] = totals.get(target, 0) + value
 
 
 def response_dict(

@@ -104,10 +104,18 @@ def _entry(node: yaml.Node | None, name: str) -> tuple[Any, Any]:
 def _edits(
     text: str, site: _Site, sites: Sequence[_Site], uses: dict[int, int], newline: str
 ) -> list[tuple[int, int, str]]:
+    """One step's edits: its output value replaced in place, or `output:` inserted after the step's `args`
+    (else its last entry); its media type added when unset."""
     update, step, key, value = site.update, site.step, site.key, site.value
     flow = bool(step.flow_style)
+    unset_media = update.media_type is not None and _entry(step, MEDIA_TYPE_KEY)[0] is None
+    media = [f"{MEDIA_TYPE_KEY}: {update.media_type}"] if unset_media else []
     if key is None or value is None:
-        return [_insertion(text, step, update, flow, newline)]
+        _, anchor = _entry(step, "args")
+        _, end = _value_span(text, anchor if anchor is not None else step.value[-1][1])
+        column = step.value[0][0].start_mark.column
+        rendered = render_scalar(update.output, "'", column, flow, newline)
+        return [_appended(end, [f"{OUTPUT_KEY}: {rendered}", *media], column, flow, newline)]
     if value.start_mark.index < key.end_mark.index:  # an alias: the anchored node's text lies before the key
         start = text.index("*", key.end_mark.index)
         end = start + 1
@@ -124,10 +132,7 @@ def _edits(
     start, end = _value_span(text, value)
     style = getattr(value, "style", None) or "'"
     edits = [(start, end, render_scalar(update.output, style, key.start_mark.column, flow, newline))]
-    if update.media_type is not None and _entry(step, MEDIA_TYPE_KEY)[0] is None:
-        media_type = f"{MEDIA_TYPE_KEY}: {update.media_type}"
-        edits.append(_appended(end, [media_type], key.start_mark.column, flow, newline))
-    return edits
+    return edits + ([_appended(end, media, key.start_mark.column, flow, newline)] if media else [])
 
 
 def _value_span(text: str, value: yaml.Node) -> tuple[int, int]:
@@ -141,22 +146,6 @@ def _value_span(text: str, value: yaml.Node) -> tuple[int, int]:
     while end > start and text[end - 1] in " \t\r\n":
         end -= 1
     return start, end
-
-
-def _insertion(
-    text: str, step: yaml.MappingNode, update: OutputUpdate, flow: bool, newline: str
-) -> tuple[int, int, str]:
-    """Insert `output:` (and its media type when unset) after the step's `args`, else its last entry."""
-    anchor_key, anchor_value = _entry(step, "args")
-    if anchor_key is None:
-        anchor_key, anchor_value = step.value[-1]
-    _, end = _value_span(text, anchor_value)
-    column = step.value[0][0].start_mark.column
-    rendered = render_scalar(update.output, "'", column, flow, newline)
-    entries = [f"{OUTPUT_KEY}: {rendered}"]
-    if update.media_type is not None and _entry(step, MEDIA_TYPE_KEY)[0] is None:
-        entries.append(f"{MEDIA_TYPE_KEY}: {update.media_type}")
-    return _appended(end, entries, column, flow, newline)
 
 
 def _appended(

@@ -106,15 +106,11 @@ def check_question(
     checks = []
     for group, index, step in executable_steps(question):
         query = step_query(step)
-        if query is None:
-            if require_queries:
-                checks.append(
-                    StepCheck(
-                        group, index, FAILED, error="has no 'args.query' to compute the reference output from"
-                    )
-                )
-            continue
-        checks.append(_check_step(group, index, step, query, endpoint))
+        if query is not None:
+            checks.append(_check_step(group, index, step, query, endpoint))
+        elif require_queries:
+            error = "has no 'args.query' to compute the reference output from"
+            checks.append(StepCheck(group, index, FAILED, error=error))
     return QuestionReferences(
         question.question_id, question.template_id, question.location.file, tuple(checks)
     )

@@ -1,7 +1,10 @@
 """erag_eval(): the eRAG score (Salemi & Zamani, SIGIR 2024) with the published `erag.eval` API.
 
 Same arguments, return shape and numbers; unlike it, every (question, document) pair runs at once,
-bounded by `concurrency` for callables and by the judge client for model-backed parts.
+bounded by `concurrency` for callables and by the judge client for model-backed parts. Binary labels get
+every measure with trec_eval's values; continuous ones only `P` and `success`. Where the published `erag`
+crashes (a measure without a cut-off, k beyond the list, an empty list) we take the whole list, count
+missing ranks as 0 and score 0.
 """
 
 from __future__ import annotations
@@ -10,22 +13,31 @@ import asyncio
 import contextlib
 import functools
 import inspect
+import math
+import numbers
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.llm.event_loop import run_coroutine
-from pytest_graphrag_eval.metrics.measures import parse_measures
-from pytest_graphrag_eval.retrieval.erag_components import SingleInput, named_metric
-from pytest_graphrag_eval.retrieval.erag_scoring import ERagError, check_label, score_labels
+from pytest_graphrag_eval.metrics.ranking import MeasurePlan, parse_measures, score_ranking
+from pytest_graphrag_eval.retrieval.erag_config import (
+    CONTINUOUS_MEASURES,
+    DEFAULT_CONCURRENCY,
+    SingleInput,
+    named_metric,
+)
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.llm.judge import Usage
 
-DEFAULT_CONCURRENCY = 16
 T = TypeVar("T")
 Item = tuple[str, int]  # (question, 0-based position of the document in its list)
 Where = tuple[str | None, int]  # an item, or (None, position) for a batch of one position
+
+
+class ERagError(GraphragEvalError):
+    """eRAG could not run: bad inputs, or a generator or downstream metric broke its contract."""
 
 
 def erag_eval(
@@ -75,32 +87,27 @@ async def aerag_eval(
     """Async form of `erag_eval`."""
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigurationError(f"eRAG concurrency must be an integer >= 1, got {concurrency!r}")
-    return await erag_within(
-        retrieval_results,
-        expected_outputs,
-        text_generator,
-        downstream_metric,
-        retrieval_metrics,
-        asyncio.Semaphore(concurrency),
-    )
-
-
-async def erag_within(
-    retrieval_results: Mapping[str, Sequence[str]],
-    expected_outputs: Mapping[str, Sequence[str] | str],
-    text_generator: object,
-    downstream_metric: object,
-    retrieval_metrics: str | Iterable[str],
-    semaphore: asyncio.Semaphore,
-    usage: Usage | None = None,
-) -> dict[str, Any]:
-    """`aerag_eval` with callables bounded by a shared `semaphore`; model calls add their usage to `usage`."""
     documents = _documents(retrieval_results)
     expected = _expected(expected_outputs, documents)
     metrics = [retrieval_metrics] if isinstance(retrieval_metrics, str) else list(retrieval_metrics)
     parse_measures(metrics)
     if isinstance(downstream_metric, str):
         downstream_metric = named_metric(downstream_metric)
+    semaphore = asyncio.Semaphore(concurrency)
+    return await erag_within(documents, expected, text_generator, downstream_metric, metrics, semaphore)
+
+
+async def erag_within(
+    documents: Mapping[str, list[str]],
+    expected: Mapping[str, list[str]],
+    text_generator: object,
+    downstream_metric: object,
+    metrics: Sequence[str],
+    semaphore: asyncio.Semaphore,
+    usage: Usage | None = None,
+) -> dict[str, Any]:
+    """eRAG on checked inputs (each question's documents and reference texts, metric names that parse),
+    callables bounded by a shared `semaphore`; model calls add their usage to `usage`."""
     items = [(question, position) for question, docs in documents.items() for position in range(len(docs))]
     outputs = await _generate(text_generator, items, documents, semaphore, usage)
     scores = await _score(downstream_metric, items, outputs, expected, semaphore, usage)
@@ -301,3 +308,66 @@ def _text(output: object, item: Item) -> str:
 
 def _merge(parts: Iterable[Mapping[Item, T]]) -> dict[Item, T]:
     return {item: value for part in parts for item, value in part.items()}
+
+
+def check_label(value: Any, question: str, position: int) -> float | int:
+    """A downstream score as a label: a number in [0, 1]; 0/1 become integers as in eRAG."""
+    if isinstance(value, bool):
+        return int(value)
+    number = float(value) if isinstance(value, numbers.Real) else math.nan
+    if math.isnan(number) or not 0 <= number <= 1:
+        raise ERagError(
+            f"the downstream metric must return a number in [0, 1], got {value!r} "
+            f"for document #{position + 1} of question {question!r}"
+        )
+    return int(number) if number in (0, 1) else number
+
+
+def score_labels(labels: Mapping[str, Sequence[float]], names: Sequence[str]) -> dict[str, Any]:
+    """eRAG's result: `{"per_input": {question: {metric: value}}, "aggregated": {metric: mean}}` for the
+    metric `names` (checked by the caller before any label was made)."""
+    binary = all(label in (0, 1) for values in labels.values() for label in values)
+    per_input: dict[str, dict[str, float]] = {}
+    plans: dict[int, MeasurePlan] = {}
+    for question, values in labels.items():
+        plan = plans.get(len(values))
+        if plan is None:
+            plan = plans[len(values)] = parse_measures(names, full_length=len(values))
+            if not binary:
+                _check_continuous(plan, names)
+        if binary:
+            relevance = [int(label) for label in values]
+            per_input[question] = score_ranking(plan, relevance, relevance)
+        else:
+            per_input[question] = _continuous(plan, values)
+    return {"per_input": per_input, "aggregated": _means(per_input)}
+
+
+def _check_continuous(plan: MeasurePlan, names: Sequence[str]) -> None:
+    if plan.recall or plan.ndcg_cut or plan.map_cut or plan.map or plan.recip_rank or plan.ndcg:
+        unsupported = sorted(name for name in names if not name.startswith(CONTINUOUS_MEASURES))
+        raise ConfigurationError(
+            "the downstream metric returned labels between 0 and 1 (not only 0 and 1); with such "
+            f"labels eRAG defines only P and success, so {', '.join(unsupported)} cannot be computed "
+            "(use a binary downstream metric such as exact_match, or drop those metrics)"
+        )
+
+
+def _continuous(plan: MeasurePlan, labels: Sequence[float]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for cutoff, key in plan.precision:
+        total: float = 0
+        for label in labels[:cutoff]:
+            total += label
+        out[key] = total / cutoff
+    for cutoff, key in plan.success:
+        out[key] = max(labels[:cutoff], default=0)
+    return out
+
+
+def _means(per_input: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    if not per_input:
+        return {}
+    keys = next(iter(per_input.values())).keys()
+    # The builtin sum, as the published package uses, so means agree with it to the last bit.
+    return {key: sum(result[key] for result in per_input.values()) / len(per_input) for key in keys}
