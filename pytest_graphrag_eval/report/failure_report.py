@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,6 +18,13 @@ _POLICY_NEEDS = {
     "any": "one passing attempt",
     "majority": "most attempts to pass",
 }
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD, where pytest's writer would print the whole
+    failure as escaped ASCII."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def verdict_failure(

@@ -15,12 +15,7 @@ from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report.judging_summary import calibration_lines, review_lines
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report.shown_path import printed_path
-from pytest_graphrag_eval.report.terminal_summary import (
-    count_header,
-    format_table,
-    score_columns,
-    summary_rows,
-)
+from pytest_graphrag_eval.report.terminal_summary import score_columns, summary_table
 from pytest_graphrag_eval.report_model import ComparisonSection, JudgeSpend, OutcomeCounts, QuestionResult
 
 
@@ -102,12 +97,11 @@ def _write_summary(
     each saying so when they saw part of the corpus only."""
     terminalreporter.section("graphrag-eval summary")
     if results:
-        columns = score_columns(results)
-        header = ["template", *count_header(results), *columns, "tokens", "elapsed_s"]
-        for line in format_table(header, summary_rows(results, columns)):
+        typed = [QuestionResult.from_record(result) for result in results]
+        for line in summary_table(typed, score_columns(results)):
             terminalreporter.write_line(line)
         # Named as the Markdown and HTML name them (pytest's own line counts a not-evaluated item as skipped).
-        counts = OutcomeCounts.of([QuestionResult.from_record(result) for result in results]).parts()
+        counts = OutcomeCounts.of(typed).parts()
         terminalreporter.write_line(
             f"{len(results)} questions" + (f": {', '.join(counts)}" if counts else "")
         )

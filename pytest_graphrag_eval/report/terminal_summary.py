@@ -23,34 +23,21 @@ def score_columns(results: Sequence[Mapping[str, Any]]) -> list[str]:
     return ordered[:MAX_METRIC_COLUMNS]
 
 
-def summary_rows(results: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> list[list[str]]:
-    """One row per template in first-seen order, then the overall row."""
-    typed = [QuestionResult.from_record(result) for result in results]
-    counts = _count_columns(typed)
-    groups: dict[str, list[QuestionResult]] = {}
-    for result in typed:
-        groups.setdefault(result.template_id, []).append(result)
-    rows = [_row(template_id, group, columns, counts) for template_id, group in groups.items()]
-    rows.append(_row("overall", typed, columns, counts))
-    return rows
-
-
-def count_header(results: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The count columns: questions, agent errors, and `not_evaluated` when a budget or a cache-only
-    miss left any."""
-    return list(_count_columns([QuestionResult.from_record(result) for result in results]))
-
-
-def _count_columns(results: Sequence[QuestionResult]) -> dict[str, Callable[[QuestionResult], bool]]:
-    """Each count column by the one outcome vocabulary (`report_model`): a budget stop is counted
-    as `not_evaluated`, never as an error."""
-    counted: dict[str, Callable[[QuestionResult], bool]] = {
+def summary_table(results: Sequence[QuestionResult], columns: Sequence[str]) -> list[str]:
+    """The table's lines: one row per template in first-seen order, then the overall row. Its counts
+    are named by the one outcome vocabulary (`report_model`): a budget stop is counted as
+    `not_evaluated` (a column only when a budget or a cache-only miss left any), never as an error."""
+    counts: dict[str, Callable[[QuestionResult], bool]] = {
         "questions": lambda result: True,
         "agent_errors": lambda result: result.agent_error is not None,
     }
     if any(result.not_evaluated for result in results):
-        counted[Outcome.NOT_EVALUATED.value] = lambda result: result.not_evaluated
-    return counted
+        counts[Outcome.NOT_EVALUATED.value] = lambda result: result.not_evaluated
+    groups: dict[str, list[QuestionResult]] = {}
+    for result in results:
+        groups.setdefault(result.template_id, []).append(result)
+    rows = [_row(label, group, columns, counts) for label, group in [*groups.items(), ("overall", results)]]
+    return format_table(["template", *counts, *columns, "tokens", "elapsed_s"], rows)
 
 
 def _row(
