@@ -23,21 +23,17 @@ MAX_DELTAS_PER_QUESTION = 4
 
 def stopped_matching(baseline: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
     """Reference steps that matched an actual step in the baseline and match none now."""
-    lost = []
-    before_groups = baseline.get("reference_steps") or []
-    after_groups = current.get("reference_steps") or []
-    for group_index, (before, after) in enumerate(zip(before_groups, after_groups, strict=False)):
-        if not isinstance(before, list) or not isinstance(after, list):
-            continue
-        for step_index, (old, new) in enumerate(zip(before, after, strict=False)):
-            if (
-                isinstance(old, Mapping)
-                and isinstance(new, Mapping)
-                and old.get("matches")
-                and not new.get("matches")
-            ):
-                lost.append(f"{step_path(group_index, step_index)} ({old.get('name')})")
-    return lost
+    groups = zip(baseline.get("reference_steps") or [], current.get("reference_steps") or [], strict=False)
+    return [
+        f"{step_path(group_index, step_index)} ({old.get('name')})"
+        for group_index, (before, after) in enumerate(groups)
+        if isinstance(before, list) and isinstance(after, list)
+        for step_index, (old, new) in enumerate(zip(before, after, strict=False))
+        if isinstance(old, Mapping)
+        and isinstance(new, Mapping)
+        and old.get("matches")
+        and not new.get("matches")
+    ]
 
 
 def since_baseline_lines(

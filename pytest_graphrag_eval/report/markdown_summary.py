@@ -19,6 +19,7 @@ from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report.judging_summary import calibration_markdown, reviews_markdown
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report_model import (
+    CHANGE_LISTS,
     Aggregates,
     Classification,
     ComparisonSection,
@@ -123,12 +124,7 @@ def _aggregates(aggregates: Aggregates) -> str:
     statistics = aggregates.micro.statistics if aggregates.micro is not None else {}
     metrics = _ordered_metrics(metric for metric, stats in statistics.items() if "mean" in stats)
     rows = [
-        [
-            escape_text(metric),
-            _number(statistics[metric].get("mean")),
-            _number(statistics[metric].get("min")),
-            _number(statistics[metric].get("max")),
-        ]
+        [escape_text(metric), *(_number(statistics[metric].get(stat)) for stat in ("mean", "min", "max"))]
         for metric in metrics
     ]
     return (
@@ -212,10 +208,7 @@ def _failed_questions(results: Sequence[QuestionResult], most: int) -> str:
             why = "; ".join(f"{key}: {value}" for key, value in result.scorer_errors.items()) or "–"
         nodeid = result.record.get("nodeid") or f"{result.template_id}::{result.question_id}"
         rows.append([escape_text(nodeid), escape_text(why, _WHY_LIMIT)])
-    heading = f"### Failed questions ({min(len(failed), most)} of {len(failed)})"
-    more = len(failed) - most
-    table = _table(["Test", "Why"], rows)
-    return f"{heading}\n\n{table}" + (f"\n\n… and {more} more failed questions." if more > 0 else "")
+    return _first_rows("### Failed questions", len(failed), ["Test", "Why"], rows, "failed questions")
 
 
 def _changes(
@@ -224,15 +217,10 @@ def _changes(
     max_regressions: int,
     flaky: Collection[str] = (),
 ) -> str:
+    # The lists between the regressions (said in bold) and the questions not evaluated (said last).
     counts = ", ".join(
         f"{len(comparison.ids(classification))} {classification.value}"
-        for classification in (
-            Classification.FIXED,
-            Classification.NEW,
-            Classification.REMOVED,
-            Classification.EDITED,
-            Classification.UNCHANGED,
-        )
+        for _, classification in CHANGE_LISTS[1:-1]
     )
     not_evaluated = comparison.ids(Classification.NOT_EVALUATED)
     if not_evaluated:
@@ -320,10 +308,8 @@ def _worst_regressions(
                 _metric_moves(question.deltas),
             ]
         )
-    heading = f"#### Worst regressions ({min(len(regressed), max_regressions)} of {len(regressed)})"
-    table = _table(["Test", "Question", "Outcome", "Changes (old → new)"], rows)
-    more = len(regressed) - max_regressions
-    return f"{heading}\n\n{table}" + (f"\n\n… and {more} more regressed questions." if more > 0 else "")
+    header = ["Test", "Question", "Outcome", "Changes (old → new)"]
+    return _first_rows("#### Worst regressions", len(regressed), header, rows, "regressed questions")
 
 
 def _severity(question: QuestionChange, result: QuestionResult | None) -> float:
@@ -350,6 +336,15 @@ def _ordered_metrics(names: Iterable[str]) -> list[str]:
     names = [name for name in names if CATALOGUE.role(name) == "score"]
     main = [metric for metric in MAIN_METRICS if metric in names]
     return main + sorted(name for name in names if name not in MAIN_METRICS)
+
+
+def _first_rows(
+    title: str, total: int, header: Sequence[str], rows: Sequence[Sequence[str]], what: str
+) -> str:
+    """A table of the first `rows` of `total`, its title counting them and a last line the others."""
+    more = total - len(rows)
+    table = f"{title} ({len(rows)} of {total})\n\n{_table(header, rows)}"
+    return table + (f"\n\n… and {more} more {what}." if more > 0 else "")
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
