@@ -12,7 +12,6 @@ from pytest_graphrag_eval.gates.verdict import QuestionVerdict
 from pytest_graphrag_eval.report.step_explanations import explain_step_mismatch
 
 TEXT_LIMIT = 800
-ROW_LIMIT = 5
 _POLICY_NEEDS = {
     "all": "every attempt to pass",
     "any": "one passing attempt",
@@ -105,7 +104,7 @@ def _step_lines(result: Mapping[str, Any], steps_scope: str) -> list[str]:
                 lines.append(f"{label}: matched actual step {step['matches']}")
                 continue
             lines.append(f"{label}: not matched")
-            lines += [f"      {line}" for line in explain_step_mismatch(step, actual_steps, limit=ROW_LIMIT)]
+            lines += [f"      {line}" for line in explain_step_mismatch(step, actual_steps)]
     return lines
 
 

@@ -16,10 +16,11 @@ from pytest_graphrag_eval.steps.timeseries import wrong_arguments
 
 SPARQL_JSON = "application/sparql-results+json"
 IRI_SOURCES = ("autocomplete_search", "sparql_query")
+ROW_LIMIT = 5  # rows or triples shown of each difference
 
 
 def explain_step_mismatch(
-    reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping[str, Any]], *, limit: int = 5
+    reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping[str, Any]]
 ) -> list[str]:
     """Human-readable lines; never raises on malformed actual steps."""
     name = reference_step.get("name")
@@ -39,24 +40,23 @@ def explain_step_mismatch(
         wrong = wrong_arguments(reference_step, step)
         return [f"latest actual {name!r} step {step.get('id', '?')} differs in its arguments:", *wrong]
     if is_rdf_media_type(media_type(reference_step)):
-        graphs = [(step, explain_graph_mismatch(reference_step, step, limit=limit)) for step in successful]
-        return _closest_lines(graphs, "triple", str, limit)
+        graphs = [
+            (step, explain_graph_mismatch(reference_step, step, limit=ROW_LIMIT)) for step in successful
+        ]
+        return _closest_lines(graphs, "triple", str)
     if media_type(reference_step) != SPARQL_JSON:
         return [f"{len(successful)} successful actual {name!r} step(s), none with a matching output"]
     explained = [
-        (step, explain_sparql_mismatch(reference_step, step.get("output"), limit=limit))
+        (step, explain_sparql_mismatch(reference_step, step.get("output"), limit=ROW_LIMIT))
         for step in successful
     ]
-    return _closest_lines(
-        explained, "row", lambda row: json.dumps(row, ensure_ascii=False, default=str), limit
-    )
+    return _closest_lines(explained, "row", lambda row: json.dumps(row, ensure_ascii=False, default=str))
 
 
 def _closest_lines(
     explained: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
     unit: str,
     shown: Callable[[Any], str],
-    limit: int,
 ) -> list[str]:
     """The closest actual step's explanation (`unit`: a SPARQL result's `row`, a graph's `triple`)."""
     step, closest = min(explained, key=lambda pair: mismatch_distance(pair[1], unit))
@@ -74,9 +74,9 @@ def _closest_lines(
         if items:
             total = closest.get(f"{side}_{unit}s_total", len(items))
             lines.append(f"{side} {unit}s ({total}):")
-            lines += [f"  - {shown(item)}" for item in items[:limit]]
-            if total > limit:
-                lines.append(f"  … {total - limit} more")
+            lines += [f"  - {shown(item)}" for item in items[:ROW_LIMIT]]
+            if total > ROW_LIMIT:
+                lines.append(f"  … {total - ROW_LIMIT} more")
     if closest.get("first_differing_row") is not None:
         lines.append(f"same rows in another order; first differing row: {closest['first_differing_row']}")
     return lines
