@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -58,8 +58,6 @@ class Outcome(StrEnum):
     NOT_EVALUATED = "not_evaluated"  # the judge budget stopped its scoring: neither pass nor fail
 
 
-# The order outcomes are counted in, in every summary (terminal, Markdown, HTML).
-OUTCOME_ORDER = tuple(Outcome)
 OUTCOME_NAMES = frozenset(outcome.value for outcome in Outcome)
 _OUTCOME_OF_NAME = {outcome.value: outcome for outcome in Outcome}  # a lookup: Outcome(name) is slow
 PASSING = frozenset({Outcome.PASSED, Outcome.XPASSED})
@@ -197,42 +195,23 @@ def refusal_of(record: Mapping[str, object]) -> Refusal | None:
     return next((Refusal(name) for _, name in _LEGACY_REFUSAL_TEXTS if name in quoted), None)  # budget first
 
 
-@dataclass(frozen=True, slots=True)
-class OutcomeCounts:
-    """How many questions had each outcome, and how many agent errors: the one set of names
-    the terminal, the JSON report, the Markdown summary and the HTML report count in."""
-
-    questions: int
-    outcomes: Mapping[Outcome, int]
-    agent_errors: int  # the agent returned an error (or no response); a verdict is also counted
-    not_evaluated_reasons: Sequence[str] = ()  # each not-evaluated question's reason
-
-    @classmethod
-    def of(cls, results: Sequence[QuestionResult]) -> OutcomeCounts:
-        counted = Counter(result.outcome for result in results if result.outcome is not None)
-        return cls(
-            questions=len(results),
-            outcomes={outcome: counted[outcome] for outcome in OUTCOME_ORDER if counted[outcome]},
-            agent_errors=sum(1 for result in results if result.agent_error is not None),
-            not_evaluated_reasons=[
-                reason for result in results if (reason := result.not_evaluated_reason) is not None
-            ],
-        )
-
-    def parts(self, without: Iterable[Outcome] = ()) -> list[str]:
-        """`12 passed`, `3 failed`, `2 not evaluated (judge budget)`, `1 agent error`: the non-zero
-        counts (but the outcomes `without`), named alike everywhere."""
-        left_out = frozenset(without)
-        parts = [
-            not_evaluated_text(self.not_evaluated_reasons)
-            if outcome is Outcome.NOT_EVALUATED and self.not_evaluated_reasons
-            else f"{count} {outcome.value.replace('_', ' ')}"
-            for outcome, count in self.outcomes.items()
-            if outcome not in left_out
-        ]
-        if self.agent_errors:
-            parts.append(f"{self.agent_errors} {AGENT_ERROR}{'s' if self.agent_errors != 1 else ''}")
-        return parts
+def outcome_counts(results: Sequence[QuestionResult], without: Collection[Outcome] = ()) -> list[str]:
+    """`12 passed`, `3 failed`, `2 not evaluated (judge budget)`, `1 agent error`: the non-zero counts
+    of each outcome (but those `without`) and of agent errors (a verdict is also counted), named alike
+    by the terminal, the Markdown summary and the HTML report."""
+    counted = Counter(result.outcome for result in results if result.outcome is not None)
+    reasons = [reason for result in results if (reason := result.not_evaluated_reason) is not None]
+    parts = [
+        not_evaluated_text(reasons)
+        if outcome is Outcome.NOT_EVALUATED and reasons
+        else f"{counted[outcome]} {outcome.value.replace('_', ' ')}"
+        for outcome in Outcome
+        if counted[outcome] and outcome not in without
+    ]
+    errors = sum(1 for result in results if result.agent_error is not None)
+    if errors:
+        parts.append(f"{errors} {AGENT_ERROR}{'s' if errors != 1 else ''}")
+    return parts
 
 
 def _field_error(location: SourceLocation, field_name: str, expected: str) -> InputError:
@@ -586,6 +565,13 @@ class MetricChange:
     test: str
     min_detectable_delta: float | None
 
+    @property
+    def undetectable(self) -> bool:
+        """A 0/1 metric's smallest detectable change is above 1: none is detectable on so few questions."""
+        return (
+            self.test == "mcnemar" and self.min_detectable_delta is not None and self.min_detectable_delta > 1
+        )
+
     def all_finite(self) -> bool:
         """No NaN or infinity among its numbers (None is none)."""
         numbers = (self.baseline, self.current, self.delta, self.ci_low, self.ci_high, self.p_value)
@@ -925,12 +911,13 @@ def parse_results(records: object, source: str, *, require_outcome: bool) -> lis
         try:
             result = QuestionResult.from_record(record)
         except ValueError as error:
-            where, problem = _where(source, record), str(error)
-            if problem.startswith("has no"):
+            problem = str(error)
+            field_name = problem.split("`")[1]
+            if problem.startswith("has no"):  # no ids to name the question by: its position does
                 raise InputError(
-                    f"results[{index}] {problem}", SourceLocation(file=source), problem.split("`")[1]
+                    f"results[{index}] {problem}", SourceLocation(file=source), field_name
                 ) from None
-            raise InputError(problem, where, problem.split("`")[1]) from None
+            raise InputError(problem, _where(source, record), field_name) from None
         if require_outcome and result.outcome is None:
             raise InputError(
                 f"`outcome` must be one of {', '.join(sorted(OUTCOME_NAMES))}, got None",

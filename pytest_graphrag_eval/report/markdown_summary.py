@@ -27,11 +27,11 @@ from pytest_graphrag_eval.report_model import (
     MetricChange,
     MetricDelta,
     Outcome,
-    OutcomeCounts,
     QuestionChange,
     QuestionResult,
     ReportDocument,
     compared_not_evaluated_text,
+    outcome_counts,
 )
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
@@ -110,7 +110,7 @@ def _title(results: Sequence[QuestionResult], gates: Sequence[GateRecord]) -> st
 def _run_counts(results: Sequence[QuestionResult], metadata: Mapping[str, object]) -> str:
     # The vocabulary of every summary; an interrupted question (scored, no verdict) is said once, in the
     # run's own line, not counted here.
-    parts = OutcomeCounts.of(results).parts(without=(Outcome.INTERRUPTED,))
+    parts = outcome_counts(results, without=(Outcome.INTERRUPTED,))
     line = f"**{len(results)} questions**" + (f": {', '.join(parts)}" if parts else "")
     details = [
         f"{label} {escape_text(metadata[key])}"
@@ -230,28 +230,20 @@ def _changes(
     origin = escape_text(baseline.path or "the baseline")
     if baseline.started_at:
         origin += f" ({escape_text(baseline.started_at)})"
-    regressions = len(comparison.regressions)
-    lines = [
-        "### Changes since the baseline",
-        "",
-        f"Compared with {origin}: **{regressions} regressed**, {counts}. Edited questions are left out of "
-        "the paired statistics.",
-    ]
-    table = _change_table(comparison)
-    if table:
-        lines += ["", table]
-    worst = _worst_regressions(comparison, results, max_regressions, flaky)
-    if worst:
-        lines += ["", worst]
-    return "\n".join(lines)
+    head = (
+        f"### Changes since the baseline\n\nCompared with {origin}: **{len(comparison.regressions)} "
+        f"regressed**, {counts}. Edited questions are left out of the paired statistics."
+    )
+    parts = (head, _change_table(comparison), _worst_regressions(comparison, results, max_regressions, flaky))
+    return "\n\n".join(part for part in parts if part)
 
 
 def _change_table(comparison: ComparisonSection) -> str:
-    rows = []
-    if comparison.outcomes.n_pairs:
-        rows.append(_change_row("pass rate", comparison.outcomes))
-    for metric in _ordered_metrics(comparison.metrics):
-        rows.append(_change_row(escape_text(metric), comparison.metrics[metric]))
+    rows = [_change_row("pass rate", comparison.outcomes)] if comparison.outcomes.n_pairs else []
+    rows += [
+        _change_row(escape_text(metric), comparison.metrics[metric])
+        for metric in _ordered_metrics(comparison.metrics)
+    ]
     level = f"{comparison.confidence:.0%}"
     header = ["Metric", "Baseline", "Current", "Δ", f"{level} interval", "p", "Test", "n", "Detectable Δ"]
     return _table(header, rows) if rows else ""
@@ -268,16 +260,8 @@ def _change_row(label: str, change: MetricChange) -> list[str]:
         _number(change.p_value),
         escape_text(change.test),
         _number(change.n_pairs),
-        _detectable(change),
+        "none" if change.undetectable else _number(change.min_detectable_delta),
     ]
-
-
-def _detectable(change: MetricChange) -> str:
-    """A 0/1 metric's detectable change above 1 means no change is detectable on so few questions."""
-    value = change.min_detectable_delta
-    if change.test == "mcnemar" and value is not None and value > 1:
-        return "none"
-    return _number(value)
 
 
 def _worst_regressions(
@@ -361,7 +345,5 @@ def _number(value: object) -> str:
     return f"{value:.3g}" if abs(value) < 0.001 and value != 0 else f"{value:.3f}"
 
 
-def _signed(value: object) -> str:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return "–"
-    return f"{value:+.3f}"
+def _signed(value: float | None) -> str:
+    return "–" if value is None else f"{value:+.3f}"
