@@ -686,22 +686,20 @@ class ComparisonSection:
 
     def to_json(self) -> dict[str, object]:
         """Exactly the `comparison` section of the JSON report."""
-        data: dict[str, object] = {
+        return {
             "baseline": self.baseline.to_json(),
             "confidence": self.confidence,
             "resamples": self.resamples,
             "seed": self.seed,
+            **{name: self.ids(classification) for name, classification in CHANGE_LISTS},
+            "questions": [change.to_json() for change in self.questions],
+            "metrics": {metric: change.to_dict() for metric, change in self.metrics.items()},
+            "per_template": {
+                template: {metric: change.to_dict() for metric, change in changes.items()}
+                for template, changes in self.per_template.items()
+            },
+            "outcomes": self.outcomes_json(),
         }
-        for name, classification in CHANGE_LISTS:
-            data[name] = self.ids(classification)
-        data["questions"] = [change.to_json() for change in self.questions]
-        data["metrics"] = {metric: change.to_dict() for metric, change in self.metrics.items()}
-        data["per_template"] = {
-            template: {metric: change.to_dict() for metric, change in changes.items()}
-            for template, changes in self.per_template.items()
-        }
-        data["outcomes"] = self.outcomes_json()
-        return data
 
     @classmethod
     def from_json(cls, section: _Fields) -> ComparisonSection:
