@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -31,13 +31,14 @@ if TYPE_CHECKING:
 
 REPORT_FORMAT_VERSION = 2
 _Record = TypeVar("_Record", bound="DataclassInstance")
+_Section = TypeVar("_Section")
 # The oldest report a baseline or a shard may be: version 1 records no per-question outcome, so
 # regressions (passed then, failing now) cannot be told from it.
 MIN_FORMAT_VERSION = 2
 # Set by the scorers' judge when a call was refused (see `Refusal`); absent when none was.
 REFUSAL_KEY = "judge_refusal"
 # What reports of the previous version wrote into a scorer's `<metric>_error` for a refused call,
-# read only when a record has no `judge_refusal` field (`Refusal.legacy_of`).
+# read only when a record has no `judge_refusal` field (`refusal_of`).
 _LEGACY_REFUSAL_TEXTS = (
     ("judge budget reached (no new call is sent)", "budget"),
     ("no cached reply and this run is cache-only (no call is sent)", "cache_miss"),
@@ -57,8 +58,6 @@ class Outcome(StrEnum):
     NOT_EVALUATED = "not_evaluated"  # the judge budget stopped its scoring: neither pass nor fail
 
 
-# The order outcomes are counted in, in every summary (terminal, Markdown, HTML).
-OUTCOME_ORDER = tuple(Outcome)
 OUTCOME_NAMES = frozenset(outcome.value for outcome in Outcome)
 _OUTCOME_OF_NAME = {outcome.value: outcome for outcome in Outcome}  # a lookup: Outcome(name) is slow
 PASSING = frozenset({Outcome.PASSED, Outcome.XPASSED})
@@ -70,15 +69,6 @@ class Refusal(StrEnum):
     BUDGET = "budget"  # the spending limit was reached: the question is not evaluated
     CACHE_MISS = "cache_miss"  # a cache-only run had no cached reply: the question's error
     BATCH = "batch"  # a judge batch did not answer the request
-
-    @classmethod
-    def legacy_of(cls, record: Mapping[str, object]) -> Refusal | None:
-        """A previous version's record: the refusal its scorer error texts quote (budget first)."""
-        found: set[str] = set()
-        for key, value in record.items():
-            if key.endswith("_error") and isinstance(value, str):
-                found.update(name for text, name in _LEGACY_REFUSAL_TEXTS if text in value)
-        return next((cls(name) for _, name in _LEGACY_REFUSAL_TEXTS if name in found), None)
 
 
 _REFUSAL_NAMES = frozenset(refusal.value for refusal in Refusal)
@@ -92,11 +82,6 @@ REFUSAL_LABELS = {
     Refusal.CACHE_MISS: "cache miss",
     Refusal.BATCH: "no batch reply",
 }
-
-
-def outcome_label(outcome: Outcome) -> str:
-    """`passed`, `failed`, ..., `not evaluated`: how summaries name an outcome."""
-    return outcome.value.replace("_", " ")
 
 
 def not_evaluated_reasons(reasons: Sequence[str]) -> str:
@@ -129,10 +114,6 @@ def compared_not_evaluated_text(ids: Iterable[object], current: Mapping[str, Map
             for question_id in ids
         ]
     )
-
-
-def agent_errors_text(count: int) -> str:
-    return f"{count} {AGENT_ERROR}{'s' if count != 1 else ''}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,12 +150,7 @@ class QuestionResult:
 
     @property
     def scorer_errors(self) -> dict[str, str]:
-        """`<metric>_error` -> message, for the metrics that could not be scored."""
-        return {
-            key: value
-            for key, value in self.record.items()
-            if key.endswith("_error") and isinstance(value, str)
-        }
+        return _scorer_errors(self.record)
 
     @property
     def not_evaluated_reason(self) -> str | None:
@@ -203,51 +179,39 @@ class QuestionResult:
         return False if self.outcome is Outcome.FAILED else None
 
 
+def _scorer_errors(record: Mapping[str, object]) -> dict[str, str]:
+    """`<metric>_error` -> message, for the metrics that could not be scored."""
+    return {key: value for key, value in record.items() if key.endswith("_error") and isinstance(value, str)}
+
+
 def refusal_of(record: Mapping[str, object]) -> Refusal | None:
     """A result's refused judge call: its `judge_refusal` field (a previous version's record: the
     refusal its error texts quote)."""
     value = record.get(REFUSAL_KEY)
-    if value is None:
-        return Refusal.legacy_of(record)
-    return Refusal(value) if value in _REFUSAL_NAMES else None
+    if value is not None:
+        return Refusal(value) if value in _REFUSAL_NAMES else None
+    errors = _scorer_errors(record).values()
+    quoted = {name for text, name in _LEGACY_REFUSAL_TEXTS for error in errors if text in error}
+    return next((Refusal(name) for _, name in _LEGACY_REFUSAL_TEXTS if name in quoted), None)  # budget first
 
 
-@dataclass(frozen=True, slots=True)
-class OutcomeCounts:
-    """How many questions had each outcome, and how many agent errors: the one set of names
-    the terminal, the JSON report, the Markdown summary and the HTML report count in."""
-
-    questions: int
-    outcomes: Mapping[Outcome, int]
-    agent_errors: int  # the agent returned an error (or no response); a verdict is also counted
-    not_evaluated_reasons: Sequence[str] = ()  # each not-evaluated question's reason
-
-    @classmethod
-    def of(cls, results: Sequence[QuestionResult]) -> OutcomeCounts:
-        counted = Counter(result.outcome for result in results if result.outcome is not None)
-        return cls(
-            questions=len(results),
-            outcomes={outcome: counted[outcome] for outcome in OUTCOME_ORDER if counted[outcome]},
-            agent_errors=sum(1 for result in results if result.agent_error is not None),
-            not_evaluated_reasons=[
-                reason for result in results if (reason := result.not_evaluated_reason) is not None
-            ],
-        )
-
-    def parts(self, without: Iterable[Outcome] = ()) -> list[str]:
-        """`12 passed`, `3 failed`, `2 not evaluated (judge budget)`, `1 agent error`: the non-zero
-        counts (but the outcomes `without`), named alike everywhere."""
-        left_out = frozenset(without)
-        parts = [
-            not_evaluated_text(self.not_evaluated_reasons)
-            if outcome is Outcome.NOT_EVALUATED and self.not_evaluated_reasons
-            else f"{count} {outcome_label(outcome)}"
-            for outcome, count in self.outcomes.items()
-            if outcome not in left_out
-        ]
-        if self.agent_errors:
-            parts.append(agent_errors_text(self.agent_errors))
-        return parts
+def outcome_counts(results: Sequence[QuestionResult], without: Collection[Outcome] = ()) -> list[str]:
+    """`12 passed`, `3 failed`, `2 not evaluated (judge budget)`, `1 agent error`: the non-zero counts
+    of each outcome (but those `without`) and of agent errors (a verdict is also counted), named alike
+    by the terminal, the Markdown summary and the HTML report."""
+    counted = Counter(result.outcome for result in results if result.outcome is not None)
+    reasons = [reason for result in results if (reason := result.not_evaluated_reason) is not None]
+    parts = [
+        not_evaluated_text(reasons)
+        if outcome is Outcome.NOT_EVALUATED and reasons
+        else f"{counted[outcome]} {outcome.value.replace('_', ' ')}"
+        for outcome in Outcome
+        if counted[outcome] and outcome not in without
+    ]
+    errors = sum(1 for result in results if result.agent_error is not None)
+    if errors:
+        parts.append(f"{errors} {AGENT_ERROR}{'s' if errors != 1 else ''}")
+    return parts
 
 
 def _field_error(location: SourceLocation, field_name: str, expected: str) -> InputError:
@@ -326,6 +290,10 @@ class _Fields:
         }
         return cls(**read, **given)
 
+    def object(self, name: str) -> _Fields:
+        """The object `name`, read as `where.name`."""
+        return _Fields(self.data.get(name), self.location, f"{self.where}.{name}")
+
     def each(self, name: str) -> list[_Fields]:
         """The objects of the list `name`, each read as `name[i]`."""
         return [
@@ -374,11 +342,6 @@ class GateRecord:
             del line["excluding_flaky"]
         return line
 
-    @classmethod
-    def from_json(cls, data: object, location: SourceLocation, position: int) -> GateRecord:
-        """A report's `gates[position]`; `InputError` naming the file and the field."""
-        return _Fields(data, location, f"gates[{position}]").record(cls)
-
     @property
     def row(self) -> str:
         """Which summary row the gate judges: `micro`, `macro` or its template's id."""
@@ -395,13 +358,9 @@ class BatchSpend:
     unanswered_ids: tuple[str, ...]  # the questions with a request no batch answered
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "batches": [dict(batch) for batch in self.batches],
-            "requests": self.requests,
-            "unanswered_requests": self.unanswered_requests,
-            "unanswered_questions": len(self.unanswered_ids),
-            "unanswered_ids": list(self.unanswered_ids),
-        }
+        section = _fields_json(self)
+        ids = section.pop("unanswered_ids")  # written after their count
+        return {**section, "unanswered_questions": len(self.unanswered_ids), "unanswered_ids": ids}
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,14 +412,12 @@ class JudgeSpend:
         return section
 
     @classmethod
-    def from_json(cls, data: object, location: SourceLocation) -> JudgeSpend:
+    def from_json(cls, spend: _Fields) -> JudgeSpend:
         """A report's `judge_spend`; `InputError` naming the file and the field."""
-        spend = _Fields(data, location, "judge_spend")
         cache_only = spend.data.get("cache_only") is True
-        batch = spend.data.get("batch")
         return spend.record(
             cls,
-            batch=None if batch is None else _Fields(batch, location, "judge_spend.batch").record(BatchSpend),
+            batch=None if spend.data.get("batch") is None else spend.object("batch").record(BatchSpend),
             cache_miss_ids=spend.read("cache_miss_ids", "tuple[str, ...]") if cache_only else None,
             cache_miss_keys=spend.read("cache_miss_keys", "tuple[str, ...]") if cache_only else (),
         )
@@ -495,8 +452,7 @@ class GroupAggregates:
         return cast(Statistics, value).get(name) if isinstance(value, Mapping) and metric != _STEPS else None
 
     @classmethod
-    def from_json(cls, data: object, location: SourceLocation, where: str) -> GroupAggregates:
-        group = _Fields(data, location, where)
+    def from_json(cls, group: _Fields) -> GroupAggregates:
         for key, value in group.data.items():
             if type(value) is dict and key != _STEPS and _NUMBER_TYPES.issuperset(map(type, value.values())):
                 continue  # a metric's statistics as a parser reads them, checked in one pass of C
@@ -504,7 +460,7 @@ class GroupAggregates:
             if not (_is_number(value) and not nested) and not (
                 isinstance(value, Mapping) and all(_is_statistic(item, nested) for item in value.values())
             ):
-                raise _field_error(location, f"{where}.{key}", "a number or an object of numbers")
+                raise _field_error(group.location, f"{group.where}.{key}", "a number or an object of numbers")
         return cls(group.data)
 
 
@@ -551,24 +507,17 @@ class Aggregates:
         return section
 
     @classmethod
-    def from_json(cls, data: object, location: SourceLocation) -> Aggregates:
+    def from_json(cls, section: _Fields) -> Aggregates:
         """A report's `aggregates`; `InputError` naming the file and the field."""
-        section = _Fields(data, location, "aggregates").data
 
         def group(name: str) -> GroupAggregates | None:
-            found = section.get(name)
-            return None if found is None else GroupAggregates.from_json(found, location, f"aggregates.{name}")
+            return None if section.data.get(name) is None else GroupAggregates.from_json(section.object(name))
 
-        templates = section.get("per_template")
+        templates = None if section.data.get("per_template") is None else section.object("per_template")
         return cls(
             None
             if templates is None
-            else {
-                str(template): GroupAggregates.from_json(
-                    stats, location, f"aggregates.per_template.{template}"
-                )
-                for template, stats in _Fields(templates, location, "aggregates.per_template").data.items()
-            },
+            else {str(name): GroupAggregates.from_json(templates.object(name)) for name in templates.data},
             group("micro"),
             group("macro"),
         )
@@ -616,6 +565,13 @@ class MetricChange:
     test: str
     min_detectable_delta: float | None
 
+    @property
+    def undetectable(self) -> bool:
+        """A 0/1 metric's smallest detectable change is above 1: none is detectable on so few questions."""
+        return (
+            self.test == "mcnemar" and self.min_detectable_delta is not None and self.min_detectable_delta > 1
+        )
+
     def all_finite(self) -> bool:
         """No NaN or infinity among its numbers (None is none)."""
         numbers = (self.baseline, self.current, self.delta, self.ci_low, self.ci_high, self.p_value)
@@ -640,15 +596,7 @@ class MetricChange:
         }
 
     @classmethod
-    def from_json(
-        cls,
-        data: object,
-        location: SourceLocation,
-        where: str,
-        before: str = "baseline",
-        after: str = "current",
-    ) -> MetricChange:
-        change = _Fields(data, location, where)
+    def from_json(cls, change: _Fields, before: str = "baseline", after: str = "current") -> MetricChange:
         return change.record(
             cls, baseline=change.read(before, "float | None"), current=change.read(after, "float | None")
         )
@@ -684,8 +632,8 @@ class QuestionChange:
         return data
 
     @classmethod
-    def from_json(cls, data: object, location: SourceLocation, position: int) -> QuestionChange:
-        change = _Fields(data, location, f"comparison.questions[{position}]")
+    def from_json(cls, change: _Fields) -> QuestionChange:
+        location = change.location
         classification = _CLASSIFICATION_OF_NAME.get(change.read("classification", "str"))
         if classification is None:
             raise _field_error(
@@ -738,60 +686,42 @@ class ComparisonSection:
 
     def to_json(self) -> dict[str, object]:
         """Exactly the `comparison` section of the JSON report."""
-        data: dict[str, object] = {
+        return {
             "baseline": self.baseline.to_json(),
             "confidence": self.confidence,
             "resamples": self.resamples,
             "seed": self.seed,
+            **{name: self.ids(classification) for name, classification in CHANGE_LISTS},
+            "questions": [change.to_json() for change in self.questions],
+            "metrics": {metric: change.to_dict() for metric, change in self.metrics.items()},
+            "per_template": {
+                template: {metric: change.to_dict() for metric, change in changes.items()}
+                for template, changes in self.per_template.items()
+            },
+            "outcomes": self.outcomes_json(),
         }
-        for name, classification in CHANGE_LISTS:
-            data[name] = self.ids(classification)
-        data["questions"] = [change.to_json() for change in self.questions]
-        data["metrics"] = {metric: change.to_dict() for metric, change in self.metrics.items()}
-        data["per_template"] = {
-            template: {metric: change.to_dict() for metric, change in changes.items()}
-            for template, changes in self.per_template.items()
-        }
-        data["outcomes"] = self.outcomes_json()
-        return data
 
     @classmethod
-    def from_json(cls, data: object, location: SourceLocation) -> ComparisonSection:
+    def from_json(cls, section: _Fields) -> ComparisonSection:
         """A report's `comparison`; `InputError` naming the file and the field. The id lists are
         those of the questions' classifications, which they must be."""
-        section = _Fields(data, location, "comparison")
-        baseline = _Fields(section.data.get("baseline"), location, "comparison.baseline")
-        metrics = _Fields(section.data.get("metrics"), location, "comparison.metrics").data
-        per_template = _Fields(section.data.get("per_template"), location, "comparison.per_template").data
+        baseline, metrics, per_template = (
+            section.object(name) for name in ("baseline", "metrics", "per_template")
+        )
 
-        def changes(where: str, found: object) -> dict[str, MetricChange]:
-            return {
-                metric: MetricChange.from_json(change, location, f"{where}.{metric}")
-                for metric, change in _Fields(found, location, where).data.items()
-            }
+        def changes(found: _Fields) -> dict[str, MetricChange]:
+            return {metric: MetricChange.from_json(found.object(metric)) for metric in found.data}
 
         return cls(
             baseline=baseline.record(ComparedBaseline),
             confidence=section.read("confidence", "float"),
             resamples=section.read("resamples", "int"),
             seed=section.read("seed", "int"),
-            questions=tuple(
-                QuestionChange.from_json(question, location, position)
-                for position, question in enumerate(
-                    section.read("questions", "tuple[Mapping[str, object], ...]")
-                )
-            ),
-            metrics=changes("comparison.metrics", metrics),
-            per_template={
-                template: changes(f"comparison.per_template.{template}", found)
-                for template, found in per_template.items()
-            },
+            questions=tuple(QuestionChange.from_json(question) for question in section.each("questions")),
+            metrics=changes(metrics),
+            per_template={template: changes(per_template.object(template)) for template in per_template.data},
             outcomes=MetricChange.from_json(
-                section.data.get("outcomes"),
-                location,
-                "comparison.outcomes",
-                "baseline_pass_rate",
-                "current_pass_rate",
+                section.object("outcomes"), "baseline_pass_rate", "current_pass_rate"
             ),
         )
 
@@ -859,11 +789,9 @@ class HistorySection:
         }
 
     @classmethod
-    def from_json(cls, data: object, location: SourceLocation) -> HistorySection:
+    def from_json(cls, section: _Fields) -> HistorySection:
         """A report's `history`; `InputError` naming the file and the field."""
-        section = _Fields(data, location, "history")
-        rule = _Fields(section.data.get("flaky_rule"), location, "history.flaky_rule")
-        questions = _Fields(section.data.get("questions"), location, "history.questions")
+        rule, questions = section.object("flaky_rule"), section.object("questions")
         return cls(
             runs=tuple(run.record(HistoryRun) for run in section.each("runs")),
             flaky_runs=rule.read("runs", "int"),
@@ -902,18 +830,15 @@ class ReportDocument:
             "gates": [gate.to_json() for gate in self.gates],
             "metadata": self.metadata,
         }
-        if self.comparison is not None:
-            document["comparison"] = self.comparison.to_json()
-        if self.warnings:
-            document["warnings"] = self.warnings
-        if self.judge_spend is not None:
-            document["judge_spend"] = self.judge_spend.to_json()
-        if self.judge_calibration is not None:
-            document["judge_calibration"] = self.judge_calibration
-        if self.history is not None:
-            document["history"] = self.history.to_json()
-        if self.references is not None:
-            document["references"] = self.references
+        optional = {
+            "comparison": None if self.comparison is None else self.comparison.to_json(),
+            "warnings": self.warnings or None,
+            "judge_spend": None if self.judge_spend is None else self.judge_spend.to_json(),
+            "judge_calibration": self.judge_calibration,
+            "history": None if self.history is None else self.history.to_json(),
+            "references": self.references,
+        }
+        document.update((name, section) for name, section in optional.items() if section is not None)
         return document
 
     @property
@@ -945,37 +870,31 @@ class ReportDocument:
         gates = data.get("gates", [])
         if not isinstance(gates, list):
             raise _field_error(location, "gates", "a list")
-        sections = {
-            name: _section(data, name, location) for name in ("metadata", "judge_calibration", "references")
-        }
 
-        def optional(name: str, read: Callable[[object, SourceLocation], _Record]) -> _Record | None:
-            return None if data.get(name) is None else read(data[name], location)
+        def optional(name: str, read: Callable[[_Fields], _Section]) -> _Section | None:
+            """The section `name` (absent or null: None), read by `read`."""
+            return None if data.get(name) is None else read(_Fields(data[name], location, name))
+
+        def plain_object(section: _Fields) -> dict[str, Any]:
+            return dict(section.data)
 
         return cls(
             results=results,
-            gates=[GateRecord.from_json(gate, location, position) for position, gate in enumerate(gates)],
+            metadata=optional("metadata", plain_object) or {},
+            judge_calibration=optional("judge_calibration", plain_object),
+            references=optional("references", plain_object),
+            gates=[
+                _Fields(gate, location, f"gates[{index}]").record(GateRecord)
+                for index, gate in enumerate(gates)
+            ],
             warnings=[str(warning) for warning in data.get("warnings") or []],
             format_version=version,
             plain_results=plain,
             aggregates=optional("aggregates", Aggregates.from_json) or Aggregates(),
-            metadata=sections["metadata"] or {},
             comparison=optional("comparison", ComparisonSection.from_json),
             judge_spend=optional("judge_spend", JudgeSpend.from_json),
-            judge_calibration=sections["judge_calibration"],
             history=optional("history", HistorySection.from_json),
-            references=sections["references"],
         )
-
-
-def _section(data: Mapping[str, object], name: str, location: SourceLocation) -> dict[str, Any] | None:
-    """A section that is a JSON object, or absent (null); `InputError` naming it when it is neither."""
-    value = data.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise _field_error(location, name, "an object")
-    return dict(value)
 
 
 def parse_results(records: object, source: str, *, require_outcome: bool) -> list[QuestionResult]:
@@ -990,12 +909,13 @@ def parse_results(records: object, source: str, *, require_outcome: bool) -> lis
         try:
             result = QuestionResult.from_record(record)
         except ValueError as error:
-            where, problem = _where(source, record), str(error)
-            if problem.startswith("has no"):
+            problem = str(error)
+            field_name = problem.split("`")[1]
+            if problem.startswith("has no"):  # no ids to name the question by: its position does
                 raise InputError(
-                    f"results[{index}] {problem}", SourceLocation(file=source), problem.split("`")[1]
+                    f"results[{index}] {problem}", SourceLocation(file=source), field_name
                 ) from None
-            raise InputError(problem, where, problem.split("`")[1]) from None
+            raise InputError(problem, _where(source, record), field_name) from None
         if require_outcome and result.outcome is None:
             raise InputError(
                 f"`outcome` must be one of {', '.join(sorted(OUTCOME_NAMES))}, got None",

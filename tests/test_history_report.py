@@ -18,11 +18,11 @@ from synthetic_report import synthetic_report
 from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory, flaky_questions
 from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
-from pytest_graphrag_eval.report.baseline_summary import since_baseline_lines
 from pytest_graphrag_eval.report.history_summary import history_lines, outcome_strip
 from pytest_graphrag_eval.report.html_report.render import render_html
 from pytest_graphrag_eval.report.json_report import json_bytes
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
+from pytest_graphrag_eval.report.run_terminal import since_baseline_lines
 from pytest_graphrag_eval.report_model import ReportDocument
 from pytest_graphrag_eval.run.pipeline import RunSettings, finish_run
 

@@ -13,7 +13,7 @@ import pytest
 from plugin_support import ROWS, reference_step, response, write_corpus, write_responses
 from test_example_project import REGRESSED_ERROR, REGRESSED_STEPS
 
-from pytest_graphrag_eval.report.baseline_summary import _deltas_text
+from pytest_graphrag_eval.report.run_terminal import _deltas_text
 
 ROOT = Path(__file__).resolve().parents[1]
 REPLAY = ["--graphrag-corpus", "corpus.yaml", "--graphrag-responses", "responses.jsonl"]

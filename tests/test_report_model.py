@@ -21,14 +21,14 @@ from pytest_graphrag_eval.compare.comparison import compare_reports
 from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.report.json_report import json_bytes
 from pytest_graphrag_eval.report.markdown_summary import render_markdown
-from pytest_graphrag_eval.report.terminal_summary import count_header, summary_rows
+from pytest_graphrag_eval.report.run_terminal import summary_table
 from pytest_graphrag_eval.report_model import (
     REFUSAL_KEY,
     Outcome,
-    OutcomeCounts,
     QuestionResult,
     Refusal,
     ReportDocument,
+    outcome_counts,
     refusal_of,
 )
 
@@ -68,14 +68,13 @@ def test_one_vocabulary_counts_outcomes_and_agent_errors_apart() -> None:
             record(question_id="c", outcome="not_evaluated", **{REFUSAL_KEY: "cache_miss"})
         ),
     ]
-    counts = OutcomeCounts.of(results)
-    assert counts.parts() == [
+    assert outcome_counts(results) == [
         "1 passed",
         "1 failed",
         "2 not evaluated (1 judge budget, 1 cache miss)",
         "1 agent error",
     ]
-    assert OutcomeCounts.of(results[2:3]).parts() == ["1 not evaluated (judge budget)"]
+    assert outcome_counts(results[2:3]) == ["1 not evaluated (judge budget)"]
 
 
 def test_the_document_writes_its_keys_in_the_order_every_version_wrote_them() -> None:
@@ -140,8 +139,11 @@ def test_the_terminal_counts_a_budget_stop_as_not_evaluated_not_as_an_error() ->
         _verdict("cut", "not_evaluated", answer_eval_error="refused", **{REFUSAL_KEY: "budget"}),
         _verdict("down", "failed", status="error", error="agent timed out"),
     ]
-    assert count_header(results) == ["questions", "agent_errors", "not_evaluated"]
-    overall = summary_rows(results, ["answer_f1"])[-1]
+    header, *_, overall = (
+        line.split()
+        for line in summary_table([QuestionResult.from_record(r) for r in results], ["answer_f1"])
+    )
+    assert header[:4] == ["template", "questions", "agent_errors", "not_evaluated"]
     assert overall[:4] == ["overall", "3", "1", "1"] and overall[4] == "1"
 
 

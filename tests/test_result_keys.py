@@ -39,7 +39,7 @@ from pytest_graphrag_eval.errors import ConfigurationError, SourceLocation
 from pytest_graphrag_eval.evaluation import base_result
 from pytest_graphrag_eval.gates.metric_hints import missing_metric_hint
 from pytest_graphrag_eval.llm import JudgeClient, LLMSettings
-from pytest_graphrag_eval.report.terminal_summary import score_columns
+from pytest_graphrag_eval.report.run_terminal import score_columns
 from pytest_graphrag_eval.result_keys import CATALOGUE, DECLARED_KEYS
 from pytest_graphrag_eval.scorer_factory import build_scorers, builtin_scorer_classes, default_scorers
 from pytest_graphrag_eval.scoring import (

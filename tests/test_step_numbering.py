@@ -13,8 +13,8 @@ import pytest
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.corpus.reference_steps import step_path
 from pytest_graphrag_eval.errors import CorpusError
-from pytest_graphrag_eval.report.baseline_summary import stopped_matching
 from pytest_graphrag_eval.report.html_report.steps import step_table
+from pytest_graphrag_eval.report.run_terminal import stopped_matching
 
 STEP = {"name": "sparql_query", "args": {"query": "ASK {}"}, "output": '{"head": {}, "boolean": true}'}
 

@@ -12,8 +12,8 @@ import pytest
 from pytest_graphrag_eval.evaluation import base_result
 from pytest_graphrag_eval.formats.json_types import JsonObject, Order
 from pytest_graphrag_eval.plugin.items import QuestionItem
+from pytest_graphrag_eval.report.failure_report import printable
 from pytest_graphrag_eval.report.json_report import ResultCollector
-from pytest_graphrag_eval.report.safe_text import printable
 from pytest_graphrag_eval.run.pipeline import interrupted_record, question_record
 from pytest_graphrag_eval.run.runner import QuestionRunner
 

@@ -17,8 +17,7 @@ from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
 from pytest_graphrag_eval.gates.verdict import Attempt, judge_question
 from pytest_graphrag_eval.llm.limits import not_evaluated_reason
 from pytest_graphrag_eval.plugin.session_key import SESSION_KEY, ItemSession
-from pytest_graphrag_eval.report.failure_report import verdict_failure
-from pytest_graphrag_eval.report.safe_text import printable
+from pytest_graphrag_eval.report.failure_report import printable, verdict_failure
 
 
 class QuestionFailed(Exception):

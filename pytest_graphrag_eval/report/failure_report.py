@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,12 +12,18 @@ from pytest_graphrag_eval.gates.verdict import QuestionVerdict
 from pytest_graphrag_eval.report.step_explanations import explain_step_mismatch
 
 TEXT_LIMIT = 800
-ROW_LIMIT = 5
 _POLICY_NEEDS = {
     "all": "every attempt to pass",
     "any": "one passing attempt",
     "majority": "most attempts to pass",
 }
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD, where pytest's writer would print the whole
+    failure as escaped ASCII."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def verdict_failure(
@@ -97,7 +104,7 @@ def _step_lines(result: Mapping[str, Any], steps_scope: str) -> list[str]:
                 lines.append(f"{label}: matched actual step {step['matches']}")
                 continue
             lines.append(f"{label}: not matched")
-            lines += [f"      {line}" for line in explain_step_mismatch(step, actual_steps, limit=ROW_LIMIT)]
+            lines += [f"      {line}" for line in explain_step_mismatch(step, actual_steps)]
     return lines
 
 

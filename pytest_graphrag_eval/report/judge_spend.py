@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from pytest_graphrag_eval.report.run_coverage import listed
 from pytest_graphrag_eval.report_model import BatchSpend, JudgeSpend, Refusal, refusal_of
 
 _SHOWN_IDS = 5
@@ -105,10 +106,9 @@ def spend_lines(section: JudgeSpend | None) -> list[str]:
         )
         keys = section.cache_miss_keys
         if keys:
-            more = f" and {len(keys) - _SHOWN_KEYS} more" if len(keys) > _SHOWN_KEYS else ""
             lines.append(
                 f"cache-only: {len(keys)} missing cache keys (all in the JSON report's judge_spend."
-                f"cache_miss_keys): {', '.join(keys[:_SHOWN_KEYS])}{more}"
+                f"cache_miss_keys): {listed(keys, _SHOWN_KEYS)}"
             )
     return lines
 
@@ -169,7 +169,4 @@ def add_process_stats(total: dict[str, Any], stats: Mapping[str, Any]) -> None:
 
 
 def _first(ids: Sequence[str]) -> str:
-    if not ids:
-        return ""
-    more = f" and {len(ids) - _SHOWN_IDS} more" if len(ids) > _SHOWN_IDS else ""
-    return ": " + ", ".join(ids[:_SHOWN_IDS]) + more
+    return f": {listed(ids, _SHOWN_IDS)}" if ids else ""

@@ -19,6 +19,7 @@ from pytest_graphrag_eval.report.judge_spend import spend_lines
 from pytest_graphrag_eval.report.judging_summary import calibration_markdown, reviews_markdown
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report_model import (
+    CHANGE_LISTS,
     Aggregates,
     Classification,
     ComparisonSection,
@@ -26,11 +27,11 @@ from pytest_graphrag_eval.report_model import (
     MetricChange,
     MetricDelta,
     Outcome,
-    OutcomeCounts,
     QuestionChange,
     QuestionResult,
     ReportDocument,
     compared_not_evaluated_text,
+    outcome_counts,
 )
 from pytest_graphrag_eval.result_keys import CATALOGUE
 
@@ -109,7 +110,7 @@ def _title(results: Sequence[QuestionResult], gates: Sequence[GateRecord]) -> st
 def _run_counts(results: Sequence[QuestionResult], metadata: Mapping[str, object]) -> str:
     # The vocabulary of every summary; an interrupted question (scored, no verdict) is said once, in the
     # run's own line, not counted here.
-    parts = OutcomeCounts.of(results).parts(without=(Outcome.INTERRUPTED,))
+    parts = outcome_counts(results, without=(Outcome.INTERRUPTED,))
     line = f"**{len(results)} questions**" + (f": {', '.join(parts)}" if parts else "")
     details = [
         f"{label} {escape_text(metadata[key])}"
@@ -123,12 +124,7 @@ def _aggregates(aggregates: Aggregates) -> str:
     statistics = aggregates.micro.statistics if aggregates.micro is not None else {}
     metrics = _ordered_metrics(metric for metric, stats in statistics.items() if "mean" in stats)
     rows = [
-        [
-            escape_text(metric),
-            _number(statistics[metric].get("mean")),
-            _number(statistics[metric].get("min")),
-            _number(statistics[metric].get("max")),
-        ]
+        [escape_text(metric), *(_number(statistics[metric].get(stat)) for stat in ("mean", "min", "max"))]
         for metric in metrics
     ]
     return (
@@ -212,10 +208,7 @@ def _failed_questions(results: Sequence[QuestionResult], most: int) -> str:
             why = "; ".join(f"{key}: {value}" for key, value in result.scorer_errors.items()) or "–"
         nodeid = result.record.get("nodeid") or f"{result.template_id}::{result.question_id}"
         rows.append([escape_text(nodeid), escape_text(why, _WHY_LIMIT)])
-    heading = f"### Failed questions ({min(len(failed), most)} of {len(failed)})"
-    more = len(failed) - most
-    table = _table(["Test", "Why"], rows)
-    return f"{heading}\n\n{table}" + (f"\n\n… and {more} more failed questions." if more > 0 else "")
+    return _first_rows("### Failed questions", len(failed), ["Test", "Why"], rows, "failed questions")
 
 
 def _changes(
@@ -224,15 +217,10 @@ def _changes(
     max_regressions: int,
     flaky: Collection[str] = (),
 ) -> str:
+    # The lists between the regressions (said in bold) and the questions not evaluated (said last).
     counts = ", ".join(
         f"{len(comparison.ids(classification))} {classification.value}"
-        for classification in (
-            Classification.FIXED,
-            Classification.NEW,
-            Classification.REMOVED,
-            Classification.EDITED,
-            Classification.UNCHANGED,
-        )
+        for _, classification in CHANGE_LISTS[1:-1]
     )
     not_evaluated = comparison.ids(Classification.NOT_EVALUATED)
     if not_evaluated:
@@ -242,28 +230,20 @@ def _changes(
     origin = escape_text(baseline.path or "the baseline")
     if baseline.started_at:
         origin += f" ({escape_text(baseline.started_at)})"
-    regressions = len(comparison.regressions)
-    lines = [
-        "### Changes since the baseline",
-        "",
-        f"Compared with {origin}: **{regressions} regressed**, {counts}. Edited questions are left out of "
-        "the paired statistics.",
-    ]
-    table = _change_table(comparison)
-    if table:
-        lines += ["", table]
-    worst = _worst_regressions(comparison, results, max_regressions, flaky)
-    if worst:
-        lines += ["", worst]
-    return "\n".join(lines)
+    head = (
+        f"### Changes since the baseline\n\nCompared with {origin}: **{len(comparison.regressions)} "
+        f"regressed**, {counts}. Edited questions are left out of the paired statistics."
+    )
+    parts = (head, _change_table(comparison), _worst_regressions(comparison, results, max_regressions, flaky))
+    return "\n\n".join(part for part in parts if part)
 
 
 def _change_table(comparison: ComparisonSection) -> str:
-    rows = []
-    if comparison.outcomes.n_pairs:
-        rows.append(_change_row("pass rate", comparison.outcomes))
-    for metric in _ordered_metrics(comparison.metrics):
-        rows.append(_change_row(escape_text(metric), comparison.metrics[metric]))
+    rows = [_change_row("pass rate", comparison.outcomes)] if comparison.outcomes.n_pairs else []
+    rows += [
+        _change_row(escape_text(metric), comparison.metrics[metric])
+        for metric in _ordered_metrics(comparison.metrics)
+    ]
     level = f"{comparison.confidence:.0%}"
     header = ["Metric", "Baseline", "Current", "Δ", f"{level} interval", "p", "Test", "n", "Detectable Δ"]
     return _table(header, rows) if rows else ""
@@ -280,16 +260,8 @@ def _change_row(label: str, change: MetricChange) -> list[str]:
         _number(change.p_value),
         escape_text(change.test),
         _number(change.n_pairs),
-        _detectable(change),
+        "none" if change.undetectable else _number(change.min_detectable_delta),
     ]
-
-
-def _detectable(change: MetricChange) -> str:
-    """A 0/1 metric's detectable change above 1 means no change is detectable on so few questions."""
-    value = change.min_detectable_delta
-    if change.test == "mcnemar" and value is not None and value > 1:
-        return "none"
-    return _number(value)
 
 
 def _worst_regressions(
@@ -320,10 +292,8 @@ def _worst_regressions(
                 _metric_moves(question.deltas),
             ]
         )
-    heading = f"#### Worst regressions ({min(len(regressed), max_regressions)} of {len(regressed)})"
-    table = _table(["Test", "Question", "Outcome", "Changes (old → new)"], rows)
-    more = len(regressed) - max_regressions
-    return f"{heading}\n\n{table}" + (f"\n\n… and {more} more regressed questions." if more > 0 else "")
+    header = ["Test", "Question", "Outcome", "Changes (old → new)"]
+    return _first_rows("#### Worst regressions", len(regressed), header, rows, "regressed questions")
 
 
 def _severity(question: QuestionChange, result: QuestionResult | None) -> float:
@@ -352,6 +322,15 @@ def _ordered_metrics(names: Iterable[str]) -> list[str]:
     return main + sorted(name for name in names if name not in MAIN_METRICS)
 
 
+def _first_rows(
+    title: str, total: int, header: Sequence[str], rows: Sequence[Sequence[str]], what: str
+) -> str:
+    """A table of the first `rows` of `total`, its title counting them and a last line the others."""
+    more = total - len(rows)
+    table = f"{title} ({len(rows)} of {total})\n\n{_table(header, rows)}"
+    return table + (f"\n\n… and {more} more {what}." if more > 0 else "")
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -366,7 +345,5 @@ def _number(value: object) -> str:
     return f"{value:.3g}" if abs(value) < 0.001 and value != 0 else f"{value:.3f}"
 
 
-def _signed(value: object) -> str:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return "–"
-    return f"{value:+.3f}"
+def _signed(value: float | None) -> str:
+    return "–" if value is None else f"{value:+.3f}"

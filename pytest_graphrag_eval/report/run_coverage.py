@@ -40,14 +40,15 @@ class RunCoverage:
         record = metadata.get(PARTIAL_KEY)
         if not isinstance(record, Mapping):
             return None
-        counts = [record.get(key) for key in ("corpus_questions", "selected_questions", "judged_questions")]
-        not_run = record.get("not_run")
-        stopped = record.get("stopped")
-        if not all(isinstance(count, int) for count in counts) or not isinstance(not_run, list):
+        names = ("corpus_questions", "selected_questions", "judged_questions")
+        counts = [count for name in names if isinstance(count := record.get(name), int)]
+        not_run, stopped = record.get("not_run"), record.get("stopped")
+        if len(counts) < len(names) or not isinstance(not_run, list):
             return None
-        corpus, selected, judged = (int(count) for count in counts if isinstance(count, int))
-        not_run_ids = tuple(str(question) for question in not_run)
-        return cls(corpus, selected, judged, not_run_ids, None if stopped is None else str(stopped))
+        corpus, selected, judged = counts
+        return cls(
+            corpus, selected, judged, tuple(map(str, not_run)), None if stopped is None else str(stopped)
+        )
 
     def gates_note(self) -> str:
         """What a gate judged on part of the corpus says next to its verdict."""

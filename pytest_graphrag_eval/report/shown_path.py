@@ -12,13 +12,11 @@ def shown_path(path: str | PurePath, *folders: Path) -> str:
     path = Path(path)
     if not path.is_absolute():
         return path.as_posix()
-    normal = Path(os.path.normpath(path))
-    for folder in folders:
-        if normal.is_relative_to(folder):
-            return normal.relative_to(folder).as_posix()
-    for folder in folders:  # outside: the value as written against this folder (`../base.json`)
-        if path.is_relative_to(folder):
-            return path.relative_to(folder).as_posix()
+    # Normalised first; outside every folder, the value as written against one (`../base.json`).
+    for candidate in (Path(os.path.normpath(path)), path):
+        for folder in folders:
+            if candidate.is_relative_to(folder):
+                return candidate.relative_to(folder).as_posix()
     return str(path)
 
 

@@ -4,7 +4,7 @@ result or graph, for failure reports."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pytest_graphrag_eval.corpus.reference_steps import media_type, reference_iri
@@ -16,10 +16,11 @@ from pytest_graphrag_eval.steps.timeseries import wrong_arguments
 
 SPARQL_JSON = "application/sparql-results+json"
 IRI_SOURCES = ("autocomplete_search", "sparql_query")
+ROW_LIMIT = 5  # rows or triples shown of each difference
 
 
 def explain_step_mismatch(
-    reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping[str, Any]], *, limit: int = 5
+    reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping[str, Any]]
 ) -> list[str]:
     """Human-readable lines; never raises on malformed actual steps."""
     name = reference_step.get("name")
@@ -39,32 +40,43 @@ def explain_step_mismatch(
         wrong = wrong_arguments(reference_step, step)
         return [f"latest actual {name!r} step {step.get('id', '?')} differs in its arguments:", *wrong]
     if is_rdf_media_type(media_type(reference_step)):
-        return _graph_lines(reference_step, successful, limit)
+        graphs = [
+            (step, explain_graph_mismatch(reference_step, step, limit=ROW_LIMIT)) for step in successful
+        ]
+        return _closest_lines(graphs, "triple", str)
     if media_type(reference_step) != SPARQL_JSON:
         return [f"{len(successful)} successful actual {name!r} step(s), none with a matching output"]
     explained = [
-        (step, explain_sparql_mismatch(reference_step, step.get("output"), limit=limit))
+        (step, explain_sparql_mismatch(reference_step, step.get("output"), limit=ROW_LIMIT))
         for step in successful
     ]
-    step, closest = min(explained, key=lambda pair: mismatch_distance(pair[1]))
+    return _closest_lines(explained, "row", lambda row: json.dumps(row, ensure_ascii=False, default=str))
+
+
+def _closest_lines(
+    explained: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    unit: str,
+    shown: Callable[[Any], str],
+) -> list[str]:
+    """The closest actual step's explanation (`unit`: a SPARQL result's `row`, a graph's `triple`)."""
+    step, closest = min(explained, key=lambda pair: mismatch_distance(pair[1], unit))
     lines = [f"closest actual step: {step.get('id', '?')} — {closest.get('reason', 'no reason given')}"]
     mapping = closest.get("column_mapping")
     if mapping:
         lines.append("column mapping tried: " + ", ".join(f"{ref} -> {act}" for ref, act in mapping.items()))
     if closest.get("unmapped_columns"):
         lines.append("required columns with no partner: " + ", ".join(closest["unmapped_columns"]))
-    if "reference_row_count" in closest:
-        lines.append(
-            f"rows: reference {closest['reference_row_count']}, actual {closest.get('actual_row_count')}"
-        )
-    for key, label in (("missing_rows", "missing rows"), ("extra_rows", "extra rows")):
-        rows = closest.get(key) or []
-        if rows:
-            total = closest.get(f"{key}_total", len(rows))
-            lines.append(f"{label} ({total}):")
-            lines += [f"  - {json.dumps(row, ensure_ascii=False, default=str)}" for row in rows[:limit]]
-            if total > limit:
-                lines.append(f"  … {total - limit} more")
+    if f"reference_{unit}_count" in closest:
+        reference, actual = closest[f"reference_{unit}_count"], closest.get(f"actual_{unit}_count")
+        lines.append(f"{unit}s: reference {reference}, actual {actual}")
+    for side in ("missing", "extra"):
+        items = closest.get(f"{side}_{unit}s") or []
+        if items:
+            total = closest.get(f"{side}_{unit}s_total", len(items))
+            lines.append(f"{side} {unit}s ({total}):")
+            lines += [f"  - {shown(item)}" for item in items[:ROW_LIMIT]]
+            if total > ROW_LIMIT:
+                lines.append(f"  … {total - ROW_LIMIT} more")
     if closest.get("first_differing_row") is not None:
         lines.append(f"same rows in another order; first differing row: {closest['first_differing_row']}")
     return lines
@@ -93,34 +105,6 @@ def _unmapped_name_hints(
     return hints
 
 
-def _graph_lines(
-    reference_step: Mapping[str, Any], successful: Sequence[Mapping[str, Any]], limit: int
-) -> list[str]:
-    explained = [(step, explain_graph_mismatch(reference_step, step, limit=limit)) for step in successful]
-    step, closest = min(explained, key=lambda pair: graph_mismatch_distance(pair[1]))
-    lines = [f"closest actual step: {step.get('id', '?')} — {closest['reason']}"]
-    if "reference_triple_count" in closest:
-        lines.append(
-            f"triples: reference {closest['reference_triple_count']}, actual {closest['actual_triple_count']}"
-        )
-    for key, label in (("missing_triples", "missing triples"), ("extra_triples", "extra triples")):
-        triples = closest.get(key) or []
-        if triples:
-            total = closest[f"{key}_total"]
-            lines.append(f"{label} ({total}):")
-            lines += [f"  - {triple}" for triple in triples[:limit]]
-            if total > limit:
-                lines.append(f"  … {total - limit} more")
-    return lines
-
-
-def graph_mismatch_distance(explanation: Mapping[str, Any]) -> tuple[int, int]:
-    """Sort key of graph mismatch explanations: fewest missing plus extra triples first, then bad outputs."""
-    if "reference_triple_count" not in explanation:
-        return (1, 0)
-    return (0, int(explanation["missing_triples_total"]) + int(explanation["extra_triples_total"]))
-
-
 def _iri_lines(reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping[str, Any]]) -> str:
     searched = sum(
         1 for step in actual_steps if step.get("name") in IRI_SOURCES and step.get("status") == "success"
@@ -132,10 +116,12 @@ def _iri_lines(reference_step: Mapping[str, Any], actual_steps: Sequence[Mapping
     return f"{iri} was not found in the {searched} successful autocomplete_search / sparql_query output(s)"
 
 
-def mismatch_distance(explanation: Mapping[str, Any]) -> tuple[int, int]:
-    """Sort key of SPARQL mismatch explanations: fewest missing plus extra rows first, then bad outputs."""
+def mismatch_distance(explanation: Mapping[str, Any], unit: str = "row") -> tuple[int, int]:
+    """Sort key of mismatch explanations (`unit`: `row` or `triple`): a match first, then the fewest
+    missing plus extra rows or triples, then bad outputs."""
     if explanation.get("matched"):
         return (0, 0)
-    if "reference_row_count" not in explanation:
+    if f"reference_{unit}_count" not in explanation:
         return (2, 0)
-    return (1, int(explanation.get("missing_rows_total", 0)) + int(explanation.get("extra_rows_total", 0)))
+    missing, extra = (int(explanation.get(f"{side}_{unit}s_total", 0)) for side in ("missing", "extra"))
+    return (1, missing + extra)
