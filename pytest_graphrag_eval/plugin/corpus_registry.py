@@ -1,5 +1,6 @@
-"""The run's corpus files, each registered once at collection (rules parsed, question ids unique
-across files); an xdist controller receives their identity and gates from its workers instead."""
+"""The run's corpus files: the configured paths expanded, each file registered once at collection
+(rules parsed, question ids unique across files); an xdist controller receives their identity and
+gates from its workers instead, and reads a file no process of its run collected itself."""
 
 from __future__ import annotations
 
@@ -8,14 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, check_unique_question, load_corpus
+from pytest_graphrag_eval.errors import GraphragEvalError, SourceLocation
 from pytest_graphrag_eval.formats.json_types import JsonObject, Order
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules, corpus_rules
 from pytest_graphrag_eval.gates.model import Gate
+from pytest_graphrag_eval.gates.suite_gates import combine_gates, gates_from_yaml
 from pytest_graphrag_eval.plugin.items import QuestionItem
+from pytest_graphrag_eval.plugin.settings import CORPUS_SUFFIXES
 from pytest_graphrag_eval.plugin.shard_selection import RunShard
-from pytest_graphrag_eval.plugin.xdist_channel import CorpusFileShipment
-from pytest_graphrag_eval.run.corpora import expand_corpus_paths, read_corpora, run_gates
+from pytest_graphrag_eval.plugin.xdist_workers import CorpusFileShipment
 from pytest_graphrag_eval.run.run_identity import corpus_file_record, file_sha256, run_identity
 
 
@@ -23,7 +26,7 @@ class CorpusRegistry:
     """The configured corpus files and what collection learnt of each."""
 
     def __init__(self, paths: Iterable[Path]):
-        self.files = expand_corpus_paths(paths)
+        self.files = _expand(paths)
         self._index = {path: index for index, path in enumerate(self.files)}
         self._resolved: dict[Path, Path] = {}
         self.corpora: dict[Path, Corpus] = {}  # by resolved file path
@@ -51,8 +54,18 @@ class CorpusRegistry:
             self.shipped.setdefault(path, file)
 
     def collected_corpora(self) -> list[Corpus]:
-        """Every corpus file a process of the run collected, in file order (read again on a controller)."""
-        return read_corpora((path for path in self.files if path in self.shipped), self.corpora)
+        """Every corpus file a process of the run collected, in file order (read again on a controller;
+        one that does not load is left out: it was reported as its collection error)."""
+        corpora = []
+        for path in (path for path in self.files if path in self.shipped):
+            corpus = self.corpora.get(path)
+            if corpus is None:
+                try:
+                    corpus = load_corpus(path)
+                except GraphragEvalError:
+                    continue
+            corpora.append(corpus)
+        return corpora
 
     def add_args(self, config: pytest.Config, corpus_from_cli: bool) -> None:
         """Make pytest visit configured corpus files the given arguments do not already cover."""
@@ -70,8 +83,19 @@ class CorpusRegistry:
         return (file_index, str(item.path), item.corpus.positions[item.question.question_id])
 
     def gates(self, option_gates: Sequence[Gate]) -> list[Gate]:
-        """The options' gates, then each corpus file's."""
-        return run_gates(option_gates, self.files, {path: file.gates for path, file in self.shipped.items()})
+        """The options' gates, then each corpus file's `gates:` in file order; duplicates dropped."""
+        gates = list(option_gates)
+        for path in self.files:
+            shipped = self.shipped.get(path)
+            if shipped is not None:
+                gates.extend(shipped.gates)
+                continue
+            try:
+                corpus = load_corpus(path)
+                gates.extend(gates_from_yaml(corpus.settings.get("gates"), SourceLocation(file=corpus.file)))
+            except GraphragEvalError:
+                continue  # already reported as that file's collection error
+        return combine_gates(gates)
 
     def identity(
         self,
@@ -90,3 +114,17 @@ class CorpusRegistry:
         if path not in self._resolved:
             self._resolved[path] = path.resolve()
         return self._resolved[path]
+
+
+def _expand(paths: Iterable[Path]) -> list[Path]:
+    """Files as given; folders expand to their *.yaml / *.yml files, sorted for a stable order."""
+    files: list[Path] = []
+    for path in paths:
+        resolved = path.resolve()
+        if resolved.is_dir():
+            files.extend(
+                sorted(p for p in resolved.rglob("*") if p.suffix in CORPUS_SUFFIXES and p.is_file())
+            )
+        else:
+            files.append(resolved)
+    return list(dict.fromkeys(files))

@@ -5,20 +5,46 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
 from pytest_graphrag_eval.aggregates import is_metric_value
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template, load_corpus
 from pytest_graphrag_eval.errors import CorpusError, GraphragEvalError, SourceLocation
+from pytest_graphrag_eval.formats.json_types import JsonObject
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
-from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, ThresholdResolver
 from pytest_graphrag_eval.gates.verdict import Attempt, judge_question
 from pytest_graphrag_eval.llm.limits import not_evaluated_reason
-from pytest_graphrag_eval.plugin.session_key import SESSION_KEY, ItemSession
+from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.report.failure_report import verdict_failure
 from pytest_graphrag_eval.report.safe_text import printable
+from pytest_graphrag_eval.run.judging import Judging
+from pytest_graphrag_eval.run.runner import AnsweredQuestion
+
+
+class ItemSession(Protocol):
+    """What the nodes use of the run's session (`session.py`, which imports this module, sets the key)."""
+
+    settings: PluginSettings
+    thresholds: ThresholdResolver
+    baseline: JsonObject | None
+    baseline_name: str | None
+    baseline_results: dict[str, JsonObject]  # each question's result in the baseline run, by id
+    judging: Judging  # the reviews that decide questions' answers
+
+    @property
+    def references_only(self) -> bool: ...
+
+    def register_corpus(self, corpus: Corpus, path: Path) -> CorpusRules: ...
+
+    def outcome_for(self, question: Question, *, rerun: bool = False) -> AnsweredQuestion: ...
+
+    def is_corpus_file(self, path: Path) -> bool: ...
+
+
+SESSION_KEY: pytest.StashKey[ItemSession] = pytest.StashKey()
 
 
 class QuestionFailed(Exception):

@@ -19,7 +19,7 @@ from pytest_graphrag_eval.formats.json_types import JsonObject
 from pytest_graphrag_eval.gates.model import JUDGE, TREND
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.settings import PluginSettings
-from pytest_graphrag_eval.plugin.xdist_batches import GRAPH_STORE_KEY
+from pytest_graphrag_eval.plugin.xdist_workers import GRAPH_STORE_KEY
 from pytest_graphrag_eval.run.graph_stage import GraphStage, check_graph_location
 from pytest_graphrag_eval.run.run_history import read_history
 

@@ -13,7 +13,7 @@ from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.formats.json_types import JsonObject, Order
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
-from pytest_graphrag_eval.plugin import shard_selection, xdist_channel
+from pytest_graphrag_eval.plugin import shard_selection, xdist_workers
 from pytest_graphrag_eval.plugin.corpus_registry import CorpusRegistry
 from pytest_graphrag_eval.plugin.item_outcome import (
     collect_finished_unreported,
@@ -23,15 +23,13 @@ from pytest_graphrag_eval.plugin.item_outcome import (
     numbered_attempts,
     question_report_record,
 )
-from pytest_graphrag_eval.plugin.items import QuestionFailed, QuestionItem
+from pytest_graphrag_eval.plugin.items import SESSION_KEY, QuestionFailed, QuestionItem
 from pytest_graphrag_eval.plugin.other_plugins import interplay_lines, rerun_record
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.progress import ProgressLine, judge_in_batches, runner_progress_line
 from pytest_graphrag_eval.plugin.questions_in_run import QuestionsInRun
 from pytest_graphrag_eval.plugin.run_start import new_judge_client, start_run
-from pytest_graphrag_eval.plugin.session_key import SESSION_KEY
 from pytest_graphrag_eval.plugin.settings import PluginSettings
-from pytest_graphrag_eval.plugin.xdist_batches import WorkerBatches, dist_mode
 from pytest_graphrag_eval.report.json_report import ResultCollector
 from pytest_graphrag_eval.report.judge_spend import add_process_stats
 from pytest_graphrag_eval.report.judging_summary import calibration_lines
@@ -79,7 +77,7 @@ class GraphragSession:
         self.baseline_results = start.baseline_results
         self.responses, self.judge, self.graph = start.responses, start.judge, start.graph
         self.assembly: RunAssembly | None = None
-        self.worker_batches: WorkerBatches | None = None
+        self.worker_batches: xdist_workers.WorkerBatches | None = None
         self.started = time.time()
         self.interrupted = False
         self.worker_warnings: list[str] = []
@@ -138,7 +136,7 @@ class GraphragSession:
             if self.judging.calibrates and self.role is ProcessRole.PLAIN:
                 self._calibrate()
             if self.role is ProcessRole.WORKER:
-                self.worker_batches = WorkerBatches(items, dist_mode(self.config))
+                self.worker_batches = xdist_workers.WorkerBatches(items, xdist_workers.dist_mode(self.config))
             elif self.graph is not None:  # one process runs them all: check every reference up front
                 self.graph.prefetch(item.question for item in items)
         except GraphragEvalError as error:
@@ -258,7 +256,7 @@ class GraphragSession:
         if record is None and call.when != "call":
             return  # a setup that passed: the call reports the question
         live = item.responses and self.assembly is not None and self.assembly.runner.live
-        xdist_channel.put_on_report(
+        xdist_workers.put_on_report(
             report,
             self.corpus.order_of(item),
             record,
@@ -296,7 +294,7 @@ class GraphragSession:
             self.graph_lines = [(str(session.shouldstop), "red")]
         if self.role is ProcessRole.WORKER or report.when == "teardown":
             return
-        reported = xdist_channel.taken_from_report(report)
+        reported = xdist_workers.taken_from_report(report)
         if reported.order is None:
             return  # not a question, or a setup that passed
         self.reported.add(reported.order)
@@ -309,7 +307,7 @@ class GraphragSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """xdist controller: keep what a finished worker shipped (corpus gates, warnings, judge stats)."""
-        shipment = xdist_channel.received_shipment(node, known=self.corpus.shipped.keys())
+        shipment = xdist_workers.received_shipment(node, known=self.corpus.shipped.keys())
         if shipment is None:
             return
         self.corpus.receive(shipment.corpus_files)
@@ -347,9 +345,9 @@ class GraphragSession:
                 )
             self.assembly.runner.close()
         if self.role is ProcessRole.WORKER:
-            xdist_channel.ship_shipment(
+            xdist_workers.ship_shipment(
                 self.config,
-                xdist_channel.WorkerShipment(
+                xdist_workers.WorkerShipment(
                     dict(self.corpus.shipped),
                     list(self.assembly.responses_check.warnings) if self.assembly else [],
                     self.judge.stats.as_dict() if self.judge is not None else None,

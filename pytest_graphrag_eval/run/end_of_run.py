@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # types only: a merge loads no corpus reader, terminal summar
     from pytest_graphrag_eval.report.run_terminal import RunTerminal
     from pytest_graphrag_eval.run.configuration import RunConfiguration
     from pytest_graphrag_eval.run.graph_stage import GraphStage
-    from pytest_graphrag_eval.run.recording import HistoryOutcome
+    from pytest_graphrag_eval.run.run_history import HistoryOutcome
 
 
 @dataclass(frozen=True)
@@ -241,7 +241,7 @@ def conclude_run(
         finished_run, graph, judge_spend, written.written, written.problems, interrupted=interrupted
     )
     if history is not None:
-        from pytest_graphrag_eval.run.recording import record_finished_run  # the store, only for a history
+        from pytest_graphrag_eval.run.run_history import record_finished_run  # the store, only for a history
 
         outcome.history_required = history.required
         outcome.history = record_finished_run(
