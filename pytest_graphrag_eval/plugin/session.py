@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,10 @@ from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
 from pytest_graphrag_eval.plugin import shard_selection, xdist_workers
 from pytest_graphrag_eval.plugin.corpus_registry import CorpusRegistry
-from pytest_graphrag_eval.plugin.item_outcome import (
+from pytest_graphrag_eval.plugin.items import (
+    SESSION_KEY,
+    QuestionFailed,
+    QuestionItem,
     collect_finished_unreported,
     cut_question_record,
     cut_reason,
@@ -23,11 +27,9 @@ from pytest_graphrag_eval.plugin.item_outcome import (
     numbered_attempts,
     question_report_record,
 )
-from pytest_graphrag_eval.plugin.items import SESSION_KEY, QuestionFailed, QuestionItem
 from pytest_graphrag_eval.plugin.other_plugins import interplay_lines, rerun_record
 from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.progress import ProgressLine, judge_in_batches, runner_progress_line
-from pytest_graphrag_eval.plugin.questions_in_run import QuestionsInRun
 from pytest_graphrag_eval.plugin.run_start import new_judge_client, start_run
 from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.report.json_report import ResultCollector
@@ -57,6 +59,41 @@ INTERRUPTED_WRITING = (
 )
 """SIGINT stays the user's: outputs are atomic and the history record one transaction, so a late
 Ctrl-C stops the writing without leaving half a file."""
+
+
+class QuestionsInRun:
+    """Node ids of the question items selected (after every deselection), in collection order, and of
+    those that reported: the rest never ran, because `-x`, `--maxfail` or Ctrl-C stopped the run first."""
+
+    def __init__(self) -> None:
+        self.selected: dict[str, None] = {}  # ordered, each once (every xdist worker sends them all)
+        self.reported: set[str] = set()
+
+    def select(self, nodeids: Iterable[str]) -> None:
+        self.selected.update(dict.fromkeys(nodeids))
+
+    def coverage(
+        self, *, corpus_questions: int, results: Sequence[Mapping[str, object]], stopped: str | None
+    ) -> RunCoverage:
+        """How much of the corpus the run judged; `stopped` is why pytest stopped early, if it did."""
+        in_results = {str(result.get("nodeid")) for result in results}
+        not_run = [
+            question_id(nodeid)
+            for nodeid in self.selected
+            if nodeid not in self.reported and nodeid not in in_results
+        ]
+        return RunCoverage(
+            corpus_questions=max(corpus_questions, len(results)),
+            selected_questions=len(self.selected),
+            judged_questions=len(results),
+            not_run=tuple(not_run),
+            stopped=stopped if not_run else None,
+        )
+
+
+def question_id(nodeid: str) -> str:
+    """The question id a question item's node id ends with (`corpus.yaml::template::question`)."""
+    return nodeid.rsplit("::", 1)[-1]
 
 
 class GraphragSession:

@@ -20,9 +20,9 @@ from pytest_graphrag_eval.report.json_report import write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
 from pytest_graphrag_eval.report.run_coverage import PARTIAL_KEY
 from pytest_graphrag_eval.report_model import JudgeSpend, Outcome, QuestionResult
-from pytest_graphrag_eval.run.graph_run import GraphRun
 from pytest_graphrag_eval.run.pipeline import (
     FinishedRun,
+    GraphRun,
     OutputPaths,
     RunSettings,
     finish_run,
