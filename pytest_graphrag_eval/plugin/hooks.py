@@ -12,11 +12,10 @@ from pytest_graphrag_eval.plugin import hookspecs
 from pytest_graphrag_eval.plugin.detached_paths import check_config_detached_values
 from pytest_graphrag_eval.plugin.items import CorpusFile, corpus_file_for
 from pytest_graphrag_eval.plugin.other_plugins import OtherReports
-from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.session import GraphragSession
 from pytest_graphrag_eval.plugin.settings import PluginSettings, add_options
 from pytest_graphrag_eval.plugin.summary_interrupt import SummaryInterruptNote
-from pytest_graphrag_eval.plugin.xdist_workers import XdistController
+from pytest_graphrag_eval.plugin.xdist_workers import ProcessRole, XdistController
 from pytest_graphrag_eval.run.assembly import NO_RESPONSES
 
 SESSION_PLUGIN_NAME = "graphrag-eval-session"

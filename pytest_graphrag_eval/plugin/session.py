@@ -14,8 +14,7 @@ from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.formats.json_types import JsonObject, Order
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
-from pytest_graphrag_eval.plugin import shard_selection, xdist_workers
-from pytest_graphrag_eval.plugin.corpus_registry import CorpusRegistry
+from pytest_graphrag_eval.plugin import corpus_registry, xdist_workers
 from pytest_graphrag_eval.plugin.items import (
     SESSION_KEY,
     QuestionFailed,
@@ -28,10 +27,10 @@ from pytest_graphrag_eval.plugin.items import (
     question_report_record,
 )
 from pytest_graphrag_eval.plugin.other_plugins import interplay_lines, rerun_record
-from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.progress import ProgressLine, judge_in_batches, runner_progress_line
 from pytest_graphrag_eval.plugin.run_start import new_judge_client, start_run
 from pytest_graphrag_eval.plugin.settings import PluginSettings
+from pytest_graphrag_eval.plugin.xdist_workers import ProcessRole
 from pytest_graphrag_eval.report.json_report import ResultCollector
 from pytest_graphrag_eval.report.judge_spend import add_process_stats
 from pytest_graphrag_eval.report.judging_summary import calibration_lines
@@ -40,7 +39,6 @@ from pytest_graphrag_eval.report.review_queue import write_review_queue
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report.run_terminal import RunTerminal, write_run_terminal
 from pytest_graphrag_eval.run.assembly import RunAssembly, assemble_run
-from pytest_graphrag_eval.run.dry_run import plan_lines
 from pytest_graphrag_eval.run.end_of_run import CollectedRun, RunOutcome, end_run
 from pytest_graphrag_eval.run.judging import (
     Judging,
@@ -50,6 +48,7 @@ from pytest_graphrag_eval.run.judging import (
     plan_line,
     questions_of,
 )
+from pytest_graphrag_eval.run.passes import plan_lines
 from pytest_graphrag_eval.run.pipeline import WrittenOutputs
 from pytest_graphrag_eval.run.runner import AnsweredQuestion
 
@@ -77,8 +76,8 @@ class QuestionsInRun:
     ) -> RunCoverage:
         """How much of the corpus the run judged; `stopped` is why pytest stopped early, if it did."""
         in_results = {str(result.get("nodeid")) for result in results}
-        not_run = [
-            question_id(nodeid)
+        not_run = [  # the question id a node id ends with (`corpus.yaml::template::question`)
+            nodeid.rsplit("::", 1)[-1]
             for nodeid in self.selected
             if nodeid not in self.reported and nodeid not in in_results
         ]
@@ -91,18 +90,13 @@ class QuestionsInRun:
         )
 
 
-def question_id(nodeid: str) -> str:
-    """The question id a question item's node id ends with (`corpus.yaml::template::question`)."""
-    return nodeid.rsplit("::", 1)[-1]
-
-
 class GraphragSession:
     """Hooks and state for one pytest process."""
 
     def __init__(self, config: pytest.Config, settings: PluginSettings, role: ProcessRole):
         self.config, self.settings, self.role = config, settings, role
-        self.corpus = CorpusRegistry(settings.corpus_paths)
-        self.shard = shard_selection.select_shard(config, settings)
+        self.corpus = corpus_registry.CorpusRegistry(settings.corpus_paths)
+        self.shard = corpus_registry.select_shard(config, settings)
         self.reported: set[Order] = set()  # corpus order of every question item that ran
         self.questions = QuestionsInRun()  # the question items selected, and those that reported
         self.coverage: RunCoverage | None = None  # how much of the corpus the run judged, at its end
@@ -151,7 +145,7 @@ class GraphragSession:
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """With --graphrag-shard K/N, keep this shard's questions only."""
-        shard_selection.deselect_other_shards(config, items, self.shard, self.corpus.corpora.values())
+        corpus_registry.deselect_other_shards(config, items, self.shard, self.corpus.corpora.values())
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -452,7 +446,7 @@ class GraphragSession:
             results,
             baseline_results=self.baseline_results,
             warnings=self._warnings(),
-            shard_line=shard_selection.shard_note(self.shard, len(self.collector.results)),
+            shard_line=corpus_registry.shard_note(self.shard, len(self.collector.results)),
             dry_run_lines=self.dry_run_lines,
             lines=[*self.graph_lines, *interplay_lines(self.config, results, gated=gated)],
             current_folder=Path(self.config.invocation_params.dir),

@@ -22,7 +22,7 @@ from pytest_graphrag_eval.history.locations import resolve_history_url
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.declarations import OPTION_BY_DEST, OPTIONS, OptionSpec
 from pytest_graphrag_eval.options.parsers import HISTORY_PREFIX
-from pytest_graphrag_eval.plugin.process_role import ProcessRole, worker_count
+from pytest_graphrag_eval.plugin.xdist_workers import ProcessRole, worker_count
 from pytest_graphrag_eval.run.configuration import RunConfiguration
 
 _AS_GIVEN_OR_PATH = (P.path_or_url, P.baseline)

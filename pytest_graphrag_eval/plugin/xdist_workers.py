@@ -1,12 +1,14 @@
-"""The plugin under pytest-xdist. A worker may start together only the questions it will itself run (else
-one would be answered twice), which follows from the distribution mode the controller hands it: under
-`load` and `worksteal` only an item and the next one. What it ships back is converted here alone:
-execnet carries plain values only, and a result travels as one JSON text (execnet serialises nested
-dicts object by object in Python, a string at once)."""
+"""The plugin under pytest-xdist: this process's role (plain, controller or worker) and what a worker
+does. A worker may start together only the questions it will itself run (else one would be answered
+twice), which follows from the distribution mode the controller hands it: under `load` and `worksteal`
+only an item and the next one. What it ships back is converted here alone: execnet carries plain
+values only, and a result travels as one JSON text (execnet serialises nested dicts object by object
+in Python, a string at once)."""
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +27,34 @@ SHIPMENT_KEY = "graphrag_shipment"
 RESULT_ATTR = "graphrag_result"
 ORDER_ATTR = "graphrag_order"
 RESPONSE_ATTR = "graphrag_response"
+
+
+class ProcessRole(enum.Enum):
+    """Which part of a run this pytest process plays, decided once in `pytest_configure` and passed on,
+    so nothing else asks xdist."""
+
+    PLAIN = "plain"
+    CONTROLLER = "controller"
+    WORKER = "worker"
+
+    @classmethod
+    def of(cls, config: pytest.Config) -> ProcessRole:
+        if hasattr(config, "workerinput"):
+            return cls.WORKER
+        if getattr(config.option, "numprocesses", None):
+            return cls.CONTROLLER
+        return cls.PLAIN
+
+    @property
+    def scores(self) -> bool:
+        """Whether this process answers and scores questions (an xdist controller only collects theirs)."""
+        return self is not ProcessRole.CONTROLLER
+
+
+def worker_count(config: pytest.Config) -> int:
+    """How many xdist workers share the run (1 outside xdist): each gets that share of a judge budget."""
+    workerinput = getattr(config, "workerinput", None)
+    return int((workerinput or {}).get("workercount", 1) or 1)
 
 
 def dist_mode(config: pytest.Config) -> str:

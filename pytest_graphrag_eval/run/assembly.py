@@ -19,8 +19,7 @@ from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match, make_context
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.run.configuration import RunConfiguration
-from pytest_graphrag_eval.run.dry_run import StandInAgent
-from pytest_graphrag_eval.run.judge_batch import RememberedSource
+from pytest_graphrag_eval.run.passes import RememberedSource, StandInAgent
 from pytest_graphrag_eval.run.runner import (
     AgentCall,
     BackgroundRunner,

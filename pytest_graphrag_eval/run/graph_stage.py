@@ -292,8 +292,6 @@ def _graph_change_warning(baseline_report: Any, current: dict[str, Any] | None) 
     if baseline_report is None:
         return ()
     baseline = baseline_report.get("metadata", {}).get("graph")
-    if not isinstance(baseline, dict) and current is None:
-        return ()
     before = _graph_name(baseline) if isinstance(baseline, dict) else None
     after = _graph_name(current) if current is not None else None
     if before == after:
