@@ -17,7 +17,7 @@ from pytest_graphrag_eval.history.store import open_history
 
 WRITER = """
 import json, sys
-from pytest_graphrag_eval.run.recording import record_finished_run
+from pytest_graphrag_eval.run.run_history import record_finished_run
 url, reports = sys.argv[1], json.load(open(sys.argv[2]))
 for key, report in reports:
     outcome = record_finished_run(url, report, run_key=key, environ={})

@@ -27,7 +27,7 @@ from pytest_graphrag_eval.history.store import open_history
 RECORDER = """
 import json, sys
 from pytest_graphrag_eval.history import backends
-from pytest_graphrag_eval.run.recording import record_finished_run
+from pytest_graphrag_eval.run.run_history import record_finished_run
 backends.WAIT_SEC = 1.0
 url, report = sys.argv[1], json.load(open(sys.argv[2]))
 outcome = record_finished_run(url, report, run_key="after-the-frozen-one", environ={})
@@ -160,7 +160,7 @@ def test_a_listing_cut_short_by_its_reader_ends_quietly(tmp_path: Path) -> None:
 
 FULL_DISK = """
 import json, resource, signal, sys
-from pytest_graphrag_eval.run.recording import record_finished_run
+from pytest_graphrag_eval.run.run_history import record_finished_run
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails as on a full disk
 url, report = sys.argv[1], json.load(open(sys.argv[2]))
 limit = int(sys.argv[3])

@@ -42,7 +42,8 @@ class OptionSpec:
 
     flag: str
     help: str
-    ini: str | None = None
+    ini: str | None = ""
+    """Its ini key: by default the flag's name (`--graphrag-report`: `graphrag_report`); None: none."""
     action: str = "store"
     choices: tuple[str, ...] | None = None
     metavar: str | None = None
@@ -54,6 +55,10 @@ class OptionSpec:
     """The `RunConfiguration` field of the merged value when it is not named after the flag."""
     file_key: str | None = None
     """The judge setting's name in `JudgeOptions`, so also in the answers config file (None: no file key)."""
+
+    def __post_init__(self) -> None:
+        if self.ini == "":
+            object.__setattr__(self, "ini", self.dest)
 
     @property
     def dest(self) -> str:
@@ -96,7 +101,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-corpus",
         "Reference-corpus YAML file or folder to collect as test items (repeatable).",
-        ini="graphrag_corpus",
         action="append",
         metavar="PATH",
         parse=P.paths,
@@ -106,7 +110,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-responses",
         "Replay agent responses from this JSON/JSONL file instead of calling the agent hook.",
-        ini="graphrag_responses",
         metavar="PATH",
         parse=P.path,
         setting_name="responses_path",
@@ -114,7 +117,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-responses-format",
         "Its format if not detected (e.g. otlp).",
-        ini="graphrag_responses_format",
         metavar="FORMAT",
         choices=RESPONSE_FORMATS,
         default="auto",
@@ -122,7 +124,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-question-attribute",
         "Span attribute with a trace's question id.",
-        ini="graphrag_question_attribute",
         metavar="NAME",
         default=QUESTION_ID_ATTRIBUTE,
         setting_name="trace_question_attribute",
@@ -141,6 +142,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-record",
         "Write the live agent responses to this JSONL file (the replay format).",
+        ini=None,
         metavar="PATH",
         parse=P.path,
         setting_name="record_path",
@@ -170,7 +172,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-report",
         "Write the JSON report (results, aggregates, gates, metadata) to this path.",
-        ini="graphrag_report",
         metavar="PATH",
         parse=P.path,
         setting_name="report_path",
@@ -179,14 +180,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-baseline",
         "Compare with the JSON report of an earlier run (e.g. main's), or a run of the history: "
         "history:last, history:last-passed, history:BRANCH; regressions, deltas, gates on change.",
-        ini="graphrag_baseline",
         metavar="PATH",
         parse=P.baseline,
     ),
     OptionSpec(
         "--graphrag-confidence",
         "Confidence level of the baseline comparison's intervals, in percent (default 95).",
-        ini="graphrag_confidence",
         metavar="PERCENT",
         parse=P.percent,
         default=DEFAULT_CONFIDENCE,
@@ -194,7 +193,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-resamples",
         "Bootstrap resamples of the baseline comparison (default 2000; seeded, so runs repeat exactly).",
-        ini="graphrag_resamples",
         metavar="N",
         parse=P.whole_number(1, MAX_RESAMPLES),
         default=DEFAULT_RESAMPLES,
@@ -202,7 +200,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-agent-repeats",
         "Ask the agent K times per question (pass@k, pass^k, flaky questions; default 1).",
-        ini="graphrag_agent_repeats",
         metavar="K",
         parse=P.whole_number(1, MAX_REPEATS),
         default=1,
@@ -210,14 +207,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-repeat-policy",
         "With repeats, an item passes when all (default), any or a majority of its attempts pass.",
-        ini="graphrag_repeat_policy",
         choices=POLICIES,
         default="all",
     ),
     OptionSpec(
         "--graphrag-html",
         "Write one self-contained HTML report (no network needed to open it) to this path.",
-        ini="graphrag_html",
         metavar="PATH",
         parse=P.path,
         setting_name="html_path",
@@ -225,7 +220,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-markdown",
         "Write a GitHub-flavoured Markdown summary (e.g. $GITHUB_STEP_SUMMARY) to this path.",
-        ini="graphrag_markdown",
         metavar="PATH",
         parse=P.path,
         setting_name="markdown_path",
@@ -234,7 +228,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-judge-labels",
         "Calibrate the judge first: judge the answers people labelled in this file (YAML or JSONL) and "
         "report its agreement with them; gate it with judge:METRIC.kappa>=X.",
-        ini="graphrag_judge_labels",
         metavar="PATH",
         parse=P.path,
         setting_name="judge_labels_path",
@@ -243,7 +236,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-reviews",
         "Reviewers' verdicts (YAML or JSONL): each decides its question while the agent gives the "
         "answer it reviewed, and lapses when the answer changes; reviews also serve as labels.",
-        ini="graphrag_reviews",
         metavar="PATH",
         parse=P.path,
         setting_name="reviews_path",
@@ -251,7 +243,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-review-queue",
         "Write the questions most worth a person's look to this path: Markdown, or CSV when it ends in .csv.",
-        ini="graphrag_review_queue",
         metavar="PATH",
         parse=P.path,
         setting_name="review_queue_path",
@@ -259,14 +250,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-steps-scope",
         "Which reference step groups steps_score covers: last_group (default) or all_groups.",
-        ini="graphrag_steps_scope",
         choices=STEPS_SCOPES,
         default="last_group",
     ),
     OptionSpec(
         "--graphrag-agent-concurrency",
         "How many questions the live agent hook answers at once (default 4).",
-        ini="graphrag_agent_concurrency",
         metavar="N",
         parse=P.whole_number(1, MAX_CONCURRENCY),
         default=DEFAULT_AGENT_CONCURRENCY,
@@ -275,42 +264,36 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-agent-timeout",
         "Seconds the live agent hook may take per question; a slower answer is an agent error "
         "for that question (default: no limit).",
-        ini="graphrag_agent_timeout",
         metavar="SECONDS",
         parse=P.seconds,
     ),
     OptionSpec(
         "--graphrag-judge",
         "Answer judge: none (default), lexical (offline claims matching) or llm.",
-        ini="graphrag_judge",
         choices=JUDGES,
         file_key="judge",
     ),
     OptionSpec(
         "--graphrag-judge-model",
         "Chat model of the LLM judge (default gpt-4o-mini).",
-        ini="graphrag_judge_model",
         metavar="MODEL",
         file_key="judge_model",
     ),
     OptionSpec(
         "--graphrag-embedding-model",
         "Embedding model for answer relevance (default text-embedding-3-small).",
-        ini="graphrag_embedding_model",
         metavar="MODEL",
         file_key="embedding_model",
     ),
     OptionSpec(
         "--graphrag-relevance",
         "Also compute RAGAS-style answer relevance with the LLM judge.",
-        ini="graphrag_relevance",
         action="store_true",
         file_key="relevance",
     ),
     OptionSpec(
         "--graphrag-judge-repeats",
         "Judge each answer k times and report mean and spread (default 1).",
-        ini="graphrag_judge_repeats",
         metavar="K",
         parse=P.whole_number(1, MAX_REPEATS),
         file_key="repeats",
@@ -318,7 +301,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-correctness-prompt",
         "File replacing the answer-correctness prompt ({question}, {reference_answer}, {actual_answer}).",
-        ini="graphrag_correctness_prompt",
         metavar="PATH",
         parse=P.path,
         file_key="correctness_prompt",
@@ -326,14 +308,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-answers-config",
         "YAML file of further answer-metric settings (relevance backend, custom metrics, ...).",
-        ini="graphrag_answers_config",
         metavar="PATH",
         parse=P.path,
     ),
     OptionSpec(
         "--graphrag-concurrency",
         "Maximum LLM requests in flight per process (default 8).",
-        ini="graphrag_concurrency",
         metavar="N",
         parse=P.whole_number(1, MAX_CONCURRENCY),
         file_key="concurrency",
@@ -341,7 +321,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-cache-dir",
         "Folder of the on-disk judge cache (default .graphrag-cache under the rootdir).",
-        ini="graphrag_cache_dir",
         metavar="PATH",
         parse=P.path,
         file_key="cache_dir",
@@ -349,19 +328,20 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-sparql-endpoint",
         "The knowledge graph: an RDF file or folder, or an http(s) SPARQL endpoint URL.",
-        ini="graphrag_sparql_endpoint",
         metavar="PATH_OR_URL",
         parse=P.path_or_url,
     ),
     OptionSpec(
         "--graphrag-check-references",
         "Run every reference query on the graph; report the stale stored outputs.",
+        ini=None,
         action="store_true",
         default=False,
     ),
     OptionSpec(
         "--graphrag-update-references",
         "Rewrite stale (and fill missing) reference outputs in the corpus files.",
+        ini=None,
         action="store_true",
         default=False,
     ),
@@ -369,32 +349,27 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-graph-coverage",
         "Show the graph's classes and properties no reference query names (two queries over the whole "
         "graph, once per run).",
-        ini="graphrag_graph_coverage",
         action="store_true",
         default=False,
     ),
     OptionSpec(
         "--graphrag-execute",
         "Run live on the graph: the reference queries, the recorded agent queries, or both.",
-        ini="graphrag_execute",
         choices=EXECUTE_MODES,
     ),
     OptionSpec(
         "--graphrag-sparql-base-iri",
         "Base IRI for relative IRIs in the RDF files (default: each file's own file: URI).",
-        ini="graphrag_sparql_base_iri",
         metavar="IRI",
     ),
     OptionSpec(
         "--graphrag-sparql-service",
         "Endpoint IRIs a SERVICE clause may call (comma-separated), or all (default: none is run).",
-        ini="graphrag_sparql_service",
         metavar="IRIS",
     ),
     OptionSpec(
         "--graphrag-sparql-timeout",
         "Seconds per query to an http(s) endpoint (default 30).",
-        ini="graphrag_sparql_timeout",
         metavar="SECONDS",
         parse=P.seconds,
         default=30.0,
@@ -402,7 +377,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-sparql-concurrency",
         "SPARQL queries in flight per process (default 8).",
-        ini="graphrag_sparql_concurrency",
         metavar="N",
         parse=P.whole_number(1, MAX_CONCURRENCY),
         default=8,
@@ -410,6 +384,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-no-cache",
         "Neither read nor write the judge cache.",
+        ini=None,
         action="store_true",
         parse=P.no,
         file_key="use_cache",
@@ -417,6 +392,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-cache-clear",
         "Delete the judge cache before the run.",
+        ini=None,
         action="store_true",
         default=False,
         setting_name="clear_cache",
@@ -425,19 +401,20 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-cache-only",
         "Judge from the cache only, connecting nowhere; a question with a judge call missing from the "
         "cache is not_evaluated, and the run fails.",
+        ini=None,
         action="store_true",
         file_key="cache_only",
     ),
     OptionSpec(
         "--graphrag-dry-run",
         "Print the calls, tokens and cost the run would make; call nothing.",
+        ini=None,
         action="store_true",
         file_key="dry_run",
     ),
     OptionSpec(
         "--graphrag-judge-batch",
         "Send the judge calls the cache misses through the OpenAI Batch API (half price, slower).",
-        ini="graphrag_judge_batch",
         action="store_true",
         file_key="batch",
     ),
@@ -445,7 +422,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-max-cost",
         "Judge budget in USD; unscored questions are not_evaluated. Each request reserves its estimated "
         "cost while in flight, so the spend ends at most one request's estimate above the budget.",
-        ini="graphrag_max_cost",
         metavar="USD",
         parse=P.limit(float, "a number of USD"),
         file_key="max_cost_usd",
@@ -453,7 +429,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-max-calls",
         "Judge budget in requests.",
-        ini="graphrag_max_calls",
         metavar="N",
         parse=P.limit(int, "a whole number of calls"),
         file_key="max_calls",
@@ -461,6 +436,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-shard",
         "Run shard K of N (e.g. 2/3); merge the shard reports with graphrag-eval-merge.",
+        ini=None,
         metavar="K/N",
         parse=P.shard,
     ),
@@ -468,7 +444,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-history",
         "Record the run in this history: an SQLite file (path or sqlite:///PATH) or "
         "postgresql://USER@HOST/DB (password from PGPASSWORD). Read it with graphrag-eval-history.",
-        ini="graphrag_history",
         metavar="URL",
         parse=P.history_url,
         setting_name="history_url",
@@ -476,14 +451,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-history-required",
         "Fail the run when it cannot be recorded in the history (default: say so and carry on).",
-        ini="graphrag_history_required",
         action="store_true",
         default=False,
     ),
     OptionSpec(
         "--graphrag-flaky-runs",
         "With a history, look for flaky questions in the last N runs, this one included (default 10).",
-        ini="graphrag_flaky_runs",
         metavar="N",
         parse=P.whole_number(1, MAX_HISTORY_WINDOW),
         default=DEFAULT_FLAKY_RUNS,
@@ -492,7 +465,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-flaky-flips",
         "A question is flaky when its outcome flipped K times in those runs, or passed and failed on one "
         "commit (default 2).",
-        ini="graphrag_flaky_flips",
         metavar="K",
         parse=P.whole_number(1, MAX_HISTORY_WINDOW),
         default=DEFAULT_FLAKY_FLIPS,
@@ -500,6 +472,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-history-run-key",
         "The run's key in the history (default: new; in CI, shards share the CI run's).",
+        ini=None,
         metavar="KEY",
     ),
 )

@@ -11,14 +11,11 @@ from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.plugin import hookspecs
 from pytest_graphrag_eval.plugin.detached_paths import check_config_detached_values
 from pytest_graphrag_eval.plugin.items import CorpusFile, corpus_file_for
-from pytest_graphrag_eval.plugin.option_values import add_options
 from pytest_graphrag_eval.plugin.other_plugins import OtherReports
-from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.session import GraphragSession
-from pytest_graphrag_eval.plugin.settings import PluginSettings
-from pytest_graphrag_eval.plugin.startup_checks import check_startup
+from pytest_graphrag_eval.plugin.settings import PluginSettings, add_options
 from pytest_graphrag_eval.plugin.summary_interrupt import SummaryInterruptNote
-from pytest_graphrag_eval.plugin.xdist_batches import XdistController
+from pytest_graphrag_eval.plugin.xdist_workers import ProcessRole, XdistController
 from pytest_graphrag_eval.run.assembly import NO_RESPONSES
 
 SESSION_PLUGIN_NAME = "graphrag-eval-session"
@@ -39,7 +36,6 @@ def pytest_configure(config: pytest.Config) -> None:
         if role is not ProcessRole.WORKER:  # a worker's command line is the one xdist made for it
             check_config_detached_values(config)
         settings = PluginSettings.from_config(config, role)
-        check_startup(settings)
         session = GraphragSession(config, settings, role)
     except GraphragEvalError as error:
         raise pytest.UsageError(str(error)) from None

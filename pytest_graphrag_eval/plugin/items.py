@@ -1,23 +1,54 @@
 """pytest collection nodes: a corpus file, its templates, and one item per question, with node ids
-`corpus.yaml::<template_id>::<question_id>` so `-k`, `--lf` and `--deselect` address questions."""
+`corpus.yaml::<template_id>::<question_id>` so `-k`, `--lf` and `--deselect` address questions; and a
+question item's record for the report: an item cut before its result existed (pytest-timeout, Ctrl-C)
+is an agent error with the reason, so it counts in the aggregates and gates instead of vanishing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
 from pytest_graphrag_eval.aggregates import is_metric_value
+from pytest_graphrag_eval.compare.hashing import content_hash
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question, Template, load_corpus
 from pytest_graphrag_eval.errors import CorpusError, GraphragEvalError, SourceLocation
+from pytest_graphrag_eval.evaluation import base_result
+from pytest_graphrag_eval.formats.json_types import JsonObject, Order
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
-from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
-from pytest_graphrag_eval.gates.verdict import Attempt, judge_question
+from pytest_graphrag_eval.gates.thresholds import ThresholdCheck, ThresholdResolver
+from pytest_graphrag_eval.gates.verdict import Attempt, failure_lines, judge_question
 from pytest_graphrag_eval.llm.limits import not_evaluated_reason
-from pytest_graphrag_eval.plugin.session_key import SESSION_KEY, ItemSession
+from pytest_graphrag_eval.plugin.settings import PluginSettings
 from pytest_graphrag_eval.report.failure_report import printable, verdict_failure
+from pytest_graphrag_eval.report.json_report import ResultCollector
+from pytest_graphrag_eval.run.judging import Judging
+from pytest_graphrag_eval.run.runner import AnsweredQuestion, QuestionRunner
+
+
+class ItemSession(Protocol):
+    """What the nodes use of the run's session (`session.py`, which imports this module, sets the key)."""
+
+    settings: PluginSettings
+    thresholds: ThresholdResolver
+    baseline: JsonObject | None
+    baseline_name: str | None
+    baseline_results: dict[str, JsonObject]  # each question's result in the baseline run, by id
+    judging: Judging  # the reviews that decide questions' answers
+
+    @property
+    def references_only(self) -> bool: ...
+
+    def register_corpus(self, corpus: Corpus, path: Path) -> CorpusRules: ...
+
+    def outcome_for(self, question: Question, *, rerun: bool = False) -> AnsweredQuestion: ...
+
+    def is_corpus_file(self, path: Path) -> bool: ...
+
+
+SESSION_KEY: pytest.StashKey[ItemSession] = pytest.StashKey()
 
 
 class QuestionFailed(Exception):
@@ -184,3 +215,72 @@ def corpus_file_for(parent: pytest.Collector, file_path: Path) -> CorpusFile | N
     if session is None or not session.is_corpus_file(file_path):
         return None
     return CorpusFile.from_parent(parent, path=file_path)
+
+
+def question_record(
+    result: Mapping[str, object], *, nodeid: str, outcome: str, checks: Sequence[ThresholdCheck]
+) -> dict[str, Any]:
+    """A question's result plus its verdict, as the report and later baselines keep it."""
+    return {
+        **result,
+        "nodeid": nodeid,
+        "outcome": outcome,
+        "content_hash": content_hash(result),
+        "thresholds": [check.to_dict() for check in checks],
+        "failures": failure_lines(result, checks),
+    }
+
+
+def item_outcome(report: pytest.TestReport) -> str:
+    """The pytest outcome as people say it: xfail and xpass are told apart from skip and pass."""
+    if hasattr(report, "wasxfail"):
+        return "xpassed" if report.passed else "xfailed"
+    return report.outcome
+
+
+def question_report_record(item: QuestionItem, report: pytest.TestReport) -> JsonObject:
+    """The question's result plus what pytest decided about it, for the report and baselines."""
+    assert item.result is not None
+    outcome = "not_evaluated" if item.not_evaluated else item_outcome(report)
+    return question_record(item.result, nodeid=item.nodeid, outcome=outcome, checks=item.checks)
+
+
+def numbered_attempts(responses: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What a recording keeps of one question: its response, or every attempt numbered from 1."""
+    if len(responses) == 1:
+        return {"responses": list(responses)}
+    return {"responses": [{**response, "attempt": number} for number, response in enumerate(responses, 1)]}
+
+
+def cut_reason(when: str, excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    """Why an item ended before its question had a result, in one line naming what cut it."""
+    error = excinfo.value
+    message = str(getattr(error, "msg", None) or error).strip().splitlines()
+    first = printable(message[0]) if message else ""
+    kind = type(error).__name__
+    where = "while its item ran" if when == "call" else f"in the item's {when}"
+    return f"the question was cut before it was scored ({kind} {where}){': ' + first if first else ''}"
+
+
+def cut_question_record(item: QuestionItem, reason: str, outcome: str = "failed") -> JsonObject:
+    """The report record of a question whose item was cut: an agent error with `reason`."""
+    result = {**base_result(item.question, None), "error": reason}
+    return question_record(result, nodeid=item.nodeid, outcome=outcome, checks=[])
+
+
+def collect_finished_unreported(
+    session: pytest.Session,
+    runner: QuestionRunner,
+    collector: ResultCollector,
+    order_of: Callable[[QuestionItem], Order],
+) -> None:
+    """After Ctrl-C: finished questions whose items never reported still go in the report."""
+    finished = runner.finished()
+    for item in session.items:
+        if not isinstance(item, QuestionItem):
+            continue
+        outcome = finished.get(item.question.question_id)
+        order = order_of(item)
+        if outcome is not None and outcome.result is not None and order not in collector.results:
+            record = question_record(outcome.result, nodeid=item.nodeid, outcome="interrupted", checks=[])
+            collector.add(order, {**record, "failures": []})  # scored, but its verdict never came

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.formats.json_types import JsonObject
-from pytest_graphrag_eval.run.judge_batch import RememberedSource, fill_cache_in_batches
+from pytest_graphrag_eval.run.passes import RememberedSource, fill_cache_in_batches
 from pytest_graphrag_eval.run.runner import BackgroundRunner, QuestionRunner
 
 if TYPE_CHECKING:

@@ -17,9 +17,8 @@ from pytest_graphrag_eval.corpus.responses import load_response_attempts
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.formats.json_types import JsonObject
 from pytest_graphrag_eval.gates.model import JUDGE, TREND
-from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.settings import PluginSettings
-from pytest_graphrag_eval.plugin.xdist_batches import GRAPH_STORE_KEY
+from pytest_graphrag_eval.plugin.xdist_workers import GRAPH_STORE_KEY, ProcessRole
 from pytest_graphrag_eval.run.graph_stage import GraphStage, check_graph_location
 from pytest_graphrag_eval.run.run_history import read_history
 

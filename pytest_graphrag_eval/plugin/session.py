@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,11 @@ from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.formats.json_types import JsonObject, Order
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.gates.thresholds import ThresholdResolver
-from pytest_graphrag_eval.plugin import shard_selection, xdist_channel
-from pytest_graphrag_eval.plugin.corpus_registry import CorpusRegistry
-from pytest_graphrag_eval.plugin.item_outcome import (
+from pytest_graphrag_eval.plugin import corpus_registry, xdist_workers
+from pytest_graphrag_eval.plugin.items import (
+    SESSION_KEY,
+    QuestionFailed,
+    QuestionItem,
     collect_finished_unreported,
     cut_question_record,
     cut_reason,
@@ -23,15 +26,11 @@ from pytest_graphrag_eval.plugin.item_outcome import (
     numbered_attempts,
     question_report_record,
 )
-from pytest_graphrag_eval.plugin.items import QuestionFailed, QuestionItem
 from pytest_graphrag_eval.plugin.other_plugins import interplay_lines, rerun_record
-from pytest_graphrag_eval.plugin.process_role import ProcessRole
 from pytest_graphrag_eval.plugin.progress import ProgressLine, judge_in_batches, runner_progress_line
-from pytest_graphrag_eval.plugin.questions_in_run import QuestionsInRun
 from pytest_graphrag_eval.plugin.run_start import new_judge_client, start_run
-from pytest_graphrag_eval.plugin.session_key import SESSION_KEY
 from pytest_graphrag_eval.plugin.settings import PluginSettings
-from pytest_graphrag_eval.plugin.xdist_batches import WorkerBatches, dist_mode
+from pytest_graphrag_eval.plugin.xdist_workers import ProcessRole
 from pytest_graphrag_eval.report.json_report import ResultCollector
 from pytest_graphrag_eval.report.judge_spend import add_process_stats
 from pytest_graphrag_eval.report.judging_summary import calibration_lines
@@ -40,7 +39,6 @@ from pytest_graphrag_eval.report.review_queue import write_review_queue
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report.run_terminal import RunTerminal, write_run_terminal
 from pytest_graphrag_eval.run.assembly import RunAssembly, assemble_run
-from pytest_graphrag_eval.run.dry_run import plan_lines
 from pytest_graphrag_eval.run.end_of_run import CollectedRun, RunOutcome, end_run
 from pytest_graphrag_eval.run.judging import (
     Judging,
@@ -50,6 +48,7 @@ from pytest_graphrag_eval.run.judging import (
     plan_line,
     questions_of,
 )
+from pytest_graphrag_eval.run.passes import plan_lines
 from pytest_graphrag_eval.run.pipeline import WrittenOutputs
 from pytest_graphrag_eval.run.runner import AnsweredQuestion
 
@@ -61,13 +60,43 @@ INTERRUPTED_WRITING = (
 Ctrl-C stops the writing without leaving half a file."""
 
 
+class QuestionsInRun:
+    """Node ids of the question items selected (after every deselection), in collection order, and of
+    those that reported: the rest never ran, because `-x`, `--maxfail` or Ctrl-C stopped the run first."""
+
+    def __init__(self) -> None:
+        self.selected: dict[str, None] = {}  # ordered, each once (every xdist worker sends them all)
+        self.reported: set[str] = set()
+
+    def select(self, nodeids: Iterable[str]) -> None:
+        self.selected.update(dict.fromkeys(nodeids))
+
+    def coverage(
+        self, *, corpus_questions: int, results: Sequence[Mapping[str, object]], stopped: str | None
+    ) -> RunCoverage:
+        """How much of the corpus the run judged; `stopped` is why pytest stopped early, if it did."""
+        in_results = {str(result.get("nodeid")) for result in results}
+        not_run = [  # the question id a node id ends with (`corpus.yaml::template::question`)
+            nodeid.rsplit("::", 1)[-1]
+            for nodeid in self.selected
+            if nodeid not in self.reported and nodeid not in in_results
+        ]
+        return RunCoverage(
+            corpus_questions=max(corpus_questions, len(results)),
+            selected_questions=len(self.selected),
+            judged_questions=len(results),
+            not_run=tuple(not_run),
+            stopped=stopped if not_run else None,
+        )
+
+
 class GraphragSession:
     """Hooks and state for one pytest process."""
 
     def __init__(self, config: pytest.Config, settings: PluginSettings, role: ProcessRole):
         self.config, self.settings, self.role = config, settings, role
-        self.corpus = CorpusRegistry(settings.corpus_paths)
-        self.shard = shard_selection.select_shard(config, settings)
+        self.corpus = corpus_registry.CorpusRegistry(settings.corpus_paths)
+        self.shard = corpus_registry.select_shard(config, settings)
         self.reported: set[Order] = set()  # corpus order of every question item that ran
         self.questions = QuestionsInRun()  # the question items selected, and those that reported
         self.coverage: RunCoverage | None = None  # how much of the corpus the run judged, at its end
@@ -79,7 +108,7 @@ class GraphragSession:
         self.baseline_results = start.baseline_results
         self.responses, self.judge, self.graph = start.responses, start.judge, start.graph
         self.assembly: RunAssembly | None = None
-        self.worker_batches: WorkerBatches | None = None
+        self.worker_batches: xdist_workers.WorkerBatches | None = None
         self.started = time.time()
         self.interrupted = False
         self.worker_warnings: list[str] = []
@@ -116,7 +145,7 @@ class GraphragSession:
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """With --graphrag-shard K/N, keep this shard's questions only."""
-        shard_selection.deselect_other_shards(config, items, self.shard, self.corpus.corpora.values())
+        corpus_registry.deselect_other_shards(config, items, self.shard, self.corpus.corpora.values())
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -138,7 +167,7 @@ class GraphragSession:
             if self.judging.calibrates and self.role is ProcessRole.PLAIN:
                 self._calibrate()
             if self.role is ProcessRole.WORKER:
-                self.worker_batches = WorkerBatches(items, dist_mode(self.config))
+                self.worker_batches = xdist_workers.WorkerBatches(items, xdist_workers.dist_mode(self.config))
             elif self.graph is not None:  # one process runs them all: check every reference up front
                 self.graph.prefetch(item.question for item in items)
         except GraphragEvalError as error:
@@ -258,7 +287,7 @@ class GraphragSession:
         if record is None and call.when != "call":
             return  # a setup that passed: the call reports the question
         live = item.responses and self.assembly is not None and self.assembly.runner.live
-        xdist_channel.put_on_report(
+        xdist_workers.put_on_report(
             report,
             self.corpus.order_of(item),
             record,
@@ -296,7 +325,7 @@ class GraphragSession:
             self.graph_lines = [(str(session.shouldstop), "red")]
         if self.role is ProcessRole.WORKER or report.when == "teardown":
             return
-        reported = xdist_channel.taken_from_report(report)
+        reported = xdist_workers.taken_from_report(report)
         if reported.order is None:
             return  # not a question, or a setup that passed
         self.reported.add(reported.order)
@@ -309,7 +338,7 @@ class GraphragSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """xdist controller: keep what a finished worker shipped (corpus gates, warnings, judge stats)."""
-        shipment = xdist_channel.received_shipment(node, known=self.corpus.shipped.keys())
+        shipment = xdist_workers.received_shipment(node, known=self.corpus.shipped.keys())
         if shipment is None:
             return
         self.corpus.receive(shipment.corpus_files)
@@ -347,9 +376,9 @@ class GraphragSession:
                 )
             self.assembly.runner.close()
         if self.role is ProcessRole.WORKER:
-            xdist_channel.ship_shipment(
+            xdist_workers.ship_shipment(
                 self.config,
-                xdist_channel.WorkerShipment(
+                xdist_workers.WorkerShipment(
                     dict(self.corpus.shipped),
                     list(self.assembly.responses_check.warnings) if self.assembly else [],
                     self.judge.stats.as_dict() if self.judge is not None else None,
@@ -417,7 +446,7 @@ class GraphragSession:
             results,
             baseline_results=self.baseline_results,
             warnings=self._warnings(),
-            shard_line=shard_selection.shard_note(self.shard, len(self.collector.results)),
+            shard_line=corpus_registry.shard_note(self.shard, len(self.collector.results)),
             dry_run_lines=self.dry_run_lines,
             lines=[*self.graph_lines, *interplay_lines(self.config, results, gated=gated)],
             current_folder=Path(self.config.invocation_params.dir),

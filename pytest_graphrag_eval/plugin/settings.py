@@ -1,20 +1,124 @@
-"""The plugin's resolved configuration, built once per process from the options table; it keeps
-resolved values only, so a reader cannot pick a raw layer by mistake."""
+"""The plugin's settings: the declared options registered with pytest, each layer parsed once (paths made
+absolute against the layer's folder) and merged by its rule, the judge settings resolved by
+`answers.judge_settings` (the answers config file between the ini file and the defaults), and the
+combinations and paths that cannot work refused at start-up, before any agent or judge call. Built
+once per process; it keeps resolved values only, so a reader cannot pick a raw layer by mistake."""
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, first_set, resolve_judge_settings
 from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.options.declarations import OPTION_BY_DEST
-from pytest_graphrag_eval.plugin.option_values import OptionLayers, judge_layers, merge_layers, read_layers
-from pytest_graphrag_eval.plugin.process_role import ProcessRole, worker_count
+from pytest_graphrag_eval.history.locations import resolve_history_url
+from pytest_graphrag_eval.options import parsers as P
+from pytest_graphrag_eval.options.declarations import OPTION_BY_DEST, OPTIONS, OptionSpec
+from pytest_graphrag_eval.options.parsers import HISTORY_PREFIX
+from pytest_graphrag_eval.plugin.xdist_workers import ProcessRole, worker_count
 from pytest_graphrag_eval.run.configuration import RunConfiguration
+
+_AS_GIVEN_OR_PATH = (P.path_or_url, P.baseline)
+CORPUS_SUFFIXES = (".yaml", ".yml")
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register every option and ini key under one `graphrag-eval` group; parsing is ours (`parse`),
+    so a bad value reads the same from the command line and the ini file."""
+    group = parser.getgroup("graphrag-eval", "question-answering regression tests (pytest-graphrag-eval)")
+    for spec in OPTIONS:
+        takes_value = spec.action in ("store", "append")
+        shape = {"default": None, "metavar": spec.shown_metavar} if takes_value else {"default": False}
+        group.addoption(spec.flag, dest=spec.dest, help=spec.help, action=spec.action, **shape)
+        if spec.ini:
+            parser.addini(spec.ini, help=spec.help, type=spec.ini_type)
+
+
+@dataclass(frozen=True)
+class OptionLayers:
+    """Each setting's checked value in each layer, by `dest`; a layer that does not set it has no entry."""
+
+    cli: Mapping[str, object]
+    ini: Mapping[str, object]
+
+    def given(self, dest: str) -> bool:
+        return dest in self.cli or dest in self.ini
+
+
+def read_layers(config: pytest.Config) -> OptionLayers:
+    """Parse every setting the command line and the ini file set (a bad value is a ConfigurationError)."""
+    invocation_dir = Path(config.invocation_params.dir)
+    ini_dir = Path(config.inipath).parent if config.inipath else invocation_dir
+    cli: dict[str, object] = {}
+    ini: dict[str, object] = {}
+    for spec in OPTIONS:
+        value = config.getoption(spec.dest)
+        raw = None if value in (None, False, []) else _absolute(spec, value, invocation_dir)
+        if raw is not None:
+            cli[spec.dest] = spec.parse_layer(raw, "cli")
+        value = config.getini(spec.ini) if spec.ini else None
+        raw = None if value in ("", [], False, None) else _absolute(spec, value, ini_dir)
+        if raw is not None:
+            ini[spec.dest] = spec.parse_layer(raw, "ini")
+    return OptionLayers(cli, ini)
+
+
+def merge_layers(layers: OptionLayers) -> dict[str, object]:
+    """Every setting without a file key, merged by its rule over its default, by `PluginSettings` field."""
+    merged: dict[str, object] = {}
+    for spec in OPTIONS:
+        if spec.setting is None:
+            continue
+        present: list[Any] = [layer[spec.dest] for layer in (layers.cli, layers.ini) if spec.dest in layer]
+        if not present:
+            merged[spec.setting] = spec.default
+        elif spec.merge == "per_key":
+            merged[spec.setting] = {key: value for layer in reversed(present) for key, value in layer.items()}
+        elif spec.merge == "concat":
+            merged[spec.setting] = tuple(item for layer in reversed(present) for item in layer)
+        else:
+            merged[spec.setting] = present[0]
+    return merged
+
+
+def judge_layers(layers: OptionLayers) -> list[JudgeOptions]:
+    """The judge settings of the command line, then of the ini file, for `resolve_judge_settings`."""
+    return [
+        JudgeOptions(
+            **{spec.file_key: layer[spec.dest] for spec in OPTIONS if spec.file_key and spec.dest in layer}  # type: ignore[arg-type]
+        )
+        for layer in (layers.cli, layers.ini)
+    ]
+
+
+def _absolute(spec: OptionSpec, value: Any, base: Path) -> P.RawValue | None:
+    """A layer's value, its paths made absolute against `base` (the invocation folder, or the ini file's,
+    against which pytest made a `paths` ini value absolute already); None when it is blank."""
+    if spec.parse is P.path:
+        return Path(value[0]) if isinstance(value, list) else base / str(value)
+    if spec.parse is P.paths:
+        return [base / str(item) for item in value]
+    if spec.parse is P.history_url:
+        return resolve_history_url(str(value), base) or None
+    if spec.parse in _AS_GIVEN_OR_PATH:
+        return _path_or_url(str(value), base)
+    return value  # type: ignore[no-any-return]
+
+
+def _path_or_url(text: str, base: Path) -> str | None:
+    """A URL or `history:REF` as given, a path against `base`; blank is unset."""
+    text = text.strip()
+    if not text:
+        return None
+    return text if "://" in text or text.startswith(HISTORY_PREFIX) else str(base / text)
+
 
 # Judge settings that only the LLM judge uses: given while no LLM judges anything, they would be
 # ignored without a word (checked when the run knows whether anything needs the LLM).
@@ -70,6 +174,22 @@ class PluginSettings(RunConfiguration):
             raise ConfigurationError(
                 "--graphrag-judge-batch sends the run's judge calls from one process: drop -n"
             )
+        self._check_paths()
+
+    def _check_paths(self) -> None:
+        """Corpus and output paths that would only fail at the run's end, after its agent and judge calls."""
+        for path in self.corpus_paths:
+            check_corpus_path(path)
+        outputs = (
+            ("graphrag_report", self.report_path),
+            ("graphrag_record", self.record_path),
+            ("graphrag_markdown", self.markdown_path),
+            ("graphrag_html", self.html_path),
+            ("graphrag_review_queue", self.review_queue_path),
+        )
+        for dest, output in outputs:
+            if output is not None and (problem := output_path_problem(output)):
+                raise ConfigurationError(f"{OPTION_BY_DEST[dest].label} {output}: {problem}")
 
     def check_llm_only_options(self, llm_judges: bool) -> None:
         """A judge setting that cannot take effect is a usage error, never ignored without a word."""
@@ -149,3 +269,32 @@ def _llm_only_given(layers: OptionLayers) -> tuple[str, ...]:
         for dest in LLM_ONLY_OPTIONS
         if layers.given(dest)
     )
+
+
+def check_corpus_path(path: Path) -> None:
+    """A corpus path must exist, and a corpus folder must hold at least one YAML file."""
+    if not path.exists():
+        raise ConfigurationError(f"graphrag corpus path not found: {path}")
+    if path.is_dir() and not any(
+        candidate.suffix in CORPUS_SUFFIXES and candidate.is_file() for candidate in path.rglob("*")
+    ):
+        raise ConfigurationError(
+            f"graphrag corpus folder {path} holds no *.yaml or *.yml file; point --graphrag-corpus "
+            "(or the graphrag_corpus ini key) at the corpus file or the folder that has it"
+        )
+
+
+def output_path_problem(path: Path) -> str | None:
+    """Why a file could not be written at `path` (its folder would be created if missing), or None."""
+    if path.is_dir():
+        return "is a folder; give a file name"
+    existing = next((folder for folder in path.parents if folder.exists()), None)
+    if existing is None:
+        return None
+    if not existing.is_dir():
+        return f"{existing} is a file, so the report's folder cannot be created"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"the folder {existing} is not writable"
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file exists and is not writable"
+    return None

@@ -1,5 +1,6 @@
-"""Which responses a run scores and which runner scores them, decided once per process; errors name the
-file or setting, and the plugin turns them into usage errors."""
+"""Which responses a run scores, with which scorers and contexts, and which runner scores them, decided
+once per process, so that a corpus file's bad setting is a `ConfigurationError` naming it before any
+question runs; the plugin turns such errors into usage errors."""
 
 from __future__ import annotations
 
@@ -9,16 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_graphrag_eval.adapters.tool_names import tool_names_setting
 from pytest_graphrag_eval.compare.repeats import replay_warnings
-from pytest_graphrag_eval.corpus.reference_corpus import Corpus
+from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question
 from pytest_graphrag_eval.corpus.response_records import ResponseRecord
 from pytest_graphrag_eval.corpus.responses import key_by_corpus
 from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
-from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match
+from pytest_graphrag_eval.evaluation import ResponsesCheck, check_responses_match, make_context
 from pytest_graphrag_eval.gates.corpus_rules import CorpusRules
 from pytest_graphrag_eval.run.configuration import RunConfiguration
-from pytest_graphrag_eval.run.dry_run import StandInAgent
-from pytest_graphrag_eval.run.judge_batch import RememberedSource
+from pytest_graphrag_eval.run.passes import RememberedSource, StandInAgent
 from pytest_graphrag_eval.run.runner import (
     AgentCall,
     BackgroundRunner,
@@ -29,10 +30,12 @@ from pytest_graphrag_eval.run.runner import (
     ReplaySource,
     ResponseSource,
 )
-from pytest_graphrag_eval.run.scoring_setup import scoring_setup
+from pytest_graphrag_eval.scorer_factory import build_scorers
+from pytest_graphrag_eval.scoring import ScoringContext
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.llm.client import JudgeClient
+    from pytest_graphrag_eval.llm.judge import Judge
 
 NO_RESPONSES = (
     "pytest-graphrag-eval has no responses to score: pass --graphrag-responses PATH "
@@ -63,6 +66,25 @@ def replay_attempts(
     check = check_responses_match((qid for corpus in corpora for qid in corpus.question_ids()), attempts)
     recorded = {question_id: len(attempts_of) for question_id, attempts_of in attempts.items()}
     return attempts, dataclasses.replace(check, extra_warnings=replay_warnings(recorded, agent_repeats))
+
+
+def scoring_contexts(
+    judge: Judge | None,
+    steps_scope: str,
+    tool_names: Mapping[str, str],
+    rules: Mapping[Path, CorpusRules],
+    corpora: Mapping[Path, Corpus],
+) -> dict[str, ScoringContext]:
+    """Each question's context (by id): one per corpus file, shared by its questions; the options'
+    `tool_names` win over a corpus file's, tool by tool."""
+    contexts: dict[str, ScoringContext] = {}
+    for path, corpus in rules.items():
+        source = f"{corpus.file}: settings"
+        scoring = dict(corpus.scoring)
+        scoring["tool_names"] = {**tool_names_setting(scoring.get("tool_names"), source), **tool_names}
+        context = make_context(steps_scope, judge, scoring, source=source)
+        contexts.update(dict.fromkeys(corpora[path].positions, context))
+    return contexts
 
 
 def assemble_run(
@@ -101,7 +123,12 @@ def assemble_run(
     remembered = None
     if options.llm.batch and not options.llm.dry_run:
         source = remembered = RememberedSource(source)  # the agent is asked once for every pass
-    setup = scoring_setup(options.answers, judge, options.steps_scope, options.tool_names, rules, corpora)
+    contexts = scoring_contexts(judge, options.steps_scope, options.tool_names, rules, corpora)
+    scorers = build_scorers(options.answers, judge)
+
+    def context_for(question: Question) -> ScoringContext:
+        return contexts[question.question_id]
+
     on_close = judge.aclose if judge is not None else None
     # Something to wait on (the agent, a judge) runs in the background; a plain replay inline.
     runner_type = BackgroundRunner if source.live or on_close is not None else InlineRunner
@@ -109,7 +136,7 @@ def assemble_run(
     def make(
         runner: type[QuestionRunner], close: Callable[[], Coroutine[Any, Any, None]] | None
     ) -> QuestionRunner:
-        return runner(source, setup.scorers, setup.context_for, close, options.agent_repeats, prepare)
+        return runner(source, scorers, context_for, close, options.agent_repeats, prepare)
 
     return RunAssembly(
         make(runner_type, on_close),

@@ -20,9 +20,9 @@ from pytest_graphrag_eval.report.json_report import write_recording
 from pytest_graphrag_eval.report.judge_spend import spend_section
 from pytest_graphrag_eval.report.run_coverage import PARTIAL_KEY
 from pytest_graphrag_eval.report_model import JudgeSpend, Outcome, QuestionResult
-from pytest_graphrag_eval.run.graph_run import GraphRun
 from pytest_graphrag_eval.run.pipeline import (
     FinishedRun,
+    GraphRun,
     OutputPaths,
     RunSettings,
     finish_run,
@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # types only: a merge loads no corpus reader, terminal summar
     from pytest_graphrag_eval.report.run_terminal import RunTerminal
     from pytest_graphrag_eval.run.configuration import RunConfiguration
     from pytest_graphrag_eval.run.graph_stage import GraphStage
-    from pytest_graphrag_eval.run.recording import HistoryOutcome
+    from pytest_graphrag_eval.run.run_history import HistoryOutcome
 
 
 @dataclass(frozen=True)
@@ -241,7 +241,7 @@ def conclude_run(
         finished_run, graph, judge_spend, written.written, written.problems, interrupted=interrupted
     )
     if history is not None:
-        from pytest_graphrag_eval.run.recording import record_finished_run  # the store, only for a history
+        from pytest_graphrag_eval.run.run_history import record_finished_run  # the store, only for a history
 
         outcome.history_required = history.required
         outcome.history = record_finished_run(

@@ -9,13 +9,15 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus, Question
 from pytest_graphrag_eval.corpus.reference_steps import step_path
+from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.formats.json_types import JsonObject
 from pytest_graphrag_eval.graph.corpus_update import update_corpus_text
 from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint, rdf_files
 from pytest_graphrag_eval.graph.endpoint import EndpointError, EndpointUnavailable, SparqlEndpoint
@@ -37,12 +39,10 @@ from pytest_graphrag_eval.graph.summary import (
     stale_lines,
 )
 from pytest_graphrag_eval.run.configuration import RunConfiguration
-from pytest_graphrag_eval.run.graph_run import GraphRun
-
-if TYPE_CHECKING:
-    from pytest_graphrag_eval.run.graph_coverage import GraphCoverage
+from pytest_graphrag_eval.run.pipeline import GraphRun
 
 GRAPH_KEY = "graph"
+COVERAGE_SHOWN = 10  # untested terms, and templates, the terminal lists: the reports hold every one
 
 
 class GraphStage:
@@ -204,10 +204,9 @@ def finish_graph_run(
     metadata: dict[str, Any] = {"graph": identity}
     coverage_warnings: tuple[str, ...] = ()
     if settings.graph_coverage:
-        coverage = _cover_graph(settings, stage, root, corpora())
-        metadata.update(coverage.metadata)
-        lines.extend(coverage.lines)
-        coverage_warnings = coverage.warnings
+        coverage, coverage_lines, coverage_warnings = _cover_graph(settings, stage, root, corpora())
+        metadata.update(coverage)
+        lines.extend(coverage_lines)
     failures = 0
     if settings.update_references:
         update_lines, failures = _update_corpus_files(root, results)
@@ -219,16 +218,30 @@ def finish_graph_run(
 
 def _cover_graph(
     settings: RunConfiguration, stage: GraphStage | None, root: Path, corpora: Sequence[Corpus]
-) -> GraphCoverage:
-    """The coverage on the endpoint the run opened, else on one opened for it."""
-    from pytest_graphrag_eval.run.graph_coverage import cover_graph  # imports the HTML report's key
+) -> tuple[JsonObject, list[tuple[str, str]], tuple[str, ...]]:
+    """`--graphrag-graph-coverage`, computed once where the run ends over every question of its corpus
+    files, selected or not (`-k` or a shard does not change what the corpus tests), on the endpoint the
+    run opened, else on one opened for it: the report metadata's section, the terminal lines and the
+    warnings. A graph that cannot answer costs the run a warning, not its verdict."""
+    from pytest_graphrag_eval.generate.coverage import corpus_coverage, coverage_lines, graph_terms
+    from pytest_graphrag_eval.report.html_report.graph_coverage import GRAPH_COVERAGE_KEY
 
     opened = stage if stage is not None else GraphStage(settings, root)
     try:
-        return cover_graph(lambda: opened.endpoint, corpora)
+        terms = graph_terms(opened.endpoint)
+    except GraphragEvalError as error:  # unreachable, refused, timed out, or files that do not load
+        warning = f"the graph's coverage was not computed: {error}"
+        return (
+            {GRAPH_COVERAGE_KEY: {"error": str(error)}},
+            [("", ""), (f"warning: {warning}", "yellow")],
+            (warning,),
+        )
     finally:
         if stage is None:
             opened.close()
+    coverage = corpus_coverage(corpora, terms)
+    lines = coverage_lines(coverage, COVERAGE_SHOWN, templates_shown=COVERAGE_SHOWN)
+    return {GRAPH_COVERAGE_KEY: coverage.to_dict()}, [("", ""), *((line, "") for line in lines)], ()
 
 
 def _references_headline(section: dict[str, Any], identity: dict[str, Any]) -> str:
@@ -279,8 +292,6 @@ def _graph_change_warning(baseline_report: Any, current: dict[str, Any] | None) 
     if baseline_report is None:
         return ()
     baseline = baseline_report.get("metadata", {}).get("graph")
-    if not isinstance(baseline, dict) and current is None:
-        return ()
     before = _graph_name(baseline) if isinstance(baseline, dict) else None
     after = _graph_name(current) if current is not None else None
     if before == after:

@@ -18,14 +18,11 @@ from typing import Any
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
 from pytest_graphrag_eval.compare.comparison import Comparison, compare_documents
-from pytest_graphrag_eval.compare.hashing import content_hash
 from pytest_graphrag_eval.compare.past_runs import Flakiness, PastRun, RunHistory, flaky_questions
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.gates.history_gates import GateHistory
 from pytest_graphrag_eval.gates.model import Gate, GateResult
 from pytest_graphrag_eval.gates.suite_gates import evaluate_gates
-from pytest_graphrag_eval.gates.thresholds import ThresholdCheck
-from pytest_graphrag_eval.gates.verdict import failure_lines
 from pytest_graphrag_eval.graph.summary import add_stale_counts
 from pytest_graphrag_eval.report.history_section import history_section
 from pytest_graphrag_eval.report.json_report import build_document, write_json_atomic
@@ -101,31 +98,23 @@ class FinishedRun:
 
 
 @dataclass(frozen=True)
+class GraphRun:
+    """What the graph adds to a finished run's report."""
+
+    metadata: dict[str, Any] = field(default_factory=dict)
+    references: dict[str, Any] | None = None
+    warnings: tuple[str, ...] = ()
+    lines: tuple[tuple[str, str], ...] = ()  # for the terminal: (text, colour)
+    update_failures: int = 0  # --graphrag-update-references: corpus files or outputs it could not update
+
+
+@dataclass(frozen=True)
 class OutputPaths:
     """Where to write the run's reports (None: not asked for)."""
 
     report: Path | None = None
     markdown: Path | None = None
     html: Path | None = None
-
-
-def question_record(
-    result: Mapping[str, object], *, nodeid: str, outcome: str, checks: Sequence[ThresholdCheck]
-) -> dict[str, Any]:
-    """A question's result plus its verdict, as the report and later baselines keep it."""
-    return {
-        **result,
-        "nodeid": nodeid,
-        "outcome": outcome,
-        "content_hash": content_hash(result),
-        "thresholds": [check.to_dict() for check in checks],
-        "failures": failure_lines(result, checks),
-    }
-
-
-def interrupted_record(result: Mapping[str, object], *, nodeid: str) -> dict[str, Any]:
-    """A question that was scored but whose verdict never came (the run was interrupted)."""
-    return {**question_record(result, nodeid=nodeid, outcome="interrupted", checks=[]), "failures": []}
 
 
 def finish_run(

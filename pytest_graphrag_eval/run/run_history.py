@@ -1,6 +1,8 @@
-"""What a run reads from its history: a baseline, and the earlier runs of its suite (and branch, when it
-has any) for flaky marks and gates. A history that cannot be read costs the run only its history
-gates and a warning; a baseline it cannot give is a usage error before any question runs.
+"""A run and its history: the baseline and the earlier runs of its suite (and branch, when it has any)
+read for flaky marks and gates, and the finished run recorded once its reports are written. A history
+that cannot be read costs the run only its history gates and a warning, one that cannot be written
+only a line saying why (`--graphrag-history-required` decides whether that fails it); a baseline it
+cannot give is a usage error before any question runs.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.history.locations import parse_location
 from pytest_graphrag_eval.history.provenance import RunProvenance, detect_provenance
 from pytest_graphrag_eval.history.records import ABSENT, OUTCOME_NAMES, run_identities, run_inputs
 from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
@@ -135,3 +138,40 @@ def _past_run(summary: RunSummary, outcomes: dict[str, str]) -> PastRun:
         },
         inputs=summary.inputs,
     )
+
+
+@dataclass(frozen=True)
+class HistoryOutcome:
+    recorded: bool
+    line: str  # for the terminal: what was recorded where, or why nothing was
+
+
+def record_finished_run(
+    url: str,
+    report: Mapping[str, Any],
+    *,
+    run_key: str | None,
+    environ: Mapping[str, str],
+    cwd: Path | None = None,
+) -> HistoryOutcome:
+    """Record `report` in the history at `url`; a failure is an outcome with its reason, not an exception."""
+    from pytest_graphrag_eval.run.merge import merge_shard_reports  # not loaded at a plugin's start
+
+    try:
+        display = parse_location(url, environ).display
+        with open_history(url, environ=environ) as store:
+            recorded = store.record_run(
+                report,
+                run_key=run_key,
+                provenance=detect_provenance(environ, cwd),
+                merge_shards=merge_shard_reports,
+            )
+    except HistoryError as error:
+        return HistoryOutcome(False, f"the run was NOT recorded in the history: {error}")
+    if not recorded.complete:
+        return HistoryOutcome(
+            True,
+            f"history: shard {recorded.shards_recorded} of {recorded.shards_expected} of run "
+            f"{recorded.run_key} recorded in {display}; the run is listed once every shard is in",
+        )
+    return HistoryOutcome(True, f"history: recorded run {recorded.run_id} ({recorded.run_key}) in {display}")
