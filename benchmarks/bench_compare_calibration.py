@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 from timing import announce_quick
 
-from pytest_graphrag_eval.compare import PairedSample, paired_changes
 from pytest_graphrag_eval.compare.bootstrap import resample_counts
+from pytest_graphrag_eval.compare.paired import PairedSample, paired_changes
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000

@@ -9,8 +9,10 @@ from compare_support import report, result, same_change
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_graphrag_eval.compare import Classification, MetricChange, compare_reports, load_baseline
+from pytest_graphrag_eval.compare.baseline import load_baseline
+from pytest_graphrag_eval.compare.comparison import compare_reports
 from pytest_graphrag_eval.errors import ConfigurationError, InputError
+from pytest_graphrag_eval.report_model import Classification, MetricChange
 
 METRIC_KEYS = {
     "baseline",

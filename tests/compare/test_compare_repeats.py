@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_graphrag_eval.compare import flaky_rate, pass_at_k, pass_hat_k, summarize_attempts
+from pytest_graphrag_eval.compare.repeats import flaky_rate, pass_at_k, pass_hat_k, summarize_attempts
 from pytest_graphrag_eval.errors import ConfigurationError, InputError
 
 counts = st.integers(1, 12).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(1, n)))
