@@ -100,9 +100,8 @@ def merge_shards(
         "settings",
         "were run with different settings",
         view=_settings_by_content,
-        hint=(
-            " (settings.responses is the responses file's SHA-256: the shards replayed different recordings)"
-        ),
+        hint=" (settings.responses is the responses file's SHA-256: the shards replayed "
+        "different recordings)",
     )
     _check_same(
         shards,
@@ -140,11 +139,7 @@ def merge_shards(
     return MergedRun(
         results=results,
         settings=_run_settings(
-            first["settings"],
-            metadata,
-            baseline_path,
-            history_baseline,
-            history_baseline_required,
+            first["settings"], metadata, baseline_path, history_baseline, history_baseline_required
         ),
         started=min(starts),
         finished=max(ends),
@@ -319,48 +314,30 @@ def _run_settings(
     """The recorded settings, with the baseline read again (and checked to be the shards' own)."""
     record = recorded.get("baseline")
     history_ref = record.get("history") if isinstance(record, Mapping) else None
+    baseline: ReportDocument | JsonMapping | None = None
     if history_baseline is not None or (history_ref and not baseline_path):
-        if history_baseline is None and not history_baseline_required:
-            return _recorded_settings(recorded, metadata)
-        if history_baseline is None:
+        if history_baseline is None and history_baseline_required:
             raise MergeError(
                 f"the shards were compared with the run history:{history_ref} of the history: "
                 "pass --history URL so the merge reads it"
             )
-        report, name = history_baseline
-        return _recorded_settings(recorded, metadata, report, name)
-    wanted = baseline_read(record, baseline_path)
-    baseline = None
-    if wanted is not None:
-        baseline = read_baseline_file(wanted)
-        if record is not None and baseline is None:
+        baseline, baseline_path = history_baseline or (None, None)
+    else:
+        wanted = baseline_read(record, baseline_path)
+        baseline = read_baseline_file(wanted) if wanted is not None else None
+        if wanted is not None and record is not None and baseline is None:
             raise MergeError(
                 f"the shards were compared with the baseline {record.get('path')} ({record.get('sha256')}), "
                 f"but {wanted.path} is {'not that file' if baseline_path else 'missing or changed'}; "
                 "pass that file with --baseline"
             )
+        if record is not None:  # the report names the baseline as the shards did, wherever it was found
+            baseline_path = record.get("name") or record.get("path")
     return RunSettings(
         gates=[parse_gate(expression, source) for expression, source in recorded.get("gates", [])],
         metadata=metadata,
         baseline=baseline,
-        # The report names the baseline as the shards did, wherever the merge found the file.
-        baseline_path=(record.get("name") or record.get("path")) if record is not None else baseline_path,
-        confidence=float(recorded["confidence"]),
-        resamples=int(recorded["resamples"]),
-    )
-
-
-def _recorded_settings(
-    recorded: Mapping[str, Any],
-    metadata: Mapping[str, Any],
-    baseline: JsonMapping | None = None,
-    baseline_name: str | None = None,
-) -> RunSettings:
-    return RunSettings(
-        gates=[parse_gate(expression, source) for expression, source in recorded.get("gates", [])],
-        metadata=metadata,
-        baseline=baseline,
-        baseline_path=baseline_name,
+        baseline_path=baseline_path,
         confidence=float(recorded["confidence"]),
         resamples=int(recorded["resamples"]),
     )

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import isfinite
 
+from pytest_graphrag_eval.compare.comparison import Comparison
 from pytest_graphrag_eval.report.html_report.charts import (
     DeltaBar,
     Histogram,
@@ -44,7 +45,6 @@ from pytest_graphrag_eval.report_model import (
     GroupAggregates,
     HistorySection,
     MetricChange,
-    MetricDelta,
     QuestionChange,
     ReportDocument,
     not_evaluated_reasons,
@@ -136,7 +136,10 @@ class Columns:
 
     @classmethod
     def of(cls, results: Sequence[Mapping[str, object]], keys: Sequence[str]) -> Columns:
-        return cls({key: [finite(result.get(key)) for result in results] for key in keys})
+        """Read in one pass over the results (scattered in memory), not one pass per key."""
+        rows = [tuple(map(result.get, keys)) for result in results]
+        columns = zip(*rows, strict=True) if rows else (() for _ in keys)
+        return cls({key: _finite_column(list(column)) for key, column in zip(keys, columns, strict=True)})
 
     def of_key(self, results: Sequence[Mapping[str, object]], key: str) -> list[float | None]:
         """The column of `key`, also when no question has a number for it."""
@@ -167,22 +170,19 @@ def build_view(report: ReportDocument) -> ReportView:
     gates = report.gates
     verdicts = _gate_verdicts(gates)
     id_counts = Counter(question_id for _, question_id in question_keys)
+    errors = Counter(  # agent errors, apart (True) from those of xfailed questions
+        outcome == "xfailed"
+        for result, outcome in zip(results, outcomes, strict=True)
+        if result.get("status") == "error"
+    )
     return ReportView(
         metadata=metadata,
         format_version=report.format_version,
         questions=len(results),
-        outcome_counts={name: count for name, count in Counter(outcomes).items()},
+        outcome_counts=dict(Counter(outcomes)),
         has_outcomes=any(isinstance(result.get("outcome"), str) for result in results),
-        agent_errors=sum(
-            1
-            for result, outcome in zip(results, outcomes, strict=True)
-            if result.get("status") == "error" and outcome != "xfailed"
-        ),
-        expected_errors=sum(
-            1
-            for result, outcome in zip(results, outcomes, strict=True)
-            if result.get("status") == "error" and outcome == "xfailed"
-        ),
+        agent_errors=errors[False],
+        expected_errors=errors[True],
         not_evaluated_reasons=not_evaluated_reasons(
             [reason for result in report.results if (reason := result.not_evaluated_reason) is not None]
         ),
@@ -211,9 +211,7 @@ def build_view(report: ReportDocument) -> ReportView:
         index=_index(
             results, question_keys, outcomes, templates, scores, classification, history_flaky, columns
         ),
-        details=_drill_downs(
-            results, question_keys, metadata, classification, scores, columns, layouts, history
-        ),
+        details=_drill_downs(results, question_keys, metadata, comparison, scores, columns, layouts, history),
         history=build_history(
             history,
             gates,
@@ -482,104 +480,83 @@ def _drill_downs(
     results: Sequence[Mapping[str, object]],
     question_keys: Sequence[tuple[str, str]],
     metadata: Mapping[str, object],
-    classification: Mapping[tuple[str, str], QuestionChange],
+    comparison: ComparisonSection | None,
     scores: Sequence[str],
     columns: Columns,
     layouts: KeyLayouts,
     history: HistorySection | None,
 ) -> list[dict[str, object]]:
-    """Every question's drill-down, in the results' order; what is the same for all of them is looked
-    up once."""
-    steps_scope = _text(metadata.get("steps_scope")) or "last_group"
-    score_columns = [(key, columns.values[key]) for key in scores]
-    details = [
-        _details(
-            result,
-            position,
-            steps_scope,
-            classification.get(question_keys[position]),
-            score_columns,
-            columns,
-            layouts.of(result),
-            scores,
-        )
-        for position, result in enumerate(results)
-    ]
-    if history is not None:
-        outcomes_over_runs, flaky = question_outcomes(history), history.flaky_ids
-        for result, detail in zip(results, details, strict=True):
-            question_id = _text(result["question_id"])
-            if question_id in outcomes_over_runs:
-                detail["history"] = outcomes_over_runs[question_id]
-                detail["history_flaky"] = question_id in flaky
-    return details
-
-
-def _details(
-    result: Mapping[str, object],
-    position: int,
-    steps_scope: str,
-    change: QuestionChange | None,
-    score_columns: Sequence[tuple[str, Sequence[float | None]]],
-    columns: Columns,
-    layout: KeyLayout,
-    scores: Sequence[str],
-) -> dict[str, object]:
-    """Everything the drill-down shows for one question; every text is data, escaped by the page.
+    """Every question's drill-down, in the results' order; every text is data, escaped by the page.
 
     Its sequences are tuples (JSON writes them as the lists they were): holding only texts and
     numbers, they are dropped by the garbage collector at its first look, where lists would be walked
-    again in every full collection, and the allocations of 10,000 drill-downs trigger several of those
-    over the whole report in memory: they took half of the drill-downs' time.
+    again in every full collection.
     """
-    detail: dict[str, object] = {
-        "question_text": _shown(result.get("question_text")),
-        "template_id": _text(result["template_id"]),
-        "status": _text(result.get("status", "success")),
-        "reference_answer": _shown(result.get("reference_answer")),
-        "actual_answer": _shown(result.get("actual_answer")),
-        "error": _shown(result.get("error")),
-        "judge": _text(result.get("answer_judge")),
-        "reasons": tuple(
-            [(key, _shown(value)) for key in layout.reasons if (value := result[key]) not in (None, "")]
-        ),
-        "metric_errors": tuple([(key, _shown(value)) for key in layout.errors if (value := result[key])]),
-        "values": tuple([(key, columns.values[key][position]) for key in layout.values]),
-        "scores": tuple([(key, column[position]) for key, column in score_columns]),
-        "thresholds": tuple(
-            [_threshold(item) for item in _list(result.get("thresholds")) if is_mapping(item)]
-        ),
-        "failures": tuple([_shown(item) for item in _list(result.get("failures"))]),
-        "steps": step_table(result, steps_scope),
-    }
-    if change is not None:
-        detail["change"] = {
-            "classification": change.classification.value,
-            "baseline_outcome": _text(change.baseline_outcome),
-            "current_outcome": _text(change.current_outcome),
-            "deltas": _change_deltas(change.deltas),
+    steps_scope = _text(metadata.get("steps_scope")) or "last_group"
+    score_columns = [(key, columns.values[key]) for key in scores]
+    changes = {change.key: change for change in comparison.questions} if comparison is not None else {}
+    plain_deltas = isinstance(comparison, Comparison) and comparison.all_finite
+    outcomes_over_runs = question_outcomes(history) if history is not None else {}
+    details = []
+    for position, result in enumerate(results):
+        layout = layouts.of(result)
+        detail: dict[str, object] = {
+            "question_text": _shown(result.get("question_text")),
+            "template_id": _text(result["template_id"]),
+            "status": _text(result.get("status", "success")),
+            "reference_answer": _shown(result.get("reference_answer")),
+            "actual_answer": _shown(result.get("actual_answer")),
+            "error": _shown(result.get("error")),
+            "judge": _text(result.get("answer_judge")),
+            "reasons": tuple(
+                [(key, _shown(value)) for key in layout.reasons if (value := result[key]) not in (None, "")]
+            ),
+            "metric_errors": tuple([(key, _shown(value)) for key in layout.errors if (value := result[key])]),
+            "values": tuple([(key, columns.values[key][position]) for key in layout.values]),
+            "scores": tuple([(key, column[position]) for key, column in score_columns]),
+            "thresholds": tuple(
+                [_threshold(item) for item in _list(result.get("thresholds")) if is_mapping(item)]
+            ),
+            "failures": tuple([_shown(item) for item in _list(result.get("failures"))]),
+            "steps": step_table(result, steps_scope),
         }
-    attempts = result.get("attempts")
-    if isinstance(attempts, list):
-        detail["attempts"] = tuple(
-            {
-                "outcome": outcome_of(attempt),
-                "scores": tuple((key, finite(attempt.get(key))) for key in scores if key in attempt),
-            }
-            for attempt in attempts
-            if is_mapping(attempt)
-        )
-    return detail
+        change = changes.get(question_keys[position])
+        if change is not None:
+            detail["change"] = _change_detail(change, plain_deltas)
+        attempts = result.get("attempts")
+        if isinstance(attempts, list):
+            detail["attempts"] = tuple(
+                {
+                    "outcome": outcome_of(attempt),
+                    "scores": tuple((key, finite(attempt.get(key))) for key in scores if key in attempt),
+                }
+                for attempt in attempts
+                if is_mapping(attempt)
+            )
+        question_id = _text(result["question_id"])
+        if question_id in outcomes_over_runs:
+            assert history is not None
+            detail["history"] = outcomes_over_runs[question_id]
+            detail["history_flaky"] = question_id in history.flaky_ids
+        details.append(detail)
+    return details
 
 
-def _change_deltas(
-    deltas: Mapping[str, MetricDelta],
-) -> tuple[tuple[str, float | None, float | None, float | None], ...]:
-    """[metric, baseline, current, delta] of each metric the comparison holds, JSON-safe."""
-    return tuple(
-        (metric, finite(values["baseline"]), finite(values["current"]), finite(values["delta"]))
-        for metric, values in deltas.items()
-    )
+def _change_detail(change: QuestionChange, plain: bool) -> dict[str, object]:
+    """A question's change with [metric, baseline, current, delta] of each metric, JSON-safe; `plain`:
+    every number is a finite float already (`Comparison.all_finite`), each delta's three in that order."""
+    deltas = change.deltas.items()
+    return {
+        "classification": change.classification.value,
+        "baseline_outcome": _text(change.baseline_outcome),
+        "current_outcome": _text(change.current_outcome),
+        "deltas": tuple([(metric, *values.values()) for metric, values in deltas])
+        if plain
+        else tuple(
+            (metric, finite(values["baseline"]), finite(values["current"]), finite(values["delta"]))
+            for metric, values in deltas
+        ),
+    }
 
 
 def _threshold(item: Mapping[str, object]) -> Mapping[str, object]:
@@ -628,6 +605,17 @@ def _mean(column: Sequence[float | None], positions: Sequence[int]) -> float | N
     """The mean of the column's numbers at `positions` (None: no number there)."""
     values = [value for value in (column[index] for index in positions) if value is not None]
     return sum(values) / len(values) if values else None
+
+
+def _finite_column(values: list[object]) -> list[float | None]:
+    """`finite` of each value: a column of floats and nulls whose sum is finite (most of them) holds
+    no infinity and no NaN, and is kept as it is without a call per value."""
+    if set(map(type, values)) <= _FLOAT_OR_NULL and isfinite(sum(filter(None, values))):  # type: ignore[arg-type]
+        return values  # type: ignore[return-value]
+    return [finite(value) for value in values]
+
+
+_FLOAT_OR_NULL = frozenset({float, type(None)})
 
 
 def _rounded(column: Sequence[float | None]) -> list[float | None]:
