@@ -127,34 +127,23 @@ class ReportView:
         return self.gate_verdicts.get((row, metric))
 
 
-@dataclass
-class Columns:
-    """Each numeric key's values over the questions, `finite` once: the page reads them many times
-    (score detection, means, histograms, the question index, the drill-downs)."""
+Columns = dict[str, list[float | None]]  # each numeric key's values over the questions, `finite` once
 
-    values: dict[str, list[float | None]]
 
-    @classmethod
-    def of(cls, results: Sequence[Mapping[str, object]], keys: Sequence[str]) -> Columns:
-        """Read in one pass over the results (scattered in memory), not one pass per key."""
-        rows = [tuple(map(result.get, keys)) for result in results]
-        columns = zip(*rows, strict=True) if rows else (() for _ in keys)
-        return cls({key: _finite_column(list(column)) for key, column in zip(keys, columns, strict=True)})
-
-    def of_key(self, results: Sequence[Mapping[str, object]], key: str) -> list[float | None]:
-        """The column of `key`, also when no question has a number for it."""
-        column = self.values.get(key)
-        if column is None:
-            column = self.values[key] = [finite(result.get(key)) for result in results]
-        return column
+def _columns(results: Sequence[Mapping[str, object]], keys: Sequence[str]) -> Columns:
+    """Read in one pass over the results (scattered in memory), not one per key: the page reads them
+    many times (score detection, means, histograms, the question index, the drill-downs)."""
+    rows = [tuple(map(result.get, keys)) for result in results]
+    columns = zip(*rows, strict=True) if rows else (() for _ in keys)
+    return {key: _finite_column(list(column)) for key, column in zip(keys, columns, strict=True)}
 
 
 def build_view(report: ReportDocument) -> ReportView:
     """Everything the page shows of a report read and checked already (`ReportDocument.from_json`)."""
     results = [result.record for result in report.results]
     keys = numeric_keys(results)
-    columns = Columns.of(results, keys)
-    scores = score_metrics(keys, columns.values)
+    columns = _columns(results, keys)
+    scores = score_metrics(keys, columns)
     layouts = KeyLayouts(keys, scores)
     metadata, comparison, history = report.metadata, report.comparison, report.history
     question_keys = [result.key for result in report.results]
@@ -256,16 +245,16 @@ def _template_row(
 ) -> TemplateRow:
     answered = [index for index in members if results[index].get("status", "success") == "success"]
     costs = cost_keys(keys)
-    tokens = columns.of_key(results, "total_tokens")
+    tokens = columns.get("total_tokens")
     return TemplateRow(
         template_id=template_id,
         questions=len(members),
         outcomes=dict(Counter(outcomes[index] for index in members)),
         errors=len(members) - len(answered),
-        means={metric: _mean(columns.of_key(results, metric), answered) for metric in scores},
-        tokens=sum(tokens[index] or 0.0 for index in members),
-        cost=sum(columns.values[key][index] or 0.0 for index in members for key in costs) if costs else None,
-        elapsed_mean=_mean(columns.of_key(results, "elapsed_sec"), answered),
+        means={metric: _mean(columns[metric], answered) for metric in scores},
+        tokens=sum(tokens[index] or 0.0 for index in members) if tokens else 0.0,
+        cost=sum(columns[key][index] or 0.0 for index in members for key in costs) if costs else None,
+        elapsed_mean=_mean(columns.get("elapsed_sec"), answered),
     )
 
 
@@ -300,8 +289,7 @@ def _histograms(
     """Per metric: the histogram over every question ("") and per template (`groups`: its positions)."""
     shown = [*scores, *(key for key in others if not key.endswith(("_stdev", "_count")))]
     return {
-        metric: group_histograms(columns.values[metric], groups, unit_interval=metric in scores)
-        for metric in shown
+        metric: group_histograms(columns[metric], groups, unit_interval=metric in scores) for metric in shown
     }
 
 
@@ -438,7 +426,7 @@ def _index(
             for result, (_, question_id) in zip(results, question_keys, strict=True)
         ],
         "agent_error": [1 if result.get("status") == "error" else 0 for result in results],
-        "values": {metric: _rounded(columns.values[metric]) for metric in scores},
+        "values": {metric: _rounded(columns[metric]) for metric in scores},
     }
 
 
@@ -493,7 +481,7 @@ def _drill_downs(
     again in every full collection.
     """
     steps_scope = _text(metadata.get("steps_scope")) or "last_group"
-    score_columns = [(key, columns.values[key]) for key in scores]
+    score_columns = [(key, columns[key]) for key in scores]
     changes = {change.key: change for change in comparison.questions} if comparison is not None else {}
     plain_deltas = isinstance(comparison, Comparison) and comparison.all_finite
     outcomes_over_runs = question_outcomes(history) if history is not None else {}
@@ -512,7 +500,7 @@ def _drill_downs(
                 [(key, _shown(value)) for key in layout.reasons if (value := result[key]) not in (None, "")]
             ),
             "metric_errors": tuple([(key, _shown(value)) for key in layout.errors if (value := result[key])]),
-            "values": tuple([(key, columns.values[key][position]) for key in layout.values]),
+            "values": tuple([(key, columns[key][position]) for key in layout.values]),
             "scores": tuple([(key, column[position]) for key, column in score_columns]),
             "thresholds": tuple(
                 [_threshold(item) for item in _list(result.get("thresholds")) if is_mapping(item)]
@@ -598,12 +586,12 @@ def _micro_mean(
     if mean is not None:
         return mean
     answered = [index for index, result in enumerate(results) if result.get("status", "success") == "success"]
-    return _mean(columns.values[metric], answered)
+    return _mean(columns[metric], answered)
 
 
-def _mean(column: Sequence[float | None], positions: Sequence[int]) -> float | None:
-    """The mean of the column's numbers at `positions` (None: no number there)."""
-    values = [value for value in (column[index] for index in positions) if value is not None]
+def _mean(column: Sequence[float | None] | None, positions: Sequence[int]) -> float | None:
+    """The mean of the column's numbers at `positions` (None: no number there, or no column)."""
+    values = [value for index in positions if (value := column[index]) is not None] if column else []
     return sum(values) / len(values) if values else None
 
 
