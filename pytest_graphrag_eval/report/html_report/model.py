@@ -107,7 +107,6 @@ class ReportView:
     score_metrics: list[str]
     overview_metrics: list[str]  # the template table's columns: it fits a 1400 px window
     gate_verdicts: dict[tuple[str, str], bool]  # (micro|macro|template id, metric) -> its mean's gates passed
-    other_metrics: list[str]
     templates: list[TemplateRow]
     micro_means: dict[str, float | None]
     macro_means: dict[str, float | None]
@@ -147,9 +146,9 @@ def build_view(report: ReportDocument) -> ReportView:
     layouts = KeyLayouts(keys, scores)
     metadata, comparison, history = report.metadata, report.comparison, report.history
     question_keys = [result.key for result in report.results]
+    others = [key for key in keys if key not in scores]
     classification = {question.key: question for question in comparison.questions} if comparison else {}
     history_flaky = history.flaky_ids if history is not None else frozenset()
-    others = [key for key in keys if key not in scores]
     outcomes = [outcome_of(result) for result in results]
     groups: dict[str, list[int]] = {}
     for position, result in enumerate(results):
@@ -158,6 +157,7 @@ def build_view(report: ReportDocument) -> ReportView:
     micro = report.aggregates.micro
     gates = report.gates
     verdicts = _gate_verdicts(gates)
+    gated = {metric for _, metric in verdicts}
     id_counts = Counter(question_id for _, question_id in question_keys)
     errors = Counter(  # agent errors, apart (True) from those of xfailed questions
         outcome == "xfailed"
@@ -179,9 +179,11 @@ def build_view(report: ReportDocument) -> ReportView:
         warnings=[clip(warning, TEXT_LIMIT) for warning in report.warnings],
         spend=spend_lines(report.judge_spend),
         score_metrics=scores,
-        overview_metrics=_overview_metrics(scores, verdicts),
+        # the first scores (the scorers' own order) and every gated one: all of them are in Distributions
+        overview_metrics=[
+            metric for index, metric in enumerate(scores) if index < OVERVIEW_METRICS or metric in gated
+        ],
         gate_verdicts=verdicts,
-        other_metrics=others,
         templates=[
             _template_row(tid, members, results, outcomes, scores, keys, columns)
             for tid, members in groups.items()
@@ -193,7 +195,10 @@ def build_view(report: ReportDocument) -> ReportView:
         metric_errors=dict(
             Counter(key for result in results for key in layouts.of(result).errors if result[key])
         ),
-        histograms=_histograms(groups, scores, others, columns),
+        histograms={  # every question's ("") and each template's
+            metric: group_histograms(columns[metric], groups, unit_interval=metric in scores)
+            for metric in [*scores, *(key for key in others if not key.endswith(("_stdev", "_count")))]
+        },
         changes=_changes(comparison, results, question_keys, id_counts, scores)
         if comparison is not None
         else None,
@@ -226,12 +231,6 @@ def _gate_verdicts(gates: Sequence[GateRecord]) -> dict[tuple[str, str], bool]:
         key = (gate.row, gate.metric)
         verdicts[key] = verdicts.get(key, True) and gate.passed
     return verdicts
-
-
-def _overview_metrics(scores: Sequence[str], verdicts: Mapping[tuple[str, str], bool]) -> list[str]:
-    """The first scores (the scorers' own order) and every gated one: all of them are in Distributions."""
-    gated = {metric for _, metric in verdicts}
-    return [metric for index, metric in enumerate(scores) if index < OVERVIEW_METRICS or metric in gated]
 
 
 def _template_row(
@@ -281,16 +280,6 @@ def _usage(
         else:
             rows.append((label, fmt(total), fmt(mean, 4)))
     return rows
-
-
-def _histograms(
-    groups: Mapping[str, Sequence[int]], scores: Sequence[str], others: Sequence[str], columns: Columns
-) -> dict[str, dict[str, Histogram]]:
-    """Per metric: the histogram over every question ("") and per template (`groups`: its positions)."""
-    shown = [*scores, *(key for key in others if not key.endswith(("_stdev", "_count")))]
-    return {
-        metric: group_histograms(columns[metric], groups, unit_interval=metric in scores) for metric in shown
-    }
 
 
 def _changes(
@@ -452,16 +441,12 @@ class KeyLayouts:
         names = tuple(result)
         layout = self._seen.get(names)
         if layout is None:
-            layout = self._seen[names] = self._layout(names)
+            layout = self._seen[names] = KeyLayout(
+                reasons=tuple(key for key in names if key.endswith("_reason")),
+                errors=tuple(key for key in names if key.endswith("_error")),
+                values=tuple(key for key in self._keys if key in result and key not in self._scores),
+            )
         return layout
-
-    def _layout(self, names: tuple[str, ...]) -> KeyLayout:
-        present = set(names)
-        return KeyLayout(
-            reasons=tuple(key for key in names if key.endswith("_reason")),
-            errors=tuple(key for key in names if key.endswith("_error")),
-            values=tuple(key for key in self._keys if key in present and key not in self._scores),
-        )
 
 
 def _drill_downs(
