@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 from timing import announce_quick
 
-from pytest_graphrag_eval.compare import PairedSample, paired_changes
 from pytest_graphrag_eval.compare.bootstrap import resample_counts
+from pytest_graphrag_eval.compare.paired import PairedSample, paired_changes
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000
@@ -69,7 +69,7 @@ def trial(rng: np.random.Generator, n: int, shift: float) -> tuple[dict[str, Pai
     return samples, true_change
 
 
-def percentile_high(differences: tuple[float, ...], seed: int) -> tuple[float, float]:
+def percentile_high(differences: Any, seed: int) -> tuple[float, float]:
     """The plain percentile-bootstrap 95% interval (same resamples), for contrast only."""
     values = np.asarray(differences)
     means = np.concatenate(
@@ -95,7 +95,8 @@ def null_rows(sizes: list[int], trials: int, seed: int) -> list[dict[str, Any]]:
                     change.ci_low <= 0.0 <= change.ci_high,
                     change.p_value < 1 - CONFIDENCE,
                 ]
-            low, high = percentile_high(samples["answer_f1"].differences, index)
+            sample = samples["answer_f1"]
+            low, high = percentile_high(np.subtract(sample.current, sample.baseline), index)
             counts["percentile answer_f1"] += [high < -0.02, high < 0.0, low <= 0.0 <= high, np.nan]
         for metric, (gate_002, gate_0, covered, significant) in counts.items():
             test = "mcnemar" if metric in ("passed", "exact_match") else "boot-t|t"

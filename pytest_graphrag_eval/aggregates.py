@@ -46,10 +46,6 @@ def compute_aggregates(
 
         load_answers_config(Path(config_file_path))
     row_counts = results.row_counts if isinstance(results, ScoredResults) else None
-    return _aggregates(results, row_counts)
-
-
-def _aggregates(results: Sequence[Mapping[str, Any]], row_counts: SelectRowCounts | None) -> dict[str, Any]:
     by_template: dict[str, list[Mapping[str, Any]]] = {}
     for result in results:
         by_template.setdefault(str(result["template_id"]), []).append(result)

@@ -34,7 +34,7 @@ from pytest_graphrag_eval.graph.factory import open_endpoint
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.command_line import FLAG, add_option, declared
 from pytest_graphrag_eval.options.declarations import OptionSpec
-from pytest_graphrag_eval.report.html_report.graph_coverage_page import coverage_page
+from pytest_graphrag_eval.report.html_report.render import coverage_page
 
 if TYPE_CHECKING:  # the LLM client (and the OpenAI SDK) is imported only when paraphrases are asked for
     from pytest_graphrag_eval.llm.client import JudgeClient

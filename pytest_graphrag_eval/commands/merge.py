@@ -158,6 +158,30 @@ def _read_history_baseline(
     return found.baseline, found.baseline_name
 
 
+_OPTION_HELP = (
+    ("--report", "write the merged JSON report here"),
+    ("--markdown", "write the Markdown summary here"),
+    ("--html", "write the HTML report here"),
+    (
+        "--baseline",
+        "the baseline report the shards were compared with, where the merge finds it (default: the path "
+        "the shards recorded), or one to compare the merged run with; history:REF for a run of --history",
+    ),
+    ("--history", "record the merged run in this history (SQLite path or postgresql://...)"),
+    ("--history-run-key", "the merged run's key in the history"),
+    (
+        "--flaky-runs",
+        f"with --history, look for flaky questions in the last N runs (default {DEFAULT_FLAKY_RUNS})",
+    ),
+    (
+        "--flaky-flips",
+        "flaky: flipped K times in those runs, or passed and failed on one commit (default "
+        f"{DEFAULT_FLAKY_FLIPS})",
+    ),
+    ("--history-required", "exit 1 when the history cannot be written"),
+)
+
+
 def _merge_parser() -> argparse.ArgumentParser:
     """The command's arguments; every option but the shards is a declared setting (`options/`)."""
     parser = argparse.ArgumentParser(
@@ -166,46 +190,6 @@ def _merge_parser() -> argparse.ArgumentParser:
         "the report one unsharded run would have written.",
     )
     parser.add_argument("reports", nargs="+", type=Path, help="the shards' JSON reports, every shard once")
-    add_option(parser, "--report", declared("graphrag_report"), help="write the merged JSON report here")
-    add_option(parser, "--markdown", declared("graphrag_markdown"), help="write the Markdown summary here")
-    add_option(parser, "--html", declared("graphrag_html"), help="write the HTML report here")
-    add_option(
-        parser,
-        "--baseline",
-        declared("graphrag_baseline"),
-        help="the baseline report the shards were compared with, where the merge finds it "
-        "(default: the path the shards recorded), or one to compare the merged run with; "
-        "history:REF for a run of --history",
-    )
-    add_option(
-        parser,
-        "--history",
-        declared("graphrag_history"),
-        help="record the merged run in this history (SQLite path or postgresql://...)",
-    )
-    add_option(
-        parser,
-        "--history-run-key",
-        declared("graphrag_history_run_key"),
-        help="the merged run's key in the history",
-    )
-    add_option(
-        parser,
-        "--flaky-runs",
-        declared("graphrag_flaky_runs"),
-        help=f"with --history, look for flaky questions in the last N runs (default {DEFAULT_FLAKY_RUNS})",
-    )
-    add_option(
-        parser,
-        "--flaky-flips",
-        declared("graphrag_flaky_flips"),
-        help=f"flaky: flipped K times in those runs, or passed and failed on one commit (default "
-        f"{DEFAULT_FLAKY_FLIPS})",
-    )
-    add_option(
-        parser,
-        "--history-required",
-        declared("graphrag_history_required"),
-        help="exit 1 when the history cannot be written",
-    )
+    for flag, help_text in _OPTION_HELP:  # the plugin's --graphrag-<flag>, under a shorter name
+        add_option(parser, flag, declared("graphrag_" + flag[2:].replace("-", "_")), help=help_text)
     return parser

@@ -10,20 +10,7 @@ from typing import Any
 from pytest_graphrag_eval.corpus.input_files import decode_input, read_input_bytes
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 from pytest_graphrag_eval.formats.json_text import vouched_loads
-from pytest_graphrag_eval.report_model import (
-    MIN_FORMAT_VERSION,
-    ReportDocument,
-    parse_results,
-)
-
-__all__ = [
-    "MIN_FORMAT_VERSION",
-    "check_report",
-    "check_results",
-    "load_baseline",
-    "read_report",
-    "report_from_bytes",
-]
+from pytest_graphrag_eval.report_model import ReportDocument
 
 
 def read_report(path: str | Path, *, what: str = "baseline report") -> ReportDocument:
@@ -56,8 +43,3 @@ def load_baseline(path: str | Path) -> dict[str, Any]:
 def check_report(report: Any, source: str) -> None:
     """Raise `InputError` unless `report` is a format_version>=2 report with well-formed results."""
     ReportDocument.from_json(report, source)
-
-
-def check_results(results: Any, source: str) -> None:
-    """Each result is a mapping with a template id, a question id and a known outcome; no duplicates."""
-    parse_results(results, source, require_outcome=True)

@@ -20,14 +20,6 @@ _PASSING = frozenset({"passed", "xpassed"})
 _FAILING = frozenset({"failed"})
 
 
-QuestionKey = tuple[str, str]
-
-
-def question_key(result: Mapping[str, Any]) -> QuestionKey:
-    """Questions are matched across runs by (template id, question id)."""
-    return (str(result["template_id"]), str(result["question_id"]))
-
-
 def passed(outcome: str | None) -> bool | None:
     """True/False for a pass/fail outcome; None for skipped, xfailed or unknown ones."""
     if outcome in _PASSING:

@@ -53,7 +53,6 @@ class Comparison(ComparisonSection):
     was computed from, so `change()` recomputes at another confidence level."""
 
     samples: dict[str | None, dict[str, PairedSample]] = field(repr=False)
-    outcome_sample: PairedSample = field(repr=False)
     # Every number of `to_json()` is finite: the section is plain JSON (`formats.plain_json`).
     all_finite: bool = field(default=False, repr=False)
 
@@ -103,13 +102,6 @@ class Comparison(ComparisonSection):
         """Templates with paired questions, sorted (what `template[*]` gates on change expand to)."""
         return sorted(self.per_template)
 
-    def outcome_change(self, *, confidence: float | None = None) -> MetricChange:
-        """The pass-rate change (exact McNemar) at any confidence level."""
-        if confidence is None or confidence == self.confidence:
-            return self.outcomes
-        _check_confidence(confidence)
-        return binary_change(self.outcome_sample, confidence=confidence)
-
 
 def compare_reports(
     baseline_report: Mapping[str, Any],
@@ -151,7 +143,7 @@ def compare_documents(
         old = baseline_by_key.get(key)
         values = metric_values(result)
         old_values = metric_values(old) if old is not None else None
-        largest = max(largest, _largest_magnitude(values), _largest_magnitude(old_values or {}))
+        largest = max([largest, *map(abs, values.values()), *map(abs, (old_values or {}).values())])
         change = _question_change(old, result, _deltas(old_values, values) if old_values is not None else {})
         questions.append(change)
         if old_values is not None and change.classification in _PAIRED:
@@ -162,11 +154,10 @@ def compare_documents(
         if key not in current_by_key
     ]
     samples = _scoped_samples(paired)
-    outcome_sample = _outcome_sample([pair.change for pair in paired])
     scoped = scoped_paired_changes(samples, confidence=confidence, resamples=resamples, seed=seed)
     metrics = scoped[None]
     per_template = {template: changes for template, changes in scoped.items() if template is not None}
-    outcomes = binary_change(outcome_sample, confidence=confidence)
+    outcomes = binary_change(_outcome_sample([pair.change for pair in paired]), confidence=confidence)
     started_at = baseline.metadata.get("started_at")
     changes = chain(metrics.values(), [outcomes], *(scoped.values() for scoped in per_template.values()))
     return Comparison(
@@ -179,7 +170,6 @@ def compare_documents(
         per_template=per_template,
         outcomes=outcomes,
         samples=samples,
-        outcome_sample=outcome_sample,
         all_finite=largest < _NO_OVERFLOW
         and (started_at is None or isinstance(started_at, str))
         and all(change.all_finite() for change in changes),
@@ -221,10 +211,6 @@ def _deltas(before: Mapping[str, float], after: Mapping[str, float]) -> dict[str
         for metric, value in after.items()
         if metric in before
     }
-
-
-def _largest_magnitude(values: Mapping[str, float]) -> float:
-    return max(map(abs, values.values()), default=0.0)
 
 
 class Pair(NamedTuple):

@@ -25,8 +25,7 @@ def scipy_special() -> ModuleType:
         from scipy import special  # type: ignore[import-untyped]
     except ModuleNotFoundError:
         raise ConfigurationError(_HINT) from None
-    module: ModuleType = special
-    return module
+    return special  # type: ignore[no-any-return]
 
 
 def require_statistics() -> None:

@@ -35,10 +35,6 @@ class PairedSample:
         if len(self.baseline) != len(self.current):
             raise ValueError("paired samples must have the same length")
 
-    @property
-    def differences(self) -> tuple[float, ...]:
-        return tuple(float(after - before) for before, after in zip(self.baseline, self.current, strict=True))
-
 
 def paired_changes(
     samples: Mapping[str, PairedSample], *, confidence: float, resamples: int, seed: int

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from pytest_graphrag_eval.compare.classify import passed
@@ -42,9 +42,6 @@ class AttemptSummary:
     passed: bool | None
     policy: str
     metrics: dict[str, MetricSpread]
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -103,12 +100,6 @@ def summarize_attempts(
         policy=policy,
         metrics=_spreads(attempts),
     )
-
-
-def flaky_rate(summaries: Iterable[AttemptSummary]) -> float | None:
-    """Share of questions with both passing and failing attempts (None for no questions)."""
-    flags = [summary.flaky for summary in summaries]
-    return sum(flags) / len(flags) if flags else None
 
 
 def _spreads(attempts: Sequence[Mapping[str, Any]]) -> dict[str, MetricSpread]:

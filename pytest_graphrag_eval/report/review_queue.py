@@ -32,15 +32,7 @@ class QueueEntry:
     question_text: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "question_id": self.question_id,
-            "template_id": self.template_id,
-            "outcome": self.outcome,
-            "reasons": list(self.reasons),
-            "answer": self.answer,
-            "fingerprint": self.fingerprint,
-            "question_text": self.question_text,
-        }
+        return {**vars(self), "reasons": list(self.reasons)}
 
 
 def review_queue(

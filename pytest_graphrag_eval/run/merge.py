@@ -10,15 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.compare.baseline import read_report
-from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.compare.baseline import read_report, report_from_bytes
+from pytest_graphrag_eval.corpus.input_files import read_input_bytes
+from pytest_graphrag_eval.errors import GraphragEvalError, InputError
 from pytest_graphrag_eval.formats.json_types import JsonMapping
 from pytest_graphrag_eval.gates.suite_gates import parse_gate
 from pytest_graphrag_eval.report.judge_spend import merge_spend
 from pytest_graphrag_eval.report_model import JudgeSpend, QuestionResult, ReportDocument
-from pytest_graphrag_eval.run.merge_baseline import baseline_read, read_baseline_file
 from pytest_graphrag_eval.run.pipeline import RunSettings, finish_run
-from pytest_graphrag_eval.run.run_identity import Position, corpus_positions
+from pytest_graphrag_eval.run.run_identity import Position, bytes_sha256, corpus_positions
 
 # Metadata the report writer sets itself, and what only a shard records.
 _WRITER_KEYS = frozenset(
@@ -43,11 +43,6 @@ class ShardReport:
 
     path: str
     document: ReportDocument
-
-    @classmethod
-    def of_json(cls, path: str, report: object) -> ShardReport:
-        """A shard from its JSON object; `InputError` naming `path` unless it is a report."""
-        return cls(path, ReportDocument.from_json(report, path))
 
     @property
     def metadata(self) -> Mapping[str, Any]:
@@ -100,9 +95,8 @@ def merge_shards(
         "settings",
         "were run with different settings",
         view=_settings_by_content,
-        hint=(
-            " (settings.responses is the responses file's SHA-256: the shards replayed different recordings)"
-        ),
+        hint=" (settings.responses is the responses file's SHA-256: the shards replayed "
+        "different recordings)",
     )
     _check_same(
         shards,
@@ -140,11 +134,7 @@ def merge_shards(
     return MergedRun(
         results=results,
         settings=_run_settings(
-            first["settings"],
-            metadata,
-            baseline_path,
-            history_baseline,
-            history_baseline_required,
+            first["settings"], metadata, baseline_path, history_baseline, history_baseline_required
         ),
         started=min(starts),
         finished=max(ends),
@@ -319,51 +309,47 @@ def _run_settings(
     """The recorded settings, with the baseline read again (and checked to be the shards' own)."""
     record = recorded.get("baseline")
     history_ref = record.get("history") if isinstance(record, Mapping) else None
+    baseline: ReportDocument | JsonMapping | None = None
     if history_baseline is not None or (history_ref and not baseline_path):
-        if history_baseline is None and not history_baseline_required:
-            return _recorded_settings(recorded, metadata)
-        if history_baseline is None:
+        if history_baseline is None and history_baseline_required:
             raise MergeError(
                 f"the shards were compared with the run history:{history_ref} of the history: "
                 "pass --history URL so the merge reads it"
             )
-        report, name = history_baseline
-        return _recorded_settings(recorded, metadata, report, name)
-    wanted = baseline_read(record, baseline_path)
-    baseline = None
-    if wanted is not None:
-        baseline = read_baseline_file(wanted)
-        if record is not None and baseline is None:
+        baseline, baseline_path = history_baseline or (None, None)
+    else:
+        read_from = baseline_path or (record or {}).get("path")
+        baseline = _read_baseline(str(read_from), record) if read_from is not None else None
+        if read_from is not None and record is not None and baseline is None:
             raise MergeError(
                 f"the shards were compared with the baseline {record.get('path')} ({record.get('sha256')}), "
-                f"but {wanted.path} is {'not that file' if baseline_path else 'missing or changed'}; "
+                f"but {read_from} is {'not that file' if baseline_path else 'missing or changed'}; "
                 "pass that file with --baseline"
             )
+        if record is not None:  # the report names the baseline as the shards did, wherever it was found
+            baseline_path = record.get("name") or record.get("path")
     return RunSettings(
         gates=[parse_gate(expression, source) for expression, source in recorded.get("gates", [])],
         metadata=metadata,
         baseline=baseline,
-        # The report names the baseline as the shards did, wherever the merge found the file.
-        baseline_path=(record.get("name") or record.get("path")) if record is not None else baseline_path,
+        baseline_path=baseline_path,
         confidence=float(recorded["confidence"]),
         resamples=int(recorded["resamples"]),
     )
 
 
-def _recorded_settings(
-    recorded: Mapping[str, Any],
-    metadata: Mapping[str, Any],
-    baseline: JsonMapping | None = None,
-    baseline_name: str | None = None,
-) -> RunSettings:
-    return RunSettings(
-        gates=[parse_gate(expression, source) for expression, source in recorded.get("gates", [])],
-        metadata=metadata,
-        baseline=baseline,
-        baseline_path=baseline_name,
-        confidence=float(recorded["confidence"]),
-        resamples=int(recorded["resamples"]),
-    )
+def _read_baseline(path: str, record: Mapping[str, Any] | None) -> ReportDocument | None:
+    """The baseline report at `path` (`--baseline`, else the one the shards recorded in `record`); None
+    when it is missing or is not the file whose SHA-256 the shards recorded, whatever it holds."""
+    try:
+        data = read_input_bytes(path, what="baseline report")
+    except InputError:
+        if record is None or Path(path).is_file():
+            raise  # unreadable or too large: its own message
+        return None  # missing: the hash check's message says more
+    if record is not None and bytes_sha256(data) != record.get("sha256"):
+        return None
+    return report_from_bytes(data, path)  # the very bytes hashed
 
 
 def _unread_history_baseline(
@@ -394,7 +380,8 @@ def merge_shard_reports(shards: Sequence[tuple[str, Mapping[str, Any]]]) -> dict
     """The run's report of shard reports the history kept (`history.store.ShardMerger`): merged and
     finished as `graphrag-eval-merge` does, without reading a history baseline."""
     merged = merge_shards(
-        [ShardReport.of_json(source, report) for source, report in shards], history_baseline_required=False
+        [ShardReport(source, ReportDocument.from_json(report, source)) for source, report in shards],
+        history_baseline_required=False,
     )
     return finish_run(
         merged.results,

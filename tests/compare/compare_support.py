@@ -6,7 +6,7 @@ import dataclasses
 import math
 from typing import Any
 
-from pytest_graphrag_eval.compare import content_hash
+from pytest_graphrag_eval.compare.hashing import content_hash
 
 
 def result(

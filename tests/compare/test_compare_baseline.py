@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from compare_support import report, result
 
-from pytest_graphrag_eval.compare import load_baseline
+from pytest_graphrag_eval.compare.baseline import load_baseline
 from pytest_graphrag_eval.errors import InputError
 
 

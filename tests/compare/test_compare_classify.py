@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 from compare_support import result
 
-from pytest_graphrag_eval.compare import Classification, classify, passed
+from pytest_graphrag_eval.compare.classify import classify, passed
+from pytest_graphrag_eval.report_model import Classification
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,10 @@ from compare_support import report, result, same_change
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_graphrag_eval.compare import Classification, MetricChange, compare_reports, load_baseline
+from pytest_graphrag_eval.compare.baseline import load_baseline
+from pytest_graphrag_eval.compare.comparison import compare_reports
 from pytest_graphrag_eval.errors import ConfigurationError, InputError
+from pytest_graphrag_eval.report_model import Classification, MetricChange
 
 METRIC_KEYS = {
     "baseline",
@@ -139,7 +141,7 @@ def test_change_at_another_confidence_is_deterministic_and_nested() -> None:
     binary = comparison.change("steps_score", template="t1", confidence=0.99)
     assert binary.test == "mcnemar"
     assert bounds(binary)[0] <= bounds(comparison.change("steps_score", template="t1"))[0]
-    assert comparison.outcome_change(confidence=0.8).n_pairs == 40
+    assert comparison.outcomes.n_pairs == 40
 
 
 def test_seed_changes_only_bootstrap_noise() -> None:

@@ -5,7 +5,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_graphrag_eval.compare import content_hash
+from pytest_graphrag_eval.compare.hashing import content_hash
 
 STEPS = [[{"name": "sparql_query", "args": {"query": "select * where {?s ?p ?o}"}, "output": "[]"}]]
 

@@ -35,7 +35,8 @@ def test_package_imports_without_numpy_and_scipy() -> None:
         """
         import pytest_graphrag_eval, pytest_graphrag_eval.compare
         import pytest_graphrag_eval.report.markdown_summary
-        from pytest_graphrag_eval.compare import content_hash, pass_at_k, summarize_attempts
+        from pytest_graphrag_eval.compare.hashing import content_hash
+        from pytest_graphrag_eval.compare.repeats import pass_at_k, summarize_attempts
         assert content_hash({"question_text": "q"}).startswith("sha256:")
         assert summarize_attempts([{"outcome": "passed"}], k=1).pass_at_k == 1.0
         assert "numpy" not in sys.modules and "scipy" not in sys.modules
@@ -49,7 +50,7 @@ def test_package_imports_without_numpy_and_scipy() -> None:
 def test_comparison_without_numpy_names_the_extra() -> None:
     completed = run(
         """
-        from pytest_graphrag_eval.compare import compare_reports
+        from pytest_graphrag_eval.compare.comparison import compare_reports
         from pytest_graphrag_eval.errors import ConfigurationError
         baseline = {"format_version": 2, "results": [
             {"template_id": "t", "question_id": "q", "outcome": "passed", "answer_f1": 0.5}]}

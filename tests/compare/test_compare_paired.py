@@ -11,16 +11,17 @@ from hypothesis import strategies as st
 from scipy import stats
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from pytest_graphrag_eval.compare import (
-    PairedSample,
-    bootstrap,
-    mcnemar_exact,
-    min_detectable_delta,
-    paired_changes,
-)
+from pytest_graphrag_eval.compare import bootstrap
 from pytest_graphrag_eval.compare.bootstrap import studentized_intervals
 from pytest_graphrag_eval.compare.numeric import one_blas_thread
-from pytest_graphrag_eval.compare.paired import binary_change, min_discordant_pairs
+from pytest_graphrag_eval.compare.paired import (
+    PairedSample,
+    binary_change,
+    mcnemar_exact,
+    min_detectable_delta,
+    min_discordant_pairs,
+    paired_changes,
+)
 
 differences = st.lists(st.floats(-1, 1, allow_nan=False).map(lambda x: round(x, 3)), min_size=2, max_size=60)
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_graphrag_eval.compare import flaky_rate, pass_at_k, pass_hat_k, summarize_attempts
+from pytest_graphrag_eval.compare.repeats import pass_at_k, pass_hat_k, summarize_attempts
 from pytest_graphrag_eval.errors import ConfigurationError, InputError
 
 counts = st.integers(1, 12).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(1, n)))
@@ -48,7 +48,7 @@ def test_summary_of_flaky_attempts() -> None:
     assert spread.mean == pytest.approx(0.7)
     assert spread.std == pytest.approx(statistics.stdev([1.0, 0.2, 0.9]))
     assert set(summary.metrics) == {"answer_f1"}
-    assert summary.to_dict()["metrics"]["answer_f1"]["n"] == 3
+    assert spread.n == 3
 
 
 @pytest.mark.parametrize(
@@ -86,17 +86,6 @@ def test_bad_policy_and_k() -> None:
         summarize_attempts(attempts("passed"), policy="most")
     with pytest.raises(ConfigurationError, match="k must be at least 1"):
         summarize_attempts(attempts("passed"), k=0)
-
-
-def test_flaky_rate() -> None:
-    summaries = [
-        summarize_attempts(attempts("passed", "failed")),
-        summarize_attempts(attempts("passed", "passed")),
-        summarize_attempts(attempts("failed", "failed")),
-        summarize_attempts(attempts("failed", "passed")),
-    ]
-    assert flaky_rate(summaries) == 0.5
-    assert flaky_rate([]) is None
 
 
 def test_replay_warnings_for_short_and_long_recordings() -> None:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from scipy import special
 
 from pytest_graphrag_eval.aggregates import is_metric_value
-from pytest_graphrag_eval.compare import compare_reports
+from pytest_graphrag_eval.compare.comparison import compare_reports
 from pytest_graphrag_eval.compare.metrics import metric_values
 from pytest_graphrag_eval.compare.paired import (
     PairedSample,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -29,7 +29,7 @@ class Bin:
 
 @dataclass(frozen=True)
 class Histogram:
-    bins: list[Bin]
+    bins: tuple[Bin, ...]
     low_label: str
     high_label: str
     count: int
@@ -101,43 +101,40 @@ def group_histograms(
     # `_bin_index` on the tenths is value * 10, exactly; scores take few distinct values, each binned once.
     tenth = {value: min(max(int(value * UNIT_BINS), 0), last) for value in set(values) if value is not None}
     bins = [-1 if value is None else tenth[value] for value in values]
-    charts = {"": _unit_histogram(values, bins, range(len(values)))}
+    charts = {"": _unit_histogram(values, bins)}
     for name, members in groups.items():
-        charts[name] = _unit_histogram(values, bins, members)
+        charts[name] = _unit_histogram(
+            [values[index] for index in members], [bins[index] for index in members]
+        )
     return charts
 
 
-def _unit_histogram(values: Sequence[float | None], bins: Sequence[int], members: Iterable[int]) -> Histogram:
-    counts = [0] * UNIT_BINS
-    present: list[float] = []
-    missing = 0
-    for index in members:
-        value = values[index]
-        if value is None:
-            missing += 1
-        else:
-            counts[bins[index]] += 1
-            present.append(value)
-    return _drawn(counts, _UNIT_EDGES, present, missing)
+def _unit_histogram(values: Sequence[float | None], bins: list[int]) -> Histogram:
+    """The histogram of `values` whose bins (-1: no value) are `bins`, counted by `list.count`."""
+    present = [value for value in values if value is not None]
+    counts = [bins.count(index) for index in range(UNIT_BINS)]
+    return _drawn(counts, _UNIT_EDGES, present, len(values) - len(present))
 
 
 def _drawn(counts: list[int], edges: Sequence[float], present: Sequence[float], missing: int) -> Histogram:
     """The bars of `counts` in the bins between `edges`, with the values' count and mean."""
-    peak = max(counts, default=0)
-    bins = []
-    for (x, width, label), count in zip(_bar_slots(tuple(edges)), counts, strict=True):
-        y, height = _bar_height(count, peak)
-        bins.append(Bin(x, y, width, height, count, f"{label}{count}"))
     mean = sum(present) / len(present) if present else None
-    return Histogram(bins, fmt(edges[0]), fmt(edges[-1]), len(present), missing, mean, peak)
+    peak = max(counts, default=0)
+    return Histogram(
+        _bars(tuple(counts), tuple(edges)), fmt(edges[0]), fmt(edges[-1]), len(present), missing, mean, peak
+    )
 
 
 @functools.lru_cache(maxsize=4096)
-def _bar_height(count: int, peak: int) -> tuple[float, float]:
-    """The y and height of a bar of `count` under a tallest bar of `peak`; charts repeat these, and
-    `round` to two places is slow enough to matter."""
-    height = 0.0 if not peak else (HIST_HEIGHT - 4) * count / peak
-    return round(HIST_HEIGHT - height, 2), round(height, 2)
+def _bars(counts: tuple[int, ...], edges: tuple[float, ...]) -> tuple[Bin, ...]:
+    """The bars of `counts` on these edges, under the tallest: a page's histograms repeat the same counts
+    (templates of a few questions), and `round` to two places is slow enough to matter."""
+    peak = max(counts, default=0)
+    bars = []
+    for (x, width, label), count in zip(_bar_slots(edges), counts, strict=True):
+        height = 0.0 if not peak else (HIST_HEIGHT - 4) * count / peak
+        bars.append(Bin(x, round(HIST_HEIGHT - height, 2), width, round(height, 2), count, f"{label}{count}"))
+    return tuple(bars)
 
 
 @functools.lru_cache(maxsize=256)

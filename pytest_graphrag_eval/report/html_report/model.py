@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import isfinite
 
+from pytest_graphrag_eval.compare.comparison import Comparison
 from pytest_graphrag_eval.report.html_report.charts import (
     DeltaBar,
     Histogram,
@@ -44,7 +45,6 @@ from pytest_graphrag_eval.report_model import (
     GroupAggregates,
     HistorySection,
     MetricChange,
-    MetricDelta,
     QuestionChange,
     ReportDocument,
     not_evaluated_reasons,
@@ -107,7 +107,6 @@ class ReportView:
     score_metrics: list[str]
     overview_metrics: list[str]  # the template table's columns: it fits a 1400 px window
     gate_verdicts: dict[tuple[str, str], bool]  # (micro|macro|template id, metric) -> its mean's gates passed
-    other_metrics: list[str]
     templates: list[TemplateRow]
     micro_means: dict[str, float | None]
     macro_means: dict[str, float | None]
@@ -127,37 +126,29 @@ class ReportView:
         return self.gate_verdicts.get((row, metric))
 
 
-@dataclass
-class Columns:
-    """Each numeric key's values over the questions, `finite` once: the page reads them many times
-    (score detection, means, histograms, the question index, the drill-downs)."""
+Columns = dict[str, list[float | None]]  # each numeric key's values over the questions, `finite` once
 
-    values: dict[str, list[float | None]]
 
-    @classmethod
-    def of(cls, results: Sequence[Mapping[str, object]], keys: Sequence[str]) -> Columns:
-        return cls({key: [finite(result.get(key)) for result in results] for key in keys})
-
-    def of_key(self, results: Sequence[Mapping[str, object]], key: str) -> list[float | None]:
-        """The column of `key`, also when no question has a number for it."""
-        column = self.values.get(key)
-        if column is None:
-            column = self.values[key] = [finite(result.get(key)) for result in results]
-        return column
+def _columns(results: Sequence[Mapping[str, object]], keys: Sequence[str]) -> Columns:
+    """Read in one pass over the results (scattered in memory), not one per key: the page reads them
+    many times (score detection, means, histograms, the question index, the drill-downs)."""
+    rows = [tuple(map(result.get, keys)) for result in results]
+    columns = zip(*rows, strict=True) if rows else (() for _ in keys)
+    return {key: _finite_column(list(column)) for key, column in zip(keys, columns, strict=True)}
 
 
 def build_view(report: ReportDocument) -> ReportView:
     """Everything the page shows of a report read and checked already (`ReportDocument.from_json`)."""
     results = [result.record for result in report.results]
     keys = numeric_keys(results)
-    columns = Columns.of(results, keys)
-    scores = score_metrics(keys, columns.values)
+    columns = _columns(results, keys)
+    scores = score_metrics(keys, columns)
     layouts = KeyLayouts(keys, scores)
     metadata, comparison, history = report.metadata, report.comparison, report.history
     question_keys = [result.key for result in report.results]
+    others = [key for key in keys if key not in scores]
     classification = {question.key: question for question in comparison.questions} if comparison else {}
     history_flaky = history.flaky_ids if history is not None else frozenset()
-    others = [key for key in keys if key not in scores]
     outcomes = [outcome_of(result) for result in results]
     groups: dict[str, list[int]] = {}
     for position, result in enumerate(results):
@@ -166,23 +157,21 @@ def build_view(report: ReportDocument) -> ReportView:
     micro = report.aggregates.micro
     gates = report.gates
     verdicts = _gate_verdicts(gates)
+    gated = {metric for _, metric in verdicts}
     id_counts = Counter(question_id for _, question_id in question_keys)
+    errors = Counter(  # agent errors, apart (True) from those of xfailed questions
+        outcome == "xfailed"
+        for result, outcome in zip(results, outcomes, strict=True)
+        if result.get("status") == "error"
+    )
     return ReportView(
         metadata=metadata,
         format_version=report.format_version,
         questions=len(results),
-        outcome_counts={name: count for name, count in Counter(outcomes).items()},
+        outcome_counts=dict(Counter(outcomes)),
         has_outcomes=any(isinstance(result.get("outcome"), str) for result in results),
-        agent_errors=sum(
-            1
-            for result, outcome in zip(results, outcomes, strict=True)
-            if result.get("status") == "error" and outcome != "xfailed"
-        ),
-        expected_errors=sum(
-            1
-            for result, outcome in zip(results, outcomes, strict=True)
-            if result.get("status") == "error" and outcome == "xfailed"
-        ),
+        agent_errors=errors[False],
+        expected_errors=errors[True],
         not_evaluated_reasons=not_evaluated_reasons(
             [reason for result in report.results if (reason := result.not_evaluated_reason) is not None]
         ),
@@ -190,9 +179,11 @@ def build_view(report: ReportDocument) -> ReportView:
         warnings=[clip(warning, TEXT_LIMIT) for warning in report.warnings],
         spend=spend_lines(report.judge_spend),
         score_metrics=scores,
-        overview_metrics=_overview_metrics(scores, verdicts),
+        # the first scores (the scorers' own order) and every gated one: all of them are in Distributions
+        overview_metrics=[
+            metric for index, metric in enumerate(scores) if index < OVERVIEW_METRICS or metric in gated
+        ],
         gate_verdicts=verdicts,
-        other_metrics=others,
         templates=[
             _template_row(tid, members, results, outcomes, scores, keys, columns)
             for tid, members in groups.items()
@@ -204,16 +195,17 @@ def build_view(report: ReportDocument) -> ReportView:
         metric_errors=dict(
             Counter(key for result in results for key in layouts.of(result).errors if result[key])
         ),
-        histograms=_histograms(groups, scores, others, columns),
+        histograms={  # every question's ("") and each template's
+            metric: group_histograms(columns[metric], groups, unit_interval=metric in scores)
+            for metric in [*scores, *(key for key in others if not key.endswith(("_stdev", "_count")))]
+        },
         changes=_changes(comparison, results, question_keys, id_counts, scores)
         if comparison is not None
         else None,
         index=_index(
             results, question_keys, outcomes, templates, scores, classification, history_flaky, columns
         ),
-        details=_drill_downs(
-            results, question_keys, metadata, classification, scores, columns, layouts, history
-        ),
+        details=_drill_downs(results, question_keys, metadata, comparison, scores, columns, layouts, history),
         history=build_history(
             history,
             gates,
@@ -241,12 +233,6 @@ def _gate_verdicts(gates: Sequence[GateRecord]) -> dict[tuple[str, str], bool]:
     return verdicts
 
 
-def _overview_metrics(scores: Sequence[str], verdicts: Mapping[tuple[str, str], bool]) -> list[str]:
-    """The first scores (the scorers' own order) and every gated one: all of them are in Distributions."""
-    gated = {metric for _, metric in verdicts}
-    return [metric for index, metric in enumerate(scores) if index < OVERVIEW_METRICS or metric in gated]
-
-
 def _template_row(
     template_id: str,
     members: Sequence[int],
@@ -258,16 +244,16 @@ def _template_row(
 ) -> TemplateRow:
     answered = [index for index in members if results[index].get("status", "success") == "success"]
     costs = cost_keys(keys)
-    tokens = columns.of_key(results, "total_tokens")
+    tokens = columns.get("total_tokens")
     return TemplateRow(
         template_id=template_id,
         questions=len(members),
         outcomes=dict(Counter(outcomes[index] for index in members)),
         errors=len(members) - len(answered),
-        means={metric: _mean(columns.of_key(results, metric), answered) for metric in scores},
-        tokens=sum(tokens[index] or 0.0 for index in members),
-        cost=sum(columns.values[key][index] or 0.0 for index in members for key in costs) if costs else None,
-        elapsed_mean=_mean(columns.of_key(results, "elapsed_sec"), answered),
+        means={metric: _mean(columns[metric], answered) for metric in scores},
+        tokens=sum(tokens[index] or 0.0 for index in members) if tokens else 0.0,
+        cost=sum(columns[key][index] or 0.0 for index in members for key in costs) if costs else None,
+        elapsed_mean=_mean(columns.get("elapsed_sec"), answered),
     )
 
 
@@ -294,17 +280,6 @@ def _usage(
         else:
             rows.append((label, fmt(total), fmt(mean, 4)))
     return rows
-
-
-def _histograms(
-    groups: Mapping[str, Sequence[int]], scores: Sequence[str], others: Sequence[str], columns: Columns
-) -> dict[str, dict[str, Histogram]]:
-    """Per metric: the histogram over every question ("") and per template (`groups`: its positions)."""
-    shown = [*scores, *(key for key in others if not key.endswith(("_stdev", "_count")))]
-    return {
-        metric: group_histograms(columns.values[metric], groups, unit_interval=metric in scores)
-        for metric in shown
-    }
 
 
 def _changes(
@@ -440,7 +415,7 @@ def _index(
             for result, (_, question_id) in zip(results, question_keys, strict=True)
         ],
         "agent_error": [1 if result.get("status") == "error" else 0 for result in results],
-        "values": {metric: _rounded(columns.values[metric]) for metric in scores},
+        "values": {metric: _rounded(columns[metric]) for metric in scores},
     }
 
 
@@ -466,120 +441,95 @@ class KeyLayouts:
         names = tuple(result)
         layout = self._seen.get(names)
         if layout is None:
-            layout = self._seen[names] = self._layout(names)
+            layout = self._seen[names] = KeyLayout(
+                reasons=tuple(key for key in names if key.endswith("_reason")),
+                errors=tuple(key for key in names if key.endswith("_error")),
+                values=tuple(key for key in self._keys if key in result and key not in self._scores),
+            )
         return layout
-
-    def _layout(self, names: tuple[str, ...]) -> KeyLayout:
-        present = set(names)
-        return KeyLayout(
-            reasons=tuple(key for key in names if key.endswith("_reason")),
-            errors=tuple(key for key in names if key.endswith("_error")),
-            values=tuple(key for key in self._keys if key in present and key not in self._scores),
-        )
 
 
 def _drill_downs(
     results: Sequence[Mapping[str, object]],
     question_keys: Sequence[tuple[str, str]],
     metadata: Mapping[str, object],
-    classification: Mapping[tuple[str, str], QuestionChange],
+    comparison: ComparisonSection | None,
     scores: Sequence[str],
     columns: Columns,
     layouts: KeyLayouts,
     history: HistorySection | None,
 ) -> list[dict[str, object]]:
-    """Every question's drill-down, in the results' order; what is the same for all of them is looked
-    up once."""
-    steps_scope = _text(metadata.get("steps_scope")) or "last_group"
-    score_columns = [(key, columns.values[key]) for key in scores]
-    details = [
-        _details(
-            result,
-            position,
-            steps_scope,
-            classification.get(question_keys[position]),
-            score_columns,
-            columns,
-            layouts.of(result),
-            scores,
-        )
-        for position, result in enumerate(results)
-    ]
-    if history is not None:
-        outcomes_over_runs, flaky = question_outcomes(history), history.flaky_ids
-        for result, detail in zip(results, details, strict=True):
-            question_id = _text(result["question_id"])
-            if question_id in outcomes_over_runs:
-                detail["history"] = outcomes_over_runs[question_id]
-                detail["history_flaky"] = question_id in flaky
-    return details
-
-
-def _details(
-    result: Mapping[str, object],
-    position: int,
-    steps_scope: str,
-    change: QuestionChange | None,
-    score_columns: Sequence[tuple[str, Sequence[float | None]]],
-    columns: Columns,
-    layout: KeyLayout,
-    scores: Sequence[str],
-) -> dict[str, object]:
-    """Everything the drill-down shows for one question; every text is data, escaped by the page.
+    """Every question's drill-down, in the results' order; every text is data, escaped by the page.
 
     Its sequences are tuples (JSON writes them as the lists they were): holding only texts and
     numbers, they are dropped by the garbage collector at its first look, where lists would be walked
-    again in every full collection, and the allocations of 10,000 drill-downs trigger several of those
-    over the whole report in memory: they took half of the drill-downs' time.
+    again in every full collection.
     """
-    detail: dict[str, object] = {
-        "question_text": _shown(result.get("question_text")),
-        "template_id": _text(result["template_id"]),
-        "status": _text(result.get("status", "success")),
-        "reference_answer": _shown(result.get("reference_answer")),
-        "actual_answer": _shown(result.get("actual_answer")),
-        "error": _shown(result.get("error")),
-        "judge": _text(result.get("answer_judge")),
-        "reasons": tuple(
-            [(key, _shown(value)) for key in layout.reasons if (value := result[key]) not in (None, "")]
-        ),
-        "metric_errors": tuple([(key, _shown(value)) for key in layout.errors if (value := result[key])]),
-        "values": tuple([(key, columns.values[key][position]) for key in layout.values]),
-        "scores": tuple([(key, column[position]) for key, column in score_columns]),
-        "thresholds": tuple(
-            [_threshold(item) for item in _list(result.get("thresholds")) if is_mapping(item)]
-        ),
-        "failures": tuple([_shown(item) for item in _list(result.get("failures"))]),
-        "steps": step_table(result, steps_scope),
-    }
-    if change is not None:
-        detail["change"] = {
-            "classification": change.classification.value,
-            "baseline_outcome": _text(change.baseline_outcome),
-            "current_outcome": _text(change.current_outcome),
-            "deltas": _change_deltas(change.deltas),
+    steps_scope = _text(metadata.get("steps_scope")) or "last_group"
+    score_columns = [(key, columns[key]) for key in scores]
+    changes = {change.key: change for change in comparison.questions} if comparison is not None else {}
+    plain_deltas = isinstance(comparison, Comparison) and comparison.all_finite
+    outcomes_over_runs = question_outcomes(history) if history is not None else {}
+    details = []
+    for position, result in enumerate(results):
+        layout = layouts.of(result)
+        detail: dict[str, object] = {
+            "question_text": _shown(result.get("question_text")),
+            "template_id": _text(result["template_id"]),
+            "status": _text(result.get("status", "success")),
+            "reference_answer": _shown(result.get("reference_answer")),
+            "actual_answer": _shown(result.get("actual_answer")),
+            "error": _shown(result.get("error")),
+            "judge": _text(result.get("answer_judge")),
+            "reasons": tuple(
+                [(key, _shown(value)) for key in layout.reasons if (value := result[key]) not in (None, "")]
+            ),
+            "metric_errors": tuple([(key, _shown(value)) for key in layout.errors if (value := result[key])]),
+            "values": tuple([(key, columns[key][position]) for key in layout.values]),
+            "scores": tuple([(key, column[position]) for key, column in score_columns]),
+            "thresholds": tuple(
+                [_threshold(item) for item in _list(result.get("thresholds")) if is_mapping(item)]
+            ),
+            "failures": tuple([_shown(item) for item in _list(result.get("failures"))]),
+            "steps": step_table(result, steps_scope),
         }
-    attempts = result.get("attempts")
-    if isinstance(attempts, list):
-        detail["attempts"] = tuple(
-            {
-                "outcome": outcome_of(attempt),
-                "scores": tuple((key, finite(attempt.get(key))) for key in scores if key in attempt),
-            }
-            for attempt in attempts
-            if is_mapping(attempt)
-        )
-    return detail
+        change = changes.get(question_keys[position])
+        if change is not None:
+            detail["change"] = _change_detail(change, plain_deltas)
+        attempts = result.get("attempts")
+        if isinstance(attempts, list):
+            detail["attempts"] = tuple(
+                {
+                    "outcome": outcome_of(attempt),
+                    "scores": tuple((key, finite(attempt.get(key))) for key in scores if key in attempt),
+                }
+                for attempt in attempts
+                if is_mapping(attempt)
+            )
+        question_id = _text(result["question_id"])
+        if question_id in outcomes_over_runs:
+            assert history is not None
+            detail["history"] = outcomes_over_runs[question_id]
+            detail["history_flaky"] = question_id in history.flaky_ids
+        details.append(detail)
+    return details
 
 
-def _change_deltas(
-    deltas: Mapping[str, MetricDelta],
-) -> tuple[tuple[str, float | None, float | None, float | None], ...]:
-    """[metric, baseline, current, delta] of each metric the comparison holds, JSON-safe."""
-    return tuple(
-        (metric, finite(values["baseline"]), finite(values["current"]), finite(values["delta"]))
-        for metric, values in deltas.items()
-    )
+def _change_detail(change: QuestionChange, plain: bool) -> dict[str, object]:
+    """A question's change with [metric, baseline, current, delta] of each metric, JSON-safe; `plain`:
+    every number is a finite float already (`Comparison.all_finite`), each delta's three in that order."""
+    deltas = change.deltas.items()
+    return {
+        "classification": change.classification.value,
+        "baseline_outcome": _text(change.baseline_outcome),
+        "current_outcome": _text(change.current_outcome),
+        "deltas": tuple([(metric, *values.values()) for metric, values in deltas])
+        if plain
+        else tuple(
+            (metric, finite(values["baseline"]), finite(values["current"]), finite(values["delta"]))
+            for metric, values in deltas
+        ),
+    }
 
 
 def _threshold(item: Mapping[str, object]) -> Mapping[str, object]:
@@ -621,13 +571,24 @@ def _micro_mean(
     if mean is not None:
         return mean
     answered = [index for index, result in enumerate(results) if result.get("status", "success") == "success"]
-    return _mean(columns.values[metric], answered)
+    return _mean(columns[metric], answered)
 
 
-def _mean(column: Sequence[float | None], positions: Sequence[int]) -> float | None:
-    """The mean of the column's numbers at `positions` (None: no number there)."""
-    values = [value for value in (column[index] for index in positions) if value is not None]
+def _mean(column: Sequence[float | None] | None, positions: Sequence[int]) -> float | None:
+    """The mean of the column's numbers at `positions` (None: no number there, or no column)."""
+    values = [value for index in positions if (value := column[index]) is not None] if column else []
     return sum(values) / len(values) if values else None
+
+
+def _finite_column(values: list[object]) -> list[float | None]:
+    """`finite` of each value: a column of floats and nulls whose sum is finite (most of them) holds
+    no infinity and no NaN, and is kept as it is without a call per value."""
+    if set(map(type, values)) <= _FLOAT_OR_NULL and isfinite(sum(filter(None, values))):  # type: ignore[arg-type]
+        return values  # type: ignore[return-value]
+    return [finite(value) for value in values]
+
+
+_FLOAT_OR_NULL = frozenset({float, type(None)})
 
 
 def _rounded(column: Sequence[float | None]) -> list[float | None]:

@@ -12,7 +12,7 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -30,6 +30,7 @@ except ImportError:
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
 from pytest_graphrag_eval.formats.plain_json import compact_plain
 from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
+from pytest_graphrag_eval.report.html_report.graph_coverage import GRAPH_COVERAGE_KEY, coverage_view
 from pytest_graphrag_eval.report.html_report.markup import changed_questions, delta_row, histogram, score_bar
 from pytest_graphrag_eval.report.html_report.model import ReportView, build_view
 from pytest_graphrag_eval.report_model import ReportDocument
@@ -37,6 +38,11 @@ from pytest_graphrag_eval.report_model import ReportDocument
 ASSETS = "assets"
 _DEFLATE_BLOCK = 1 << 20  # the pieces the compressor is given (`pack_lines`)
 _DETAIL_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+_COVERAGE_STYLE = (
+    "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em}"
+    "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border-bottom:1px solid #ddd;padding:.2em .8em;"
+    "text-align:left}.num{text-align:right}code{font-size:13px}.muted{color:#777}"
+)
 
 
 def render_html(report: ReportDocument) -> str:
@@ -58,6 +64,15 @@ def _render(view: ReportView, details: str) -> str:
             csp=_content_security_policy(script, style),
         )
     )
+
+
+def coverage_page(section: Mapping[str, object]) -> str:
+    """The page `graphrag-eval-corpus coverage --html` writes for the coverage's JSON form
+    (`Coverage.to_dict`), under a Content-Security-Policy that allows no request."""
+    view = coverage_view({GRAPH_COVERAGE_KEY: dict(section)})
+    csp = f"default-src 'none'; style-src '{_sha256(_COVERAGE_STYLE)}'; base-uri 'none'; form-action 'none'"
+    page = template_environment().get_template("graph_coverage_page.html.j2")
+    return page.render(coverage=view, style=_COVERAGE_STYLE, csp=csp)
 
 
 def detail_lines(details: Sequence[object]) -> bytes:
