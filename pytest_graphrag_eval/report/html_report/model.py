@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import isfinite
 
-from pytest_graphrag_eval.compare.comparison import Comparison
 from pytest_graphrag_eval.report.html_report.charts import (
     DeltaBar,
     Histogram,
@@ -134,7 +133,7 @@ def _columns(results: Sequence[Mapping[str, object]], keys: Sequence[str]) -> Co
     many times (score detection, means, histograms, the question index, the drill-downs)."""
     rows = [tuple(map(result.get, keys)) for result in results]
     columns = zip(*rows, strict=True) if rows else (() for _ in keys)
-    return {key: _finite_column(list(column)) for key, column in zip(keys, columns, strict=True)}
+    return {key: [finite(value) for value in column] for key, column in zip(keys, columns, strict=True)}
 
 
 def build_view(report: ReportDocument) -> ReportView:
@@ -468,7 +467,6 @@ def _drill_downs(
     steps_scope = _text(metadata.get("steps_scope")) or "last_group"
     score_columns = [(key, columns[key]) for key in scores]
     changes = {change.key: change for change in comparison.questions} if comparison is not None else {}
-    plain_deltas = isinstance(comparison, Comparison) and comparison.all_finite
     outcomes_over_runs = question_outcomes(history) if history is not None else {}
     details = []
     for position, result in enumerate(results):
@@ -495,7 +493,7 @@ def _drill_downs(
         }
         change = changes.get(question_keys[position])
         if change is not None:
-            detail["change"] = _change_detail(change, plain_deltas)
+            detail["change"] = _change_detail(change)
         attempts = result.get("attempts")
         if isinstance(attempts, list):
             detail["attempts"] = tuple(
@@ -515,19 +513,15 @@ def _drill_downs(
     return details
 
 
-def _change_detail(change: QuestionChange, plain: bool) -> dict[str, object]:
-    """A question's change with [metric, baseline, current, delta] of each metric, JSON-safe; `plain`:
-    every number is a finite float already (`Comparison.all_finite`), each delta's three in that order."""
-    deltas = change.deltas.items()
+def _change_detail(change: QuestionChange) -> dict[str, object]:
+    """A question's change with [metric, baseline, current, delta] of each metric, JSON-safe."""
     return {
         "classification": change.classification.value,
         "baseline_outcome": _text(change.baseline_outcome),
         "current_outcome": _text(change.current_outcome),
-        "deltas": tuple([(metric, *values.values()) for metric, values in deltas])
-        if plain
-        else tuple(
+        "deltas": tuple(
             (metric, finite(values["baseline"]), finite(values["current"]), finite(values["delta"]))
-            for metric, values in deltas
+            for metric, values in change.deltas.items()
         ),
     }
 
@@ -578,17 +572,6 @@ def _mean(column: Sequence[float | None] | None, positions: Sequence[int]) -> fl
     """The mean of the column's numbers at `positions` (None: no number there, or no column)."""
     values = [value for index in positions if (value := column[index]) is not None] if column else []
     return sum(values) / len(values) if values else None
-
-
-def _finite_column(values: list[object]) -> list[float | None]:
-    """`finite` of each value: a column of floats and nulls whose sum is finite (most of them) holds
-    no infinity and no NaN, and is kept as it is without a call per value."""
-    if set(map(type, values)) <= _FLOAT_OR_NULL and isfinite(sum(filter(None, values))):  # type: ignore[arg-type]
-        return values  # type: ignore[return-value]
-    return [finite(value) for value in values]
-
-
-_FLOAT_OR_NULL = frozenset({float, type(None)})
 
 
 def _rounded(column: Sequence[float | None]) -> list[float | None]:
