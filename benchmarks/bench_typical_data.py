@@ -429,9 +429,11 @@ def their_phases(
     return phases_printed_by([python, "-c", THEIR_TIMER, *arguments], "graphrag-eval's interpreter")
 
 
-def phases_printed_by(command: list[str], who: str) -> dict[str, float]:
+def phases_printed_by(
+    command: list[str], who: str, environment: dict[str, str] | None = None
+) -> dict[str, float]:
     """The seconds per phase a timing script printed as JSON on its last line, run in a fresh process."""
-    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    completed = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
     if completed.returncode != 0:
         raise SystemExit(f"{who} failed:\n{completed.stderr[-2000:]}")
     phases: dict[str, float] = json.loads(completed.stdout.strip().splitlines()[-1])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pytest_graphrag_eval.formats.rdf_graphs import (
     RDF_MEDIA_TYPES,
@@ -35,8 +35,7 @@ _OWN_RULE_STEPS = (IRI_DISCOVERY_STEP, TIME_SERIES_STEP, DATA_POINTS_STEP)
 """Steps whose name decides their rule before their media type does (`steps.match` rules 1 and 3)."""
 
 
-@dataclass(frozen=True)
-class SparqlExpectation:
+class SparqlExpectation(NamedTuple):
     """A reference SPARQL step; `table` is parsed under `literal_match`, as an actual output must be."""
 
     table: SparqlTable

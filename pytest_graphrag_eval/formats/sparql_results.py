@@ -8,8 +8,7 @@ blank node and takes the fast paths.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from pytest_graphrag_eval.formats import json_text
 from pytest_graphrag_eval.formats.terms import (
@@ -29,8 +28,7 @@ class SparqlResultsError(ValueError):
     """The text is not SPARQL results JSON (or is malformed)."""
 
 
-@dataclass(frozen=True)
-class SparqlTable:
+class SparqlTable(NamedTuple):
     """A SELECT result (variables, columns) or an ASK result (`boolean` set, no variables)."""
 
     variables: tuple[str, ...]

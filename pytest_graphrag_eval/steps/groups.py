@@ -4,8 +4,7 @@ docs/steps.md); among equally good assignments later actual steps win, as the ag
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
 from pytest_graphrag_eval.formats.sparql_results import (
@@ -19,8 +18,7 @@ SCOPES = ("last_group", "all_groups")
 _SCORE_RESOLUTION = 10**9  # scores are compared to 1e-9 so the assignment works on exact integers
 
 
-@dataclass(frozen=True)
-class StepMatch:
+class StepMatch(NamedTuple):
     """Reference step `reference_index` of group `group_index` matched actual step `actual_index`."""
 
     group_index: int
@@ -29,8 +27,7 @@ class StepMatch:
     score: float
 
 
-@dataclass(frozen=True)
-class StepsOutcome:
+class StepsOutcome(NamedTuple):
     score: float
     matches: tuple[StepMatch, ...]
 

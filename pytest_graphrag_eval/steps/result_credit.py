@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_graphrag_eval.corpus.reference_steps import (
     SPARQL_RESULTS_MEDIA_TYPE,
@@ -27,8 +26,7 @@ from pytest_graphrag_eval.steps.result_overlap import NONE, Overlap, counted_ove
 _RESOLUTION = 10**9
 
 
-@dataclass(frozen=True)
-class ResultCredit:
+class ResultCredit(NamedTuple):
     """Mean precision, recall and F1 over the result-bearing reference steps, and unreadable outputs."""
 
     precision: float

@@ -11,7 +11,7 @@ import bisect
 import itertools
 from collections import Counter
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pytest_graphrag_eval.corpus.reference_steps import SparqlExpectation
 from pytest_graphrag_eval.formats.sparql_results import ResultsParser, SparqlTable, parse_sparql_results
@@ -29,8 +29,7 @@ MAPPING_BUDGET = 512
 """Partial column mappings bounded per step (each costs a pass over the rows); real results need few."""
 
 
-@dataclass(frozen=True)
-class Overlap:
+class Overlap(NamedTuple):
     """Precision, recall and F1 of one actual result against one reference result."""
 
     precision: float
