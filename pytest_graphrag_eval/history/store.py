@@ -14,10 +14,9 @@ from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.errors import GraphragEvalError, HistoryError
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.history.backends import Backend, describe_failure, open_backend
-from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.locations import parse_location
 from pytest_graphrag_eval.history.metrics import metric_value
 from pytest_graphrag_eval.history.provenance import RunProvenance

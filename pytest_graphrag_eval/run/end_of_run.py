@@ -260,7 +260,8 @@ def _with_history(
     history could not be read, if it could not. Read at the end, so the corpus files' gates (known only
     after collection) set the window too; the store and its drivers are imported only for a history."""
     from pytest_graphrag_eval.history.records import suite_of
-    from pytest_graphrag_eval.run.run_history import history_window, read_history
+    from pytest_graphrag_eval.report.history_section import history_window
+    from pytest_graphrag_eval.run.run_history import read_history
 
     found = read_history(
         history.url,

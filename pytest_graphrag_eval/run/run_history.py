@@ -14,9 +14,7 @@ from typing import Any
 
 from pytest_graphrag_eval.compare.baseline import check_report
 from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory
-from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.gates.model import Gate
-from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.errors import ConfigurationError, HistoryError
 from pytest_graphrag_eval.history.locations import parse_location
 from pytest_graphrag_eval.history.provenance import RunProvenance, detect_provenance
 from pytest_graphrag_eval.history.records import ABSENT, OUTCOME_NAMES, run_identities, run_inputs
@@ -52,11 +50,6 @@ class StartingHistory:
                 identities["responses"],
             ),
         )
-
-
-def history_window(gates: Sequence[Gate], flaky_runs: int) -> int:
-    """How many runs the run looks at, itself included: the flaky window or a longer gate window."""
-    return max([flaky_runs, *(gate.window or 0 for gate in gates if gate.needs_history)])
 
 
 def read_history(
