@@ -95,11 +95,8 @@ def gates_from_yaml(value: object, location: SourceLocation) -> list[Gate]:
         return _gate_from_left(key, *parse_limit(limit), "corpus")
 
     shapes = "a list of gates like 'steps_score.mean>=0.9'"
-    return [gate for _, _, gate in yaml_rules(value, location, "gates", shapes, _corpus_gate, from_entry)]
-
-
-def _corpus_gate(text: object) -> Gate:
-    return _parse(text, "corpus")
+    rules = yaml_rules(value, location, "gates", shapes, lambda text: _parse(text, "corpus"), from_entry)
+    return [gate for _, _, gate in rules]
 
 
 def combine_gates(gates: Iterable[Gate]) -> list[Gate]:

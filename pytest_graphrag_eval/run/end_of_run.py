@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.report.history_summary import history_lines
@@ -62,10 +61,10 @@ class HistoryOptions:
     """Where and how the run is read from and recorded in the run history (`--graphrag-history`)."""
 
     url: str
-    required: bool = False  # a run that could not be recorded fails
-    run_key: str | None = None
-    flaky_runs: int = DEFAULT_FLAKY_RUNS
-    flaky_flips: int = DEFAULT_FLAKY_FLIPS
+    required: bool  # a run that could not be recorded fails
+    run_key: str | None
+    flaky_runs: int
+    flaky_flips: int
 
 
 @dataclass
