@@ -42,6 +42,13 @@ _SUMMARY_COLUMNS = (
 # RunSummary's fields, read from its columns (`identity` gives `inputs`)
 _SUMMARY_FIELDS = _SUMMARY_COLUMNS.replace("commit_sha", "commit").split(", ")
 _NEWEST_FIRST = "ORDER BY started_at DESC, run_id DESC"
+IDENTITY_FIELDS = {
+    "corpus": "corpus_identity",
+    "graph": "graph_identity",
+    "responses": "responses_identity",
+    "settings": "settings_fingerprint",
+}
+"""Each identity a run is compared by, and the RunSummary field that holds it."""
 
 
 ShardMerger = Callable[[Sequence[tuple[str, Mapping[str, Any]]]], dict[str, Any]]

@@ -18,7 +18,7 @@ from pytest_graphrag_eval.errors import ConfigurationError, HistoryError
 from pytest_graphrag_eval.history.locations import parse_location
 from pytest_graphrag_eval.history.provenance import RunProvenance, detect_provenance
 from pytest_graphrag_eval.history.records import ABSENT, OUTCOME_NAMES, run_identities, run_inputs
-from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
+from pytest_graphrag_eval.history.store import IDENTITY_FIELDS, HistoryStore, RunSummary, open_history
 
 
 @dataclass(frozen=True)
@@ -123,12 +123,7 @@ def _past_run(summary: RunSummary, outcomes: dict[str, str]) -> PastRun:
         commit=summary.commit,
         branch=summary.branch,
         passed=summary.passed,
-        identities={
-            "corpus": summary.corpus_identity,
-            "graph": summary.graph_identity,
-            "responses": summary.responses_identity,
-            "settings": summary.settings_fingerprint,
-        },
+        identities={name: getattr(summary, field) for name, field in IDENTITY_FIELDS.items()},
         inputs=summary.inputs,
     )
 
