@@ -31,7 +31,13 @@ from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
 from pytest_graphrag_eval.formats.plain_json import compact_plain
 from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
 from pytest_graphrag_eval.report.html_report.graph_coverage import GRAPH_COVERAGE_KEY, coverage_view
-from pytest_graphrag_eval.report.html_report.markup import changed_questions, delta_row, histogram, score_bar
+from pytest_graphrag_eval.report.html_report.markup import (
+    changed_questions,
+    delta_row,
+    histogram_cards,
+    score_bar,
+    template_rows,
+)
 from pytest_graphrag_eval.report.html_report.model import ReportView, build_view
 from pytest_graphrag_eval.report_model import ReportDocument
 
@@ -123,6 +129,7 @@ def template_environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        optimized=False,  # the optimizer's constant folding took longer than it saved: pages render once
     )
     environment.policies["json.dumps_function"] = _dumps
     environment.policies["json.dumps_kwargs"] = {
@@ -136,9 +143,10 @@ def template_environment() -> jinja2.Environment:
     environment.filters["figure"] = lambda value, style: percent(value) if style == "pct" else fmt(value)
     environment.filters["signed"] = signed
     environment.globals["delta_row"] = delta_row
-    environment.globals["histogram"] = histogram
+    environment.globals["histogram_cards"] = histogram_cards
     environment.globals["changed_questions"] = changed_questions
     environment.globals["score_bar"] = score_bar
+    environment.globals["template_rows"] = template_rows
     return environment
 
 
