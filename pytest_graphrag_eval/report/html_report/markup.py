@@ -210,3 +210,10 @@ def _value(value: object) -> str:
 
 
 _NUMBERS = frozenset({float, int})
+
+
+# What the templates call by name.
+PAGE_HELPERS = {
+    helper.__name__: helper
+    for helper in (changed_questions, delta_row, histogram_cards, score_bar, template_rows)
+}
