@@ -20,10 +20,9 @@ from pytest_graphrag_eval.report.html_report.charts import (
     percent,
     signed,
 )
-from pytest_graphrag_eval.report.html_report.model import DeltaRow, ReportView
+from pytest_graphrag_eval.report.html_report.model import DeltaRow
 
 _ScoreDeltas = Sequence[tuple[str, object, object, float]]  # (metric, baseline, current, delta)
-_OUTCOME_ORDER = ("passed", "xpassed", "xfailed", "skipped", "interrupted", "unknown", "failed", "error")
 # A histogram's fixed coordinates, written as the template's arithmetic wrote them.
 _VIEW_HEIGHT = HIST_HEIGHT + 16
 _AXIS_Y = HIST_HEIGHT + 0.5
@@ -75,23 +74,11 @@ def delta_row(row: DeltaRow, style: str) -> Markup:
     return Markup("".join(parts))
 
 
-def histogram_cards(histograms: Mapping[str, Mapping[str, Histogram]]) -> Markup:
-    """Each metric's card of charts: every question's (template "") and each template's, hidden."""
-    parts = []
-    for metric, charts in histograms.items():
-        parts.append(
-            f'    <figure class="hist-card" data-metric="{escape(metric)}">\n'
-            f"      <figcaption><strong>{escape(metric)}</strong></figcaption>\n"
-        )
-        parts.extend(_histogram(chart, template) for template, chart in charts.items())
-        parts.append("    </figure>\n")
-    return Markup("".join(parts))
-
-
-def _histogram(chart: Histogram, template: str) -> str:
-    """One chart; its texts are counts and numbers, nothing to escape but the template id."""
+def histogram(chart: Histogram, template: str) -> Markup:
+    """One chart of a metric's card, for every question (`template` "") or one template's, hidden;
+    its texts are counts and numbers, nothing to escape but the template id."""
     parts = [
-        f'        <div class="hist" data-template="{escape(template)}"{" hidden" if template else ""}>\n'
+        f'<div class="hist" data-template="{escape(template)}"{" hidden" if template else ""}>\n'
         f'  <svg viewBox="0 0 {HIST_WIDTH} {_VIEW_HEIGHT}" role="img"'
         f' aria-label="histogram: {chart.count} values">\n'
         f'    <line class="axis" x1="0" y1="{_AXIS_Y}" x2="{HIST_WIDTH}" y2="{_AXIS_Y}"/>\n'
@@ -112,8 +99,8 @@ def _histogram(chart: Histogram, template: str) -> str:
     )
     if chart.missing:
         parts.append(f' · <span class="warn-text">{chart.missing} without a value</span>')
-    parts.append("</p>\n</div>\n\n")
-    return "".join(parts)
+    parts.append("</p>\n</div>\n")
+    return Markup("".join(parts))
 
 
 def changed_questions(items: Sequence[Mapping[str, object]], pill: Markup) -> Markup:
@@ -140,44 +127,6 @@ def score_changes(deltas: _ScoreDeltas) -> Markup:
             f"{escape(metric)} {_number(before)} → {_number(after)}</span> "
             for metric, before, after, delta in deltas
         )
-    )
-
-
-def template_rows(view: ReportView) -> Markup:
-    """The overview's row of each template: its link, questions, outcome bar and score bars."""
-    rows = []
-    for index, row in enumerate(view.templates):
-        template = escape(row.template_id)
-        bars = "".join(
-            f"<td>{score_bar(row.means[metric], view.verdict(row.template_id, metric))}</td>"
-            for metric in view.overview_metrics
-        )
-        rows.append(
-            f'      <tr data-template="{template}">\n'
-            f'        <td class="tid"><a href="#questions" data-filter-template="{index}" title="{template}">'
-            f"{template}</a></td>\n"
-            f'        <td class="num">{row.questions}</td>\n'
-            f"        <td>{_outcome_bar(row.outcomes, row.questions, view.has_outcomes)}</td>\n"
-            f"{bars}      </tr>\n"
-        )
-    return Markup("".join(rows))
-
-
-def _outcome_bar(outcomes: Mapping[str, int], total: int, has_outcomes: bool) -> str:
-    """A template's outcomes as one stacked bar, passed first, their counts in its title."""
-    shown = [name for name in _OUTCOME_ORDER if outcomes.get(name)]
-    rects = []
-    x: float = 0
-    for name in shown:
-        width = 100 * outcomes[name] / total
-        kind = "answered" if name == "unknown" and not has_outcomes else name
-        rects.append(f'<rect class="o-{kind}" x="{x:.2f}" width="{width:.2f}" height="8"/>\n')
-        x += width
-    answered = outcomes.get("passed", 0) if has_outcomes else total - outcomes.get("error", 0)
-    return (
-        f'<span class="obar" title="{", ".join(f"{outcomes[name]} {name}" for name in shown)}">'
-        '<svg viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true">\n'
-        f'{"".join(rects)}</svg><span class="obar-text">{answered}/{total}</span></span>\n'
     )
 
 
@@ -210,10 +159,3 @@ def _value(value: object) -> str:
 
 
 _NUMBERS = frozenset({float, int})
-
-
-# What the templates call by name.
-PAGE_HELPERS = {
-    helper.__name__: helper
-    for helper in (changed_questions, delta_row, histogram_cards, score_bar, template_rows)
-}

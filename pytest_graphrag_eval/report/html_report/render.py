@@ -29,9 +29,9 @@ except ImportError:
 
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
 from pytest_graphrag_eval.formats.plain_json import compact_plain
-from pytest_graphrag_eval.report.html_report import markup
 from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
 from pytest_graphrag_eval.report.html_report.graph_coverage import GRAPH_COVERAGE_KEY, coverage_view
+from pytest_graphrag_eval.report.html_report.markup import changed_questions, delta_row, histogram, score_bar
 from pytest_graphrag_eval.report.html_report.model import ReportView, build_view
 from pytest_graphrag_eval.report_model import ReportDocument
 
@@ -136,7 +136,10 @@ def template_environment() -> jinja2.Environment:
     environment.filters["pct"] = percent
     environment.filters["figure"] = lambda value, style: percent(value) if style == "pct" else fmt(value)
     environment.filters["signed"] = signed
-    environment.globals.update(markup.PAGE_HELPERS)
+    environment.globals["delta_row"] = delta_row
+    environment.globals["histogram"] = histogram
+    environment.globals["changed_questions"] = changed_questions
+    environment.globals["score_bar"] = score_bar
     return environment
 
 
