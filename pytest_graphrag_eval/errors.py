@@ -63,6 +63,11 @@ class ConfigurationError(GraphragEvalError):
     """An option, threshold, gate or prompt template is invalid."""
 
 
+class HistoryError(GraphragEvalError):
+    """A history store that cannot be opened, read or written; messages name the store by its display
+    URL, never with its password."""
+
+
 class ConfigurationWarning(UserWarning):
     """A configuration that runs, but with keys that have no effect (named in the message)."""
 

@@ -13,7 +13,6 @@ from pytest_graphrag_eval.answers.prompts import (
     CORRECTNESS_PLACEHOLDERS,
     correctness_template,
     data_block,
-    neutralize,
 )
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.prompts import PromptTemplate
@@ -38,11 +37,11 @@ def test_closing_tag_inside_text_is_neutralised() -> None:
 
 def test_tag_variants_are_neutralised_case_and_space_insensitively() -> None:
     text = "< /ACTUAL_ANSWER > <Question> </reference_answer x=1> <steps>"
-    assert "<" not in neutralize(text)
+    assert "<" not in BLOCKS.neutralize(text)
 
 
 def test_other_markup_is_left_alone() -> None:
-    assert neutralize("a <b>bold</b> 3 < 4 <question_text>") == "a <b>bold</b> 3 < 4 <question_text>"
+    assert BLOCKS.neutralize("a <b>bold</b> 3 < 4 <question_text>") == "a <b>bold</b> 3 < 4 <question_text>"
 
 
 @given(st.lists(st.sampled_from(["<", ">", "/", " ", "actual_answer", "Question", "x", "\n"])).map("".join))

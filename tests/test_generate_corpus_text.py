@@ -47,3 +47,9 @@ def test_a_skeleton_filled_is_the_data_written(filled: list[str]) -> None:
     data = {"id": filled[0] if filled else "", "steps": [[{"name": "fixed", "args": filled[1:]}]]}
     skeleton = Skeleton.of(shape, "  ")
     assert "".join(skeleton.fill(filled or [""])) == yaml_items([data], "  ")
+
+
+def test_a_blank_line_of_a_literal_block_is_written_empty() -> None:
+    """Only the lines with text take the block's indent: the corpus bytes stay what they were."""
+    text = yaml_items([{"query": "select *\n\n\nwhere {\n  ?s ?p ?o\n}"}], "  ")
+    assert text == "  - query: |-\n      select *\n\n\n      where {\n        ?s ?p ?o\n      }\n"

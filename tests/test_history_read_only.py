@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from history_support import run_report
 
-from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.errors import HistoryError
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.store import open_history
 

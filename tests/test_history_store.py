@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from history_support import run_report
 
+from pytest_graphrag_eval.errors import HistoryError
 from pytest_graphrag_eval.history.analysis import flaky_questions, trend
-from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.provenance import RunProvenance
 from pytest_graphrag_eval.history.records import OUTCOME_NAMES
 from pytest_graphrag_eval.history.store import open_history

@@ -20,7 +20,6 @@ DATA_RULE = (
 )
 
 data_block = BLOCKS.block
-neutralize = BLOCKS.neutralize
 
 
 def render_alternatives(reference: str | list[str]) -> str:

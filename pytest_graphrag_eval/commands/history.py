@@ -36,12 +36,13 @@ from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.history.analysis import flaky_questions, trend
 from pytest_graphrag_eval.history.metrics import check_metric
 from pytest_graphrag_eval.history.provenance import RunProvenance
-from pytest_graphrag_eval.history.records import OUTCOME_CODES, check_report, corpus_identity
+from pytest_graphrag_eval.history.records import check_report, corpus_identity
 from pytest_graphrag_eval.history.retention import retention_rule
-from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
+from pytest_graphrag_eval.history.store import IDENTITY_FIELDS, HistoryStore, RunSummary, open_history
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.command_line import FLAG
 from pytest_graphrag_eval.options.declarations import OptionSpec
+from pytest_graphrag_eval.report.history_summary import OUTCOME_CODES
 from pytest_graphrag_eval.report_model import ReportDocument
 from pytest_graphrag_eval.run.merge import merge_shard_reports
 from pytest_graphrag_eval.run.pipeline import OutputPaths, write_outputs
@@ -279,13 +280,7 @@ def _compare(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int
         for key in sorted(means_before.keys() | means_after.keys())
     }
     identity = {
-        name: getattr(before, attribute) != getattr(after, attribute)
-        for name, attribute in (
-            ("corpus", "corpus_identity"),
-            ("graph", "graph_identity"),
-            ("responses", "responses_identity"),
-            ("settings", "settings_fingerprint"),
-        )
+        name: getattr(before, field) != getattr(after, field) for name, field in IDENTITY_FIELDS.items()
     }
     out.document = {
         "before": _summary_json(before),

@@ -1,4 +1,4 @@
-"""Gates on change since a baseline run, seen only through `ChangeView`:
+"""Gates on change since a baseline run, read from its `Comparison` (counts and paired changes):
 
 - `delta:answer_f1.mean>=-0.02`: the paired change of a mean (questions both runs share, unedited);
 - `delta:answer_f1.mean>=-0.02@95`: fails only when the whole 95% interval lies on the wrong side,
@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
@@ -19,34 +19,15 @@ from pytest_graphrag_eval.gates.expressions import (
     format_number,
 )
 from pytest_graphrag_eval.gates.model import COUNT, DELTA, Gate, GateResult, measured_result
+from pytest_graphrag_eval.report_model import MetricChange
+
+if TYPE_CHECKING:  # types only: parsing gates loads no comparison
+    from pytest_graphrag_eval.compare.comparison import Comparison
 
 CHANGE_COUNTS = ("regressions", "fixed", "new", "removed", "edited")
 _DELTA_PREFIX = re.compile(r"delta\s*:", re.IGNORECASE)
 _CONFIDENCE = re.compile(r"@\s*([0-9]+(?:\.[0-9]+)?)\s*$")
 _INTERVAL_OPERATORS = (">=", "<=")
-
-
-class MetricChange(Protocol):
-    """The paired change of one metric's mean, with its interval at the confidence asked for."""
-
-    @property
-    def delta(self) -> float | None: ...
-    @property
-    def ci_low(self) -> float | None: ...
-    @property
-    def ci_high(self) -> float | None: ...
-    @property
-    def n_pairs(self) -> int: ...
-
-
-class ChangeView(Protocol):
-    """What gates on change need to know about a comparison with a baseline."""
-
-    def count(self, kind: str, template: str | None = None) -> int: ...
-    def metric_change(
-        self, metric: str, template: str | None = None, confidence: float | None = None
-    ) -> MetricChange | None: ...
-    def template_ids(self) -> list[str]: ...
 
 
 def split_delta_prefix(text: str) -> tuple[bool, str]:
@@ -92,7 +73,7 @@ def change_gate(
     return Gate(scope, check_metric_name(metric), "mean", op, limit, template, source, DELTA, confidence)
 
 
-def evaluate_change_gate(gate: Gate, changes: ChangeView | None, pattern: str) -> GateResult:
+def evaluate_change_gate(gate: Gate, changes: Comparison | None, pattern: str) -> GateResult:
     """Evaluate one gate on change; without a baseline it fails and says so."""
     label, condition = gate.label, gate.condition
     if changes is None:

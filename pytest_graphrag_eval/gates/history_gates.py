@@ -17,13 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.compare.classify import passed
 from pytest_graphrag_eval.compare.past_runs import RunHistory
 from pytest_graphrag_eval.compare.repeats import attempt_passed
 from pytest_graphrag_eval.compare.trend import MIN_RUNS_FOR_INTERVAL, slope_trend
-from pytest_graphrag_eval.gates.change_gates import ChangeView
 from pytest_graphrag_eval.gates.expressions import (
     ExpressionError,
     confidence_level,
@@ -31,6 +30,9 @@ from pytest_graphrag_eval.gates.expressions import (
     format_number,
 )
 from pytest_graphrag_eval.gates.model import EXCLUDING_FLAKY, HISTORY, PASSES, REPEATS, Gate, GateResult
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.compare.comparison import Comparison
 
 DEFAULT_TREND_CONFIDENCE = 0.95
 MAX_WINDOW = 1000
@@ -49,7 +51,7 @@ class GateHistory:
 
     runs: RunHistory
     flaky: tuple[str, ...] = ()  # this run's flaky question ids, in result order
-    stable_changes: ChangeView | None = None  # the baseline comparison without the flaky questions
+    stable_changes: Comparison | None = None  # the baseline comparison without the flaky questions
 
 
 def split_over_prefix(text: str) -> tuple[str | None, str]:

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.aggregates import NOT_EVALUATED_COUNT, STAT_NAMES
 from pytest_graphrag_eval.errors import ConfigurationError, SourceLocation
 from pytest_graphrag_eval.gates.change_gates import (
     CHANGE_COUNTS,
-    ChangeView,
     change_gate,
     evaluate_change_gate,
     split_confidence,
@@ -56,6 +55,9 @@ from pytest_graphrag_eval.gates.judge_gates import evaluate_judge_gate, judge_ga
 from pytest_graphrag_eval.gates.metric_hints import metric_error, missing_metric_hint
 from pytest_graphrag_eval.gates.model import JUDGE, TREND, Gate, GateResult, measured_result
 from pytest_graphrag_eval.report_model import not_evaluated_reason_of, not_evaluated_text
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.compare.comparison import Comparison
 
 GATE_SOURCES = ("ini", "cli", "corpus")
 OPTION_NAMES = {"ini": "ini option graphrag_gates", "cli": "--graphrag-gate"}
@@ -95,11 +97,8 @@ def gates_from_yaml(value: object, location: SourceLocation) -> list[Gate]:
         return _gate_from_left(key, *parse_limit(limit), "corpus")
 
     shapes = "a list of gates like 'steps_score.mean>=0.9'"
-    return [gate for _, _, gate in yaml_rules(value, location, "gates", shapes, _corpus_gate, from_entry)]
-
-
-def _corpus_gate(text: object) -> Gate:
-    return _parse(text, "corpus")
+    rules = yaml_rules(value, location, "gates", shapes, lambda text: _parse(text, "corpus"), from_entry)
+    return [gate for _, _, gate in rules]
 
 
 def combine_gates(gates: Iterable[Gate]) -> list[Gate]:
@@ -110,7 +109,7 @@ def combine_gates(gates: Iterable[Gate]) -> list[Gate]:
 def evaluate_gates(
     gates: Iterable[Gate],
     aggregates: Mapping[str, Any],
-    changes: ChangeView | None = None,
+    changes: Comparison | None = None,
     results: Sequence[Mapping[str, Any]] = (),
     history: GateHistory | None = None,
     calibration: Mapping[str, Any] | None = None,

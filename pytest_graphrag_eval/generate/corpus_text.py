@@ -20,9 +20,9 @@ _PLAIN_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _CACHED_LENGTH = 80
 _YAML_ESCAPED = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
-# Texts `_plain_ok` passes: a letter first, a space last never, no `:` or `#`, and a non-letter after
-# the first letters, so never a word YAML reads as a boolean or null.
-_SURELY_PLAIN = re.compile(r"[A-Za-z]+[0-9 ,._/?()-][A-Za-z0-9 ,._/?()-]*(?<! )\Z")
+# Texts `_plain_ok` passes (possessive: a failing text fails at once): a letter first, a space last
+# never, no `:` or `#`, a non-letter after the first letters, so never a YAML boolean or null.
+_SURELY_PLAIN = re.compile(r"[A-Za-z]++[0-9 ,._/?()-][A-Za-z0-9 ,._/?()-]*+(?<! )\Z")
 
 
 @dataclass(frozen=True)
@@ -206,5 +206,5 @@ def _literal_block(value: str, indent: str) -> str | None:
     body = value.removesuffix("\n")
     if " \n" in body + "\n" or not _printable(body.replace("\n", "")):
         return None
-    indicator = "|" if value.endswith("\n") else "|-"
-    return indicator + "\n" + "".join([f"{indent}{line}\n" if line else "\n" for line in body.split("\n")])
+    indented = indent + body.replace("\n", "\n" + indent)  # now only a blank line ends in a space
+    return ("|\n" if value.endswith("\n") else "|-\n") + indented.replace(indent + "\n", "\n") + "\n"

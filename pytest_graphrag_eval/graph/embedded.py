@@ -50,21 +50,21 @@ class EmbeddedEndpoint:
         base_iri: str | None = None,
         service: ServicePolicy = NO_SERVICE,
     ) -> EmbeddedEndpoint:
-        """Load every RDF file at `path` into memory, or into a store in `directory` (for sharing);
-        EndpointError names the file (and line) that fails."""
+        """Load every RDF file at `path` into memory, or into a store in `directory` (for sharing), each
+        hashed, then parsed as it is read: never held whole; EndpointError names the file (and line)."""
         pyoxigraph = import_pyoxigraph()
         files = rdf_files(path)
         store = pyoxigraph.Store(str(directory)) if directory is not None else pyoxigraph.Store()
         digests = []
         for file in files:
-            data = _read(file)
-            digests.append(hashlib.sha256(data).digest())
+            digests.append(_digest(file))
             try:
-                store.bulk_load(
-                    data,
-                    format=pyoxigraph.RdfFormat.from_extension(file.suffix[1:]),
-                    base_iri=base_iri or file.resolve().as_uri(),
-                )
+                with open(file, "rb") as stream:
+                    store.bulk_load(
+                        stream,
+                        format=pyoxigraph.RdfFormat.from_extension(file.suffix[1:]),
+                        base_iri=base_iri or file.resolve().as_uri(),
+                    )
             except SyntaxError as error:
                 where = f"{file}:{error.lineno}" if error.lineno else str(file)
                 raise EndpointError(f"{where}: the RDF file does not parse: {first_line(error)}") from None
@@ -96,7 +96,6 @@ class EmbeddedEndpoint:
             query_form(query, self.service) if not isinstance(query, str) or may_call_out(query) else None
         )
         started = time.perf_counter()
-        results = None
         try:
             results = self._store.query(query)
             form = checked if checked is not None else result_form(results)
@@ -128,7 +127,7 @@ class EmbeddedEndpoint:
 def files_identity(path: Path) -> dict[str, Any]:
     """The RDF files at `path` (relative names) and one SHA-256 over their names and contents."""
     files = rdf_files(path)
-    return _identity(path, files, [hashlib.sha256(_read(file)).digest() for file in files])
+    return _identity(path, files, [_digest(file) for file in files])
 
 
 def _identity(path: Path, files: list[Path], digests: list[bytes]) -> dict[str, Any]:
@@ -175,9 +174,10 @@ def _refuse_two_releases(folder: Path, files: list[Path]) -> None:
             )
 
 
-def _read(file: Path) -> bytes:
+def _digest(file: Path) -> bytes:
     try:
-        return file.read_bytes()
+        with open(file, "rb") as stream:
+            return hashlib.file_digest(stream, "sha256").digest()
     except OSError as error:
         raise EndpointError(f"{file}: cannot read the RDF file: {error.strerror or error}") from None
 

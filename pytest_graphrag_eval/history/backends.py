@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from pytest_graphrag_eval.errors import install_extra_hint
-from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.errors import HistoryError, install_extra_hint
 from pytest_graphrag_eval.history.locations import HistoryLocation
 from pytest_graphrag_eval.history.schema import Dialect
 

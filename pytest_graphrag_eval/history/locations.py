@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import quote
 
-from pytest_graphrag_eval.errors import install_extra_hint
+from pytest_graphrag_eval.errors import HistoryError, install_extra_hint
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
-from pytest_graphrag_eval.history.errors import HistoryError
 
 _POSTGRES_SCHEMES = {"postgresql": "postgresql", "postgres": "postgresql", "postgresql+psycopg": "postgresql"}
 _SQLITE_PREFIX = "sqlite:///"

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.errors import HistoryError
 
 PASS_RATE = "pass_rate"
 _METRIC = re.compile(

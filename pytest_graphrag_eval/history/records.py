@@ -16,23 +16,13 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from pytest_graphrag_eval.compare.classify import passed as outcome_passed
+from pytest_graphrag_eval.errors import HistoryError
 from pytest_graphrag_eval.gates.expressions import numeric_value
-from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.report.history_summary import OUTCOME_CODES
 from pytest_graphrag_eval.report.json_report import json_bytes
 
-# One character per question outcome, so a run's outcomes are one string and a question's
-# history over n runs one slice per run. `-` is a question absent from a run.
-OUTCOME_CODES: dict[str, str] = {
-    "passed": "P",
-    "failed": "F",
-    "skipped": "s",
-    "xfailed": "x",
-    "xpassed": "X",
-    "not_evaluated": "n",
-    "interrupted": "i",
-}
 OUTCOME_NAMES: dict[str, str] = {code: name for name, code in OUTCOME_CODES.items()}
-ABSENT = "-"
+ABSENT = "-"  # a question absent from a run
 UNKNOWN = "?"
 REPORT_ENCODING = "json+zlib"
 _COMPRESSION = 3  # a 10,000-question report: 0.3 s to 2.2 MB; level 6 takes three times as long for 1.7 MB

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.errors import HistoryError
 
 RunId = int
 

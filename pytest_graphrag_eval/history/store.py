@@ -14,10 +14,9 @@ from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_graphrag_eval.errors import GraphragEvalError
+from pytest_graphrag_eval.errors import GraphragEvalError, HistoryError
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.history.backends import Backend, describe_failure, open_backend
-from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.locations import parse_location
 from pytest_graphrag_eval.history.metrics import metric_value
 from pytest_graphrag_eval.history.provenance import RunProvenance
@@ -43,6 +42,13 @@ _SUMMARY_COLUMNS = (
 # RunSummary's fields, read from its columns (`identity` gives `inputs`)
 _SUMMARY_FIELDS = _SUMMARY_COLUMNS.replace("commit_sha", "commit").split(", ")
 _NEWEST_FIRST = "ORDER BY started_at DESC, run_id DESC"
+IDENTITY_FIELDS = {
+    "corpus": "corpus_identity",
+    "graph": "graph_identity",
+    "responses": "responses_identity",
+    "settings": "settings_fingerprint",
+}
+"""Each identity a run is compared by, and the RunSummary field that holds it."""
 
 
 ShardMerger = Callable[[Sequence[tuple[str, Mapping[str, Any]]]], dict[str, Any]]

@@ -532,7 +532,7 @@ class JudgeClient:
         if not isinstance(data, list):
             raise MalformedResponse("expected an embeddings list")
         try:
-            items = sorted(data, key=lambda item: _index(_member(item, "index")))
+            items = sorted(data, key=lambda item: _numeric(_member(item, "index"), int, "an embedding index"))
             vectors = [_vector(_member(item, "embedding")) for item in items]
         except (KeyError, TypeError, ValueError, binascii.Error) as exc:
             raise MalformedResponse(f"bad embedding item ({exc})") from None
@@ -592,7 +592,7 @@ def _vector(embedding: JSONValue) -> list[float]:
             values.byteswap()
         return values.tolist()
     if isinstance(embedding, list):
-        return [_number(x) for x in embedding]
+        return [_numeric(x, float, "a vector component") for x in embedding]
     raise TypeError(f"embedding must be a list or base64 text, got {type(embedding).__name__}")
 
 
@@ -609,16 +609,10 @@ def _member(item: JSONValue, key: str) -> JSONValue:
     return item[key]
 
 
-def _index(value: JSONValue) -> int:
+def _numeric(value: JSONValue, convert: Callable[[int | float | str], T], what: str) -> T:
     if isinstance(value, int | float | str):
-        return int(value)
-    raise TypeError(f"an embedding index must be a number, got {type(value).__name__}")
-
-
-def _number(value: JSONValue) -> float:
-    if isinstance(value, int | float | str):
-        return float(value)
-    raise TypeError(f"a vector component must be a number, got {type(value).__name__}")
+        return convert(value)
+    raise TypeError(f"{what} must be a number, got {type(value).__name__}")
 
 
 def _never_reached_server(exc: Exception) -> bool:

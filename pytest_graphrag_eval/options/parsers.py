@@ -8,11 +8,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pytest_graphrag_eval.corpus.shards import ShardSpec, parse_shard
-from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError, HistoryError
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.gates.suite_gates import parse_gate_list
 from pytest_graphrag_eval.gates.thresholds import Threshold, parse_threshold_list
-from pytest_graphrag_eval.history.errors import HistoryError
 from pytest_graphrag_eval.history.locations import parse_location
 
 HISTORY_PREFIX = "history:"

@@ -1,20 +1,21 @@
-"""The `pytest11` entry point: options, hook specs, the per-run session and corpus collection; the
-session object carries the rest of the hooks."""
+"""The `pytest11` entry point: options, hook specs, the per-run session, corpus collection and the
+outermost terminal-summary wrapper; the session object carries the rest of the hooks."""
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_graphrag_eval.errors import GraphragEvalError
 from pytest_graphrag_eval.plugin import hookspecs
 from pytest_graphrag_eval.plugin.detached_paths import check_config_detached_values
-from pytest_graphrag_eval.plugin.items import CorpusFile, corpus_file_for
+from pytest_graphrag_eval.plugin.items import SESSION_KEY, CorpusFile, corpus_file_for
 from pytest_graphrag_eval.plugin.other_plugins import OtherReports
 from pytest_graphrag_eval.plugin.session import GraphragSession
 from pytest_graphrag_eval.plugin.settings import PluginSettings, add_options
-from pytest_graphrag_eval.plugin.summary_interrupt import SummaryInterruptNote
 from pytest_graphrag_eval.plugin.xdist_workers import ProcessRole, XdistController
 from pytest_graphrag_eval.run.assembly import NO_RESPONSES
 
@@ -55,9 +56,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if role is not ProcessRole.WORKER:
         session.corpus.add_args(config, settings.corpus_from_cli)
         config.pluginmanager.register(OtherReports(config, session), "graphrag-eval-other-reports")
-        config.pluginmanager.register(
-            SummaryInterruptNote(session.scored_questions), "graphrag-eval-summary-interrupt"
-        )
     if role is ProcessRole.CONTROLLER:
         live = settings.responses_path is None and bool(config.hook.pytest_graphrag_respond.get_hookimpls())
         graph = session.graph
@@ -69,3 +67,25 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CorpusFile | None:
     return corpus_file_for(parent, file_path)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Generator[None]:
+    """Ctrl-C while the summary is printed, after a run that scored questions wrote its outputs:
+    pytest's one-line note and exit status 2, not the traceback pytest gives there."""
+    try:
+        return (yield)
+    except KeyboardInterrupt:
+        session = config.stash.get(SESSION_KEY, None)
+        if not isinstance(session, GraphragSession) or session.role is ProcessRole.WORKER:
+            raise  # pytest's own behaviour: no run of ours, or a worker (it prints no summary)
+        if not session.scored_questions():
+            raise
+        pytest_session = config.pluginmanager.get_plugin("session")
+        if isinstance(pytest_session, pytest.Session):
+            pytest_session.exitstatus = pytest.ExitCode.INTERRUPTED
+        terminalreporter.write_sep("!", "KeyboardInterrupt", red=True)
+        terminalreporter.write_line(
+            "Interrupted while the summary was printed, after the run's outputs were written."
+        )
+        return None

@@ -20,11 +20,10 @@ from pytest_graphrag_eval.gates.suite_gates import gate_value
 from pytest_graphrag_eval.report_model import FlakyQuestion, HistoryRun, HistorySection, TrendSeries
 
 
-def history_window(history: RunHistory, gates: Sequence[Gate]) -> int:
-    """Runs shown (this one included): the flaky rule's window, or a longer trend or k-of-n window."""
-    return max(
-        [history.flaky_runs, *(gate.window or 0 for gate in gates if gate.over in ("trend", "history"))]
-    )
+def history_window(gates: Sequence[Gate], flaky_runs: int) -> int:
+    """How many runs the run looks at and shows, itself included: the flaky window or a longer gate
+    window (only trend and k-of-n gates have one)."""
+    return max([flaky_runs, *(gate.window or 0 for gate in gates if gate.needs_history)])
 
 
 def history_section(
@@ -35,7 +34,7 @@ def history_section(
     gates: Sequence[Gate],
 ) -> HistorySection:
     """The section for a run with a history; `current` is this run as it will be recorded."""
-    window = history_window(history, gates)
+    window = history_window(gates, history.flaky_runs)
     runs = [*history.last(window - 1), current]
     before = history.last(window)[0] if len(history.runs) >= window else None
     templates = {str(result["question_id"]): result.get("template_id") for result in results}

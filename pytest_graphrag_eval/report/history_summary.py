@@ -8,12 +8,14 @@ from collections.abc import Callable, Sequence
 from pytest_graphrag_eval.report_model import FlakyQuestion, ReportDocument
 
 MAX_LISTED = 20
-OUTCOME_LETTERS = {
+# One character per question outcome, so a run's outcomes are one string and a question's
+# history over n runs one slice per run (how the history stores them, and how strips show them).
+OUTCOME_CODES: dict[str, str] = {
     "passed": "P",
     "failed": "F",
-    "xpassed": "X",
-    "xfailed": "x",
     "skipped": "s",
+    "xfailed": "x",
+    "xpassed": "X",
     "not_evaluated": "n",
     "interrupted": "i",
 }
@@ -22,7 +24,7 @@ FLAKY_MARK = "(flaky)"
 
 def outcome_strip(outcomes: Sequence[str | None]) -> str:
     """`PPFP-F`: one letter per run, oldest first."""
-    return "".join(OUTCOME_LETTERS.get(outcome, "-") if outcome is not None else "-" for outcome in outcomes)
+    return "".join(OUTCOME_CODES.get(outcome, "-") if outcome is not None else "-" for outcome in outcomes)
 
 
 def flaky_why(entry: FlakyQuestion) -> str:

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject
 from pytest_graphrag_eval.gates.model import Gate
 from pytest_graphrag_eval.report.history_summary import history_lines
@@ -62,10 +61,10 @@ class HistoryOptions:
     """Where and how the run is read from and recorded in the run history (`--graphrag-history`)."""
 
     url: str
-    required: bool = False  # a run that could not be recorded fails
-    run_key: str | None = None
-    flaky_runs: int = DEFAULT_FLAKY_RUNS
-    flaky_flips: int = DEFAULT_FLAKY_FLIPS
+    required: bool  # a run that could not be recorded fails
+    run_key: str | None
+    flaky_runs: int
+    flaky_flips: int
 
 
 @dataclass
@@ -260,7 +259,8 @@ def _with_history(
     history could not be read, if it could not. Read at the end, so the corpus files' gates (known only
     after collection) set the window too; the store and its drivers are imported only for a history."""
     from pytest_graphrag_eval.history.records import suite_of
-    from pytest_graphrag_eval.run.run_history import history_window, read_history
+    from pytest_graphrag_eval.report.history_section import history_window
+    from pytest_graphrag_eval.run.run_history import read_history
 
     found = read_history(
         history.url,

@@ -14,13 +14,11 @@ from typing import Any
 
 from pytest_graphrag_eval.compare.baseline import check_report
 from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory
-from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.gates.model import Gate
-from pytest_graphrag_eval.history.errors import HistoryError
+from pytest_graphrag_eval.errors import ConfigurationError, HistoryError
 from pytest_graphrag_eval.history.locations import parse_location
 from pytest_graphrag_eval.history.provenance import RunProvenance, detect_provenance
 from pytest_graphrag_eval.history.records import ABSENT, OUTCOME_NAMES, run_identities, run_inputs
-from pytest_graphrag_eval.history.store import HistoryStore, RunSummary, open_history
+from pytest_graphrag_eval.history.store import IDENTITY_FIELDS, HistoryStore, RunSummary, open_history
 
 
 @dataclass(frozen=True)
@@ -52,11 +50,6 @@ class StartingHistory:
                 identities["responses"],
             ),
         )
-
-
-def history_window(gates: Sequence[Gate], flaky_runs: int) -> int:
-    """How many runs the run looks at, itself included: the flaky window or a longer gate window."""
-    return max([flaky_runs, *(gate.window or 0 for gate in gates if gate.needs_history)])
 
 
 def read_history(
@@ -130,12 +123,7 @@ def _past_run(summary: RunSummary, outcomes: dict[str, str]) -> PastRun:
         commit=summary.commit,
         branch=summary.branch,
         passed=summary.passed,
-        identities={
-            "corpus": summary.corpus_identity,
-            "graph": summary.graph_identity,
-            "responses": summary.responses_identity,
-            "settings": summary.settings_fingerprint,
-        },
+        identities={name: getattr(summary, field) for name, field in IDENTITY_FIELDS.items()},
         inputs=summary.inputs,
     )
 

@@ -123,12 +123,10 @@ class FakeOpenAIServer:
         *,
         latency: float = 0.0,
         chat_text: str = "ok",
-        embedding_dim: int = 256,
         expected_api_key: str | None = None,
     ) -> None:
         self.latency = latency
         self.chat_text = chat_text
-        self.embedding_dim = embedding_dim
         self._expected_api_key = expected_api_key
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -308,7 +306,7 @@ class FakeOpenAIServer:
     def _embeddings_payload(self, body: dict[str, JSONValue], reply: Reply) -> dict[str, object]:
         raw = body.get("input")
         texts = [raw] if isinstance(raw, str) else [str(t) for t in raw] if isinstance(raw, list) else []
-        vectors = reply.embeddings or [bag_of_words_embedding(t, self.embedding_dim) for t in texts]
+        vectors = reply.embeddings or [bag_of_words_embedding(t) for t in texts]
         as_base64 = body.get("encoding_format") == "base64"
         data = [
             {
