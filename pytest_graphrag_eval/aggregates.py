@@ -185,13 +185,13 @@ def steps_summary(
     }
     total, once, empty, errors = summary.values()
     for result in results:
-        steps = result.get("actual_steps") or []
-        names = [str(step.get("name")) for step in steps]
-        for name in names:
+        seen: set[str] = set()  # only asked: counting in a set's order would change with the hash seed
+        for step in result.get("actual_steps") or []:
+            name = str(step.get("name"))
             total[name] = total.get(name, 0) + 1
-        for name in dict.fromkeys(names):  # first-seen order: a set's order changes with the hash seed
-            once[name] = once.get(name, 0) + 1
-        for step, name in zip(steps, names, strict=True):
+            if name not in seen:
+                seen.add(name)
+                once[name] = once.get(name, 0) + 1
             if step.get("status") == "error":
                 errors[name] = errors.get(name, 0) + 1
             elif _is_empty(step.get("output"), row_counts):

@@ -118,10 +118,10 @@ def merge_shards(
                 raise MergeError(_duplicate_message(position, result, placed[position], shard.path, files))
             placed[position] = (shard.path, result)
     _check_complete(placed, totals, files)
-    ordered = [placed[position][1] for position in sorted(placed)]
-    results = [result for result in ordered if result is not None]
-    answered = [position for position in sorted(placed) if placed[position][1] is not None]
-    unanswered_positions = [position for position in sorted(placed) if placed[position][1] is None]
+    ordered = sorted(placed)
+    results = [result for position in ordered if (result := placed[position][1]) is not None]
+    answered = [position for position in ordered if placed[position][1] is not None]
+    unanswered_positions = [position for position in ordered if placed[position][1] is None]
     metadata = {key: value for key, value in first.items() if key not in _WRITER_KEYS | _SHARD_KEYS}
     positions = corpus_positions(answered, unanswered_positions, sum(totals))
     if positions is not None:

@@ -100,20 +100,21 @@ def group_histograms(
     last = UNIT_BINS - 1
     # `_bin_index` on the tenths is value * 10, exactly; scores take few distinct values, each binned once.
     tenth = {value: min(max(int(value * UNIT_BINS), 0), last) for value in set(values) if value is not None}
-    bins = [-1 if value is None else tenth[value] for value in values]
-    charts = {"": _unit_histogram(values, bins)}
+    charts = {"": _unit_histogram(values, range(len(values)), tenth)}
     for name, members in groups.items():
-        charts[name] = _unit_histogram(
-            [values[index] for index in members], [bins[index] for index in members]
-        )
+        charts[name] = _unit_histogram(values, members, tenth)
     return charts
 
 
-def _unit_histogram(values: Sequence[float | None], bins: list[int]) -> Histogram:
-    """The histogram of `values` whose bins (-1: no value) are `bins`, counted by `list.count`."""
-    present = [value for value in values if value is not None]
-    counts = [bins.count(index) for index in range(UNIT_BINS)]
-    return _drawn(counts, _UNIT_EDGES, present, len(values) - len(present))
+def _unit_histogram(
+    values: Sequence[float | None], members: Sequence[int], tenth: Mapping[float, int]
+) -> Histogram:
+    """The histogram of the `values` at `members`, each counted in its bin (`tenth`) in one pass."""
+    present = [value for index in members if (value := values[index]) is not None]
+    counts = [0] * UNIT_BINS
+    for value in present:
+        counts[tenth[value]] += 1
+    return _drawn(counts, _UNIT_EDGES, present, len(members) - len(present))
 
 
 def _drawn(counts: list[int], edges: Sequence[float], present: Sequence[float], missing: int) -> Histogram:

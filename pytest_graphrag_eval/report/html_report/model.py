@@ -541,16 +541,11 @@ def _threshold(item: Mapping[str, object]) -> Mapping[str, object]:
             and isfinite(limit + actual)
         ):
             return item
-    return {
-        "expression": _text(item.get("expression")),
-        "metric": _text(item.get("metric")),
-        "op": _text(item.get("op")),
-        "limit": finite(item.get("limit")),
-        "actual": finite(item.get("actual")),
-        "passed": bool(item.get("passed")),
-        "source": _text(item.get("source")),
-        "message": _text(item.get("message")),
-    }
+    shown: dict[str, object] = {key: _text(item.get(key)) for key in _THRESHOLD_KEYS}  # in their order
+    shown.update(
+        limit=finite(item.get("limit")), actual=finite(item.get("actual")), passed=bool(item.get("passed"))
+    )
+    return shown
 
 
 def _stat(group: GroupAggregates | None, metric: str, name: str) -> float | None:

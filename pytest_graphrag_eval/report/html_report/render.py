@@ -123,6 +123,7 @@ def template_environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        optimized=False,  # the optimizer's constant folding took longer than it saved: pages render once
     )
     environment.policies["json.dumps_function"] = _dumps
     environment.policies["json.dumps_kwargs"] = {
