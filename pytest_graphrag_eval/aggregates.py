@@ -185,7 +185,7 @@ def steps_summary(
     }
     total, once, empty, errors = summary.values()
     for result in results:
-        seen: set[str] = set()  # only asked: counting in a set's order would change with the hash seed
+        seen: set[str] = set()  # membership only: a set's order would change with the hash seed
         for step in result.get("actual_steps") or []:
             name = str(step.get("name"))
             total[name] = total.get(name, 0) + 1
