@@ -1,7 +1,8 @@
 """SELECT results decoded straight into typed cells, when msgspec is installed.
 
-msgspec reads the head's variables first, then decodes every binding into a row type made for those
-variables (a field each, no dict per row), skipping what the comparison never reads. Anything else is
+The head's variables are read first (from the text's opening where writers put the head, checked
+again by the one decode; else by a pass of msgspec's own), then every binding is decoded into a row
+type made for them (a field each, no dict per row), skipping what the comparison never reads. Anything else is
 declined (None) and parsed by `parse_sparql_results`, so a table made here equals the generic path's
 and every error message is still its own.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -49,21 +51,28 @@ if msgspec is not None:
 
     _HEAD_DECODER: Any = msgspec.json.Decoder(_HeadOnly)
     _ROWS_DECODER: Any = msgspec.json.Decoder(_RowsOnly)
+    _VARIABLES_DECODER: Any = msgspec.json.Decoder(list[str])
     _DECLINED: tuple[type[BaseException], ...] = (msgspec.DecodeError, UnicodeError, RecursionError)
 else:
-    _HEAD_DECODER = _ROWS_DECODER = None
+    _HEAD_DECODER = _ROWS_DECODER = _VARIABLES_DECODER = None
     _DECLINED = ()
+
+
+# The head where JSON writers put it, first: its variables read here spare msgspec a pass over the text.
+_OPENING_HEAD = re.compile(r'\{\s*"head"\s*:\s*\{\s*"vars"\s*:\s*(\[[^\]]*\])\s*\}')
 
 
 @functools.lru_cache(maxsize=256)
 def _rows_decoder(variables: tuple[str, ...]) -> tuple[Any, list[Callable[[Any], Any]]]:
-    """A decoder of `results.bindings` into rows with a field per variable (absent: None; a `null`
-    cell declines), and each field's getter; made once per set of variables."""
+    """A decoder of SELECT results into rows with a field per variable (absent: None; a `null` cell
+    declines), and each field's getter; made once per set of variables."""
     names = {f"v{index}": variable for index, variable in enumerate(variables)}  # any text, as a field
     row = msgspec.defstruct("Row", [(field, _Cell, None) for field in names], rename=names, gc=False)
     results = msgspec.defstruct("Results", [("bindings", list[row])], gc=False)  # type: ignore[valid-type]
-    select = msgspec.defstruct("Select", [("results", results)], gc=False)
-    return msgspec.json.Decoder(select), [operator.attrgetter(field) for field in names]
+    fields: list[Any] = [("head", _Head), ("results", results), ("boolean", Any, msgspec.UNSET)]
+    return msgspec.json.Decoder(msgspec.defstruct("Select", fields, gc=False)), [
+        operator.attrgetter(field) for field in names
+    ]
 
 
 def typed_table(
@@ -73,20 +82,35 @@ def typed_table(
     the common shape, else None."""
     if _HEAD_DECODER is None:
         return None
-    try:
-        head = _HEAD_DECODER.decode(text)
-    except _DECLINED:
-        return None
-    variables = tuple(head.head.vars)
-    if head.boolean is not msgspec.UNSET or len(set(variables)) != len(variables):
-        return None
-    decoder, getters = _rows_decoder(variables)
-    try:
-        rows = decoder.decode(text).results.bindings
-    except _DECLINED:
-        return None
+    opening = _OPENING_HEAD.match(text)
+    select = _select(text, opening.group(1)) if opening else None
+    if select is None:  # the head elsewhere, or overridden by a later one: it is read first
+        try:
+            head = _HEAD_DECODER.decode(text)
+        except _DECLINED:
+            return None
+        select = _select(text, head.head.vars)
+        if select is None:
+            return None
+    variables, rows, getters = select
     made = [_column(list(map(getter, rows)), literal_match) for getter in getters]
     return variables, tuple(column for column, _ in made), len(rows), any(blank for _, blank in made)
+
+
+def _select(text: str, head: str | list[str]) -> tuple[tuple[str, ...], list[Any], list[Any]] | None:
+    """The variables, rows and getters of SELECT results text whose head names exactly `head`'s
+    variables (JSON text or a list), each once; None if it is not so."""
+    try:
+        variables = tuple(_VARIABLES_DECODER.decode(head) if isinstance(head, str) else head)
+        if len(set(variables)) != len(variables):
+            return None
+        decoder, getters = _rows_decoder(variables)
+        select = decoder.decode(text)
+    except _DECLINED:
+        return None
+    if select.boolean is not msgspec.UNSET or tuple(select.head.vars) != variables:
+        return None
+    return variables, select.results.bindings, getters
 
 
 def _column(cells: list[Any], literal_match: LiteralMatch) -> tuple[tuple[Term, ...], bool]:
