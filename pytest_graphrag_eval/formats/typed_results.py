@@ -1,14 +1,14 @@
 """SELECT results decoded straight into typed cells, when msgspec is installed.
 
-The head's variables are read first (from the text's opening where writers put the head, checked
-again by the one decode; else by a pass of msgspec's own), then every binding is decoded into a row
-type made for them (a field each, no dict per row), skipping what the comparison never reads. Anything else is
-declined (None) and parsed by `parse_sparql_results`, so a table made here equals the generic path's
-and every error message is still its own.
+The head's variables are read from the text's opening (where writers put it), then every binding
+is decoded into a row type made for them (a field each, no dict per row) in one pass that checks the
+head, skipping what the comparison never reads. Anything else is declined (None) and parsed by
+`parse_sparql_results`, so a table made here equals the generic path's and every message is its own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import operator
 import re
@@ -39,22 +39,17 @@ if msgspec is not None:
     class _Head(msgspec.Struct, gc=False):
         vars: list[str]
 
-    class _HeadOnly(msgspec.Struct, gc=False):
-        head: _Head
-        boolean: Any = msgspec.UNSET  # present: an ASK result, which the generic path reads
-
     class _Rows(msgspec.Struct, gc=False):
         bindings: list[msgspec.Raw]  # each row checked as JSON, none built
 
     class _RowsOnly(msgspec.Struct, gc=False):
         results: _Rows
 
-    _HEAD_DECODER: Any = msgspec.json.Decoder(_HeadOnly)
     _ROWS_DECODER: Any = msgspec.json.Decoder(_RowsOnly)
     _VARIABLES_DECODER: Any = msgspec.json.Decoder(list[str])
     _DECLINED: tuple[type[BaseException], ...] = (msgspec.DecodeError, UnicodeError, RecursionError)
 else:
-    _HEAD_DECODER = _ROWS_DECODER = _VARIABLES_DECODER = None
+    _ROWS_DECODER = _VARIABLES_DECODER = None
     _DECLINED = ()
 
 
@@ -70,9 +65,8 @@ def _rows_decoder(variables: tuple[str, ...]) -> tuple[Any, list[Callable[[Any],
     row = msgspec.defstruct("Row", [(field, _Cell, None) for field in names], rename=names, gc=False)
     results = msgspec.defstruct("Results", [("bindings", list[row])], gc=False)  # type: ignore[valid-type]
     fields: list[Any] = [("head", _Head), ("results", results), ("boolean", Any, msgspec.UNSET)]
-    return msgspec.json.Decoder(msgspec.defstruct("Select", fields, gc=False)), [
-        operator.attrgetter(field) for field in names
-    ]
+    decoder = msgspec.json.Decoder(msgspec.defstruct("Select", fields, gc=False))
+    return decoder, [operator.attrgetter(field) for field in names]
 
 
 def typed_table(
@@ -80,26 +74,22 @@ def typed_table(
 ) -> tuple[tuple[str, ...], tuple[tuple[Term, ...], ...], int, bool] | None:
     """`(variables, columns, row count, whether a cell is a blank node)` of SELECT results text of
     the common shape, else None."""
-    if _HEAD_DECODER is None:
+    if _ROWS_DECODER is None:
         return None
     opening = _OPENING_HEAD.match(text)
     select = _select(text, opening.group(1)) if opening else None
-    if select is None:  # the head elsewhere, or overridden by a later one: it is read first
-        try:
-            head = _HEAD_DECODER.decode(text)
-        except _DECLINED:
-            return None
-        select = _select(text, head.head.vars)
-        if select is None:
-            return None
+    if select is None:  # the head elsewhere, or overridden by a later one: read first (rows as empty rows)
+        with contextlib.suppress(*_DECLINED):
+            select = _select(text, _rows_decoder(())[0].decode(text).head.vars)
+    if select is None:
+        return None
     variables, rows, getters = select
     made = [_column(list(map(getter, rows)), literal_match) for getter in getters]
     return variables, tuple(column for column, _ in made), len(rows), any(blank for _, blank in made)
 
 
 def _select(text: str, head: str | list[str]) -> tuple[tuple[str, ...], list[Any], list[Any]] | None:
-    """The variables, rows and getters of SELECT results text whose head names exactly `head`'s
-    variables (JSON text or a list), each once; None if it is not so."""
+    """Variables, rows and getters of SELECT results naming `head`'s variables (JSON or a list) once each."""
     try:
         variables = tuple(_VARIABLES_DECODER.decode(head) if isinstance(head, str) else head)
         if len(set(variables)) != len(variables):
