@@ -20,13 +20,15 @@ from pytest_graphrag_eval.report.html_report.charts import (
     percent,
     signed,
 )
-from pytest_graphrag_eval.report.html_report.model import DeltaRow
+from pytest_graphrag_eval.report.html_report.model import DeltaRow, ReportView
 
 _ScoreDeltas = Sequence[tuple[str, object, object, float]]  # (metric, baseline, current, delta)
 # A histogram's fixed coordinates, written as the template's arithmetic wrote them.
 _VIEW_HEIGHT = HIST_HEIGHT + 16
 _AXIS_Y = HIST_HEIGHT + 0.5
 _TICK_Y = HIST_HEIGHT + 13
+_BAR_SVG = 'preserveAspectRatio="none" aria-hidden="true"'
+_OUTCOME_ORDER = ("passed", "xpassed", "xfailed", "skipped", "interrupted", "unknown", "failed", "error")
 
 
 def delta_row(row: DeltaRow, style: str) -> Markup:
@@ -74,11 +76,15 @@ def delta_row(row: DeltaRow, style: str) -> Markup:
     return Markup("".join(parts))
 
 
-def histogram(chart: Histogram, template: str) -> Markup:
-    """One chart of a metric's card, for every question (`template` "") or one template's, hidden;
-    its texts are counts and numbers, nothing to escape but the template id."""
+def histograms(charts: Mapping[str, Histogram]) -> Markup:
+    """A metric's card's charts, a line apart: every question's (template "") and each template's, hidden."""
+    return Markup("\n".join([_histogram(chart, template) for template, chart in charts.items()]))
+
+
+def _histogram(chart: Histogram, template: str) -> str:
+    """One chart; its texts are counts and numbers, nothing to escape but the template id."""
     parts = [
-        f'<div class="hist" data-template="{escape(template)}"{" hidden" if template else ""}>\n'
+        f'        <div class="hist" data-template="{escape(template)}"{" hidden" if template else ""}>\n'
         f'  <svg viewBox="0 0 {HIST_WIDTH} {_VIEW_HEIGHT}" role="img"'
         f' aria-label="histogram: {chart.count} values">\n'
         f'    <line class="axis" x1="0" y1="{_AXIS_Y}" x2="{HIST_WIDTH}" y2="{_AXIS_Y}"/>\n'
@@ -100,7 +106,7 @@ def histogram(chart: Histogram, template: str) -> Markup:
     if chart.missing:
         parts.append(f' · <span class="warn-text">{chart.missing} without a value</span>')
     parts.append("</p>\n</div>\n")
-    return Markup("".join(parts))
+    return "".join(parts)
 
 
 def changed_questions(items: Sequence[Mapping[str, object]], pill: Markup) -> Markup:
@@ -128,6 +134,42 @@ def score_changes(deltas: _ScoreDeltas) -> Markup:
             for metric, before, after, delta in deltas
         )
     )
+
+
+def template_rows(view: ReportView) -> Markup:
+    """The overview's table body: each template's outcomes and the means of its scores, a row each."""
+    rows = []
+    for index, row in enumerate(view.templates):
+        template = escape(row.template_id)
+        bars = [
+            score_bar(row.means[metric], view.verdict(row.template_id, metric))
+            for metric in view.overview_metrics
+        ]
+        rows.append(
+            f'      <tr data-template="{template}">\n'
+            f'        <td class="tid"><a href="#questions" data-filter-template="{index}" title="{template}">'
+            f"{template}</a></td>\n"
+            f'        <td class="num">{row.questions}</td>\n'
+            f"        <td>{_outcome_bar(row.outcomes, row.questions, view.has_outcomes)}</td>\n"
+            f"<td>{'</td><td>'.join(bars)}</td>      </tr>\n"
+        )
+    return Markup("".join(rows))
+
+
+def _outcome_bar(outcomes: Mapping[str, int], total: int, has_outcomes: bool) -> str:
+    """A template's outcomes as one stacked bar (the counts are integers: nothing to escape)."""
+    shown = [name for name in _OUTCOME_ORDER if outcomes.get(name)]
+    title = ", ".join([f"{outcomes[name]} {name}" for name in shown])
+    parts = [f'<span class="obar" title="{title}"><svg viewBox="0 0 100 8" {_BAR_SVG}>\n']
+    start = 0.0
+    for name in shown:
+        width = 100 * outcomes[name] / total
+        kind = "answered" if name == "unknown" and not has_outcomes else name
+        parts.append(f'<rect class="o-{kind}" x="{start:.2f}" width="{width:.2f}" height="8"/>\n')
+        start += width
+    answered = outcomes.get("passed", 0) if has_outcomes else total - outcomes.get("error", 0)
+    parts.append(f'</svg><span class="obar-text">{answered}/{total}</span></span>\n')
+    return "".join(parts)
 
 
 def score_bar(value: float | None, verdict: bool | None = None) -> Markup:
