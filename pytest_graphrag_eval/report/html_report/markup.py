@@ -37,16 +37,17 @@ def delta_row(row: DeltaRow, style: str) -> Markup:
     stats, bar = row.stats, row.bar
     pct = style == "pct"
     tone = "flat" if row.neutral else bar.direction
-    baseline = percent(stats.get("baseline_pass_rate")) if pct else fmt(stats.get("baseline"))
-    current = percent(stats.get("current_pass_rate")) if pct else fmt(stats.get("current"))
+    # `percent` and `signed` write numbers (anything else raises): nothing to escape, nor in `_number`'s
+    baseline = percent(stats.get("baseline_pass_rate")) if pct else _number(stats.get("baseline"))
+    current = percent(stats.get("current_pass_rate")) if pct else _number(stats.get("current"))
     delta = signed(stats.get("delta"), style)
     scale = _number(row.scale)
     parts = [
         f'<tr class="{"sig" if row.significant else ""} {tone}">\n'
         f'  <th scope="row">{escape(row.label)}</th>\n'
-        f'  <td class="num">{escape(baseline)}</td>\n'
-        f'  <td class="num">{escape(current)}</td>\n'
-        f'  <td class="num delta {tone}">{escape(delta)}</td>\n'
+        f'  <td class="num">{baseline}</td>\n'
+        f'  <td class="num">{current}</td>\n'
+        f'  <td class="num delta {tone}">{delta}</td>\n'
         '  <td class="chart-col"><svg class="dbar" viewBox="0 0 200 14" preserveAspectRatio="none"'
         f' role="img" aria-label="axis ±{scale}"><title>axis ±{scale}</title>\n'
         f'    <rect class="bar {tone}{" sig" if row.significant else ""}" x="{bar.bar_start * 200}" y="3"'
@@ -63,9 +64,7 @@ def delta_row(row: DeltaRow, style: str) -> Markup:
     parts.append(f'    <line class="zero" x1="{zero}" x2="{zero}" y1="0" y2="14"/>\n')
     parts.append('  </svg></td>\n  <td class="num muted">')
     if stats.get("ci_low") is not None:
-        parts.append(
-            f"[{escape(signed(stats.get('ci_low'), style))}, {escape(signed(stats.get('ci_high'), style))}]"
-        )
+        parts.append(f"[{signed(stats.get('ci_low'), style)}, {signed(stats.get('ci_high'), style)}]")
     parts.append(
         "</td>\n"
         f'  <td class="num">{_number(stats.get("p_value"))}</td>\n'

@@ -514,15 +514,20 @@ def _drill_downs(
 
 
 def _change_detail(change: QuestionChange) -> dict[str, object]:
-    """A question's change with [metric, baseline, current, delta] of each metric, JSON-safe."""
+    """A question's change with [metric, baseline, current, delta] of each metric, JSON-safe: finite
+    floats, nearly every one, as they are; any other number through `finite`."""
+    deltas: list[tuple[str, float | None, float | None, float | None]] = []
+    for metric, values in change.deltas.items():
+        baseline, current, delta = values["baseline"], values["current"], values["delta"]
+        if type(baseline) is type(current) is type(delta) is float and isfinite(baseline + current + delta):
+            deltas.append((metric, baseline, current, delta))
+        else:
+            deltas.append((metric, finite(baseline), finite(current), finite(delta)))
     return {
         "classification": change.classification.value,
         "baseline_outcome": _text(change.baseline_outcome),
         "current_outcome": _text(change.current_outcome),
-        "deltas": tuple(
-            (metric, finite(values["baseline"]), finite(values["current"]), finite(values["delta"]))
-            for metric, values in change.deltas.items()
-        ),
+        "deltas": tuple(deltas),
     }
 
 
