@@ -76,36 +76,35 @@ def delta_row(row: DeltaRow, style: str) -> Markup:
 
 
 def histograms(charts: Mapping[str, Histogram]) -> Markup:
-    """A metric's card's charts, a line apart: every question's (template "") and each template's, hidden."""
-    return Markup("\n".join([_histogram(chart, template) for template, chart in charts.items()]))
-
-
-def _histogram(chart: Histogram, template: str) -> str:
-    """One chart; its texts are counts and numbers, nothing to escape but the template id."""
-    parts = [
-        f'        <div class="hist" data-template="{escape(template)}"{" hidden" if template else ""}>\n'
-        f'  <svg viewBox="0 0 {HIST_WIDTH} {_VIEW_HEIGHT}" role="img"'
-        f' aria-label="histogram: {chart.count} values">\n'
-        f'    <line class="axis" x1="0" y1="{_AXIS_Y}" x2="{HIST_WIDTH}" y2="{_AXIS_Y}"/>\n'
-    ]
-    parts.extend(
-        f'    <rect class="bin" x="{bin.x}" y="{bin.y}" width="{bin.width}" height="{bin.height}">'
-        f"<title>{bin.label}</title></rect>\n"
-        for bin in chart.bins
-        if bin.count
-    )
-    parts.append(
-        f'    <text class="tick" x="0" y="{_TICK_Y}">{chart.low_label}</text>\n'
-        f'    <text class="tick" x="{HIST_WIDTH}" y="{_TICK_Y}" text-anchor="end">'
-        f"{chart.high_label}</text>\n"
-        f'    <text class="tick" x="2" y="10">{chart.peak}</text>\n'
-        "  </svg>\n"
-        f'  <p class="hist-stats">n {chart.count} · mean {fmt(chart.mean)}'
-    )
-    if chart.missing:
-        parts.append(f' · <span class="warn-text">{chart.missing} without a value</span>')
-    parts.append("</p>\n</div>\n")
-    return "".join(parts)
+    """A metric's card's charts, a blank line after each but the last (the template's line ends it):
+    every question's (template "") and each template's, hidden; nothing to escape but the template ids,
+    their other texts are counts and numbers."""
+    parts: list[str] = []
+    for template, chart in charts.items():
+        parts.append(
+            f'        <div class="hist" data-template="{escape(template)}"{" hidden" if template else ""}>\n'
+            f'  <svg viewBox="0 0 {HIST_WIDTH} {_VIEW_HEIGHT}" role="img"'
+            f' aria-label="histogram: {chart.count} values">\n'
+            f'    <line class="axis" x1="0" y1="{_AXIS_Y}" x2="{HIST_WIDTH}" y2="{_AXIS_Y}"/>\n'
+        )
+        parts.extend(
+            f'    <rect class="bin" x="{bin.x}" y="{bin.y}" width="{bin.width}" height="{bin.height}">'
+            f"<title>{bin.label}</title></rect>\n"
+            for bin in chart.bins
+            if bin.count
+        )
+        parts.append(
+            f'    <text class="tick" x="0" y="{_TICK_Y}">{chart.low_label}</text>\n'
+            f'    <text class="tick" x="{HIST_WIDTH}" y="{_TICK_Y}" text-anchor="end">'
+            f"{chart.high_label}</text>\n"
+            f'    <text class="tick" x="2" y="10">{chart.peak}</text>\n'
+            "  </svg>\n"
+            f'  <p class="hist-stats">n {chart.count} · mean {fmt(chart.mean)}'
+        )
+        if chart.missing:
+            parts.append(f' · <span class="warn-text">{chart.missing} without a value</span>')
+        parts.append("</p>\n</div>\n\n")
+    return Markup("".join(parts)[:-1])
 
 
 def changed_questions(items: Sequence[Mapping[str, object]], pill: Markup) -> Markup:
@@ -136,39 +135,32 @@ def score_changes(deltas: _ScoreDeltas) -> Markup:
 
 
 def template_rows(view: ReportView) -> Markup:
-    """The overview's table body: each template's outcomes and the means of its scores, a row each."""
+    """The overview's table body, a row per template: its outcomes in one stacked bar (counts: nothing
+    to escape) and the means of its scores."""
     rows = []
     for index, row in enumerate(view.templates):
-        template = escape(row.template_id)
-        bars = [
-            score_bar(row.means[metric], view.verdict(row.template_id, metric))
-            for metric in view.overview_metrics
-        ]
+        template, outcomes, total = escape(row.template_id), row.outcomes, row.questions
+        shown = [name for name in _OUTCOME_ORDER if outcomes.get(name)]
+        title = ", ".join([f"{outcomes[name]} {name}" for name in shown])
         rows.append(
             f'      <tr data-template="{template}">\n'
             f'        <td class="tid"><a href="#questions" data-filter-template="{index}" title="{template}">'
-            f"{template}</a></td>\n"
-            f'        <td class="num">{row.questions}</td>\n'
-            f"        <td>{_outcome_bar(row.outcomes, row.questions, view.has_outcomes)}</td>\n"
-            f"<td>{'</td><td>'.join(bars)}</td>      </tr>\n"
+            f'{template}</a></td>\n        <td class="num">{total}</td>\n'
+            f'        <td><span class="obar" title="{title}"><svg viewBox="0 0 100 8" {_BAR_SVG}>\n'
         )
+        start = 0.0
+        for name in shown:
+            width = 100 * outcomes[name] / total
+            kind = "answered" if name == "unknown" and not view.has_outcomes else name
+            rows.append(f'<rect class="o-{kind}" x="{start:.2f}" width="{width:.2f}" height="8"/>\n')
+            start += width
+        answered = outcomes.get("passed", 0) if view.has_outcomes else total - outcomes.get("error", 0)
+        bars = [
+            score_bar(row.means[name], view.verdict(row.template_id, name)) for name in view.overview_metrics
+        ]
+        rows.append(f'</svg><span class="obar-text">{answered}/{total}</span></span>\n</td>\n<td>')
+        rows.append(f"{'</td><td>'.join(bars)}</td>      </tr>\n")
     return Markup("".join(rows))
-
-
-def _outcome_bar(outcomes: Mapping[str, int], total: int, has_outcomes: bool) -> str:
-    """A template's outcomes as one stacked bar (the counts are integers: nothing to escape)."""
-    shown = [name for name in _OUTCOME_ORDER if outcomes.get(name)]
-    title = ", ".join([f"{outcomes[name]} {name}" for name in shown])
-    parts = [f'<span class="obar" title="{title}"><svg viewBox="0 0 100 8" {_BAR_SVG}>\n']
-    start = 0.0
-    for name in shown:
-        width = 100 * outcomes[name] / total
-        kind = "answered" if name == "unknown" and not has_outcomes else name
-        parts.append(f'<rect class="o-{kind}" x="{start:.2f}" width="{width:.2f}" height="8"/>\n')
-        start += width
-    answered = outcomes.get("passed", 0) if has_outcomes else total - outcomes.get("error", 0)
-    parts.append(f'</svg><span class="obar-text">{answered}/{total}</span></span>\n')
-    return "".join(parts)
 
 
 def score_bar(value: float | None, verdict: bool | None = None) -> Markup:

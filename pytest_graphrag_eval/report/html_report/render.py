@@ -32,10 +32,9 @@ from pytest_graphrag_eval.formats.plain_json import compact_plain
 from pytest_graphrag_eval.report.html_report import markup
 from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
 from pytest_graphrag_eval.report.html_report.graph_coverage import GRAPH_COVERAGE_KEY, coverage_view
-from pytest_graphrag_eval.report.html_report.model import ReportView, build_view
+from pytest_graphrag_eval.report.html_report.model import build_view
 from pytest_graphrag_eval.report_model import ReportDocument
 
-ASSETS = "assets"
 _DEFLATE_BLOCK = 1 << 20  # the pieces the compressor is given (`pack_lines`)
 _BETWEEN_DETAILS = b'},{"question_text":'  # the end of a drill-down and the start of the next
 # The drill-downs' and `tojson`'s JSON: compact, non-ASCII as is, no NaN (JSON.parse refuses it).
@@ -51,14 +50,15 @@ _COVERAGE_STYLE = (
 def render_html(report: ReportDocument) -> str:
     """The whole page for `report`, read and checked already (`ReportDocument.from_json`)."""
     view = build_view(report)
-    return _render(view, pack_lines(detail_lines(view.details)))
-
-
-def _render(view: ReportView, details: str) -> str:
     script, style = _asset("report.js"), _asset("report.css")
+    # No fetch, image, font or frame from anywhere; only our own inline script and style may run.
+    csp = (
+        f"default-src 'none'; script-src '{_sha256(script)}'; style-src '{_sha256(style)}'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
     page = template_environment().get_template("report.html.j2")
     return page.render(
-        view=view, details=details, script=script, style=style, csp=_content_security_policy(script, style)
+        view=view, details=pack_lines(detail_lines(view.details)), script=script, style=style, csp=csp
     )
 
 
@@ -146,17 +146,8 @@ def _dumps(value: object, **options: Any) -> str:
 
 @cache
 def _asset(name: str) -> str:
-    return (
-        resources.files(__package__ or "pytest_graphrag_eval.report.html_report") / ASSETS / name
-    ).read_text(encoding="utf-8")
-
-
-def _content_security_policy(script: str, style: str) -> str:
-    """No fetch, image, font or frame from anywhere; only our own inline script and style may run."""
-    return (
-        f"default-src 'none'; script-src '{_sha256(script)}'; style-src '{_sha256(style)}'; img-src data:; "
-        "base-uri 'none'; form-action 'none'"
-    )
+    package = resources.files(__package__ or "pytest_graphrag_eval.report.html_report")
+    return (package / "assets" / name).read_text(encoding="utf-8")
 
 
 def _sha256(text: str) -> str:
