@@ -18,6 +18,7 @@ when it is read (`ReportDocument.from_json`), naming the file and the question.
 from __future__ import annotations
 
 import math
+import sys
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -140,6 +141,9 @@ class QuestionResult:
         refusal = record.get(REFUSAL_KEY)
         if refusal is not None and refusal not in _REFUSAL_NAMES:
             raise ValueError(f"`{REFUSAL_KEY}` must be one of {', '.join(Refusal)}, got {refusal!r}")
+        for key, value in record.items():
+            if is_huge_integer(value):
+                raise ValueError(f"`{key}` must be a number a float holds, got {HUGE_INTEGER}")
         return cls(
             record=record,
             template_id=str(template_id),
@@ -219,7 +223,24 @@ def _field_error(location: SourceLocation, field_name: str, expected: str) -> In
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, int | float) and not isinstance(value, bool) and not is_huge_integer(value)
+
+
+_FLOAT_MAX = sys.float_info.max
+HUGE_INTEGER = "an integer beyond a float's range (over 309 digits)"
+
+
+def is_huge_integer(value: object) -> bool:
+    """An integer no float holds: JSON and YAML read any run of digits as an int, and `float(10**400)`
+    (a mean, `math.isfinite`, a chart) raises `OverflowError`."""
+    return type(value) is int and not -_FLOAT_MAX <= value <= _FLOAT_MAX
+
+
+def is_finite_number(value: object) -> bool:
+    """A real number (not a flag) that is finite as a float, decided without converting it."""
+    return (
+        isinstance(value, int | float) and not isinstance(value, bool) and -_FLOAT_MAX <= value <= _FLOAT_MAX
+    )
 
 
 def _is_count(value: object) -> bool:

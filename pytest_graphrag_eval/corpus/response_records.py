@@ -8,11 +8,11 @@ so a bad one spoils that question alone.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+from pytest_graphrag_eval.report_model import HUGE_INTEGER, is_finite_number, is_huge_integer
 
 TOKEN_KEYS = ("input_tokens", "output_tokens", "total_tokens")
 NUMERIC_RESPONSE_KEYS = (*TOKEN_KEYS, "elapsed_sec")
@@ -118,7 +118,9 @@ def _check_success_fields(response: Mapping[str, Any], where: SourceLocation) ->
         raise ResponseError("must be text", where, "actual_answer")
     for key in NUMERIC_RESPONSE_KEYS:
         value = response.get(key)
-        if value is not None and (type(value) is not int or value < 0):  # a whole number >= 0 passes
+        if value is not None and (
+            type(value) is not int or value < 0 or is_huge_integer(value)
+        ):  # a whole number >= 0 passes
             _check_number(value, key, where)
     steps = response.get("actual_steps")
     if steps is not None:
@@ -241,8 +243,9 @@ def _check_number(value: object, key: str, location: SourceLocation) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ResponseError(f"must be a number, got {value!r}", location, key)
-    if not math.isfinite(value) or value < 0:
-        raise ResponseError(f"must be a finite number >= 0, got {value!r}", location, key)
+    if not is_finite_number(value) or value < 0:
+        shown = HUGE_INTEGER if is_huge_integer(value) else repr(value)
+        raise ResponseError(f"must be a finite number >= 0, got {shown}", location, key)
     if key in TOKEN_KEYS and value != int(value):
         raise ResponseError(f"must be a whole number, got {value!r}", location, key)
 

@@ -514,6 +514,19 @@ RESPONSE_CASES = [
         "field 'elapsed_sec'",
     ),
     _responses_case(
+        "input-tokens-beyond-float",
+        lambda d: _r(d, "input_tokens", 10**400),
+        "question 'q1'",
+        "field 'input_tokens'",
+        "beyond a float's range",
+    ),
+    _raw_responses_case(
+        "elapsed-literal-1e400",
+        responses_jsonl().replace('"elapsed_sec": 1.5', '"elapsed_sec": 1e400', 1),
+        "question 'q1'",
+        "field 'elapsed_sec'",
+    ),
+    _responses_case(
         "elapsed-negative", lambda d: _r(d, "elapsed_sec", -1), "question 'q1'", "field 'elapsed_sec'"
     ),
     _responses_case(
@@ -758,6 +771,12 @@ HOOK_CASES = [
     ),
     _hook_case(
         "hook-elapsed-nan", "return {'actual_answer': 'x', 'elapsed_sec': math.nan}", "field 'elapsed_sec'"
+    ),
+    _hook_case(
+        "hook-tokens-beyond-float",
+        "return {'actual_answer': 'x', 'output_tokens': 10**400}",
+        "field 'output_tokens'",
+        "beyond a float's range",
     ),
     _hook_case(
         "hook-steps-mapping", "return {'actual_answer': 'x', 'actual_steps': {}}", "field 'actual_steps'"
