@@ -324,7 +324,10 @@ def shard_reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def merge_error(folder: Path, capsys: pytest.CaptureFixture[str], *reports: str) -> str:
-    status = merge_main([*(str(folder / report) for report in reports), "--report", str(folder / "out.json")])
+    given = [
+        report if report.startswith("-") else str(folder / report) for report in reports
+    ]  # options as is
+    status = merge_main([*given, "--report", str(folder / "out.json")])
     assert status == 2
     assert not (folder / "out.json").exists()  # nothing half-merged is written
     error = capsys.readouterr().err
@@ -384,6 +387,22 @@ def test_merge_names_a_file_that_is_not_a_report(
     (shard_reports / "broken.json").write_text("{not json", encoding="utf-8")
     error = merge_error(shard_reports, capsys, "shard-1.json", "broken.json")
     assert "broken.json" in error and "not JSON" in error
+
+
+@pytest.mark.parametrize("given_as", ["shard", "baseline"])
+def test_merge_names_a_metric_beyond_a_float_s_range(
+    shard_reports: Path, capsys: pytest.CaptureFixture[str], given_as: str
+) -> None:
+    """JSON reads any run of digits as an integer: one no float holds is refused where it is read."""
+    report = read_json(shard_reports / "shard-2.json")
+    report["results"][1]["answer_f1"] = 10**400
+    (shard_reports / "huge.json").write_text(json.dumps(report), encoding="utf-8")
+    shards = ["shard-1.json", "huge.json" if given_as == "shard" else "shard-2.json", "shard-3.json"]
+    baseline = ["--baseline", str(shard_reports / "huge.json")] if given_as == "baseline" else []
+    error = merge_error(shard_reports, capsys, *shards, *baseline)
+    question = report["results"][1]["question_id"]
+    assert "huge.json, template 't0000', " in error and f"question '{question}', field 'answer_f1'" in error
+    assert "beyond a float's range" in error
 
 
 def test_the_shard_selection_is_recorded_with_the_corpus_and_settings(shard_reports: Path) -> None:

@@ -8,6 +8,7 @@ from math import isfinite
 from typing import cast
 
 from pytest_graphrag_eval.aggregates import NEVER_METRIC_TYPES, NOT_METRIC_KEYS
+from pytest_graphrag_eval.report_model import is_finite_number
 from pytest_graphrag_eval.result_keys import CATALOGUE
 from pytest_graphrag_eval.scoring import BASE_KEYS
 
@@ -36,10 +37,7 @@ def finite(value: object) -> float | None:
         return value if isfinite(value) else None
     if value is None or type(value) is str:
         return None
-    if type(value) is int or is_number(value):
-        number = float(cast(float, value))
-        return number if isfinite(number) else None
-    return None
+    return float(cast(float, value)) if is_finite_number(value) else None  # 10**400: no float holds it
 
 
 def is_number(value: object) -> bool:
