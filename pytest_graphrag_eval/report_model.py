@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar, cast
 
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 
@@ -236,7 +236,7 @@ def is_huge_integer(value: object) -> bool:
     return type(value) is int and not -_FLOAT_MAX <= value <= _FLOAT_MAX
 
 
-def is_finite_number(value: object) -> bool:
+def is_finite_number(value: object) -> TypeGuard[int | float]:
     """A real number (not a flag) that is finite as a float, decided without converting it."""
     return (
         isinstance(value, int | float) and not isinstance(value, bool) and -_FLOAT_MAX <= value <= _FLOAT_MAX

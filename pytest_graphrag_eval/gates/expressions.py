@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
+from pytest_graphrag_eval.report_model import HUGE_INTEGER, is_huge_integer
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
@@ -50,6 +51,8 @@ def parse_limit(value: Any) -> tuple[str, float]:
     if isinstance(value, bool):
         raise ExpressionError(f"expected a number or a comparison like '>=0.8', got {value!r}")
     if isinstance(value, (int, float)):
+        if is_huge_integer(value):
+            raise ExpressionError(f"expected a finite number, got {HUGE_INTEGER}")
         return DEFAULT_OPERATOR, _finite(float(value), str(value))
     if not isinstance(value, str):
         raise ExpressionError(f"expected a number or a comparison like '>=0.8', got {type(value).__name__}")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 from pytest_graphrag_eval.corpus.input_files import decode_input, read_input_bytes
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines
 from pytest_graphrag_eval.errors import InputError, SourceLocation
+from pytest_graphrag_eval.report_model import is_finite_number
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Entry:
 
     def number(self, name: str, low: float, high: float) -> float:
         value = self.fields.get(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if not is_finite_number(value):
             raise self.error(f"must be a number from {low:g} to {high:g}, got {value!r}", name)
         if not low <= value <= high:
             raise self.error(f"must be from {low:g} to {high:g}, got {value!r}", name)

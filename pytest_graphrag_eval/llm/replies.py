@@ -7,10 +7,10 @@ wrong. Values are never clamped: an out-of-range count means the judge did not f
 from __future__ import annotations
 
 import json
-import math
 import re
 
 from pytest_graphrag_eval.formats.json_types import JSONValue
+from pytest_graphrag_eval.report_model import is_finite_number
 
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*\n(.*)\n\s*```$", re.DOTALL)
 _SHOWN_CHARS = 200
@@ -59,7 +59,7 @@ def number_field(
 ) -> float:
     """A finite number field within [minimum, maximum]."""
     value = require(data, key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not is_finite_number(value):
         raise InvalidReply(f"the field {key!r} must be a number, got {shorten(json.dumps(value))}")
     _check_range(key, value, minimum, maximum)
     return float(value)
@@ -80,7 +80,7 @@ def scalar_field(data: dict[str, JSONValue], key: str) -> float | int | bool | s
     value = require(data, key)
     if isinstance(value, str):
         return value.strip()
-    if isinstance(value, bool) or (isinstance(value, (int, float)) and math.isfinite(value)):
+    if isinstance(value, bool) or is_finite_number(value):
         return value
     raise InvalidReply(f"the field {key!r} must be a number or a text, got {shorten(json.dumps(value))}")
 

@@ -338,6 +338,21 @@ CORPUS_CASES = [
         files={"corpus.yaml": yaml.safe_dump({"thresholds": {"steps_score": "high"}, "templates": corpus()})},
         library="corpus_settings",
     ),
+    _corpus_case(
+        "question-threshold-beyond-float",
+        lambda d: _q(d).update(thresholds={"steps_score": 10**400}),
+        "question 'q1'",
+        "field 'thresholds.steps_score'",
+        "beyond a float's range",
+        library="corpus_settings",
+    ),
+    Case(
+        "corpus-threshold-beyond-float",
+        ("corpus.yaml", "field 'thresholds.answer_f1'", "beyond a float's range"),
+        "collection",
+        files={"corpus.yaml": yaml.safe_dump({"thresholds": {"answer_f1": 10**400}, "templates": corpus()})},
+        library="corpus_settings",
+    ),
     Case(
         "corpus-gate-typo",
         ("corpus.yaml", "gates", "steps_score.mean>>0.9"),

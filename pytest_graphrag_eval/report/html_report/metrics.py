@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from math import isfinite
-from typing import cast
 
 from pytest_graphrag_eval.aggregates import NEVER_METRIC_TYPES, NOT_METRIC_KEYS
 from pytest_graphrag_eval.report_model import is_finite_number
@@ -37,7 +36,7 @@ def finite(value: object) -> float | None:
         return value if isfinite(value) else None
     if value is None or type(value) is str:
         return None
-    return float(cast(float, value)) if is_finite_number(value) else None  # 10**400: no float holds it
+    return float(value) if is_finite_number(value) else None  # 10**400: no float holds it
 
 
 def is_number(value: object) -> bool:
