@@ -171,3 +171,17 @@ def test_inline_correctness_prompt_is_the_user_message_with_data_blocks(
     assert user.startswith("Compare the answers to <question>\nWhich transformers are in OSLO?\n</question>.")
     assert "Candidate: <actual_answer>\nOSLO T1.\n</actual_answer>" in user
     assert request["temperature"] == 0.3
+
+
+@pytest.mark.parametrize("number", ["1" + "0" * 400, "1e400", "NaN"])
+def test_a_number_no_float_holds_is_rejected_then_an_error(
+    fake_openai: FakeOpenAIServer, llm_settings: LLMSettings, number: str
+) -> None:
+    """JSON reads 401 digits as an int (no float holds it) and 1e400 as infinity: neither is a score."""
+    bad = '{"query_match": ' + number + ', "query_reason": "r"}'
+    result = evaluate(fake_openai, llm_settings, bad, bad)
+    assert result["query_check_error"].startswith(
+        "invalid judge reply after one retry: the field 'query_match' must be a number or a text, got "
+    )
+    assert "query_match" not in result
+    assert "query_match" not in compute_aggregates([result])["micro"]
