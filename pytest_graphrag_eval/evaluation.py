@@ -30,7 +30,7 @@ from pytest_graphrag_eval.formats.sparql_results import SelectRowCounts
 from pytest_graphrag_eval.llm.errors import CallRefused
 from pytest_graphrag_eval.llm.event_loop import run_coroutine
 from pytest_graphrag_eval.llm.judge import most_telling
-from pytest_graphrag_eval.report_model import REFUSAL_KEY
+from pytest_graphrag_eval.report_model import HUGE_INTEGER, REFUSAL_KEY, is_huge_integer
 from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
 from pytest_graphrag_eval.scoring import ScoredResults, Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
@@ -286,7 +286,13 @@ async def evaluate_question(
             else:
                 if REFUSAL_KEY in keys:
                     refused.append(keys.pop(REFUSAL_KEY))
-                result.update(keys)
+                huge = next((key for key, value in keys.items() if is_huge_integer(value)), None)
+                if huge is not None:  # `float()` of it would end the aggregates in an OverflowError
+                    result[f"{scorer.name}_error"] = (
+                        f"{scorer.name} scorer returned {HUGE_INTEGER} as `{huge}`"
+                    )
+                else:
+                    result.update(keys)
         if refused:  # the most telling reason: a budget stop makes the question not evaluated
             result[REFUSAL_KEY] = str(most_telling(refused) or refused[0])  # else a user scorer's own
     # The steps scorer returns its own marked copy; the question's steps are copied only when none did.

@@ -8,7 +8,7 @@ import copy
 import pytest
 from plugin_support import corpus, good_responses, response
 
-from pytest_graphrag_eval import run_evaluation
+from pytest_graphrag_eval import compute_aggregates, run_evaluation
 from pytest_graphrag_eval.corpus.reference_corpus import corpus_from_data
 from pytest_graphrag_eval.evaluation import UnknownResponsesWarning, check_responses_match
 from pytest_graphrag_eval.scoring import ScoringContext
@@ -108,6 +108,22 @@ def test_a_failing_scorer_becomes_an_error_key_and_others_still_run() -> None:
     results = run_evaluation(corpus(), responses_by_id(), scorers=[Exploding(), Constant()])
     assert results[0]["exploding_error"] == "exploding scorer failed: RuntimeError: bug in a custom scorer"
     assert results[0]["constant_score"] == 0.25
+
+
+class Boundless:
+    name = "boundless"
+
+    async def score(self, question, response, context: ScoringContext) -> dict:
+        return {"boundless_score": 10**400}
+
+
+def test_a_scorer_value_no_float_holds_becomes_an_error_key_and_aggregates_still_run() -> None:
+    results = run_evaluation(corpus(), responses_by_id(), scorers=[Boundless(), Constant()])
+    assert results[0]["boundless_error"] == (
+        "boundless scorer returned an integer beyond a float's range (over 309 digits) as `boundless_score`"
+    )
+    assert "boundless_score" not in results[0] and results[0]["constant_score"] == 0.25
+    assert compute_aggregates(results)["micro"]["constant_score"]["mean"] == 0.25
 
 
 class Rendezvous:
