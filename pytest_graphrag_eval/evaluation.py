@@ -289,7 +289,7 @@ async def evaluate_question(
                 huge = next((key for key, value in keys.items() if is_huge_integer(value)), None)
                 if huge is not None:  # `float()` of it would end the aggregates in an OverflowError
                     result[f"{scorer.name}_error"] = (
-                        f"{scorer.name} scorer returned {HUGE_INTEGER} as `{huge}`"
+                        f"{scorer.name} scorer returned {HUGE_INTEGER} as {huge!r}"
                     )
                 else:
                     result.update(keys)

@@ -227,7 +227,7 @@ def _is_number(value: object) -> bool:
 
 
 _FLOAT_MAX = sys.float_info.max
-HUGE_INTEGER = "an integer beyond a float's range (over 309 digits)"
+HUGE_INTEGER = "an integer beyond a float's range (about 1.8e308)"
 
 
 def is_huge_integer(value: object) -> bool:
