@@ -196,6 +196,10 @@ def test_mixing_both_forms_is_an_error(tmp_path: Path) -> None:
             "llm.generation.temperature: must be a number, got 'warm'",
         ),
         (
+            {"llm": {"generation": {"provider": "openai", "model": "m", "max_tokens": 10**400}}},
+            "llm.generation.max_tokens: must be a number, got an integer beyond a float's range",
+        ),
+        (
             {"llm": {"generation": {"provider": "openai", "model": "m", "base_url": "a", "api_base": "b"}}},
             "llm.generation.api_base: differs from base_url",
         ),

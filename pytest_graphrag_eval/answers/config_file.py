@@ -20,6 +20,7 @@ from pytest_graphrag_eval.answers.settings import AnswerSettings, CustomMetric, 
 from pytest_graphrag_eval.corpus.input_files import configuration_error
 from pytest_graphrag_eval.corpus.yaml_lines import load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import ConfigurationError, ConfigurationWarning
+from pytest_graphrag_eval.report_model import HUGE_INTEGER, is_huge_integer
 
 SECTIONS = ("llm", "custom_evaluations", "answer_correctness", "answer_relevance")
 CUSTOM_INPUTS = ("question", "reference_answer", "reference_steps", "actual_answer", "actual_steps")
@@ -326,8 +327,9 @@ def _number(value: object, translator: _Translator, key: str, *, integer: bool =
         if isinstance(value, bool) or not isinstance(value, int | float | str):
             raise ValueError
         number = float(value)
-    except (TypeError, ValueError):
-        raise translator.fail(key, f"must be a number, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        shown = HUGE_INTEGER if is_huge_integer(value) else repr(value)
+        raise translator.fail(key, f"must be a number, got {shown}") from None
     if integer:
         if not number.is_integer():
             raise translator.fail(key, f"must be a whole number, got {value!r}")
