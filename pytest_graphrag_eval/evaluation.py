@@ -30,7 +30,7 @@ from pytest_graphrag_eval.formats.sparql_results import SelectRowCounts
 from pytest_graphrag_eval.llm.errors import CallRefused
 from pytest_graphrag_eval.llm.event_loop import run_coroutine
 from pytest_graphrag_eval.llm.judge import most_telling
-from pytest_graphrag_eval.report_model import HUGE_INTEGER, REFUSAL_KEY, is_huge_integer
+from pytest_graphrag_eval.report_model import HUGE_INTEGER, REFUSAL_KEY, huge_integer_key
 from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
 from pytest_graphrag_eval.scoring import ScoredResults, Scorer, ScoringContext
 from pytest_graphrag_eval.steps.groups import SCOPES
@@ -286,7 +286,7 @@ async def evaluate_question(
             else:
                 if REFUSAL_KEY in keys:
                     refused.append(keys.pop(REFUSAL_KEY))
-                huge = next((key for key, value in keys.items() if is_huge_integer(value)), None)
+                huge = huge_integer_key(keys)
                 if huge is not None:  # `float()` of it would end the aggregates in an OverflowError
                     result[f"{scorer.name}_error"] = (
                         f"{scorer.name} scorer returned {HUGE_INTEGER} as {huge!r}"

@@ -141,9 +141,8 @@ class QuestionResult:
         refusal = record.get(REFUSAL_KEY)
         if refusal is not None and refusal not in _REFUSAL_NAMES:
             raise ValueError(f"`{REFUSAL_KEY}` must be one of {', '.join(Refusal)}, got {refusal!r}")
-        for key, value in record.items():
-            if is_huge_integer(value):
-                raise ValueError(f"`{key}` must be a number a float holds, got {HUGE_INTEGER}")
+        if (huge := huge_integer_key(record)) is not None:
+            raise ValueError(f"`{huge}` must be a number a float holds, got {HUGE_INTEGER}")
         return cls(
             record=record,
             template_id=str(template_id),
@@ -234,6 +233,11 @@ def is_huge_integer(value: object) -> bool:
     """An integer no float holds: JSON and YAML read any run of digits as an int, and `float(10**400)`
     (a mean, `math.isfinite`, a chart) raises `OverflowError`."""
     return type(value) is int and not -_FLOAT_MAX <= value <= _FLOAT_MAX
+
+
+def huge_integer_key(record: Mapping[str, object]) -> str | None:
+    """The first key of a result or a scorer's keys holding an integer no float holds; None if none."""
+    return next((key for key, value in record.items() if is_huge_integer(value)), None)
 
 
 def is_finite_number(value: object) -> TypeGuard[int | float]:

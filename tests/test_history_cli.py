@@ -200,3 +200,20 @@ def test_sqlite_and_postgresql_give_the_same_answers(
         cli(capsys, url, "report", "nightly-4", *map(str, files))
         outputs.append([(folder / file).read_bytes() for file in ("r.json", "r.html", "r.md")])
     assert outputs[0] == outputs[1]
+
+
+def test_import_names_a_metric_no_float_holds(
+    history_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = run_report(0)
+    report["results"][1]["answer_f1"] = 10**400  # JSON reads any run of digits as an integer
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(report))
+    status, _, err = cli(capsys, history_url, "import", str(path))
+    question = report["results"][1]["question_id"]
+    assert (
+        status == 2
+        and f"huge.json: results[1] (question '{question}'): field 'answer_f1' is an integer" in err
+    )
+    assert "beyond a float's range" in err
+    assert "Traceback" not in err

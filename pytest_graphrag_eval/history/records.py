@@ -20,6 +20,7 @@ from pytest_graphrag_eval.errors import HistoryError
 from pytest_graphrag_eval.gates.expressions import numeric_value
 from pytest_graphrag_eval.report.history_summary import OUTCOME_CODES
 from pytest_graphrag_eval.report.json_report import json_bytes
+from pytest_graphrag_eval.report_model import HUGE_INTEGER, huge_integer_key
 
 OUTCOME_NAMES: dict[str, str] = {code: name for name, code in OUTCOME_CODES.items()}
 ABSENT = "-"  # a question absent from a run
@@ -92,6 +93,10 @@ def check_report(report: object, source: str) -> Mapping[str, Any]:
             raise HistoryError(
                 f"{where} (question {result['question_id']!r}): field 'outcome' is missing "
                 "(a report written by the plugin records each question's verdict)"
+            )
+        if (huge := huge_integer_key(result)) is not None:
+            raise HistoryError(
+                f"{where} (question {result['question_id']!r}): field {huge!r} is {HUGE_INTEGER}"
             )
     return report
 
