@@ -161,7 +161,7 @@ def steps_summary(
     by scoring are not parsed again); then the judged retrieval-step metrics' statistics, one value
     per judged step (graphrag-eval's `steps` stats), read in the same pass over the steps."""
     # Plain dicts counted in place: `Counter.update` checked its argument against the Mapping ABC.
-    summary: dict[str, dict[str, int]] = {
+    summary: dict[str, dict[str, float]] = {  # counts, then statistics
         "total": {},
         "once_per_sample": {},
         "empty_results": {},
@@ -185,8 +185,8 @@ def steps_summary(
                 for metric in STEP_METRICS:
                     if is_metric_value(metric, step.get(metric)):
                         judged.setdefault(metric, []).append(step[metric])
-    counted: dict[str, dict[str, float]] = {key: value for key, value in summary.items() if value}
-    return counted | {metric: describe(values) for metric, values in judged.items()}
+    summary.update((metric, describe(values)) for metric, values in judged.items())
+    return {key: value for key, value in summary.items() if value}
 
 
 def _is_empty(output: object, row_counts: SelectRowCounts | None) -> bool:
