@@ -10,8 +10,8 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from pytest_graphrag_eval.generate.answer_reader import AnswerReader, Row, rows_of
 from pytest_graphrag_eval.generate.corpus_text import Skeleton, Slot, yaml_items
@@ -73,11 +73,10 @@ class CompiledTemplate:
     outputs: tuple[Any, ...]  # each step's output in the shape: a slot, a fixed text or value, or None
 
 
-@dataclass(frozen=True)
-class Instance:
+class Instance(NamedTuple):
     """A question generated from one binding: its own texts, in the order its template's shape holds them."""
 
-    compiled: CompiledTemplate = field(repr=False, compare=False)
+    compiled: CompiledTemplate
     texts: tuple[str, ...]
     reference_outputs: tuple[str, ...]
     """Every reference step's output: two questions with the same are duplicates of each other."""
@@ -123,8 +122,7 @@ class Dropped:
     reason: str
 
 
-@dataclass(frozen=True)
-class Binding:
+class Binding(NamedTuple):
     """One candidate row: the terms of its columns, their plain values, and the id its question would have."""
 
     values: Row
