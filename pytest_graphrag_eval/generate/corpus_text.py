@@ -27,13 +27,18 @@ _SURELY_PLAIN = re.compile(r"[A-Za-z]++[0-9 ,._/?()-][A-Za-z0-9 ,._/?()-]*+(?<! 
 
 @dataclass(frozen=True)
 class Slot:
-    """Where a question's own text goes in its template's shape: the `index`-th of the question's texts."""
+    """Where a question's own text goes in its template's shape: the `index`-th of the question's texts;
+    `json` when it is a step's output, which an engine's results writer (`graph/rdf_text.py`) or
+    `json.dumps` wrote: a line of it holds no character below a space."""
 
     index: int
+    json: bool = False
 
 
 class _Opening(str):
     """A slot's place among a skeleton's parts while it is written; its value is the slot's indent."""
+
+    json = False
 
 
 @dataclass(frozen=True)
@@ -43,28 +48,34 @@ class Skeleton:
 
     fixed: tuple[str, ...]
     indents: tuple[str, ...]
+    json: tuple[bool, ...]  # the slots whose texts are JSON (see `Slot`)
 
     @classmethod
     def of(cls, shape: Any, indent: str) -> Skeleton:
         """The skeleton of `shape` (slots in the order they are written) as an item at `indent`."""
         parts: list[str] = []
         _sequence([shape], indent, parts)
-        fixed, indents, written = [], [], ""
+        fixed, indents, json_slots, written = [], [], [], ""
         for part in parts:
             if type(part) is _Opening:
                 fixed.append(written)
                 indents.append(str(part))
+                json_slots.append(part.json)
                 written = "\n"  # every scalar ends its line: its line end is written here
             else:
                 written += part
-        return cls((*fixed, written), tuple(indents))
+        return cls((*fixed, written), tuple(indents), tuple(json_slots))
 
     def fill(self, texts: Sequence[str]) -> list[str]:
         """The item's text in parts: those of `_scalar` for each text, line ends aside."""
         parts = [self.fixed[0]]
-        for text, indent, after in zip(texts, self.indents, self.fixed[1:], strict=True):
+        for text, indent, after, json_text in zip(
+            texts, self.indents, self.fixed[1:], self.json, strict=True
+        ):
             if "\n" in text:
                 written = _string_scalar(text, indent)[:-1]
+            elif json_text and text.isascii() and "\x7f" not in text:  # printable: no need to scan it
+                written = _single_quoted(text)  # what `_written` gives (JSON is never plain: `{`, `[`, ``)
             elif _SURELY_PLAIN.match(text) is not None:  # names, ids, questions: one cheap check
                 written = text
             else:
@@ -139,7 +150,9 @@ def _scalar(value: Any, indent: str, parts: list[str]) -> None:
     if isinstance(value, str):
         parts.append(_string_scalar(value, indent))
     elif type(value) is Slot:
-        parts.append(_Opening(indent))
+        opening = _Opening(indent)
+        opening.json = value.json
+        parts.append(opening)
     elif value is None:
         parts.append("null\n")
     elif isinstance(value, bool):
@@ -170,9 +183,13 @@ def _written(value: str) -> str:
     if _plain_ok(value):
         return value
     if _printable(value):
-        return "'" + (value.replace("'", "''") if "'" in value else value) + "'"  # `in` is a fast scan
+        return _single_quoted(value)
     quoted = json.dumps(value, ensure_ascii=False)
     return _YAML_ESCAPED.sub(lambda match: f"\\u{ord(match.group()):04x}", quoted)
+
+
+def _single_quoted(value: str) -> str:
+    return "'" + (value.replace("'", "''") if "'" in value else value) + "'"  # `in` is a fast scan
 
 
 _short_text = functools.lru_cache(maxsize=8192)(_written)

@@ -288,7 +288,7 @@ def _step_shape(step: StepTemplate, slots: list[tuple[_Fill, Pieces | None]]) ->
 
     def opened(kind: _Fill, pieces: Pieces | None = None) -> Slot:
         slots.append((kind, pieces))
-        return Slot(_OWN_TEXTS + len(slots) - 1)
+        return Slot(_OWN_TEXTS + len(slots) - 1, kind is _Fill.OUTPUT)
 
     def shaped(value: Any) -> Any:
         if isinstance(value, str):
