@@ -27,12 +27,10 @@ _SURELY_PLAIN = re.compile(r"[A-Za-z]++[0-9 ,._/?()-][A-Za-z0-9 ,._/?()-]*+(?<! 
 
 @dataclass(frozen=True)
 class Slot:
-    """Where a question's own text goes in its template's shape: the `index`-th of the question's texts;
-    `json` when it is a step's output, which an engine's results writer (`graph/rdf_text.py`) or
-    `json.dumps` wrote: a line of it holds no character below a space."""
+    """Where a question's own text goes in its template's shape: the `index`-th of the question's texts."""
 
     index: int
-    json: bool = False
+    json: bool = False  # a step's output: JSON of `graph/rdf_text.py` or `json.dumps`, no control character
 
 
 class _Opening(str):
@@ -44,38 +42,34 @@ class _Opening(str):
 @dataclass(frozen=True)
 class Skeleton:
     """A sequence item's YAML with its slots left open: `fixed[0]`, then each text written as a scalar
-    (its block lines at `indents[i]`) without its line end, which begins `fixed[i + 1]`."""
+    (block lines at `slots[i][0]`, JSON if `slots[i][1]`) without its line end, which starts `fixed[i+1]`."""
 
     fixed: tuple[str, ...]
-    indents: tuple[str, ...]
-    json: tuple[bool, ...]  # the slots whose texts are JSON (see `Slot`)
+    slots: tuple[tuple[str, bool], ...]
 
     @classmethod
     def of(cls, shape: Any, indent: str) -> Skeleton:
         """The skeleton of `shape` (slots in the order they are written) as an item at `indent`."""
         parts: list[str] = []
         _sequence([shape], indent, parts)
-        fixed, indents, json_slots, written = [], [], [], ""
+        fixed, slots, written = [], [], ""
         for part in parts:
             if type(part) is _Opening:
                 fixed.append(written)
-                indents.append(str(part))
-                json_slots.append(part.json)
+                slots.append((str(part), part.json))
                 written = "\n"  # every scalar ends its line: its line end is written here
             else:
                 written += part
-        return cls((*fixed, written), tuple(indents), tuple(json_slots))
+        return cls((*fixed, written), tuple(slots))
 
     def fill(self, texts: Sequence[str]) -> list[str]:
         """The item's text in parts: those of `_scalar` for each text, line ends aside."""
         parts = [self.fixed[0]]
-        for text, indent, after, json_text in zip(
-            texts, self.indents, self.fixed[1:], self.json, strict=True
-        ):
+        for text, (indent, is_json), after in zip(texts, self.slots, self.fixed[1:], strict=True):
             if "\n" in text:
                 written = _string_scalar(text, indent)[:-1]
-            elif json_text and text.isascii() and "\x7f" not in text:  # printable: no need to scan it
-                written = _single_quoted(text)  # what `_written` gives (JSON is never plain: `{`, `[`, ``)
+            elif is_json and text.isascii() and "\x7f" not in text:  # printable: `_written`'s (never plain)
+                written = "'" + (text.replace("'", "''") if "'" in text else text) + "'"
             elif _SURELY_PLAIN.match(text) is not None:  # names, ids, questions: one cheap check
                 written = text
             else:
@@ -183,13 +177,9 @@ def _written(value: str) -> str:
     if _plain_ok(value):
         return value
     if _printable(value):
-        return _single_quoted(value)
+        return "'" + (value.replace("'", "''") if "'" in value else value) + "'"  # `in` is a fast scan
     quoted = json.dumps(value, ensure_ascii=False)
     return _YAML_ESCAPED.sub(lambda match: f"\\u{ord(match.group()):04x}", quoted)
-
-
-def _single_quoted(value: str) -> str:
-    return "'" + (value.replace("'", "''") if "'" in value else value) + "'"  # `in` is a fast scan
 
 
 _short_text = functools.lru_cache(maxsize=8192)(_written)
