@@ -10,6 +10,10 @@ from typing import TYPE_CHECKING
 
 from pytest_graphrag_eval.lazy_names import lazy_names
 
+# The one place the version is written (pyproject.toml reads it): the reports record it without
+# `importlib.metadata`, whose imports were a tenth of a merge's start-up.
+__version__ = "0.1.0"
+
 if TYPE_CHECKING:
     from pytest_graphrag_eval.adapters import OtelRecorder as OtelRecorder
     from pytest_graphrag_eval.adapters import from_langchain_messages as from_langchain_messages

@@ -89,26 +89,9 @@ def _group_stats(
     flaky = [value for result in results if isinstance(value := result.get("flaky"), int)]
     if flaky:  # questions asked several times (--graphrag-agent-repeats)
         stats["flaky_rate"] = sum(flaky) / len(flaky)
-    if with_steps:
-        summary: dict[str, Any] = dict(steps_summary(successes, row_counts))
-        for metric, values in step_metric_values(successes).items():
-            summary[metric] = describe(values)
-        if summary:
-            stats["steps"] = summary
+    if with_steps and (summary := steps_summary(successes, row_counts)):
+        stats["steps"] = summary
     return stats
-
-
-def step_metric_values(results: Iterable[Mapping[str, Any]]) -> dict[str, list[float]]:
-    """Values of the judged retrieval-step metrics, one per judged step (graphrag-eval's `steps` stats)."""
-    values: dict[str, list[float]] = {}
-    for result in results:
-        for step in result.get("actual_steps") or []:
-            if not isinstance(step, Mapping) or step.get("name") != "retrieval":
-                continue
-            for metric in STEP_METRICS:
-                if is_metric_value(metric, step.get(metric)):
-                    values.setdefault(metric, []).append(step[metric])
-    return values
 
 
 def _aggregated(result: Mapping[str, Any]) -> bool:
@@ -173,17 +156,19 @@ def _macro(template_stats: Iterable[Mapping[str, object]]) -> dict[str, dict[str
 
 def steps_summary(
     results: Iterable[Mapping[str, Any]], row_counts: SelectRowCounts | None = None
-) -> dict[str, dict[str, int]]:
+) -> dict[str, dict[str, float]]:
     """How often each step name ran, once per question, with empty results, with errors (rows counted
-    by scoring are not parsed again)."""
+    by scoring are not parsed again); then the judged retrieval-step metrics' statistics, one value
+    per judged step (graphrag-eval's `steps` stats), read in the same pass over the steps."""
     # Plain dicts counted in place: `Counter.update` checked its argument against the Mapping ABC.
-    summary: dict[str, dict[str, int]] = {
+    summary: dict[str, dict[str, float]] = {  # counts, then statistics
         "total": {},
         "once_per_sample": {},
         "empty_results": {},
         "errors": {},
     }
     total, once, empty, errors = summary.values()
+    judged: dict[str, list[float]] = {}
     for result in results:
         seen: set[str] = set()  # membership only: a set's order would change with the hash seed
         for step in result.get("actual_steps") or []:
@@ -196,6 +181,11 @@ def steps_summary(
                 errors[name] = errors.get(name, 0) + 1
             elif _is_empty(step.get("output"), row_counts):
                 empty[name] = empty.get(name, 0) + 1
+            if name == "retrieval":
+                for metric in STEP_METRICS:
+                    if is_metric_value(metric, step.get(metric)):
+                        judged.setdefault(metric, []).append(step[metric])
+    summary.update((metric, describe(values)) for metric, values in judged.items())
     return {key: value for key, value in summary.items() if value}
 
 

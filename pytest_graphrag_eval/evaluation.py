@@ -167,21 +167,13 @@ async def _evaluate_all(
     concurrently: bool = True,
 ) -> list[dict[str, Any]]:
     """Every question's result, in corpus order; `concurrently`: a task each, for scorers that wait."""
-    if not concurrently:
-        return [
-            await evaluate_attempts(question, responses.get(question.question_id, ()), scorers, context)
-            for question in corpus.questions()
-        ]
-    return list(
-        await asyncio.gather(
-            *(
-                evaluate_attempts(
-                    question, responses.get(question.question_id, ()), scorers, context, concurrently=True
-                )
-                for question in corpus.questions()
-            )
+    pending = (
+        evaluate_attempts(
+            question, responses.get(question.question_id, ()), scorers, context, concurrently=concurrently
         )
+        for question in corpus.questions()
     )
+    return list(await asyncio.gather(*pending)) if concurrently else [await one for one in pending]
 
 
 async def evaluate_attempts(
@@ -196,14 +188,9 @@ async def evaluate_attempts(
     attempts combined as the plugin's JSON report combines them (see the module docstring)."""
     if len(attempts) <= 1:
         return await evaluate_question(question, attempts[0] if attempts else None, scorers, context)
-    if concurrently:
-        results = list(
-            await asyncio.gather(*(evaluate_question(question, one, scorers, context) for one in attempts))
-        )
-    else:
-        results = [await evaluate_question(question, one, scorers, context) for one in attempts]
-    combined, _ = combine_attempts(results, [result["status"] == "success" for result in results])
-    return combined
+    pending = (evaluate_question(question, one, scorers, context) for one in attempts)
+    results = list(await asyncio.gather(*pending)) if concurrently else [await one for one in pending]
+    return combine_attempts(results, [result["status"] == "success" for result in results])[0]
 
 
 def make_context(

@@ -200,7 +200,11 @@ def outcome_counts(results: Sequence[QuestionResult], without: Collection[Outcom
     of each outcome (but those `without`) and of agent errors (a verdict is also counted), named alike
     by the terminal, the Markdown summary and the HTML report."""
     counted = Counter(result.outcome for result in results if result.outcome is not None)
-    reasons = [reason for result in results if (reason := result.not_evaluated_reason) is not None]
+    reasons = [
+        reason
+        for result in results
+        if result.outcome is Outcome.NOT_EVALUATED and (reason := result.not_evaluated_reason) is not None
+    ]
     parts = [
         not_evaluated_text(reasons)
         if outcome is Outcome.NOT_EVALUATED and reasons

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import gzip
 import io
+import json
 
 import pytest
 
@@ -39,3 +40,28 @@ def test_without_the_speed_extra_the_drill_downs_are_packed_by_the_standard_libr
     assert base64.b64decode(by_zlib) == whole.getvalue()
     assert gzip.decompress(base64.b64decode(packed)) == gzip.decompress(base64.b64decode(by_zlib)) == lines
     assert packed != by_zlib  # the extra is installed here: the page's packed bytes are zlib-ng's
+
+
+@pytest.mark.parametrize(
+    "details",
+    [
+        [],
+        [{"question_text": "only one"}],
+        # the text between two drill-downs inside one (a SPARQL variable named question_text), and a
+        # lone surrogate orjson declines: each drill-down still on a line of its own
+        [
+            {"question_text": "a", "rows": [{"question_text": 1}, {"question_text": 2}]},
+            {"question_text": "b"},
+        ],
+        [{"question_text": "a\ud800"}, {"question_text": "b", "cost": 1e-05}, {"question_text": "c"}],
+    ],
+)
+def test_drill_downs_are_written_one_a_line_as_the_standard_library_writes_them(
+    details: list[dict[str, object]],
+) -> None:
+    lines = detail_lines(details)
+    expected = [
+        json.dumps(detail, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
+        for detail in details
+    ]
+    assert lines == b"\n".join(expected)

@@ -194,6 +194,26 @@ def test_drill_downs_leave_the_garbage_collector_little_to_walk() -> None:
         assert not gc.is_tracked(detail["change"]["deltas"])
 
 
+def test_a_changes_numbers_reach_its_drill_down_as_finite_floats_or_null() -> None:
+    report = synthetic_report(20, templates=2)
+    question = report["comparison"]["questions"][0]
+    question["deltas"] = {
+        "plain": {"baseline": 0.25, "current": 0.5, "delta": 0.25},
+        "whole": {"baseline": 1, "current": 3, "delta": 2},
+        "not finite": {"baseline": float("nan"), "current": 2.0, "delta": float("inf")},
+        "finite, their sum not": {"baseline": -1e308, "current": 1e308, "delta": 1e308},
+    }
+    view = build_view(ReportDocument.from_json(report, "report"))
+    detail = view.details[position_of(report, question["question_id"])]
+    assert detail["change"]["deltas"] == (
+        ("plain", 0.25, 0.5, 0.25),
+        ("whole", 1.0, 3.0, 2.0),
+        ("not finite", None, 2.0, None),
+        ("finite, their sum not", -1e308, 1e308, 1e308),
+    )
+    assert all(type(value) in (float, type(None)) for row in detail["change"]["deltas"] for value in row[1:])
+
+
 def test_run_warnings_are_listed() -> None:
     report = synthetic_report(5, templates=1)
     report["warnings"] = ["3 responses answer questions that are not in the corpus <ignored>"]

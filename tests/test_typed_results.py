@@ -243,3 +243,20 @@ def test_rows_are_counted_without_the_generic_parse() -> None:
     assert typed_row_count(listed) == 1
     assert typed_row_count('{"head": {"vars": []}, "results": {"bindings": []}}') == 0
     assert typed_row_count('{"results": {"bindings": null}}') is None  # not a list: the generic rule decides
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"head":{"vars":["a","b"]},"results":{"bindings":[{"a":{"type":"uri","value":"urn:x"}}]}}',
+        '{ "head" : { "vars" : [ "a", "b" ] } , "results": {"bindings": [{"b": {"value": "8"}}]}}',
+        '{"results": {"bindings": [{"a": {"value": "x"}}]}, "head": {"vars": ["a"]}}',  # the head last
+        '{"head": {"vars": ["a\\u005d"]}, "results": {"bindings": [{"a]": {"value": "x"}}]}}',  # "]" escaped
+        # a later head overrides the opening's
+        '{"head": {"vars": ["z"]}, "results": {"bindings": [{"a": {"value": "x"}}]}, '
+        '"head": {"vars": ["a"]}}',
+    ],
+)
+def test_the_head_is_read_wherever_it_stands_and_the_last_one_counts(text: str) -> None:
+    typed = typed_select(text, "value")
+    assert typed is not None and typed == generic(text, "value")

@@ -75,9 +75,7 @@ class Question:
         # getattr, not `self.__dict__`: asking for the dict would build one per question for the
         # collector to walk, where the attribute is kept inline in the instance
         reading: ReferenceReading | None = getattr(self, "_reading", None)
-        if reading is None:
-            reading = read_reference_steps(self.reference_steps, self.reference_lines, self.shared_tables)
-        return reading
+        return reading or read_reference_steps(self.reference_steps, self.reference_lines, self.shared_tables)
 
     @property
     def reference_problems(self) -> tuple[str, ...]:

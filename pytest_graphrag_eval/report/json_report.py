@@ -7,7 +7,6 @@ import json
 import platform
 import time
 from collections.abc import Collection, Mapping, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ try:  # the `speed` extra: re-indents the C encoder's compact text (see `json_by
 except ImportError:  # pragma: no cover - the core runs without it
     _msgspec = None  # type: ignore[assignment]
 
+from pytest_graphrag_eval import __version__
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic, write_text_atomic
 from pytest_graphrag_eval.formats.plain_json import indented_plain
 from pytest_graphrag_eval.gates.model import GateResult
@@ -71,7 +71,7 @@ def build_document(
         gates=[gate.record() for gate in gates],
         metadata={
             "tool": "pytest-graphrag-eval",
-            "version": _version(),
+            "version": __version__,
             "python": platform.python_version(),
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
             "duration_sec": round((time.time() if finished is None else finished) - started, 3),
@@ -136,10 +136,3 @@ def json_bytes(data: object, *, indent: int | None = None) -> bytes:
     return json.dumps(data, indent=indent, ensure_ascii=False, default=str).encode(
         "utf-8", "backslashreplace"
     )
-
-
-def _version() -> str:
-    try:
-        return metadata.version("pytest-graphrag-eval")
-    except metadata.PackageNotFoundError:
-        return "unknown"

@@ -12,7 +12,8 @@ CI log (`2026-11-23T23:37:43Z`, `steps_score`, `answer_f1.mean>=0.9`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from pytest_graphrag_eval.report.history_summary import FLAKY_MARK, flaky_markdown
 from pytest_graphrag_eval.report.judge_spend import spend_lines
@@ -140,30 +141,32 @@ def _per_template(results: Sequence[QuestionResult], aggregates: Aggregates) -> 
     groups: dict[str, list[QuestionResult]] = {}
     for result in results:
         groups.setdefault(result.template_id, []).append(result)
-    counted: list[tuple[str, Callable[[QuestionResult], object]]] = [("Questions", lambda result: True)]
-    if any(result.outcome for result in results):  # a report pytest did not write has none
-        counted += [
-            ("Passed", lambda result: result.passed),
-            ("Failed", lambda result: result.outcome is Outcome.FAILED),
-        ]
-    if any(result.not_evaluated for result in results):
-        counted.append(("Not evaluated", lambda result: result.not_evaluated))
-    counted.append(("Agent errors", lambda result: result.agent_error is not None))
+    tallies = {template: Counter(result.outcome for result in group) for template, group in groups.items()}
+    seen = set().union(*tallies.values())
+    counted = ["Questions"]
+    if seen - {None}:  # a report pytest did not write has no outcomes
+        counted += ["Passed", "Failed"]
+    if Outcome.NOT_EVALUATED in seen:
+        counted.append("Not evaluated")
+    counted.append("Agent errors")
     rows = []
     for template_id, group in groups.items():
-        stats = aggregates.per_template.get(template_id)
+        stats, outcomes = aggregates.per_template.get(template_id), tallies[template_id]
+        column = {
+            "Questions": len(group),
+            "Passed": outcomes[Outcome.PASSED] + outcomes[Outcome.XPASSED],
+            "Failed": outcomes[Outcome.FAILED],
+            "Not evaluated": outcomes[Outcome.NOT_EVALUATED],
+            "Agent errors": sum(result.agent_error is not None for result in group),
+        }
         rows.append(
             [
                 escape_text(template_id),
-                *(str(sum(1 for result in group if count(result))) for _, count in counted),
+                *(str(column[name]) for name in counted),
                 *(_number(stats.stat(metric, "mean") if stats is not None else None) for metric in metrics),
             ]
         )
-    header = [
-        "Template",
-        *(name for name, _ in counted),
-        *(f"{escape_text(metric)} (mean)" for metric in metrics),
-    ]
+    header = ["Template", *counted, *(f"{escape_text(metric)} (mean)" for metric in metrics)]
     return "### Per template\n\n" + _table(header, rows)
 
 

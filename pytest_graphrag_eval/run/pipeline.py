@@ -27,7 +27,6 @@ from pytest_graphrag_eval.graph.summary import add_stale_counts
 from pytest_graphrag_eval.report.history_section import history_section
 from pytest_graphrag_eval.report.json_report import build_document, write_json_atomic
 from pytest_graphrag_eval.report.judge_spend import cache_only_incomplete
-from pytest_graphrag_eval.report.markdown_summary import render_markdown
 from pytest_graphrag_eval.report_model import JudgeSpend, Outcome, QuestionResult, ReportDocument
 
 UNRECORDED_RUN = PastRun("this run", "", {}, {})
@@ -254,6 +253,8 @@ def write_outputs(
             "JSON report", paths.report, lambda path: write_json_atomic(path, report, plain_keys=plain_keys)
         )
     if paths.markdown is not None:
+        from pytest_graphrag_eval.report.markdown_summary import render_markdown  # with the metric catalogue
+
         markdown = render_markdown(document)
         outputs.write("Markdown summary", paths.markdown, lambda path: write_text_atomic(path, markdown))
     if paths.html is not None:

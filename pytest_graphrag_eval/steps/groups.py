@@ -12,7 +12,6 @@ from pytest_graphrag_eval.formats.sparql_results import (
     ResultsParser,
 )
 from pytest_graphrag_eval.steps.assignment import max_weight_assignment
-from pytest_graphrag_eval.steps.match import step_match_score
 
 SCOPES = ("last_group", "all_groups")
 _SCORE_RESOLUTION = 10**9  # scores are compared to 1e-9 so the assignment works on exact integers
@@ -73,6 +72,8 @@ def match_group(
     parse: ResultsParser | None = None,
 ) -> list[StepMatch]:
     """The best one-to-one matching of a group's steps among `actual_steps[:before]`."""
+    from pytest_graphrag_eval.steps.match import step_match_score  # the comparers: not for `SCOPES` alone
+
     parse = parse or MemoizedParser()
     scores = [
         [step_match_score(reference, actual_steps[index], parse) for index in range(before)]

@@ -107,15 +107,11 @@ def _shown_outcomes(outcomes: Sequence[str | None]) -> list[str]:
     return [outcome if outcome is not None else "none" for outcome in outcomes]
 
 
-def _x(index: int, count: int) -> float:
-    if count <= 1:
-        return TREND_WIDTH / 2
-    return round(_PAD_X + index * (TREND_WIDTH - 2 * _PAD_X) / (count - 1), 2)
-
-
 def _run_mark(run: HistoryRun, index: int, count: int) -> RunMark:
     return RunMark(
-        x=_x(index, count),
+        x=TREND_WIDTH / 2
+        if count <= 1
+        else round(_PAD_X + index * (TREND_WIDTH - 2 * _PAD_X) / (count - 1), 2),
         label=run.run_id,
         started_at=run.started_at,
         commit=(run.commit or "")[:10],

@@ -20,13 +20,15 @@ from pytest_graphrag_eval.report.html_report.charts import (
     percent,
     signed,
 )
-from pytest_graphrag_eval.report.html_report.model import DeltaRow
+from pytest_graphrag_eval.report.html_report.model import DeltaRow, ReportView
 
 _ScoreDeltas = Sequence[tuple[str, object, object, float]]  # (metric, baseline, current, delta)
 # A histogram's fixed coordinates, written as the template's arithmetic wrote them.
 _VIEW_HEIGHT = HIST_HEIGHT + 16
 _AXIS_Y = HIST_HEIGHT + 0.5
 _TICK_Y = HIST_HEIGHT + 13
+_BAR_SVG = 'preserveAspectRatio="none" aria-hidden="true"'
+_OUTCOME_ORDER = ("passed", "xpassed", "xfailed", "skipped", "interrupted", "unknown", "failed", "error")
 
 
 def delta_row(row: DeltaRow, style: str) -> Markup:
@@ -35,16 +37,17 @@ def delta_row(row: DeltaRow, style: str) -> Markup:
     stats, bar = row.stats, row.bar
     pct = style == "pct"
     tone = "flat" if row.neutral else bar.direction
-    baseline = percent(stats.get("baseline_pass_rate")) if pct else fmt(stats.get("baseline"))
-    current = percent(stats.get("current_pass_rate")) if pct else fmt(stats.get("current"))
+    # `percent` and `signed` write numbers (anything else raises): nothing to escape, nor in `_number`'s
+    baseline = percent(stats.get("baseline_pass_rate")) if pct else _number(stats.get("baseline"))
+    current = percent(stats.get("current_pass_rate")) if pct else _number(stats.get("current"))
     delta = signed(stats.get("delta"), style)
     scale = _number(row.scale)
     parts = [
         f'<tr class="{"sig" if row.significant else ""} {tone}">\n'
         f'  <th scope="row">{escape(row.label)}</th>\n'
-        f'  <td class="num">{escape(baseline)}</td>\n'
-        f'  <td class="num">{escape(current)}</td>\n'
-        f'  <td class="num delta {tone}">{escape(delta)}</td>\n'
+        f'  <td class="num">{baseline}</td>\n'
+        f'  <td class="num">{current}</td>\n'
+        f'  <td class="num delta {tone}">{delta}</td>\n'
         '  <td class="chart-col"><svg class="dbar" viewBox="0 0 200 14" preserveAspectRatio="none"'
         f' role="img" aria-label="axis ±{scale}"><title>axis ±{scale}</title>\n'
         f'    <rect class="bar {tone}{" sig" if row.significant else ""}" x="{bar.bar_start * 200}" y="3"'
@@ -61,9 +64,7 @@ def delta_row(row: DeltaRow, style: str) -> Markup:
     parts.append(f'    <line class="zero" x1="{zero}" x2="{zero}" y1="0" y2="14"/>\n')
     parts.append('  </svg></td>\n  <td class="num muted">')
     if stats.get("ci_low") is not None:
-        parts.append(
-            f"[{escape(signed(stats.get('ci_low'), style))}, {escape(signed(stats.get('ci_high'), style))}]"
-        )
+        parts.append(f"[{signed(stats.get('ci_low'), style)}, {signed(stats.get('ci_high'), style)}]")
     parts.append(
         "</td>\n"
         f'  <td class="num">{_number(stats.get("p_value"))}</td>\n'
@@ -74,33 +75,36 @@ def delta_row(row: DeltaRow, style: str) -> Markup:
     return Markup("".join(parts))
 
 
-def histogram(chart: Histogram, template: str) -> Markup:
-    """One chart of a metric's card, for every question (`template` "") or one template's, hidden;
-    its texts are counts and numbers, nothing to escape but the template id."""
-    parts = [
-        f'<div class="hist" data-template="{escape(template)}"{" hidden" if template else ""}>\n'
-        f'  <svg viewBox="0 0 {HIST_WIDTH} {_VIEW_HEIGHT}" role="img"'
-        f' aria-label="histogram: {chart.count} values">\n'
-        f'    <line class="axis" x1="0" y1="{_AXIS_Y}" x2="{HIST_WIDTH}" y2="{_AXIS_Y}"/>\n'
-    ]
-    parts.extend(
-        f'    <rect class="bin" x="{bin.x}" y="{bin.y}" width="{bin.width}" height="{bin.height}">'
-        f"<title>{bin.label}</title></rect>\n"
-        for bin in chart.bins
-        if bin.count
-    )
-    parts.append(
-        f'    <text class="tick" x="0" y="{_TICK_Y}">{chart.low_label}</text>\n'
-        f'    <text class="tick" x="{HIST_WIDTH}" y="{_TICK_Y}" text-anchor="end">'
-        f"{chart.high_label}</text>\n"
-        f'    <text class="tick" x="2" y="10">{chart.peak}</text>\n'
-        "  </svg>\n"
-        f'  <p class="hist-stats">n {chart.count} · mean {fmt(chart.mean)}'
-    )
-    if chart.missing:
-        parts.append(f' · <span class="warn-text">{chart.missing} without a value</span>')
-    parts.append("</p>\n</div>\n")
-    return Markup("".join(parts))
+def histograms(charts: Mapping[str, Histogram]) -> Markup:
+    """A metric's card's charts, a blank line after each but the last (the template's line ends it):
+    every question's (template "") and each template's, hidden; nothing to escape but the template ids,
+    their other texts are counts and numbers."""
+    parts: list[str] = []
+    for template, chart in charts.items():
+        parts.append(
+            f'        <div class="hist" data-template="{escape(template)}"{" hidden" if template else ""}>\n'
+            f'  <svg viewBox="0 0 {HIST_WIDTH} {_VIEW_HEIGHT}" role="img"'
+            f' aria-label="histogram: {chart.count} values">\n'
+            f'    <line class="axis" x1="0" y1="{_AXIS_Y}" x2="{HIST_WIDTH}" y2="{_AXIS_Y}"/>\n'
+        )
+        parts.extend(
+            f'    <rect class="bin" x="{bin.x}" y="{bin.y}" width="{bin.width}" height="{bin.height}">'
+            f"<title>{bin.label}</title></rect>\n"
+            for bin in chart.bins
+            if bin.count
+        )
+        parts.append(
+            f'    <text class="tick" x="0" y="{_TICK_Y}">{chart.low_label}</text>\n'
+            f'    <text class="tick" x="{HIST_WIDTH}" y="{_TICK_Y}" text-anchor="end">'
+            f"{chart.high_label}</text>\n"
+            f'    <text class="tick" x="2" y="10">{chart.peak}</text>\n'
+            "  </svg>\n"
+            f'  <p class="hist-stats">n {chart.count} · mean {fmt(chart.mean)}'
+        )
+        if chart.missing:
+            parts.append(f' · <span class="warn-text">{chart.missing} without a value</span>')
+        parts.append("</p>\n</div>\n\n")
+    return Markup("".join(parts)[:-1])
 
 
 def changed_questions(items: Sequence[Mapping[str, object]], pill: Markup) -> Markup:
@@ -128,6 +132,35 @@ def score_changes(deltas: _ScoreDeltas) -> Markup:
             for metric, before, after, delta in deltas
         )
     )
+
+
+def template_rows(view: ReportView) -> Markup:
+    """The overview's table body, a row per template: its outcomes in one stacked bar (counts: nothing
+    to escape) and the means of its scores."""
+    rows = []
+    for index, row in enumerate(view.templates):
+        template, outcomes, total = escape(row.template_id), row.outcomes, row.questions
+        shown = [name for name in _OUTCOME_ORDER if outcomes.get(name)]
+        title = ", ".join([f"{outcomes[name]} {name}" for name in shown])
+        rows.append(
+            f'      <tr data-template="{template}">\n'
+            f'        <td class="tid"><a href="#questions" data-filter-template="{index}" title="{template}">'
+            f'{template}</a></td>\n        <td class="num">{total}</td>\n'
+            f'        <td><span class="obar" title="{title}"><svg viewBox="0 0 100 8" {_BAR_SVG}>\n'
+        )
+        start = 0.0
+        for name in shown:
+            width = 100 * outcomes[name] / total
+            kind = "answered" if name == "unknown" and not view.has_outcomes else name
+            rows.append(f'<rect class="o-{kind}" x="{start:.2f}" width="{width:.2f}" height="8"/>\n')
+            start += width
+        answered = outcomes.get("passed", 0) if view.has_outcomes else total - outcomes.get("error", 0)
+        bars = [
+            score_bar(row.means[name], view.verdict(row.template_id, name)) for name in view.overview_metrics
+        ]
+        rows.append(f'</svg><span class="obar-text">{answered}/{total}</span></span>\n</td>\n<td>')
+        rows.append(f"{'</td><td>'.join(bars)}</td>      </tr>\n")
+    return Markup("".join(rows))
 
 
 def score_bar(value: float | None, verdict: bool | None = None) -> Markup:

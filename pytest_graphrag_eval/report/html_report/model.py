@@ -9,8 +9,9 @@ block that the page parses only when a question is first opened.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from math import isfinite
 
 from pytest_graphrag_eval.report.html_report.charts import (
@@ -142,7 +143,7 @@ def build_view(report: ReportDocument) -> ReportView:
     keys = numeric_keys(results)
     columns = _columns(results, keys)
     scores = score_metrics(keys, columns)
-    layouts = KeyLayouts(keys, scores)
+    layout_of = key_layouts(keys, scores)
     metadata, comparison, history = report.metadata, report.comparison, report.history
     question_keys = [result.key for result in report.results]
     others = [key for key in keys if key not in scores]
@@ -192,7 +193,7 @@ def build_view(report: ReportDocument) -> ReportView:
         usage=_usage(micro, results, keys),
         has_cost=bool(cost_keys(keys)),
         metric_errors=dict(
-            Counter(key for result in results for key in layouts.of(result).errors if result[key])
+            Counter(key for result in results for key in layout_of(tuple(result)).errors if result[key])
         ),
         histograms={  # every question's ("") and each template's
             metric: group_histograms(columns[metric], groups, unit_interval=metric in scores)
@@ -204,7 +205,9 @@ def build_view(report: ReportDocument) -> ReportView:
         index=_index(
             results, question_keys, outcomes, templates, scores, classification, history_flaky, columns
         ),
-        details=_drill_downs(results, question_keys, metadata, comparison, scores, columns, layouts, history),
+        details=_drill_downs(
+            results, question_keys, metadata, comparison, scores, columns, layout_of, history
+        ),
         history=build_history(
             history,
             gates,
@@ -311,17 +314,10 @@ def _changes(
     }
     per_metric = []
     for metric in ordered:
-        scale = _scale([stats[metric] for stats in per_template.values() if metric in stats])
-        per_metric.append(
-            (
-                metric,
-                [
-                    _delta_row(template, stats[metric], scale, neutral=metric not in scores)
-                    for template, stats in per_template.items()
-                    if metric in stats
-                ],
-            )
-        )
+        changes = {template: stats[metric] for template, stats in per_template.items() if metric in stats}
+        scale, neutral = _scale(list(changes.values())), metric not in scores
+        rows = [_delta_row(template, change, scale, neutral=neutral) for template, change in changes.items()]
+        per_metric.append((metric, rows))
     outcomes = comparison.outcomes
     return Changes(
         baseline=comparison.baseline.to_json(),
@@ -427,25 +423,19 @@ class KeyLayout:
     values: tuple[str, ...]  # numeric keys that are not scores, in the report's order
 
 
-class KeyLayouts:
-    """Each result's `KeyLayout`, decided once per distinct key sequence rather than once per question:
-    the results of a run share a handful of them."""
+def key_layouts(keys: Sequence[str], scores: Sequence[str]) -> Callable[[tuple[str, ...]], KeyLayout]:
+    """The `KeyLayout` of a result's keys (`tuple(result)`), decided once per distinct key sequence
+    rather than once per question: the results of a run share a handful of them."""
 
-    def __init__(self, keys: Sequence[str], scores: Sequence[str]) -> None:
-        self._keys = keys
-        self._scores = frozenset(scores)
-        self._seen: dict[tuple[str, ...], KeyLayout] = {}
+    @cache
+    def layout(names: tuple[str, ...]) -> KeyLayout:
+        return KeyLayout(
+            reasons=tuple(key for key in names if key.endswith("_reason")),
+            errors=tuple(key for key in names if key.endswith("_error")),
+            values=tuple(key for key in keys if key in names and key not in scores),
+        )
 
-    def of(self, result: Mapping[str, object]) -> KeyLayout:
-        names = tuple(result)
-        layout = self._seen.get(names)
-        if layout is None:
-            layout = self._seen[names] = KeyLayout(
-                reasons=tuple(key for key in names if key.endswith("_reason")),
-                errors=tuple(key for key in names if key.endswith("_error")),
-                values=tuple(key for key in self._keys if key in result and key not in self._scores),
-            )
-        return layout
+    return layout
 
 
 def _drill_downs(
@@ -455,7 +445,7 @@ def _drill_downs(
     comparison: ComparisonSection | None,
     scores: Sequence[str],
     columns: Columns,
-    layouts: KeyLayouts,
+    layout_of: Callable[[tuple[str, ...]], KeyLayout],
     history: HistorySection | None,
 ) -> list[dict[str, object]]:
     """Every question's drill-down, in the results' order; every text is data, escaped by the page.
@@ -470,7 +460,7 @@ def _drill_downs(
     outcomes_over_runs = question_outcomes(history) if history is not None else {}
     details = []
     for position, result in enumerate(results):
-        layout = layouts.of(result)
+        layout = layout_of(tuple(result))
         detail: dict[str, object] = {
             "question_text": _shown(result.get("question_text")),
             "template_id": _text(result["template_id"]),
@@ -514,15 +504,20 @@ def _drill_downs(
 
 
 def _change_detail(change: QuestionChange) -> dict[str, object]:
-    """A question's change with [metric, baseline, current, delta] of each metric, JSON-safe."""
+    """A question's change with [metric, baseline, current, delta] of each metric, JSON-safe: finite
+    floats, nearly every one, as they are; any other number through `finite`."""
+    deltas: list[tuple[str, float | None, float | None, float | None]] = []
+    for metric, values in change.deltas.items():
+        baseline, current, delta = values["baseline"], values["current"], values["delta"]
+        if type(baseline) is type(current) is type(delta) is float and isfinite(baseline + current + delta):
+            deltas.append((metric, baseline, current, delta))
+        else:
+            deltas.append((metric, finite(baseline), finite(current), finite(delta)))
     return {
         "classification": change.classification.value,
         "baseline_outcome": _text(change.baseline_outcome),
         "current_outcome": _text(change.current_outcome),
-        "deltas": tuple(
-            (metric, finite(values["baseline"]), finite(values["current"]), finite(values["delta"]))
-            for metric, values in change.deltas.items()
-        ),
+        "deltas": tuple(deltas),
     }
 
 

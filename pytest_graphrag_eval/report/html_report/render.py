@@ -29,15 +29,17 @@ except ImportError:
 
 from pytest_graphrag_eval.formats.atomic import write_bytes_atomic
 from pytest_graphrag_eval.formats.plain_json import compact_plain
+from pytest_graphrag_eval.report.html_report import markup
 from pytest_graphrag_eval.report.html_report.charts import fmt, percent, signed
 from pytest_graphrag_eval.report.html_report.graph_coverage import GRAPH_COVERAGE_KEY, coverage_view
-from pytest_graphrag_eval.report.html_report.markup import changed_questions, delta_row, histogram, score_bar
-from pytest_graphrag_eval.report.html_report.model import ReportView, build_view
+from pytest_graphrag_eval.report.html_report.model import build_view
 from pytest_graphrag_eval.report_model import ReportDocument
 
-ASSETS = "assets"
 _DEFLATE_BLOCK = 1 << 20  # the pieces the compressor is given (`pack_lines`)
-_DETAIL_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+_BETWEEN_DETAILS = b'},{"question_text":'  # the end of a drill-down and the start of the next
+# The drill-downs' and `tojson`'s JSON: compact, non-ASCII as is, no NaN (JSON.parse refuses it).
+_JSON_OPTIONS: dict[str, Any] = dict(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+_DETAIL_ENCODER = json.JSONEncoder(**_JSON_OPTIONS)
 _COVERAGE_STYLE = (
     "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em}"
     "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border-bottom:1px solid #ddd;padding:.2em .8em;"
@@ -48,21 +50,15 @@ _COVERAGE_STYLE = (
 def render_html(report: ReportDocument) -> str:
     """The whole page for `report`, read and checked already (`ReportDocument.from_json`)."""
     view = build_view(report)
-    return _render(view, pack_lines(detail_lines(view.details)))
-
-
-def _render(view: ReportView, details: str) -> str:
     script, style = _asset("report.js"), _asset("report.css")
-    return (
-        template_environment()
-        .get_template("report.html.j2")
-        .render(
-            view=view,
-            details=details,
-            script=script,
-            style=style,
-            csp=_content_security_policy(script, style),
-        )
+    # No fetch, image, font or frame from anywhere; only our own inline script and style may run.
+    csp = (
+        f"default-src 'none'; script-src '{_sha256(script)}'; style-src '{_sha256(style)}'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    page = template_environment().get_template("report.html.j2")
+    return page.render(
+        view=view, details=pack_lines(detail_lines(view.details)), script=script, style=style, csp=csp
     )
 
 
@@ -75,11 +71,16 @@ def coverage_page(section: Mapping[str, object]) -> str:
     return page.render(coverage=view, style=_COVERAGE_STYLE, csp=csp)
 
 
-def detail_lines(details: Sequence[object]) -> bytes:
-    """The drill-downs as UTF-8 JSON, one a line (`pack_lines` compresses them)."""
+def detail_lines(details: Sequence[Mapping[str, object]]) -> bytes:
+    """The drill-downs as UTF-8 JSON, one a line (`pack_lines` compresses them); each one's first key
+    is `question_text` (`model._drill_downs`)."""
+    # orjson writes drill-downs (plain values: texts, finite numbers, flags) as this encoder does, all
+    # in one call; each begins a line where one ends and the next begins, unless that text is in one.
+    whole = compact_plain(details)
+    if whole is not None and whole.count(_BETWEEN_DETAILS) == len(details) - 1:
+        return whole[1:-1].replace(_BETWEEN_DETAILS, b'}\n{"question_text":')
     encode = _DETAIL_ENCODER.encode  # one encoder for every question, not one made per call
-    # orjson writes a drill-down (plain values: texts, finite numbers, flags) as this encoder does;
-    # it declines a lone surrogate (an agent's broken text), which `_utf8` writes as a JSON escape.
+    # orjson declines a lone surrogate (an agent's broken text), which `_utf8` writes as a JSON escape.
     return b"\n".join(compact_plain(detail) or _utf8(encode(detail)) for detail in details)
 
 
@@ -126,20 +127,13 @@ def template_environment() -> jinja2.Environment:
         optimized=False,  # the optimizer's constant folding took longer than it saved: pages render once
     )
     environment.policies["json.dumps_function"] = _dumps
-    environment.policies["json.dumps_kwargs"] = {
-        "ensure_ascii": False,
-        "separators": (",", ":"),
-        "allow_nan": False,
-        "default": str,
-    }
+    environment.policies["json.dumps_kwargs"] = _JSON_OPTIONS
     environment.filters["num"] = fmt
     environment.filters["pct"] = percent
     environment.filters["figure"] = lambda value, style: percent(value) if style == "pct" else fmt(value)
     environment.filters["signed"] = signed
-    environment.globals["delta_row"] = delta_row
-    environment.globals["histogram"] = histogram
-    environment.globals["changed_questions"] = changed_questions
-    environment.globals["score_bar"] = score_bar
+    for name in ("delta_row", "histograms", "changed_questions", "score_bar", "template_rows"):
+        environment.globals[name] = getattr(markup, name)  # the markup a page repeats by the thousand
     return environment
 
 
@@ -152,23 +146,8 @@ def _dumps(value: object, **options: Any) -> str:
 
 @cache
 def _asset(name: str) -> str:
-    return (
-        resources.files(__package__ or "pytest_graphrag_eval.report.html_report") / ASSETS / name
-    ).read_text(encoding="utf-8")
-
-
-def _content_security_policy(script: str, style: str) -> str:
-    """No fetch, image, font or frame from anywhere; only our own inline script and style may run."""
-    return "; ".join(
-        (
-            "default-src 'none'",
-            f"script-src '{_sha256(script)}'",
-            f"style-src '{_sha256(style)}'",
-            "img-src data:",
-            "base-uri 'none'",
-            "form-action 'none'",
-        )
-    )
+    package = resources.files(__package__ or "pytest_graphrag_eval.report.html_report")
+    return (package / "assets" / name).read_text(encoding="utf-8")
 
 
 def _sha256(text: str) -> str:

@@ -42,7 +42,13 @@ def build_review_view(report: Mapping[str, Any]) -> ReviewView | None:
         for result in report.get("results") or []
         if (type(result) is dict or isinstance(result, Mapping)) and "review" in result
     ]  # few of a run's results: the rest need no second look here
-    existing = [_carried_review(result) for result in reviewed if _decided(result)]
+    existing = [  # the reviews a person decided of an answer this run gave
+        _carried_review(result)
+        for result in reviewed
+        if isinstance(review := result["review"], Mapping)
+        and review.get("status") == "applied"
+        and isinstance(result.get("actual_answer"), str)
+    ]
     decided = review_lines(reviewed)
     if not items and not decided and not isinstance(calibration, Mapping):
         return None
@@ -52,15 +58,6 @@ def build_review_view(report: Mapping[str, Any]) -> ReviewView | None:
         decided,
         items,
         existing,
-    )
-
-
-def _decided(result: Mapping[str, Any]) -> bool:
-    review = result.get("review")
-    return (
-        isinstance(review, Mapping)
-        and review.get("status") == "applied"
-        and isinstance(result.get("actual_answer"), str)
     )
 
 
