@@ -3,6 +3,8 @@ lone surrogates, YAML indicators, words YAML reads as booleans or numbers) read 
 
 from __future__ import annotations
 
+import json
+
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -47,6 +49,17 @@ def test_a_skeleton_filled_is_the_data_written(filled: list[str]) -> None:
     data = {"id": filled[0] if filled else "", "steps": [[{"name": "fixed", "args": filled[1:]}]]}
     skeleton = Skeleton.of(shape, "  ")
     assert "".join(skeleton.fill(filled or [""])) == yaml_items([data], "  ")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(values, min_size=1, max_size=4))
+def test_a_json_output_skips_the_printable_scan_only_when_it_may(outputs: list[object]) -> None:
+    """A step's output (JSON, as the engines' writer or json.dumps gives it: DEL, C1 controls, quotes and
+    line breaks inside) is written into a skeleton exactly as the writer writes any text."""
+    filled = ["q1", *(json.dumps(output, ensure_ascii=False) for output in outputs)]
+    shape = {"id": Slot(0), "outputs": [Slot(i, json=True) for i in range(1, len(filled))]}
+    data = {"id": "q1", "outputs": filled[1:]}
+    assert "".join(Skeleton.of(shape, "  ").fill(filled)) == yaml_items([data], "  ")
 
 
 def test_a_blank_line_of_a_literal_block_is_written_empty() -> None:

@@ -30,41 +30,46 @@ class Slot:
     """Where a question's own text goes in its template's shape: the `index`-th of the question's texts."""
 
     index: int
+    json: bool = False  # a step's output: JSON of `graph/rdf_text.py` or `json.dumps`, no control character
 
 
 class _Opening(str):
     """A slot's place among a skeleton's parts while it is written; its value is the slot's indent."""
 
+    json = False
+
 
 @dataclass(frozen=True)
 class Skeleton:
     """A sequence item's YAML with its slots left open: `fixed[0]`, then each text written as a scalar
-    (its block lines at `indents[i]`) without its line end, which begins `fixed[i + 1]`."""
+    (block lines at `slots[i][0]`, JSON if `slots[i][1]`) without its line end, which starts `fixed[i+1]`."""
 
     fixed: tuple[str, ...]
-    indents: tuple[str, ...]
+    slots: tuple[tuple[str, bool], ...]
 
     @classmethod
     def of(cls, shape: Any, indent: str) -> Skeleton:
         """The skeleton of `shape` (slots in the order they are written) as an item at `indent`."""
         parts: list[str] = []
         _sequence([shape], indent, parts)
-        fixed, indents, written = [], [], ""
+        fixed, slots, written = [], [], ""
         for part in parts:
             if type(part) is _Opening:
                 fixed.append(written)
-                indents.append(str(part))
+                slots.append((str(part), part.json))
                 written = "\n"  # every scalar ends its line: its line end is written here
             else:
                 written += part
-        return cls((*fixed, written), tuple(indents))
+        return cls((*fixed, written), tuple(slots))
 
     def fill(self, texts: Sequence[str]) -> list[str]:
         """The item's text in parts: those of `_scalar` for each text, line ends aside."""
         parts = [self.fixed[0]]
-        for text, indent, after in zip(texts, self.indents, self.fixed[1:], strict=True):
+        for text, (indent, is_json), after in zip(texts, self.slots, self.fixed[1:], strict=True):
             if "\n" in text:
                 written = _string_scalar(text, indent)[:-1]
+            elif is_json and text.isascii() and "\x7f" not in text:  # printable: `_written`'s (never plain)
+                written = "'" + (text.replace("'", "''") if "'" in text else text) + "'"
             elif _SURELY_PLAIN.match(text) is not None:  # names, ids, questions: one cheap check
                 written = text
             else:
@@ -139,7 +144,9 @@ def _scalar(value: Any, indent: str, parts: list[str]) -> None:
     if isinstance(value, str):
         parts.append(_string_scalar(value, indent))
     elif type(value) is Slot:
-        parts.append(_Opening(indent))
+        opening = _Opening(indent)
+        opening.json = value.json
+        parts.append(opening)
     elif value is None:
         parts.append("null\n")
     elif isinstance(value, bool):

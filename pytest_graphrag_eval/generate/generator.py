@@ -181,24 +181,20 @@ def generate(
 def _run_ahead(
     compiled: CompiledTemplate, bindings: list[Binding], ids: Collection[str], wanted: int | None, run: Run
 ) -> dict[str, Ran]:
-    """The results, by question id, of the queries of the next questions (those from `bindings[0]` made
-    unless dropped, up to `wanted` and `_RUN_AHEAD`, up to an id taken) run back to back: the store's
-    caches stay warm (benchmarks/bench_generate.py). A failed query ends the run; it is raised as its
-    question's when that question is made, where a question-by-question run raises it."""
+    """The results, by question id, of the next questions' queries (from `bindings[0]`, unbound ones skipped,
+    up to `wanted`, `_RUN_AHEAD` or an id taken) run back to back: the store's caches stay warm. A failed
+    query ends the run; it is raised as its question's when that question is made, as one by one."""
     limit = _RUN_AHEAD if wanted is None else min(wanted, _RUN_AHEAD)
-    window: dict[str, Binding] = {}
+    held: dict[str, Ran] = {}
     for binding in bindings:
-        if len(window) >= limit:
+        if len(held) >= limit:
             break
         if unbound(binding, compiled.needed) is not None:
             continue
-        if binding.question_id in ids or binding.question_id in window:
+        if binding.question_id in ids or binding.question_id in held:
             break
-        window[binding.question_id] = binding
-    held: dict[str, Ran] = {}
-    for ident, binding in window.items():
-        held[ident] = []
-        if not run_queries(compiled, binding, run, held[ident]):
+        held[binding.question_id] = []
+        if not run_queries(compiled, binding, run, held[binding.question_id]):
             break
     return held
 

@@ -11,7 +11,7 @@ import enum
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from pytest_graphrag_eval.generate.answer_reader import AnswerReader, Row, rows_of
 from pytest_graphrag_eval.generate.corpus_text import Skeleton, Slot, yaml_items
@@ -95,8 +95,7 @@ class Instance(NamedTuple):
 
     @property
     def reference_steps(self) -> list[list[dict[str, Any]]]:
-        steps: list[list[dict[str, Any]]] = _filled(self.compiled.shape["reference_steps"], self.texts)
-        return steps
+        return cast(list[list[dict[str, Any]]], _filled(self.compiled.shape["reference_steps"], self.texts))
 
     @property
     def bindings(self) -> dict[str, str]:
@@ -288,7 +287,7 @@ def _step_shape(step: StepTemplate, slots: list[tuple[_Fill, Pieces | None]]) ->
 
     def opened(kind: _Fill, pieces: Pieces | None = None) -> Slot:
         slots.append((kind, pieces))
-        return Slot(_OWN_TEXTS + len(slots) - 1)
+        return Slot(_OWN_TEXTS + len(slots) - 1, kind is _Fill.OUTPUT)
 
     def shaped(value: Any) -> Any:
         if isinstance(value, str):

@@ -4,8 +4,7 @@ in the media type the corpus stores (opening one: factory.py)."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from pytest_graphrag_eval.errors import GraphragEvalError
 
@@ -38,8 +37,7 @@ class EndpointUnavailable(EndpointError):
     """The endpoint cannot be reached or keeps failing: every later query fails at once with this."""
 
 
-@dataclass(frozen=True)
-class QueryResult:
+class QueryResult(NamedTuple):
     """One query's result as text in `media_type`, with the engine's own time for it."""
 
     form: QueryForm
