@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from conftest import TEST_API_KEY
 
+from pytest_graphrag_eval.commands.answer import answer_correctness_main
 from pytest_graphrag_eval.testing import FakeOpenAIServer
 
 SCRIPT = Path(sys.executable).with_name("answer-correctness")
@@ -156,4 +157,41 @@ def test_bad_prompt_file_is_reported_before_any_call(tmp_path: Path) -> None:
 
 def test_unreadable_input(tmp_path: Path) -> None:
     result = run(tmp_path, "-i", "nope.tsv", "-o", "out.tsv", "--judge", "lexical")
-    assert result.returncode == 2 and "nope.tsv: cannot read it" in result.stderr
+    assert result.returncode == 2 and "nope.tsv: cannot read TSV file" in result.stderr
+
+
+HEADER = "Question\tReference answer\tActual answer"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            f"{HEADER}\tActual answer\nq\tNO1\tNO1\tNO2\n",
+            "in.tsv:1, field 'Actual answer': the column appears twice in the header",
+        ),
+        (f"{HEADER}\nq\tNO1\tNO1\tkept?\n", "in.tsv:2: 4 cells where the header has 3 columns"),
+        (f"{HEADER}\nq\tNO1\n", "in.tsv:2, field 'Actual answer': 2 cells where the header has 3"),
+        (f'{HEADER}\nq\t"NO1\tNO1\n', "in.tsv:2, field 'Actual answer': 2 cells where the header has 3"),
+        (
+            f"{HEADER}\nq\tNO1\t\xe9\n".encode("latin-1"),
+            "in.tsv: TSV file is not UTF-8 text (byte 0xe9 on line 2)",
+        ),
+    ],
+    ids=["repeated-column", "extra-cell", "short-row", "stray-quote", "latin-1"],
+)
+def test_a_tsv_row_that_does_not_fit_the_header_is_an_error_naming_line_and_column(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    text: str | bytes,
+    message: str,
+) -> None:
+    """A cell the header has no column for, or a column with no cell, was dropped or judged as an empty
+    answer; a repeated column kept only its last cells, in both columns of the output."""
+    path = tmp_path / "in.tsv"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    monkeypatch.chdir(tmp_path)
+    assert answer_correctness_main(["-i", "in.tsv", "-o", "out.tsv", "--judge", "lexical"]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out.tsv").exists()

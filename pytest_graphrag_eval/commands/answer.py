@@ -20,7 +20,8 @@ from typing import Any
 from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, AnswerSettings, build_answer_metrics
 from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
 from pytest_graphrag_eval.commands import Argument, add_arguments, add_no_cache
-from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
+from pytest_graphrag_eval.corpus.input_files import read_input_text
+from pytest_graphrag_eval.errors import CommandError, GraphragEvalError, InputError, SourceLocation
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.declarations import OptionSpec
@@ -84,23 +85,36 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
-    """The header and rows of a TSV file that has the three input columns."""
+    """The header and rows of a TSV file that has the three input columns; a repeated column or a row
+    whose cells do not fit the header is an error naming the line, never a cell dropped or misread."""
+    shown = str(path)
+    reader = csv.reader(io.StringIO(read_input_text(path, what="TSV file"), newline=""), delimiter="\t")
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise CommandError(f"{path}: cannot read it: {error}") from None
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t")
-    header = list(reader.fieldnames or [])
-    missing = [column for column in INPUT_COLUMNS if column not in header]
-    if missing:
-        found = ", ".join(repr(column) for column in header) or "none"
-        raise CommandError(
-            f"{path}: missing column(s) {', '.join(repr(column) for column in missing)} (found: {found})"
-        )
-    try:
-        rows = [{key: value or "" for key, value in row.items() if key is not None} for row in reader]
+        header = next(reader, [])
+        repeated = next((column for column in header if header.count(column) > 1), None)
+        if repeated is not None:
+            raise InputError("the column appears twice in the header", SourceLocation(shown, 1), repeated)
+        missing = [column for column in INPUT_COLUMNS if column not in header]
+        if missing:
+            found = ", ".join(repr(column) for column in header) or "none"
+            raise InputError(
+                f"missing column(s) {', '.join(repr(column) for column in missing)} (found: {found})",
+                SourceLocation(shown),
+            )
+        rows = []
+        for cells in reader:
+            if not cells:  # a blank line
+                continue
+            if len(cells) != len(header):
+                field = header[len(cells)] if len(cells) < len(header) else None
+                raise InputError(
+                    f"{len(cells)} cells where the header has {len(header)} columns (a stray quote or tab?)",
+                    SourceLocation(shown, reader.line_num),
+                    field,
+                )
+            rows.append(dict(zip(header, cells, strict=True)))
     except csv.Error as error:
-        raise CommandError(f"{path}:{reader.line_num}: {error}") from None
+        raise InputError(str(error), SourceLocation(shown, reader.line_num)) from None
     return header, rows
 
 
