@@ -146,6 +146,46 @@ def test_jsonl_labels_name_the_line(tmp_path: Path) -> None:
     assert load(path)[0].score == 0.5
 
 
+JSONL_LABEL = '{"question_id": "q1", "metric": "tone", "answer": "x", "score": 0.5, "by": "bob", "date": "d"}'
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_a_jsonl_answer_holding_a_unicode_line_separator_is_read_whole(
+    tmp_path: Path, separator: str
+) -> None:
+    """JSON text may hold these raw; splitting lines on them cut the record into two invalid lines."""
+    answer = f"NO1{separator}NO2"
+    line = JSONL_LABEL.replace('"x"', json.dumps(answer, ensure_ascii=False))
+    path = labels_file(tmp_path, f"{line}\n{JSONL_LABEL.replace('q1', 'q2')}\n", "labels.jsonl")
+    first, second = load(path)
+    assert (first.answer, first.source, second.source) == (answer, "labels.jsonl:1", "labels.jsonl:2")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            JSONL_LABEL.replace('"score": 0.5', '"score": 0.9, "score": 0.1'),
+            "labels.jsonl:1, field 'score': appears twice in one object",
+        ),
+        ("[" * 100_000 + "]" * 100_000, "labels.jsonl:1: invalid JSON: nested too deeply"),
+        (
+            JSONL_LABEL.replace("0.5", "1" + "0" * 400),
+            "field 'score': must be a number from 0 to 1, got an integer beyond a float's range",
+        ),
+    ],
+    ids=["repeated-key", "deep-nesting", "huge-integer"],
+)
+def test_a_hostile_jsonl_label_is_an_input_error_naming_line_and_field(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    """A repeated key kept its last value silently, deep nesting raised RecursionError, and a huge
+    integer was echoed digit by digit."""
+    with pytest.raises(InputError) as caught:
+        load(labels_file(tmp_path, line + "\n", "labels.jsonl"))
+    assert message in str(caught.value) and len(str(caught.value)) < 300
+
+
 REVIEWS = """\
 reviews:
   - question_id: q1

@@ -9,10 +9,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_graphrag_eval.corpus.input_files import decode_input, read_input_bytes
+from pytest_graphrag_eval.corpus.input_files import read_input_text
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines
 from pytest_graphrag_eval.errors import InputError, SourceLocation
-from pytest_graphrag_eval.report_model import is_finite_number
+from pytest_graphrag_eval.report_model import HUGE_INTEGER, is_finite_number, is_huge_integer
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,8 @@ class Entry:
     def number(self, name: str, low: float, high: float) -> float:
         value = self.fields.get(name)
         if not is_finite_number(value):
-            raise self.error(f"must be a number from {low:g} to {high:g}, got {value!r}", name)
+            got = HUGE_INTEGER if is_huge_integer(value) else repr(value)
+            raise self.error(f"must be a number from {low:g} to {high:g}, got {got}", name)
         if not low <= value <= high:
             raise self.error(f"must be from {low:g} to {high:g}, got {value!r}", name)
         return float(value)
@@ -96,21 +97,36 @@ def read_entries(path: Path, *, shown: str, what: str, list_key: str) -> list[En
 
 
 def _jsonl_entries(path: Path, shown: str, what: str) -> list[Entry]:
-    data = read_input_bytes(path, shown=shown, error_type=InputError, what=what)
-    text = decode_input(data, SourceLocation(shown), InputError, what)
+    text = read_input_text(path, shown=shown, error_type=InputError, what=what)
     entries = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Split on newlines only: str.splitlines() also splits on U+2028 and friends, which JSON text may hold.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         location = SourceLocation(shown, number)
         try:
-            item = json.loads(line)
+            item = json.loads(line, object_pairs_hook=_unique_keys)
+        except InputError as error:
+            raise InputError(error.detail, location, error.field) from None
         except ValueError as error:
             raise InputError(f"invalid JSON: {error}", location) from None
+        except RecursionError:
+            raise InputError("invalid JSON: nested too deeply", location) from None
         if not isinstance(item, dict):
             raise InputError(f"each line must be a JSON object, got {type(item).__name__}", location)
         entries.append(Entry(item, location))
     return entries
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object of a hand-edited file, whose repeated key is an error (JSON keeps the last one)."""
+    fields = dict(pairs)
+    if len(fields) < len(pairs):
+        repeated = next(key for index, (key, _) in enumerate(pairs) if key in dict(pairs[:index]))
+        raise InputError(
+            "appears twice in one object (JSON would keep the last one silently)", None, repeated
+        )
+    return fields
 
 
 def verdict_word(entry: Entry, name: str = "verdict") -> bool:

@@ -301,7 +301,7 @@ class _BatchRun:
     async def _lines(self, file_id: str) -> list[dict[str, JSONValue]]:
         content = await self._call("download", lambda sdk: sdk.files.content(file_id))
         lines = []
-        for number, text in enumerate(content.text.splitlines(), 1):
+        for number, text in enumerate(content.text.split("\n"), 1):  # JSON text may hold U+2028
             if not text.strip():
                 continue
             try:
