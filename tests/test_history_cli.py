@@ -217,3 +217,55 @@ def test_import_names_a_metric_no_float_holds(
     )
     assert "beyond a float's range" in err
     assert "Traceback" not in err
+
+
+def _shard_report(**shard: object) -> dict[str, object]:
+    report = run_report(0, shard=(1, 2))
+    report["metadata"]["shard"].update(shard)
+    return report
+
+
+def _started(started_at: str) -> dict[str, object]:
+    report = run_report(0)
+    report["metadata"]["started_at"] = started_at
+    return report
+
+
+@pytest.mark.parametrize(
+    ("report", "message"),
+    [
+        (_shard_report(index=float("inf")), "got index inf, count 2"),
+        (_shard_report(count=10**30), "got index 1, count 10000000000000000000"),
+        (_shard_report(index=1.7), "got index 1.7, count 2"),
+        (_shard_report(index=5), "got index 5, count 2"),
+        (_shard_report(index="1"), "got index '1', count 2"),
+        (_started("yesterday"), "field 'metadata.started_at' must be an ISO 8601 date-time"),
+    ],
+    ids=["infinite-index", "huge-count", "fractional-index", "index-beyond-count", "text-index", "no-date"],
+)
+def test_import_refuses_a_shard_or_start_time_it_cannot_order(
+    history_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], report: object, message: str
+) -> None:
+    """An infinite index or a count beyond SQLite's integers raised OverflowError; a fractional, text or
+    too large index was recorded as some other shard; a start time that is no date sorted as the newest
+    run forever (the baseline `last`, never pruned by date)."""
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(report))
+    status, _, err = cli(capsys, history_url, "import", str(path))
+    assert status == 2 and f"{path}: field 'metadata." in err and message in err, err
+    assert cli(capsys, history_url, "list")[1].startswith("no runs in")
+
+
+def test_a_start_time_with_an_offset_is_ordered_in_utc(
+    history_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Runs are ordered by their start time's text, so 09:00+05:00 (04:00 UTC) sorted after 05:00Z."""
+    for name, started_at in (("east", "2026-01-01T09:00:00+05:00"), ("utc", "2026-01-01T05:00:00Z")):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(_started(started_at)))
+        assert cli(capsys, history_url, "import", str(path), "--run-key", name)[0] == 0
+    out = cli(capsys, history_url, "list", "--json")[1]
+    assert [(run["run_key"], run["started_at"]) for run in json.loads(out)] == [
+        ("utc", "2026-01-01T05:00:00Z"),
+        ("east", "2026-01-01T04:00:00Z"),
+    ]

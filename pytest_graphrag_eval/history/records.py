@@ -8,6 +8,7 @@ these runs" is an equality test.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import zlib
@@ -83,6 +84,13 @@ def check_report(report: object, source: str) -> Mapping[str, Any]:
             f"{source}: field 'metadata.started_at' is missing (a report written by the plugin says when "
             "its run started)"
         )
+    try:
+        datetime.datetime.fromisoformat(metadata["started_at"])
+    except ValueError:
+        raise HistoryError(
+            f"{source}: field 'metadata.started_at' must be an ISO 8601 date-time such as "
+            f"2026-01-31T09:30:00Z (runs are ordered by it), got {metadata['started_at'][:40]!r}"
+        ) from None
     for index, result in enumerate(results):
         where = f"{source}: results[{index}]"
         if not isinstance(result, Mapping):
@@ -99,6 +107,14 @@ def check_report(report: object, source: str) -> Mapping[str, Any]:
                 f"{where} (question {result['question_id']!r}): field {huge!r} is {HUGE_INTEGER}"
             )
     return report
+
+
+def _in_utc(started_at: str) -> str:
+    """A start time with an offset, in UTC as the plugin writes it: runs are ordered by this text."""
+    moment = datetime.datetime.fromisoformat(started_at)
+    if moment.utcoffset() in (None, datetime.timedelta(0)):
+        return started_at
+    return moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def run_record(report: Mapping[str, Any]) -> RunRecord:
@@ -125,7 +141,7 @@ def run_record(report: Mapping[str, Any]) -> RunRecord:
     identities = run_identities(metadata, results)
     identity = {key: metadata.get(key) for key in ("corpus_files", "graph", "responses")}
     columns: dict[str, object] = {
-        "started_at": str(metadata["started_at"]),
+        "started_at": _in_utc(metadata["started_at"]),
         "duration_sec": numeric_value(metadata.get("duration_sec")),
         "tool_version": _text(metadata.get("version")),
         "corpus_identity": identities["corpus"],

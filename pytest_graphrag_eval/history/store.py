@@ -14,6 +14,7 @@ from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pytest_graphrag_eval.corpus.shards import MAX_SHARDS
 from pytest_graphrag_eval.errors import GraphragEvalError, HistoryError
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.history.backends import Backend, describe_failure, open_backend
@@ -208,7 +209,7 @@ class HistoryStore:
         """Record one run's report, or one shard's (refused without `merge_shards`)."""
         check_report(report, source)
         provenance = provenance or RunProvenance()
-        shard = _shard_of(report)
+        shard = _shard_of(report, source)
         if shard is not None:
             key = run_key or provenance.ci_run_key
             if not key:
@@ -641,14 +642,16 @@ def _flag(value: object) -> bool | None:
     return None if value is None else bool(value)
 
 
-def _shard_of(report: Mapping[str, object]) -> tuple[int, int] | None:
+def _shard_of(report: Mapping[str, object], source: str) -> tuple[int, int] | None:
     shard = _metadata(report).get("shard")
     if not isinstance(shard, Mapping):
         return None
-    try:
-        index, count = int(shard["index"]), int(shard["count"])
-    except (KeyError, TypeError, ValueError):
-        raise HistoryError("the report's metadata.shard is not {index, count}") from None
+    index, count = shard.get("index"), shard.get("count")
+    if type(index) is not int or type(count) is not int or not 1 <= index <= count <= MAX_SHARDS:
+        raise HistoryError(
+            f"{source}: field 'metadata.shard' must give whole numbers 1 <= index <= count <= {MAX_SHARDS}, "
+            f"got index {index!r:.20}, count {count!r:.20}"
+        )
     return (index, count) if count > 1 else None
 
 
