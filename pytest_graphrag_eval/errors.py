@@ -3,6 +3,8 @@ usage error or an item failure instead of a traceback from our internals."""
 
 from __future__ import annotations
 
+import json
+import sys
 from dataclasses import dataclass
 
 
@@ -49,6 +51,16 @@ class InputError(GraphragEvalError):
         self.field = field
         self.detail = message
         super().__init__(f"{self.location.describe(field)}: {message}")
+
+
+def json_problem(error: ValueError | RecursionError) -> str:
+    """Why `json.loads` refused a text: the parser's reason, or which of Python's bounds it passed (a
+    number of over 4,300 digits raises a plain ValueError, deep nesting a RecursionError)."""
+    if isinstance(error, json.JSONDecodeError):
+        return error.msg
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    return f"a number of more than {sys.get_int_max_str_digits()} digits"
 
 
 class CorpusError(InputError):

@@ -128,6 +128,36 @@ def test_invalid_otlp_json_line_names_the_line(tmp_path: Path) -> None:
         load_responses(path, "otlp")
 
 
+HUGE = "1" + "0" * 5000  # past CPython's 4,300 digits, int() and json.loads raise a plain ValueError
+
+
+def test_numbers_past_pythons_bounds_in_a_trace_are_an_error_or_data_never_a_traceback(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "traces.jsonl"
+    path.write_text(json.dumps(export(span("agent", "a1", AGENT))) + f'\n{{"n": {HUGE}}}\n', encoding="utf-8")
+    with pytest.raises(
+        ResponseError, match=r"traces\.jsonl:2: invalid JSON line: a number of more than 4300"
+    ):
+        load_responses(path, "otlp")
+    call = {"id": "c1", "type": "function", "function": {"name": "sparql", "arguments": f'{{"n": {HUGE}}}'}}
+    messages = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "r"},
+    ]
+    assert from_openai_messages(messages)["actual_steps"][0]["args"] == f'{{"n": {HUGE}}}'  # as written
+    answer = {"openinference.span.kind": "LLM", "graphrag.question_id": "q1"}
+    answer |= {
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.content": "A",
+    }
+    odd_index = {f"llm.output_messages.{HUGE}.message.role": "assistant"}
+    endless = {"startTimeUnixNano": float("inf")}
+    response = from_otlp_json(export(span("llm", "l1", answer | odd_index, **endless)))["q1"]
+    assert response["actual_answer"] == "A" and "elapsed_sec" not in response
+
+
 def test_tool_message_without_its_call_is_an_error() -> None:
     messages = [{"role": "user", "content": "q"}, {"role": "tool", "tool_call_id": "call_9", "content": "{}"}]
     with pytest.raises(ResponseError, match="call id 'call_9' has no matching tool call") as error:

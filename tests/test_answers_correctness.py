@@ -177,6 +177,25 @@ def test_invalid_twice_is_answer_eval_error(fake_openai: FakeOpenAIServer, llm_s
     assert outcome.usage.output_tokens > 0  # rejected replies still cost money
 
 
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ('{"reference_claims_count": 1' + "0" * 5000 + "}", "a number of more than 4300 digits"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ],
+    ids=["number-of-5001-digits", "deep-nesting"],
+)
+def test_a_reply_past_pythons_json_bounds_is_answer_eval_error(
+    fake_openai: FakeOpenAIServer, llm_settings: LLMSettings, reply: str, problem: str
+) -> None:
+    """Python's json raises a plain ValueError for a number of over 4,300 digits and RecursionError for
+    deep nesting; both escaped the judge as a traceback instead of an invalid reply."""
+    fake_openai.enqueue(reply, reply)
+    error = judge(llm_settings).keys["answer_eval_error"]
+    assert error.startswith(f"invalid judge reply after one retry: the reply is not valid JSON ({problem}): ")
+    assert len(error) < 400  # the reply shortened
+
+
 def test_out_of_range_reply_is_never_clamped_into_a_score(
     fake_openai: FakeOpenAIServer, llm_settings: LLMSettings
 ) -> None:

@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_graphrag_eval.adapters.access import field, is_sequence, kind_name
 from pytest_graphrag_eval.adapters.tool_calls import NO_RESULT, parse_arguments, response_dict, tool_error
-from pytest_graphrag_eval.errors import ConfigurationError, ResponseError, SourceLocation, install_extra_hint
+from pytest_graphrag_eval.errors import (
+    ConfigurationError,
+    ResponseError,
+    SourceLocation,
+    install_extra_hint,
+    json_problem,
+)
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
@@ -38,7 +44,7 @@ USAGE_NAMES = {
     "output_tokens": ("gen_ai.usage.output_tokens", "llm.token_count.completion"),
     "total_tokens": ("llm.token_count.total",),
 }
-OPENINFERENCE_MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(role|content)$")
+OPENINFERENCE_MESSAGE = re.compile(r"^llm\.output_messages\.(\d{1,9})\.message\.(role|content)$")
 ERROR_STATUS_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR")
 
 
@@ -79,7 +85,7 @@ def otlp_documents(text: str, location: SourceLocation) -> Sequence[tuple[int | 
     """The JSON documents of an OTLP/JSON file: the whole text, or one per line."""
     try:
         return [(None, json.loads(text))]
-    except json.JSONDecodeError:
+    except ValueError:
         return list(json_lines(text, location.file))
     except RecursionError:
         raise ResponseError("invalid JSON: nested too deeply", location) from None
@@ -91,9 +97,10 @@ def json_lines(text: str, file: str | None) -> Iterator[tuple[int, object]]:
         if line.strip():
             try:
                 yield number, json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as error:
-                detail = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
-                raise ResponseError(f"invalid JSON line: {detail}", SourceLocation(file, number)) from None
+            except (ValueError, RecursionError) as error:
+                raise ResponseError(
+                    f"invalid JSON line: {json_problem(error)}", SourceLocation(file, number)
+                ) from None
 
 
 def span_records(spans: Any, location: SourceLocation) -> list[SpanRecord]:
@@ -254,7 +261,7 @@ def _message_texts(messages: str, role: str) -> list[str]:
     """The text of each `role` message (its text parts joined) of a `gen_ai.*.messages` attribute."""
     try:
         parsed = json.loads(messages)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):
         return []
     texts = []
     for message in parsed if isinstance(parsed, list) else []:
@@ -459,7 +466,7 @@ def _nanoseconds(value: object) -> int | None:
         return None
     try:
         return int(value)
-    except ValueError:
+    except (ValueError, OverflowError):  # not a number; infinite, or a text of over 4,300 digits
         return None
 
 

@@ -50,7 +50,7 @@ def sniff_format(text: str) -> str:
     first_line = stripped.split("\n", 1)[0]
     try:
         first = json.loads(first_line)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):
         first = None
     if isinstance(first, Mapping):
         return first_record_format(first)

@@ -20,7 +20,7 @@ def parse_arguments(arguments: object) -> object:
     if isinstance(arguments, str):
         try:
             return json.loads(arguments) if arguments.strip() else {}
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # ValueError: JSONDecodeError, or a number too long
             return arguments
     return {} if arguments is None else arguments
 

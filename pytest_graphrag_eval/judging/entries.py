@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pytest_graphrag_eval.corpus.input_files import read_input_text
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines
-from pytest_graphrag_eval.errors import InputError, SourceLocation
+from pytest_graphrag_eval.errors import InputError, SourceLocation, json_problem
 from pytest_graphrag_eval.report_model import HUGE_INTEGER, is_finite_number, is_huge_integer
 
 
@@ -108,10 +108,8 @@ def _jsonl_entries(path: Path, shown: str, what: str) -> list[Entry]:
             item = json.loads(line, object_pairs_hook=_unique_keys)
         except InputError as error:
             raise InputError(error.detail, location, error.field) from None
-        except ValueError as error:
-            raise InputError(f"invalid JSON: {error}", location) from None
-        except RecursionError:
-            raise InputError("invalid JSON: nested too deeply", location) from None
+        except (ValueError, RecursionError) as error:
+            raise InputError(f"invalid JSON: {json_problem(error)}", location) from None
         if not isinstance(item, dict):
             raise InputError(f"each line must be a JSON object, got {type(item).__name__}", location)
         entries.append(Entry(item, location))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+from pytest_graphrag_eval.errors import json_problem
 from pytest_graphrag_eval.formats.json_types import JSONValue
 from pytest_graphrag_eval.report_model import is_finite_number
 
@@ -28,8 +29,10 @@ def parse_object(text: str) -> dict[str, JSONValue]:
         stripped = fenced.group(1).strip()
     try:
         data = json.loads(stripped)
-    except json.JSONDecodeError as error:
-        raise InvalidReply(f"the reply is not valid JSON ({error.msg}): {shorten(text)!r}") from None
+    except (ValueError, RecursionError) as error:
+        raise InvalidReply(
+            f"the reply is not valid JSON ({json_problem(error)}): {shorten(text)!r}"
+        ) from None
     if not isinstance(data, dict):
         raise InvalidReply(f"the reply must be a JSON object, got {type(data).__name__}")
     return data
