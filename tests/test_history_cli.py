@@ -269,3 +269,17 @@ def test_a_start_time_with_an_offset_is_ordered_in_utc(
         ("utc", "2026-01-01T05:00:00Z"),
         ("east", "2026-01-01T04:00:00Z"),
     ]
+
+
+def test_a_report_given_twice_is_imported_once_and_its_reimport_refused(
+    history_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Given twice, a report was keyed by the hash of both copies: the key of a later import of the same
+    file alone differed, so the same run was recorded a second time without a word."""
+    path = tmp_path / "night.json"
+    path.write_text(json.dumps(run_report(0)))
+    status, out, _ = cli(capsys, history_url, "import", str(path), str(tmp_path / "." / "night.json"))
+    assert status == 0 and out.count("imported run") == 1
+    status, _, err = cli(capsys, history_url, "import", str(path))
+    assert status == 2 and "is already recorded" in err
+    assert len(json.loads(cli(capsys, history_url, "list", "--json")[1])) == 1

@@ -341,7 +341,8 @@ def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
         done.append({"report": str(path), "error": str(error)})
 
     readable: list[tuple[Path, Any, str]] = []
-    for path in args.reports:
+    # A file given twice is imported once, under the key it gets alone (a re-import is then refused).
+    for path in {path.resolve(): path for path in args.reports}.values():
         try:
             readable.append((path, *_read_report(path)))
         except GraphragEvalError as error:
