@@ -225,9 +225,9 @@ def _shard_report(**shard: object) -> dict[str, object]:
     return report
 
 
-def _started(started_at: str) -> dict[str, object]:
+def _with_metadata(**fields: object) -> dict[str, object]:
     report = run_report(0)
-    report["metadata"]["started_at"] = started_at
+    report["metadata"].update(fields)
     return report
 
 
@@ -239,16 +239,25 @@ def _started(started_at: str) -> dict[str, object]:
         (_shard_report(index=1.7), "got index 1.7, count 2"),
         (_shard_report(index=5), "got index 5, count 2"),
         (_shard_report(index="1"), "got index '1', count 2"),
-        (_started("yesterday"), "field 'metadata.started_at' must be an ISO 8601 date-time"),
+        (_with_metadata(started_at="yesterday"), "field 'metadata.started_at' must be an ISO 8601 date-time"),
+        (_with_metadata(settings=5), "field 'metadata.settings' is not an object"),
     ],
-    ids=["infinite-index", "huge-count", "fractional-index", "index-beyond-count", "text-index", "no-date"],
+    ids=[
+        "infinite-index",
+        "huge-count",
+        "fractional-index",
+        "index-beyond-count",
+        "text-index",
+        "no-date",
+        "settings-not-an-object",
+    ],
 )
 def test_import_refuses_a_shard_or_start_time_it_cannot_order(
     history_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], report: object, message: str
 ) -> None:
     """An infinite index or a count beyond SQLite's integers raised OverflowError; a fractional, text or
     too large index was recorded as some other shard; a start time that is no date sorted as the newest
-    run forever (the baseline `last`, never pruned by date)."""
+    run forever (the baseline `last`, never pruned by date); settings that are no object failed an assert."""
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(report))
     status, _, err = cli(capsys, history_url, "import", str(path))
@@ -262,7 +271,7 @@ def test_a_start_time_with_an_offset_is_ordered_in_utc(
     """Runs are ordered by their start time's text, so 09:00+05:00 (04:00 UTC) sorted after 05:00Z."""
     for name, started_at in (("east", "2026-01-01T09:00:00+05:00"), ("utc", "2026-01-01T05:00:00Z")):
         path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps(_started(started_at)))
+        path.write_text(json.dumps(_with_metadata(started_at=started_at)))
         assert cli(capsys, history_url, "import", str(path), "--run-key", name)[0] == 0
     out = cli(capsys, history_url, "list", "--json")[1]
     assert [(run["run_key"], run["started_at"]) for run in json.loads(out)] == [
@@ -283,3 +292,13 @@ def test_a_report_given_twice_is_imported_once_and_its_reimport_refused(
     status, _, err = cli(capsys, history_url, "import", str(path))
     assert status == 2 and "is already recorded" in err
     assert len(json.loads(cli(capsys, history_url, "list", "--json")[1])) == 1
+
+
+def test_a_duration_no_float_holds_is_recorded_as_unknown(
+    history_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """float(10**400) raised OverflowError out of the import."""
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(_with_metadata(duration_sec=10**400)))
+    assert cli(capsys, history_url, "import", str(path))[0] == 0
+    assert json.loads(cli(capsys, history_url, "list", "--json")[1])[0]["duration_sec"] is None

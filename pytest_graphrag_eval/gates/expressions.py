@@ -146,8 +146,8 @@ def display_number(number: float) -> str:
 
 
 def numeric_value(value: Any) -> float | None:
-    """The value as a float when it is a real number (not a flag), else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """The value as a float when it is a real number (not a flag) and a float holds it, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or is_huge_integer(value):
         return None
     return float(value)
 

@@ -77,6 +77,8 @@ def check_report(report: object, source: str) -> Mapping[str, Any]:
     metadata = report.get("metadata", {})
     if not isinstance(metadata, Mapping):
         raise HistoryError(f"{source}: field 'metadata' is not an object")
+    if not isinstance(metadata.get("settings") or {}, Mapping):
+        raise HistoryError(f"{source}: field 'metadata.settings' is not an object")
     if not results:
         raise HistoryError(f"{source}: field 'results' is empty: a report of no questions records no run")
     if not isinstance(metadata.get("started_at"), str) or not metadata["started_at"].strip():
