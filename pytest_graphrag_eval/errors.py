@@ -60,7 +60,9 @@ def json_problem(error: ValueError | RecursionError) -> str:
         return error.msg
     if isinstance(error, RecursionError):
         return "nested too deeply"
-    return f"a number of more than {sys.get_int_max_str_digits()} digits"
+    if "integer string conversion" in str(error):
+        return f"a number of more than {sys.get_int_max_str_digits()} digits"
+    return str(error)  # e.g. a UnicodeDecodeError
 
 
 class CorpusError(InputError):

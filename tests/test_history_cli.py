@@ -302,3 +302,14 @@ def test_a_duration_no_float_holds_is_recorded_as_unknown(
     path.write_text(json.dumps(_with_metadata(duration_sec=10**400)))
     assert cli(capsys, history_url, "import", str(path))[0] == 0
     assert json.loads(cli(capsys, history_url, "list", "--json")[1])[0]["duration_sec"] is None
+
+
+def test_a_report_nested_too_deeply_is_an_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    status, _, err = cli(capsys, str(tmp_path / "history.db"), "import", str(path))
+    assert (
+        status == 2 and err == f"graphrag-eval-history: error: {path}: not a JSON report: nested too deeply\n"
+    )

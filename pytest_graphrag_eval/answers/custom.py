@@ -78,7 +78,7 @@ def _decoded(value: Any) -> Any:
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return value
     return value
 

@@ -103,7 +103,7 @@ def context_texts(output: object) -> list[str]:
     if isinstance(output, str):
         try:
             items = json.loads(output)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise ValueError("the output is not JSON") from None
     if not isinstance(items, list):
         raise ValueError("the output must be a JSON list of documents")

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.commands import Argument, add_arguments
-from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
+from pytest_graphrag_eval.errors import CommandError, GraphragEvalError, json_problem
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.history.analysis import flaky_questions, trend
 from pytest_graphrag_eval.history.metrics import check_metric
@@ -420,8 +420,8 @@ def _read_report(path: Path) -> tuple[Any, str]:
         raise CommandError(f"{path}: cannot read it: {error.strerror or error}") from None
     try:
         report = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise CommandError(f"{path}: not a JSON report: {error}") from None
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
+        raise CommandError(f"{path}: not a JSON report: {json_problem(error)}") from None
     return report, hashlib.sha256(data).hexdigest()[:16]
 
 

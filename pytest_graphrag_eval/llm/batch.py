@@ -148,7 +148,7 @@ def read_state(path: Path) -> str | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         log.warning("ignoring unreadable judge batch state %s: %s", path, exc)
         return None
     batch_id = data.get("batch_id") if isinstance(data, dict) else None
@@ -306,7 +306,7 @@ class _BatchRun:
                 continue
             try:
                 line = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 log.warning("%s: line %d of file %s is not JSON; skipped", self._where, number, file_id)
                 continue
             if isinstance(line, dict):

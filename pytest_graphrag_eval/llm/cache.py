@@ -45,7 +45,7 @@ class ResponseCache:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             log.warning("ignoring unreadable LLM cache entry %s: %s", path, exc)
             return None
         if not isinstance(data, dict) or data.get("key") != key:

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import openai
 
-from pytest_graphrag_eval.errors import ConfigurationError
+from pytest_graphrag_eval.errors import ConfigurationError, json_problem
 from pytest_graphrag_eval.formats.json_types import JSONValue
 from pytest_graphrag_eval.llm.batch_transport import (
     NOT_IN_A_BATCH,
@@ -575,8 +575,8 @@ def _json_object(body: JSONValue, expected: str) -> dict[str, JSONValue]:
     """The JSON object of a response body (text or decoded); else MalformedResponse(`expected`)."""
     try:
         response: JSONValue = json.loads(body) if isinstance(body, str) else body
-    except ValueError as exc:
-        raise MalformedResponse(f"malformed response body ({exc})") from None
+    except (ValueError, RecursionError) as exc:
+        raise MalformedResponse(f"malformed response body ({json_problem(exc)})") from None
     if not isinstance(response, dict):
         raise MalformedResponse(expected)
     return response

@@ -76,7 +76,7 @@ def load_prices(path: str | Path) -> dict[str, ModelPrice]:
             data = yaml.safe_load(text)
         else:
             data = json.loads(text)
-    except (OSError, ValueError) as exc:  # yaml.YAMLError subclasses Exception, handled below
+    except (OSError, ValueError, RecursionError) as exc:  # yaml.YAMLError: Exception, handled below
         raise ConfigurationError(f"{path}: cannot read price table: {exc}") from exc
     except Exception as exc:
         raise ConfigurationError(f"{path}: cannot parse price table: {exc}") from exc
