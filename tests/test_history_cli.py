@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from history_support import run_report, without_times
@@ -313,3 +314,32 @@ def test_a_report_nested_too_deeply_is_an_error_not_a_traceback(
     assert (
         status == 2 and err == f"graphrag-eval-history: error: {path}: not a JSON report: nested too deeply\n"
     )
+
+
+def _with_aggregates(change: str) -> dict[str, Any]:
+    report = run_report(0)
+    if change == "huge-mean":
+        report["aggregates"]["micro"]["steps_score"]["mean"] = 10**400
+    else:
+        report["aggregates"] = {"micro": [1]} if change == "micro-a-list" else 5
+    return report
+
+
+@pytest.mark.parametrize("change", ["huge-mean", "micro-a-list", "not-an-object"])
+def test_aggregates_of_another_shape_never_break_the_reading_commands(
+    history_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: str
+) -> None:
+    """Such a report was imported, and every later list, show and trend of the history raised
+    OverflowError or AttributeError: one bad import broke the history for everyone."""
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(_with_aggregates(change)))
+    status, _, err = cli(capsys, history_url, "import", str(path))
+    if change == "huge-mean":  # a mean no float holds is read as no value
+        assert status == 0
+        assert (
+            "steps_score" not in json.loads(cli(capsys, history_url, "list", "--json")[1])[0]["micro_means"]
+        )
+    else:
+        assert status == 2 and f"{path}: field 'aggregates' must be an object of objects" in err
+    for command in (["list"], ["show", "last"], ["trend", "answer_f1.mean"]):
+        assert cli(capsys, history_url, *command)[0] in (0, 2)

@@ -33,6 +33,7 @@ from typing import Any
 from pytest_graphrag_eval.commands import Argument, add_arguments
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError, json_problem
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
+from pytest_graphrag_eval.gates.expressions import numeric_value
 from pytest_graphrag_eval.history.analysis import flaky_questions, trend
 from pytest_graphrag_eval.history.metrics import check_metric
 from pytest_graphrag_eval.history.provenance import RunProvenance
@@ -498,10 +499,10 @@ def _summary_json(run: RunSummary) -> dict[str, Any]:
 def _micro_means(aggregates: Mapping[str, Any]) -> dict[str, float]:
     micro = aggregates.get("micro") or {}
     return {
-        key: float(stats["mean"])
+        key: mean
         for key, stats in micro.items()
         if isinstance(stats, Mapping)
-        and isinstance(stats.get("mean"), int | float)
+        and (mean := numeric_value(stats.get("mean"))) is not None
         and not key.endswith(("_tokens", "_cost", "_sec", "_count"))  # scores only
     }
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_graphrag_eval.errors import HistoryError
+from pytest_graphrag_eval.gates.expressions import numeric_value
 
 PASS_RATE = "pass_rate"
 _METRIC = re.compile(
@@ -43,6 +44,5 @@ def metric_value(aggregates: Mapping[str, Any], outcome_codes: str, metric: str)
     value = table.get(match["name"])
     if isinstance(value, Mapping):
         value = value.get(match["stat"] or "mean")
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
-        return None
-    return float(value)
+    number = numeric_value(value)  # None for a flag, text, or an integer no float holds
+    return None if number is None or math.isnan(number) else number

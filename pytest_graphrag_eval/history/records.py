@@ -79,6 +79,13 @@ def check_report(report: object, source: str) -> Mapping[str, Any]:
         raise HistoryError(f"{source}: field 'metadata' is not an object")
     if not isinstance(metadata.get("settings") or {}, Mapping):
         raise HistoryError(f"{source}: field 'metadata.settings' is not an object")
+    aggregates = report.get("aggregates") or {}
+    if not isinstance(aggregates, Mapping) or not all(
+        isinstance(part, Mapping) for part in aggregates.values()
+    ):
+        raise HistoryError(
+            f"{source}: field 'aggregates' must be an object of objects, as the plugin writes it"
+        )
     if not results:
         raise HistoryError(f"{source}: field 'results' is empty: a report of no questions records no run")
     if not isinstance(metadata.get("started_at"), str) or not metadata["started_at"].strip():
