@@ -54,8 +54,7 @@ class InputError(GraphragEvalError):
 
 
 def json_problem(error: ValueError | RecursionError) -> str:
-    """Why `json.loads` refused a text: the parser's reason, or which of Python's bounds it passed (a
-    number of over 4,300 digits raises a plain ValueError, deep nesting a RecursionError)."""
+    """Why `json.loads` refused a text: its reason, or the bound it passed (digits of a number, depth)."""
     if isinstance(error, json.JSONDecodeError):
         return error.msg
     if isinstance(error, RecursionError):

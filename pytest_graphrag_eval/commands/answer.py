@@ -102,9 +102,7 @@ def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
                 SourceLocation(shown),
             )
         rows = []
-        for cells in reader:
-            if not cells:  # a blank line
-                continue
+        for cells in filter(None, reader):  # blank lines skipped
             if len(cells) != len(header):
                 field = header[len(cells)] if len(cells) < len(header) else None
                 raise InputError(

@@ -121,9 +121,8 @@ def check_report(report: object, source: str) -> Mapping[str, Any]:
 def _in_utc(started_at: str) -> str:
     """A start time with an offset, in UTC as the plugin writes it: runs are ordered by this text."""
     moment = datetime.datetime.fromisoformat(started_at)
-    if moment.utcoffset() in (None, datetime.timedelta(0)):
-        return started_at
-    return moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    in_utc = moment.utcoffset() in (None, datetime.timedelta(0))
+    return started_at if in_utc else moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def run_record(report: Mapping[str, Any]) -> RunRecord:

@@ -12,6 +12,7 @@ from pytest_graphrag_eval.answers.metric import AnswerInputs, AnswerMetric
 from pytest_graphrag_eval.answers.scorers import AnswerJudgeScorer
 from pytest_graphrag_eval.judging.agreement import binary_agreement, score_agreement
 from pytest_graphrag_eval.judging.labels import CORRECTNESS, Label
+from pytest_graphrag_eval.report_model import is_finite_number
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
@@ -81,12 +82,13 @@ async def judge_labels(
                 "(steps?): it cannot judge a label",
             )
         keys = await scorers[label.metric].score_inputs(inputs)
+        score = keys.get(metric.score_key)
         return JudgedLabel(
             label,
             question.template_id,
-            _number(keys.get(metric.score_key)),
+            float(score) if is_finite_number(score) else None,
             _reason(keys, metric.name),
-            keys.get(metric.metric.error_key) if keys.get(metric.score_key) is None else None,
+            keys.get(metric.metric.error_key) if score is None else None,
         )
 
     return list(await asyncio.gather(*(one(label) for label in labels)))
@@ -194,10 +196,6 @@ def _disagreement(item: JudgedLabel, cutoff: float) -> dict[str, Any]:
         "judge_reason": item.reason,
         "source": label.source,
     }
-
-
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _reason(keys: Mapping[str, Any], name: str) -> str:
