@@ -154,7 +154,11 @@ class PluginSettings(RunConfiguration):
             answers=resolved.answers,
             llm=resolved.llm,
             workers=worker_count(config),
-            llm_only_given=_llm_only_given(layers),
+            llm_only_given=tuple(
+                OPTION_BY_DEST[dest].flag if dest in layers.cli else f"ini {dest}"
+                for dest in LLM_ONLY_OPTIONS
+                if layers.given(dest)
+            ),
             shown_from=(Path(config.rootpath), Path(config.invocation_params.dir)),
         )
         settings.validate(role)
@@ -261,14 +265,6 @@ def _check_judge_options(given: JudgeOptions) -> None:
             f"--graphrag-judge-batch: a batch is billed as a whole when it ends, so {budget} cannot "
             "stop it midway; drop the budget (--graphrag-dry-run shows what the batch would cost)"
         )
-
-
-def _llm_only_given(layers: OptionLayers) -> tuple[str, ...]:
-    return tuple(
-        OPTION_BY_DEST[dest].flag if dest in layers.cli else f"ini {dest}"
-        for dest in LLM_ONLY_OPTIONS
-        if layers.given(dest)
-    )
 
 
 def check_corpus_path(path: Path) -> None:
