@@ -149,6 +149,26 @@ def test_the_command_calibrates_outside_pytest(judged) -> None:
     )
 
 
+@pytest.mark.parametrize("command", ["graphrag-eval-judge", "answer-correctness"])
+def test_an_output_path_that_is_a_folder_is_refused_before_any_judge_call(judged, command: str) -> None:
+    """Every label (or row) was judged, and paid for, before the write to the folder ended in a
+    traceback."""
+    pytester, server = judged
+    pytester.path.joinpath("in.tsv").write_text("Question\tReference answer\tActual answer\nq\tNO1\tNO1\n")
+    arguments = {
+        "graphrag-eval-judge": ["--corpus=corpus.yaml", "--labels=labels.yaml", "--judge=llm", "--report=."],
+        "answer-correctness": ["-i", "in.tsv", "-o", "."],
+    }[command]
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / command), *arguments],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and "is a folder" in done.stderr and "Traceback" not in done.stderr
+    assert server.count() == 0
+
+
 def test_calibration_calls_count_against_the_judge_budget(judged) -> None:
     pytester, server = judged
     result = pytester.runpytest(*RUN, "--graphrag-max-calls=5")

@@ -41,6 +41,8 @@ def answer_correctness_main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `answer-correctness`; returns the exit status (2 on bad input)."""
     args = _parser().parse_args(argv)
     try:
+        if args.output.is_dir():  # refused before any judge call is paid for
+            raise CommandError(f"{args.output}: is a folder, expected the output TSV file")
         header, rows = read_rows(args.input)
         results = asyncio.run(judge_rows(rows, args))
         write_rows(args.output, header, rows, results)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, resolve_judge_settings
 from pytest_graphrag_eval.commands import Argument, add_arguments, add_no_cache
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
-from pytest_graphrag_eval.errors import ConfigurationError, GraphragEvalError
+from pytest_graphrag_eval.errors import CommandError, ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.report.judging_summary import calibration_lines
 from pytest_graphrag_eval.run.judging import (
@@ -43,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.report is not None and args.report.is_dir():  # refused before any judge call is paid for
+        raise CommandError(f"--report {args.report}: is a folder; give a file name")
     gates = args.gate
     not_judge = [gate.expression for gate in gates if gate.over != "judge"]
     if not_judge:
@@ -66,9 +68,13 @@ def _run(args: argparse.Namespace) -> int:
     for line in calibration_lines(section):
         print(line)
     if args.report is not None:
-        write_text_atomic(
-            args.report, json.dumps({"judge_calibration": section}, indent=2, ensure_ascii=False) + "\n"
-        )
+        try:
+            text = json.dumps({"judge_calibration": section}, indent=2, ensure_ascii=False)
+            write_text_atomic(args.report, text + "\n")
+        except OSError as error:
+            raise CommandError(
+                f"--report {args.report}: cannot write it: {error.strerror or error}"
+            ) from None
         print(f"wrote {args.report}")
     results = judge_gate_results(gates, section)
     for result in results:
