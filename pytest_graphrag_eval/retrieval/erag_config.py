@@ -137,20 +137,15 @@ class LLMJudgeMetric(_ChatPart):
         )
         values = {"question": question, "reference_answer": reference_text, "generated_answer": prediction}
         messages = self._messages(values)
-        reply = await self._ask(messages, usage)
-        try:
-            return _score(reply)
-        except InvalidReply as error:
-            complaint = f'Invalid reply: {error}. Reply with only the JSON object {{"score": x}}.'
+        for _attempt in range(2):  # an invalid reply gets one retry that says what was wrong
+            reply = await _reply(self.client, usage, messages, model=self.model, **_JUDGE_OPTIONS)
+            try:
+                return _score(reply)
+            except InvalidReply as error:
+                problem = str(error)
+            complaint = f'Invalid reply: {problem}. Reply with only the JSON object {{"score": x}}.'
             messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": complaint}]
-        reply = await self._ask(messages, usage)
-        try:
-            return _score(reply)
-        except InvalidReply as error:
-            raise ValueError(f"the LLM judge replied twice without a valid score: {error}") from None
-
-    async def _ask(self, messages: list[dict[str, str]], usage: Usage | None) -> str:
-        return await _reply(self.client, usage, messages, model=self.model, **_JUDGE_OPTIONS)
+        raise ValueError(f"the LLM judge replied twice without a valid score: {problem}")
 
 
 async def _reply(client: Judge, usage: Usage | None, messages: list[dict[str, str]], **options: Any) -> str:
