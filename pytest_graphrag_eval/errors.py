@@ -57,11 +57,9 @@ def json_problem(error: ValueError | RecursionError) -> str:
     """Why `json.loads` refused a text: its reason, or the bound it passed (digits of a number, depth)."""
     if isinstance(error, json.JSONDecodeError):
         return error.msg
-    if isinstance(error, RecursionError):
-        return "nested too deeply"
     if "integer string conversion" in str(error):
         return f"a number of more than {sys.get_int_max_str_digits()} digits"
-    return str(error)  # e.g. a UnicodeDecodeError
+    return "nested too deeply" if isinstance(error, RecursionError) else str(error)  # str: a UnicodeError
 
 
 class CorpusError(InputError):
