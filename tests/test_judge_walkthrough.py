@@ -120,6 +120,21 @@ def test_reviews_decide_two_failing_questions_until_an_answer_changes(tmp_path: 
     assert lapse in lapsed.stdout
 
 
+def test_a_reviewers_reason_reaches_the_terminal_with_its_escape_sequences_inert(tmp_path: Path) -> None:
+    """A reason typed into the review form went to the terminal as written: an escape sequence in it
+    could clear the screen or retitle the window."""
+    hostile = tmp_path / "reviews.yaml"
+    text = REVIEWS.read_text(encoding="utf-8")
+    hostile.write_text(
+        text.replace("the order is cosmetic", "cosmetic\\e[2J\\e]0;owned\\a", 1), encoding="utf-8"
+    )
+    reviewed, results = example_run(tmp_path, REGRESSION, f"--graphrag-reviews={hostile}")
+    assert results["lines-by-length-drammen"]["review"]["reason"].endswith("cosmetic\x1b[2J\x1b]0;owned\x07")
+    assert "\x1b" not in reviewed.stdout and "\x07" not in reviewed.stdout
+    assert "lines-by-length-drammen: decided by review: pass by ingrid" in reviewed.stdout
+    assert "cosmetic\\x1b[2J\\x1b]0;owned\\x07" in reviewed.stdout
+
+
 @pytest.mark.parametrize("broken", ["reason: [unclosed", "verdict: maybe"])
 def test_a_reviews_file_broken_by_hand_is_a_usage_error_naming_the_line(tmp_path: Path, broken: str) -> None:
     text = REVIEWS.read_text(encoding="utf-8").replace("verdict: fail", broken, 1)

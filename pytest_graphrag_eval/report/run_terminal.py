@@ -15,6 +15,7 @@ from typing import Any
 from pytest_graphrag_eval.aggregates import is_metric_value
 from pytest_graphrag_eval.corpus.reference_steps import step_path
 from pytest_graphrag_eval.formats.json_types import JsonMapping, JsonObject
+from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.gates.expressions import display_number
 from pytest_graphrag_eval.gates.model import GateResult
 from pytest_graphrag_eval.report.judge_spend import spend_lines
@@ -79,7 +80,7 @@ def write_run_terminal(terminalreporter: Any, run: RunTerminal) -> None:
     if results or run.gate_results or run.warnings or spend:
         _write_summary(terminalreporter, run, results, baseline_lines, spend)
     for line in [*calibration_lines(run.calibration), *review_lines(results)]:
-        terminalreporter.write_line(line)
+        terminalreporter.write_line(terminal_safe(line))  # a reviewer's name and reason are untrusted
     if run.coverage is not None:
         for line in run.coverage.lines(gated=bool(run.gate_results), gates_deferred=run.gates_deferred):
             terminalreporter.write_line(f"graphrag-eval: {line}", yellow=True)
