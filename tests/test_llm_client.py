@@ -295,6 +295,16 @@ def test_missing_key_or_azure_version_is_a_configuration_error(tmp_path) -> None
         )
 
 
+def test_an_endpoint_url_with_credentials_is_refused_before_any_call(fake_openai, llm_settings) -> None:
+    """The HTTP client refused every call to such a URL: each was retried as a refused connection, then
+    every judged metric of the run failed, instead of one clear error at start-up."""
+    host = fake_openai.base_url.split("://", 1)[1]
+    settings = dataclasses.replace(llm_settings, base_url=f"http://judge:s3cret-pw@{host}")
+    with pytest.raises(ConfigurationError, match="must not carry credentials") as error:
+        JudgeClient(settings)
+    assert "s3cret-pw" not in str(error.value) and fake_openai.count() == 0
+
+
 def test_azure_client_end_to_end(fake_openai, llm_settings) -> None:
     settings = dataclasses.replace(
         llm_settings,

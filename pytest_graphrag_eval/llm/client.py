@@ -15,6 +15,7 @@ import json
 import logging
 import random
 import sys
+import urllib.parse
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
@@ -117,6 +118,11 @@ def check_connection_settings(settings: LLMSettings) -> None:
         )
     if settings.is_azure and not settings.api_version:
         raise ConfigurationError("Azure OpenAI needs an API version: set OPENAI_API_VERSION")
+    if urllib.parse.urlsplit(settings.endpoint).username is not None:  # the HTTP client refuses each call
+        raise ConfigurationError(
+            "the judge endpoint URL (OPENAI_BASE_URL or AZURE_OPENAI_ENDPOINT) must not carry credentials "
+            "(user:password@): the key goes in OPENAI_API_KEY"
+        )
 
 
 def make_sdk_client(
