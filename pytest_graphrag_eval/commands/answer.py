@@ -99,10 +99,7 @@ def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
         missing = [column for column in INPUT_COLUMNS if column not in header]
         if missing:
             found = ", ".join(repr(column) for column in header) or "none"
-            raise InputError(
-                f"missing column(s) {', '.join(repr(column) for column in missing)} (found: {found})",
-                SourceLocation(shown),
-            )
+            raise CommandError(f"{shown}: missing column(s) {', '.join(map(repr, missing))} (found: {found})")
         rows = []
         for cells in filter(None, reader):  # blank lines skipped
             if len(cells) != len(header):

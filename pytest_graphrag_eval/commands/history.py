@@ -342,8 +342,7 @@ def _import(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
         done.append({"report": str(path), "error": str(error)})
 
     readable: list[tuple[Path, Any, str]] = []
-    # A file given twice is imported once, under the key it gets alone (a re-import is then refused).
-    for path in {path.resolve(): path for path in args.reports}.values():
+    for path in {path.resolve(): path for path in args.reports}.values():  # a file given twice: once
         try:
             readable.append((path, *_read_report(path)))
         except GraphragEvalError as error:
