@@ -24,9 +24,7 @@ data_block = BLOCKS.block
 
 def render_alternatives(reference: str | list[str]) -> str:
     """A reference given as a list of alternatives, as one text; a single text unchanged."""
-    if isinstance(reference, str):
-        return reference
-    return "\n".join(f"- {item}" for item in reference)
+    return reference if isinstance(reference, str) else "\n".join(f"- {item}" for item in reference)
 
 
 def correctness_prompt(text: str, source: str) -> PromptTemplate:

@@ -63,9 +63,7 @@ def relevance_score(
     original: Sequence[float], generated: Sequence[Sequence[float]], noncommittal: Sequence[bool]
 ) -> float:
     """Mean cosine of the generated questions to the original; 0 when all are noncommittal."""
-    if all(noncommittal):
-        return 0.0
-    return statistics.fmean(cosine(original, vector) for vector in generated)
+    return 0.0 if all(noncommittal) else statistics.fmean(cosine(original, vector) for vector in generated)
 
 
 class NativeRelevance(LLMJudgedMetric):

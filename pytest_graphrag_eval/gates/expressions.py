@@ -133,16 +133,12 @@ def check_metric_name(name: str) -> str:
 
 def format_number(number: float) -> str:
     """Shortest text that parses back to the same float; whole numbers without `.0`."""
-    if number.is_integer() and abs(number) < 2**53:
-        return str(int(number))
-    return repr(number)
+    return str(int(number)) if number.is_integer() and abs(number) < 2**53 else repr(number)
 
 
 def display_number(number: float) -> str:
     """A measured value for messages: six significant digits, whole numbers without `.0`."""
-    if number.is_integer() and abs(number) < 2**53:
-        return str(int(number))
-    return f"{number:.6g}"
+    return str(int(number)) if number.is_integer() and abs(number) < 2**53 else f"{number:.6g}"
 
 
 def numeric_value(value: Any) -> float | None:

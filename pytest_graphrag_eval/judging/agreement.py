@@ -84,9 +84,7 @@ def binary_agreement(pairs: Sequence[tuple[bool, bool]], level: float = 0.95) ->
 def _kappa(counts: Sequence[float]) -> float | None:
     """Cohen's kappa of a 2x2 table (pass-pass, pass-fail, fail-pass, fail-fail); None when undefined."""
     table, _, _, chance = _proportions(counts)
-    if chance >= 1.0:
-        return None
-    return (table[0][0] + table[1][1] - chance) / (1.0 - chance)
+    return None if chance >= 1.0 else (table[0][0] + table[1][1] - chance) / (1.0 - chance)
 
 
 def _proportions(counts: Sequence[float]) -> tuple[list[list[float]], list[float], list[float], float]:
@@ -152,9 +150,7 @@ def krippendorff_alpha(pairs: Sequence[tuple[float, float]]) -> float | None:
     observed = sum(2.0 * (a - b) ** 2 for a, b in pairs) / total
     spread = 2.0 * total * sum(value * value for value in values) - 2.0 * sum(values) ** 2
     expected = spread / (total * (total - 1))
-    if expected <= 0.0:
-        return None
-    return 1.0 - observed / expected
+    return None if expected <= 0.0 else 1.0 - observed / expected
 
 
 def score_agreement(pairs: Sequence[tuple[float, float]], level: float = 0.95) -> ScoreAgreement:

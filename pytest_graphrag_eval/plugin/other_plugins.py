@@ -24,9 +24,7 @@ HOW_TO_GATE = (
 def rerun_record(item: pytest.Item, *, live: bool) -> JsonObject | None:
     """Which run of pytest-rerunfailures decided this question (None on its first run)."""
     run = getattr(item, "execution_count", 1)  # pytest-rerunfailures numbers an item's runs from 1
-    if not isinstance(run, int) or run <= 1:
-        return None
-    return {"run": run, "agent_asked_again": live}
+    return None if not isinstance(run, int) or run <= 1 else {"run": run, "agent_asked_again": live}
 
 
 def interplay_lines(

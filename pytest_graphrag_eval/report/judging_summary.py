@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from pytest_graphrag_eval.report_model import is_finite_number
+
 _SHOWN_DISAGREEMENTS = 10
 _REASON_LIMIT = 160
 _CONFUSION_CELLS = ("both_pass", "both_fail", "person_pass_judge_fail", "person_fail_judge_pass")
@@ -107,6 +109,4 @@ def _with_interval(summary: Mapping[str, Any], stat: str) -> str:
 
 
 def _number(value: object) -> str:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return "–"
-    return f"{value:.3f}"
+    return f"{value:.3f}" if is_finite_number(value) else "–"  # a report read back may hold anything
