@@ -131,3 +131,39 @@ def test_an_unscorable_step_names_the_responses_file_and_line(pytester: pytest.P
     assert "steps_score_error: unscorable agent steps: responses.jsonl:2, question 'q2', " in output
     assert not [line for line in output.splitlines() if str(pytester.path) in line and "rootdir:" not in line]
     assert "field 'actual_steps[0].status': is missing (expected success or error)" in output
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (
+            ["--graphrag-report=responses.jsonl"],
+            "*--graphrag-report (ini graphrag_report) and --graphrag-responses*",
+        ),
+        (
+            ["--graphrag-markdown=corpus.yaml"],
+            "*--graphrag-markdown (ini graphrag_markdown) and --graphrag-corpus*",
+        ),
+        (
+            ["--graphrag-report=out.md", "--graphrag-markdown=out.md"],
+            "*--graphrag-report*--graphrag-markdown*",
+        ),
+        (
+            ["--graphrag-judge-labels=j.yaml", "--graphrag-reviews=j.yaml"],
+            "*--graphrag-judge-labels*--graphrag-reviews*",
+        ),
+    ],
+    ids=["report-over-responses", "summary-over-corpus", "two-outputs", "labels-as-reviews"],
+)
+def test_one_file_given_as_two_of_the_runs_files_is_a_usage_error(
+    pytester: pytest.Pytester, options: list[str], expected: str
+) -> None:
+    """The report was written over the recording (or the corpus) it was made from, one output over
+    another, and a labels file given as the reviews too let labels decide questions: all without a word."""
+    write_corpus(pytester, corpus())
+    write_responses(pytester, good_responses())
+    before = pytester.path.joinpath("responses.jsonl").read_bytes()
+    result = pytester.runpytest(*REPLAY, *options)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"{expected}name one file*give each its own*"])
+    assert pytester.path.joinpath("responses.jsonl").read_bytes() == before

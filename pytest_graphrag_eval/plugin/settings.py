@@ -194,6 +194,18 @@ class PluginSettings(RunConfiguration):
         for dest, output in outputs:
             if output is not None and (problem := output_path_problem(output)):
                 raise ConfigurationError(f"{OPTION_BY_DEST[dest].label} {output}: {problem}")
+        files = (
+            *outputs,
+            ("graphrag_responses", self.responses_path),
+            ("graphrag_judge_labels", self.judge_labels_path),
+            ("graphrag_reviews", self.reviews_path),
+            *(("graphrag_corpus", corpus) for corpus in self.corpus_paths),
+        )
+        named: dict[Path, str] = {}  # an output written over an input, or one file read as two kinds
+        for dest, file in files:
+            if file is not None and (other := named.setdefault(file.resolve(), dest)) != dest:
+                first, second = OPTION_BY_DEST[other].label, OPTION_BY_DEST[dest].label
+                raise ConfigurationError(f"{first} and {second} name one file, {file}: give each its own")
 
     def check_llm_only_options(self, llm_judges: bool) -> None:
         """A judge setting that cannot take effect is a usage error, never ignored without a word."""
