@@ -18,9 +18,7 @@ def kind_name(obj: Any) -> str:
         return "object"
     if isinstance(obj, str):
         return "text"
-    if isinstance(obj, list | tuple):
-        return "list"
-    return type(obj).__name__
+    return "list" if isinstance(obj, list | tuple) else type(obj).__name__
 
 
 def is_sequence(obj: Any) -> bool:

@@ -456,9 +456,7 @@ def _any_value(value: object) -> object:
         return [_any_value(item) for item in (value["arrayValue"] or {}).get("values", [])]
     if "kvlistValue" in value:
         return otlp_attributes((value["kvlistValue"] or {}).get("values", []))
-    if "bytesValue" in value:
-        return base64.b64decode(value["bytesValue"])
-    return None
+    return base64.b64decode(value["bytesValue"]) if "bytesValue" in value else None
 
 
 def _nanoseconds(value: object) -> int | None:

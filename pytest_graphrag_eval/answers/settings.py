@@ -295,9 +295,7 @@ def _convert(name: str, value: object, base_dir: Path | None, source: str) -> An
         return str(value)
     if name == "correctness_prompt_file":
         return _resolve(value, base_dir)
-    if name == "custom_metrics":
-        return _custom_metrics(value, base_dir, where)
-    return str(value).strip()
+    return _custom_metrics(value, base_dir, where) if name == "custom_metrics" else str(value).strip()
 
 
 def _custom_metrics(value: object, base_dir: Path | None, where: str) -> tuple[CustomMetric, ...]:

@@ -84,9 +84,7 @@ def cache_dir_problem(cache_dir: str | Path) -> str | None:
         return None
     if not existing.is_dir():
         return f"{existing} is a file, not a folder"
-    if not os.access(existing, os.W_OK | os.X_OK):
-        return f"{existing} is not writable"
-    return None
+    return f"{existing} is not writable" if not os.access(existing, os.W_OK | os.X_OK) else None
 
 
 def clear_cache(cache_dir: str | Path) -> int:

@@ -303,6 +303,4 @@ def output_path_problem(path: Path) -> str | None:
         return f"{existing} is a file, so the report's folder cannot be created"
     if not os.access(existing, os.W_OK | os.X_OK):
         return f"the folder {existing} is not writable"
-    if path.exists() and not os.access(path, os.W_OK):
-        return "the file exists and is not writable"
-    return None
+    return "the file exists and is not writable" if path.exists() and not os.access(path, os.W_OK) else None

@@ -41,9 +41,7 @@ class ProcessRole(enum.Enum):
     def of(cls, config: pytest.Config) -> ProcessRole:
         if hasattr(config, "workerinput"):
             return cls.WORKER
-        if getattr(config.option, "numprocesses", None):
-            return cls.CONTROLLER
-        return cls.PLAIN
+        return cls.CONTROLLER if getattr(config.option, "numprocesses", None) else cls.PLAIN
 
     @property
     def scores(self) -> bool:
