@@ -343,3 +343,24 @@ def test_aggregates_of_another_shape_never_break_the_reading_commands(
         assert status == 2 and f"{path}: field 'aggregates' must be an object of objects" in err
     for command in (["list"], ["show", "last"], ["trend", "answer_f1.mean"]):
         assert cli(capsys, history_url, *command)[0] in (0, 2)
+
+
+@pytest.mark.parametrize(
+    ("outputs", "message"),
+    [
+        (
+            ["--report", "same.out", "--markdown", "same.out"],
+            "--report, --markdown: two of them name one file",
+        ),
+        (["--report", "."], "--report .: is a folder; give a file name"),
+    ],
+    ids=["two-outputs-one-file", "a-folder"],
+)
+def test_report_refuses_outputs_it_cannot_all_write(
+    recorded: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    outputs: list[str], message: str,
+) -> None:  # fmt: skip
+    """The Markdown summary was written over the JSON report without a word; a folder raised ValueError."""
+    monkeypatch.chdir(tmp_path)
+    status, _, err = cli(capsys, recorded, "report", "last", *outputs)
+    assert status == 2 and message in err and not (tmp_path / "same.out").exists()

@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, AnswerSettings, build_answer_metrics
 from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
-from pytest_graphrag_eval.commands import Argument, add_arguments, add_no_cache
+from pytest_graphrag_eval.commands import Argument, add_arguments, add_no_cache, check_outputs
 from pytest_graphrag_eval.corpus.input_files import read_input_text
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError, InputError, SourceLocation
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
@@ -41,8 +41,7 @@ def answer_correctness_main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `answer-correctness`; returns the exit status (2 on bad input)."""
     args = _parser().parse_args(argv)
     try:
-        if args.output.is_dir():  # refused before any judge call is paid for
-            raise CommandError(f"{args.output}: is a folder, expected the output TSV file")
+        check_outputs([("--output", args.output)])  # before any judge call is paid for
         header, rows = read_rows(args.input)
         results = asyncio.run(judge_rows(rows, args))
         write_rows(args.output, header, rows, results)

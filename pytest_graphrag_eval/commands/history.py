@@ -30,7 +30,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.commands import Argument, add_arguments
+from pytest_graphrag_eval.commands import Argument, add_arguments, check_outputs
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError, json_problem
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.gates.expressions import numeric_value
@@ -318,6 +318,7 @@ def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     run = store.resolve(args.run)
     if not (args.report or args.html or args.markdown):
         raise CommandError("report: give at least one of --report, --html, --markdown")
+    check_outputs([("--report", args.report), ("--html", args.html), ("--markdown", args.markdown)])
     report = ReportDocument.from_json(store.load_report(run.run_id), f"run {run.run_id} of the history")
     written = write_outputs(report, OutputPaths(args.report, args.markdown, args.html))
     out.document = {

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, resolve_judge_settings
-from pytest_graphrag_eval.commands import Argument, add_arguments, add_no_cache
+from pytest_graphrag_eval.commands import Argument, add_arguments, add_no_cache, check_outputs
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.errors import CommandError, ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
@@ -43,8 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.report is not None and args.report.is_dir():  # refused before any judge call is paid for
-        raise CommandError(f"--report {args.report}: is a folder; give a file name")
+    check_outputs([("--report", args.report)])  # before any judge call is paid for
     gates = args.gate
     not_judge = [gate.expression for gate in gates if gate.over != "judge"]
     if not_judge:
