@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation
-from pytest_graphrag_eval.report_model import HUGE_INTEGER, is_huge_integer
+from pytest_graphrag_eval.report_model import HUGE_INTEGER, is_finite_number, is_huge_integer
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
@@ -143,9 +143,7 @@ def display_number(number: float) -> str:
 
 def numeric_value(value: Any) -> float | None:
     """The value as a float when it is a real number (not a flag) and a float holds it, else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or is_huge_integer(value):
-        return None
-    return float(value)
+    return float(value) if isinstance(value, float) or is_finite_number(value) else None  # NaN, inf kept
 
 
 def compare(actual: float, op: str, limit: float) -> bool:
