@@ -105,6 +105,11 @@ def test_bad_values_are_configuration_errors(tmp_path: Path, raw: dict, message:
         ({"outputs": {"ok": {"type": "boolean", "max": 1}}}, "only numbers can have min/max"),
         ({"outputs": {"score": {"type": "number", "min": 2, "max": 1}}}, "min is greater than max"),
         ({"outputs": {"score": {"type": "number", "min": "low"}}}, "min: must be a number"),
+        (  # float(10**400) raised OverflowError
+            {"outputs": {"score": {"type": "number", "max": 10**400}}},
+            "max: must be a number, got an integer beyond a float's range",
+        ),
+        ({"outputs": {"score": {"type": "number", "min": float("nan")}}}, "min: must be a number, got nan"),
         ({"outputs": {"score": {"kind": "number"}}}, "unknown key(s) kind"),
         ({"steps_name": "sparql"}, "steps_name needs 'steps' among the inputs"),
         ({"extra": 1}, "unknown key(s) extra"),

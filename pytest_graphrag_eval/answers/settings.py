@@ -19,6 +19,7 @@ from pytest_graphrag_eval.corpus.input_files import configuration_error
 from pytest_graphrag_eval.corpus.yaml_lines import load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.llm.prompts import PromptTemplate
+from pytest_graphrag_eval.report_model import HUGE_INTEGER, is_finite_number, is_huge_integer
 from pytest_graphrag_eval.scoring import BASE_KEYS, KeyCatalogue
 
 RELEVANCE_BACKENDS = ("native", "ragas")
@@ -335,8 +336,9 @@ def boolean_option(value: object, where: str) -> bool:
 def _optional_number(value: object, where: str) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigurationError(f"{where}: must be a number, got {value!r}")
+    if not is_finite_number(value):
+        shown = HUGE_INTEGER if is_huge_integer(value) else repr(value)
+        raise ConfigurationError(f"{where}: must be a number, got {shown}")
     return float(value)
 
 
