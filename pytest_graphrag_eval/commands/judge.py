@@ -67,13 +67,11 @@ def _run(args: argparse.Namespace) -> int:
     for line in calibration_lines(section):
         print(line)
     if args.report is not None:
+        text = json.dumps({"judge_calibration": section}, indent=2, ensure_ascii=False) + "\n"
         try:
-            text = json.dumps({"judge_calibration": section}, indent=2, ensure_ascii=False)
-            write_text_atomic(args.report, text + "\n")
+            write_text_atomic(args.report, text)
         except OSError as error:
-            raise CommandError(
-                f"--report {args.report}: cannot write it: {error.strerror or error}"
-            ) from None
+            raise CommandError(f"--report {args.report}: {error.strerror or error}") from None
         print(f"wrote {args.report}")
     results = judge_gate_results(gates, section)
     for result in results:
