@@ -25,6 +25,7 @@ from pytest_graphrag_eval.steps.sparql_compare import (
 )
 
 DEFAULT_LIMIT = 10
+_JSON_BOOL: dict[bool | None, str] = {True: "true", False: "false"}
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def _explain_ask(reference: SparqlTable, actual: SparqlTable) -> dict[str, Any]:
     if matched:
         reason = "the ASK results agree"
     elif reference.is_ask and actual.is_ask:
-        reason = f"expected ASK result {_bool_text(reference.boolean)}, got {_bool_text(actual.boolean)}"
+        reason = f"expected ASK result {_JSON_BOOL[reference.boolean]}, got {_JSON_BOOL[actual.boolean]}"
     elif reference.is_ask:
         reason = "expected an ASK result (a boolean), got a SELECT result"
     else:
@@ -85,10 +86,6 @@ def _explain_ask(reference: SparqlTable, actual: SparqlTable) -> dict[str, Any]:
         "reference_boolean": reference.boolean,
         "actual_boolean": actual.boolean,
     }
-
-
-def _bool_text(value: bool | None) -> str:
-    return "true" if value else "false"
 
 
 class _Explanation:

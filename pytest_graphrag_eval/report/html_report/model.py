@@ -353,8 +353,7 @@ def _score_deltas(question: QuestionChange, scores: Sequence[str]) -> list[tuple
     changed = []
     for metric in scores:
         values = question.deltas.get(metric)
-        delta = finite(values["delta"]) if values is not None else None
-        if values is not None and delta:
+        if values is not None and (delta := finite(values["delta"])):
             changed.append((metric, values["baseline"], values["current"], delta))
     return changed
 
