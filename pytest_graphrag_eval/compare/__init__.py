@@ -1,9 +1,7 @@
 """Comparing a run with a baseline report, and summarising repeated attempts (pure, pytest-free).
 
 The statistics need numpy/scipy (the `[compare]` extra), imported only when a comparison is
-computed; without them it is a ConfigurationError. The defaults and choices below live here, not in
-the modules using them, so the option declarations (and a merge) read them without those imports.
-"""
+computed; without them it is a ConfigurationError. Option defaults live here: reading them imports nothing."""
 
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_RESAMPLES = 2000

@@ -104,7 +104,6 @@ def _reasons(result: Mapping[str, Any], judged: JudgedKeys, flip: str | None) ->
     decided = review is not None and review.get("status") == "applied"
     reasons = []
     checks = result.get("thresholds") or []
-    # Most checks passed: `passed` is read before the metric, and no judged list is built for them.
     failed_judged = [
         check
         for check in checks

@@ -4,8 +4,7 @@ results, typed once -> the document with its aggregates -> its verdicts (baselin
 gates, history gates, history section) -> the outputs (JSON, Markdown, HTML) written from it.
 The plugin calls it when its questions are done (`run.end_of_run.conclude_run`);
 `graphrag-eval-merge` calls it on the results of several shard reports, so a sharded run ends
-exactly as one run would.
-"""
+exactly as one run would."""
 
 from __future__ import annotations
 

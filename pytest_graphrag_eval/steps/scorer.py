@@ -10,9 +10,9 @@ from pytest_graphrag_eval.corpus.response_records import STEP_STATUSES, actual_s
 from pytest_graphrag_eval.errors import SourceLocation
 from pytest_graphrag_eval.formats.sparql_results import MemoizedParser
 from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
+from pytest_graphrag_eval.steps import STEPS_KEYS
 from pytest_graphrag_eval.steps.groups import mark_matches, score_steps
 from pytest_graphrag_eval.steps.result_credit import result_credit
-from pytest_graphrag_eval.steps.result_keys import STEPS_KEYS
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.corpus.reference_corpus import Question
