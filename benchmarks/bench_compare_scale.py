@@ -36,7 +36,8 @@ import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 from timing import announce_quick  # noqa: E402
 
-from pytest_graphrag_eval.compare.comparison import DEFAULT_RESAMPLES, compare_reports  # noqa: E402
+from pytest_graphrag_eval.compare import DEFAULT_RESAMPLES  # noqa: E402
+from pytest_graphrag_eval.compare.comparison import compare_reports  # noqa: E402
 from pytest_graphrag_eval.compare.hashing import content_hash  # noqa: E402
 
 RATIO_BUDGET = 0.5  # the comparison's CPU time over the floor's

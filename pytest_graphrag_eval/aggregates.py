@@ -75,18 +75,16 @@ def _group_stats(
     """The group's counts and statistics; `metric_values`: those of its `_aggregated` results
     (`_metric_values_by_template`)."""
     evaluated = [result for result in results if result.get("outcome") != "not_evaluated"]
-    not_evaluated = len(results) - len(evaluated)
-    results = evaluated
-    successes = [result for result in results if result.get("status") == "success"]
+    successes = [result for result in evaluated if result.get("status") == "success"]
     stats: dict[str, Any] = {
-        "number_of_error_samples": len(results) - len(successes),
+        "number_of_error_samples": len(evaluated) - len(successes),
         "number_of_success_samples": len(successes),
     }
-    if not_evaluated:
-        stats[NOT_EVALUATED_COUNT] = not_evaluated
+    if len(evaluated) < len(results):
+        stats[NOT_EVALUATED_COUNT] = len(results) - len(evaluated)
     for metric, values in metric_values.items():
         stats[metric] = describe(values)
-    flaky = [value for result in results if isinstance(value := result.get("flaky"), int)]
+    flaky = [value for result in evaluated if isinstance(value := result.get("flaky"), int)]
     if flaky:  # questions asked several times (--graphrag-agent-repeats)
         stats["flaky_rate"] = sum(flaky) / len(flaky)
     if with_steps and (summary := steps_summary(successes, row_counts)):

@@ -33,7 +33,7 @@ from pytest_graphrag_eval.llm.judge import most_telling
 from pytest_graphrag_eval.report_model import HUGE_INTEGER, REFUSAL_KEY, huge_integer_key
 from pytest_graphrag_eval.scorer_factory import build_scorers, default_scorers
 from pytest_graphrag_eval.scoring import ScoredResults, Scorer, ScoringContext
-from pytest_graphrag_eval.steps.groups import SCOPES
+from pytest_graphrag_eval.steps import SCOPES
 
 if TYPE_CHECKING:
     from pytest_graphrag_eval.llm.judge import Judge

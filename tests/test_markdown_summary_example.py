@@ -110,3 +110,26 @@ def test_mentions_and_bare_links_stay_text_on_github(text: str, rendered: str) -
     cell = escape_text(text)
     assert cell.replace(WORD_JOINER, "") == rendered
     assert not re.search(r"(?<!\w)@\w|://|www\.|\w@[\w.]+\.\w", cell.replace("ndcg@5", ""))
+
+
+def test_the_reviews_section_lists_each_reviewed_question_once_and_no_other() -> None:
+    """Only results holding a review reach the section (the summary hands it no other), in corpus order."""
+
+    def result(question_id: str, **extra: object) -> dict[str, object]:
+        return {
+            "template_id": "t",
+            "question_id": question_id,
+            "outcome": "passed",
+            "status": "success",
+            **extra,
+        }
+
+    results = [
+        result("kept", review={"status": "applied", "note": "a person passed it"}),
+        result("plain"),
+        result("null", review=None),
+        result("lapsed", review={"status": "lapsed", "note": "the answer changed"}),
+    ]
+    summary = render_markdown(ReportDocument.from_json({"format_version": 2, "results": results}, "r.json"))
+    section = summary.split("### Reviews\n\n", 1)[1].split("\n\n", 1)[0]
+    assert section.splitlines() == ["- `kept`: a person passed it", "- `lapsed`: the answer changed"]

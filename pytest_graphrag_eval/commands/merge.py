@@ -23,7 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
-from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
+from pytest_graphrag_eval.compare import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.options.parsers import HistoryRef

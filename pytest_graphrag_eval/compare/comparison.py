@@ -17,6 +17,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+from pytest_graphrag_eval.compare import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from pytest_graphrag_eval.compare.classify import classify, passed
 from pytest_graphrag_eval.compare.metrics import metric_values
 from pytest_graphrag_eval.compare.numeric import numpy
@@ -39,8 +40,6 @@ from pytest_graphrag_eval.report_model import (
     parse_results,
 )
 
-DEFAULT_CONFIDENCE = 0.95
-DEFAULT_RESAMPLES = 2000
 # Below this magnitude the difference of two values cannot overflow to infinity.
 _NO_OVERFLOW = 2.0**1022
 _PAIRED = frozenset({Classification.REGRESSED, Classification.FIXED, Classification.UNCHANGED})

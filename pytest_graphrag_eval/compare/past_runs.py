@@ -12,10 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_graphrag_eval.compare import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.compare.classify import passed
 
-DEFAULT_FLAKY_RUNS = 10
-DEFAULT_FLAKY_FLIPS = 2
 IDENTITIES = ("corpus", "graph", "responses", "settings")
 
 

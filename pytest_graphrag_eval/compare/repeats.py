@@ -10,14 +10,12 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any
 
+from pytest_graphrag_eval.compare import POLICIES
 from pytest_graphrag_eval.compare.classify import passed
 from pytest_graphrag_eval.compare.metrics import metric_values
 from pytest_graphrag_eval.errors import ConfigurationError, InputError
-
-Policy = Literal["all", "any", "majority"]
-POLICIES: tuple[str, ...] = get_args(Policy)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_graphrag_eval.compare import MAX_WINDOW
 from pytest_graphrag_eval.compare.classify import passed
 from pytest_graphrag_eval.compare.past_runs import RunHistory
 from pytest_graphrag_eval.compare.repeats import attempt_passed
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from pytest_graphrag_eval.compare.comparison import Comparison
 
 DEFAULT_TREND_CONFIDENCE = 0.95
-MAX_WINDOW = 1000
 _OVER_PREFIX = re.compile(r"(trend|history|repeats)\s*:", re.IGNORECASE)
 _EXCLUDING_FLAKY = re.compile(r"\s+excluding\s+flaky\s*$", re.IGNORECASE)
 _TREND_WINDOW = re.compile(r"/\s*run\s*@\s*([0-9]+)\s*(?:@\s*([0-9]+(?:\.[0-9]+)?)\s*)?$")

@@ -13,15 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from pytest_graphrag_eval import compare
 from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
 from pytest_graphrag_eval.adapters.replay import RESPONSE_FORMATS
 from pytest_graphrag_eval.answers.judge_kinds import JUDGES
-from pytest_graphrag_eval.compare.comparison import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
-from pytest_graphrag_eval.compare.past_runs import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
-from pytest_graphrag_eval.compare.repeats import POLICIES
-from pytest_graphrag_eval.gates.history_gates import MAX_WINDOW as MAX_HISTORY_WINDOW
 from pytest_graphrag_eval.options import parsers as P
-from pytest_graphrag_eval.steps.groups import SCOPES as STEPS_SCOPES
+from pytest_graphrag_eval.steps import SCOPES as STEPS_SCOPES
 
 IniType = Literal["string", "paths", "linelist", "bool"]
 """The ini value types of pytest's `Parser.addini` that the plugin uses."""
@@ -188,14 +185,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Confidence level of the baseline comparison's intervals, in percent (default 95).",
         metavar="PERCENT",
         parse=P.percent,
-        default=DEFAULT_CONFIDENCE,
+        default=compare.DEFAULT_CONFIDENCE,
     ),
     OptionSpec(
         "--graphrag-resamples",
         "Bootstrap resamples of the baseline comparison (default 2000; seeded, so runs repeat exactly).",
         metavar="N",
         parse=P.whole_number(1, MAX_RESAMPLES),
-        default=DEFAULT_RESAMPLES,
+        default=compare.DEFAULT_RESAMPLES,
     ),
     OptionSpec(
         "--graphrag-agent-repeats",
@@ -207,7 +204,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--graphrag-repeat-policy",
         "With repeats, an item passes when all (default), any or a majority of its attempts pass.",
-        choices=POLICIES,
+        choices=compare.POLICIES,
         default="all",
     ),
     OptionSpec(
@@ -458,16 +455,16 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--graphrag-flaky-runs",
         "With a history, look for flaky questions in the last N runs, this one included (default 10).",
         metavar="N",
-        parse=P.whole_number(1, MAX_HISTORY_WINDOW),
-        default=DEFAULT_FLAKY_RUNS,
+        parse=P.whole_number(1, compare.MAX_WINDOW),
+        default=compare.DEFAULT_FLAKY_RUNS,
     ),
     OptionSpec(
         "--graphrag-flaky-flips",
         "A question is flaky when its outcome flipped K times in those runs, or passed and failed on one "
         "commit (default 2).",
         metavar="K",
-        parse=P.whole_number(1, MAX_HISTORY_WINDOW),
-        default=DEFAULT_FLAKY_FLIPS,
+        parse=P.whole_number(1, compare.MAX_WINDOW),
+        default=compare.DEFAULT_FLAKY_FLIPS,
     ),
     OptionSpec(
         "--graphrag-history-run-key",

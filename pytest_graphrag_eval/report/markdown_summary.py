@@ -81,7 +81,7 @@ def render_markdown(document: ReportDocument, *, max_regressions: int = 10) -> s
         _per_template(results, document.aggregates),
         calibration_markdown(document.judge_calibration, escape_text),
         _gates(gates, coverage),
-        reviews_markdown([result.record for result in results], escape_text),
+        reviews_markdown([result.record for result in results if "review" in result.record], escape_text),
         _failed_questions(results, max_regressions),
         _changes(comparison, results, max_regressions, flaky) if comparison is not None else "",
         flaky_markdown(document, escape_text),

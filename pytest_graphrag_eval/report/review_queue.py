@@ -52,7 +52,7 @@ def review_queue(
             judged = judged_by_keys[names] = JudgedKeys.of(names)
         question_id = str(result.get("question_id"))
         reasons = _reasons(result, judged, flipped.get(question_id))
-        before = (baseline or {}).get(question_id)
+        before = baseline.get(question_id) if baseline else None
         if before is not None and judged.keys and _changed_unreviewed(result, before):
             reasons.append("its judged answer changed since the baseline; no person decided the new one")
         if not reasons:
@@ -103,18 +103,18 @@ def _reasons(result: Mapping[str, Any], judged: JudgedKeys, flip: str | None) ->
         review = None
     decided = review is not None and review.get("status") == "applied"
     reasons = []
-    checks = [
+    checks = result.get("thresholds") or []
+    failed_judged = [
         check
-        for check in result.get("thresholds") or []
-        if _is_mapping(check) and check.get("metric") in judged.keys
+        for check in checks
+        if _is_mapping(check) and not check.get("passed") and check.get("metric") in judged.keys
     ]
-    failed_judged = [check for check in checks if not check.get("passed")]
     if failed_judged and not decided:
         reasons.append(
             "failed on a judged metric: " + ", ".join(str(check.get("message")) for check in failed_judged)
         )
-    for check in checks:
-        if check["metric"] not in judged.repeated:
+    for check in checks if judged.repeated else ():
+        if not _is_mapping(check) or check.get("metric") not in judged.repeated:
             continue
         low, high = (
             _number(result.get(f"{check['metric']}_min")),

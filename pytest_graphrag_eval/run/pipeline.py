@@ -4,8 +4,7 @@ results, typed once -> the document with its aggregates -> its verdicts (baselin
 gates, history gates, history section) -> the outputs (JSON, Markdown, HTML) written from it.
 The plugin calls it when its questions are done (`run.end_of_run.conclude_run`);
 `graphrag-eval-merge` calls it on the results of several shard reports, so a sharded run ends
-exactly as one run would.
-"""
+exactly as one run would."""
 
 from __future__ import annotations
 
@@ -14,10 +13,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
-from pytest_graphrag_eval.compare.comparison import Comparison, compare_documents
 from pytest_graphrag_eval.compare.past_runs import Flakiness, PastRun, RunHistory, flaky_questions
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.gates.history_gates import GateHistory
@@ -28,6 +26,9 @@ from pytest_graphrag_eval.report.history_section import history_section
 from pytest_graphrag_eval.report.json_report import build_document, write_json_atomic
 from pytest_graphrag_eval.report.judge_spend import cache_only_incomplete
 from pytest_graphrag_eval.report_model import JudgeSpend, Outcome, QuestionResult, ReportDocument
+
+if TYPE_CHECKING:
+    from pytest_graphrag_eval.compare.comparison import Comparison
 
 UNRECORDED_RUN = PastRun("this run", "", {}, {})
 """This run when no history knows its commit, branch and identities."""
@@ -56,6 +57,8 @@ class RunSettings:
 
     def compare(self, baseline: ReportDocument, results: Sequence[QuestionResult]) -> Comparison:
         """The comparison of `results` with `baseline`, at this run's confidence and resamples."""
+        from pytest_graphrag_eval.compare.comparison import compare_documents  # not for a run without one
+
         return compare_documents(
             baseline,
             results,

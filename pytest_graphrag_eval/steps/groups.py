@@ -11,9 +11,9 @@ from pytest_graphrag_eval.formats.sparql_results import (
     MemoizedParser,
     ResultsParser,
 )
+from pytest_graphrag_eval.steps import SCOPES
 from pytest_graphrag_eval.steps.assignment import max_weight_assignment
 
-SCOPES = ("last_group", "all_groups")
 _SCORE_RESOLUTION = 10**9  # scores are compared to 1e-9 so the assignment works on exact integers
 
 

@@ -10,6 +10,7 @@ from pytest_graphrag_eval.corpus.response_records import STEP_STATUSES, actual_s
 from pytest_graphrag_eval.errors import SourceLocation
 from pytest_graphrag_eval.formats.sparql_results import MemoizedParser
 from pytest_graphrag_eval.scoring import ResultKey, ScoringContext
+from pytest_graphrag_eval.steps import STEPS_KEYS
 from pytest_graphrag_eval.steps.groups import mark_matches, score_steps
 from pytest_graphrag_eval.steps.result_credit import result_credit
 
@@ -22,22 +23,7 @@ class StepsScorer:
     marked reference steps, partial credit, or `steps_score_error` for invalid references."""
 
     name = "steps"
-    produces: ClassVar[tuple[ResultKey, ...]] = (
-        ResultKey("steps_score", "score", missing="the question has no reference_steps", column=0),
-        ResultKey("steps_score_error", "error"),
-        ResultKey("reference_steps", "data"),
-        *(
-            ResultKey(
-                f"steps_result_{measure}",
-                "score",
-                missing="the scored reference steps include no SPARQL results or RDF graph step",
-                error_key="steps_score_error",
-                in_summary=False,
-            )
-            for measure in ("precision", "recall", "f1")
-        ),
-        ResultKey("steps_output_error", "error"),
-    )
+    produces: ClassVar[tuple[ResultKey, ...]] = STEPS_KEYS
 
     async def score(
         self, question: Question, response: dict[str, Any], context: ScoringContext
