@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pytest_graphrag_eval.generate.corpus_text import Skeleton, Slot, corpus_header, yaml_items
@@ -41,8 +41,12 @@ def test_a_query_is_a_literal_block_and_an_output_one_single_quoted_line() -> No
     assert text.endswith("- query: |\n    select *\n    where { ?s ?p ?o }\n  output: '{\"a\": \"it''s\"}'\n")
 
 
+# Names, ids, IRIs and media types: the texts the writer's cheap check passes, and its near misses.
+PLAIN_LIKE = st.from_regex(r"[A-Za-z]+[0-9 ,.?:#+=&%~/()-][a-z0-9 ,.?:#+=&%~/()-]*", fullmatch=True)
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(texts, st.from_regex(r"[A-Za-z]+[0-9 ,.?:#-][a-z0-9 ,.?:#-]*", fullmatch=True))))
+@given(st.lists(st.one_of(texts, PLAIN_LIKE)))
 def test_a_skeleton_filled_is_the_data_written(filled: list[str]) -> None:
     """A question written into its template's skeleton is byte for byte the writer's text of its data."""
     shape = {"id": Slot(0), "steps": [[{"name": "fixed", "args": [Slot(i) for i in range(1, len(filled))]}]]}
@@ -53,6 +57,7 @@ def test_a_skeleton_filled_is_the_data_written(filled: list[str]) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(values, min_size=1, max_size=4))
+@example([1e-05])  # JSON that YAML reads as plain text: never skips the writer's check
 def test_a_json_output_skips_the_printable_scan_only_when_it_may(outputs: list[object]) -> None:
     """A step's output (JSON, as the engines' writer or json.dumps gives it: DEL, C1 controls, quotes and
     line breaks inside) is written into a skeleton exactly as the writer writes any text."""

@@ -20,9 +20,10 @@ _PLAIN_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _CACHED_LENGTH = 80
 _YAML_ESCAPED = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
-# Texts `_plain_ok` passes (possessive: a failing text fails at once): a letter first, a space last
-# never, no `:` or `#`, a non-letter after the first letters, so never a YAML boolean or null.
-_SURELY_PLAIN = re.compile(r"[A-Za-z]++[0-9 ,._/?()-][A-Za-z0-9 ,._/?()-]*+(?<! )\Z")
+_PRINTABLE_LINES = _PRINTABLE_ASCII + b"\n"
+# Texts `_plain_ok` passes when they hold no ": " or " #" (possessive: a failing text fails at once): a
+# letter first, a non-letter after the first letters (so never a YAML boolean or null), no space or `:` last.
+_SURELY_PLAIN = re.compile(r"[A-Za-z]++[0-9 ,._/?()#:+=&%~-][A-Za-z0-9 ,._/?()#:+=&%~-]*+(?<![ :])\Z")
 
 
 @dataclass(frozen=True)
@@ -41,37 +42,37 @@ class _Opening(str):
 
 @dataclass(frozen=True)
 class Skeleton:
-    """A sequence item's YAML with its slots left open: `fixed[0]`, then each text written as a scalar
-    (block lines at `slots[i][0]`, JSON if `slots[i][1]`) without its line end, which starts `fixed[i+1]`."""
+    """A sequence item's YAML with its slots left open: `head`, then per slot its text written as a scalar
+    (block lines at the slot's indent, JSON if its flag says so) without its line end, which starts the
+    slot's text after."""
 
-    fixed: tuple[str, ...]
-    slots: tuple[tuple[str, bool], ...]
+    head: str
+    slots: tuple[tuple[str, bool, str], ...]
 
     @classmethod
     def of(cls, shape: Any, indent: str) -> Skeleton:
         """The skeleton of `shape` (slots in the order they are written) as an item at `indent`."""
         parts: list[str] = []
         _sequence([shape], indent, parts)
-        fixed, slots, written = [], [], ""
+        texts, slots = [""], []
         for part in parts:
             if type(part) is _Opening:
-                fixed.append(written)
                 slots.append((str(part), part.json))
-                written = "\n"  # every scalar ends its line: its line end is written here
+                texts.append("\n")  # every scalar ends its line: its line end is written after it
             else:
-                written += part
-        return cls((*fixed, written), tuple(slots))
+                texts[-1] += part
+        return cls(texts[0], tuple((*slot, after) for slot, after in zip(slots, texts[1:], strict=True)))
 
     def fill(self, texts: Sequence[str]) -> list[str]:
         """The item's text in parts: those of `_scalar` for each text, line ends aside."""
-        parts = [self.fixed[0]]
-        for text, (indent, is_json), after in zip(texts, self.slots, self.fixed[1:], strict=True):
+        parts = [self.head]
+        for text, (indent, is_json, after) in zip(texts, self.slots, strict=True):
             if "\n" in text:
                 written = _string_scalar(text, indent)[:-1]
-            elif is_json and text.isascii() and "\x7f" not in text:  # printable: `_written`'s (never plain)
+            elif is_json and text[:1] in "[{" and text.isascii() and "\x7f" not in text:  # never plain
                 written = "'" + (text.replace("'", "''") if "'" in text else text) + "'"
-            elif _SURELY_PLAIN.match(text) is not None:  # names, ids, questions: one cheap check
-                written = text
+            elif _SURELY_PLAIN.match(text) is not None and ": " not in text and " #" not in text:
+                written = text  # names, ids, IRIs, questions: one cheap check
             else:
                 written = _short_text(text) if len(text) <= _CACHED_LENGTH else _written(text)
             parts += (written, after)
@@ -198,20 +199,23 @@ def _plain_ok(value: str) -> bool:
     )
 
 
-def _printable(value: str) -> bool:
-    """`value.isprintable()`, by a byte table (a fifth of the time) when ASCII: space to `~`."""
+def _printable(value: str, lines: bool = False) -> bool:
+    """`value.isprintable()` (line breaks aside with `lines`), by a byte table (a fifth of the time) when
+    ASCII: space to `~`."""
     if value.isascii():
-        return not value.encode("ascii").translate(None, _PRINTABLE_ASCII)
-    return value.isprintable()
+        return not value.encode("ascii").translate(None, _PRINTABLE_LINES if lines else _PRINTABLE_ASCII)
+    return (value.replace("\n", "") if lines else value).isprintable()
 
 
 def _literal_block(value: str, indent: str) -> str | None:
     """`|` with the lines of a multi-line text, or None when a block could not hold it exactly: every
     line printable and ending in no space (the only whitespace `isprintable` lets through)."""
-    if "\n" not in value or value.startswith((" ", "\n")) or value.endswith("\n\n"):
+    if "\n" not in value or value[0] in " \n" or value.endswith("\n\n") or " \n" in value or value[-1] == " ":
         return None
-    body = value.removesuffix("\n")
-    if " \n" in body + "\n" or not _printable(body.replace("\n", "")):
+    body = value[:-1] if value[-1] == "\n" else value
+    if not _printable(body, lines=True):
         return None
-    indented = indent + body.replace("\n", "\n" + indent)  # now only a blank line ends in a space
-    return ("|\n" if value.endswith("\n") else "|-\n") + indented.replace(indent + "\n", "\n") + "\n"
+    indented = indent + body.replace("\n", "\n" + indent)
+    if "\n\n" in body:  # only a blank line ends in the indent: written empty
+        indented = indented.replace(indent + "\n", "\n")
+    return ("|\n" if value[-1] == "\n" else "|-\n") + indented + "\n"

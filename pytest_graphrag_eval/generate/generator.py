@@ -21,7 +21,6 @@ from pytest_graphrag_eval.generate.instantiate import (
     Instance,
     Ran,
     Run,
-    bind,
     compile_template,
     instantiate,
     placeholder_fields,
@@ -29,7 +28,7 @@ from pytest_graphrag_eval.generate.instantiate import (
     run_queries,
     unbound,
 )
-from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, Pieces
+from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER
 from pytest_graphrag_eval.generate.sampling import sampling_order
 from pytest_graphrag_eval.generate.templates import QuestionTemplate, TemplateFile
 from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, SparqlEndpoint
@@ -97,11 +96,12 @@ def graph_fingerprint(endpoint: SparqlEndpoint) -> str:
 
 
 def candidate_bindings(
-    templates: TemplateFile, template: QuestionTemplate, endpoint: SparqlEndpoint
+    templates: TemplateFile, compiled: CompiledTemplate, endpoint: SparqlEndpoint
 ) -> list[Binding]:
     """The template's candidate rows as bindings, checked against what the template uses."""
+    template = compiled.template
     if template.candidates is None:
-        return [bind(template, {})]
+        return [compiled.bind({})]
     try:
         result = endpoint.execute(templates.prefix_header + template.candidates)
     except EndpointError as error:
@@ -115,7 +115,7 @@ def candidate_bindings(
         )
     _check_columns(template, set(columns))
     return [
-        bind(template, {name: term for name, term in row.items() if isinstance(term, dict)}) for row in rows
+        compiled.bind({name: term for name, term in row.items() if isinstance(term, dict)}) for row in rows
     ]
 
 
@@ -135,45 +135,47 @@ def generate(
     for template in templates.templates:
         if phrasings and template.template_id in phrasings:
             template = dataclasses.replace(template, phrasings=phrasings[template.template_id])
-        bindings = candidate_bindings(templates, template, endpoint)
         compiled = compile_template(template, templates.prefix_header, graph)
+        bindings = candidate_bindings(templates, compiled, endpoint)
         outcome = TemplateOutcome(template, len(bindings))
         position = {binding.question_id: index for index, binding in reversed(list(enumerate(bindings)))}
         order = _try_order(template, bindings, previous_ids)
-        results: set[tuple[str, ...]] = set()
+        results: set[object] = set()
         held: dict[str, Ran] = {}
         for at, binding in enumerate(order):
             wanted = None if template.sample.count is None else template.sample.count - len(outcome.questions)
             if wanted is not None and wanted <= 0:
                 break
-            missing = unbound(binding, compiled.needed)  # before its id is compared: that id lacks the value
-            if missing is not None:
-                outcome.dropped.append(missing)
-                continue
-            if binding.question_id in ids:
-                if ids[binding.question_id] != template.template_id:
-                    raise template.error(
-                        f"gives the question id {binding.question_id!r}, which template "
-                        f"{ids[binding.question_id]!r} gives too; make the id patterns differ",
-                        "question_id",
-                    )
-                outcome.duplicates += 1
-                continue
-            if binding.question_id not in held:
+            ident = binding.question_id
+            ran = held.pop(ident, None)  # a question run ahead is bound and its id not yet taken
+            if ran is None:
+                if not binding.complete:  # before its id is compared: that id lacks the value
+                    outcome.dropped.append(unbound(binding, compiled.needed))
+                    continue
+                if ident in ids:
+                    if ids[ident] != template.template_id:
+                        raise template.error(
+                            f"gives the question id {ident!r}, which template "
+                            f"{ids[ident]!r} gives too; make the id patterns differ",
+                            "question_id",
+                        )
+                    outcome.duplicates += 1
+                    continue
                 held = _run_ahead(compiled, order[at:], ids, wanted, endpoint.execute)
-            made = instantiate(compiled, binding, held.pop(binding.question_id))
+                ran = held.pop(ident)
+            made = instantiate(compiled, binding, ran)
             if isinstance(made, Dropped):
                 outcome.dropped.append(made)
                 continue
-            outputs = made.reference_outputs
-            if made.question_text in texts or outputs in results:
+            outputs = compiled.output_key(made.texts)
+            if made.texts[1] in texts or outputs in results:
                 outcome.duplicates += 1
                 continue
-            texts[made.question_text] = made.question_id
-            ids[made.question_id] = template.template_id
+            texts[made.texts[1]] = ident
+            ids[ident] = template.template_id
             results.add(outputs)
             outcome.questions.append(made)
-        outcome.questions.sort(key=lambda question: position[question.question_id])
+        outcome.questions.sort(key=lambda question: position[question.texts[0]])
         outcomes.append(outcome)
     return Generation(templates, graph, tuple(outcomes))
 
@@ -189,12 +191,13 @@ def _run_ahead(
     for binding in bindings:
         if len(held) >= limit:
             break
-        if unbound(binding, compiled.needed) is not None:
+        if not binding.complete:
             continue
         if binding.question_id in ids or binding.question_id in held:
             break
-        held[binding.question_id] = []
-        if not run_queries(compiled, binding, run, held[binding.question_id]):
+        ran: Ran = []
+        held[binding.question_id] = ran
+        if not run_queries(compiled, binding, run, ran):
             break
     return held
 
@@ -206,12 +209,12 @@ def plan(
     its count); no reference query is run, so keep-rules and duplicates are not applied yet."""
     planned = []
     for template in templates.templates:
-        bindings = candidate_bindings(templates, template, endpoint)
+        compiled = compile_template(template, templates.prefix_header, "")
+        bindings = candidate_bindings(templates, compiled, endpoint)
         order = _try_order(template, bindings)
-        phrasing = Pieces.of(template.phrasings[0])
         chosen = order[: template.sample.count] if template.sample.count is not None else order
         questions = [
-            (binding.question_id, phrasing.fill(binding.plain))
+            (binding.question_id, compiled.phrasings[0].format_map(binding.plain))
             for binding in chosen
             if all(name in binding.values for name in template.parameters)
         ]

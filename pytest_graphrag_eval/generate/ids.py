@@ -9,14 +9,14 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
-from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER, Term
+from pytest_graphrag_eval.generate.placeholders import Pieces
 
 # Letters NFKD does not split into a base letter and a mark.
 _FOLDED = str.maketrans(
     {"Æ": "AE", "æ": "ae", "Ø": "O", "ø": "o", "ß": "ss", "Ł": "L", "ł": "l", "Đ": "D", "đ": "d"}
 )
 _HASH_CHARS = 10
-_NOT_ALPHANUMERIC = re.compile("[^a-z0-9]")  # after lower(): whatever is no ASCII letter or digit
+_ALPHANUMERIC_RUNS = re.compile("[a-z0-9]+")  # after lower(): the runs of ASCII letters and digits
 
 
 def slug(text: str) -> str:
@@ -24,20 +24,18 @@ def slug(text: str) -> str:
     if not text.isascii():
         decomposed = unicodedata.normalize("NFKD", text.translate(_FOLDED))
         text = "".join(char for char in decomposed if not unicodedata.combining(char))
-    return "-".join(_NOT_ALPHANUMERIC.sub(" ", text.lower()).split())
+    return "-".join(_ALPHANUMERIC_RUNS.findall(text.lower()))
 
 
 def question_id(
-    template_id: str, pattern: str | None, parameters: tuple[str, ...], values: Mapping[str, Term]
+    template_id: str, pattern: Pieces | None, parameters: tuple[str, ...], plain: Mapping[str, str]
 ) -> str:
-    """The id of the question of `template_id` for these values; a name the row leaves unbound reads as
-    empty, giving the id under which the generator drops the row with its reason (`instantiate.unbound`)."""
+    """The id of the question of `template_id` for these plain values (`plain`: every name `pattern` uses)."""
     if pattern is not None:
-        filled = PLACEHOLDER.sub(lambda match: str(values.get(match.group(1), {}).get("value", "")), pattern)
-        return slug(filled) or slug(template_id)
+        return slug(pattern.fill(plain)) or slug(template_id)
     if not parameters:
         return slug(template_id)
-    shown = json.dumps([[name, values.get(name, {}).get("value")] for name in parameters], ensure_ascii=False)
+    shown = json.dumps([[name, plain.get(name)] for name in parameters], ensure_ascii=False)
     digest = hashlib.sha256(f"{template_id}\0{shown}".encode()).hexdigest()[:_HASH_CHARS]
     return f"{slug(template_id)}-{digest}"
 

@@ -1,14 +1,15 @@
 """One candidate binding made into a question: its steps executed, its answer read from their result.
 
-A template is compiled once into the shape of its questions (`Slot`s where their own texts go), so a
-question is its texts alone, written into its template's `Skeleton`. A binding that cannot make a
-question is dropped with its reason; a query the graph refuses is an error naming template, question
-and field."""
+A template is compiled once into all its questions share: their shape (`Slot`s where their own texts
+go) and its YAML `Skeleton`, each text as a `str.format_map` pattern, the queries to run, the answer's
+reader and which texts make the duplicate check's key. Making a question then does only what differs:
+fill and run its queries, read the answer, fill its texts. A binding that cannot make a question is
+dropped with its reason; a query the graph refuses is an error naming template, question and field."""
 
 from __future__ import annotations
 
-import enum
 import json
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
@@ -24,9 +25,11 @@ from pytest_graphrag_eval.generate.templates import (
     TemplateError,
 )
 from pytest_graphrag_eval.graph.endpoint import (
+    N_TRIPLES,
     SPARQL_RESULTS_JSON,
     EndpointError,
     EndpointUnavailable,
+    QueryForm,
     QueryResult,
 )
 
@@ -36,41 +39,45 @@ Ran = list[tuple[str, QueryResult | EndpointError] | BlankNodeValue]
 why the next one could not be filled."""
 QUESTION_INDENT = "  "  # a question is an item of its template's `questions`
 _OWN_TEXTS = 3  # id, question text, reference answer: the first slots of every question
-
-
-class _Fill(enum.Enum):
-    """What fills a step's slot: a text of the step, its query, its output or the output's media type."""
-
-    TEXT = enum.auto()
-    QUERY = enum.auto()
-    OUTPUT = enum.auto()
-    MEDIA_TYPE = enum.auto()
+_QUERY, _OUTPUT, _MEDIA_TYPE = 0, 1, 2  # a slot a query step's run fills: which of its texts
 
 
 @dataclass(frozen=True)
 class CompiledStep:
-    """A reference step split once: the query it runs (prefixes included) and what fills its slots."""
+    """A reference step split once: the query it runs (prefixes included) and what fills its slots, in
+    order: a pattern of the binding's plain values, or which text of the step's run (`_QUERY`...)."""
 
     step: StepTemplate
     query: Pieces | None
     where: str
-    fills: tuple[tuple[_Fill, Pieces | None], ...]
+    fills: tuple[str | int, ...]
     answers: bool
 
 
 @dataclass(frozen=True)
 class CompiledTemplate:
-    """A template as its questions are made: the question's shape (`Slot`s where its own texts go),
-    that shape's YAML skeleton, its texts split at their placeholders, and its answer's reader."""
+    """A template as its questions are made (see the module's docstring)."""
 
     template: QuestionTemplate
-    phrasings: tuple[Pieces, ...]
+    id_pattern: Pieces | None
+    phrasings: tuple[str, ...]
     steps: tuple[CompiledStep, ...]
     shape: dict[str, Any]
     skeleton: Skeleton
     reader: AnswerReader
     needed: frozenset[str]
-    outputs: tuple[Any, ...]  # each step's output in the shape: a slot, a fixed text or value, or None
+    output_key: Callable[[tuple[str, ...]], object]
+    """The texts of a question's outputs: two questions of the template with the same are duplicates."""
+
+    def bind(self, row: Row) -> Binding:
+        """The candidate row with the id its question takes; a name the row leaves unbound reads as empty
+        in it, the id under which the row is dropped with its reason (`unbound`)."""
+        plain = {name: str(term.get("value", "")) for name, term in row.items()}
+        complete = self.needed <= plain.keys()
+        template, pattern = self.template, self.id_pattern
+        shown = plain if complete or pattern is None else {**dict.fromkeys(pattern.names, ""), **plain}
+        ident = question_id(template.template_id, pattern, template.parameters, shown)
+        return Binding(row, ident, plain, complete)
 
 
 class Instance(NamedTuple):
@@ -78,8 +85,6 @@ class Instance(NamedTuple):
 
     compiled: CompiledTemplate
     texts: tuple[str, ...]
-    reference_outputs: tuple[str, ...]
-    """Every reference step's output: two questions with the same are duplicates of each other."""
 
     @property
     def question_id(self) -> str:
@@ -106,11 +111,11 @@ class Instance(NamedTuple):
         """The question's YAML as an item of its template's `questions` list, in parts; with its own
         thresholds, written as plain data with them after its reference steps."""
         thresholds = self.compiled.template.question_thresholds
-        if self.question_id not in thresholds:
+        if self.texts[0] not in thresholds:
             return self.compiled.skeleton.fill(self.texts)
         data: dict[str, Any] = _filled(self.compiled.shape, self.texts)
         head = dict(list(data.items())[:4])  # id, question_text, reference_answer, reference_steps
-        return [yaml_items([{**head, "thresholds": thresholds[self.question_id], **data}], QUESTION_INDENT)]
+        return [yaml_items([{**head, "thresholds": thresholds[self.texts[0]], **data}], QUESTION_INDENT)]
 
 
 @dataclass(frozen=True)
@@ -122,30 +127,24 @@ class Dropped:
 
 
 class Binding(NamedTuple):
-    """One candidate row: the terms of its columns, their plain values, and the id its question would have."""
+    """One candidate row: the terms of its columns, the id its question would have, their plain values,
+    and whether it binds every name its template uses."""
 
     values: Row
     question_id: str
     plain: dict[str, str]
+    complete: bool
 
 
-def bind(template: QuestionTemplate, row: Row) -> Binding:
-    """The candidate row with the id its question takes."""
-    ident = question_id(template.template_id, template.question_id, template.parameters, row)
-    return Binding(row, ident, {name: str(term.get("value", "")) for name, term in row.items()})
-
-
-def unbound(binding: Binding, needed: frozenset[str]) -> Dropped | None:
+def unbound(binding: Binding, needed: frozenset[str]) -> Dropped:
     """Why a candidate row leaving a `needed` name unbound (an OPTIONAL column) makes no question."""
-    if needed <= binding.values.keys():
-        return None
     missing = sorted(needed - binding.values.keys())
     return Dropped(binding.question_id, f"no value for {', '.join(missing)} in its candidate row")
 
 
 def compile_template(template: QuestionTemplate, header: str, graph: str) -> CompiledTemplate:
     """`template` split once into what each of its questions fills; `graph` is their provenance's."""
-    slots: list[tuple[_Fill, Pieces | None]] = []
+    slots: list[str | int] = []
     steps, step_shapes = [], []
     for group_index, group in enumerate(template.steps):
         shapes = []
@@ -177,15 +176,19 @@ def compile_template(template: QuestionTemplate, header: str, graph: str) -> Com
         "bindings": {name: Slot(first_binding + i) for i, name in enumerate(template.parameters)},
         "graph": graph,
     }
+    outputs = [
+        index for group in step_shapes for step in group for index in _slot_indices(step.get("output"))
+    ]
     return CompiledTemplate(
         template,
-        tuple(Pieces.of(phrasing) for phrasing in template.phrasings),
+        None if template.question_id is None else Pieces.of(template.question_id),
+        tuple(Pieces.of(phrasing).form for phrasing in template.phrasings),
         tuple(steps),
         shape,
         Skeleton.of(shape, QUESTION_INDENT),
         AnswerReader(template.answer),
         frozenset(used_names(template)),
-        tuple(step.get("output") for group in step_shapes for step in group),
+        operator.itemgetter(*outputs) if outputs else lambda texts: (),
     )
 
 
@@ -194,22 +197,23 @@ def instantiate(compiled: CompiledTemplate, binding: Binding, ran: Ran) -> Insta
     or why there is none; a query's error is raised as its question and step's."""
     template = compiled.template
     plain, ident = binding.plain, binding.question_id
-    texts: list[str] = []
-    rows, answer = 0, None
-    results = iter(ran)
+    texts = [ident, "", ""]  # the question's text and answer are put in last
+    rows, answer, run = 0, None, 0
     for step in compiled.steps:
-        query = result = output = None
+        made = ("", "", "")
         if step.query is not None:
-            held = next(results)
+            held = ran[run]
+            run += 1
             if isinstance(held, BlankNodeValue):
                 return Dropped(ident, str(held))
             query, result = held
             if isinstance(result, EndpointError):
                 raise query_error(result, template, step.where, ident)
             spec = step.step.documents
-            output = result.text if spec is None else _documents(result.text, spec)
+            media = N_TRIPLES if result.form is QueryForm.CONSTRUCT else SPARQL_RESULTS_JSON
+            made = (query, result.text if spec is None else _documents(result.text, spec), media)
             if step.answers:
-                text = result.text if result.media_type == SPARQL_RESULTS_JSON else None
+                text = result.text if media == SPARQL_RESULTS_JSON else None
                 columns, rows, answer = compiled.reader.read(text, plain)
                 if template.answer.kind == "labels" and template.answer.column not in columns:
                     raise template.error(
@@ -217,22 +221,18 @@ def instantiate(compiled: CompiledTemplate, binding: Binding, ran: Ran) -> Insta
                         f"(columns: {', '.join(columns) or 'none'})",
                         "answer.labels",
                     )
-        for kind, pieces in step.fills:
-            if kind is _Fill.TEXT:
-                texts.append(pieces.fill(plain))  # type: ignore[union-attr]  # a TEXT slot has its pieces
-            elif kind is _Fill.QUERY:
-                texts.append(query)  # type: ignore[arg-type]  # a QUERY slot is a sparql_query step's
-            else:
-                texts.append(output if kind is _Fill.OUTPUT else result.media_type)  # type: ignore[union-attr,arg-type]
+        for fill in step.fills:
+            texts.append(made[fill] if fill.__class__ is int else fill.format_map(plain))  # type: ignore[union-attr]
     keep = template.keep
     if rows < keep.min_rows or (keep.max_rows is not None and rows > keep.max_rows):
         bounds = f"{keep.min_rows}..{'' if keep.max_rows is None else keep.max_rows}"
         return Dropped(ident, f"its answer query gave {rows} rows (kept: {bounds})")
     if answer is None:
         return Dropped(ident, "its answer query gave no value to read the answer from")
-    phrasing = compiled.phrasings[stable_index(ident, len(compiled.phrasings))]
-    own = (ident, phrasing.fill(plain), answer, *texts, *[plain[name] for name in template.parameters])
-    return Instance(compiled, own, tuple([_output_key(output, own) for output in compiled.outputs]))
+    phrasings = compiled.phrasings
+    phrasing = phrasings[0] if len(phrasings) == 1 else phrasings[stable_index(ident, len(phrasings))]
+    texts[1], texts[2] = phrasing.format_map(plain), answer
+    return Instance(compiled, (*texts, *[plain[name] for name in template.parameters]))
 
 
 def run_queries(compiled: CompiledTemplate, binding: Binding, run: Run, ran: Ran) -> bool:
@@ -281,18 +281,18 @@ def query_error(
     return template.error(f"the query failed{where}: {error}", field)
 
 
-def _step_shape(step: StepTemplate, slots: list[tuple[_Fill, Pieces | None]]) -> dict[str, Any]:
+def _step_shape(step: StepTemplate, slots: list[str | int]) -> dict[str, Any]:
     """The step as the corpus holds it, each text a question fills a `Slot` (after the question's own
     texts), its filling appended to `slots`: keys in the order the corpus has always written them."""
 
-    def opened(kind: _Fill, pieces: Pieces | None = None) -> Slot:
-        slots.append((kind, pieces))
-        return Slot(_OWN_TEXTS + len(slots) - 1, kind is _Fill.OUTPUT)
+    def opened(fill: str | int) -> Slot:
+        slots.append(fill)
+        return Slot(_OWN_TEXTS + len(slots) - 1, fill == _OUTPUT)
 
     def shaped(value: Any) -> Any:
         if isinstance(value, str):
             pieces = Pieces.of(value)
-            return opened(_Fill.TEXT, pieces) if pieces.names else value
+            return opened(pieces.form) if pieces.names else value
         if isinstance(value, list):
             return [shaped(item) for item in value]
         if isinstance(value, dict):
@@ -303,13 +303,13 @@ def _step_shape(step: StepTemplate, slots: list[tuple[_Fill, Pieces | None]]) ->
     made: dict[str, Any] = {"name": raw["name"]}
     if "args" in raw:
         made["args"] = {
-            key: opened(_Fill.QUERY) if key == "query" and step.query is not None else shaped(item)
+            key: opened(_QUERY) if key == "query" and step.query is not None else shaped(item)
             for key, item in raw["args"].items()
         }
     if step.query is not None or step.documents is not None:
-        made["output"] = opened(_Fill.OUTPUT)
+        made["output"] = opened(_OUTPUT)
         if step.query is not None:
-            made["output_media_type"] = opened(_Fill.MEDIA_TYPE)
+            made["output_media_type"] = opened(_MEDIA_TYPE)
     for key, item in raw.items():
         if key not in made:
             made[key] = shaped(item)
@@ -327,11 +327,12 @@ def _filled(shape: Any, texts: tuple[str, ...]) -> Any:
     return shape
 
 
-def _output_key(output: Any, texts: tuple[str, ...]) -> str:
-    """A step's output as the duplicate check compares it (text as it is, anything else as JSON)."""
-    if type(output) is Slot:
-        return texts[output.index]
-    return output if isinstance(output, str) else json.dumps(_filled(output, texts), sort_keys=True)
+def _slot_indices(shape: Any) -> list[int]:
+    """The index of every slot in `shape`: the texts that make the rest of it."""
+    if type(shape) is Slot:
+        return [shape.index]
+    items = shape.values() if isinstance(shape, dict) else shape if isinstance(shape, list) else ()
+    return [index for item in items for index in _slot_indices(item)]
 
 
 def _documents(text: str, spec: DocumentsSpec) -> str:

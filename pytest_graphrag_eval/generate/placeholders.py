@@ -30,31 +30,25 @@ def names_in(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Pieces:
-    """A text split once at its placeholders (`texts` around `names`), so filling it is a join."""
+    """A text split once at its placeholders: their `names` in order, and the text as a `str.format_map`
+    pattern (`form`: its own braces doubled, each placeholder `{name}`), so filling it is one call."""
 
-    texts: tuple[str, ...]
+    form: str
     names: tuple[str, ...]
 
     @classmethod
     def of(cls, text: str) -> Pieces:
-        parts = PLACEHOLDER.split(text)
-        return cls(tuple(parts[0::2]), tuple(parts[1::2]))
+        parts = [part.replace("{", "{{").replace("}", "}}") for part in PLACEHOLDER.split(text)]
+        parts[1::2] = [f"{{{name}}}" for name in parts[1::2]]  # a name has no brace to double
+        return cls("".join(parts), tuple(PLACEHOLDER.findall(text)))
 
     def fill(self, values: Mapping[str, str]) -> str:
         """The text with each placeholder replaced by its plain value."""
-        return self._joined([values[name] for name in self.names])
+        return self.form.format_map(values)
 
     def fill_query(self, values: Mapping[str, Term]) -> str:
         """The text with each placeholder replaced by its term in SPARQL syntax."""
-        return self._joined([sparql_term(values[name]) for name in self.names])
-
-    def _joined(self, filled: list[str]) -> str:
-        texts = self.texts
-        if len(filled) == 1:  # most texts name one value
-            return texts[0] + filled[0] + texts[1]
-        parts = [""] * (2 * len(texts) - 1)
-        parts[0::2], parts[1::2] = texts, filled
-        return "".join(parts)
+        return self.form.format_map({name: sparql_term(values[name]) for name in self.names})
 
 
 def sparql_term(term: Term) -> str:
