@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_graphrag_eval.corpus.input_files import decode_input, read_input_bytes
-from pytest_graphrag_eval.errors import InputError, SourceLocation
+from pytest_graphrag_eval.errors import InputError, SourceLocation, json_problem
 from pytest_graphrag_eval.formats.json_text import vouched_loads
 from pytest_graphrag_eval.report_model import ReportDocument
 
@@ -22,17 +22,20 @@ def read_report(path: str | Path, *, what: str = "baseline report") -> ReportDoc
 def report_from_bytes(data: bytes, path: str | Path, *, what: str = "baseline report") -> ReportDocument:
     """`read_report` of a file's bytes already read: a merge checks the hash of the very bytes it reads."""
     vouched = vouched_loads(data)
+    file = str(path)
     if vouched is not None:
-        return ReportDocument.from_json(vouched[0], str(path), plain=True)
-    text = decode_input(data, SourceLocation(file=str(path)), what=what)
+        return ReportDocument.from_json(vouched[0], file, plain=True)
+    text = decode_input(data, SourceLocation(file=file), what=what)
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(
             f"the {what} is not JSON: {error.msg} (column {error.colno})",
-            SourceLocation(file=str(path), line=error.lineno),
+            SourceLocation(file=file, line=error.lineno),
         ) from None
-    return ReportDocument.from_json(parsed, str(path))
+    except (ValueError, RecursionError) as error:  # past Python's bounds: a number's digits, nesting
+        raise InputError(f"the {what} is not JSON: {json_problem(error)}", SourceLocation(file)) from None
+    return ReportDocument.from_json(parsed, file)
 
 
 def load_baseline(path: str | Path) -> dict[str, Any]:

@@ -60,7 +60,7 @@ def vouched_loads(data: bytes) -> tuple[Any] | None:
         return None
     try:
         return (_REPORT_DECODER.decode(data),)
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # json.loads names the fault
         return None
 
 
@@ -83,6 +83,6 @@ def loads_lines(data: bytes) -> list[tuple[int, Any]] | None:
             if end > start and (data[start] == _OPEN_BRACE or not data[start:end].isspace()):
                 values.append((number, decode(view[start:end])))
             start = end + 1
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # json.loads names the fault
         return None
     return values

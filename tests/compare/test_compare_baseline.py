@@ -33,6 +33,21 @@ def test_not_json_names_file_and_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('{"format_version": 2, "n": 1' + "0" * 4400 + "}", "a number of more than 4300 digits"),
+        ('{"a": ' * 100_000 + "1" + "}" * 100_000, "nested too deeply"),
+    ],
+)
+def test_json_past_pythons_bounds_names_the_file_and_the_bound(
+    tmp_path: Path, text: str, reason: str
+) -> None:
+    """CPython refuses such text with a plain ValueError or RecursionError, not a JSONDecodeError."""
+    with pytest.raises(InputError, match=rf"main\.json: the baseline report is not JSON: {reason}"):
+        load_baseline(write(tmp_path, text))
+
+
+@pytest.mark.parametrize(
     "content", [[1, 2], {"results": []}, {"format_version": 2}, {"format_version": "2", "results": []}]
 )
 def test_not_a_report(tmp_path: Path, content: object) -> None:
