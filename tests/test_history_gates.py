@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from comparison_support import compare_reports
 
 from pytest_graphrag_eval.aggregates import compute_aggregates
-from pytest_graphrag_eval.compare.comparison import compare_reports
 from pytest_graphrag_eval.compare.past_runs import PastRun, RunHistory, flakiness, flaky_questions
 from pytest_graphrag_eval.compare.trend import slope_trend
 from pytest_graphrag_eval.errors import ConfigurationError, CorpusError, SourceLocation

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from comparison_support import compare_reports
 from synthetic_report import synthetic_report
 
 from pytest_graphrag_eval.compare.baseline import read_report
-from pytest_graphrag_eval.compare.comparison import compare_reports
 from pytest_graphrag_eval.errors import InputError
 from pytest_graphrag_eval.report.json_report import json_bytes
 from pytest_graphrag_eval.report.markdown_summary import render_markdown

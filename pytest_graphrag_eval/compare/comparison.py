@@ -1,4 +1,4 @@
-"""compare_reports(): the `comparison` section of the JSON report (format_version 2), typed
+"""compare_documents(): the `comparison` section of the JSON report (format_version 2), typed
 (`report_model.ComparisonSection`).
 
 Questions are matched by (template id, question id). Only questions present in
@@ -37,7 +37,6 @@ from pytest_graphrag_eval.report_model import (
     QuestionChange,
     QuestionResult,
     ReportDocument,
-    parse_results,
 )
 
 # Below this magnitude the difference of two values cannot overflow to infinity.
@@ -102,24 +101,6 @@ class Comparison(ComparisonSection):
         return sorted(self.per_template)
 
 
-def compare_reports(
-    baseline_report: Mapping[str, Any],
-    current_results: Sequence[Mapping[str, Any]],
-    *,
-    confidence: float = DEFAULT_CONFIDENCE,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    baseline_path: str | None = None,
-) -> Comparison:
-    """Compare the current run's results with a baseline report (see `load_baseline`)."""
-    _check_settings(confidence, resamples)
-    baseline = ReportDocument.from_json(baseline_report, baseline_path or "baseline report")
-    current = parse_results(current_results, "current run", require_outcome=True)
-    return compare_documents(
-        baseline, current, confidence=confidence, resamples=resamples, seed=seed, baseline_path=baseline_path
-    )
-
-
 def compare_documents(
     baseline: ReportDocument,
     current_results: Sequence[QuestionResult],
@@ -129,7 +110,7 @@ def compare_documents(
     seed: int = 0,
     baseline_path: str | None = None,
 ) -> Comparison:
-    """`compare_reports` of a report and results already read and checked (typed): nothing parsed twice."""
+    """Compare the current run's results, read and checked (typed), with a baseline report's."""
     _check_settings(confidence, resamples)
     baseline_by_key = {result.key: result.record for result in baseline.results}
     current_by_key = {result.key: result.record for result in current_results}

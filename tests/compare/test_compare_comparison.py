@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 from compare_support import report, result, same_change
+from comparison_support import compare_reports
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_graphrag_eval.compare.baseline import load_baseline
-from pytest_graphrag_eval.compare.comparison import compare_reports
 from pytest_graphrag_eval.errors import ConfigurationError, InputError
 from pytest_graphrag_eval.report_model import Classification, MetricChange
 

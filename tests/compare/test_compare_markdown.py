@@ -5,11 +5,11 @@ from typing import Any
 
 import pytest
 from compare_support import report, result
+from comparison_support import compare_reports
 from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from pytest_graphrag_eval.compare.comparison import compare_reports
 from pytest_graphrag_eval.report.markdown_summary import escape_text, render_markdown
 from pytest_graphrag_eval.report_model import ReportDocument
 

@@ -50,13 +50,14 @@ def test_package_imports_without_numpy_and_scipy() -> None:
 def test_comparison_without_numpy_names_the_extra() -> None:
     completed = run(
         """
-        from pytest_graphrag_eval.compare.comparison import compare_reports
+        from pytest_graphrag_eval.compare.comparison import compare_documents
         from pytest_graphrag_eval.errors import ConfigurationError
-        baseline = {"format_version": 2, "results": [
-            {"template_id": "t", "question_id": "q", "outcome": "passed", "answer_f1": 0.5}]}
+        from pytest_graphrag_eval.report_model import ReportDocument, parse_results
+        baseline = ReportDocument.from_json({"format_version": 2, "results": [
+            {"template_id": "t", "question_id": "q", "outcome": "passed", "answer_f1": 0.5}]}, "base.json")
         try:
             current = [{"template_id": "t", "question_id": "q", "outcome": "failed", "answer_f1": 0.2}]
-            compare_reports(baseline, current)
+            compare_documents(baseline, parse_results(current, "current run", require_outcome=True))
         except ConfigurationError as error:
             print(error)
         """

@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 import pytest
 from compare_support import report, result, same_change
+from comparison_support import compare_reports
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special
 
 from pytest_graphrag_eval.aggregates import is_metric_value
-from pytest_graphrag_eval.compare.comparison import compare_reports
 from pytest_graphrag_eval.compare.metrics import metric_values
 from pytest_graphrag_eval.compare.paired import (
     PairedSample,
