@@ -215,11 +215,7 @@ def _validated(data: object, source: _Source) -> Corpus:
 
 
 def _template_from_data(
-    raw: object,
-    index: int,
-    source: _Source,
-    seen: dict[str, SourceLocation],
-    shared_tables: SharedTables,
+    raw: object, index: int, source: _Source, seen: dict[str, SourceLocation], shared_tables: SharedTables
 ) -> Template:
     location = SourceLocation(source.file, source.line(raw))
     if not isinstance(raw, Mapping):
@@ -301,9 +297,7 @@ def _reference_steps(
         return None
     if not isinstance(value, list) or not all(isinstance(group, list) for group in value):
         raise CorpusError(
-            "must be a list of groups, each a list of steps (a list of lists)",
-            location,
-            "reference_steps",
+            "must be a list of groups, each a list of steps (a list of lists)", location, "reference_steps"
         )
     for group_index, group in enumerate(value):
         if not group:

@@ -70,8 +70,7 @@ def parse_sparql_results(output: object, literal_match: LiteralMatch = DEFAULT_L
     if isinstance(output, str):
         typed = typed_table(output, literal_match)
         if typed is not None:
-            variables, columns, row_count, blank = typed
-            return SparqlTable(variables=variables, columns=columns, row_count=row_count, blank_nodes=blank)
+            return SparqlTable(*typed[:3], blank_nodes=typed[3])
         data = load_results_json(output)
         return results_table(data, literal_match, blank_nodes=may_hold_blank_nodes(output))
     return results_table(load_results_json(output), literal_match)
@@ -185,11 +184,7 @@ class SharedTables(dict[str, SparqlTable | str]):
     text, and the last text read: a corpus lists a question's variants together, and comparing a long
     text with the last one spares hashing it."""
 
-    __slots__ = ("last",)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.last: tuple[str, SparqlTable | str] | None = None
+    last: tuple[str, SparqlTable | str] | None = None  # one attribute dict per corpus
 
 
 class MemoizedParser:
