@@ -53,7 +53,7 @@ def normalise_response(raw: object, location: SourceLocation, *, filed_as: str =
 
     A `question_id` differing from `location.question_id` is an error; a `ResponseRecord` is checked
     again, as it may have been edited."""
-    if type(raw) not in (dict, ResponseRecord) and not isinstance(raw, Mapping):  # the abstract check is slow
+    if not (type(raw) is dict or type(raw) is ResponseRecord or isinstance(raw, Mapping)):  # ABCs are slow
         raise ResponseError(_not_an_object(raw), location)
     given = raw.get("question_id")
     if given is not None and location.question_id is not None and str(given) != location.question_id:
