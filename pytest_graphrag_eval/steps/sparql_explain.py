@@ -25,6 +25,7 @@ from pytest_graphrag_eval.steps.sparql_compare import (
 )
 
 DEFAULT_LIMIT = 10
+_JSON_BOOL: dict[bool | None, str] = {True: "true", False: "false"}
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def _explain_ask(reference: SparqlTable, actual: SparqlTable) -> dict[str, Any]:
     if matched:
         reason = "the ASK results agree"
     elif reference.is_ask and actual.is_ask:
-        reason = f"expected ASK result {_bool_text(reference.boolean)}, got {_bool_text(actual.boolean)}"
+        reason = f"expected ASK result {_JSON_BOOL[reference.boolean]}, got {_JSON_BOOL[actual.boolean]}"
     elif reference.is_ask:
         reason = "expected an ASK result (a boolean), got a SELECT result"
     else:
@@ -85,10 +86,6 @@ def _explain_ask(reference: SparqlTable, actual: SparqlTable) -> dict[str, Any]:
         "reference_boolean": reference.boolean,
         "actual_boolean": actual.boolean,
     }
-
-
-def _bool_text(value: bool | None) -> str:
-    return "true" if value else "false"
 
 
 class _Explanation:
@@ -116,6 +113,8 @@ class _Explanation:
         self.actual_alike: list[tuple[Any, ...]] = [
             collapsed(column) if self.blank else column for column in actual.columns
         ]
+        # Per required column, the actual columns with its values: once for the reason and the mapping.
+        self.candidates = signature_candidates(self.reference_alike, self.actual_alike, mode)
         self.outcomes: list[Equivalence] = []
 
     def build(self) -> dict[str, Any]:
@@ -153,6 +152,12 @@ class _Explanation:
                 return {}, None
             empty = self.sides.reference if reference.row_count == 0 else self.sides.actual
             return self._best_mapping(), f"the {empty} result is empty and the other is not"
+        lonely = [name for name, options in zip(required, self.candidates, strict=True) if not options]
+        if lonely:  # the column search would find no mapping: it need not run
+            suffix = {RowMode.SEQUENCE: " in order", RowMode.SET: ""}.get(self.mode, " with the same counts")
+            names = ", ".join(lonely)
+            reason = f"no {self.sides.variable} has the same values{suffix} as required column(s) {names}"
+            return self._best_mapping(), reason
         found = find_column_mapping(reference, actual, required, self.mode, self.outcomes)
         if found is not None:
             by_name = {name: index for index, name in enumerate(actual.variables)}
@@ -165,13 +170,6 @@ class _Explanation:
                 "the blank nodes are too many alike ones to search every renaming (the search stopped at "
                 "its bound); the results are counted as different"
             )
-        candidates = signature_candidates(self.reference_alike, self.actual_alike, self.mode)
-        lonely = [name for name, options in zip(self.required, candidates, strict=True) if not options]
-        if lonely:
-            values = {RowMode.SEQUENCE: "values in order", RowMode.SET: "values"}.get(
-                self.mode, "values with the same counts"
-            )
-            return f"no {self.sides.variable} has the same {values} as required column(s) {', '.join(lonely)}"
         if self.mode is not RowMode.SET and self.reference.row_count != self.actual.row_count:
             return f"expected {self.reference.row_count} rows, got {self.actual.row_count}"
         if self.blank:
@@ -183,7 +181,6 @@ class _Explanation:
 
     def _best_mapping(self) -> dict[int, int]:
         """Pair columns with equal signatures first, then by Jaccard overlap of their value sets."""
-        exact = signature_candidates(self.reference_alike, self.actual_alike, self.mode)
         actual_sets = [set(column) for column in self.actual_alike]
         ranked: list[tuple[bool, float, int, int]] = []
         for ref_index, column in enumerate(self.reference_alike):
@@ -192,7 +189,7 @@ class _Explanation:
                 shared = len(values & other)
                 if shared:
                     overlap = shared / len(values | other)
-                    ranked.append((act_index in exact[ref_index], overlap, -ref_index, -act_index))
+                    ranked.append((act_index in self.candidates[ref_index], overlap, -ref_index, -act_index))
         pairs: dict[int, int] = {}
         for _, _, ref_key, act_key in sorted(ranked, reverse=True):
             if -ref_key not in pairs and -act_key not in pairs.values():

@@ -80,6 +80,7 @@ def histograms(charts: Mapping[str, Histogram]) -> Markup:
     every question's (template "") and each template's, hidden; nothing to escape but the template ids,
     their other texts are counts and numbers."""
     parts: list[str] = []
+    written: dict[int, str] = {}  # `charts._bars` hands equal bars out as one tuple: each is written once
     for template, chart in charts.items():
         parts.append(
             f'        <div class="hist" data-template="{escape(template)}"{" hidden" if template else ""}>\n'
@@ -87,12 +88,15 @@ def histograms(charts: Mapping[str, Histogram]) -> Markup:
             f' aria-label="histogram: {chart.count} values">\n'
             f'    <line class="axis" x1="0" y1="{_AXIS_Y}" x2="{HIST_WIDTH}" y2="{_AXIS_Y}"/>\n'
         )
-        parts.extend(
-            f'    <rect class="bin" x="{bin.x}" y="{bin.y}" width="{bin.width}" height="{bin.height}">'
-            f"<title>{bin.label}</title></rect>\n"
-            for bin in chart.bins
-            if bin.count
-        )
+        bars = written.get(id(chart.bins))
+        if bars is None:
+            bars = written[id(chart.bins)] = "".join(
+                f'    <rect class="bin" x="{bin.x}" y="{bin.y}" width="{bin.width}" height="{bin.height}">'
+                f"<title>{bin.label}</title></rect>\n"
+                for bin in chart.bins
+                if bin.count
+            )
+        parts.append(bars)
         parts.append(
             f'    <text class="tick" x="0" y="{_TICK_Y}">{chart.low_label}</text>\n'
             f'    <text class="tick" x="{HIST_WIDTH}" y="{_TICK_Y}" text-anchor="end">'

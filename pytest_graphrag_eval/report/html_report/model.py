@@ -143,7 +143,7 @@ def build_view(report: ReportDocument) -> ReportView:
     keys = numeric_keys(results)
     columns = _columns(results, keys)
     scores = score_metrics(keys, columns)
-    layout_of = key_layouts(keys, scores)
+    layouts = list(map(key_layouts(keys, scores), map(tuple, results)))  # the error counts' and the details'
     metadata, comparison, history = report.metadata, report.comparison, report.history
     question_keys = [result.key for result in report.results]
     others = [key for key in keys if key not in scores]
@@ -193,7 +193,9 @@ def build_view(report: ReportDocument) -> ReportView:
         usage=_usage(micro, results, keys),
         has_cost=bool(cost_keys(keys)),
         metric_errors=dict(
-            Counter(key for result in results for key in layout_of(tuple(result)).errors if result[key])
+            Counter(
+                key for index, result in enumerate(results) for key in layouts[index].errors if result[key]
+            )
         ),
         histograms={  # every question's ("") and each template's
             metric: group_histograms(columns[metric], groups, unit_interval=metric in scores)
@@ -205,9 +207,7 @@ def build_view(report: ReportDocument) -> ReportView:
         index=_index(
             results, question_keys, outcomes, templates, scores, classification, history_flaky, columns
         ),
-        details=_drill_downs(
-            results, question_keys, metadata, comparison, scores, columns, layout_of, history
-        ),
+        details=_drill_downs(results, question_keys, metadata, comparison, scores, columns, layouts, history),
         history=build_history(
             history,
             gates,
@@ -353,8 +353,7 @@ def _score_deltas(question: QuestionChange, scores: Sequence[str]) -> list[tuple
     changed = []
     for metric in scores:
         values = question.deltas.get(metric)
-        delta = finite(values["delta"]) if values is not None else None
-        if values is not None and delta:
+        if values is not None and (delta := finite(values["delta"])):
             changed.append((metric, values["baseline"], values["current"], delta))
     return changed
 
@@ -445,7 +444,7 @@ def _drill_downs(
     comparison: ComparisonSection | None,
     scores: Sequence[str],
     columns: Columns,
-    layout_of: Callable[[tuple[str, ...]], KeyLayout],
+    layouts: Sequence[KeyLayout],
     history: HistorySection | None,
 ) -> list[dict[str, object]]:
     """Every question's drill-down, in the results' order; every text is data, escaped by the page.
@@ -460,7 +459,7 @@ def _drill_downs(
     outcomes_over_runs = question_outcomes(history) if history is not None else {}
     details = []
     for position, result in enumerate(results):
-        layout = layout_of(tuple(result))
+        layout = layouts[position]
         detail: dict[str, object] = {
             "question_text": _shown(result.get("question_text")),
             "template_id": _text(result["template_id"]),
