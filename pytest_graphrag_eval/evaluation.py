@@ -259,10 +259,7 @@ def check_responses_match(
 
 
 async def evaluate_question(
-    question: Question,
-    response: ResponseRecord | None,
-    scorers: Sequence[Scorer],
-    context: ScoringContext,
+    question: Question, response: ResponseRecord | None, scorers: Sequence[Scorer], context: ScoringContext
 ) -> dict[str, Any]:
     """Score one question; scorer failures become `<scorer>_error` keys, never exceptions."""
     if response is not None:  # the agent's tool names mapped to the corpus' (`tool_names` option)

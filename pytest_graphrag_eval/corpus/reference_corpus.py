@@ -15,7 +15,7 @@ from typing import Any
 from pytest_graphrag_eval.corpus.reference_steps import reference_step_problem, step_path
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import CorpusError, SourceLocation
-from pytest_graphrag_eval.formats.sparql_results import MemoizedParser, SparqlTable
+from pytest_graphrag_eval.formats.sparql_results import MemoizedParser, SharedTables, SparqlTable
 
 QUESTION_RESERVED_KEYS = frozenset(
     {"id", "question_text", "reference_steps", "reference_answer", "thresholds", "xfail"}
@@ -50,7 +50,7 @@ class Question:
     """The YAML line of each reference step (by group, then step), for the messages of its problems."""
     references_read: ReferenceReading | None = field(default=None, repr=False, compare=False)
     """The reference steps as read elsewhere (live reference outputs); None: read on first use."""
-    shared_tables: dict[str, SparqlTable | str] | None = field(default=None, repr=False, compare=False)
+    shared_tables: SharedTables | None = field(default=None, repr=False, compare=False)
     """Reference output texts parsed by any question of the same corpus (text -> table, or why it
     is unreadable): the variants of one question repeat its reference output, parsed once."""
 
@@ -86,7 +86,7 @@ class Question:
 def read_reference_steps(
     steps: list[list[dict[str, Any]]] | None,
     lines: tuple[tuple[int | None, ...], ...] = (),
-    shared_tables: dict[str, SparqlTable | str] | None = None,
+    shared_tables: SharedTables | None = None,
 ) -> ReferenceReading:
     """Check every reference step and parse its output, reusing and filling `shared_tables`."""
     parse = MemoizedParser(shared=shared_tables)
@@ -198,7 +198,7 @@ def _validated(data: object, source: _Source) -> Corpus:
             SourceLocation(file, source.line(data)),
         )
     seen: dict[str, SourceLocation] = {}
-    shared_tables: dict[str, SparqlTable | str] = {}
+    shared_tables = SharedTables()
     templates: list[Template] = []
     for index, raw in enumerate(data):
         template = _template_from_data(raw, index, source, seen, shared_tables)
@@ -215,11 +215,7 @@ def _validated(data: object, source: _Source) -> Corpus:
 
 
 def _template_from_data(
-    raw: object,
-    index: int,
-    source: _Source,
-    seen: dict[str, SourceLocation],
-    shared_tables: dict[str, SparqlTable | str],
+    raw: object, index: int, source: _Source, seen: dict[str, SourceLocation], shared_tables: SharedTables
 ) -> Template:
     location = SourceLocation(source.file, source.line(raw))
     if not isinstance(raw, Mapping):
@@ -242,7 +238,7 @@ def _question_from_data(
     template_location: SourceLocation,
     source: _Source,
     seen: dict[str, SourceLocation],
-    shared_tables: dict[str, SparqlTable | str],
+    shared_tables: SharedTables,
 ) -> Question:
     file = template_location.file
     line = source.line(raw) or template_location.line
@@ -301,9 +297,7 @@ def _reference_steps(
         return None
     if not isinstance(value, list) or not all(isinstance(group, list) for group in value):
         raise CorpusError(
-            "must be a list of groups, each a list of steps (a list of lists)",
-            location,
-            "reference_steps",
+            "must be a list of groups, each a list of steps (a list of lists)", location, "reference_steps"
         )
     for group_index, group in enumerate(value):
         if not group:

@@ -8,6 +8,7 @@ so a bad one spoils that question alone.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ RESPONSE_KEYS = frozenset(
     {"question_id", "actual_answer", "actual_steps", "steps", "status", "error", "attempt"}
 ).union(NUMERIC_RESPONSE_KEYS)
 IN_MEMORY = "in-memory responses"
+_FLOAT_MAX = sys.float_info.max
 
 # Where a response came from, the id it was filed under (a dict key; None in a list), the raw response.
 Entry = tuple[SourceLocation, str | None, object]
@@ -51,7 +53,7 @@ def normalise_response(raw: object, location: SourceLocation, *, filed_as: str =
 
     A `question_id` differing from `location.question_id` is an error; a `ResponseRecord` is checked
     again, as it may have been edited."""
-    if not isinstance(raw, Mapping):
+    if not (type(raw) is dict or type(raw) is ResponseRecord or isinstance(raw, Mapping)):  # ABCs are slow
         raise ResponseError(_not_an_object(raw), location)
     given = raw.get("question_id")
     if given is not None and location.question_id is not None and str(given) != location.question_id:
@@ -118,9 +120,10 @@ def _check_success_fields(response: Mapping[str, Any], where: SourceLocation) ->
         raise ResponseError("must be text", where, "actual_answer")
     for key in NUMERIC_RESPONSE_KEYS:
         value = response.get(key)
-        if value is not None and (
-            type(value) is not int or value < 0 or is_huge_integer(value)
-        ):  # a whole number >= 0 passes
+        if value is not None and not (  # a whole number, or a time in seconds, from 0 to a float's range
+            (type(value) is int or (type(value) is float and key == "elapsed_sec"))
+            and 0 <= value <= _FLOAT_MAX
+        ):
             _check_number(value, key, where)
     steps = response.get("actual_steps")
     if steps is not None:

@@ -70,8 +70,7 @@ def parse_sparql_results(output: object, literal_match: LiteralMatch = DEFAULT_L
     if isinstance(output, str):
         typed = typed_table(output, literal_match)
         if typed is not None:
-            variables, columns, row_count, blank = typed
-            return SparqlTable(variables=variables, columns=columns, row_count=row_count, blank_nodes=blank)
+            return SparqlTable(*typed[:3], blank_nodes=typed[3])
         data = load_results_json(output)
         return results_table(data, literal_match, blank_nodes=may_hold_blank_nodes(output))
     return results_table(load_results_json(output), literal_match)
@@ -180,23 +179,34 @@ class ResultsParser(Protocol):
     ) -> SparqlTable: ...
 
 
+class SharedTables(dict[str, SparqlTable | str]):
+    """The tables (or why there is none) of the reference outputs any question of one corpus read, by
+    text, and the last text read: a corpus lists a question's variants together, and comparing a long
+    text with the last one spares hashing it."""
+
+    last: tuple[str, SparqlTable | str] | None = None  # one attribute dict per corpus
+
+
 class MemoizedParser:
     """`parse_sparql_results` that parses each output text once per literal match (errors included).
 
     Made per question, starting from the reference reading's tables and readings, so a large output is
     parsed once, not once per step pair; `shared` is a longer-lived memo of the default literal match.
+    Texts are met by identity, then compared with the few known ones: hashing a long output would
+    cost a pass over it, where texts of unequal lengths differ at once.
     """
 
     def __init__(
         self,
         known: Mapping[str, SparqlTable] | None = None,
         readings: dict[int, tuple[Any, Any]] | None = None,
-        shared: dict[str, SparqlTable | str] | None = None,
+        shared: SharedTables | None = None,
     ):
-        self._seen: dict[str, SparqlTable | str] = {}
+        # id of a text met -> (an equal text, the first met, and its table or error)
+        self._seen: dict[int, tuple[str, SparqlTable | str]] = {}
+        self._seen_strict: dict[int, tuple[str, SparqlTable | str]] = {}
         self._known = known or {}
         self._shared = shared
-        self._seen_strict: dict[str, SparqlTable | str] = {}
         # Comparisons of this parser's tables, shared by every scorer using it (steps/sparql_compare.py).
         self.comparisons: dict[Any, Any] = {}
         # Reference steps read under this parser (id -> (step, its reading)), for the same reason:
@@ -206,38 +216,47 @@ class MemoizedParser:
     def __call__(self, output: object, literal_match: LiteralMatch = DEFAULT_LITERAL_MATCH) -> SparqlTable:
         if not isinstance(output, str):
             return parse_sparql_results(output, literal_match)
-        default = literal_match == DEFAULT_LITERAL_MATCH
-        seen = self._seen if default else self._seen_strict
-        result = seen.get(output)
+        seen = self._seen if literal_match == DEFAULT_LITERAL_MATCH else self._seen_strict
+        met = seen.get(id(output))
+        if met is None or (met[0] is not output and met[0] != output):  # an id reused by another text
+            met = seen[id(output)] = self._read(output, literal_match)
+        if isinstance(met[1], str):
+            raise SparqlResultsError(met[1])
+        return met[1]
+
+    def _read(self, output: str, literal_match: LiteralMatch) -> tuple[str, SparqlTable | str]:
+        """An equal text met before (known or shared) and its table or error, else `output` parsed."""
+        shared = None
+        if literal_match == DEFAULT_LITERAL_MATCH:
+            for text, table in self._known.items():
+                if text == output:
+                    return text, table
+            shared = self._shared
+        if shared is not None and shared.last is not None and shared.last[0] == output:
+            return shared.last
+        result = shared.get(output) if shared is not None else None
         if result is None:
-            if default:
-                result = self._known.get(output)
-                if result is None and self._shared is not None:
-                    result = self._shared.get(output)
-            if result is None:
-                try:
-                    result = parse_sparql_results(output, literal_match)
-                except SparqlResultsError as error:
-                    result = str(error)
-                if default and self._shared is not None:
-                    self._shared[output] = result
-            seen[output] = result
-        if isinstance(result, str):
-            raise SparqlResultsError(result)
-        return result
+            try:
+                result = parse_sparql_results(output, literal_match)
+            except SparqlResultsError as error:
+                result = str(error)
+        if shared is not None:
+            shared[output] = result
+            shared.last = (output, result)
+        return output, result
 
     def parsed(self, output: object) -> SparqlTable | None:
         """The table this parser already made of `output` (either literal match), else None; never parses."""
-        if not isinstance(output, str):
-            return None
-        table = self._seen.get(output)
-        if not isinstance(table, SparqlTable):
-            table = self._seen_strict.get(output)
-        return table if isinstance(table, SparqlTable) else None
+        for seen in (self._seen, self._seen_strict):
+            met = seen.get(id(output))
+            if met is not None and met[0] == output and isinstance(met[1], SparqlTable):
+                return met[1]
+        return None
 
     def tables(self) -> dict[str, SparqlTable]:
-        """Every output text parsed so far under the default literal match that is valid SPARQL results."""
-        return {text: table for text, table in self._seen.items() if isinstance(table, SparqlTable)}
+        """Every output text parsed so far under the default literal match that is valid SPARQL results
+        (each the first met of its text, whose hash is known)."""
+        return {text: table for text, table in self._seen.values() if isinstance(table, SparqlTable)}
 
 
 class SelectRowCounts:

@@ -15,13 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pytest_graphrag_eval.formats.terms import (
-    BlankNode,
-    LiteralMatch,
-    Term,
-    literal_term,
-    text_column,
-)
+from pytest_graphrag_eval.formats.terms import BlankNode, LiteralMatch, Term, literal_term, text_column
 
 try:
     import msgspec

@@ -7,10 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from pytest_graphrag_eval.formats.json_copy import copy_json_like
-from pytest_graphrag_eval.formats.sparql_results import (
-    MemoizedParser,
-    ResultsParser,
-)
+from pytest_graphrag_eval.formats.sparql_results import MemoizedParser, ResultsParser
 from pytest_graphrag_eval.steps import SCOPES
 from pytest_graphrag_eval.steps.assignment import max_weight_assignment
 

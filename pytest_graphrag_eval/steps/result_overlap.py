@@ -134,12 +134,7 @@ class _BestMapping:
     """Branch and bound over injective column mappings for the best F1, bounding each partial mapping
     by the rows a completion can share; exact unless MAPPING_BUDGET mappings were bounded."""
 
-    def __init__(
-        self,
-        reference_columns: Sequence[Column],
-        actual_columns: Sequence[Column],
-        mode: RowMode,
-    ):
+    def __init__(self, reference_columns: Sequence[Column], actual_columns: Sequence[Column], mode: RowMode):
         codes: dict[Hashable, int] = {}
         fresh = itertools.count()
         columns = [encode_column(column, codes, fresh) for column in reference_columns]
