@@ -20,7 +20,7 @@ from pytest_graphrag_eval.corpus.response_records import (
     collect_attempts,
     is_one_response,
 )
-from pytest_graphrag_eval.errors import ResponseError, SourceLocation
+from pytest_graphrag_eval.errors import ResponseError, SourceLocation, json_problem
 from pytest_graphrag_eval.formats import json_text
 
 
@@ -154,8 +154,8 @@ def _parse_entries(text: str, file: str) -> list[Entry]:
             if stripped[0] == "{" and "\n{" in text.strip():
                 return _parse_jsonl(text, file)
             raise ResponseError(f"invalid JSON: {error.msg}", SourceLocation(file, error.lineno)) from None
-        except RecursionError:
-            raise ResponseError("invalid JSON: nested too deeply", SourceLocation(file)) from None
+        except (ValueError, RecursionError) as error:  # past Python's bounds: a number's digits, nesting
+            raise ResponseError(f"invalid JSON: {json_problem(error)}", SourceLocation(file)) from None
         if isinstance(data, list):
             return [
                 (SourceLocation(file, origin=f"list item [{index}]"), None, item)
@@ -177,8 +177,7 @@ def _parse_jsonl(text: str, file: str) -> list[Entry]:
             entries.append((SourceLocation(file, number), None, json_text.loads(line)))
         except json.JSONDecodeError as error:
             raise ResponseError(f"invalid JSON line: {error.msg}", SourceLocation(file, number)) from None
-        except RecursionError:
-            raise ResponseError(
-                "invalid JSON line: nested too deeply", SourceLocation(file, number)
-            ) from None
+        except (ValueError, RecursionError) as error:
+            problem = json_problem(error)
+            raise ResponseError(f"invalid JSON line: {problem}", SourceLocation(file, number)) from None
     return entries

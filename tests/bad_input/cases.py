@@ -491,6 +491,17 @@ RESPONSE_CASES = [
     ),
     _raw_responses_case("responses-list-of-numbers", "[1, 2]", "must be an object"),
     _raw_responses_case("responses-nested-too-deeply", "[" * 100000 + "]" * 100000, "nested too deeply"),
+    _raw_responses_case(
+        "responses-line-number-past-pythons-digits",
+        responses_jsonl() + '{"question_id": "q9", "elapsed_sec": 1' + "0" * 4400 + "}\n",
+        "responses.jsonl:4",
+        "a number of more than 4300 digits",
+    ),
+    _raw_responses_case(
+        "responses-document-number-past-pythons-digits",
+        '[{"question_id": "q1", "input_tokens": 1' + "0" * 4400 + "}]",
+        "invalid JSON: a number of more than 4300 digits",
+    ),
     _responses_case("response-question-id-missing", lambda d: d[0].pop("question_id"), "field 'question_id'"),
     _responses_case(
         "response-duplicate", lambda d: d.append(copy.deepcopy(d[0])), "question 'q1'", "duplicate response"
