@@ -25,11 +25,9 @@ from pytest_graphrag_eval.generate.templates import (
     TemplateError,
 )
 from pytest_graphrag_eval.graph.endpoint import (
-    N_TRIPLES,
     SPARQL_RESULTS_JSON,
     EndpointError,
     EndpointUnavailable,
-    QueryForm,
     QueryResult,
 )
 
@@ -210,7 +208,7 @@ def instantiate(compiled: CompiledTemplate, binding: Binding, ran: Ran) -> Insta
             if isinstance(result, EndpointError):
                 raise query_error(result, template, step.where, ident)
             spec = step.step.documents
-            media = N_TRIPLES if result.form is QueryForm.CONSTRUCT else SPARQL_RESULTS_JSON
+            media = result.form.media_type
             made = (query, result.text if spec is None else _documents(result.text, spec), media)
             if step.answers:
                 text = result.text if media == SPARQL_RESULTS_JSON else None

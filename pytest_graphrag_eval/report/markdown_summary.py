@@ -21,6 +21,7 @@ from pytest_graphrag_eval.report.judging_summary import calibration_markdown, re
 from pytest_graphrag_eval.report.run_coverage import RunCoverage
 from pytest_graphrag_eval.report_model import (
     CHANGE_LISTS,
+    PASSING,
     Aggregates,
     Classification,
     ComparisonSection,
@@ -154,7 +155,7 @@ def _per_template(results: Sequence[QuestionResult], aggregates: Aggregates) -> 
         stats, outcomes = aggregates.per_template.get(template_id), tallies[template_id]
         column = {
             "Questions": len(group),
-            "Passed": outcomes[Outcome.PASSED] + outcomes[Outcome.XPASSED],
+            "Passed": sum(outcomes[outcome] for outcome in PASSING),
             "Failed": outcomes[Outcome.FAILED],
             "Not evaluated": outcomes[Outcome.NOT_EVALUATED],
             "Agent errors": sum(result.agent_error is not None for result in group),
