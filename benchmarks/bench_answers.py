@@ -119,7 +119,8 @@ def main() -> None:
 
         def requests_so_far() -> tuple[int, int]:
             parent.send("count")
-            return parent.recv()
+            counts: tuple[int, int] = parent.recv()
+            return counts
 
         cold_times, warm_times, cold_calls, warm_calls = [], [], [], []
         for _ in range(runs):

@@ -83,7 +83,11 @@ def main() -> int:
     announce_quick(args.quick)
     questions = 500 if args.quick else 10_000
     quality = np.random.default_rng(1).beta(2.0, 0.7, size=questions)
-    baseline = {"format_version": 2, "results": make_results(questions, 2, quality), "metadata": {}}
+    baseline: dict[str, Any] = {
+        "format_version": 2,
+        "results": make_results(questions, 2, quality),
+        "metadata": {},
+    }
     current = make_results(questions, 3, quality)
     compare(baseline, current[:50], DEFAULT_RESAMPLES)  # warm-up: lazy imports of numpy/scipy are not timed
     differences = [
@@ -93,7 +97,8 @@ def main() -> int:
     walls, cpus, floors = [], [], []
     for _ in range(1 if args.quick else 3):
         wall, cpu = time.perf_counter(), time.process_time()
-        section = compare(baseline, current, DEFAULT_RESAMPLES).to_json()
+        comparison = compare(baseline, current, DEFAULT_RESAMPLES)
+        comparison.to_json()
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
         floors.append(floor_seconds(differences))
@@ -103,7 +108,7 @@ def main() -> int:
         statistics.median(floors),
     )
     print(
-        f"read + compare_documents + to_json: {questions} questions, {len(section['metrics'])} metrics, "
+        f"read + compare_documents + to_json: {questions} questions, {len(comparison.metrics)} metrics, "
         f"{TEMPLATES} templates, {DEFAULT_RESAMPLES} resamples: {cpu_sec:.3f} s CPU, {wall_sec:.3f} s wall "
         f"(median of {len(walls)}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
     )

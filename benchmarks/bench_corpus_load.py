@@ -49,6 +49,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -202,8 +203,8 @@ def time_loads(paths: dict[str, Path], runs: int, other_tree: Path | None) -> di
     measured: dict[str, dict[str, list[float]]] = {shape: {} for shape in paths}
     for _ in range(runs):
         for shape, path in paths.items():
-            ours, corpus = cpu_seconds(lambda path=path: load_corpus(path))
-            plain, document = cpu_seconds(lambda path=path: load_plainly(path))
+            ours, corpus = cpu_seconds(partial(load_corpus, path))
+            plain, document = cpu_seconds(partial(load_plainly, path))
             plain_ids = [question["id"] for template in document for question in template["questions"]]
             if corpus.question_ids() != plain_ids:
                 raise SystemExit(f"{shape}: our load and CSafeLoader's disagree on the questions")

@@ -323,7 +323,10 @@ def make_cases(count: int, seed: int) -> list[Case]:
 
 # ----------------------------------------------------------------------------- scoring and comparing
 def our_outcome(case: Case) -> dict[str, Any]:
-    return comparable_outcome(run_evaluation(case["corpus"], case["responses"], steps_scope="all_groups")[0])
+    outcome: dict[str, Any] = comparable_outcome(
+        run_evaluation(case["corpus"], case["responses"], steps_scope="all_groups")[0]
+    )
+    return outcome
 
 
 def their_outcomes(python: str, cases: list[Case]) -> dict[str, dict[str, Any]]:

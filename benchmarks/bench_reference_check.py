@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 import urllib.parse
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,8 +36,9 @@ sys.path.insert(0, str(ROOT))
 import pyoxigraph  # noqa: E402
 from timing import announce_quick  # noqa: E402
 
-from pytest_graphrag_eval.corpus.reference_corpus import corpus_from_data  # noqa: E402
+from pytest_graphrag_eval.corpus.reference_corpus import Question, corpus_from_data  # noqa: E402
 from pytest_graphrag_eval.graph.embedded import EmbeddedEndpoint  # noqa: E402
+from pytest_graphrag_eval.graph.endpoint import EndpointUnavailable, SparqlEndpoint  # noqa: E402
 from pytest_graphrag_eval.graph.http import HttpEndpoint  # noqa: E402
 from pytest_graphrag_eval.graph.references import FRESH, check_questions  # noqa: E402
 
@@ -66,7 +68,7 @@ def substations(store: EmbeddedEndpoint) -> list[str]:
     return [row["s"]["value"] for row in json.loads(text)["results"]["bindings"]]
 
 
-def make_questions(count: int, store: EmbeddedEndpoint) -> list:
+def make_questions(count: int, store: EmbeddedEndpoint) -> list[Question]:
     """`count` questions cycling over templates and substations, outputs stored from `store`."""
     names = substations(store)
     queries = [PREFIX + TEMPLATES[i % len(TEMPLATES)].format(s=names[i % len(names)]) for i in range(count)]
@@ -94,18 +96,25 @@ def make_questions(count: int, store: EmbeddedEndpoint) -> list:
     return list(corpus_from_data([{"template_id": "bench", "questions": questions}]).questions())
 
 
-def queries_of(questions: list) -> list[str]:
-    return [question.reference_steps[0][0]["args"]["query"] for question in questions]
+def queries_of(questions: list[Question]) -> list[str]:
+    return [
+        str(question.reference_steps[0][0]["args"]["query"])
+        for question in questions
+        if question.reference_steps
+    ]
 
 
-def engine_embedded(store, queries: list[str]) -> float:
+def engine_embedded(store: pyoxigraph.Store, queries: list[str]) -> float:
     """pyoxigraph alone: query and serialize each result, 32 at a time."""
 
     def run(query: str) -> bytes:
         result = store.query(query)
         if isinstance(result, pyoxigraph.QueryTriples):
-            return result.serialize(format=pyoxigraph.RdfFormat.N_TRIPLES)
-        return result.serialize(format=pyoxigraph.QueryResultsFormat.JSON)
+            text = result.serialize(format=pyoxigraph.RdfFormat.N_TRIPLES)
+        else:
+            text = result.serialize(format=pyoxigraph.QueryResultsFormat.JSON)
+        assert text is not None  # no output file given: the bytes are returned
+        return text
 
     return _wall(run, queries)
 
@@ -120,17 +129,20 @@ def engine_server(url: str, queries: list[str]) -> float:
     def run(query: str) -> bytes:
         connection = getattr(local, "connection", None)
         if connection is None:
-            connection = local.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+            connection = local.connection = http.client.HTTPConnection(
+                str(parts.hostname), parts.port, timeout=60
+            )
         accept = "application/n-triples" if "CONSTRUCT" in query else "application/sparql-results+json"
         body = urllib.parse.urlencode({"query": query})
         headers = {"Accept": accept, "Content-Type": "application/x-www-form-urlencoded"}
         connection.request("POST", parts.path, body=body, headers=headers)
-        return connection.getresponse().read()
+        body_read: bytes = connection.getresponse().read()
+        return body_read
 
     return _wall(run, queries)
 
 
-def _wall(function, items) -> float:
+def _wall(function: Callable[[str], bytes], items: Iterable[str]) -> float:
     started = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(IN_FLIGHT) as pool:
         for _ in pool.map(function, items):
@@ -138,11 +150,15 @@ def _wall(function, items) -> float:
     return time.perf_counter() - started
 
 
-def plugin(endpoint, questions: list) -> tuple[float, int]:
+def plugin(endpoint: SparqlEndpoint, questions: list[Question]) -> tuple[float, int]:
     started = time.perf_counter()
     checks = check_questions(questions, endpoint, concurrency=IN_FLIGHT)
     wall = time.perf_counter() - started
-    fresh = sum(1 for check in checks.values() if all(step.status == FRESH for step in check.steps))
+    fresh = sum(
+        1
+        for check in checks.values()
+        if not isinstance(check, EndpointUnavailable) and all(step.status == FRESH for step in check.steps)
+    )
     return wall, fresh
 
 
@@ -151,11 +167,9 @@ def store_sharing(folder: Path, copies: int) -> tuple[int, float, float]:
     big = folder / "big.nt"
     base = pyoxigraph.Store()
     base.bulk_load(path=str(GRID))
-    lines = (
-        base.dump(format=pyoxigraph.RdfFormat.N_TRIPLES, from_graph=pyoxigraph.DefaultGraph())
-        .decode()
-        .splitlines()
-    )
+    dumped = base.dump(format=pyoxigraph.RdfFormat.N_TRIPLES, from_graph=pyoxigraph.DefaultGraph())
+    assert dumped is not None  # no output file given: the bytes are returned
+    lines = dumped.decode().splitlines()
     with big.open("w", encoding="utf-8") as out:
         for copy in range(copies):
             for line in lines:

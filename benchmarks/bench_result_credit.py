@@ -19,12 +19,14 @@ import argparse
 import asyncio
 import json
 import random
+from functools import partial
 from typing import Any
 
 from bench_sparql_compare import ACTUAL_COLUMNS, REQUIRED, make_rows
 from timing import announce_quick, median_seconds
 
 from pytest_graphrag_eval import ScoringContext, corpus_from_data
+from pytest_graphrag_eval.corpus.reference_corpus import Question
 from pytest_graphrag_eval.formats import rdf_graphs
 from pytest_graphrag_eval.formats.sparql_results import MemoizedParser
 from pytest_graphrag_eval.steps.graph_compare import graph_output_score
@@ -39,7 +41,7 @@ def results_json(variables: list[str], rows: list[list[dict[str, str]]]) -> str:
     return json.dumps({"head": {"vars": variables}, "results": {"bindings": bindings}})
 
 
-def sparql_question(rows: int, changed: bool) -> tuple[Any, dict[str, Any]]:
+def sparql_question(rows: int, changed: bool) -> tuple[Question, dict[str, Any]]:
     rng = random.Random(7)
     table = make_rows(rows, rng)
     variables = [f"v{index}" for index in range(ACTUAL_COLUMNS)]
@@ -59,17 +61,30 @@ def sparql_question(rows: int, changed: bool) -> tuple[Any, dict[str, Any]]:
     shuffled = [[row[index] for index in order] for row in actual_rows]
     output = results_json(actual_variables, shuffled)
     question = next(
-        corpus_from_data(
-            [
-                {
-                    "template_id": "t",
-                    "questions": [{"id": "q", "question_text": "?", "reference_steps": [[reference]]}],
-                }
-            ]
-        ).questions()
+        iter(
+            corpus_from_data(
+                [
+                    {
+                        "template_id": "t",
+                        "questions": [{"id": "q", "question_text": "?", "reference_steps": [[reference]]}],
+                    }
+                ]
+            ).questions()
+        )
     )
     step = {"id": "s1", "name": "sparql_query", "status": "success", "output": output}
     return question, {"actual_answer": "", "actual_steps": [step]}
+
+
+def score_alone(question: Question, response: dict[str, Any]) -> object:
+    """The steps score alone, with a fresh parser per call as a scorer's question has."""
+    parse = MemoizedParser(question.reference_reading.tables)
+    return score_steps(question.reference_steps or [], response["actual_steps"], "last_group", parse=parse)
+
+
+def score_whole(scorer: StepsScorer, question: Question, response: dict[str, Any]) -> object:
+    """The whole steps scorer on one question, partial credit included."""
+    return asyncio.run(scorer.score(question, response, ScoringContext()))
 
 
 def graph_texts(subjects: int) -> tuple[str, str]:
@@ -102,18 +117,8 @@ def main() -> None:
     for rows in sizes:
         for changed in (False, True):
             question, response = sparql_question(rows, changed)
-            alone = median_seconds(
-                lambda q=question, r=response: score_steps(
-                    q.reference_steps,
-                    r["actual_steps"],
-                    "last_group",
-                    parse=MemoizedParser(q.reference_reading.tables),
-                ),
-                repeats,
-            )
-            whole = median_seconds(
-                lambda q=question, r=response: asyncio.run(scorer.score(q, r, ScoringContext())), repeats
-            )
+            alone = median_seconds(partial(score_alone, question, response), repeats)
+            whole = median_seconds(partial(score_whole, scorer, question, response), repeats)
             result = asyncio.run(scorer.score(question, response, ScoringContext()))
             label = "a tenth changed" if changed else "matching"
             print(

@@ -12,6 +12,7 @@ import argparse
 import random
 import statistics
 import time
+from collections.abc import Callable
 
 from timing import announce_quick
 
@@ -20,7 +21,9 @@ from pytest_graphrag_eval.retrieval import evaluate_run
 METRICS = {"P_10", "recall_100", "map", "recip_rank", "ndcg", "ndcg_cut_10", "success_1"}
 
 
-def make_inputs(queries: int, documents: int, seed: int = 1) -> tuple[dict, dict]:
+def make_inputs(
+    queries: int, documents: int, seed: int = 1
+) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
     """Graded judgements for 20 documents per query; a run of `documents` scored documents (with ties)."""
     rng = random.Random(seed)
     pool = range(documents * 2)
@@ -32,7 +35,7 @@ def make_inputs(queries: int, documents: int, seed: int = 1) -> tuple[dict, dict
     return qrels, run
 
 
-def median_seconds(function, repeats: int) -> tuple[float, object]:
+def median_seconds(function: Callable[[], object], repeats: int) -> tuple[float, object]:
     times, result = [], None
     for _ in range(repeats):
         start = time.perf_counter()

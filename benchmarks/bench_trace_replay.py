@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +127,7 @@ def otlp_export(responses: list[dict[str, Any]]) -> str:
             }
             with tracer.start_as_current_span("chat", attributes=chat):
                 pass
-    text = MessageToJson(encode_spans(exporter.get_finished_spans()))
+    text: str = MessageToJson(encode_spans(exporter.get_finished_spans()))
     provider.shutdown()
     return text
 
@@ -167,7 +168,7 @@ def main() -> int:
         print(f"{count} agent runs, {TOOLS_PER_RUN} tool calls each; median of {repeats} load(s)")
         baseline = None
         for name, path in files.items():
-            seconds = median_seconds(lambda path=path: load_responses(path), repeats)
+            seconds = median_seconds(partial(load_responses, path), repeats)
             baseline = baseline or seconds
             size = path.stat().st_size / 1e6
             print(f"  {name:28} {seconds * 1000:9.1f} ms  {seconds / baseline:5.2f}x  {size:7.1f} MB")

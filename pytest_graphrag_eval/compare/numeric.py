@@ -22,7 +22,7 @@ def numpy() -> ModuleType:
 def scipy_special() -> ModuleType:
     """scipy.special: its ufuncs (stdtrit, betaincinv, bdtr) take microseconds, scipy.stats milliseconds."""
     try:
-        from scipy import special  # type: ignore[import-untyped]
+        from scipy import special
     except ModuleNotFoundError:
         raise ConfigurationError(_HINT) from None
     return special  # type: ignore[no-any-return]

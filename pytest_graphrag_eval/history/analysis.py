@@ -119,7 +119,7 @@ def changes(points: Sequence[MetricPoint]) -> list[Change]:
 def _t_quantile(probability: float, degrees: int) -> float:
     """Student's t quantile: scipy's when installed, else a Cornish-Fisher expansion of the normal's."""
     try:
-        from scipy.stats import t  # type: ignore[import-untyped]
+        from scipy.stats import t
     except ImportError:
         z = statistics.NormalDist().inv_cdf(probability)
         g1 = (z**3 + z) / 4
