@@ -172,6 +172,27 @@ def test_the_common_shape_is_taken_by_the_typed_path() -> None:
 
 
 @pytest.mark.parametrize(
+    "cell",
+    [
+        '{"type": "literal", "d\\u0061tatype": "http://www.w3.org/2001/XMLSchema#integer", "value": "08"}',
+        '{"type": "bn\\u006fde", "value": "b0"}',
+        '{"type": "literal", "datatype": "http://www.w3.org/2001/XMLSchema#integer", "value": "08"}',
+        '{"type": "bnode", "value": "b0"}',
+    ],
+)
+def test_a_datatype_or_blank_node_however_spelled_is_read_as_the_generic_path_reads_it(cell: str) -> None:
+    # Beside a column of plain texts, which the typed path reads without looking at each cell.
+    text = (
+        '{"head": {"vars": ["a", "b"]}, "results": {"bindings": ['
+        f'{{"a": {cell}, "b": {{"type": "uri", "value": "http://x/1"}}}}, {{"a": {cell}}}]}}}}'
+    )
+    typed = typed_table(text, "value")
+    assert typed is not None
+    assert typed[:3] == generic(text, "value")
+    assert typed[3] == ("b0" in cell)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         '{"head": {}, "boolean": true}',  # ASK
