@@ -10,18 +10,19 @@ from __future__ import annotations
 import functools
 import json
 import re
-from itertools import chain
 
 try:
     import orjson
 except ImportError:  # the standard library alone
     orjson = None  # type: ignore[assignment]
 
-# The floats orjson writes unlike Python, found by their end: a negative exponent (searched by the
-# rarer "-" byte), or the decimal form of a number under 1e-4. The token starts after a space.
-_NEGATIVE_EXPONENT = re.compile(rb"-\d+(?=,?\n|\Z)")
-_SMALL_DECIMAL = re.compile(rb"\.0000\d*(?=,?\n|\Z)")
-_EXPONENT_MARK = ord("e")
+# The floats orjson writes unlike Python, found by their end: a negative exponent, or the decimal form of
+# a number under 1e-4, each matched where `bytes.find` finds its first bytes (a regex search of a report's
+# megabytes cost twice as much). The token starts after a space.
+_UNLIKE_ENDINGS = (
+    (b"e-", re.compile(rb"e-\d+(?=,?\n|\Z)")),
+    (b".0000", re.compile(rb"\.0000\d*(?=,?\n|\Z)")),
+)
 _UNLIKE_PYTHON = re.compile(rb"\de-|0\.0000")  # either, anywhere (in text too: then declined)
 # Floats of every form either writer has, checked once against the standard library.
 _PROBE = [
@@ -64,15 +65,13 @@ def _indented(value: object) -> bytes | None:
 
 def _python_floats(encoded: bytes) -> bytes:
     """`encoded` with each float orjson writes unlike Python written by `repr`."""
-    exponents = (
-        found
-        for found in _NEGATIVE_EXPONENT.finditer(encoded)
-        if found.start() > 0 and encoded[found.start() - 1] == _EXPONENT_MARK
-    )
-    spans = [
-        (encoded.rfind(b" ", 0, found.start()) + 1, found.end())
-        for found in chain(exponents, _SMALL_DECIMAL.finditer(encoded))
-    ]
+    spans = []
+    for mark, ending in _UNLIKE_ENDINGS:
+        start = encoded.find(mark)
+        while start != -1:
+            if found := ending.match(encoded, start):
+                spans.append((encoded.rfind(b" ", 0, start) + 1, found.end()))
+            start = encoded.find(mark, start + 1)
     if not spans:
         return encoded
     parts: list[bytes] = []
