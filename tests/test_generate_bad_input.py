@@ -188,3 +188,53 @@ def test_a_candidate_row_leaving_a_parameter_unbound_is_dropped_with_its_reason(
     assert "Traceback" not in printed.err
     assert ": no value for zone in its candidate row" in printed.out
     assert "SAUDA" not in out.read_text("utf-8")
+
+
+def test_an_id_pattern_giving_two_questions_one_id_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two values the slug makes alike ('A B', 'a-b') are two questions, not a duplicate: counting one
+    as a duplicate would drop a question the graph supports without saying why."""
+    graph = tmp_path / "graph.ttl"
+    graph.write_text(
+        "@prefix ex: <http://example.org/> .\n"
+        'ex:one ex:name "A B" ; ex:val 1 .\nex:two ex:name "a-b" ; ex:val 2 .\n'
+        'ex:three ex:name "a-b" ; ex:val 2 .\n',
+        encoding="utf-8",
+    )
+    path = tmp_path / "templates.yaml"
+    path.write_text(
+        "prefixes: {ex: 'http://example.org/'}\ntemplates:\n  - template_id: value_of\n"
+        "    parameters: [name]\n    candidates: 'select distinct ?name where { ?t ex:name ?name }'\n"
+        "    phrasings: ['What is the value of {{name}}?']\n    question_id: value-{{name}}\n"
+        "    reference_steps:\n      - - name: sparql_query\n"
+        "          args: {query: 'select ?val where { ?t ex:name {{name}} ; ex:val ?val }'}\n"
+        "    answer: {labels: val}\n",
+        encoding="utf-8",
+    )
+    error = failure(path, capsys, str(graph))
+    assert "template 'value_of', field 'question_id': gives the question id 'value-a-b'" in error
+    assert "'value-A B'" in error and "'value-a-b'" in error
+
+
+def test_one_value_in_two_candidate_rows_is_a_duplicate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    graph = tmp_path / "graph.ttl"
+    graph.write_text(
+        '@prefix ex: <http://example.org/> .\nex:one ex:name "a-b" ; ex:val 1 .\nex:two ex:name "a-b" .\n',
+        encoding="utf-8",
+    )
+    path = tmp_path / "templates.yaml"
+    path.write_text(
+        "prefixes: {ex: 'http://example.org/'}\ntemplates:\n  - template_id: value_of\n"
+        "    parameters: [name]\n    candidates: 'select ?name ?t where { ?t ex:name ?name }'\n"
+        "    phrasings: ['What is the value of {{name}}?']\n    question_id: value-{{name}}\n"
+        "    reference_steps:\n      - - name: sparql_query\n"
+        "          args: {query: 'select ?val where { ?t ex:name {{name}} ; ex:val ?val }'}\n"
+        "    answer: {labels: val}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "corpus.yaml"
+    assert corpus_command("generate", path, "--sparql-endpoint", graph, "--out", out) == 0
+    assert "value_of: 1 questions from 2 candidates, 1 duplicates dropped" in capsys.readouterr().out

@@ -130,7 +130,7 @@ def generate(
     own (its phrasings and their kept paraphrases)."""
     graph = graph_fingerprint(endpoint)
     texts: dict[str, str] = {}
-    ids: dict[str, str] = {}
+    ids: dict[str, tuple[str, str]] = {}  # by question id: its template and the text it was made of
     outcomes = []
     for template in templates.templates:
         if phrasings and template.template_id in phrasings:
@@ -152,11 +152,11 @@ def generate(
                 if not binding.complete:  # before its id is compared: that id lacks the value
                     outcome.dropped.append(unbound(binding, compiled.needed))
                     continue
-                if ident in ids:
-                    if ids[ident] != template.template_id:
+                if ident in ids:  # a duplicate only when its id is made of the same values
+                    if ids[ident] != (template.template_id, shown := compiled.id_source(binding)):
                         raise template.error(
-                            f"gives the question id {ident!r}, which template "
-                            f"{ids[ident]!r} gives too; make the id patterns differ",
+                            f"gives the question id {ident!r} to {shown!r}, as template {ids[ident][0]!r} "
+                            f"does to {ids[ident][1]!r}; make the id patterns tell them apart",
                             "question_id",
                         )
                     outcome.duplicates += 1
@@ -172,7 +172,7 @@ def generate(
                 outcome.duplicates += 1
                 continue
             texts[made.texts[1]] = ident
-            ids[ident] = template.template_id
+            ids[ident] = (template.template_id, compiled.id_source(binding))
             results.add(outputs)
             outcome.questions.append(made)
         outcome.questions.sort(key=lambda question: position[question.texts[0]])

@@ -77,6 +77,10 @@ class CompiledTemplate:
         ident = question_id(template.template_id, pattern, template.parameters, shown)
         return Binding(row, ident, plain, complete)
 
+    def id_source(self, binding: Binding) -> str:
+        """The text its question id is the slug (or hash) of: two bindings share an id by its values."""
+        return binding.question_id if self.id_pattern is None else self.id_pattern.fill(binding.plain)
+
 
 class Instance(NamedTuple):
     """A question generated from one binding: its own texts, in the order its template's shape holds them."""
