@@ -238,3 +238,35 @@ def test_one_value_in_two_candidate_rows_is_a_duplicate(
     out = tmp_path / "corpus.yaml"
     assert corpus_command("generate", path, "--sparql-endpoint", graph, "--out", out) == 0
     assert "value_of: 1 questions from 2 candidates, 1 duplicates dropped" in capsys.readouterr().out
+
+
+def test_an_out_that_is_the_template_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = transformers_by_zone(tmp_path)
+    before = path.read_bytes()
+    assert corpus_command("generate", path, "--sparql-endpoint", RELEASE_1, "--out", path) == 2
+    error = capsys.readouterr().err
+    assert "Traceback" not in error and f"--out {path} is the template file" in error
+    assert path.read_bytes() == before
+
+
+def test_a_hand_written_corpus_is_never_overwritten(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A question with no provenance was written by hand: regenerating onto its file would lose it."""
+    path = transformers_by_zone(tmp_path)
+    out = tmp_path / "corpus.yaml"
+    assert corpus_command("generate", path, "--sparql-endpoint", RELEASE_1, "--out", out) == 0
+    generated = out.read_text("utf-8")
+    hand_written = (
+        "- template_id: mine\n  questions:\n  - id: my-question\n    question_text: Who wrote this?\n"
+        "    reference_answer: I did\n"
+    )
+    out.write_text(generated + hand_written, encoding="utf-8")
+    capsys.readouterr()
+    assert corpus_command("generate", path, "--sparql-endpoint", RELEASE_1, "--out", out) == 2
+    error = capsys.readouterr().err
+    assert "Traceback" not in error
+    assert "corpus.yaml:" in error and "question 'my-question'" in error and "no provenance" in error
+    assert out.read_text("utf-8") == generated + hand_written

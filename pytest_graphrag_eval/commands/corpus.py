@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.commands import add_no_cache
-from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
-from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
+from pytest_graphrag_eval.corpus.reference_corpus import Question, load_corpus
+from pytest_graphrag_eval.errors import CommandError, GraphragEvalError, InputError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.generate.coverage import corpus_coverage, coverage_lines, graph_terms
 from pytest_graphrag_eval.generate.generator import Generation, generate, plan
@@ -108,7 +108,7 @@ def _generate(args: argparse.Namespace) -> int:
     if args.out is None and not args.dry_run:
         raise CommandError("--out is required (or --dry-run to only list what would be generated)")
     templates = load_templates(args.templates)
-    previous = list(load_corpus(args.out).questions()) if args.out is not None and args.out.exists() else []
+    previous = _previous(args.out, args.templates)
     with contextlib.closing(open_endpoint(args.sparql_endpoint, base_dir=Path.cwd())) as endpoint:
         phrasings = None
         if args.paraphrases:
@@ -132,6 +132,20 @@ def _generate(args: argparse.Namespace) -> int:
         generation.write(args.out, args.templates.name)
         _print_generation(generation, compare(previous, generation) if previous else None, args.out)
         return 0
+
+
+def _previous(out: Path | None, templates: Path) -> list[Question]:
+    """The questions of the corpus `--out` replaces, only if generated: nothing written by hand is lost."""
+    if out is None or not out.exists():
+        return []
+    if out.resolve() == templates.resolve():
+        raise CommandError(f"--out {out} is the template file: write the corpus to another file")
+    questions = list(load_corpus(out).questions())
+    for question in questions:
+        if "provenance" not in question.extra:
+            message = "has no provenance (it was written by hand): writing over the file would lose it"
+            raise InputError(f"{message}; choose another --out", question.location)
+    return questions
 
 
 def _paraphrases(args: argparse.Namespace, templates: TemplateFile) -> ParaphraseRun | None:
