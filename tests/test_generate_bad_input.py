@@ -270,3 +270,39 @@ def test_a_hand_written_corpus_is_never_overwritten(
     assert "Traceback" not in error
     assert "corpus.yaml:" in error and "question 'my-question'" in error and "no provenance" in error
     assert out.read_text("utf-8") == generated + hand_written
+
+
+@pytest.mark.parametrize(
+    ("written", "named"),
+    [
+        ("    thresholds: steps_score at least 1\n", "field 'thresholds[0]': invalid threshold"),
+        ("    thresholds: 5\n", "field 'thresholds': must be a list of expressions"),
+        (
+            "    question_thresholds: {trafos-no1-hamar: [steps_score>=]}\n",
+            "question 'trafos-no1-hamar', field 'thresholds[0]': invalid threshold",
+        ),
+    ],
+)
+def test_a_threshold_that_does_not_parse_is_refused_before_it_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str, named: str
+) -> None:
+    """Thresholds are copied into the corpus: one that does not parse would fail every later test run."""
+    answer = "    answer: {labels: trafoName}\n"
+    path = broken(tmp_path, answer, answer + written)
+    assert f"{TEMPLATE}, {named}" in failure(path, capsys)
+
+
+def test_question_thresholds_naming_no_generated_question_are_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = broken(
+        tmp_path,
+        "    answer: {labels: trafoName}\n",
+        "    answer: {labels: trafoName}\n    question_thresholds:\n"
+        "      trafos-no1-hamar: [steps_score>=1]\n      trafos-no9-nowhere: [steps_score>=1]\n",
+    )
+    out = tmp_path / "corpus.yaml"
+    assert corpus_command("generate", path, "--sparql-endpoint", RELEASE_1, "--out", out) == 0
+    printed = capsys.readouterr().out
+    assert "  question_thresholds of no question made: trafos-no9-nowhere\n" in printed
+    assert "trafos-no1-hamar" not in printed.split("question_thresholds of no question made:")[1]

@@ -24,6 +24,7 @@ from pytest_graphrag_eval.commands import add_no_cache
 from pytest_graphrag_eval.corpus.reference_corpus import Question, load_corpus
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError, InputError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.gates.thresholds import thresholds_from_yaml
 from pytest_graphrag_eval.generate.coverage import corpus_coverage, coverage_lines, graph_terms
 from pytest_graphrag_eval.generate.generator import Generation, generate, plan
 from pytest_graphrag_eval.generate.paraphrase import ParaphraseRun, paraphrase
@@ -108,6 +109,10 @@ def _generate(args: argparse.Namespace) -> int:
     if args.out is None and not args.dry_run:
         raise CommandError("--out is required (or --dry-run to only list what would be generated)")
     templates = load_templates(args.templates)
+    for template in templates.templates:  # copied into the corpus: refused now, not at its first test run
+        thresholds_from_yaml(template.thresholds, "template", template.location)
+        for ident, value in template.question_thresholds.items():
+            thresholds_from_yaml(value, "question", template.location.for_question(ident))
     previous = _previous(args.out, args.templates)
     with contextlib.closing(open_endpoint(args.sparql_endpoint, base_dir=Path.cwd())) as endpoint:
         phrasings = None
@@ -215,6 +220,11 @@ def _print_generation(generation: Generation, changes: Changes | None, out: Path
         )
         for dropped_binding in outcome.dropped[:SHOWN_IDS]:
             print(f"  dropped {dropped_binding.question_id}: {dropped_binding.reason}")
+        unused = sorted(
+            set(outcome.template.question_thresholds) - {q.question_id for q in outcome.questions}
+        )
+        if unused:
+            print(f"  question_thresholds of no question made: {', '.join(unused)}")
     questions, twins = len(generation.questions()), sum(outcome.duplicates for outcome in generation.outcomes)
     print(f"wrote {out}: {questions} questions, {twins} duplicates dropped, graph {generation.graph}")
     if changes is not None:
