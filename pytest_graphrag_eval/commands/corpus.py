@@ -24,6 +24,7 @@ from pytest_graphrag_eval.commands import add_no_cache
 from pytest_graphrag_eval.corpus.reference_corpus import Question, load_corpus
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError, InputError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.gates.thresholds import thresholds_from_yaml
 from pytest_graphrag_eval.generate.coverage import corpus_coverage, coverage_lines, graph_terms
 from pytest_graphrag_eval.generate.generator import Generation, generate, plan
@@ -177,17 +178,17 @@ def _paraphrases(args: argparse.Namespace, templates: TemplateFile) -> Paraphras
     run = asyncio.run(_paraphrase_with(client, templates, args.paraphrases))
     for entry in run.templates:
         print(f"paraphrases of {entry.template_id}: {len(entry.kept)} kept, {len(entry.rejected)} rejected")
-        for variant in entry.kept:
-            print(f"  kept      {variant}")
+        for variant in entry.kept:  # LLM replies: printed as data
+            print(terminal_safe(f"  kept      {variant}"))
         for variant, reason in entry.rejected:
-            print(f"  rejected  {variant}  ({reason})")
+            print(terminal_safe(f"  rejected  {variant}  ({reason})"))
     stats = client.stats
     print(
         f"paraphrase calls: {stats.calls_made} sent, {stats.cache_hits} answered by the cache, "
         f"{stats.budget_refused} refused by the budget, {stats.cost_usd:.4f} USD"
     )
     if run.stopped:
-        print(f"paraphrasing stopped: {run.stopped}")
+        print(terminal_safe(f"paraphrasing stopped: {run.stopped}"))
     return run
 
 
