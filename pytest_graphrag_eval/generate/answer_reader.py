@@ -80,7 +80,7 @@ class AnswerReader:
         values = {**known, **first}
         if any(name not in values for name in self.pattern.names):
             return None
-        return self.pattern.fill(values)
+        return self.pattern.form.format_map(values)
 
 
 def rows_of(output: str) -> tuple[list[str], list[Row]]:

@@ -149,13 +149,8 @@ def corpus_coverage(corpora: Iterable[Corpus], graph: GraphTerms) -> Coverage:
                 for name, namespace in declared.items():
                     prefixes.setdefault(name, namespace)
             per_template[template_id] |= named
-    everything = frozenset(iri for named in per_template.values() for iri in named)
-    return Coverage(
-        graph,
-        everything,
-        {template_id: frozenset(named) for template_id, named in per_template.items()},
-        prefixes,
-    )
+    frozen = {template_id: frozenset(named) for template_id, named in per_template.items()}
+    return Coverage(graph, frozenset().union(*frozen.values()), frozen, prefixes)
 
 
 def coverage_lines(coverage: Coverage, shown: int = 10, templates_shown: int | None = None) -> list[str]:

@@ -59,17 +59,13 @@ class Generation:
     def questions(self) -> list[Instance]:
         return [question for outcome in self.outcomes for question in outcome.questions]
 
-    def corpus_text(self, source: str) -> str:
-        """The corpus file's text; `source` names the template file in the header."""
-        return "".join(self._corpus_chunks(source))
-
     def write(self, path: Path, source: str) -> None:
-        """Write the corpus file atomically, a question at a time: no copy of the whole text is made."""
+        """Write the corpus file atomically, a question at a time: no copy of the whole text is made;
+        `source` names the template file in its header."""
         write_bytes_atomic(path, (chunk.encode("utf-8") for chunk in self._corpus_chunks(source)))
 
     def _corpus_chunks(self, source: str) -> Iterator[str]:
-        """The text `corpus_text` writes for this corpus's data, each question written into its
-        template's skeleton."""
+        """The corpus file's text, each question written into its template's skeleton."""
         yield corpus_header(source)
         for outcome in self.outcomes:
             if outcome.questions:
@@ -225,11 +221,8 @@ def plan(
 def _try_order(
     template: QuestionTemplate, bindings: list[Binding], previous: Collection[str] = ()
 ) -> list[Binding]:
-    stratify = template.sample.stratify
-
     def stratum(binding: Binding) -> str:
-        term = binding.values.get(stratify) if stratify else None
-        return str(term.get("value")) if term is not None else ""
+        return binding.plain.get(template.sample.stratify or "", "")
 
     return sampling_order(bindings, template.sample, stratum, lambda binding: binding.question_id, previous)
 

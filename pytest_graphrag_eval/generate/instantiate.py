@@ -79,7 +79,8 @@ class CompiledTemplate:
 
     def id_source(self, binding: Binding) -> str:
         """The text its question id is the slug (or hash) of: two bindings share an id by its values."""
-        return binding.question_id if self.id_pattern is None else self.id_pattern.fill(binding.plain)
+        pattern = self.id_pattern
+        return binding.question_id if pattern is None else pattern.form.format_map(binding.plain)
 
 
 class Instance(NamedTuple):

@@ -117,16 +117,12 @@ TEMPLATE_KEYS = frozenset(
 
 @dataclass(frozen=True)
 class TemplateFile:
-    """A template file: its prefixes and templates, in file order."""
+    """A template file: its prefixes, their PREFIX lines (written before every query) and its templates."""
 
     file: str
     prefixes: Mapping[str, str]
     templates: tuple[QuestionTemplate, ...]
-
-    @property
-    def prefix_header(self) -> str:
-        """The PREFIX lines written before every query."""
-        return "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in self.prefixes.items())
+    prefix_header: str
 
 
 def load_templates(path: str | Path) -> TemplateFile:
@@ -147,7 +143,7 @@ def load_templates(path: str | Path) -> TemplateFile:
         if any(other.template_id == template.template_id for other in templates):
             raise template.error("is already the id of another template", "template_id")
         templates.append(template)
-    return TemplateFile(shown, prefixes, tuple(templates))
+    return TemplateFile(shown, prefixes, tuple(templates), header)
 
 
 def _prefixes(value: object, where: SourceLocation) -> dict[str, str]:
