@@ -306,3 +306,29 @@ def test_question_thresholds_naming_no_generated_question_are_reported(
     printed = capsys.readouterr().out
     assert "  question_thresholds of no question made: trafos-no9-nowhere\n" in printed
     assert "trafos-no1-hamar" not in printed.split("question_thresholds of no question made:")[1]
+
+
+def test_graph_text_in_the_dry_run_is_printed_as_data(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A name in the graph is untrusted text: an escape sequence or a line break in it must neither
+    write to the terminal nor forge a line of the listing."""
+    graph = tmp_path / "graph.ttl"
+    graph.write_text(
+        '@prefix ex: <http://example.org/> .\nex:one ex:name "red\\u001b[31m\\nforged: line" ; ex:val 1 .\n',
+        encoding="utf-8",
+    )
+    path = tmp_path / "templates.yaml"
+    path.write_text(
+        "prefixes: {ex: 'http://example.org/'}\ntemplates:\n  - template_id: value_of\n"
+        "    parameters: [name]\n    candidates: 'select ?name where { ?t ex:name ?name }'\n"
+        "    phrasings: ['What is the value of {{name}}?']\n    reference_steps:\n"
+        "      - - name: sparql_query\n"
+        "          args: {query: 'select ?val where { ?t ex:name {{name}} ; ex:val ?val }'}\n"
+        "    answer: {labels: val}\n",
+        encoding="utf-8",
+    )
+    assert corpus_command("generate", path, "--sparql-endpoint", graph, "--dry-run") == 0
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "\nforged" not in printed
+    assert ": What is the value of red\\x1b[31m\\nforged: line?\n" in printed

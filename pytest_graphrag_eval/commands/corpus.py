@@ -203,7 +203,7 @@ def _print_plan(templates: TemplateFile, endpoint: SparqlEndpoint) -> None:
         wanted = "every candidate" if count is None else f"{count} questions"
         print(f"{template.template_id}: {candidates} candidates, {wanted}")
         for question_id, text in questions:
-            print(f"  {question_id}: {text}")
+            print(terminal_safe(f"  {question_id}: {text}"))  # the graph's text: printed as data
     print(f"dry run: {total} questions would be tried; no reference query run, nothing written")
 
 
@@ -216,7 +216,7 @@ def _print_generation(generation: Generation, changes: Changes | None, out: Path
             f"from {outcome.candidates} candidates{dropped}{duplicates}"
         )
         for dropped_binding in outcome.dropped[:SHOWN_IDS]:
-            print(f"  dropped {dropped_binding.question_id}: {dropped_binding.reason}")
+            print(terminal_safe(f"  dropped {dropped_binding.question_id}: {dropped_binding.reason}"))
         unused = sorted(
             set(outcome.template.question_thresholds) - {q.question_id for q in outcome.questions}
         )
