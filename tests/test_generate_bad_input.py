@@ -332,3 +332,27 @@ def test_graph_text_in_the_dry_run_is_printed_as_data(
     printed = capsys.readouterr().out
     assert "\x1b" not in printed and "\nforged" not in printed
     assert ": What is the value of red\\x1b[31m\\nforged: line?\n" in printed
+
+
+def test_a_row_dropped_for_a_blank_node_is_not_counted_as_a_keep_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    graph = tmp_path / "graph.ttl"
+    graph.write_text(
+        '@prefix ex: <http://example.org/> .\nex:one ex:name "one" ; ex:val 1 .\n'
+        '_:b ex:name "two" ; ex:val 2 .\n',
+        encoding="utf-8",
+    )
+    path = tmp_path / "templates.yaml"
+    path.write_text(
+        "prefixes: {ex: 'http://example.org/'}\ntemplates:\n  - template_id: value_of\n"
+        "    parameters: [name]\n    candidates: 'select ?name ?t where { ?t ex:name ?name }'\n"
+        "    phrasings: ['What is the value of {{name}}?']\n    reference_steps:\n"
+        "      - - name: sparql_query\n          args: {query: 'select ?val where { {{t}} ex:val ?val }'}\n"
+        "    answer: {labels: val}\n",
+        encoding="utf-8",
+    )
+    assert corpus_command("generate", path, "--sparql-endpoint", graph, "--out", tmp_path / "out.yaml") == 0
+    printed = capsys.readouterr().out
+    assert "value_of: 1 questions from 2 candidates, 1 dropped\n" in printed
+    assert "is a blank node, which a query cannot name" in printed

@@ -209,7 +209,7 @@ def _print_plan(templates: TemplateFile, endpoint: SparqlEndpoint) -> None:
 
 def _print_generation(generation: Generation, changes: Changes | None, out: Path) -> None:
     for outcome in generation.outcomes:
-        dropped = f", {len(outcome.dropped)} dropped by keep-rules" if outcome.dropped else ""
+        dropped = f", {len(outcome.dropped)} dropped" if outcome.dropped else ""
         duplicates = f", {outcome.duplicates} duplicates dropped" if outcome.duplicates else ""
         print(
             f"{outcome.template.template_id}: {len(outcome.questions)} questions "
