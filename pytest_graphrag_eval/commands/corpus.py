@@ -71,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     count = OptionSpec("--paraphrases", "", metavar="N", parse=P.whole_number(0, MAX_PARAPHRASES))
     add_option(made, "--paraphrases", count, default=0, help="LLM variants per phrasing")
     for flag, key, text in (
-        ("--judge-model", "graphrag_judge_model", "the model paraphrasing, verifying (default gpt-4o-mini)"),
+        ("--judge-model", "graphrag_judge_model", "the LLM for paraphrases and checks (default gpt-4o-mini)"),
         ("--max-cost-usd", "graphrag_max_cost", "stop paraphrasing before spending more"),
         ("--max-calls", "graphrag_max_calls", "stop paraphrasing after this many LLM calls"),
     ):
