@@ -74,7 +74,7 @@ class AnswerReader:
         if kind == "count":
             return str(rows)
         if kind == "labels":
-            return self.rule.separator.join(labels) or None
+            return self.rule.separator.join(labels) if labels or not rows else None  # no rows: empty answer
         if rows != 1 or first is None:
             return None
         values = {**known, **first}
