@@ -160,10 +160,8 @@ def coverage_lines(coverage: Coverage, shown: int = 10, templates_shown: int | N
         f"graph coverage: reference queries name {len(graph.classes) - len(classes)} of {len(graph.classes)} "
         f"classes and {len(graph.properties) - len(properties)} of {len(graph.properties)} properties"
     ]
-    for label, terms, uses in (
-        ("classes", classes, graph.classes),
-        ("properties", properties, graph.properties),
-    ):
+    kinds = (("classes", classes, graph.classes), ("properties", properties, graph.properties))
+    for label, terms, uses in kinds:
         if terms:
             listed = ", ".join(f"{coverage.short(term)} ({uses[term]})" for term in terms[:shown])
             more = f", and {len(terms) - shown} more" if len(terms) > shown else ""
