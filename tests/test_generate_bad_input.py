@@ -356,3 +356,22 @@ def test_a_row_dropped_for_a_blank_node_is_not_counted_as_a_keep_rule(
     printed = capsys.readouterr().out
     assert "value_of: 1 questions from 2 candidates, 1 dropped\n" in printed
     assert "is a blank node, which a query cannot name" in printed
+
+
+@pytest.mark.parametrize(("key", "column"), [("id", "doc"), ("text", "body")])
+def test_a_documents_column_the_query_does_not_give_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, column: str
+) -> None:
+    """A typo in `documents.id` made every question's relevant documents an empty list, unsaid."""
+    columns = {"id": "trafo", "text": "trafoName", key: column}
+    path = broken(
+        tmp_path,
+        '          output: "{{substationIri}}"\n',
+        '          output: "{{substationIri}}"\n        - name: retrieval\n          documents:\n'
+        "            query: 'select ?trafo ?trafoName where { ?trafo cim:Equipment.EquipmentContainer "
+        "{{substationIri}} ; cim:IdentifiedObject.name ?trafoName }'\n"
+        f"            id: {columns['id']}\n            text: {columns['text']}\n",
+    )
+    error = failure(path, capsys)
+    assert f"{TEMPLATE}, question 'trafos-" not in error  # a template's mistake, whichever question met it
+    assert f"{TEMPLATE}, field 'reference_steps[0][1].documents.{key}': '{column}' is not a column" in error

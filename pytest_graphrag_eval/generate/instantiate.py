@@ -214,7 +214,7 @@ def instantiate(compiled: CompiledTemplate, binding: Binding, ran: Ran) -> Insta
                 raise query_error(result, template, step.where, ident)
             spec = step.step.documents
             media = result.form.media_type
-            made = (query, result.text if spec is None else _documents(result.text, spec), media)
+            made = (query, result.text if spec is None else _documents(result.text, step, template), media)
             if step.answers:
                 text = result.text if media == SPARQL_RESULTS_JSON else None
                 columns, rows, answer = compiled.reader.read(text, plain)
@@ -338,10 +338,15 @@ def _slot_indices(shape: Any) -> list[int]:
     return [index for item in items for index in _slot_indices(item)]
 
 
-def _documents(text: str, spec: DocumentsSpec) -> str:
+def _documents(text: str, step: CompiledStep, template: QuestionTemplate) -> str:
+    spec, (columns, rows) = cast(DocumentsSpec, step.step.documents), rows_of(text)
+    for key, column in (("id", spec.id_column), ("text", spec.text_column)):
+        if column not in columns:  # else every question's documents are empty, unsaid
+            where, shown = f"{step.step.where}.documents.{key}", ", ".join(columns) or "none"
+            raise template.error(f"{column!r} is not a column of its query (columns: {shown})", where)
     documents = [
         {"id": str(row[spec.id_column]["value"]), "text": str(row.get(spec.text_column, {}).get("value", ""))}
-        for row in rows_of(text)[1]
+        for row in rows
         if spec.id_column in row
     ]
     return json.dumps(documents, ensure_ascii=False)
