@@ -375,3 +375,23 @@ def test_a_documents_column_the_query_does_not_give_is_an_error(
     error = failure(path, capsys)
     assert f"{TEMPLATE}, question 'trafos-" not in error  # a template's mistake, whichever question met it
     assert f"{TEMPLATE}, field 'reference_steps[0][1].documents.{key}': '{column}' is not a column" in error
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("select ?substation ?zone ?substationIri where {", "ask {", "candidates"),
+        (
+            '          output: "{{substationIri}}"\n',
+            '          output: "{{substationIri}}"\n        - name: retrieval\n          documents:\n'
+            "            query: 'construct { ?t a cim:PowerTransformer } where { ?t a ?c }'\n"
+            "            id: t\n            text: t\n",
+            "reference_steps[0][1].documents.query",
+        ),
+    ],
+)
+def test_a_query_whose_rows_are_read_must_be_a_select(tmp_path: Path, old: str, new: str, field: str) -> None:
+    """Candidates and documents are read from rows: a CONSTRUCT's triples ended in a JSON traceback."""
+    with pytest.raises(TemplateError) as raised:
+        load_templates(broken(tmp_path, old, new))
+    assert raised.value.field == field and "must be a SELECT query" in str(raised.value)

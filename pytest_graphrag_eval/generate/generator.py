@@ -31,7 +31,7 @@ from pytest_graphrag_eval.generate.instantiate import (
 from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER
 from pytest_graphrag_eval.generate.sampling import sampling_order
 from pytest_graphrag_eval.generate.templates import QuestionTemplate, TemplateFile
-from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, SparqlEndpoint
+from pytest_graphrag_eval.graph.endpoint import EndpointError, SparqlEndpoint
 
 _COUNT_TRIPLES = "SELECT (COUNT(*) AS ?triples) WHERE { ?s ?p ?o }"
 _RUN_AHEAD = 512  # questions whose queries are run ahead at most: their results are held meanwhile
@@ -102,8 +102,6 @@ def candidate_bindings(
         result = endpoint.execute(templates.prefix_header + template.candidates)
     except EndpointError as error:
         raise query_error(error, template, "candidates", None) from None
-    if result.form is not QueryForm.SELECT:
-        raise template.error("must be a SELECT query (its rows are the candidate bindings)", "candidates")
     columns, rows = rows_of(result.text)
     if not rows:
         raise template.error(

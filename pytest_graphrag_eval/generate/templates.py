@@ -14,7 +14,7 @@ from typing import Any
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 from pytest_graphrag_eval.generate.placeholders import PARSE_PROBE, PLACEHOLDER, names_in
-from pytest_graphrag_eval.graph.endpoint import QueryRefused
+from pytest_graphrag_eval.graph.endpoint import QueryForm, QueryRefused
 from pytest_graphrag_eval.graph.readonly import query_form
 
 SPARQL_STEP = "sparql_query"
@@ -402,6 +402,8 @@ def _keep(value: object, location: SourceLocation) -> KeepRules:
 
 def _check_parses(query: str, location: SourceLocation, where: str) -> None:
     try:
-        query_form(PLACEHOLDER.sub(PARSE_PROBE, query))
+        form = query_form(PLACEHOLDER.sub(PARSE_PROBE, query))
     except QueryRefused as error:
         raise TemplateError(f"the query does not parse: {error}", location, where) from None
+    if form is not QueryForm.SELECT and where.endswith(("candidates", "documents.query")):
+        raise TemplateError("must be a SELECT query: its rows are read", location, where)
