@@ -218,11 +218,13 @@ def instantiate(compiled: CompiledTemplate, binding: Binding, ran: Ran) -> Insta
             if step.answers:
                 text = result.text if media == SPARQL_RESULTS_JSON else None
                 columns, rows, answer = compiled.reader.read(text, plain)
-                if template.answer.kind == "labels" and template.answer.column not in columns:
+                known = columns if template.answer.kind == "labels" else {*columns, *plain}  # value: either
+                unknown = [name for name in compiled.reader.names if name not in known]
+                if unknown:
                     raise template.error(
-                        f"{template.answer.column!r} is not a column of the answer step's result "
+                        f"{unknown[0]!r} is not a column of the answer step's result "
                         f"(columns: {', '.join(columns) or 'none'})",
-                        "answer.labels",
+                        f"answer.{template.answer.kind}",
                     )
         for fill in step.fills:
             texts.append(made[fill] if fill.__class__ is int else fill.format_map(plain))  # type: ignore[union-attr]
