@@ -188,3 +188,210 @@ def test_a_candidate_row_leaving_a_parameter_unbound_is_dropped_with_its_reason(
     assert "Traceback" not in printed.err
     assert ": no value for zone in its candidate row" in printed.out
     assert "SAUDA" not in out.read_text("utf-8")
+
+
+def test_an_id_pattern_giving_two_questions_one_id_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two values the slug makes alike ('A B', 'a-b') are two questions, not a duplicate: counting one
+    as a duplicate would drop a question the graph supports without saying why."""
+    graph = tmp_path / "graph.ttl"
+    graph.write_text(
+        "@prefix ex: <http://example.org/> .\n"
+        'ex:one ex:name "A B" ; ex:val 1 .\nex:two ex:name "a-b" ; ex:val 2 .\n'
+        'ex:three ex:name "a-b" ; ex:val 2 .\n',
+        encoding="utf-8",
+    )
+    path = tmp_path / "templates.yaml"
+    path.write_text(
+        "prefixes: {ex: 'http://example.org/'}\ntemplates:\n  - template_id: value_of\n"
+        "    parameters: [name]\n    candidates: 'select distinct ?name where { ?t ex:name ?name }'\n"
+        "    phrasings: ['What is the value of {{name}}?']\n    question_id: value-{{name}}\n"
+        "    reference_steps:\n      - - name: sparql_query\n"
+        "          args: {query: 'select ?val where { ?t ex:name {{name}} ; ex:val ?val }'}\n"
+        "    answer: {labels: val}\n",
+        encoding="utf-8",
+    )
+    error = failure(path, capsys, str(graph))
+    assert "template 'value_of', field 'question_id': gives the question id 'value-a-b'" in error
+    assert "'value-A B'" in error and "'value-a-b'" in error
+
+
+def test_one_value_in_two_candidate_rows_is_a_duplicate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    graph = tmp_path / "graph.ttl"
+    graph.write_text(
+        '@prefix ex: <http://example.org/> .\nex:one ex:name "a-b" ; ex:val 1 .\nex:two ex:name "a-b" .\n',
+        encoding="utf-8",
+    )
+    path = tmp_path / "templates.yaml"
+    path.write_text(
+        "prefixes: {ex: 'http://example.org/'}\ntemplates:\n  - template_id: value_of\n"
+        "    parameters: [name]\n    candidates: 'select ?name ?t where { ?t ex:name ?name }'\n"
+        "    phrasings: ['What is the value of {{name}}?']\n    question_id: value-{{name}}\n"
+        "    reference_steps:\n      - - name: sparql_query\n"
+        "          args: {query: 'select ?val where { ?t ex:name {{name}} ; ex:val ?val }'}\n"
+        "    answer: {labels: val}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "corpus.yaml"
+    assert corpus_command("generate", path, "--sparql-endpoint", graph, "--out", out) == 0
+    assert "value_of: 1 questions from 2 candidates, 1 duplicates dropped" in capsys.readouterr().out
+
+
+def test_an_out_that_is_the_template_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = transformers_by_zone(tmp_path)
+    before = path.read_bytes()
+    assert corpus_command("generate", path, "--sparql-endpoint", RELEASE_1, "--out", path) == 2
+    error = capsys.readouterr().err
+    assert "Traceback" not in error and f"--out {path} is the template file" in error
+    assert path.read_bytes() == before
+
+
+def test_a_hand_written_corpus_is_never_overwritten(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A question with no provenance was written by hand: regenerating onto its file would lose it."""
+    path = transformers_by_zone(tmp_path)
+    out = tmp_path / "corpus.yaml"
+    assert corpus_command("generate", path, "--sparql-endpoint", RELEASE_1, "--out", out) == 0
+    generated = out.read_text("utf-8")
+    hand_written = (
+        "- template_id: mine\n  questions:\n  - id: my-question\n    question_text: Who wrote this?\n"
+        "    reference_answer: I did\n"
+    )
+    out.write_text(generated + hand_written, encoding="utf-8")
+    capsys.readouterr()
+    assert corpus_command("generate", path, "--sparql-endpoint", RELEASE_1, "--out", out) == 2
+    error = capsys.readouterr().err
+    assert "Traceback" not in error
+    assert "corpus.yaml:" in error and "question 'my-question'" in error and "no provenance" in error
+    assert out.read_text("utf-8") == generated + hand_written
+
+
+@pytest.mark.parametrize(
+    ("written", "named"),
+    [
+        ("    thresholds: steps_score at least 1\n", "field 'thresholds[0]': invalid threshold"),
+        ("    thresholds: 5\n", "field 'thresholds': must be a list of expressions"),
+        (
+            "    question_thresholds: {trafos-no1-hamar: [steps_score>=]}\n",
+            "question 'trafos-no1-hamar', field 'thresholds[0]': invalid threshold",
+        ),
+    ],
+)
+def test_a_threshold_that_does_not_parse_is_refused_before_it_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str, named: str
+) -> None:
+    """Thresholds are copied into the corpus: one that does not parse would fail every later test run."""
+    answer = "    answer: {labels: trafoName}\n"
+    path = broken(tmp_path, answer, answer + written)
+    assert f"{TEMPLATE}, {named}" in failure(path, capsys)
+
+
+def test_question_thresholds_naming_no_generated_question_are_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = broken(
+        tmp_path,
+        "    answer: {labels: trafoName}\n",
+        "    answer: {labels: trafoName}\n    question_thresholds:\n"
+        "      trafos-no1-hamar: [steps_score>=1]\n      trafos-no9-nowhere: [steps_score>=1]\n",
+    )
+    out = tmp_path / "corpus.yaml"
+    assert corpus_command("generate", path, "--sparql-endpoint", RELEASE_1, "--out", out) == 0
+    printed = capsys.readouterr().out
+    assert "  question_thresholds of no question made: trafos-no9-nowhere\n" in printed
+    assert "trafos-no1-hamar" not in printed.split("question_thresholds of no question made:")[1]
+
+
+def test_graph_text_in_the_dry_run_is_printed_as_data(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A name in the graph is untrusted text: an escape sequence or a line break in it must neither
+    write to the terminal nor forge a line of the listing."""
+    graph = tmp_path / "graph.ttl"
+    graph.write_text(
+        '@prefix ex: <http://example.org/> .\nex:one ex:name "red\\u001b[31m\\nforged: line" ; ex:val 1 .\n',
+        encoding="utf-8",
+    )
+    path = tmp_path / "templates.yaml"
+    path.write_text(
+        "prefixes: {ex: 'http://example.org/'}\ntemplates:\n  - template_id: value_of\n"
+        "    parameters: [name]\n    candidates: 'select ?name where { ?t ex:name ?name }'\n"
+        "    phrasings: ['What is the value of {{name}}?']\n    reference_steps:\n"
+        "      - - name: sparql_query\n"
+        "          args: {query: 'select ?val where { ?t ex:name {{name}} ; ex:val ?val }'}\n"
+        "    answer: {labels: val}\n",
+        encoding="utf-8",
+    )
+    assert corpus_command("generate", path, "--sparql-endpoint", graph, "--dry-run") == 0
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "\nforged" not in printed
+    assert ": What is the value of red\\x1b[31m\\nforged: line?\n" in printed
+
+
+def test_a_row_dropped_for_a_blank_node_is_not_counted_as_a_keep_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    graph = tmp_path / "graph.ttl"
+    graph.write_text(
+        '@prefix ex: <http://example.org/> .\nex:one ex:name "one" ; ex:val 1 .\n'
+        '_:b ex:name "two" ; ex:val 2 .\n',
+        encoding="utf-8",
+    )
+    path = tmp_path / "templates.yaml"
+    path.write_text(
+        "prefixes: {ex: 'http://example.org/'}\ntemplates:\n  - template_id: value_of\n"
+        "    parameters: [name]\n    candidates: 'select ?name ?t where { ?t ex:name ?name }'\n"
+        "    phrasings: ['What is the value of {{name}}?']\n    reference_steps:\n"
+        "      - - name: sparql_query\n          args: {query: 'select ?val where { {{t}} ex:val ?val }'}\n"
+        "    answer: {labels: val}\n",
+        encoding="utf-8",
+    )
+    assert corpus_command("generate", path, "--sparql-endpoint", graph, "--out", tmp_path / "out.yaml") == 0
+    printed = capsys.readouterr().out
+    assert "value_of: 1 questions from 2 candidates, 1 dropped\n" in printed
+    assert "is a blank node, which a query cannot name" in printed
+
+
+@pytest.mark.parametrize(("key", "column"), [("id", "doc"), ("text", "body")])
+def test_a_documents_column_the_query_does_not_give_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, column: str
+) -> None:
+    """A typo in `documents.id` made every question's relevant documents an empty list, unsaid."""
+    columns = {"id": "trafo", "text": "trafoName", key: column}
+    path = broken(
+        tmp_path,
+        '          output: "{{substationIri}}"\n',
+        '          output: "{{substationIri}}"\n        - name: retrieval\n          documents:\n'
+        "            query: 'select ?trafo ?trafoName where { ?trafo cim:Equipment.EquipmentContainer "
+        "{{substationIri}} ; cim:IdentifiedObject.name ?trafoName }'\n"
+        f"            id: {columns['id']}\n            text: {columns['text']}\n",
+    )
+    error = failure(path, capsys)
+    assert f"{TEMPLATE}, question 'trafos-" not in error  # a template's mistake, whichever question met it
+    assert f"{TEMPLATE}, field 'reference_steps[0][1].documents.{key}': '{column}' is not a column" in error
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("select ?substation ?zone ?substationIri where {", "ask {", "candidates"),
+        (
+            '          output: "{{substationIri}}"\n',
+            '          output: "{{substationIri}}"\n        - name: retrieval\n          documents:\n'
+            "            query: 'construct { ?t a cim:PowerTransformer } where { ?t a ?c }'\n"
+            "            id: t\n            text: t\n",
+            "reference_steps[0][1].documents.query",
+        ),
+    ],
+)
+def test_a_query_whose_rows_are_read_must_be_a_select(tmp_path: Path, old: str, new: str, field: str) -> None:
+    """Candidates and documents are read from rows: a CONSTRUCT's triples ended in a JSON traceback."""
+    with pytest.raises(TemplateError) as raised:
+        load_templates(broken(tmp_path, old, new))
+    assert raised.value.field == field and "must be a SELECT query" in str(raised.value)

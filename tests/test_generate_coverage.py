@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from generate_support import EXAMPLE, RELEASE_1, corpus_command
+from oxigraph_server import RecordedRequest, RecordingProxy
 
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.generate.coverage import (
@@ -106,3 +107,21 @@ def test_terminal_lines_show_control_characters_from_the_graph_and_the_corpus_es
     assert "\x1b" not in text and "\u202e" not in text and len(lines) == 4
     assert lines[1] == "  untested classes (1, by uses): <http://example.org/\\u202eevil> (2)"
     assert lines[3] == "  zone\\x1b[2J\\nPASS  all gates: 0 classes, 0 properties"
+
+
+@pytest.mark.parametrize("uses", ["lots", "9" * 5000, "²", None])
+def test_an_endpoint_counting_garbage_is_an_error_naming_it(
+    capsys: pytest.CaptureFixture[str], uses: str | None
+) -> None:
+    """An endpoint's answer is data: a count that is not a whole number is the endpoint's error."""
+    cell = {} if uses is None else {"uses": {"type": "literal", "value": uses}}
+    row = {"term": {"type": "uri", "value": "http://example.org/C"}, **cell}
+    body = json.dumps({"head": {"vars": ["term", "uses"]}, "results": {"bindings": [row]}}).encode()
+
+    def answer(request: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
+        return 200, {"Content-Type": "application/sparql-results+json"}, body
+
+    with RecordingProxy("http://127.0.0.1:1/", answer) as endpoint:
+        assert corpus_command("coverage", EXAMPLE / "corpus.yaml", "--sparql-endpoint", endpoint.url) == 2
+    error = capsys.readouterr().err
+    assert "Traceback" not in error and "not a whole number" in error and len(error) < 500

@@ -140,3 +140,15 @@ def test_a_dry_run_estimates_and_sends_nothing(
     assert server.count() == 0
     assert "paraphrase cost estimate (before any call):" in printed and "no corpus written" in printed
     assert not (templates.parent / "corpus.yaml").exists()
+
+
+def test_a_reply_with_terminal_escapes_is_printed_as_data(
+    server: FakeOpenAIServer, templates: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reply is untrusted text: an escape sequence in it must not clear the screen or forge a line."""
+    hostile = "\x1b[2J{{substation}} in {{zone}}\x1b]0;owned\x07"
+    server.enqueue(variant(hostile), verdict(0), variant("\x1b[31m"), "not json \x1b[2J", verdict(0))
+    assert generate(templates) == 0
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "\x07" not in printed
+    assert "  rejected  \\x1b[2J{{substation}} in {{zone}}\\x1b]0;owned\\x07  (" in printed

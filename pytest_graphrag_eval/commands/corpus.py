@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_graphrag_eval.commands import add_no_cache
-from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
-from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
+from pytest_graphrag_eval.corpus.reference_corpus import Question, load_corpus
+from pytest_graphrag_eval.errors import CommandError, GraphragEvalError, InputError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.formats.terminal_text import terminal_safe
+from pytest_graphrag_eval.gates.thresholds import thresholds_from_yaml
 from pytest_graphrag_eval.generate.coverage import corpus_coverage, coverage_lines, graph_terms
 from pytest_graphrag_eval.generate.generator import Generation, generate, plan
 from pytest_graphrag_eval.generate.paraphrase import ParaphraseRun, paraphrase
@@ -69,11 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     count = OptionSpec("--paraphrases", "", metavar="N", parse=P.whole_number(0, MAX_PARAPHRASES))
     add_option(made, "--paraphrases", count, default=0, help="LLM variants per phrasing")
     for flag, key, text in (
-        (
-            "--judge-model",
-            "graphrag_judge_model",
-            "the model that paraphrases and verifies (default gpt-4o-mini)",
-        ),
+        ("--judge-model", "graphrag_judge_model", "the LLM for paraphrases and checks (default gpt-4o-mini)"),
         ("--max-cost-usd", "graphrag_max_cost", "stop paraphrasing before spending more"),
         ("--max-calls", "graphrag_max_calls", "stop paraphrasing after this many LLM calls"),
     ):
@@ -108,7 +106,11 @@ def _generate(args: argparse.Namespace) -> int:
     if args.out is None and not args.dry_run:
         raise CommandError("--out is required (or --dry-run to only list what would be generated)")
     templates = load_templates(args.templates)
-    previous = list(load_corpus(args.out).questions()) if args.out is not None and args.out.exists() else []
+    for template in templates.templates:  # copied into the corpus: refused now, not at its first test run
+        thresholds_from_yaml(template.thresholds, "template", template.location)
+        for ident, value in template.question_thresholds.items():
+            thresholds_from_yaml(value, "question", template.location.for_question(ident))
+    previous = _previous(args.out, args.templates)
     with contextlib.closing(open_endpoint(args.sparql_endpoint, base_dir=Path.cwd())) as endpoint:
         phrasings = None
         if args.paraphrases:
@@ -132,6 +134,20 @@ def _generate(args: argparse.Namespace) -> int:
         generation.write(args.out, args.templates.name)
         _print_generation(generation, compare(previous, generation) if previous else None, args.out)
         return 0
+
+
+def _previous(out: Path | None, templates: Path) -> list[Question]:
+    """The questions of the corpus `--out` replaces, only if generated: nothing written by hand is lost."""
+    if out is None or not out.exists():
+        return []
+    if out.resolve() == templates.resolve():
+        raise CommandError(f"--out {out} is the template file: write the corpus to another file")
+    questions = list(load_corpus(out).questions())
+    for question in questions:
+        if "provenance" not in question.extra:
+            message = "has no provenance (it was written by hand): writing over the file would lose it"
+            raise InputError(f"{message}; choose another --out", question.location)
+    return questions
 
 
 def _paraphrases(args: argparse.Namespace, templates: TemplateFile) -> ParaphraseRun | None:
@@ -158,17 +174,17 @@ def _paraphrases(args: argparse.Namespace, templates: TemplateFile) -> Paraphras
     run = asyncio.run(_paraphrase_with(client, templates, args.paraphrases))
     for entry in run.templates:
         print(f"paraphrases of {entry.template_id}: {len(entry.kept)} kept, {len(entry.rejected)} rejected")
-        for variant in entry.kept:
-            print(f"  kept      {variant}")
+        for variant in entry.kept:  # LLM replies: printed as data
+            print(terminal_safe(f"  kept      {variant}"))
         for variant, reason in entry.rejected:
-            print(f"  rejected  {variant}  ({reason})")
+            print(terminal_safe(f"  rejected  {variant}  ({reason})"))
     stats = client.stats
     print(
         f"paraphrase calls: {stats.calls_made} sent, {stats.cache_hits} answered by the cache, "
         f"{stats.budget_refused} refused by the budget, {stats.cost_usd:.4f} USD"
     )
     if run.stopped:
-        print(f"paraphrasing stopped: {run.stopped}")
+        print(terminal_safe(f"paraphrasing stopped: {run.stopped}"))
     return run
 
 
@@ -187,20 +203,25 @@ def _print_plan(templates: TemplateFile, endpoint: SparqlEndpoint) -> None:
         wanted = "every candidate" if count is None else f"{count} questions"
         print(f"{template.template_id}: {candidates} candidates, {wanted}")
         for question_id, text in questions:
-            print(f"  {question_id}: {text}")
+            print(terminal_safe(f"  {question_id}: {text}"))  # the graph's text: printed as data
     print(f"dry run: {total} questions would be tried; no reference query run, nothing written")
 
 
 def _print_generation(generation: Generation, changes: Changes | None, out: Path) -> None:
     for outcome in generation.outcomes:
-        dropped = f", {len(outcome.dropped)} dropped by keep-rules" if outcome.dropped else ""
+        dropped = f", {len(outcome.dropped)} dropped" if outcome.dropped else ""
         duplicates = f", {outcome.duplicates} duplicates dropped" if outcome.duplicates else ""
         print(
             f"{outcome.template.template_id}: {len(outcome.questions)} questions "
             f"from {outcome.candidates} candidates{dropped}{duplicates}"
         )
         for dropped_binding in outcome.dropped[:SHOWN_IDS]:
-            print(f"  dropped {dropped_binding.question_id}: {dropped_binding.reason}")
+            print(terminal_safe(f"  dropped {dropped_binding.question_id}: {dropped_binding.reason}"))
+        unused = sorted(
+            set(outcome.template.question_thresholds) - {q.question_id for q in outcome.questions}
+        )
+        if unused:
+            print(f"  question_thresholds of no question made: {', '.join(unused)}")
     questions, twins = len(generation.questions()), sum(outcome.duplicates for outcome in generation.outcomes)
     print(f"wrote {out}: {questions} questions, {twins} duplicates dropped, graph {generation.graph}")
     if changes is not None:

@@ -74,13 +74,13 @@ class AnswerReader:
         if kind == "count":
             return str(rows)
         if kind == "labels":
-            return self.rule.separator.join(labels) or None
+            return self.rule.separator.join(labels) if labels or not rows else None  # no rows: empty answer
         if rows != 1 or first is None:
             return None
         values = {**known, **first}
         if any(name not in values for name in self.pattern.names):
             return None
-        return self.pattern.fill(values)
+        return self.pattern.form.format_map(values)
 
 
 def rows_of(output: str) -> tuple[list[str], list[Row]]:

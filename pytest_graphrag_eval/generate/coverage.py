@@ -14,7 +14,7 @@ from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.generate.answer_reader import rows_of
 from pytest_graphrag_eval.generate.templates import SPARQL_STEP
-from pytest_graphrag_eval.graph.endpoint import SparqlEndpoint
+from pytest_graphrag_eval.graph.endpoint import EndpointError, SparqlEndpoint
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 _CLASSES = "SELECT ?term (COUNT(*) AS ?uses) WHERE { ?s a ?term FILTER(isIRI(?term)) } GROUP BY ?term"
@@ -93,17 +93,15 @@ class Coverage:
 
 def graph_terms(endpoint: SparqlEndpoint) -> GraphTerms:
     """The classes and properties of the graph behind `endpoint`."""
-    found = []
-    for query in (_CLASSES, _PROPERTIES):
-        _, rows = rows_of(endpoint.execute(query).text)
-        found.append(
-            {
-                str(row["term"]["value"]): int(str(row["uses"]["value"]))
-                for row in rows
-                if "term" in row and row["term"].get("type") == "uri"
-            }
-        )
-    return GraphTerms(found[0], found[1])
+    found: tuple[dict[str, int], dict[str, int]] = ({}, {})
+    for terms, query in zip(found, (_CLASSES, _PROPERTIES), strict=True):
+        for row in rows_of(endpoint.execute(query).text)[1]:
+            uses = str(row.get("uses", {}).get("value"))
+            if not re.fullmatch("[0-9]{1,18}", uses):  # the endpoint's answer is data: its error, not ours
+                raise EndpointError(f"the endpoint counted {uses[:40]!r} uses, not a whole number")
+            if "term" in row and row["term"].get("type") == "uri":
+                terms[str(row["term"]["value"])] = int(uses)
+    return GraphTerms(*found)
 
 
 def named_iris(query: str) -> tuple[set[str], dict[str, str]]:
@@ -149,13 +147,8 @@ def corpus_coverage(corpora: Iterable[Corpus], graph: GraphTerms) -> Coverage:
                 for name, namespace in declared.items():
                     prefixes.setdefault(name, namespace)
             per_template[template_id] |= named
-    everything = frozenset(iri for named in per_template.values() for iri in named)
-    return Coverage(
-        graph,
-        everything,
-        {template_id: frozenset(named) for template_id, named in per_template.items()},
-        prefixes,
-    )
+    frozen = {template_id: frozenset(named) for template_id, named in per_template.items()}
+    return Coverage(graph, frozenset().union(*frozen.values()), frozen, prefixes)
 
 
 def coverage_lines(coverage: Coverage, shown: int = 10, templates_shown: int | None = None) -> list[str]:
@@ -167,10 +160,8 @@ def coverage_lines(coverage: Coverage, shown: int = 10, templates_shown: int | N
         f"graph coverage: reference queries name {len(graph.classes) - len(classes)} of {len(graph.classes)} "
         f"classes and {len(graph.properties) - len(properties)} of {len(graph.properties)} properties"
     ]
-    for label, terms, uses in (
-        ("classes", classes, graph.classes),
-        ("properties", properties, graph.properties),
-    ):
+    kinds = (("classes", classes, graph.classes), ("properties", properties, graph.properties))
+    for label, terms, uses in kinds:
         if terms:
             listed = ", ".join(f"{coverage.short(term)} ({uses[term]})" for term in terms[:shown])
             more = f", and {len(terms) - shown} more" if len(terms) > shown else ""

@@ -31,7 +31,7 @@ from pytest_graphrag_eval.generate.instantiate import (
 from pytest_graphrag_eval.generate.placeholders import PLACEHOLDER
 from pytest_graphrag_eval.generate.sampling import sampling_order
 from pytest_graphrag_eval.generate.templates import QuestionTemplate, TemplateFile
-from pytest_graphrag_eval.graph.endpoint import EndpointError, QueryForm, SparqlEndpoint
+from pytest_graphrag_eval.graph.endpoint import EndpointError, SparqlEndpoint
 
 _COUNT_TRIPLES = "SELECT (COUNT(*) AS ?triples) WHERE { ?s ?p ?o }"
 _RUN_AHEAD = 512  # questions whose queries are run ahead at most: their results are held meanwhile
@@ -59,17 +59,13 @@ class Generation:
     def questions(self) -> list[Instance]:
         return [question for outcome in self.outcomes for question in outcome.questions]
 
-    def corpus_text(self, source: str) -> str:
-        """The corpus file's text; `source` names the template file in the header."""
-        return "".join(self._corpus_chunks(source))
-
     def write(self, path: Path, source: str) -> None:
-        """Write the corpus file atomically, a question at a time: no copy of the whole text is made."""
+        """Write the corpus file atomically, a question at a time: no copy of the whole text is made;
+        `source` names the template file in its header."""
         write_bytes_atomic(path, (chunk.encode("utf-8") for chunk in self._corpus_chunks(source)))
 
     def _corpus_chunks(self, source: str) -> Iterator[str]:
-        """The text `corpus_text` writes for this corpus's data, each question written into its
-        template's skeleton."""
+        """The corpus file's text, each question written into its template's skeleton."""
         yield corpus_header(source)
         for outcome in self.outcomes:
             if outcome.questions:
@@ -106,8 +102,6 @@ def candidate_bindings(
         result = endpoint.execute(templates.prefix_header + template.candidates)
     except EndpointError as error:
         raise query_error(error, template, "candidates", None) from None
-    if result.form is not QueryForm.SELECT:
-        raise template.error("must be a SELECT query (its rows are the candidate bindings)", "candidates")
     columns, rows = rows_of(result.text)
     if not rows:
         raise template.error(
@@ -130,7 +124,7 @@ def generate(
     own (its phrasings and their kept paraphrases)."""
     graph = graph_fingerprint(endpoint)
     texts: dict[str, str] = {}
-    ids: dict[str, str] = {}
+    ids: dict[str, tuple[str, str]] = {}  # by question id: its template and the text it was made of
     outcomes = []
     for template in templates.templates:
         if phrasings and template.template_id in phrasings:
@@ -152,11 +146,11 @@ def generate(
                 if not binding.complete:  # before its id is compared: that id lacks the value
                     outcome.dropped.append(unbound(binding, compiled.needed))
                     continue
-                if ident in ids:
-                    if ids[ident] != template.template_id:
+                if ident in ids:  # a duplicate only when its id is made of the same values
+                    if ids[ident] != (template.template_id, shown := compiled.id_source(binding)):
                         raise template.error(
-                            f"gives the question id {ident!r}, which template "
-                            f"{ids[ident]!r} gives too; make the id patterns differ",
+                            f"gives the question id {ident!r} to {shown!r}, as template {ids[ident][0]!r} "
+                            f"does to {ids[ident][1]!r}; make the id patterns tell them apart",
                             "question_id",
                         )
                     outcome.duplicates += 1
@@ -172,7 +166,7 @@ def generate(
                 outcome.duplicates += 1
                 continue
             texts[made.texts[1]] = ident
-            ids[ident] = template.template_id
+            ids[ident] = (template.template_id, compiled.id_source(binding))
             results.add(outputs)
             outcome.questions.append(made)
         outcome.questions.sort(key=lambda question: position[question.texts[0]])
@@ -225,11 +219,8 @@ def plan(
 def _try_order(
     template: QuestionTemplate, bindings: list[Binding], previous: Collection[str] = ()
 ) -> list[Binding]:
-    stratify = template.sample.stratify
-
     def stratum(binding: Binding) -> str:
-        term = binding.values.get(stratify) if stratify else None
-        return str(term.get("value")) if term is not None else ""
+        return binding.plain.get(template.sample.stratify or "", "")
 
     return sampling_order(bindings, template.sample, stratum, lambda binding: binding.question_id, previous)
 

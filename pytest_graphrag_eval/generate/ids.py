@@ -32,7 +32,7 @@ def question_id(
 ) -> str:
     """The id of the question of `template_id` for these plain values (`plain`: every name `pattern` uses)."""
     if pattern is not None:
-        return slug(pattern.fill(plain)) or slug(template_id)
+        return slug(pattern.form.format_map(plain)) or slug(template_id)
     if not parameters:
         return slug(template_id)
     shown = json.dumps([[name, plain.get(name)] for name in parameters], ensure_ascii=False)

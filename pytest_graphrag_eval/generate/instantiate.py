@@ -77,6 +77,11 @@ class CompiledTemplate:
         ident = question_id(template.template_id, pattern, template.parameters, shown)
         return Binding(row, ident, plain, complete)
 
+    def id_source(self, binding: Binding) -> str:
+        """The text its question id is the slug (or hash) of: two bindings share an id by its values."""
+        pattern = self.id_pattern
+        return binding.question_id if pattern is None else pattern.form.format_map(binding.plain)
+
 
 class Instance(NamedTuple):
     """A question generated from one binding: its own texts, in the order its template's shape holds them."""
@@ -209,15 +214,17 @@ def instantiate(compiled: CompiledTemplate, binding: Binding, ran: Ran) -> Insta
                 raise query_error(result, template, step.where, ident)
             spec = step.step.documents
             media = result.form.media_type
-            made = (query, result.text if spec is None else _documents(result.text, spec), media)
+            made = (query, result.text if spec is None else _documents(result.text, step, template), media)
             if step.answers:
                 text = result.text if media == SPARQL_RESULTS_JSON else None
                 columns, rows, answer = compiled.reader.read(text, plain)
-                if template.answer.kind == "labels" and template.answer.column not in columns:
+                known = columns if template.answer.kind == "labels" else {*columns, *plain}  # value: either
+                unknown = [name for name in compiled.reader.names if name not in known]
+                if unknown:
                     raise template.error(
-                        f"{template.answer.column!r} is not a column of the answer step's result "
+                        f"{unknown[0]!r} is not a column of the answer step's result "
                         f"(columns: {', '.join(columns) or 'none'})",
-                        "answer.labels",
+                        f"answer.{template.answer.kind}",
                     )
         for fill in step.fills:
             texts.append(made[fill] if fill.__class__ is int else fill.format_map(plain))  # type: ignore[union-attr]
@@ -333,10 +340,15 @@ def _slot_indices(shape: Any) -> list[int]:
     return [index for item in items for index in _slot_indices(item)]
 
 
-def _documents(text: str, spec: DocumentsSpec) -> str:
+def _documents(text: str, step: CompiledStep, template: QuestionTemplate) -> str:
+    spec, (columns, rows) = cast(DocumentsSpec, step.step.documents), rows_of(text)
+    for key, column in (("id", spec.id_column), ("text", spec.text_column)):
+        if column not in columns:  # else every question's documents are empty, unsaid
+            where, shown = f"{step.step.where}.documents.{key}", ", ".join(columns) or "none"
+            raise template.error(f"{column!r} is not a column of its query (columns: {shown})", where)
     documents = [
         {"id": str(row[spec.id_column]["value"]), "text": str(row.get(spec.text_column, {}).get("value", ""))}
-        for row in rows_of(text)[1]
+        for row in rows
         if spec.id_column in row
     ]
     return json.dumps(documents, ensure_ascii=False)

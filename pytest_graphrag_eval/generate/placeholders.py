@@ -42,10 +42,6 @@ class Pieces:
         parts[1::2] = [f"{{{name}}}" for name in parts[1::2]]  # a name has no brace to double
         return cls("".join(parts), tuple(PLACEHOLDER.findall(text)))
 
-    def fill(self, values: Mapping[str, str]) -> str:
-        """The text with each placeholder replaced by its plain value."""
-        return self.form.format_map(values)
-
     def fill_query(self, values: Mapping[str, Term]) -> str:
         """The text with each placeholder replaced by its term in SPARQL syntax."""
         return self.form.format_map({name: sparql_term(values[name]) for name in self.names})

@@ -41,9 +41,5 @@ def _interleaved_strata(candidates: Sequence[Item], seed: int, stratum: Callable
     generator = random.Random(seed)
     for members in strata.values():
         generator.shuffle(members)
-    ordered: list[Item] = []
-    depth = 0
-    while len(ordered) < len(candidates):
-        ordered += [members[depth] for members in strata.values() if depth < len(members)]
-        depth += 1
-    return ordered
+    deepest = max(map(len, strata.values()), default=0)
+    return [members[depth] for depth in range(deepest) for members in strata.values() if depth < len(members)]

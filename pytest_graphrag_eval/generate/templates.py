@@ -14,7 +14,7 @@ from typing import Any
 from pytest_graphrag_eval.corpus.yaml_lines import line_of, load_yaml_with_lines, to_plain
 from pytest_graphrag_eval.errors import InputError, SourceLocation
 from pytest_graphrag_eval.generate.placeholders import PARSE_PROBE, PLACEHOLDER, names_in
-from pytest_graphrag_eval.graph.endpoint import QueryRefused
+from pytest_graphrag_eval.graph.endpoint import QueryForm, QueryRefused
 from pytest_graphrag_eval.graph.readonly import query_form
 
 SPARQL_STEP = "sparql_query"
@@ -117,16 +117,12 @@ TEMPLATE_KEYS = frozenset(
 
 @dataclass(frozen=True)
 class TemplateFile:
-    """A template file: its prefixes and templates, in file order."""
+    """A template file: its prefixes, their PREFIX lines (written before every query) and its templates."""
 
     file: str
     prefixes: Mapping[str, str]
     templates: tuple[QuestionTemplate, ...]
-
-    @property
-    def prefix_header(self) -> str:
-        """The PREFIX lines written before every query."""
-        return "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in self.prefixes.items())
+    prefix_header: str
 
 
 def load_templates(path: str | Path) -> TemplateFile:
@@ -147,7 +143,7 @@ def load_templates(path: str | Path) -> TemplateFile:
         if any(other.template_id == template.template_id for other in templates):
             raise template.error("is already the id of another template", "template_id")
         templates.append(template)
-    return TemplateFile(shown, prefixes, tuple(templates))
+    return TemplateFile(shown, prefixes, tuple(templates), header)
 
 
 def _prefixes(value: object, where: SourceLocation) -> dict[str, str]:
@@ -406,6 +402,8 @@ def _keep(value: object, location: SourceLocation) -> KeepRules:
 
 def _check_parses(query: str, location: SourceLocation, where: str) -> None:
     try:
-        query_form(PLACEHOLDER.sub(PARSE_PROBE, query))
+        form = query_form(PLACEHOLDER.sub(PARSE_PROBE, query))
     except QueryRefused as error:
         raise TemplateError(f"the query does not parse: {error}", location, where) from None
+    if form is not QueryForm.SELECT and where.endswith(("candidates", "documents.query")):
+        raise TemplateError("must be a SELECT query: its rows are read", location, where)

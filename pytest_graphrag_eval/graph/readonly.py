@@ -65,19 +65,14 @@ def result_form(result: Any) -> QueryForm:
 
 
 def _empty_store() -> Any:
-    store = getattr(_local, "store", None)
-    if store is None:
-        store = import_pyoxigraph().Store()
-        _local.store = store
-    return store
+    if getattr(_local, "store", None) is None:  # one per thread
+        _local.store = import_pyoxigraph().Store()
+    return _local.store
 
 
 def first_line(error: BaseException) -> str:
     """The first line of an error message, shortened (parser messages can be long)."""
-    lines = str(error).strip().splitlines()
-    if not lines:
-        return type(error).__name__
-    line = lines[0]
+    line = (str(error).strip().splitlines() or [type(error).__name__])[0]
     return line if len(line) <= _MESSAGE_CHARS else line[: _MESSAGE_CHARS - 1] + "…"
 
 
