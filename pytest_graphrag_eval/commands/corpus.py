@@ -1,10 +1,6 @@
 """`graphrag-eval-corpus`: a reference corpus generated from a template file over a knowledge graph,
 and the graph's coverage by a corpus's reference queries.
 
-    graphrag-eval-corpus generate TEMPLATES --sparql-endpoint=GRAPH --out=corpus.yaml [--dry-run]
-        [--paraphrases=N [--judge-model=M] [--max-cost-usd=X] [--max-calls=N]]
-    graphrag-eval-corpus coverage CORPUS... --sparql-endpoint=GRAPH [--json]
-
 When `--out` exists, its questions are tried first (so they survive while the graph still supports
 them) and the new, updated and retired ones are listed.
 """
