@@ -100,24 +100,22 @@ def judge_layers(layers: OptionLayers) -> list[JudgeOptions]:
 
 def _absolute(spec: OptionSpec, value: Any, base: Path) -> P.RawValue | None:
     """A layer's value, its paths made absolute against `base` (the invocation folder, or the ini file's,
-    against which pytest made a `paths` ini value absolute already); None when it is blank."""
+    against which pytest made a `paths` ini value absolute already); blank left for the parser to refuse."""
     if spec.parse is P.path:
-        return Path(value[0]) if isinstance(value, list) else base / str(value)
+        return Path(value[0]) if isinstance(value, list) else _path_or_url(str(value), base)
     if spec.parse is P.paths:
-        return [base / str(item) for item in value]
+        return [_path_or_url(str(item), base) for item in value]
     if spec.parse is P.history_url:
-        return resolve_history_url(str(value), base) or None
+        return resolve_history_url(str(value), base)
     if spec.parse in _AS_GIVEN_OR_PATH:
         return _path_or_url(str(value), base)
     return value  # type: ignore[no-any-return]
 
 
-def _path_or_url(text: str, base: Path) -> str | None:
-    """A URL or `history:REF` as given, a path against `base`; blank is unset."""
-    text = text.strip()
-    if not text:
-        return None
-    return text if "://" in text or text.startswith(HISTORY_PREFIX) else str(base / text)
+def _path_or_url(text: str, base: Path) -> str:
+    """A URL or `history:REF` as given, a path against `base`."""
+    given = text.strip()
+    return given if not given or "://" in given or given.startswith(HISTORY_PREFIX) else str(base / text)
 
 
 # Judge settings that only the LLM judge uses: given while no LLM judges anything, they would be
