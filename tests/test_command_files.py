@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from history_support import run_report
 
-from pytest_graphrag_eval.commands import answer, history, judge, merge
+from pytest_graphrag_eval.commands import answer, corpus, history, judge, merge
 from pytest_graphrag_eval.history.store import open_history
 from pytest_graphrag_eval.run.merge import merge_shard_reports
 
@@ -140,3 +140,21 @@ def test_the_plugin_never_writes_an_output_over_its_history(pytester: pytest.Pyt
          "name one file*give each its own*"]
     )  # fmt: skip
     assert history_file.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["generate", "coverage"])
+def test_the_corpus_command_refuses_an_output_it_cannot_write_before_loading_the_graph(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """--out under a file ended in a FileExistsError traceback once the corpus was generated."""
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    (tmp_path / "read.yaml").write_text("[]\n", encoding="utf-8")
+    read, output = str(tmp_path / "read.yaml"), str(tmp_path / "afile" / "out")
+    flag = "--out" if command == "generate" else "--html"
+    argv = [command, read, "--sparql-endpoint", str(tmp_path / "no-graph.ttl"), flag]
+
+    err = refused(corpus.main, [*argv, output], capsys)
+    assert f"error: {flag} {output}: {tmp_path / 'afile'} is a file" in err
+    err = refused(corpus.main, [*argv, read], capsys)
+    assert f"error: {flag} and " in err and f"name one file, {read}: give each its own" in err
+    assert (tmp_path / "read.yaml").read_text(encoding="utf-8") == "[]\n"

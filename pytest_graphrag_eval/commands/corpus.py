@@ -30,6 +30,7 @@ from pytest_graphrag_eval.graph.factory import open_endpoint
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.command_line import FLAG, add_option, declared
 from pytest_graphrag_eval.options.declarations import OptionSpec
+from pytest_graphrag_eval.options.files import check_files
 from pytest_graphrag_eval.report.html_report.render import coverage_page
 
 if TYPE_CHECKING:  # the LLM client (and the OpenAI SDK) is imported only when paraphrases are asked for
@@ -103,6 +104,7 @@ def _generate(args: argparse.Namespace) -> int:
     """The template file is checked before the graph is loaded or any LLM call is made."""
     if args.out is None and not args.dry_run:
         raise CommandError("--out is required (or --dry-run to only list what would be generated)")
+    check_files([("--out", args.out)], [("the template file", args.templates)])
     templates = load_templates(args.templates)
     previous = list(load_corpus(args.out).questions()) if args.out is not None and args.out.exists() else []
     with contextlib.closing(open_endpoint(args.sparql_endpoint, base_dir=Path.cwd())) as endpoint:
@@ -211,6 +213,7 @@ def _print_generation(generation: Generation, changes: Changes | None, out: Path
 
 
 def _coverage(args: argparse.Namespace) -> int:
+    check_files([("--html", args.html)], [("a corpus", path) for path in args.corpora])
     corpora = [load_corpus(path) for path in args.corpora]
     with contextlib.closing(open_endpoint(args.sparql_endpoint, base_dir=Path.cwd())) as endpoint:
         coverage = corpus_coverage(corpora, graph_terms(endpoint))
