@@ -179,6 +179,13 @@ def test_a_narrowed_choice_still_refuses_what_the_plugin_refuses(capsys: pytest.
         ("--graphrag-concurrency", "0"),
         ("--graphrag-judge", "bogus"),
         ("--graphrag-baseline", "history:"),
+        # blank (an unset CI variable): it named the invocation folder, a file called " ", or nothing
+        ("--graphrag-report", ""),
+        ("--graphrag-markdown", " "),
+        ("--graphrag-corpus", ""),
+        ("--graphrag-baseline", " "),
+        ("--graphrag-sparql-endpoint", ""),
+        ("--graphrag-history", ""),
     ],
 )
 def test_the_plugin_refuses_the_same_values(pytester: pytest.Pytester, flag: str, value: str) -> None:

@@ -350,7 +350,7 @@ def test_aggregates_of_another_shape_never_break_the_reading_commands(
     [
         (
             ["--report", "same.out", "--markdown", "same.out"],
-            "--report, --markdown: two of them name one file",
+            "--report and --markdown name one file, same.out: give each its own",
         ),
         (["--report", "."], "--report .: is a folder; give a file name"),
     ],

@@ -107,3 +107,21 @@ def test_a_response_keyed_by_a_text_two_questions_share_is_refused() -> None:
         run_evaluation(shared, {"Names of set one?": unkeyed("q1")})
     by_id = {result["question_id"]: result for result in run_evaluation(shared, {"q1": response("q1")})}
     assert by_id["q1"]["steps_score"] == 1.0  # keyed by id, a shared text is no problem
+
+
+def test_a_question_answered_under_its_id_and_its_text_is_refused_not_scored_as_two_attempts(
+    tmp_path: Path,
+) -> None:
+    """Both responses were scored as attempts of q3 (steps_score the mean of the two), without a word."""
+    wrong = unkeyed("q1")  # another question's answer, keyed by q3's text
+    with pytest.raises(
+        ResponseError,
+        match=r"question 'q3' is answered twice, by the response keyed 'q3' and by this one keyed "
+        r"'Names of set three\?': keep one",
+    ):
+        run_evaluation(corpus_from_data(corpus()), {"q3": unkeyed("q3"), "Names of set three?": wrong})
+    recording = tmp_path / "responses.jsonl"
+    lines = [{"question_id": "q3", **unkeyed("q3")}, {"question_id": " Names of set three?", **wrong}]
+    recording.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(ResponseError, match=r"responses.jsonl:2, .*question 'q3' is answered twice"):
+        load_responses(recording, corpus=corpus_from_data(corpus()))

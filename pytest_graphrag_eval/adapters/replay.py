@@ -7,15 +7,13 @@ entries for the loader's usual checks, or None for a file in the plain response 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import Any
 
 from pytest_graphrag_eval.adapters.access import kind_name
 from pytest_graphrag_eval.adapters.messages import MESSAGE_ADAPTERS, message_format
 from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE, from_otlp_json, json_lines
 from pytest_graphrag_eval.errors import ResponseError, SourceLocation
-
-ResponseT = TypeVar("ResponseT", bound=Mapping[str, Any])
 
 RESPONSE_FORMATS = ("auto", "responses", "otlp", *MESSAGE_ADAPTERS)
 # Keys of a message-list line that are not the messages: they are kept on the response.
@@ -90,21 +88,3 @@ def _message_entries(text: str, file: str, named: str | None) -> list[Entry]:
         response.update({key: record[key] for key in LINE_KEYS if key in record})
         entries.append((number, None, response))
     return entries
-
-
-def match_question_texts(
-    attempts: Mapping[str, Sequence[ResponseT]],
-    question_ids_by_text: Mapping[str, str],
-    rekey: Callable[[ResponseT, str], ResponseT],
-) -> dict[str, list[ResponseT]]:
-    """Re-key responses keyed by their question's text (traces without an id attribute) by its id;
-    `rekey` keeps whatever the caller's record type carries."""
-    ids = set(question_ids_by_text.values())
-    matched: dict[str, list[ResponseT]] = {}
-    for key, responses in attempts.items():
-        question_id = key if key in ids else question_ids_by_text.get(key.strip(), key)
-        rekeyed = (
-            [rekey(response, question_id) for response in responses] if question_id != key else responses
-        )
-        matched.setdefault(question_id, []).extend(rekeyed)
-    return matched

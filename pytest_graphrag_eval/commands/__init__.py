@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.errors import CommandError
 from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.options.declarations import OptionSpec
 
@@ -29,18 +27,6 @@ def add_arguments(parser: argparse.ArgumentParser, arguments: Iterable[Argument]
         else:
             own = spec if isinstance(spec, OptionSpec) else declared(spec)
             add_option(parser, name, own, help=own.help if help is None else help, **extra)
-
-
-def check_outputs(outputs: Iterable[tuple[str, Path | None]]) -> None:
-    """Refuse an output that is a folder, or two outputs on one file, before anything is judged or written."""
-    given = [(flag, path) for flag, path in outputs if path is not None]
-    for flag, path in given:
-        if path.is_dir():
-            raise CommandError(f"{flag} {path}: is a folder; give a file name")
-    if len({path.resolve() for _, path in given}) < len(given):
-        raise CommandError(
-            f"{', '.join(flag for flag, _ in given)}: two of them name one file; give each its own"
-        )
 
 
 def add_no_cache(parser: argparse.ArgumentParser, **overrides: Any) -> None:

@@ -19,12 +19,13 @@ from typing import Any
 
 from pytest_graphrag_eval.answers import AnswerInputs, AnswerJudgeScorer, AnswerSettings, build_answer_metrics
 from pytest_graphrag_eval.answers.claims import CORRECTNESS_KEYS
-from pytest_graphrag_eval.commands import Argument, add_arguments, add_no_cache, check_outputs
+from pytest_graphrag_eval.commands import Argument, add_arguments, add_no_cache
 from pytest_graphrag_eval.corpus.input_files import read_input_text
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError, InputError, SourceLocation
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.declarations import OptionSpec
+from pytest_graphrag_eval.options.files import check_files
 
 INPUT_COLUMNS = ("Question", "Reference answer", "Actual answer")
 OUTPUT_COLUMNS = (
@@ -41,7 +42,7 @@ def answer_correctness_main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `answer-correctness`; returns the exit status (2 on bad input)."""
     args = _parser().parse_args(argv)
     try:
-        check_outputs([("--output", args.output)])  # before any judge call is paid for
+        check_files([("--output", args.output)], [("--input", args.input)])  # before a judge call is paid
         header, rows = read_rows(args.input)
         results = asyncio.run(judge_rows(rows, args))
         write_rows(args.output, header, rows, results)

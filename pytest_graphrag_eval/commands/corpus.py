@@ -1,10 +1,6 @@
 """`graphrag-eval-corpus`: a reference corpus generated from a template file over a knowledge graph,
 and the graph's coverage by a corpus's reference queries.
 
-    graphrag-eval-corpus generate TEMPLATES --sparql-endpoint=GRAPH --out=corpus.yaml [--dry-run]
-        [--paraphrases=N [--judge-model=M] [--max-cost-usd=X] [--max-calls=N]]
-    graphrag-eval-corpus coverage CORPUS... --sparql-endpoint=GRAPH [--json]
-
 When `--out` exists, its questions are tried first (so they survive while the graph still supports
 them) and the new, updated and retired ones are listed.
 """
@@ -36,6 +32,7 @@ from pytest_graphrag_eval.graph.factory import open_endpoint
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.command_line import FLAG, add_option, declared
 from pytest_graphrag_eval.options.declarations import OptionSpec
+from pytest_graphrag_eval.options.files import check_files
 from pytest_graphrag_eval.report.html_report.render import coverage_page
 
 if TYPE_CHECKING:  # the LLM client (and the OpenAI SDK) is imported only when paraphrases are asked for
@@ -105,6 +102,7 @@ def _generate(args: argparse.Namespace) -> int:
     """The template file is checked before the graph is loaded or any LLM call is made."""
     if args.out is None and not args.dry_run:
         raise CommandError("--out is required (or --dry-run to only list what would be generated)")
+    check_files([("--out", args.out)], [("the template file", args.templates)])
     templates = load_templates(args.templates)
     for template in templates.templates:  # copied into the corpus: refused now, not at its first test run
         thresholds_from_yaml(template.thresholds, "template", template.location)
@@ -236,6 +234,7 @@ def _print_generation(generation: Generation, changes: Changes | None, out: Path
 
 
 def _coverage(args: argparse.Namespace) -> int:
+    check_files([("--html", args.html)], [("a corpus", path) for path in args.corpora])
     corpora = [load_corpus(path) for path in args.corpora]
     with contextlib.closing(open_endpoint(args.sparql_endpoint, base_dir=Path.cwd())) as endpoint:
         coverage = corpus_coverage(corpora, graph_terms(endpoint))

@@ -1,15 +1,5 @@
 """`graphrag-eval-history URL SUBCOMMAND`: read (and backfill) a run history.
 
-    graphrag-eval-history history.db list [--branch main] [--limit 20]
-    graphrag-eval-history history.db show RUN
-    graphrag-eval-history history.db flaky [--last 10] [--min-flips 2]
-    graphrag-eval-history history.db trend steps_score.mean [--last 20]
-    graphrag-eval-history history.db compare RUN RUN
-    graphrag-eval-history history.db report RUN --report r.json --html r.html --markdown r.md
-    graphrag-eval-history history.db import reports/*.json [--branch main --commit SHA]
-    graphrag-eval-history history.db shards [--clear KEY ...]
-    graphrag-eval-history history.db prune --keep 50 [--newer-than 2026-01-01] [--waiting-days 7] [--dry-run]
-
 Stored text (branch names, commit messages from CI variables) is shown with its control characters
 escaped; reading commands open the history read-only. Exit status 0, 1 when `report` could not write
 a file, 2 when the history cannot be read or written (never naming the password).
@@ -30,7 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pytest_graphrag_eval.commands import Argument, add_arguments, check_outputs
+from pytest_graphrag_eval.commands import Argument, add_arguments
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError, json_problem
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
 from pytest_graphrag_eval.gates.expressions import numeric_value
@@ -43,6 +33,7 @@ from pytest_graphrag_eval.history.store import IDENTITY_FIELDS, HistoryStore, Ru
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.command_line import FLAG
 from pytest_graphrag_eval.options.declarations import OptionSpec
+from pytest_graphrag_eval.options.files import check_files, history_file
 from pytest_graphrag_eval.report.history_summary import OUTCOME_CODES
 from pytest_graphrag_eval.report_model import ReportDocument
 from pytest_graphrag_eval.run.merge import merge_shard_reports
@@ -318,7 +309,8 @@ def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     run = store.resolve(args.run)
     if not (args.report or args.html or args.markdown):
         raise CommandError("report: give at least one of --report, --html, --markdown")
-    check_outputs([("--report", args.report), ("--html", args.html), ("--markdown", args.markdown)])
+    outputs = [("--report", args.report), ("--html", args.html), ("--markdown", args.markdown)]
+    check_files(outputs, [("the history", history_file(args.url))])
     report = ReportDocument.from_json(store.load_report(run.run_id), f"run {run.run_id} of the history")
     written = write_outputs(report, OutputPaths(args.report, args.markdown, args.html))
     out.document = {

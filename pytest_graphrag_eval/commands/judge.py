@@ -1,9 +1,5 @@
 """Console script `graphrag-eval-judge`: calibrate the judge against people's labels, outside pytest.
 
-    graphrag-eval-judge --corpus corpus.yaml --labels labels.yaml [--reviews reviews.yaml]
-        [--answers-config answers.yaml] [--judge llm] [--threshold answer_f1>=0.7]
-        [--gate judge:answer_correctness.kappa>=0.6] [--report calibration.json] [--dry-run]
-
 The judge is the one a pytest run with the same answers config would use, so a pipeline can check a
 new judge before trusting it (exit 1 when a `judge:` gate fails, 2 on bad input).
 """
@@ -16,10 +12,11 @@ import sys
 from collections.abc import Sequence
 
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, resolve_judge_settings
-from pytest_graphrag_eval.commands import Argument, add_arguments, add_no_cache, check_outputs
+from pytest_graphrag_eval.commands import Argument, add_arguments, add_no_cache
 from pytest_graphrag_eval.corpus.reference_corpus import load_corpus
 from pytest_graphrag_eval.errors import CommandError, ConfigurationError, GraphragEvalError
 from pytest_graphrag_eval.formats.atomic import write_text_atomic
+from pytest_graphrag_eval.options.files import check_files
 from pytest_graphrag_eval.report.judging_summary import calibration_lines
 from pytest_graphrag_eval.run.judging import (
     calibrate,
@@ -43,7 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    check_outputs([("--report", args.report)])  # before any judge call is paid for
+    read = [("--labels", args.labels), ("--reviews", args.reviews), ("--answers-config", args.answers_config)]
+    check_files([("--report", args.report)], [*read, *(("--corpus", path) for path in args.corpus)])
     gates = args.gate
     not_judge = [gate.expression for gate in gates if gate.over != "judge"]
     if not_judge:

@@ -1,13 +1,9 @@
 """Console script `graphrag-eval-merge`: merge the JSON reports of a sharded run into one.
 
-    graphrag-eval-merge shard-1.json shard-2.json shard-3.json --report report.json \
-        [--markdown summary.md] [--html report.html] [--baseline main.json] [--history URL]
-
-The merged report is the one a single unsharded run would have written: results in
-corpus order, then aggregates, the baseline comparison, gates, Markdown and HTML
-computed on the whole. Exit status: 0, or 1 when a question or a gate failed
-(as pytest's), 2 when the reports cannot be merged (the message says why), 130 when
-stopped by Ctrl-C and 143 by SIGTERM (a cancelled CI job).
+The merged report is the one a single unsharded run would have written: results in corpus order, then
+aggregates, the baseline comparison, gates, Markdown and HTML computed on the whole. Exit status: 0, or 1
+when a question or a gate failed (as pytest's), 2 when the reports cannot be merged (the message says
+why), 130 when stopped by Ctrl-C and 143 by SIGTERM (a cancelled CI job).
 """
 
 from __future__ import annotations
@@ -26,6 +22,7 @@ from typing import Any, NoReturn
 from pytest_graphrag_eval.compare import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
 from pytest_graphrag_eval.options.command_line import add_option, declared
+from pytest_graphrag_eval.options.files import check_files, history_file
 from pytest_graphrag_eval.options.parsers import HistoryRef
 from pytest_graphrag_eval.run.end_of_run import HistoryOptions, RunOutcome, conclude_run
 from pytest_graphrag_eval.run.merge import ShardReport, load_shard, merge_shards, shard_summary
@@ -35,13 +32,9 @@ _TERMINATED = 128 + signal.SIGTERM  # the status a shell reports for a process e
 
 
 def merge_command() -> NoReturn:
-    """The `graphrag-eval-merge` command: `merge_main`, in a process of its own.
-
-    The one place that sets a signal handler or the collector's state, as the process is the merge's
-    own. A cancelled CI job stops the merge with SIGTERM; it is turned into `SystemExit` here, so the
-    merge unwinds as it does for Ctrl-C: a report half written is removed, not left beside the
-    others (`formats.atomic`). Exit status 143 for SIGTERM, 130 for Ctrl-C.
-    """
+    """`merge_main` in a process of its own: the one place that sets a signal handler or the collector's
+    state. A cancelled CI job's SIGTERM becomes `SystemExit` here, so the merge unwinds as for Ctrl-C: a
+    report half written is removed, not left beside the others (`formats.atomic`)."""
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     # This process is the merge's own and ends with it: the shards' and the baseline's results are
     # millions of small objects that make no cycles, and full collections walking them again and
@@ -68,6 +61,10 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
     args = _merge_parser().parse_args(argv)
     baseline_file = str(args.baseline) if isinstance(args.baseline, Path) else None
     try:
+        check_files(
+            [("--report", args.report), ("--markdown", args.markdown), ("--html", args.html)],
+            [("--history", history_file(args.history)), *(("a shard", report) for report in args.reports)],
+        )
         shards = [load_shard(path) for path in args.reports]
         baseline_ref = _history_baseline_ref(args.baseline, shards)
         history_baseline = _read_history_baseline(args.history, baseline_ref, shards)

@@ -7,6 +7,7 @@ or oddly encoded file fails at once with a message naming it, not with a traceba
 from __future__ import annotations
 
 import codecs
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -35,13 +36,16 @@ def configuration_error(message: str, location: SourceLocation) -> Configuration
 
 
 def max_input_bytes() -> int:
-    """The size cap for one input file: `GRAPHRAG_EVAL_MAX_INPUT_MB` megabytes (default 256)."""
+    """The size cap for one input file: `GRAPHRAG_EVAL_MAX_INPUT_MB` megabytes (default 256); a value
+    that is no size is refused, never replaced by the default or a cap of a few bytes without a word."""
     raw = os.environ.get(MAX_INPUT_MB_ENV, "").strip()
     try:
         megabytes = float(raw) if raw else DEFAULT_MAX_INPUT_MB
     except ValueError:
-        megabytes = DEFAULT_MAX_INPUT_MB
-    return int(max(megabytes, 0.001) * 1024 * 1024)
+        megabytes = math.nan
+    if not (math.isfinite(megabytes) and megabytes > 0):
+        raise ConfigurationError(f"{MAX_INPUT_MB_ENV} must be a number of megabytes > 0, got {raw!r}")
+    return max(round(megabytes * 1024 * 1024), 1)
 
 
 def read_input_text(
@@ -76,7 +80,7 @@ def read_input_bytes(
         raise error_type(f"cannot read {what}: {error.strerror or error}", location) from None
     if len(data) > limit:
         raise error_type(
-            f"{what} is larger than {limit // (1024 * 1024) or 1} MB; raise {MAX_INPUT_MB_ENV} if it is "
+            f"{what} is larger than {limit / (1024 * 1024):.4g} MB; raise {MAX_INPUT_MB_ENV} if it is "
             "really meant to be this big",
             location,
         )

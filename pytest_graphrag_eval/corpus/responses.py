@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from pytest_graphrag_eval.adapters.otel import QUESTION_ID_ATTRIBUTE
-from pytest_graphrag_eval.adapters.replay import first_record_format, match_question_texts, trace_entries
+from pytest_graphrag_eval.adapters.replay import first_record_format, trace_entries
 from pytest_graphrag_eval.corpus.input_files import decode_input, read_input_bytes
 from pytest_graphrag_eval.corpus.reference_corpus import Corpus
 from pytest_graphrag_eval.corpus.response_records import (
@@ -58,8 +58,8 @@ def key_by_corpus(
     attempts: Mapping[str, list[ResponseRecord]], corpora: Iterable[Corpus]
 ) -> dict[str, list[ResponseRecord]]:
     """Responses keyed by question text filed under the question's id, the one keying rule of plugin
-    and library; a text two questions share is a `ResponseError`, since a guess would score the other
-    as unanswered."""
+    and library; a text two questions share, or a question answered under its id and its text, is a
+    `ResponseError`, since a guess would score the other as unanswered or two answers as attempts."""
     corpora = list(corpora)
     if {question_id for corpus in corpora for question_id in corpus.positions}.issuperset(attempts):
         return dict(attempts)
@@ -70,9 +70,23 @@ def key_by_corpus(
             earlier = ids_by_text.setdefault(question.question_text, question.question_id)
             if earlier != question.question_id:
                 shared_texts.setdefault(question.question_text, [earlier]).append(question.question_id)
+    ids = set(ids_by_text.values())
     if shared_texts:
-        _refuse_shared_texts(attempts, shared_texts, set(ids_by_text.values()))
-    return match_question_texts(attempts, ids_by_text, _filed_under)
+        _refuse_shared_texts(attempts, shared_texts, ids)
+    filed: dict[str, list[ResponseRecord]] = {}
+    keys: dict[str, str] = {}  # the key each question's responses were given under
+    for key, records in attempts.items():
+        question_id = key if key in ids else ids_by_text.get(key.strip(), key)
+        if (earlier := keys.setdefault(question_id, key)) != key and records:
+            raise ResponseError(
+                f"question {question_id!r} is answered twice, by the response keyed {earlier!r} and by this "
+                f"one keyed {key!r}: keep one",
+                records[0].source,
+            )
+        filed[question_id] = (
+            records if question_id == key else [_filed_under(r, question_id) for r in records]
+        )
+    return filed
 
 
 def _refuse_shared_texts(

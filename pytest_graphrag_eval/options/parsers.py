@@ -102,21 +102,23 @@ def percent(value: RawValue, label: str, layer: str) -> float:
     return number / 100
 
 
-def path(value: RawValue, label: str, layer: str) -> Path:
-    """A path, already made absolute by the layer reader."""
-    return Path(str(value))
-
-
 def path_or_url(value: RawValue, label: str, layer: str) -> str:
-    """The knowledge graph: an http(s) URL as given, else a path made absolute by the layer reader."""
+    """A file (made absolute by the layer reader) or the graph's http(s) URL, as given; blank (an unset
+    variable in a CI script) names none."""
+    if not str(value).strip():
+        raise ConfigurationError(f"{label} must name a file, not be blank")
     return str(value)
+
+
+def path(value: RawValue, label: str, layer: str) -> Path:
+    return Path(path_or_url(value, label, layer))
 
 
 def baseline(value: RawValue, label: str, layer: str) -> Path | HistoryRef:
     """A baseline report file (made absolute by the layer reader), or `history:REF`, a run of the history."""
     given = str(value).strip()
     if not given.startswith(HISTORY_PREFIX):
-        return Path(str(value))
+        return path(value, label, layer)
     ref = given.removeprefix(HISTORY_PREFIX).strip()
     if not ref:
         raise ConfigurationError(
@@ -157,7 +159,7 @@ def gates(value: RawValue, label: str, layer: str) -> list[Gate]:
 
 
 def paths(value: RawValue, label: str, layer: str) -> tuple[Path, ...]:
-    return tuple(Path(str(item)) for item in _lines(value))
+    return tuple(path(item, label, layer) for item in _lines(value))
 
 
 def tool_names(value: RawValue, label: str, layer: str) -> dict[str, str]:

@@ -6,7 +6,6 @@ once per process; it keeps resolved values only, so a reader cannot pick a raw l
 
 from __future__ import annotations
 
-import os
 import re
 import warnings
 from collections.abc import Mapping
@@ -21,6 +20,7 @@ from pytest_graphrag_eval.errors import ConfigurationError
 from pytest_graphrag_eval.history.locations import resolve_history_url
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.declarations import OPTION_BY_DEST, OPTIONS, OptionSpec
+from pytest_graphrag_eval.options.files import check_files, history_file
 from pytest_graphrag_eval.options.parsers import HISTORY_PREFIX
 from pytest_graphrag_eval.plugin.xdist_workers import ProcessRole, worker_count
 from pytest_graphrag_eval.run.configuration import RunConfiguration
@@ -100,24 +100,22 @@ def judge_layers(layers: OptionLayers) -> list[JudgeOptions]:
 
 def _absolute(spec: OptionSpec, value: Any, base: Path) -> P.RawValue | None:
     """A layer's value, its paths made absolute against `base` (the invocation folder, or the ini file's,
-    against which pytest made a `paths` ini value absolute already); None when it is blank."""
+    against which pytest made a `paths` ini value absolute already); blank left for the parser to refuse."""
     if spec.parse is P.path:
-        return Path(value[0]) if isinstance(value, list) else base / str(value)
+        return Path(value[0]) if isinstance(value, list) else _path_or_url(str(value), base)
     if spec.parse is P.paths:
-        return [base / str(item) for item in value]
+        return [_path_or_url(str(item), base) for item in value]
     if spec.parse is P.history_url:
-        return resolve_history_url(str(value), base) or None
+        return resolve_history_url(str(value), base)
     if spec.parse in _AS_GIVEN_OR_PATH:
         return _path_or_url(str(value), base)
     return value  # type: ignore[no-any-return]
 
 
-def _path_or_url(text: str, base: Path) -> str | None:
-    """A URL or `history:REF` as given, a path against `base`; blank is unset."""
-    text = text.strip()
-    if not text:
-        return None
-    return text if "://" in text or text.startswith(HISTORY_PREFIX) else str(base / text)
+def _path_or_url(text: str, base: Path) -> str:
+    """A URL or `history:REF` as given, a path against `base`."""
+    given = text.strip()
+    return given if not given or "://" in given or given.startswith(HISTORY_PREFIX) else str(base / text)
 
 
 # Judge settings that only the LLM judge uses: given while no LLM judges anything, they would be
@@ -185,27 +183,20 @@ class PluginSettings(RunConfiguration):
         for path in self.corpus_paths:
             check_corpus_path(path)
         outputs = (
-            ("graphrag_report", self.report_path),
-            ("graphrag_record", self.record_path),
-            ("graphrag_markdown", self.markdown_path),
-            ("graphrag_html", self.html_path),
-            ("graphrag_review_queue", self.review_queue_path),
+            (_label("report"), self.report_path),
+            (_label("record"), self.record_path),
+            (_label("markdown"), self.markdown_path),
+            (_label("html"), self.html_path),
+            (_label("review_queue"), self.review_queue_path),
         )
-        for dest, output in outputs:
-            if output is not None and (problem := output_path_problem(output)):
-                raise ConfigurationError(f"{OPTION_BY_DEST[dest].label} {output}: {problem}")
-        files = (
-            *outputs,
-            ("graphrag_responses", self.responses_path),
-            ("graphrag_judge_labels", self.judge_labels_path),
-            ("graphrag_reviews", self.reviews_path),
-            *(("graphrag_corpus", corpus) for corpus in self.corpus_paths),
+        inputs = (
+            (_label("responses"), self.responses_path),
+            (_label("judge_labels"), self.judge_labels_path),
+            (_label("reviews"), self.reviews_path),
+            (_label("history"), history_file(self.history_url)),
+            *((_label("corpus"), corpus) for corpus in self.corpus_paths),
         )
-        named: dict[Path, str] = {}  # an output written over an input, or one file read as two kinds
-        for dest, file in files:
-            if file is not None and (other := named.setdefault(file.resolve(), dest)) != dest:
-                first, second = OPTION_BY_DEST[other].label, OPTION_BY_DEST[dest].label
-                raise ConfigurationError(f"{first} and {second} name one file, {file}: give each its own")
+        check_files(outputs, inputs)
 
     def check_llm_only_options(self, llm_judges: bool) -> None:
         """A judge setting that cannot take effect is a usage error, never ignored without a word."""
@@ -292,15 +283,6 @@ def check_corpus_path(path: Path) -> None:
         )
 
 
-def output_path_problem(path: Path) -> str | None:
-    """Why a file could not be written at `path` (its folder would be created if missing), or None."""
-    if path.is_dir():
-        return "is a folder; give a file name"
-    existing = next((folder for folder in path.parents if folder.exists()), None)
-    if existing is None:
-        return None
-    if not existing.is_dir():
-        return f"{existing} is a file, so the report's folder cannot be created"
-    if not os.access(existing, os.W_OK | os.X_OK):
-        return f"the folder {existing} is not writable"
-    return "the file exists and is not writable" if path.exists() and not os.access(path, os.W_OK) else None
+def _label(setting: str) -> str:
+    """How messages name the `--graphrag-<setting>` option: both of its spellings."""
+    return OPTION_BY_DEST[f"graphrag_{setting}"].label

@@ -451,7 +451,20 @@ ENCODING_CASES = [
     _raw_corpus_case(
         "corpus-utf16-bom-truncated", codecs.BOM_UTF16_LE + GOOD_CORPUS.encode("utf-16-le")[:-1], "UTF-16"
     ),
-    _raw_corpus_case("corpus-too-large", GOOD_CORPUS * 10, "larger than", env=SMALL_CAP_ENV),
+    _raw_corpus_case("corpus-too-large", GOOD_CORPUS * 10, "larger than 0.01 MB", env=SMALL_CAP_ENV),
+    # a cap that is no size ended in a ValueError or OverflowError traceback (nan, inf, 1e400), or was
+    # replaced by the default (text) or by a cap of 1 KB reported as "1 MB" (0, negatives) without a word
+    *(
+        Case(
+            f"input-cap-{value}",
+            (f"GRAPHRAG_EVAL_MAX_INPUT_MB must be a number of megabytes > 0, got {value!r}",),
+            "usage",  # the responses file is read, and refused, before the corpus is collected
+            files={"corpus.yaml": GOOD_CORPUS},
+            env={"GRAPHRAG_EVAL_MAX_INPUT_MB": value},
+            library="corpus",
+        )
+        for value in ("nan", "inf", "1e400", "0", "-5", "lots")
+    ),
     _raw_responses_case(
         "responses-latin-1", responses_jsonl().replace("Alpha", "Alphä").encode("latin-1"), "not UTF-8"
     ),
