@@ -247,7 +247,7 @@ def test_an_out_that_is_the_template_file_is_refused(
     before = path.read_bytes()
     assert corpus_command("generate", path, "--sparql-endpoint", RELEASE_1, "--out", path) == 2
     error = capsys.readouterr().err
-    assert "Traceback" not in error and f"--out {path} is the template file" in error
+    assert "Traceback" not in error and f"--out and the template file name one file, {path}" in error
     assert path.read_bytes() == before
 
 

@@ -108,7 +108,7 @@ def _generate(args: argparse.Namespace) -> int:
         thresholds_from_yaml(template.thresholds, "template", template.location)
         for ident, value in template.question_thresholds.items():
             thresholds_from_yaml(value, "question", template.location.for_question(ident))
-    previous = _previous(args.out, args.templates)
+    previous = _previous(args.out)
     with contextlib.closing(open_endpoint(args.sparql_endpoint, base_dir=Path.cwd())) as endpoint:
         phrasings = None
         if args.paraphrases:
@@ -134,12 +134,10 @@ def _generate(args: argparse.Namespace) -> int:
         return 0
 
 
-def _previous(out: Path | None, templates: Path) -> list[Question]:
+def _previous(out: Path | None) -> list[Question]:
     """The questions of the corpus `--out` replaces, only if generated: nothing written by hand is lost."""
     if out is None or not out.exists():
         return []
-    if out.resolve() == templates.resolve():
-        raise CommandError(f"--out {out} is the template file: write the corpus to another file")
     questions = list(load_corpus(out).questions())
     for question in questions:
         if "provenance" not in question.extra:
