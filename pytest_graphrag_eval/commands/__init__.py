@@ -31,12 +31,16 @@ def add_arguments(parser: argparse.ArgumentParser, arguments: Iterable[Argument]
             add_option(parser, name, own, help=own.help if help is None else help, **extra)
 
 
-def check_outputs(outputs: Iterable[tuple[str, Path | None]]) -> None:
-    """Refuse an output that is a folder, or two outputs on one file, before anything is judged or written."""
+def check_outputs(
+    outputs: Iterable[tuple[str, Path | None]], inputs: Iterable[tuple[str, Path | None]] = ()
+) -> None:
+    """Refuse an output that is a folder, a file the command reads (the history, a shard) or another output's
+    file, before anything is judged or written."""
     given = [(flag, path) for flag, path in outputs if path is not None]
+    read = {path.resolve(): f"is {name}, which this command reads" for name, path in inputs if path}
     for flag, path in given:
-        if path.is_dir():
-            raise CommandError(f"{flag} {path}: is a folder; give a file name")
+        if path.is_dir() or path.resolve() in read:
+            raise CommandError(f"{flag} {path}: {read.get(path.resolve(), 'is a folder')}; give a file name")
     if len({path.resolve() for _, path in given}) < len(given):
         raise CommandError(
             f"{', '.join(flag for flag, _ in given)}: two of them name one file; give each its own"

@@ -318,7 +318,10 @@ def _report(store: HistoryStore, args: argparse.Namespace, out: _Output) -> int:
     run = store.resolve(args.run)
     if not (args.report or args.html or args.markdown):
         raise CommandError("report: give at least one of --report, --html, --markdown")
-    check_outputs([("--report", args.report), ("--html", args.html), ("--markdown", args.markdown)])
+    check_outputs(
+        [("--report", args.report), ("--html", args.html), ("--markdown", args.markdown)],
+        [("the history", store.backend.location.path)],
+    )
     report = ReportDocument.from_json(store.load_report(run.run_id), f"run {run.run_id} of the history")
     written = write_outputs(report, OutputPaths(args.report, args.markdown, args.html))
     out.document = {

@@ -23,8 +23,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
+from pytest_graphrag_eval.commands import check_outputs
 from pytest_graphrag_eval.compare import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
+from pytest_graphrag_eval.history.locations import history_file
 from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.options.parsers import HistoryRef
 from pytest_graphrag_eval.run.end_of_run import HistoryOptions, RunOutcome, conclude_run
@@ -68,6 +70,10 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
     args = _merge_parser().parse_args(argv)
     baseline_file = str(args.baseline) if isinstance(args.baseline, Path) else None
     try:
+        check_outputs(
+            [("--report", args.report), ("--markdown", args.markdown), ("--html", args.html)],
+            [("the history", history_file(args.history)), *(("a shard", path) for path in args.reports)],
+        )
         shards = [load_shard(path) for path in args.reports]
         baseline_ref = _history_baseline_ref(args.baseline, shards)
         history_baseline = _read_history_baseline(args.history, baseline_ref, shards)
