@@ -52,11 +52,11 @@ def resolve_history_url(text: str, base: Path) -> str:
     stripped = text.strip()
     if not stripped or _is_postgres(stripped):
         return stripped
-    scheme = _SCHEME.match(stripped)
-    if scheme is not None and scheme[1].lower() != "sqlite":
-        return stripped  # refused by parse_location, which says why
     prefixed = stripped.lower().startswith(_SQLITE_PREFIX)
-    path = Path(stripped[len(_SQLITE_PREFIX) :] if prefixed else stripped).expanduser()
+    given = stripped[len(_SQLITE_PREFIX) :] if prefixed else stripped
+    if not given or (not prefixed and _SCHEME.match(stripped) is not None):
+        return stripped  # another scheme, `sqlite://HOST/...` or no path: parse_location says why
+    path = Path(given).expanduser()
     absolute = path if path.is_absolute() else base / path
     return f"{_SQLITE_PREFIX}{absolute}" if prefixed else str(absolute)
 
