@@ -1,8 +1,5 @@
 """Console script `graphrag-eval-merge`: merge the JSON reports of a sharded run into one.
 
-    graphrag-eval-merge shard-1.json shard-2.json shard-3.json --report report.json \
-        [--markdown summary.md] [--html report.html] [--baseline main.json] [--history URL]
-
 The merged report is the one a single unsharded run would have written: results in
 corpus order, then aggregates, the baseline comparison, gates, Markdown and HTML
 computed on the whole. Exit status: 0, or 1 when a question or a gate failed
@@ -26,7 +23,7 @@ from typing import Any, NoReturn
 from pytest_graphrag_eval.commands import check_outputs
 from pytest_graphrag_eval.compare import DEFAULT_FLAKY_FLIPS, DEFAULT_FLAKY_RUNS
 from pytest_graphrag_eval.errors import CommandError, GraphragEvalError
-from pytest_graphrag_eval.history.locations import history_file
+from pytest_graphrag_eval.history.locations import parse_location
 from pytest_graphrag_eval.options.command_line import add_option, declared
 from pytest_graphrag_eval.options.parsers import HistoryRef
 from pytest_graphrag_eval.run.end_of_run import HistoryOptions, RunOutcome, conclude_run
@@ -75,7 +72,8 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
             raise CommandError(f"{needing} needs a history to record the run in: pass --history URL")
         check_outputs(
             [("--report", args.report), ("--markdown", args.markdown), ("--html", args.html)],
-            [("the history", history_file(args.history)), *(("a shard", path) for path in args.reports)],
+            [("the history", parse_location(args.history).path if args.history else None)]
+            + [("a shard", path) for path in args.reports],
         )
         shards = [load_shard(path) for path in args.reports]
         baseline_ref = _history_baseline_ref(args.baseline, shards)

@@ -84,11 +84,6 @@ def parse_location(url: str, environ: Mapping[str, str] | None = None) -> Histor
     return _sqlite(text)
 
 
-def history_file(url: str | None) -> Path | None:
-    """The SQLite file a history setting names, which no output may be written over (None for PostgreSQL)."""
-    return None if url is None else parse_location(url).path
-
-
 def _sqlite(text: str) -> HistoryLocation:
     path = Path(text).expanduser()
     return HistoryLocation("sqlite", terminal_safe(str(path)), path=path)

@@ -18,7 +18,7 @@ import pytest
 
 from pytest_graphrag_eval.answers.judge_settings import JudgeOptions, first_set, resolve_judge_settings
 from pytest_graphrag_eval.errors import ConfigurationError
-from pytest_graphrag_eval.history.locations import history_file, resolve_history_url
+from pytest_graphrag_eval.history.locations import parse_location, resolve_history_url
 from pytest_graphrag_eval.options import parsers as P
 from pytest_graphrag_eval.options.declarations import OPTION_BY_DEST, OPTIONS, OptionSpec
 from pytest_graphrag_eval.options.parsers import HISTORY_PREFIX
@@ -209,7 +209,7 @@ class PluginSettings(RunConfiguration):
             ("graphrag_judge_labels", self.judge_labels_path),
             ("graphrag_reviews", self.reviews_path),
             *(("graphrag_corpus", corpus) for corpus in self.corpus_paths),
-            ("graphrag_history", history_file(self.history_url)),
+            ("graphrag_history", parse_location(self.history_url).path if self.history_url else None),
         )
         named: dict[Path, str] = {}  # an output written over an input, or one file read as two kinds
         for dest, file in files:
