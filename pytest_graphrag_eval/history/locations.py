@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 from pytest_graphrag_eval.errors import HistoryError, install_extra_hint
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
+from pytest_graphrag_eval.report.shown_path import printed_path
 
 _POSTGRES_SCHEMES = {"postgresql": "postgresql", "postgres": "postgresql", "postgresql+psycopg": "postgresql"}
 _SQLITE_PREFIX = "sqlite:///"
@@ -85,8 +86,9 @@ def parse_location(url: str, environ: Mapping[str, str] | None = None) -> Histor
 
 
 def _sqlite(text: str) -> HistoryLocation:
+    """Shown from the current folder when inside it (the path to type next), else absolute."""
     path = Path(text).expanduser()
-    return HistoryLocation("sqlite", terminal_safe(str(path)), path=path)
+    return HistoryLocation("sqlite", terminal_safe(printed_path(path, Path.cwd())), path=path)
 
 
 def _is_postgres(text: str) -> bool:
