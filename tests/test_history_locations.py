@@ -59,6 +59,9 @@ def test_the_ini_files_sqlite_url_and_a_tilde_path_land_where_they_say(tmp_path:
             "postgresql://ci:hunter2pw@db/evals?no_such_option=1",
             "the PostgreSQL history URL is not a connection string libpq accepts",
         ),
+        # a malformed sqlite: URL is refused, never taken for a file named "sqlite:"
+        ("sqlite://db-host/h.db", "sqlite://db-host/h.db: an SQLite history URL is sqlite:///relative.db"),
+        ("sqlite:///", "sqlite:///: an SQLite history URL is sqlite:///relative.db"),
     ],
 )
 def test_a_history_that_can_never_work_stops_the_run_before_any_question(
@@ -70,6 +73,7 @@ def test_a_history_that_can_never_work_stops_the_run_before_any_question(
     assert done.returncode == 4, output[-3000:]
     assert f"--graphrag-history (ini graphrag_history): {message}" in output
     assert "hunter2pw" not in output and "passed" not in output and "Traceback" not in output
+    assert not any(path.name.startswith("sqlite:") for path in example.rglob("*"))
 
 
 def test_the_merge_refuses_a_history_that_can_never_work_first(

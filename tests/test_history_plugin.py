@@ -182,3 +182,11 @@ def test_under_xdist_the_run_is_recorded_once_by_the_controller(project: pytest.
         (run,) = store.runs()
         assert (run.questions, run.failed) == (3, 1)
         assert store.question_outcomes(last_n=5).strips == {"q1": "P", "q2": "P", "q3": "F"}
+
+
+def test_the_history_line_names_the_file_from_the_current_folder(project: pytest.Pytester, tmp_path) -> None:
+    project.mkdir("history")
+    inside = project.runpytest(*REPLAY, f"--graphrag-history={project.path / 'history' / 'h.db'}")
+    inside.stdout.fnmatch_lines(["graphrag-eval: history: recorded run 1 (*) in history/h.db"])
+    outside = project.runpytest(*REPLAY, f"--graphrag-history={tmp_path / 'h.db'}")
+    outside.stdout.fnmatch_lines([f"graphrag-eval: history: recorded run 1 (*) in {tmp_path / 'h.db'}"])

@@ -4,7 +4,7 @@ that never ran, and each gate says it was judged on a part of the corpus."""
 from __future__ import annotations
 
 import pytest
-from beside_support import REPLAY, STRICT, load_json, replay_project
+from beside_support import REPLAY, STRICT, load_json, replay_project, unblocked
 
 
 def test_exitfirst_marks_the_run_interrupted_with_the_questions_left(pytester: pytest.Pytester) -> None:
@@ -36,3 +36,15 @@ def test_exitfirst_marks_the_run_interrupted_with_the_questions_left(pytester: p
     assert (
         "Partial run: 1 of 3 corpus questions judged (3 selected); 2 selected question(s) never ran" in page
     )
+
+
+def test_exitfirst_marks_pytest_html_and_json_report_interrupted(pytester: pytest.Pytester) -> None:
+    replay_project(pytester, wrong=("q1",))
+    result = pytester.runpytest_subprocess(
+        *unblocked("metadata", "html", "html_fixtures", "pytest_jsonreport"), "--html=page.html",
+        "--self-contained-html", "--json-report", "--json-report-file=tests.json", *REPLAY, *STRICT, "-x",
+    )  # fmt: skip
+    result.assert_outcomes(failed=1)
+    assert load_json(pytester.path / "tests.json")["graphrag_eval"]["interrupted"] is True
+    page = (pytester.path / "page.html").read_text(encoding="utf-8")
+    assert "graphrag-eval: interrupted, partial run, 1 of 3 corpus questions judged" in page

@@ -1,4 +1,4 @@
-"""`graphrag-eval-history URL SUBCOMMAND`: read (and backfill) a run history.
+"""`graphrag-eval-history URL SUBCOMMAND`: read, backfill and prune a run history (docs/history.md).
 
 Stored text (branch names, commit messages from CI variables) is shown with its control characters
 escaped; reading commands open the history read-only. Exit status 0, 1 when `report` could not write
@@ -51,9 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out = _Output(args.json)
     try:
-        check = getattr(args, "metric", None)
-        if check is not None:
-            check_metric(check)
+        if (metric := getattr(args, "metric", None)) is not None:
+            check_metric(metric)
         writes = args.command in _WRITING and not (args.command == "shards" and not args.clear)
         with open_history(
             args.url, environ=os.environ, create=args.command == "import", read_only=not writes
@@ -76,9 +75,7 @@ def _error(text: str) -> None:
 def _reader_gone() -> int:
     """The reader closed our output (`| head`); stdout goes to the null device, or Python would report
     the failed flush at exit."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -61,6 +61,9 @@ def merge_main(argv: Sequence[str] | None = None) -> int:
     args = _merge_parser().parse_args(argv)
     baseline_file = str(args.baseline) if isinstance(args.baseline, Path) else None
     try:
+        if args.history is None and (args.history_required or args.history_run_key):
+            needing = "--history-required" if args.history_required else "--history-run-key"
+            raise CommandError(f"{needing} needs a history to record the run in: pass --history URL")
         check_files(
             [("--report", args.report), ("--markdown", args.markdown), ("--html", args.html)],
             [("--history", history_file(args.history)), *(("a shard", report) for report in args.reports)],

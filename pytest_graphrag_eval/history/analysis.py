@@ -10,7 +10,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_graphrag_eval.history.store import MetricPoint, OutcomeHistory
+from pytest_graphrag_eval.history.store import IDENTITY_FIELDS, MetricPoint, OutcomeHistory
 
 _PASS = frozenset("PX")  # passed, xpassed
 _FAIL = frozenset("F")
@@ -99,18 +99,9 @@ def trend(points: Sequence[MetricPoint], *, confidence: float = 0.95) -> Trend:
 def changes(points: Sequence[MetricPoint]) -> list[Change]:
     """The runs whose corpus, graph, settings or responses differ from the run before."""
     found = []
-    for index in range(1, len(points)):
-        before, after = points[index - 1], points[index]
-        what = tuple(
-            name
-            for name, left, right in (
-                ("corpus", before.corpus_identity, after.corpus_identity),
-                ("graph", before.graph_identity, after.graph_identity),
-                ("settings", before.settings_fingerprint, after.settings_fingerprint),
-                ("responses", before.responses_identity, after.responses_identity),
-            )
-            if left != right
-        )
+    for index, (before, after) in enumerate(itertools.pairwise(points), start=1):
+        fields = ((name, IDENTITY_FIELDS[name]) for name in ("corpus", "graph", "settings", "responses"))
+        what = tuple(name for name, field in fields if getattr(before, field) != getattr(after, field))
         if what:
             found.append(Change(index, what))
     return found

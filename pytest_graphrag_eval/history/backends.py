@@ -187,9 +187,8 @@ def _bound_waits(connection: Any) -> None:
         "lock_timeout": f"{int(WAIT_SEC * 1000)}ms",
         "statement_timeout": f"{STATEMENT_SEC * 1000}ms",
         "idle_in_transaction_session_timeout": f"{IDLE_IN_TRANSACTION_SEC * 1000}ms",
-        "tcp_keepalives_idle": "30",
-        "tcp_keepalives_interval": "10",
-        "tcp_keepalives_count": "3",
+        # the server's end of the client's keepalives
+        **{f"tcp_{key}": value for key, value in _KEEPALIVES.items() if key != "keepalives"},
     }
     for name, value in limits.items():
         current = connection.execute("SELECT current_setting(%s)", (name,)).fetchone()[0]

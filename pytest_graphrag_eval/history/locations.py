@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 from pytest_graphrag_eval.errors import HistoryError, install_extra_hint
 from pytest_graphrag_eval.formats.terminal_text import terminal_safe
+from pytest_graphrag_eval.report.shown_path import printed_path
 
 _POSTGRES_SCHEMES = {"postgresql": "postgresql", "postgres": "postgresql", "postgresql+psycopg": "postgresql"}
 _SQLITE_PREFIX = "sqlite:///"
@@ -52,11 +53,11 @@ def resolve_history_url(text: str, base: Path) -> str:
     stripped = text.strip()
     if not stripped or _is_postgres(stripped):
         return stripped
-    scheme = _SCHEME.match(stripped)
-    if scheme is not None and scheme[1].lower() != "sqlite":
-        return stripped  # refused by parse_location, which says why
     prefixed = stripped.lower().startswith(_SQLITE_PREFIX)
-    path = Path(stripped[len(_SQLITE_PREFIX) :] if prefixed else stripped).expanduser()
+    given = stripped[len(_SQLITE_PREFIX) :] if prefixed else stripped
+    if not given or (not prefixed and _SCHEME.match(stripped) is not None):
+        return stripped  # another scheme, `sqlite://HOST/...` or no path: parse_location says why
+    path = Path(given).expanduser()
     absolute = path if path.is_absolute() else base / path
     return f"{_SQLITE_PREFIX}{absolute}" if prefixed else str(absolute)
 
@@ -85,8 +86,9 @@ def parse_location(url: str, environ: Mapping[str, str] | None = None) -> Histor
 
 
 def _sqlite(text: str) -> HistoryLocation:
+    """Shown from the current folder when inside it (the path to type next), else absolute."""
     path = Path(text).expanduser()
-    return HistoryLocation("sqlite", terminal_safe(str(path)), path=path)
+    return HistoryLocation("sqlite", terminal_safe(printed_path(path, Path.cwd())), path=path)
 
 
 def _is_postgres(text: str) -> bool:

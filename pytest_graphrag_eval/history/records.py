@@ -1,10 +1,6 @@
-"""What the history keeps of one JSON report: the run's row, its questions' rows and identities.
-
-Pure functions of the report (the dict `--graphrag-report` writes), so a run recorded at the end of
-a session and the same report imported later are stored identically. Identities are SHA-256
-fingerprints of canonical JSON, so "did the corpus / graph / responses / settings change between
-these runs" is an equality test.
-"""
+"""What the history keeps of one JSON report: the run's row, its questions' rows and identities (SHA-256
+of canonical JSON: "did the corpus / graph / responses / settings change" is an equality test). Pure
+functions of the report, so a run recorded at a session's end and the report imported later are alike."""
 
 from __future__ import annotations
 

@@ -121,6 +121,7 @@ class OtherReports:
             "gates": gates,
             "questions": len(outcome.finished.document.results),
             "partial": coverage.to_json() if coverage is not None and coverage.partial else None,
+            "interrupted": bool(outcome.finished.document.metadata.get("interrupted")),  # -x, Ctrl-C
         }
 
     @pytest.hookimpl(optionalhook=True)
@@ -134,8 +135,9 @@ class OtherReports:
             prefix.append(f"<p>graphrag-eval gate {status}: {html.escape(str(gate['message']))}</p>")
         partial = verdict["partial"]
         if isinstance(partial, Mapping):
+            state = "interrupted, partial" if verdict["interrupted"] else "partial"
             prefix.append(
-                f"<p>graphrag-eval: partial run, {partial['judged_questions']} of "
+                f"<p>graphrag-eval: {state} run, {partial['judged_questions']} of "
                 f"{partial['corpus_questions']} corpus questions judged</p>"
             )
 

@@ -170,6 +170,15 @@ class PluginSettings(RunConfiguration):
                 "--graphrag-record records live agent answers, but --graphrag-responses (or the "
                 "graphrag_responses ini key) replays recorded ones, so nothing would be recorded; use one"
             )
+        history_only = {
+            "graphrag_history_required": self.history_required,
+            "graphrag_history_run_key": self.history_run_key,
+        }
+        needing = [OPTION_BY_DEST[dest].label for dest, given in history_only.items() if given]
+        if needing and self.history_url is None:
+            raise ConfigurationError(
+                f"{needing[0]} needs a history to record the run in: pass --graphrag-history URL"
+            )
         if role is ProcessRole.CONTROLLER and self.llm.dry_run:
             raise ConfigurationError("--graphrag-dry-run plans the whole run in one process: drop -n")
         if role is ProcessRole.CONTROLLER and self.llm.batch and not self.llm.dry_run:

@@ -2,8 +2,7 @@
 read for flaky marks and gates, and the finished run recorded once its reports are written. A history
 that cannot be read costs the run only its history gates and a warning, one that cannot be written
 only a line saying why (`--graphrag-history-required` decides whether that fails it); a baseline it
-cannot give is a usage error before any question runs.
-"""
+cannot give is a usage error before any question runs."""
 
 from __future__ import annotations
 
