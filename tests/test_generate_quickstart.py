@@ -69,16 +69,21 @@ def test_the_dry_run_lists_and_writes_nothing(tmp_path: Path, capsys: pytest.Cap
     assert not out.exists()
 
 
+def generate_edited_quickstart(tmp_path: Path, old: str, new: str, out: Path) -> int:
+    """The quickstart's templates with `old` replaced by `new`, generated over its graph into `out`."""
+    templates = tmp_path / "templates.yaml"
+    text = (QUICKSTART / "templates.yaml").read_text("utf-8")
+    assert old in text
+    templates.write_text(text.replace(old, new), encoding="utf-8")
+    return corpus_command("generate", templates, "--sparql-endpoint", QUICKSTART / "graph.ttl", "--out", out)
+
+
 def test_min_rows_zero_keeps_a_question_with_an_empty_answer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The docs: `min_rows` defaults to 1, "no question with an empty answer unless you write 0"."""
-    templates = tmp_path / "templates.yaml"
-    text = (QUICKSTART / "templates.yaml").read_text("utf-8")
-    templates.write_text(text.replace("keep: {min_rows: 1}", "keep: {min_rows: 0}"), encoding="utf-8")
     out = tmp_path / "corpus.yaml"
-    graph = QUICKSTART / "graph.ttl"
-    assert corpus_command("generate", templates, "--sparql-endpoint", graph, "--out", out) == 0
+    assert generate_edited_quickstart(tmp_path, "keep: {min_rows: 1}", "keep: {min_rows: 0}", out) == 0
     assert "transformers_in_substation: 3 questions from 3 candidates\n" in capsys.readouterr().out
     questions = {question.question_id: question for question in load_corpus(out).questions()}
     assert questions["transformers-hamar"].reference_answer == ""
@@ -89,12 +94,8 @@ def test_a_value_answer_naming_no_column_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A typo in the value pattern dropped every question, each 'gave no value', the mistake unnamed."""
-    templates = tmp_path / "templates.yaml"
-    text = (QUICKSTART / "templates.yaml").read_text("utf-8")
-    templates.write_text(text.replace('{value: "{{zone}}"}', '{value: "{{zoen}}"}'), encoding="utf-8")
     out = tmp_path / "corpus.yaml"
-    graph = QUICKSTART / "graph.ttl"
-    assert corpus_command("generate", templates, "--sparql-endpoint", graph, "--out", out) == 2
+    assert generate_edited_quickstart(tmp_path, '{value: "{{zone}}"}', '{value: "{{zoen}}"}', out) == 2
     error = capsys.readouterr().err
     assert "template 'bidding_zone_of_substation', field 'answer.value': 'zoen' is not a column" in error
     assert not out.exists()
