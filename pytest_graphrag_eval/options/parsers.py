@@ -103,8 +103,8 @@ def percent(value: RawValue, label: str, layer: str) -> float:
 
 
 def path_or_url(value: RawValue, label: str, layer: str) -> str:
-    """A file (made absolute by the layer reader) or the graph's http(s) URL, as given; blank (an unset
-    variable in a CI script) names none."""
+    """A file (made absolute by the layer reader) or the graph's http(s) URL, as given; a blank value (an
+    unset variable in a CI script) is refused, never read as no file or as the current folder."""
     if not str(value).strip():
         raise ConfigurationError(f"{label} must name a file, not be blank")
     return str(value)
